@@ -1,0 +1,5 @@
+/**
+ * Constants and request schemas shared by the server and the console, so both enforce the same
+ * rules and the console's forms speak the API's contract.
+ */
+export * from './constants.js';

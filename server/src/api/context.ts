@@ -1,0 +1,16 @@
+import type { Cache } from '../cache/index.js';
+import type { Config } from '../config.js';
+import type { Storage } from '../db/index.js';
+import type { OptionStore } from '../options/store.js';
+
+/** What every route module and use case may reach: built once in main.ts (or a test). */
+export interface AppContext {
+  config: Config;
+  storage: Storage;
+  cache: Cache;
+  options: OptionStore;
+  /** Unix seconds when this instance started. */
+  startTime: number;
+  /** Tasks to run on graceful shutdown (flush write-behind counters, close pools), in order. */
+  onClose: Array<() => Promise<void>>;
+}

@@ -1,0 +1,43 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.js';
+import { fail } from '../lib/envelope.js';
+
+/** Paths answered with OpenAI-shaped errors instead of the management envelope. */
+export const isRelayPath = (url: string): boolean =>
+  /^\/(v1|v1beta|pg|dashboard|mj|suno)(\/|$|\?)/.test(url);
+
+export function openAiError(message: string, type: string, code: string | null = null, param: string | null = null) {
+  return { error: { message, type, param, code } };
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string) {
+  reply.code(status);
+  if (isRelayPath(request.url)) {
+    const type = status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_error' : 'invalid_request_error';
+    return reply.send(openAiError(message, type, code));
+  }
+  return reply.send(fail(message));
+}
+
+/** Turns every thrown error into a 4xx/5xx answer; details of a 500 stay in the server log. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
+    if (error instanceof AppError) return send(request, reply, error.status, error.message, error.code);
+    const fastifyError = error as FastifyError;
+    const status = fastifyError.statusCode ?? 500;
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return send(request, reply, 413, '请求体过大', 'payload_too_large');
+    }
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return send(request, reply, 415, '不支持的 Content-Type', 'unsupported_media_type');
+    }
+    if (status === 400 && (error instanceof SyntaxError || fastifyError.code?.startsWith('FST_ERR_CTP'))) {
+      return send(request, reply, 400, '请求体不是合法的 JSON', 'invalid_json');
+    }
+    if (status >= 400 && status < 500) {
+      return send(request, reply, status, fastifyError.message || '请求无效', 'invalid_request');
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(request, reply, 500, '服务器内部错误，请联系管理员', 'internal_error');
+  });
+}

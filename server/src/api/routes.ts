@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { createGuards } from './auth/guards.js';
+import type { AppContext } from './context.js';
+import { rateLimitByIp } from './rate-limit.js';
+import { registerStatusRoutes } from './status/routes.js';
+
+/** Mounts every management API domain under /api, behind the global per-IP rate limit. */
+export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
+  api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
+  const guards = createGuards(ctx);
+  const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
+  const deps = { ctx, guards, critical };
+  registerStatusRoutes(api, deps);
+}
+
+export type RouteDeps = {
+  ctx: AppContext;
+  guards: ReturnType<typeof createGuards>;
+  /** preHandler for login, register, verification and password reset. */
+  critical: ReturnType<typeof rateLimitByIp>;
+};

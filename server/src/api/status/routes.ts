@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import type { RouteDeps } from '../routes.js';
+import { isSetupDone } from '../setup/setup-state.js';
+import { getStatus } from './get-status.js';
+
+export function registerStatusRoutes(api: FastifyInstance, { ctx }: RouteDeps): void {
+  api.get('/status', async () => ok(await getStatus(ctx, await isSetupDone(ctx))));
+  api.get('/notice', async () => ok(ctx.options.get('Notice')));
+  api.get('/about', async () => ok(ctx.options.get('About')));
+  api.get('/home_page_content', async () => ok(ctx.options.get('HomePageContent')));
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { AppContext } from './api/context.js';
+import { installErrorHandlers } from './api/error-handler.js';
+import { registerApiRoutes } from './api/routes.js';
+import { registerConsole } from './api/static.js';
+import { loggerOptions } from './lib/logger.js';
+
+const managementBodyLimit = 2 * 1024 * 1024;
+
+function requestIdOf(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && /^[\w.-]{1,64}$/.test(value) ? value : randomUUID();
+}
+
+/** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(ctx.config.logLevel),
+    // One line per request from the onResponse hook below instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: ctx.config.maxRequestBodyBytes,
+    trustProxy: ctx.config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  await app.register(fastifyCookie);
+  installErrorHandlers(app);
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRoute', (route) => {
+        route.bodyLimit ??= managementBodyLimit;
+      });
+      await registerApiRoutes(api, ctx);
+    },
+    { prefix: '/api' },
+  );
+
+  await registerConsole(app, ctx.config.webDistDir);
+  return app;
+}

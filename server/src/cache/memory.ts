@@ -1,0 +1,77 @@
+import { EventEmitter } from 'node:events';
+import type { Cache } from './types.js';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/** In-process cache for a single instance. Expired entries are swept once a minute. */
+export class MemoryCache implements Cache {
+  readonly kind = 'memory' as const;
+  private readonly values = new Map<string, Entry>();
+  private readonly events = new EventEmitter();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor() {
+    this.events.setMaxListeners(0);
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  private live(key: string): Entry | undefined {
+    const entry = this.values.get(key);
+    if (entry && entry.expiresAt <= Date.now()) {
+      this.values.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.values) if (entry.expiresAt <= now) this.values.delete(key);
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : Number.POSITIVE_INFINITY;
+    this.values.set(key, { value, expiresAt });
+  }
+
+  async del(key: string): Promise<void> {
+    this.values.delete(key);
+  }
+
+  async hit(key: string, windowSeconds: number, amount = 1): Promise<number> {
+    const entry = this.live(key);
+    if (!entry) {
+      this.values.set(key, { value: String(amount), expiresAt: Date.now() + windowSeconds * 1000 });
+      return amount;
+    }
+    const next = Number(entry.value) + amount;
+    entry.value = String(next);
+    return next;
+  }
+
+  async count(key: string): Promise<number> {
+    return Number(this.live(key)?.value ?? 0);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.events.emit(channel, message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
+    this.events.on(channel, handler);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.events.removeAllListeners();
+    this.values.clear();
+  }
+}

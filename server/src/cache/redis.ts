@@ -1,0 +1,71 @@
+import { Redis } from 'ioredis';
+import type { Cache } from './types.js';
+
+const hitScript = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+if count == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return count`;
+
+/** Redis-backed cache shared by every instance; a second connection carries subscriptions. */
+export class RedisCache implements Cache {
+  readonly kind = 'redis' as const;
+  private readonly client: Redis;
+  private subscriber: Redis | null = null;
+  private readonly handlers = new Map<string, Array<(message: string) => void>>();
+
+  constructor(url: string, private readonly prefix = 'mg:') {
+    this.client = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    this.client.defineCommand('mgHit', { numberOfKeys: 1, lua: hitScript });
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.client.get(this.prefix + key);
+  }
+
+  async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
+    if (ttlSeconds) await this.client.set(this.prefix + key, value, 'EX', ttlSeconds);
+    else await this.client.set(this.prefix + key, value);
+  }
+
+  async del(key: string): Promise<void> {
+    await this.client.del(this.prefix + key);
+  }
+
+  async hit(key: string, windowSeconds: number, amount = 1): Promise<number> {
+    const run = (this.client as unknown as {
+      mgHit(key: string, amount: number, windowMs: number): Promise<number>;
+    }).mgHit;
+    return Number(await run.call(this.client, this.prefix + key, amount, windowSeconds * 1000));
+  }
+
+  async count(key: string): Promise<number> {
+    return Number((await this.client.get(this.prefix + key)) ?? 0);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(this.prefix + channel, message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
+    if (!this.subscriber) {
+      this.subscriber = this.client.duplicate();
+      this.subscriber.on('message', (name: string, message: string) => {
+        for (const listener of this.handlers.get(name) ?? []) listener(message);
+      });
+    }
+    const name = this.prefix + channel;
+    const listeners = this.handlers.get(name) ?? [];
+    if (listeners.length === 0) await this.subscriber.subscribe(name);
+    listeners.push(handler);
+    this.handlers.set(name, listeners);
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    await Promise.allSettled([this.subscriber?.quit(), this.client.quit()]);
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * One cache interface with two backends: memory (one instance) and Redis (several instances
+ * sharing rate-limit counts, cached values and change notifications).
+ */
+export interface Cache {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /**
+   * Counts one hit in the fixed window `windowSeconds` long that starts with the key's first hit,
+   * and returns the count including this hit. Atomic across instances on Redis.
+   */
+  hit(key: string, windowSeconds: number, amount?: number): Promise<number>;
+  /** The current count of a hit window, 0 when none is open. */
+  count(key: string): Promise<number>;
+  /** Broadcasts a message to every instance (this one included). */
+  publish(channel: string, message: string): Promise<void>;
+  subscribe(channel: string, handler: (message: string) => void): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+/** Every environment variable ModelGate reads, parsed and typed in one place. */
+export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
+
+export interface Config {
+  port: number;
+  host: string;
+  database: { kind: DatabaseKind; dsn: string; sqlitePath: string };
+  redisUrl: string | null;
+  sessionSecret: string;
+  isSessionSecretGenerated: boolean;
+  cryptoSecret: string;
+  syncFrequencySeconds: number;
+  isMaster: boolean;
+  globalApiRateLimit: { max: number; durationSeconds: number };
+  criticalRateLimit: { max: number; durationSeconds: number };
+  maxRequestBodyBytes: number;
+  streamIdleTimeoutSeconds: number;
+  relayTimeoutSeconds: number;
+  batchUpdateIntervalMs: number;
+  logLevel: string;
+  webDistDir: string;
+  trustProxy: boolean;
+  version: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) {
+    throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  }
+  return Math.floor(value);
+}
+
+/**
+ * Turns SQL_DSN into a driver URL. Accepts postgres:// and postgresql:// URLs, mysql:// URLs and the
+ * Go-style `user:pass@tcp(host:port)/db?params` form used by the one-api/new-api family.
+ */
+export function parseSqlDsn(dsn: string): { kind: DatabaseKind; dsn: string } {
+  const trimmed = dsn.trim();
+  if (trimmed === '') return { kind: 'sqlite', dsn: '' };
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) return { kind: 'postgres', dsn: trimmed };
+  if (/^mysql:\/\//i.test(trimmed)) return { kind: 'mysql', dsn: trimmed };
+  const goStyle = /^(?:([^:@]*)(?::([^@]*))?@)?tcp\(([^)]+)\)\/([^?]*)(?:\?(.*))?$/.exec(trimmed);
+  if (goStyle) {
+    const [, user = '', pass = '', hostPort = '', db = '', query = ''] = goStyle;
+    const auth = user ? `${encodeURIComponent(user)}${pass ? `:${encodeURIComponent(pass)}` : ''}@` : '';
+    // Go driver parameters (parseTime, charset, loc) mean nothing to mysql2; keep none of them.
+    void query;
+    return { kind: 'mysql', dsn: `mysql://${auth}${hostPort}/${db}` };
+  }
+  throw new Error('SQL_DSN must be a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const { kind, dsn } = parseSqlDsn(env.SQL_DSN ?? '');
+  const sessionSecret = env.SESSION_SECRET?.trim() || '';
+  const generated = sessionSecret === '';
+  const secret = generated ? randomBytes(32).toString('hex') : sessionSecret;
+  return {
+    port: intFrom(env, 'PORT', 3000, 0),
+    host: env.HOST?.trim() || '0.0.0.0',
+    database: {
+      kind,
+      dsn,
+      sqlitePath: path.resolve(env.SQLITE_PATH?.trim() || './data/modelgate.db'),
+    },
+    redisUrl: env.REDIS_CONN_STRING?.trim() || null,
+    sessionSecret: secret,
+    isSessionSecretGenerated: generated,
+    cryptoSecret: env.CRYPTO_SECRET?.trim() || secret,
+    syncFrequencySeconds: intFrom(env, 'SYNC_FREQUENCY', 60, 1),
+    isMaster: (env.NODE_TYPE?.trim().toLowerCase() || 'master') !== 'slave',
+    globalApiRateLimit: {
+      max: intFrom(env, 'GLOBAL_API_RATE_LIMIT', 180, 0),
+      durationSeconds: intFrom(env, 'GLOBAL_API_RATE_LIMIT_DURATION', 180, 1),
+    },
+    criticalRateLimit: {
+      max: intFrom(env, 'CRITICAL_RATE_LIMIT', 20, 0),
+      durationSeconds: intFrom(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
+    },
+    maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
+    streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
+    relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),
+    batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
+    trustProxy: (env.TRUST_PROXY ?? 'false').toLowerCase() === 'true',
+    version: env.MODELGATE_VERSION?.trim() || '0.1.0',
+  };
+}

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
+import type { DatabaseKind } from '../config.js';
+import { initialMigration } from './migrations/0001_initial.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface Storage {
+  db: Db;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  kind: DatabaseKind;
+  dsn: string;
+  sqlitePath: string;
+  poolSize?: number;
+}
+
+// PostgreSQL returns BIGINT and NUMERIC (SUM results) as strings; every quota and time fits a double.
+pg.types.setTypeParser(20, (value) => Number(value));
+pg.types.setTypeParser(1700, (value) => Number(value));
+
+function createDialect(options: StorageOptions) {
+  const poolSize = options.poolSize ?? 20;
+  if (options.kind === 'postgres') {
+    return new PostgresDialect({ pool: new pg.Pool({ connectionString: options.dsn, max: poolSize }) });
+  }
+  if (options.kind === 'mysql') {
+    return new MysqlDialect({
+      pool: createPool({
+        uri: options.dsn,
+        connectionLimit: poolSize,
+        decimalNumbers: true,
+        supportBigNumbers: true,
+        bigNumberStrings: false,
+        charset: 'utf8mb4',
+        timezone: 'Z',
+      }),
+    });
+  }
+  if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
+  const sqlite = new SqliteDatabase(options.sqlitePath);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  return new SqliteDialect({ database: sqlite });
+}
+
+export function openStorage(options: StorageOptions): Storage {
+  const db = new Kysely<Database>({ dialect: createDialect(options) });
+  return { db, kind: options.kind, close: () => db.destroy() };
+}
+
+/** Migrations in order; a landed migration is never edited, a change is a new entry. */
+function migrations(kind: DatabaseKind): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(kind),
+  };
+}
+
+/** Runs pending migrations; safe to call at every start-up (already applied ones are skipped). */
+export async function migrate(storage: Storage): Promise<void> {
+  const migrator = new Migrator({
+    db: storage.db,
+    provider: { getMigrations: async () => migrations(storage.kind) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    throw new Error(`database migration failed: ${reason}`);
+  }
+}
+
+/**
+ * Inserts one row and returns its id on every dialect (MySQL has no RETURNING; SQLite and MySQL
+ * report insertId, PostgreSQL needs RETURNING id).
+ */
+export async function insertReturningId<T extends keyof Database & string>(
+  storage: Storage,
+  table: T,
+  values: Parameters<ReturnType<Db['insertInto']>['values']>[0],
+): Promise<number> {
+  const query = storage.db.insertInto(table).values(values as never);
+  if (storage.kind === 'postgres') {
+    const row = (await query.returning('id' as never).executeTakeFirstOrThrow()) as unknown as { id: number };
+    return Number(row.id);
+  }
+  const result = await query.executeTakeFirstOrThrow();
+  return Number(result.insertId);
+}
+
+/** Unix time in seconds, the unit of every time column. */
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);

@@ -1,0 +1,237 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * One schema type for SQLite, PostgreSQL and MySQL. Table and column names follow the product
+ * spec's entity fields (and the one-api/new-api family), so data can move between gateways.
+ * Conventions: times are unix seconds in BIGINT columns; booleans are 0/1 integers; JSON is text.
+ */
+type Id = Generated<number>;
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  password: string;
+  display_name: Defaulted<string>;
+  role: Defaulted<number>;
+  status: Defaulted<number>;
+  email: Defaulted<string>;
+  github_id: Defaulted<string>;
+  oidc_id: Defaulted<string>;
+  wechat_id: Defaulted<string>;
+  telegram_id: Defaulted<string>;
+  linux_do_id: Defaulted<string>;
+  access_token: ColumnType<string | null, string | null | undefined, string | null>;
+  quota: Defaulted<number>;
+  used_quota: Defaulted<number>;
+  request_count: Defaulted<number>;
+  group: Defaulted<string>;
+  aff_code: ColumnType<string | null, string | null | undefined, string | null>;
+  aff_count: Defaulted<number>;
+  aff_quota: Defaulted<number>;
+  aff_history_quota: Defaulted<number>;
+  inviter_id: Defaulted<number>;
+  setting: Defaulted<string>;
+  remark: Defaulted<string>;
+  created_time: Defaulted<number>;
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+}
+
+export interface SetupsTable {
+  id: Id;
+  version: string;
+  initialized_at: number;
+}
+
+export interface TokensTable {
+  id: Id;
+  user_id: number;
+  key: string;
+  status: Defaulted<number>;
+  name: Defaulted<string>;
+  created_time: Defaulted<number>;
+  accessed_time: Defaulted<number>;
+  expired_time: Defaulted<number>;
+  remain_quota: Defaulted<number>;
+  unlimited_quota: Defaulted<number>;
+  model_limits_enabled: Defaulted<number>;
+  model_limits: Defaulted<string>;
+  allow_ips: Defaulted<string>;
+  used_quota: Defaulted<number>;
+  group: Defaulted<string>;
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface ChannelsTable {
+  id: Id;
+  type: Defaulted<number>;
+  key: string;
+  openai_organization: Defaulted<string>;
+  test_model: Defaulted<string>;
+  status: Defaulted<number>;
+  name: Defaulted<string>;
+  weight: Defaulted<number>;
+  created_time: Defaulted<number>;
+  test_time: Defaulted<number>;
+  response_time: Defaulted<number>;
+  base_url: Defaulted<string>;
+  other: Defaulted<string>;
+  balance: Defaulted<number>;
+  balance_updated_time: Defaulted<number>;
+  models: Defaulted<string>;
+  group: Defaulted<string>;
+  used_quota: Defaulted<number>;
+  model_mapping: Defaulted<string>;
+  status_code_mapping: Defaulted<string>;
+  priority: Defaulted<number>;
+  auto_ban: Defaulted<number>;
+  other_info: Defaulted<string>;
+  tag: Defaulted<string>;
+  setting: Defaulted<string>;
+  param_override: Defaulted<string>;
+  max_input_tokens: Defaulted<number>;
+}
+
+export interface AbilitiesTable {
+  group: string;
+  model: string;
+  channel_id: number;
+  enabled: Defaulted<number>;
+  priority: Defaulted<number>;
+  weight: Defaulted<number>;
+  tag: Defaulted<string>;
+}
+
+export interface RedemptionsTable {
+  id: Id;
+  user_id: Defaulted<number>;
+  key: string;
+  status: Defaulted<number>;
+  name: Defaulted<string>;
+  quota: Defaulted<number>;
+  created_time: Defaulted<number>;
+  redeemed_time: Defaulted<number>;
+  used_user_id: Defaulted<number>;
+  expired_time: Defaulted<number>;
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface LogsTable {
+  id: Id;
+  user_id: Defaulted<number>;
+  created_at: number;
+  type: number;
+  content: Defaulted<string>;
+  username: Defaulted<string>;
+  token_name: Defaulted<string>;
+  model_name: Defaulted<string>;
+  quota: Defaulted<number>;
+  prompt_tokens: Defaulted<number>;
+  completion_tokens: Defaulted<number>;
+  use_time: Defaulted<number>;
+  is_stream: Defaulted<number>;
+  channel_id: Defaulted<number>;
+  token_id: Defaulted<number>;
+  group: Defaulted<string>;
+  ip: Defaulted<string>;
+  other: Defaulted<string>;
+}
+
+export interface TopUpsTable {
+  id: Id;
+  user_id: number;
+  amount: Defaulted<number>;
+  money: Defaulted<number>;
+  trade_no: string;
+  payment_method: Defaulted<string>;
+  create_time: Defaulted<number>;
+  complete_time: Defaulted<number>;
+  status: Defaulted<string>;
+}
+
+export interface QuotaDataTable {
+  id: Id;
+  user_id: number;
+  username: Defaulted<string>;
+  model_name: Defaulted<string>;
+  created_at: number;
+  token_used: Defaulted<number>;
+  count: Defaulted<number>;
+  quota: Defaulted<number>;
+}
+
+export interface MidjourneysTable {
+  id: Id;
+  code: Defaulted<number>;
+  user_id: Defaulted<number>;
+  action: Defaulted<string>;
+  mj_id: Defaulted<string>;
+  prompt: Defaulted<string>;
+  prompt_en: Defaulted<string>;
+  description: Defaulted<string>;
+  state: Defaulted<string>;
+  submit_time: Defaulted<number>;
+  start_time: Defaulted<number>;
+  finish_time: Defaulted<number>;
+  image_url: Defaulted<string>;
+  status: Defaulted<string>;
+  progress: Defaulted<string>;
+  fail_reason: Defaulted<string>;
+  channel_id: Defaulted<number>;
+  quota: Defaulted<number>;
+  buttons: Defaulted<string>;
+  properties: Defaulted<string>;
+}
+
+export interface TasksTable {
+  id: Id;
+  created_at: Defaulted<number>;
+  updated_at: Defaulted<number>;
+  task_id: Defaulted<string>;
+  platform: Defaulted<string>;
+  user_id: Defaulted<number>;
+  channel_id: Defaulted<number>;
+  quota: Defaulted<number>;
+  action: Defaulted<string>;
+  status: Defaulted<string>;
+  fail_reason: Defaulted<string>;
+  submit_time: Defaulted<number>;
+  start_time: Defaulted<number>;
+  finish_time: Defaulted<number>;
+  progress: Defaulted<string>;
+  properties: Defaulted<string>;
+  data: Defaulted<string>;
+}
+
+export interface Database {
+  users: UsersTable;
+  options: OptionsTable;
+  setups: SetupsTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  abilities: AbilitiesTable;
+  redemptions: RedemptionsTable;
+  logs: LogsTable;
+  top_ups: TopUpsTable;
+  quota_data: QuotaDataTable;
+  midjourneys: MidjourneysTable;
+  tasks: TasksTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type TokenRow = Selectable<TokensTable>;
+export type NewToken = Insertable<TokensTable>;
+export type ChannelRow = Selectable<ChannelsTable>;
+export type NewChannel = Insertable<ChannelsTable>;
+export type AbilityRow = Selectable<AbilitiesTable>;
+export type RedemptionRow = Selectable<RedemptionsTable>;
+export type LogRow = Selectable<LogsTable>;
+export type NewLog = Insertable<LogsTable>;
+export type QuotaDataRow = Selectable<QuotaDataTable>;

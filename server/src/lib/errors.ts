@@ -1,0 +1,46 @@
+/**
+ * One error type for the whole server. Use cases throw AppError(code, message); one map turns
+ * codes into HTTP statuses; the app's error handler writes the envelope (management API) or the
+ * OpenAI-shaped error (relay).
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'internal';
+
+const statusByCode: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+};
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = statusByCode[code];
+  }
+}
+
+export const invalidInput = (message: string) => new AppError('invalid_input', message);
+export const unauthenticated = (message = '无权进行此操作，未登录且未提供 access token') =>
+  new AppError('unauthenticated', message);
+export const forbidden = (message = '无权进行此操作，权限不足') => new AppError('forbidden', message);
+export const notFound = (message = '记录不存在') => new AppError('not_found', message);
+
+export function statusOf(code: ErrorCode): number {
+  return statusByCode[code];
+}

@@ -1,0 +1,224 @@
+/**
+ * Every option key named in the product spec, with its type, default and validation.
+ * Values are strings in the `options` table; booleans are 'true'/'false'.
+ */
+export type OptionType = 'bool' | 'int' | 'float' | 'string' | 'json';
+
+export interface OptionDefinition {
+  type: OptionType;
+  default: string;
+  /** Never returned by GET /api/option/ nor logged. */
+  secret?: boolean;
+  min?: number;
+  max?: number;
+  /** Extra check on a value that already has the right type; returns an error message or null. */
+  check?: (value: string) => string | null;
+}
+
+const bool = (value: boolean, extra: Partial<OptionDefinition> = {}): OptionDefinition =>
+  ({ type: 'bool', default: String(value), ...extra });
+const int = (value: number, min = 0, max?: number): OptionDefinition =>
+  ({ type: 'int', default: String(value), min, max });
+const float = (value: number, min = 0, max?: number): OptionDefinition =>
+  ({ type: 'float', default: String(value), min, max });
+const text = (value = '', extra: Partial<OptionDefinition> = {}): OptionDefinition =>
+  ({ type: 'string', default: value, ...extra });
+const secret = (): OptionDefinition => ({ type: 'string', default: '', secret: true });
+const json = (value: unknown, check?: (value: string) => string | null): OptionDefinition =>
+  ({ type: 'json', default: JSON.stringify(value), check });
+
+/** A JSON object whose values are all finite numbers >= 0 (ratios and prices keyed by name). */
+export const numberMapCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
+  for (const [name, ratio] of Object.entries(parsed)) {
+    if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 0) return `${name} 的值必须是非负数字`;
+  }
+  return null;
+};
+
+const stringMapCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
+  return Object.values(parsed).every((v) => typeof v === 'string') ? null : '值必须是字符串';
+};
+
+const arrayCheck = (value: string): string | null =>
+  Array.isArray(JSON.parse(value)) ? null : '必须是 JSON 数组';
+
+const urlCheck = (value: string): string | null =>
+  value === '' || /^https?:\/\/[^\s]+$/i.test(value) ? null : '必须是 http:// 或 https:// 开头的地址';
+
+export const defaultGroupRatio = { default: 1, vip: 1, svip: 1 };
+
+export const optionRegistry = {
+  // Server and payment
+  ServerAddress: text('', { check: urlCheck }),
+  WorkerUrl: text('', { check: urlCheck }),
+  WorkerValidKey: secret(),
+  EpayId: text(),
+  EpayKey: secret(),
+  Price: float(7.3),
+  MinTopUp: int(1, 0),
+  TopupGroupRatio: json(defaultGroupRatio, numberMapCheck),
+  PayAddress: text('', { check: urlCheck }),
+  CustomCallbackAddress: text('', { check: urlCheck }),
+  TopUpLink: text(),
+  'general_setting.docs_link': text(),
+  // Mail
+  SMTPServer: text(),
+  SMTPPort: int(587, 1, 65535),
+  SMTPAccount: text(),
+  SMTPFrom: text(),
+  SMTPToken: secret(),
+  SMTPSSLEnabled: bool(false),
+  EmailDomainRestrictionEnabled: bool(false),
+  EmailAliasRestrictionEnabled: bool(false),
+  EmailDomainWhitelist: text('gmail.com,yahoo.com,outlook.com,qq.com,163.com,126.com,foxmail.com'),
+  // Login and registration
+  PasswordLoginEnabled: bool(true),
+  PasswordRegisterEnabled: bool(true),
+  RegisterEnabled: bool(true),
+  EmailVerificationEnabled: bool(false),
+  GitHubOAuthEnabled: bool(false),
+  GitHubClientId: text(),
+  GitHubClientSecret: secret(),
+  'oidc.enabled': bool(false),
+  'oidc.client_id': text(),
+  'oidc.client_secret': secret(),
+  'oidc.well_known': text('', { check: urlCheck }),
+  'oidc.authorization_endpoint': text('', { check: urlCheck }),
+  'oidc.token_endpoint': text('', { check: urlCheck }),
+  'oidc.user_info_endpoint': text('', { check: urlCheck }),
+  LinuxDOOAuthEnabled: bool(false),
+  LinuxDOClientId: text(),
+  LinuxDOClientSecret: secret(),
+  WeChatAuthEnabled: bool(false),
+  WeChatServerAddress: text('', { check: urlCheck }),
+  WeChatServerToken: secret(),
+  WeChatAccountQRCodeImageURL: text(),
+  TelegramOAuthEnabled: bool(false),
+  TelegramBotToken: secret(),
+  TelegramBotName: text(),
+  TurnstileCheckEnabled: bool(false),
+  TurnstileSiteKey: text(),
+  TurnstileSecretKey: secret(),
+  // Presentation
+  Notice: text(),
+  SystemName: text('ModelGate'),
+  Logo: text(),
+  HomePageContent: text(),
+  About: text(),
+  Footer: text(),
+  // Quota and display
+  QuotaPerUnit: float(500000, 1),
+  RetryTimes: int(0, 0, 10),
+  DisplayInCurrencyEnabled: bool(true),
+  DisplayTokenStatEnabled: bool(true),
+  DefaultCollapseSidebar: bool(false),
+  DemoSiteEnabled: bool(false),
+  SelfUseModeEnabled: bool(false),
+  QuotaForNewUser: int(0),
+  PreConsumedQuota: int(500),
+  QuotaForInviter: int(0),
+  QuotaForInvitee: int(0),
+  QuotaRemindThreshold: int(1000),
+  StreamCacheQueueLength: int(0),
+  // Pricing (defaults are filled in by the billing module's registry extension)
+  GroupRatio: json(defaultGroupRatio, numberMapCheck),
+  UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, stringMapCheck),
+  ModelPrice: json({}, numberMapCheck),
+  ModelRatio: json({}, numberMapCheck),
+  CacheRatio: json({}, numberMapCheck),
+  CompletionRatio: json({}, numberMapCheck),
+  Chats: json([], arrayCheck),
+  // Channel health
+  AutomaticDisableChannelEnabled: bool(false),
+  AutomaticEnableChannelEnabled: bool(false),
+  ChannelDisableThreshold: float(5),
+  AutomaticDisableKeywords: text([
+    'Your credit balance is too low',
+    'This organization has been disabled.',
+    'You exceeded your current quota',
+    'Permission denied',
+    'The security token included in the request is invalid',
+    'Operation not allowed',
+    'Your account is not authorized',
+  ].join('\n')),
+  // Logging and display
+  LogConsumeEnabled: bool(true),
+  // Sensitive words
+  CheckSensitiveEnabled: bool(false),
+  CheckSensitiveOnPromptEnabled: bool(true),
+  CheckSensitiveOnCompletionEnabled: bool(false),
+  StopOnSensitiveEnabled: bool(true),
+  SensitiveWords: text(''),
+  // Drawing and tasks
+  DrawingEnabled: bool(false),
+  TaskEnabled: bool(false),
+  MjNotifyEnabled: bool(false),
+  MjAccountFilterEnabled: bool(false),
+  MjModeClearEnabled: bool(false),
+  MjForwardUrlEnabled: bool(true),
+  MjActionCheckSuccessEnabled: bool(true),
+  // Dashboard
+  DataExportEnabled: bool(true),
+  DataExportDefaultTime: text('hour', {
+    check: (value) => (['hour', 'day', 'week'].includes(value) ? null : '必须是 hour、day 或 week'),
+  }),
+  DataExportInterval: int(5, 1),
+  // Rate limit
+  ModelRequestRateLimitEnabled: bool(false),
+  ModelRequestRateLimitCount: int(0, 0),
+  ModelRequestRateLimitSuccessCount: int(1000, 1),
+  ModelRequestRateLimitDurationMinutes: int(1, 0),
+  // Gemini and Claude
+  'gemini.safety_settings': json({ default: 'OFF' }, stringMapCheck),
+  'gemini.version_settings': json({ default: 'v1beta' }, stringMapCheck),
+  'gemini.supported_imagine_models': json(['gemini-2.0-flash-exp-image-generation'], arrayCheck),
+  'claude.model_headers_settings': json({}),
+  'claude.default_max_tokens': json({ default: 8192 }, numberMapCheck),
+  'claude.thinking_adapter_enabled': bool(true),
+  'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),
+  // Global
+  'global.pass_through_request_enabled': bool(false),
+  'general_setting.ping_interval_enabled': bool(false),
+  'general_setting.ping_interval_seconds': int(60, 1),
+} satisfies Record<string, OptionDefinition>;
+
+export type OptionKey = keyof typeof optionRegistry;
+
+export function isOptionKey(key: string): key is OptionKey {
+  return Object.hasOwn(optionRegistry, key);
+}
+
+/** Checks a raw value against its definition; returns an error message or null when valid. */
+export function validateOption(key: OptionKey, value: string): string | null {
+  const def: OptionDefinition = optionRegistry[key];
+  switch (def.type) {
+    case 'bool':
+      if (value !== 'true' && value !== 'false') return `${key} 必须是 true 或 false`;
+      break;
+    case 'int':
+    case 'float': {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) return `${key} 必须是数字`;
+      if (def.type === 'int' && !Number.isInteger(n)) return `${key} 必须是整数`;
+      if (def.min !== undefined && n < def.min) return `${key} 不能小于 ${def.min}`;
+      if (def.max !== undefined && n > def.max) return `${key} 不能大于 ${def.max}`;
+      break;
+    }
+    case 'json':
+      try {
+        JSON.parse(value);
+      } catch {
+        return `${key} 不是合法的 JSON 字符串`;
+      }
+      break;
+    case 'string':
+      if (value.length > 1_000_000) return `${key} 过长`;
+      break;
+  }
+  const problem = def.check?.(value);
+  return problem ? `${key} ${problem}` : null;
+}

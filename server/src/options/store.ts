@@ -1,0 +1,102 @@
+import type { Cache } from '../cache/index.js';
+import type { Storage } from '../db/index.js';
+import { invalidInput } from '../lib/errors.js';
+import { isOptionKey, optionRegistry, validateOption, type OptionKey } from './registry.js';
+
+const changeChannel = 'options:changed';
+
+/**
+ * Option values held in memory. Loaded at start, reloaded every SYNC_FREQUENCY seconds and at once
+ * after a write; with Redis a write is published so every instance reloads at once.
+ */
+export class OptionStore {
+  private values = new Map<OptionKey, string>();
+  private parsedJson = new Map<OptionKey, { raw: string; value: unknown }>();
+  private readonly listeners: Array<(keys: OptionKey[]) => void> = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly storage: Storage, private readonly cache: Cache) {
+    for (const [key, def] of Object.entries(optionRegistry)) this.values.set(key as OptionKey, def.default);
+  }
+
+  /** Reads every stored option; keys the registry does not know are kept in the table but ignored. */
+  async load(): Promise<void> {
+    const rows = await this.storage.db.selectFrom('options').select(['key', 'value']).execute();
+    const next = new Map<OptionKey, string>();
+    for (const [key, def] of Object.entries(optionRegistry)) next.set(key as OptionKey, def.default);
+    for (const row of rows) if (isOptionKey(row.key)) next.set(row.key, row.value);
+    const changed = [...next].filter(([key, value]) => this.values.get(key) !== value).map(([key]) => key);
+    this.values = next;
+    if (changed.length > 0) for (const listener of this.listeners) listener(changed);
+  }
+
+  async start(syncSeconds: number): Promise<void> {
+    await this.load();
+    await this.cache.subscribe(changeChannel, () => void this.load().catch(() => undefined));
+    this.timer = setInterval(() => void this.load().catch(() => undefined), syncSeconds * 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  onChange(listener: (keys: OptionKey[]) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get(key: OptionKey): string {
+    return this.values.get(key) ?? optionRegistry[key].default;
+  }
+
+  bool(key: OptionKey): boolean {
+    return this.get(key) === 'true';
+  }
+
+  number(key: OptionKey): number {
+    const value = Number(this.get(key));
+    return Number.isFinite(value) ? value : Number(optionRegistry[key].default);
+  }
+
+  /** Parsed JSON value, parsed once per stored value. */
+  json<T>(key: OptionKey): T {
+    const raw = this.get(key);
+    const cached = this.parsedJson.get(key);
+    if (cached && cached.raw === raw) return cached.value as T;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = JSON.parse(optionRegistry[key].default);
+    }
+    this.parsedJson.set(key, { raw, value });
+    return value as T;
+  }
+
+  /** Every option with its value, secrets left out. */
+  listPublic(): Array<{ key: string; value: string }> {
+    return Object.entries(optionRegistry)
+      .filter(([, def]) => !('secret' in def && def.secret))
+      .map(([key]) => ({ key, value: this.get(key as OptionKey) }));
+  }
+
+  /** Validates and stores one option, then tells every instance to reload. */
+  async set(key: string, value: string): Promise<void> {
+    if (!isOptionKey(key)) throw invalidInput(`未知的配置项：${key}`);
+    const problem = validateOption(key, value);
+    if (problem) throw invalidInput(problem);
+    await this.upsert(key, value);
+    const previous = this.values.get(key);
+    this.values.set(key, value);
+    if (previous !== value) for (const listener of this.listeners) listener([key]);
+    await this.cache.publish(changeChannel, key);
+  }
+
+  private async upsert(key: string, value: string): Promise<void> {
+    const { db, kind } = this.storage;
+    const insert = db.insertInto('options').values({ key, value });
+    if (kind === 'mysql') await insert.onDuplicateKeyUpdate({ value }).execute();
+    else await insert.onConflict((conflict) => conflict.column('key').doUpdateSet({ value })).execute();
+  }
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from './api/context.js';
+import { buildApp } from './app.js';
+import { openCache } from './cache/index.js';
+import type { Config } from './config.js';
+import { migrate, openStorage, type Storage } from './db/index.js';
+import { OptionStore } from './options/store.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Base URL such as http://127.0.0.1:3000 once listening. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse an opened storage (tests run the same app on several dialects). */
+  storage?: Storage;
+  listen?: boolean;
+}
+
+/** Opens storage and cache, migrates (master only), loads options, builds and starts the app. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const storage = options.storage ?? openStorage(config.database);
+  if (config.isMaster) await migrate(storage);
+  const cache = await openCache(config.redisUrl);
+  const optionStore = new OptionStore(storage, cache);
+  await optionStore.start(config.syncFrequencySeconds);
+  const ctx: AppContext = {
+    config,
+    storage,
+    cache,
+    options: optionStore,
+    startTime: Math.floor(Date.now() / 1000),
+    onClose: [],
+  };
+  const app = await buildApp(ctx);
+  let url = '';
+  if (options.listen !== false) {
+    url = await app.listen({ port: config.port, host: config.host });
+    url = url.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  }
+  let closed = false;
+  return {
+    app,
+    ctx,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      for (const task of ctx.onClose) await task();
+      optionStore.stop();
+      await cache.close();
+      if (!options.storage) await storage.close();
+    },
+  };
+}

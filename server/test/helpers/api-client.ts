@@ -1,0 +1,50 @@
+/**
+ * A tiny HTTP client for API tests: keeps the session cookie, sends New-Api-User once signed in,
+ * and returns status, headers and the parsed body without throwing on 4xx/5xx.
+ */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export class ApiClient {
+  cookie = '';
+  userId: number | null = null;
+  /** Extra headers sent on every call (e.g. Authorization for access-token tests). */
+  headers: Record<string, string> = {};
+
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, body?: unknown, init: { raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...this.headers, ...init.headers };
+    if (this.cookie) headers.cookie = this.cookie;
+    if (this.userId !== null && headers['New-Api-User'] === undefined) headers['New-Api-User'] = String(this.userId);
+    let payload: string | undefined;
+    if (init.raw !== undefined) payload = init.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers, body: payload });
+    const setCookie = response.headers.getSetCookie();
+    for (const line of setCookie) {
+      const pair = line.split(';')[0] ?? '';
+      if (pair.startsWith('session=')) this.cookie = /session=(;|$)/.test(`${pair};`) && pair === 'session=' ? '' : pair;
+    }
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON; keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, init?: { headers?: Record<string, string> }) { return this.request<T>('GET', path, undefined, init); }
+  post<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('POST', path, body, init); }
+  put<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('PUT', path, body, init); }
+  delete<T = any>(path: string, init?: { headers?: Record<string, string> }) { return this.request<T>('DELETE', path, undefined, init); }
+}

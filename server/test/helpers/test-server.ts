@@ -1,0 +1,47 @@
+import type { DatabaseKind } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { ApiClient } from './api-client.js';
+import { createTestDatabase, type TestDatabase } from './test-storage.js';
+
+export interface TestServer extends RunningServer {
+  database: TestDatabase;
+  /** A new client with its own cookie jar. */
+  client(): ApiClient;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  kind?: DatabaseKind;
+  /** Extra environment, e.g. REDIS_CONN_STRING or rate limits. */
+  env?: Record<string, string>;
+  /** Reuse a database (several instances on one database). */
+  database?: TestDatabase;
+}
+
+/** Starts a real ModelGate on a free loopback port over a fresh database. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase(options.kind ?? 'sqlite'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SQL_DSN: database.dsn,
+    SQLITE_PATH: database.sqlitePath || '/tmp/unused.db',
+    SESSION_SECRET: 'test-session-secret',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    GLOBAL_API_RATE_LIMIT: '100000',
+    CRITICAL_RATE_LIMIT: '100000',
+    WEB_DIST_DIR: '/nonexistent-web-dist',
+    ...options.env,
+  });
+  const server = await startServer(config);
+  return {
+    ...server,
+    database,
+    client: () => new ApiClient(server.url),
+    async stop() {
+      await server.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}

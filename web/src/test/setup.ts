@@ -1,0 +1,2 @@
+// Shared setup for the web route-level tests (jsdom).
+export {};
