@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './api/context.js';
 import { buildApp } from './app.js';
+import { createBus } from './cache/bus.js';
 import { openCache } from './cache/index.js';
 import type { Config } from './config.js';
 import { migrate, openStorage, type Storage } from './db/index.js';
@@ -32,6 +33,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     storage,
     cache,
     options: optionStore,
+    bus: createBus(cache),
     startTime: Math.floor(Date.now() / 1000),
     onClose: [],
   };

@@ -1,3 +1,4 @@
+import type { Bus } from '../cache/bus.js';
 import type { Cache } from '../cache/index.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../db/index.js';
@@ -9,6 +10,8 @@ export interface AppContext {
   storage: Storage;
   cache: Cache;
   options: OptionStore;
+  /** Change notifications for in-memory caches on every instance. */
+  bus: Bus;
   /** Unix seconds when this instance started. */
   startTime: number;
   /** Tasks to run on graceful shutdown (flush write-behind counters, close pools), in order. */
