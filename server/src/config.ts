@@ -9,6 +9,8 @@ export interface Config {
   host: string;
   database: { kind: DatabaseKind; dsn: string; sqlitePath: string };
   redisUrl: string | null;
+  /** Prefix of every Redis key and channel; instances sharing state must share it. */
+  redisKeyPrefix: string;
   sessionSecret: string;
   isSessionSecretGenerated: boolean;
   cryptoSecret: string;
@@ -72,6 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
       sqlitePath: path.resolve(env.SQLITE_PATH?.trim() || './data/modelgate.db'),
     },
     redisUrl: env.REDIS_CONN_STRING?.trim() || null,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'mg:',
     sessionSecret: secret,
     isSessionSecretGenerated: generated,
     cryptoSecret: env.CRYPTO_SECRET?.trim() || secret,

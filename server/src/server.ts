@@ -25,7 +25,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const storage = options.storage ?? openStorage(config.database);
   if (config.isMaster) await migrate(storage);
-  const cache = await openCache(config.redisUrl);
+  const cache = await openCache(config.redisUrl, config.redisKeyPrefix);
   const optionStore = new OptionStore(storage, cache);
   await optionStore.start(config.syncFrequencySeconds);
   const ctx: AppContext = {
