@@ -3,3 +3,4 @@
  * rules and the console's forms speak the API's contract.
  */
 export * from './constants.js';
+export * from './schemas/accounts.js';
