@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
@@ -14,10 +15,15 @@ function requestIdOf(header: string | string[] | undefined): string {
   return value && /^[\w.-]{1,64}$/.test(value) ? value : randomUUID();
 }
 
+export interface BuildAppOptions {
+  /** Where log lines go instead of stdout (tests read them back). */
+  loggerStream?: DestinationStream;
+}
+
 /** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(ctx.config.logLevel),
+    logger: { ...loggerOptions(ctx.config.logLevel), stream: options.loggerStream },
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.maxRequestBodyBytes,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './api/context.js';
-import { buildApp } from './app.js';
+import { buildApp, type BuildAppOptions } from './app.js';
 import { createBus } from './cache/bus.js';
 import { openCache } from './cache/index.js';
 import type { Config } from './config.js';
@@ -19,6 +19,8 @@ export interface StartOptions {
   /** Reuse an opened storage (tests run the same app on several dialects). */
   storage?: Storage;
   listen?: boolean;
+  /** Where log lines go instead of stdout (tests read them back). */
+  loggerStream?: BuildAppOptions['loggerStream'];
 }
 
 /** Opens storage and cache, migrates (master only), loads options, builds and starts the app. */
@@ -37,7 +39,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     startTime: Math.floor(Date.now() / 1000),
     onClose: [],
   };
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, { loggerStream: options.loggerStream });
   let url = '';
   if (options.listen !== false) {
     url = await app.listen({ port: config.port, host: config.host });
