@@ -4,3 +4,5 @@
  */
 export * from './constants.js';
 export * from './schemas/accounts.js';
+export * from './schemas/channels.js';
+export * from './schemas/tokens.js';
