@@ -3,6 +3,11 @@ import { createGuards } from './auth/guards.js';
 import type { AppContext } from './context.js';
 import { rateLimitByIp } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
+import { registerChannelRoutes } from './channels/routes.js';
+import { registerSetupRoutes } from './setup/routes.js';
+import { registerUserRoutes } from './users/routes.js';
+import { registerOptionRoutes } from './options/routes.js';
+import { registerGroupRoutes } from './groups/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -11,6 +16,11 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const deps = { ctx, guards, critical };
   registerStatusRoutes(api, deps);
+  registerChannelRoutes(api, deps);
+  registerSetupRoutes(api, deps);
+  registerUserRoutes(api, deps);
+  registerOptionRoutes(api, deps);
+  registerGroupRoutes(api, deps);
 }
 
 export type RouteDeps = {

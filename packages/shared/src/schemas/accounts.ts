@@ -48,10 +48,12 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const isEmail = (value: string): boolean => value.length <= 191 && emailPattern.test(value);
 
 /** The password rules (8 to 20 characters) with the register messages. */
-const passwordRules: ReadonlyArray<Rule<string>> = [
-  [isTooShort, accountMessages.passwordTooShort],
-  [isTooLong, accountMessages.passwordTooLong],
-];
+function passwordRules<T extends { password: string }>(): Array<Rule<T>> {
+  return [
+    [(v) => isTooShort(v.password), accountMessages.passwordTooShort],
+    [(v) => isTooLong(v.password), accountMessages.passwordTooLong],
+  ];
+}
 
 export const setupSchema = z
   .object({
@@ -80,20 +82,20 @@ export const loginSchema = z
   .object({ username: text(200).default(''), password: text(200).default('') })
   .superRefine(firstBroken([[(v) => v.username === '' || v.password === '', accountMessages.loginFieldsRequired]]));
 
-export const registerSchema = z
-  .object({
-    username: text(200).default(''),
-    password: text(200).default(''),
-    password2: text(200).optional(),
-    email: text(191).default(''),
-    verification_code: text(64).default(''),
-    aff_code: text(32).default(''),
-  })
+const registerFields = z.object({
+  username: text(200).default(''),
+  password: text(200).default(''),
+  password2: text(200).optional(),
+  email: text(191).default(''),
+  verification_code: text(64).default(''),
+  aff_code: text(32).default(''),
+});
+export const registerSchema = registerFields
   .superRefine(
-    firstBroken([
+    firstBroken<z.infer<typeof registerFields>>([
       [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
       [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
-      ...passwordRules.map(([isBroken, message]) => [(v: { password: string }) => isBroken(v.password), message] as const),
+      ...passwordRules(),
       [(v) => v.password2 !== undefined && v.password2 !== v.password, accountMessages.passwordMismatch],
       [(v) => v.email !== '' && !isEmail(v.email), accountMessages.invalidEmail],
     ]),
@@ -118,18 +120,18 @@ export const updateSelfSchema = z
 
 const roleValues = [Role.user, Role.admin, Role.root] as const;
 
-export const createUserSchema = z
-  .object({
-    username: text(200).default(''),
-    password: text(200).default(''),
-    display_name: text(64).default(''),
-    role: z.union(roleValues.map((role) => z.literal(role))).default(Role.user),
-  })
+const createUserFields = z.object({
+  username: text(200).default(''),
+  password: text(200).default(''),
+  display_name: text(64).default(''),
+  role: z.union(roleValues.map((role) => z.literal(role))).default(Role.user),
+});
+export const createUserSchema = createUserFields
   .superRefine(
-    firstBroken([
+    firstBroken<z.infer<typeof createUserFields>>([
       [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
       [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
-      ...passwordRules.map(([isBroken, message]) => [(v: { password: string }) => isBroken(v.password), message] as const),
+      ...passwordRules(),
     ]),
   );
 

@@ -1,0 +1,1 @@
+export { optionUpdateSchema } from '@modelgate/shared';

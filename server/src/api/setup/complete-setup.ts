@@ -1,0 +1,43 @@
+import { insertReturningId, nowSeconds } from '../../db/index.js';
+import { AppError } from '../../lib/errors.js';
+import { Role } from '../auth/roles.js';
+import type { AppContext } from '../context.js';
+import { hashPassword } from '../users/passwords.js';
+import { isUniqueViolation } from '../users/user-views.js';
+import { parseInput } from '../validate.js';
+import { getSetupStatus } from './get-setup-status.js';
+import { setupModeSchema, setupSchema } from './schemas.js';
+
+export const alreadySetUpMessage = '系统已经初始化完成';
+
+/**
+ * First-run setup: the super admin (only when none exists), the usage mode and the setups row.
+ * The setups row has the fixed id 1, so two racing requests cannot both succeed.
+ */
+export async function completeSetup(ctx: AppContext, body: unknown): Promise<void> {
+  const status = await getSetupStatus(ctx);
+  if (status.status) throw new AppError('conflict', alreadySetUpMessage);
+  const account = status.root_init ? null : parseInput(setupSchema, body);
+  const mode = parseInput(setupModeSchema, body);
+  const password = account ? await hashPassword(account.password) : '';
+  const { storage } = ctx;
+  try {
+    await storage.db.transaction().execute(async (trx) => {
+      await trx.insertInto('setups').values({ id: 1, version: ctx.config.version, initialized_at: nowSeconds() }).execute();
+      if (account) {
+        await insertReturningId({ ...storage, db: trx }, 'users', {
+          username: account.username,
+          password,
+          display_name: 'Root User',
+          role: Role.root,
+          created_time: nowSeconds(),
+        });
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('conflict', alreadySetUpMessage);
+    throw error;
+  }
+  await ctx.options.set('SelfUseModeEnabled', String(mode.SelfUseModeEnabled));
+  await ctx.options.set('DemoSiteEnabled', String(mode.DemoSiteEnabled));
+}

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import type { RouteDeps } from '../routes.js';
+import { completeSetup } from './complete-setup.js';
+import { getSetupStatus } from './get-setup-status.js';
+
+/** GET and POST /api/setup: the first-run wizard (public until it has run once). */
+export function registerSetupRoutes(api: FastifyInstance, { ctx, critical }: RouteDeps): void {
+  api.get('/setup', async () => ok(await getSetupStatus(ctx)));
+  api.post('/setup', { preHandler: critical }, async (request) => {
+    await completeSetup(ctx, request.body);
+    return ok(null, '系统初始化完成');
+  });
+}

@@ -1,0 +1,1 @@
+export { setupModeSchema, setupSchema } from '@modelgate/shared';

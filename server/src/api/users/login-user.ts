@@ -1,0 +1,27 @@
+import type { LoginInput } from '@modelgate/shared';
+import { AppError, forbidden, invalidInput } from '../../lib/errors.js';
+import { UserStatus } from '../auth/roles.js';
+import type { AppContext } from '../context.js';
+import { isPasswordCorrect } from './passwords.js';
+import { sessionUserColumns } from './user-views.js';
+
+export const wrongCredentialsMessage = '用户名或密码错误，或用户已被封禁';
+
+/**
+ * Checks username-or-email and password. A wrong password is a 400 (a rejected form), not a 401:
+ * the console sends 401s to /login?expired=true.
+ */
+export async function loginUser(ctx: AppContext, input: LoginInput) {
+  if (!ctx.options.bool('PasswordLoginEnabled')) throw forbidden('管理员关闭了密码登录');
+  const row = await ctx.storage.db
+    .selectFrom('users')
+    .select([...sessionUserColumns, 'password'])
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('username', '=', input.username), eb.and([eb('email', '=', input.username), eb('email', '!=', '')])]))
+    .orderBy('id')
+    .executeTakeFirst();
+  if (!(await isPasswordCorrect(input.password, row?.password)) || !row) throw invalidInput(wrongCredentialsMessage);
+  if (row.status !== UserStatus.enabled) throw new AppError('forbidden', '用户已被封禁');
+  const { password: _password, ...user } = row;
+  return user;
+}

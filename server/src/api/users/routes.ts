@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { createUser } from './create-user.js';
+import { deleteSelf } from './delete-self.js';
+import { findSelfGroups } from './find-self-groups.js';
+import { findUserModels } from './find-user-models.js';
+import { listUsers, searchUsers } from './find-users.js';
+import { generateAccessToken } from './generate-access-token.js';
+import { getAffCode } from './get-aff-code.js';
+import { getSelf } from './get-self.js';
+import { getUser } from './get-user.js';
+import { loginUser } from './login-user.js';
+import { manageUser } from './manage-user.js';
+import { registerUser } from './register-user.js';
+import {
+  affTransferSchema, createUserSchema, loginSchema, manageUserSchema, registerSchema, updateSelfSchema,
+  updateUserSchema, userIdParamsSchema, userPageQuerySchema, userSearchQuerySchema, userSettingSchema,
+} from './schemas.js';
+import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
+import { transferAffQuota } from './transfer-aff-quota.js';
+import { updateSelf } from './update-self.js';
+import { updateUserSetting } from './update-user-setting.js';
+import { updateUser } from './update-user.js';
+
+/** Sign-in, registration, self service and user administration under /api/user. */
+export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+  // Sign-in and registration
+  api.post('/user/login', { preHandler: critical }, async (request, reply) => {
+    const user = await loginUser(ctx, parseInput(loginSchema, request.body));
+    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id);
+    return ok(user, '登录成功！');
+  });
+  api.get('/user/logout', async (request, reply) => {
+    clearSessionCookie(request, reply);
+    return ok(null);
+  });
+  api.post('/user/register', { preHandler: critical }, async (request) => {
+    await registerUser(ctx, parseInput(registerSchema, request.body));
+    return ok(null, '注册成功！');
+  });
+
+  // Self service
+  const user = { preHandler: guards.user };
+  api.get('/user/self', user, async (request) => ok(await getSelf(ctx, authOf(request).id)));
+  api.put('/user/self', user, async (request) => {
+    await updateSelf(ctx, authOf(request).id, parseInput(updateSelfSchema, request.body));
+    return ok(null, '用户信息更新成功！');
+  });
+  api.delete('/user/self', user, async (request, reply) => {
+    await deleteSelf(ctx, authOf(request));
+    clearSessionCookie(request, reply);
+    return ok(null, '账户已删除！');
+  });
+  api.get('/user/self/groups', user, async (request) => ok(findSelfGroups(ctx, authOf(request).group)));
+  api.get('/user/models', user, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
+  api.get('/user/token', user, async (request) => ok(await generateAccessToken(ctx, authOf(request).id)));
+  api.get('/user/aff', user, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
+  api.post('/user/aff_transfer', user, async (request) => {
+    await transferAffQuota(ctx, authOf(request).id, parseInput(affTransferSchema, request.body).quota);
+    return ok(null, '划转成功');
+  });
+  api.put('/user/setting', user, async (request) => {
+    await updateUserSetting(ctx, authOf(request).id, parseInput(userSettingSchema, request.body));
+    return ok(null, '通知设置已更新');
+  });
+
+  // Administration
+  const admin = { preHandler: guards.admin };
+  api.get('/user/', admin, async (request) => ok(await listUsers(ctx, parseInput(userPageQuerySchema, request.query))));
+  api.get('/user/search', admin, async (request) => ok(await searchUsers(ctx, parseInput(userSearchQuerySchema, request.query))));
+  api.get('/user/:id', admin, async (request) => {
+    const { id } = parseInput(userIdParamsSchema, request.params);
+    return ok(await getUser(ctx, authOf(request), id));
+  });
+  api.post('/user/', admin, async (request) => {
+    const created = await createUser(ctx, authOf(request), parseInput(createUserSchema, request.body));
+    return ok(created, '用户账户创建成功！');
+  });
+  api.put('/user/', admin, async (request) => {
+    await updateUser(ctx, authOf(request), parseInput(updateUserSchema, request.body));
+    return ok(null, '用户信息更新成功！');
+  });
+  api.post('/user/manage', admin, async (request) => {
+    const { id, action } = parseInput(manageUserSchema, request.body);
+    return ok(await manageUser(ctx, authOf(request), id, action), '操作成功完成！');
+  });
+}

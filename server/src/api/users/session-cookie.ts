@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sessionCookieName, sessionMaxAgeSeconds, signSession } from '../auth/session.js';
+
+/** Sets the 30-day session cookie: HttpOnly, SameSite=Strict, Secure over https. */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, secret: string, userId: number): void {
+  reply.setCookie(sessionCookieName, signSession(secret, userId), {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/',
+    maxAge: sessionMaxAgeSeconds,
+    secure: request.protocol === 'https',
+  });
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(sessionCookieName, { httpOnly: true, sameSite: 'strict', path: '/', secure: request.protocol === 'https' });
+}
