@@ -40,7 +40,7 @@ async function logLineOf(requestId: string): Promise<LogLine> {
   }
 }
 
-async function send(method: string, path: string, init: { body?: string | Buffer; headers?: Record<string, string> } = {}) {
+async function send(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
   const response = await fetch(server.url + path, { method, headers: init.headers, body: init.body });
   const text = await response.text();
   let body: any = null;
