@@ -47,3 +47,14 @@ export async function createUserAndLogin(
   expect(created.status, created.text).toBe(200);
   return { ...(await login(client, username, password)), password };
 }
+
+/** Keeps every response body `client` receives, for scans such as "no password in any response". */
+export function recordResponseBodies(client: ApiClient, bodies: string[]): ApiClient {
+  const send = client.request.bind(client);
+  client.request = async (...args: Parameters<ApiClient['request']>) => {
+    const res = await send(...args);
+    bodies.push(res.text);
+    return res;
+  };
+  return client;
+}
