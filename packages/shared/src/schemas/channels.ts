@@ -194,7 +194,7 @@ export const updateChannelSchema = z
 /** PUT /api/channel/tag: edits every channel of a tag; an empty new_tag dissolves the tag. */
 export const editChannelTagSchema = z
   .object({
-    tag: z.string({ error: '标签必须是字符串' }).trim().min(1, { error: channelMessages.tagRequired }),
+    tag: z.string({ error: '标签必须是字符串' }).trim(),
     new_tag: z.string({ error: '新标签必须是字符串' }).max(191).nullish(),
     model_mapping: jsonObjectField.optional(),
     groups: nameList.nullish(),
@@ -204,6 +204,7 @@ export const editChannelTagSchema = z
   })
   .superRefine((value, ctx) => {
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] });
+    if (value.tag === '') fail(channelMessages.tagRequired);
     const given = [value.new_tag, value.model_mapping, value.groups, value.models, value.priority, value.weight]
       .filter((field) => field !== undefined && field !== null);
     if (given.length === 0) fail(channelMessages.noChanges);
@@ -216,20 +217,28 @@ export const editChannelTagSchema = z
     checkPriorityAndWeight(value, fail);
   });
 
-const channelIds = z.array(z.number({ error: 'ids 必须是数字数组' }).int().positive(), { error: 'ids 必须是数字数组' });
+const channelIds = z.array(z.number({ error: 'ids 必须是数字数组' }).int().positive(), { error: 'ids 必须是数字数组' })
+  .max(10_000, { error: '一次最多选择 10000 个渠道' });
 
-export const deleteChannelsSchema = z.object({
-  ids: channelIds.min(1, { error: channelMessages.deleteSelectionRequired }).max(10_000),
-});
+/** Adds a spec message with no field path, so the API answers with the message verbatim. */
+const requireThat = (isValid: boolean, message: string, ctx: z.RefinementCtx) => {
+  if (!isValid) ctx.addIssue({ code: 'custom', message, path: [] });
+};
+
+export const deleteChannelsSchema = z.object({ ids: channelIds }).superRefine((value, ctx) =>
+  requireThat(value.ids.length > 0, channelMessages.deleteSelectionRequired, ctx));
 
 /** POST /api/channel/batch/tag: an empty or null tag clears the tag of the chosen channels. */
 export const setChannelsTagSchema = z.object({
-  ids: channelIds.min(1, { error: channelMessages.tagChannelsRequired }).max(10_000),
+  ids: channelIds,
   tag: z.string({ error: '标签必须是字符串' }).max(191, { error: '标签不能超过 191 个字符' }).nullish(),
-});
+}).superRefine((value, ctx) => requireThat(value.ids.length > 0, channelMessages.tagChannelsRequired, ctx));
 
-export const channelTagSchema = z.object({
-  tag: z.string({ error: '标签必须是字符串' }).trim().min(1, { error: channelMessages.tagRequired }),
+const tagName = z.string({ error: '标签必须是字符串' }).trim().max(191, { error: '标签不能超过 191 个字符' }).optional();
+
+export const channelTagSchema = z.object({ tag: tagName }).transform((value, ctx) => {
+  requireThat(Boolean(value.tag), channelMessages.tagRequired, ctx);
+  return { tag: value.tag ?? '' };
 });
 
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;

@@ -1,0 +1,22 @@
+import { channelMessages, type UpdateChannelInput } from '@modelgate/shared';
+import { notFound } from '../../lib/errors.js';
+import type { AppContext } from '../context.js';
+import { rebuildAbilities } from './abilities.js';
+import { applyTypeDefaults, channelListColumns, channelValuesOf } from './channel-values.js';
+
+/** PUT /api/channel/: changes the given fields (a status-, priority- or weight-only update included). */
+export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) {
+  const { id, ...fields } = input;
+  const db = ctx.storage.db;
+  const updated = await db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('channels').select(['id', 'type', 'other']).where('id', '=', id).executeTakeFirst();
+    if (!current) throw notFound(channelMessages.notFound);
+    const type = fields.type ?? current.type;
+    const values = applyTypeDefaults(channelValuesOf(fields), type, fields.other === undefined ? current.other : '');
+    if (Object.keys(values).length > 0) await trx.updateTable('channels').set(values).where('id', '=', id).execute();
+    await rebuildAbilities(trx, [id]);
+    return trx.selectFrom('channels').select([...channelListColumns]).where('id', '=', id).executeTakeFirstOrThrow();
+  });
+  await ctx.bus.publish('channels');
+  return updated;
+}
