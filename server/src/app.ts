@@ -7,6 +7,7 @@ import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
+import { registerRelay } from './relay/plugin.js';
 
 const managementBodyLimit = 2 * 1024 * 1024;
 
@@ -51,6 +52,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     { prefix: '/api' },
   );
+
+  await registerRelay(app, ctx);
 
   await registerConsole(app, ctx.config.webDistDir);
   return app;

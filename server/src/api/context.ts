@@ -3,6 +3,7 @@ import type { Cache } from '../cache/index.js';
 import type { Config } from '../config.js';
 import type { Storage } from '../db/index.js';
 import type { OptionStore } from '../options/store.js';
+import type { RelayState } from '../relay/state.js';
 
 /** What every route module and use case may reach: built once in main.ts (or a test). */
 export interface AppContext {
@@ -16,4 +17,6 @@ export interface AppContext {
   startTime: number;
   /** Tasks to run on graceful shutdown (flush write-behind counters, close pools), in order. */
   onClose: Array<() => Promise<void>>;
+  /** In-memory relay state (token/user cache, channel index, write-behind); set by the relay plugin. */
+  relay?: RelayState;
 }

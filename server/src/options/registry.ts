@@ -1,3 +1,5 @@
+import { defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
+
 /**
  * Every option key named in the product spec, with its type, default and validation.
  * Values are strings in the `options` table; booleans are 'true'/'false'.
@@ -127,10 +129,10 @@ export const optionRegistry = {
   // Pricing (defaults are filled in by the billing module's registry extension)
   GroupRatio: json(defaultGroupRatio, numberMapCheck),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, stringMapCheck),
-  ModelPrice: json({}, numberMapCheck),
-  ModelRatio: json({}, numberMapCheck),
-  CacheRatio: json({}, numberMapCheck),
-  CompletionRatio: json({}, numberMapCheck),
+  ModelPrice: json(defaultModelPrice, numberMapCheck),
+  ModelRatio: json(defaultModelRatio, numberMapCheck),
+  CacheRatio: json(defaultCacheRatio, numberMapCheck),
+  CompletionRatio: json(defaultCompletionRatio, numberMapCheck),
   Chats: json([], arrayCheck),
   // Channel health
   AutomaticDisableChannelEnabled: bool(false),

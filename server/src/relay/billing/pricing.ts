@@ -1,0 +1,39 @@
+import type { OptionStore } from '../../options/store.js';
+
+/** How one model is billed, read from the pricing options (ModelPrice wins over ratios). */
+export interface ModelPricing {
+  /** false when the model has neither a price nor a ratio. */
+  isKnown: boolean;
+  /** 0 pay per token, 1 pay per call. */
+  quotaType: 0 | 1;
+  modelRatio: number;
+  completionRatio: number;
+  cacheRatio: number;
+  /** US$ per call; -1 when billed by tokens. */
+  modelPrice: number;
+}
+
+type NumberMap = Record<string, number>;
+
+const numberOr = (map: NumberMap, key: string, fallback: number): number => {
+  const value = map[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+};
+
+export function findModelPricing(options: OptionStore, model: string): ModelPricing {
+  const prices = options.json<NumberMap>('ModelPrice');
+  const ratios = options.json<NumberMap>('ModelRatio');
+  const completion = numberOr(options.json<NumberMap>('CompletionRatio'), model, 1);
+  const cache = numberOr(options.json<NumberMap>('CacheRatio'), model, 1);
+  if (Object.hasOwn(prices, model)) {
+    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, modelPrice: numberOr(prices, model, 0) };
+  }
+  if (Object.hasOwn(ratios, model)) {
+    return { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, modelPrice: -1 };
+  }
+  return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, modelPrice: -1 };
+}
+
+export function findGroupRatio(options: OptionStore, group: string): number {
+  return numberOr(options.json<NumberMap>('GroupRatio'), group, 1);
+}

@@ -1,0 +1,39 @@
+import type { ModelPricing } from './pricing.js';
+
+/** Token counts of one request, as the upstream reported them (or as we counted them). */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Part of promptTokens served from the provider's prompt cache. */
+  cachedTokens: number;
+}
+
+export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
+
+/**
+ * The quota formula (docs/billing.md):
+ *   per token: round(groupRatio × modelRatio × (prompt − cached + cached × cacheRatio + completion × completionRatio)),
+ *              at least 1 when the ratios are non-zero and tokens were used; 0 with no tokens;
+ *   per call:  round(modelPrice × QuotaPerUnit × groupRatio × calls).
+ */
+export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: Usage, quotaPerUnit: number, calls = 1): number {
+  if (pricing.quotaType === 1) return Math.round(pricing.modelPrice * quotaPerUnit * groupRatio * calls);
+  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  const weighted = usage.promptTokens - cached + cached * pricing.cacheRatio + usage.completionTokens * pricing.completionRatio;
+  if (weighted <= 0) return 0;
+  const ratio = groupRatio * pricing.modelRatio;
+  if (ratio === 0) return 0;
+  return Math.max(1, Math.round(ratio * weighted));
+}
+
+/**
+ * The hold taken before dispatch: prompt estimate + max_tokens (× completion ratio) when the client
+ * set max_tokens, else PreConsumedQuota tokens; per-call models hold their exact price.
+ */
+export function estimateHold(pricing: ModelPricing, groupRatio: number, promptEstimate: number, maxTokens: number, preConsumedTokens: number, quotaPerUnit: number, calls = 1): number {
+  if (pricing.quotaType === 1) return computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, quotaPerUnit, calls);
+  const usage = maxTokens > 0
+    ? { promptTokens: promptEstimate, completionTokens: maxTokens, cachedTokens: 0 }
+    : { promptTokens: Math.max(promptEstimate, preConsumedTokens), completionTokens: 0, cachedTokens: 0 };
+  return computeQuota(pricing, groupRatio, usage, quotaPerUnit);
+}

@@ -1,0 +1,66 @@
+import { countChatPromptTokens, countInputTokens, countTextTokens, textOf } from '../billing/token-count.js';
+import type { RelayJob } from '../pipeline/relay-call.js';
+import { channelJsonBody, charsOf, positiveInt, requireModel, type JsonBody } from './json-body.js';
+
+function streamRules(body: JsonBody, isStream: boolean) {
+  return (out: JsonBody, supportsStreamUsage: boolean) => {
+    if (!isStream) return;
+    if (supportsStreamUsage) {
+      const options = body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {};
+      out.stream_options = { ...options, include_usage: true };
+    } else {
+      delete out.stream_options;
+    }
+  };
+}
+
+const wantsUsage = (body: JsonBody) => (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+
+/** POST /v1/chat/completions (and the playground). */
+export function chatJob(body: JsonBody): RelayJob {
+  const model = requireModel(body);
+  const isStream = body.stream === true;
+  const applyStream = streamRules(body, isStream);
+  return {
+    endpoint: 'chat',
+    model,
+    isStream,
+    clientWantsUsage: wantsUsage(body),
+    promptChars: charsOf(body.messages),
+    maxTokens: positiveInt(body.max_tokens) || positiveInt(body.max_completion_tokens),
+    calls: 1,
+    buildBody: channelJsonBody(body, (out, channel) => {
+      applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);
+      channel.adapter?.chat.prepareBody(out);
+    }),
+    countPromptTokens: () => countChatPromptTokens(body.messages),
+    readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
+    countCompletionTokens: (response) => {
+      const choices = response.choices as Array<{ message?: { content?: unknown } }> | undefined;
+      return (choices ?? []).reduce((sum, choice) => sum + countTextTokens(textOf(choice.message?.content)), 0);
+    },
+  };
+}
+
+/** POST /v1/completions. */
+export function completionsJob(body: JsonBody): RelayJob {
+  const model = requireModel(body);
+  const isStream = body.stream === true;
+  const applyStream = streamRules(body, isStream);
+  return {
+    endpoint: 'completions',
+    model,
+    isStream,
+    clientWantsUsage: wantsUsage(body),
+    promptChars: charsOf(body.prompt),
+    maxTokens: positiveInt(body.max_tokens),
+    calls: 1,
+    buildBody: channelJsonBody(body, (out, channel) => applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false)),
+    countPromptTokens: () => countInputTokens(body.prompt),
+    readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
+    countCompletionTokens: (response) => {
+      const choices = response.choices as Array<{ text?: unknown }> | undefined;
+      return (choices ?? []).reduce((sum, choice) => sum + countTextTokens(typeof choice.text === 'string' ? choice.text : ''), 0);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import type { BlockList } from 'node:net';
+import type { Storage } from '../../db/index.js';
+import type { TokenRow, UserRow } from '../../db/schema.js';
+import { parseAllowIps } from './ip-allow.js';
+
+/**
+ * Tokens and users held in memory for the relay. A row's quota fields are the database values
+ * as last read (`base`); quota this instance spent but has not written yet is `pending`, and
+ * quota reserved by requests in flight is `held`. Spendable = base − pending − held.
+ */
+export interface CachedUser {
+  id: number;
+  username: string;
+  role: number;
+  status: number;
+  group: string;
+  isDeleted: boolean;
+  acceptsUnsetModels: boolean;
+  quota: number;
+  usedQuota: number;
+  pendingQuota: number;
+  pendingCount: number;
+  held: number;
+}
+
+export interface CachedToken {
+  id: number;
+  userId: number;
+  key: string;
+  name: string;
+  status: number;
+  expiredTime: number;
+  isUnlimited: boolean;
+  modelLimits: Set<string> | null;
+  allowIps: BlockList | null;
+  group: string;
+  isDeleted: boolean;
+  remainQuota: number;
+  usedQuota: number;
+  pendingQuota: number;
+  held: number;
+}
+
+const missingKeyTtlMs = 5_000;
+const reloadChunk = 500;
+
+function settingAcceptsUnset(setting: string): boolean {
+  if (!setting) return false;
+  try {
+    const parsed = JSON.parse(setting) as Record<string, unknown>;
+    return parsed.accept_unset_model_ratio_model === true || parsed.accept_unset_model_ratio_model === 'true';
+  } catch {
+    return false;
+  }
+}
+
+type UserFields = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'used_quota' | 'setting' | 'deleted_at'>;
+const userColumns = ['id', 'username', 'role', 'status', 'group', 'quota', 'used_quota', 'setting', 'deleted_at'] as const;
+
+export class AccessCache {
+  private readonly tokensByKey = new Map<string, CachedToken>();
+  private readonly tokensById = new Map<number, CachedToken>();
+  private readonly users = new Map<number, CachedUser>();
+  private readonly missingKeys = new Map<string, number>();
+  private readonly loadingKeys = new Map<string, Promise<CachedToken | null>>();
+  private readonly loadingUsers = new Map<number, Promise<CachedUser | null>>();
+
+  constructor(private readonly storage: Storage) {}
+
+  /** The token for a key, from memory; the first use of a key reads it once from the database. */
+  findToken(key: string): CachedToken | null | Promise<CachedToken | null> {
+    const cached = this.tokensByKey.get(key);
+    if (cached) return cached;
+    const missingUntil = this.missingKeys.get(key);
+    if (missingUntil !== undefined && missingUntil > Date.now()) return null;
+    let loading = this.loadingKeys.get(key);
+    if (!loading) {
+      loading = this.loadTokenByKey(key).finally(() => this.loadingKeys.delete(key));
+      this.loadingKeys.set(key, loading);
+    }
+    return loading;
+  }
+
+  findUser(id: number): CachedUser | null | Promise<CachedUser | null> {
+    const cached = this.users.get(id);
+    if (cached) return cached;
+    let loading = this.loadingUsers.get(id);
+    if (!loading) {
+      loading = this.loadUsers([id]).then(() => this.users.get(id) ?? null).finally(() => this.loadingUsers.delete(id));
+      this.loadingUsers.set(id, loading);
+    }
+    return loading;
+  }
+
+  cachedUsers(): IterableIterator<CachedUser> {
+    return this.users.values();
+  }
+
+  private async loadTokenByKey(key: string): Promise<CachedToken | null> {
+    if (key.length > 64) return null;
+    const row = await this.storage.db.selectFrom('tokens').selectAll().where('key', '=', key).executeTakeFirst();
+    if (!row || row.deleted_at !== null) {
+      this.missingKeys.set(key, Date.now() + missingKeyTtlMs);
+      return null;
+    }
+    return this.applyToken(row);
+  }
+
+  private applyToken(row: TokenRow): CachedToken {
+    const existing = this.tokensById.get(row.id);
+    const fields = {
+      id: row.id,
+      userId: row.user_id,
+      key: row.key,
+      name: row.name,
+      status: row.status,
+      expiredTime: Number(row.expired_time),
+      isUnlimited: Number(row.unlimited_quota) === 1,
+      modelLimits: Number(row.model_limits_enabled) === 1
+        ? new Set(row.model_limits.split(',').map((model) => model.trim()).filter(Boolean))
+        : null,
+      allowIps: parseAllowIps(row.allow_ips ?? ''),
+      group: row.group ?? '',
+      isDeleted: row.deleted_at !== null,
+      remainQuota: Number(row.remain_quota),
+      usedQuota: Number(row.used_quota),
+    };
+    if (existing) {
+      if (existing.key !== row.key) this.tokensByKey.delete(existing.key);
+      Object.assign(existing, fields);
+      this.tokensByKey.set(row.key, existing);
+      return existing;
+    }
+    const token: CachedToken = { ...fields, pendingQuota: 0, held: 0 };
+    this.tokensByKey.set(token.key, token);
+    this.tokensById.set(token.id, token);
+    this.missingKeys.delete(token.key);
+    return token;
+  }
+
+  private applyUser(row: UserFields): void {
+    const fields = {
+      id: row.id,
+      username: row.username,
+      role: row.role,
+      status: row.status,
+      group: row.group || 'default',
+      isDeleted: row.deleted_at !== null,
+      acceptsUnsetModels: settingAcceptsUnset(row.setting),
+      quota: Number(row.quota),
+      usedQuota: Number(row.used_quota),
+    };
+    const existing = this.users.get(row.id);
+    if (existing) Object.assign(existing, fields);
+    else this.users.set(row.id, { ...fields, pendingQuota: 0, pendingCount: 0, held: 0 });
+  }
+
+  private async loadUsers(ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += reloadChunk) {
+      const chunk = ids.slice(i, i + reloadChunk);
+      const rows = await this.storage.db.selectFrom('users').select(userColumns).where('id', 'in', chunk).execute();
+      for (const row of rows) this.applyUser(row);
+      const found = new Set(rows.map((row) => row.id));
+      for (const id of chunk) {
+        const user = this.users.get(id);
+        if (!found.has(id) && user) user.isDeleted = true;
+      }
+    }
+  }
+
+  private async loadTokens(ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += reloadChunk) {
+      const chunk = ids.slice(i, i + reloadChunk);
+      const rows = await this.storage.db.selectFrom('tokens').selectAll().where('id', 'in', chunk).execute();
+      for (const row of rows) this.applyToken(row);
+      const found = new Set(rows.map((row) => row.id));
+      for (const id of chunk) {
+        const token = this.tokensById.get(id);
+        if (!found.has(id) && token) token.isDeleted = true;
+      }
+    }
+  }
+
+  /** Re-reads one token (payload of a 'tokens' bus event) or, with no id, every cached token. */
+  async reloadTokens(id?: number): Promise<void> {
+    this.missingKeys.clear();
+    const ids = id !== undefined && Number.isFinite(id) ? [id] : [...this.tokensById.keys()];
+    if (id !== undefined && Number.isFinite(id) && !this.tokensById.has(id)) return;
+    await this.loadTokens(ids);
+  }
+
+  async reloadUsers(id?: number): Promise<void> {
+    const ids = id !== undefined && Number.isFinite(id) ? [id].filter((value) => this.users.has(value)) : [...this.users.keys()];
+    await this.loadUsers(ids);
+  }
+
+  /** Marks a token expired (3) or exhausted (4) in memory; the caller writes the row. */
+  setTokenStatus(token: CachedToken, status: number): void {
+    token.status = status;
+  }
+}

@@ -1,0 +1,106 @@
+import type { FastifyRequest } from 'fastify';
+import { readSession, sessionCookieName } from '../../api/auth/session.js';
+import type { AppContext } from '../../api/context.js';
+import { RelayError, relayErrors } from '../errors.js';
+import type { RelayState } from '../state.js';
+import type { CachedToken, CachedUser } from './access-cache.js';
+import { isIpAllowed } from './ip-allow.js';
+
+export const TokenStatus = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
+const adminRole = 10;
+
+/** Who is calling the relay, resolved from memory. */
+export interface RelayCaller {
+  user: CachedUser;
+  /** null for the session-authenticated playground. */
+  token: CachedToken | null;
+  /** Group used for channel selection and the group ratio. */
+  group: string;
+  pinnedChannelId: number | null;
+}
+
+/** `Bearer sk-<key>` or `Bearer sk-<key>-<channelId>`; the stored key has no `sk-` prefix. */
+export function parseApiKey(header: string | undefined): { key: string; channelId: number | null } | null {
+  if (!header) return null;
+  let value = header.trim();
+  if (/^bearer\s+/i.test(value)) value = value.replace(/^bearer\s+/i, '');
+  if (value.startsWith('sk-')) value = value.slice(3);
+  if (!value) return null;
+  const parts = value.split('-');
+  const key = parts[0]!;
+  if (!key) return null;
+  const channelId = parts.length > 1 && /^\d+$/.test(parts[1]!) ? Number(parts[1]) : null;
+  return { key, channelId };
+}
+
+/** Groups a user may choose: the UserUsableGroups option plus the user's own group. */
+export function usableGroups(ctx: AppContext, user: CachedUser): Set<string> {
+  const groups = new Set(Object.keys(ctx.options.json<Record<string, string>>('UserUsableGroups')));
+  groups.add(user.group);
+  return groups;
+}
+
+function checkUser(user: CachedUser | null): CachedUser {
+  if (!user || user.isDeleted) throw relayErrors.invalidToken('令牌所属用户不存在');
+  if (user.status !== 1) throw relayErrors.forbidden('user_disabled', '用户已被封禁');
+  return user;
+}
+
+/** Token auth from memory (docs/relay.md lists every rejection and its status). */
+export async function authenticateToken(ctx: AppContext, relay: RelayState, request: FastifyRequest): Promise<RelayCaller> {
+  const parsed = parseApiKey(request.headers.authorization ?? (request.headers['x-api-key'] as string | undefined));
+  if (!parsed) throw relayErrors.invalidToken('未提供令牌');
+  const found = relay.access.findToken(parsed.key);
+  const token = found instanceof Promise ? await found : found;
+  if (!token || token.isDeleted) throw relayErrors.invalidToken('无效的令牌');
+  if (token.status === TokenStatus.expired) throw relayErrors.invalidToken('该令牌已过期');
+  if (token.status === TokenStatus.exhausted) throw relayErrors.invalidToken('该令牌额度已用尽');
+  if (token.status !== TokenStatus.enabled) throw relayErrors.invalidToken('该令牌状态不可用');
+  if (token.expiredTime !== -1 && token.expiredTime * 1000 < Date.now()) {
+    relay.access.setTokenStatus(token, TokenStatus.expired);
+    relay.usage.setTokenStatus(token.id, TokenStatus.expired);
+    throw relayErrors.invalidToken('该令牌已过期');
+  }
+  if (!token.isUnlimited && token.remainQuota - token.pendingQuota - token.held <= 0) {
+    if (token.held === 0) {
+      relay.access.setTokenStatus(token, TokenStatus.exhausted);
+      relay.usage.setTokenStatus(token.id, TokenStatus.exhausted);
+    }
+    throw relayErrors.invalidToken('该令牌额度已用尽');
+  }
+  if (!isIpAllowed(token.allowIps, request.ip)) throw relayErrors.forbidden('ip_not_allowed', `您的 IP ${request.ip} 不在令牌允许的 IP 列表中`);
+  const foundUser = relay.access.findUser(token.userId);
+  const user = checkUser(foundUser instanceof Promise ? await foundUser : foundUser);
+  let group = user.group;
+  if (token.group) {
+    if (!usableGroups(ctx, user).has(token.group)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${token.group} 分组`);
+    group = token.group;
+  }
+  if (parsed.channelId !== null && user.role < adminRole) throw relayErrors.forbidden('channel_pin_not_allowed', '普通用户不支持指定渠道');
+  return { user, token, group, pinnedChannelId: parsed.channelId };
+}
+
+/** The playground: the session cookie plus a matching New-Api-User header; group from the body. */
+export async function authenticateSession(ctx: AppContext, relay: RelayState, request: FastifyRequest, bodyGroup: unknown): Promise<RelayCaller> {
+  const userId = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
+  if (userId === null) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
+  const header = request.headers['new-api-user'];
+  if (header === undefined || String(header) !== String(userId)) throw new RelayError(401, 'unauthenticated', '无权进行此操作，New-Api-User 与登录用户不匹配');
+  const found = relay.access.findUser(userId);
+  const user = checkUser(found instanceof Promise ? await found : found);
+  let group = user.group;
+  if (typeof bodyGroup === 'string' && bodyGroup) {
+    if (!usableGroups(ctx, user).has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
+    group = bodyGroup;
+  }
+  return { user, token: null, group, pinnedChannelId: null };
+}
+
+export function checkModelAllowed(caller: RelayCaller, model: string): void {
+  const limits = caller.token?.modelLimits;
+  if (limits && !limits.has(model)) throw relayErrors.forbidden('model_not_allowed', `该令牌无权访问模型 ${model}`);
+}
+
+export function clientIp(request: FastifyRequest): string {
+  return request.ip;
+}

@@ -1,0 +1,40 @@
+import type { AppContext } from '../../api/context.js';
+import type { UpstreamError } from '../errors.js';
+import type { RelayState } from '../state.js';
+import type { RelayChannel } from './channel-index.js';
+
+const autoDisabled = 3;
+
+/** Whether a failure means the channel's key is unusable (401/403 or a configured keyword). */
+export function isKeyFailure(ctx: AppContext, error: UpstreamError): boolean {
+  if (error.upstreamStatus === 401 || error.upstreamStatus === 403) return true;
+  const message = error.message.toLowerCase();
+  const keywords = ctx.options.get('AutomaticDisableKeywords').split('\n').map((word) => word.trim().toLowerCase()).filter(Boolean);
+  return keywords.some((word) => message.includes(word));
+}
+
+/**
+ * Auto-disable (status 3 with other_info.status_reason/status_time) when AutomaticDisableChannelEnabled
+ * is on and the channel has auto_ban; then every instance rebuilds its channel index. Runs off the
+ * request's critical path: the in-memory status changes at once, the write follows.
+ */
+export function disableChannelIfBanned(ctx: AppContext, relay: RelayState, channel: RelayChannel, error: UpstreamError): void {
+  if (!ctx.options.bool('AutomaticDisableChannelEnabled') || !channel.isAutoBan || channel.status !== 1) return;
+  if (!isKeyFailure(ctx, error)) return;
+  channel.status = autoDisabled;
+  const reason = `status ${error.upstreamStatus}: ${error.message}`.slice(0, 500);
+  void disableChannel(ctx, channel.id, reason).catch(() => undefined);
+}
+
+export async function disableChannel(ctx: AppContext, channelId: number, reason: string): Promise<void> {
+  const otherInfo = JSON.stringify({ status_reason: reason, status_time: Math.floor(Date.now() / 1000) });
+  await ctx.storage.db.updateTable('channels').set({ status: autoDisabled, other_info: otherInfo }).where('id', '=', channelId).execute();
+  await ctx.storage.db.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', channelId).execute();
+  await ctx.bus.publish('channels');
+}
+
+export async function enableChannel(ctx: AppContext, channelId: number): Promise<void> {
+  await ctx.storage.db.updateTable('channels').set({ status: 1 }).where('id', '=', channelId).execute();
+  await ctx.storage.db.updateTable('abilities').set({ enabled: 1 }).where('channel_id', '=', channelId).execute();
+  await ctx.bus.publish('channels');
+}

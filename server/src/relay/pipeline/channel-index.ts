@@ -1,0 +1,187 @@
+import type { Storage } from '../../db/index.js';
+import type { ChannelRow } from '../../db/schema.js';
+import { adapterForType } from '../providers/registry.js';
+import type { ProviderAdapter } from '../providers/types.js';
+
+/** A channel as the relay uses it: parsed once per rebuild, never re-read per request. */
+export interface RelayChannel {
+  id: number;
+  type: number;
+  name: string;
+  keys: string[];
+  baseURL: string;
+  other: string;
+  organization: string;
+  adapter: ProviderAdapter | null;
+  modelMapping: Record<string, string> | null;
+  statusCodeMapping: Record<string, string> | null;
+  paramOverride: Record<string, unknown> | null;
+  isAutoBan: boolean;
+  /** 1 enabled; set to 3 in memory the moment this instance auto-disables it. */
+  status: number;
+  models: string[];
+  groups: string[];
+}
+
+interface Candidate {
+  channel: RelayChannel;
+  weight: number;
+}
+
+/** group → model → candidates grouped by priority, highest first. */
+type Index = Map<string, Map<string, Candidate[][]>>;
+
+function parseObject<T>(text: string): T | null {
+  if (!text || !text.trim() || text.trim() === '{}') return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+const splitList = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
+
+export function toRelayChannel(row: ChannelRow): RelayChannel {
+  return {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    keys: row.key.split('\n').map((key) => key.trim()).filter(Boolean),
+    baseURL: row.base_url || adapterForType(row.type)?.meta.defaultBaseURL || '',
+    other: row.other ?? '',
+    organization: row.openai_organization ?? '',
+    adapter: adapterForType(row.type),
+    modelMapping: parseObject<Record<string, string>>(row.model_mapping),
+    statusCodeMapping: parseObject<Record<string, string>>(row.status_code_mapping),
+    paramOverride: parseObject<Record<string, unknown>>(row.param_override),
+    isAutoBan: Number(row.auto_ban) === 1,
+    status: row.status,
+    models: splitList(row.models),
+    groups: splitList(row.group),
+  };
+}
+
+export class ChannelIndex {
+  private index: Index = new Map();
+  private byId = new Map<number, RelayChannel>();
+  private rebuilding: Promise<void> | null = null;
+  private isDirty = false;
+
+  constructor(private readonly storage: Storage) {}
+
+  /** Rebuilds from the channels and abilities tables; concurrent calls coalesce into one more run. */
+  rebuild(): Promise<void> {
+    if (this.rebuilding) {
+      this.isDirty = true;
+      return this.rebuilding;
+    }
+    this.rebuilding = (async () => {
+      do {
+        this.isDirty = false;
+        await this.load();
+      } while (this.isDirty);
+    })().finally(() => {
+      this.rebuilding = null;
+    });
+    return this.rebuilding;
+  }
+
+  private async load(): Promise<void> {
+    const [rows, abilities] = await Promise.all([
+      this.storage.db.selectFrom('channels').selectAll().where('status', '=', 1).execute(),
+      this.storage.db.selectFrom('abilities').selectAll().where('enabled', '=', 1).execute(),
+    ]);
+    const byId = new Map<number, RelayChannel>();
+    for (const row of rows) byId.set(row.id, toRelayChannel(row));
+    const buckets = new Map<string, Map<string, Map<number, Candidate[]>>>();
+    for (const ability of abilities) {
+      const channel = byId.get(ability.channel_id);
+      if (!channel) continue;
+      let models = buckets.get(ability.group);
+      if (!models) buckets.set(ability.group, (models = new Map()));
+      let priorities = models.get(ability.model);
+      if (!priorities) models.set(ability.model, (priorities = new Map()));
+      const priority = Number(ability.priority ?? 0);
+      const list = priorities.get(priority) ?? [];
+      list.push({ channel, weight: Math.max(0, Number(ability.weight ?? 0)) });
+      priorities.set(priority, list);
+    }
+    const index: Index = new Map();
+    for (const [group, models] of buckets) {
+      const byModel = new Map<string, Candidate[][]>();
+      for (const [model, priorities] of models) {
+        byModel.set(model, [...priorities.entries()].sort((a, b) => b[0] - a[0]).map(([, list]) => list));
+      }
+      index.set(group, byModel);
+    }
+    this.index = index;
+    this.byId = byId;
+  }
+
+  /** Enabled channel by id (a pinned channel), or null. */
+  findById(id: number): RelayChannel | null {
+    const channel = this.byId.get(id);
+    return channel && channel.status === 1 ? channel : null;
+  }
+
+  hasModel(group: string, model: string): boolean {
+    return (this.index.get(group)?.get(model)?.length ?? 0) > 0;
+  }
+
+  /** Model names served in a group. */
+  modelsOf(group: string): string[] {
+    return [...(this.index.get(group)?.keys() ?? [])];
+  }
+
+  /** Groups that have at least one channel for the model. */
+  groupsOf(model: string): string[] {
+    const groups: string[] = [];
+    for (const [group, models] of this.index) if (models.has(model)) groups.push(group);
+    return groups;
+  }
+
+  allModels(): string[] {
+    const models = new Set<string>();
+    for (const byModel of this.index.values()) for (const model of byModel.keys()) models.add(model);
+    return [...models].sort();
+  }
+
+  /**
+   * Highest priority first; within a priority, weighted random (weights are the ability weights;
+   * when they are all 0 the choice is uniform). Channels in `excluded` (already failed in this
+   * request) and channels disabled since the last rebuild are skipped.
+   */
+  select(group: string, model: string, excluded: ReadonlySet<number>): RelayChannel | null {
+    const priorities = this.index.get(group)?.get(model);
+    if (!priorities) return null;
+    for (const candidates of priorities) {
+      let total = 0;
+      let count = 0;
+      for (const candidate of candidates) {
+        if (candidate.channel.status !== 1 || excluded.has(candidate.channel.id)) continue;
+        total += candidate.weight;
+        count += 1;
+      }
+      if (count === 0) continue;
+      if (total === 0) {
+        let pick = Math.floor(Math.random() * count);
+        for (const candidate of candidates) {
+          if (candidate.channel.status !== 1 || excluded.has(candidate.channel.id)) continue;
+          if (pick-- === 0) return candidate.channel;
+        }
+      }
+      let point = Math.random() * total;
+      let last: RelayChannel | null = null;
+      for (const candidate of candidates) {
+        if (candidate.channel.status !== 1 || excluded.has(candidate.channel.id) || candidate.weight === 0) continue;
+        last = candidate.channel;
+        point -= candidate.weight;
+        if (point < 0) return candidate.channel;
+      }
+      if (last) return last;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,136 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../api/context.js';
+import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
+import { estimateHold, type Usage } from '../billing/quota.js';
+import { roughTokenEstimate } from '../billing/token-count.js';
+import { RelayError } from '../errors.js';
+import type { ProviderAdapter, RelayEndpoint } from '../providers/types.js';
+import type { RelayState } from '../state.js';
+import { checkModelAllowed, type RelayCaller } from './authenticate.js';
+import type { RelayChannel } from './channel-index.js';
+import { dispatchWithFailover, type UpstreamBody } from './dispatch.js';
+import { checkModelRateLimit } from './rate-limit.js';
+import { releaseHold, settle, type Hold } from './settle.js';
+import { pipeStream } from './stream.js';
+
+/** One relay request, described by its endpoint module. */
+export interface RelayJob {
+  endpoint: RelayEndpoint;
+  model: string;
+  isStream: boolean;
+  clientWantsUsage: boolean;
+  /** Characters of prompt text, for the cheap pre-consume estimate. */
+  promptChars: number;
+  maxTokens: number;
+  /** Calls billed for per-call models (images: n). */
+  calls: number;
+  buildBody(channel: RelayChannel, upstreamModel: string): UpstreamBody;
+  /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
+  countPromptTokens(): number;
+  /** Usage of a successful non-stream response (JSON already parsed, or null for binary). */
+  readUsage(adapter: ProviderAdapter, response: Record<string, unknown> | null): Usage | null;
+  /** Completion tokens of a non-stream response without usage. */
+  countCompletionTokens?(response: Record<string, unknown>): number;
+}
+
+const insufficientUserQuota = () => new RelayError(403, 'insufficient_user_quota', '用户额度不足');
+
+function reserve(caller: RelayCaller, amount: number): Hold {
+  const { user, token } = caller;
+  const userLeft = user.quota - user.pendingQuota - user.held;
+  if (userLeft <= 0 || userLeft < amount) throw insufficientUserQuota();
+  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held < amount) {
+    throw new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
+  }
+  user.held += amount;
+  if (token) token.held += amount;
+  return { caller, amount, isReleased: false };
+}
+
+/** Checks, holds, dispatches with failover, relays the answer and settles the bill. */
+export async function runRelay(ctx: AppContext, relay: RelayState, request: FastifyRequest, reply: FastifyReply, caller: RelayCaller, job: RelayJob): Promise<void> {
+  const startedAt = Date.now();
+  checkModelAllowed(caller, job.model);
+  const pricing = findModelPricing(ctx.options, job.model);
+  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
+    throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
+  }
+  await checkModelRateLimit(ctx, caller.user.id);
+  const groupRatio = findGroupRatio(ctx.options, caller.group);
+  const quotaPerUnit = ctx.options.number('QuotaPerUnit');
+  const holdAmount = estimateHold(pricing, groupRatio, roughTokenEstimate(job.promptChars), job.maxTokens, ctx.options.number('PreConsumedQuota'), quotaPerUnit, job.calls);
+  const hold = reserve(caller, holdAmount);
+
+  const controller = new AbortController();
+  const abortOnClose = () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  };
+  reply.raw.once('close', abortOnClose);
+  let success;
+  try {
+    success = await dispatchWithFailover(ctx, relay, {
+      endpoint: job.endpoint,
+      model: job.model,
+      group: caller.group,
+      pinnedChannelId: caller.pinnedChannelId,
+      buildBody: job.buildBody,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    reply.raw.off('close', abortOnClose);
+    releaseHold(hold);
+    throw error;
+  }
+  const { channel, upstreamModel, response, tried } = success;
+  const adapter = channel.adapter!;
+  const base = { hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel, channelId: channel.id, tried, startedAt, ip: request.ip, requestPath: request.url.split('?')[0]! };
+
+  if (job.isStream) {
+    reply.raw.off('close', abortOnClose);
+    reply.hijack();
+    const headers = { ...reply.getHeaders(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+    reply.raw.writeHead(200, headers as Record<string, string>);
+    const pingEnabled = ctx.options.bool('general_setting.ping_interval_enabled');
+    const outcome = await pipeStream({
+      upstream: response,
+      out: reply.raw,
+      transform: adapter.chatStream.createTransform(),
+      clientWantsUsage: job.clientWantsUsage,
+      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
+      pingIntervalMs: pingEnabled ? ctx.options.number('general_setting.ping_interval_seconds') * 1000 : 0,
+      abort: () => controller.abort(),
+      startedAt,
+      model: job.model,
+      countPromptTokens: job.countPromptTokens,
+    });
+    settle(ctx, relay, { ...base, usage: outcome.usage, isStream: true, frtMs: outcome.frtMs });
+    return;
+  }
+
+  let bytes: Buffer;
+  try {
+    bytes = Buffer.from(await response.body.arrayBuffer());
+  } catch (error) {
+    reply.raw.off('close', abortOnClose);
+    releaseHold(hold);
+    if (controller.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
+    throw new RelayError(502, 'upstream_error', `读取上游响应失败：${(error as Error).message}`, true);
+  }
+  reply.raw.off('close', abortOnClose);
+  const contentType = String(response.headers['content-type'] ?? 'application/json');
+  let parsed: Record<string, unknown> | null = null;
+  if (contentType.includes('json')) {
+    try {
+      parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      parsed = null;
+    }
+  }
+  let usage = job.readUsage(adapter, parsed);
+  if (!usage) {
+    const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
+    usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
+  }
+  settle(ctx, relay, { ...base, usage, isStream: false, frtMs: Date.now() - startedAt });
+  reply.code(response.statusCode).header('content-type', contentType).send(bytes);
+}

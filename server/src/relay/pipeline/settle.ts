@@ -1,0 +1,92 @@
+import type { AppContext } from '../../api/context.js';
+import type { NewLog } from '../../db/schema.js';
+import type { ModelPricing } from '../billing/pricing.js';
+import { computeQuota, type Usage } from '../billing/quota.js';
+import type { RelayState } from '../state.js';
+import type { RelayCaller } from './authenticate.js';
+import { countModelSuccess } from './rate-limit.js';
+
+/** Quota reserved before dispatch and given back at settle or on failure. */
+export interface Hold {
+  caller: RelayCaller;
+  amount: number;
+  isReleased: boolean;
+}
+
+export function releaseHold(hold: Hold): void {
+  if (hold.isReleased) return;
+  hold.isReleased = true;
+  hold.caller.user.held -= hold.amount;
+  if (hold.caller.token) hold.caller.token.held -= hold.amount;
+}
+
+export interface SettleInput {
+  hold: Hold;
+  pricing: ModelPricing;
+  groupRatio: number;
+  usage: Usage;
+  calls: number;
+  model: string;
+  upstreamModel: string;
+  channelId: number;
+  tried: number[];
+  isStream: boolean;
+  startedAt: number;
+  frtMs: number;
+  ip: string;
+  requestPath: string;
+}
+
+/** Turns usage into quota, records it for the write-behind flush and queues the consume log. */
+export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): number {
+  const { caller } = input.hold;
+  releaseHold(input.hold);
+  const quota = computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls);
+  const log = ctx.options.bool('LogConsumeEnabled') ? buildConsumeLog(input, quota) : null;
+  relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
+  countModelSuccess(ctx, caller.user.id);
+  return quota;
+}
+
+function buildConsumeLog(input: SettleInput, quota: number): NewLog {
+  const { caller } = input.hold;
+  const { pricing } = input;
+  const now = Date.now();
+  const content = pricing.quotaType === 1
+    ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
+    : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
+  const other = {
+    model_ratio: pricing.modelRatio,
+    model_price: pricing.modelPrice,
+    completion_ratio: pricing.completionRatio,
+    group_ratio: input.groupRatio,
+    user_group_ratio: -1,
+    cache_tokens: input.usage.cachedTokens,
+    cache_ratio: pricing.cacheRatio,
+    frt: input.frtMs,
+    is_model_mapped: input.upstreamModel !== input.model,
+    upstream_model_name: input.upstreamModel,
+    admin_info: { use_channel: input.tried.map(String) },
+    group: caller.group,
+    request_path: input.requestPath,
+  };
+  return {
+    user_id: caller.user.id,
+    created_at: Math.floor(now / 1000),
+    type: 2,
+    content,
+    username: caller.user.username,
+    token_name: caller.token?.name ?? '',
+    model_name: input.model,
+    quota,
+    prompt_tokens: input.usage.promptTokens,
+    completion_tokens: input.usage.completionTokens,
+    use_time: Math.floor((now - input.startedAt) / 1000),
+    is_stream: input.isStream ? 1 : 0,
+    channel_id: input.channelId,
+    token_id: caller.token?.id ?? 0,
+    group: caller.group,
+    ip: '',
+    other: JSON.stringify(other),
+  };
+}

@@ -1,0 +1,39 @@
+import { request } from 'undici';
+import type { UpstreamTarget } from '../types.js';
+
+async function getJson(url: string, target: UpstreamTarget): Promise<Record<string, unknown>> {
+  const response = await request(url, {
+    method: 'GET',
+    headers: { authorization: `Bearer ${target.key}`, accept: 'application/json' },
+    dispatcher: target.dispatcher,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`上游返回状态码 ${response.statusCode}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+const dateOf = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+/**
+ * OpenAI-style balance (providers.md §6): hard_limit_usd − total_usage/100 from
+ * /v1/dashboard/billing/subscription and /usage (the last 100 days).
+ */
+export async function fetchDashboardBalance(target: UpstreamTarget): Promise<number> {
+  const base = trimSlash(target.baseURL).replace(/\/v1$/, '');
+  const subscription = await getJson(`${base}/v1/dashboard/billing/subscription`, target);
+  const now = Date.now();
+  const start = dateOf(now - 100 * 24 * 3600 * 1000);
+  const end = dateOf(now + 24 * 3600 * 1000);
+  const usage = await getJson(`${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${end}`, target);
+  const hardLimit = Number(subscription.hard_limit_usd ?? 0);
+  const totalUsage = Number(usage.total_usage ?? 0);
+  return Math.round((hardLimit - totalUsage / 100) * 1e6) / 1e6;
+}
+
+/** A balance read from one JSON endpoint with a field picker (SiliconFlow, DeepSeek, OpenRouter, Moonshot). */
+export function jsonBalance(url: string, pick: (json: Record<string, unknown>) => number) {
+  return async (target: UpstreamTarget): Promise<number> => pick(await getJson(url, target));
+}

@@ -1,0 +1,74 @@
+import type { ExtraField, ProviderAdapter, ProviderMeta, RelayEndpoint, UpstreamTarget } from '../types.js';
+import { createOpenAiApi } from './api.js';
+import { fetchDashboardBalance } from './balance.js';
+import { prepareOpenAiChatBody, readOpenAiUsage } from './chat.js';
+import { createOpenAiChunkTransform } from './chat-stream.js';
+import { readEmbeddingUsage } from './embeddings.js';
+import { parseOpenAiError } from './errors.js';
+
+const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'speech', 'transcriptions', 'translations', 'rerank'];
+
+/** One OpenAI-wire provider, described as data; every field but the first four is optional. */
+export interface OpenAiCompatibleConfig {
+  slug: string;
+  type: number;
+  displayName: string;
+  defaultBaseURL: string;
+  keyHint?: string;
+  defaultModels?: string[];
+  extraFields?: ExtraField[];
+  versionPath?: string;
+  isFullUrl?: boolean;
+  extraHeaders?: Record<string, string>;
+  endpoints?: RelayEndpoint[];
+  /** Whether stream_options.include_usage may be sent (providers.md §1). */
+  supportsStreamUsage?: boolean;
+  isUsageInChoice?: boolean;
+  isCompletionFromTotal?: boolean;
+  /** Apply OpenAI's o-series/gpt-5 body rules. */
+  hasReasoningRules?: boolean;
+  fetchBalance?: (target: UpstreamTarget) => Promise<number>;
+}
+
+/** Builds an adapter for any OpenAI-compatible provider from its config file. */
+export function createOpenAiCompatible(config: OpenAiCompatibleConfig): ProviderAdapter {
+  const meta: ProviderMeta = {
+    type: config.type,
+    displayName: config.displayName,
+    keyHint: config.keyHint ?? '请输入 API Key（Bearer）',
+    defaultBaseURL: config.defaultBaseURL,
+    extraFields: config.extraFields ?? [],
+    defaultModels: config.defaultModels ?? [],
+  };
+  const usageOptions = { isCompletionFromTotal: config.isCompletionFromTotal };
+  return {
+    slug: config.slug,
+    meta,
+    endpoints: new Set(config.endpoints ?? allEndpoints),
+    api: createOpenAiApi({ versionPath: config.versionPath ?? '/v1', isFullUrl: config.isFullUrl, extraHeaders: config.extraHeaders }),
+    chat: {
+      prepareBody: config.hasReasoningRules ? prepareOpenAiChatBody : () => undefined,
+      readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
+    },
+    chatStream: {
+      supportsStreamUsage: config.supportsStreamUsage ?? false,
+      createTransform: () => createOpenAiChunkTransform({ ...usageOptions, isUsageInChoice: config.isUsageInChoice }),
+    },
+    embeddings: { readUsage: readEmbeddingUsage },
+    errors: { parse: parseOpenAiError },
+    fetchBalance: config.fetchBalance,
+  };
+}
+
+export const openAiAdapter = createOpenAiCompatible({
+  slug: 'openai',
+  type: 1,
+  displayName: 'OpenAI',
+  defaultBaseURL: 'https://api.openai.com',
+  keyHint: 'sk-...',
+  extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
+  defaultModels: ['gpt-5', 'gpt-5-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'dall-e-3', 'whisper-1', 'tts-1'],
+  supportsStreamUsage: true,
+  hasReasoningRules: true,
+  fetchBalance: fetchDashboardBalance,
+});

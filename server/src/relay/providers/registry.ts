@@ -1,0 +1,75 @@
+import { ai360Adapter } from './ai360/index.js';
+import { aliAdapter } from './ali/index.js';
+import { customAdapter } from './custom/index.js';
+import { deepSeekAdapter } from './deepseek/index.js';
+import { jinaAdapter } from './jina/index.js';
+import { m3eAdapter } from './m3e/index.js';
+import { mistralAdapter } from './mistral/index.js';
+import { moonshotAdapter } from './moonshot/index.js';
+import { ollamaAdapter } from './ollama/index.js';
+import { openAiAdapter } from './openai/index.js';
+import { openRouterAdapter } from './openrouter/index.js';
+import { siliconCloudAdapter } from './siliconcloud/index.js';
+import type { ProviderAdapter, ProviderMeta } from './types.js';
+import { volcEngineAdapter } from './volcengine/index.js';
+import { xaiAdapter } from './xai/index.js';
+import { xinferenceAdapter } from './xinference/index.js';
+import { yiAdapter } from './yi/index.js';
+import { zhipuV4Adapter } from './zhipu-v4/index.js';
+
+/** Every adapter by slug. */
+export const providers = {
+  openai: openAiAdapter,
+  custom: customAdapter,
+  openrouter: openRouterAdapter,
+  moonshot: moonshotAdapter,
+  yi: yiAdapter,
+  siliconcloud: siliconCloudAdapter,
+  mistral: mistralAdapter,
+  deepseek: deepSeekAdapter,
+  m3e: m3eAdapter,
+  xinference: xinferenceAdapter,
+  xai: xaiAdapter,
+  ai360: ai360Adapter,
+  'zhipu-v4': zhipuV4Adapter,
+  ali: aliAdapter,
+  jina: jinaAdapter,
+  volcengine: volcEngineAdapter,
+  ollama: ollamaAdapter,
+} satisfies Record<string, ProviderAdapter>;
+
+export type ProviderSlug = keyof typeof providers;
+
+/** The one table mapping the spec's channel type numbers to adapters. */
+export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
+  1: 'openai',
+  4: 'ollama',
+  8: 'custom',
+  17: 'ali',
+  19: 'ai360',
+  20: 'openrouter',
+  25: 'moonshot',
+  26: 'zhipu-v4',
+  31: 'yi',
+  38: 'jina',
+  40: 'siliconcloud',
+  42: 'mistral',
+  43: 'deepseek',
+  44: 'm3e',
+  45: 'volcengine',
+  47: 'xinference',
+  48: 'xai',
+};
+
+export function adapterForType(type: number): ProviderAdapter | null {
+  const slug = channelTypeSlugs[type];
+  return slug ? providers[slug] : null;
+}
+
+/** Channel-type metadata for the console's channel form (another module mounts the route). */
+export function listChannelTypes(): Array<ProviderMeta & { slug: string; endpoints: string[]; hasBalance: boolean }> {
+  return Object.entries(channelTypeSlugs)
+    .map(([, slug]) => providers[slug] as ProviderAdapter)
+    .map((adapter) => ({ ...adapter.meta, slug: adapter.slug, endpoints: [...adapter.endpoints], hasBalance: adapter.fetchBalance !== undefined }))
+    .sort((a, b) => a.type - b.type);
+}

@@ -1,0 +1,53 @@
+import { Agent } from 'undici';
+import type { AppContext } from '../api/context.js';
+import { AccessCache } from './pipeline/access-cache.js';
+import { ChannelIndex } from './pipeline/channel-index.js';
+import { UsageWriter } from './pipeline/usage-writer.js';
+
+/** Everything the relay keeps in memory, built once per app and shut down with it. */
+export interface RelayState {
+  access: AccessCache;
+  channels: ChannelIndex;
+  usage: UsageWriter;
+  /** Keep-alive connection pools to upstreams, one pool per origin. */
+  dispatcher: Agent;
+}
+
+export async function createRelayState(ctx: AppContext, log: (error: unknown, message: string) => void): Promise<RelayState> {
+  const access = new AccessCache(ctx.storage);
+  const channels = new ChannelIndex(ctx.storage);
+  const usage = new UsageWriter(ctx.storage, (error) => log(error, 'usage flush failed; retrying at the next interval'));
+  const dispatcher = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 300_000,
+    connections: 512,
+    pipelining: 1,
+    headersTimeout: ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 300_000,
+    bodyTimeout: 0,
+  });
+  await channels.rebuild();
+  usage.start(ctx.config.batchUpdateIntervalMs);
+
+  const rebuildChannels = () => void channels.rebuild().catch((error) => log(error, 'channel index rebuild failed'));
+  const reloadTokens = (payload: string) => void usage.exclusive(() => access.reloadTokens(payload ? Number(payload) : undefined))
+    .catch((error) => log(error, 'token reload failed'));
+  const reloadUsers = (payload: string) => void usage.exclusive(() => access.reloadUsers(payload ? Number(payload) : undefined))
+    .catch((error) => log(error, 'user reload failed'));
+  await ctx.bus.subscribe('channels', rebuildChannels);
+  await ctx.bus.subscribe('tokens', reloadTokens);
+  await ctx.bus.subscribe('users', reloadUsers);
+  const sync = setInterval(() => {
+    rebuildChannels();
+    reloadTokens('');
+    reloadUsers('');
+  }, ctx.config.syncFrequencySeconds * 1000);
+  sync.unref();
+
+  ctx.onClose.push(async () => {
+    clearInterval(sync);
+    usage.stop();
+    await usage.flush();
+    await dispatcher.close();
+  });
+  return { access, channels, usage, dispatcher };
+}
