@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { createTokens } from './create-tokens.js';
+import { deleteToken } from './delete-token.js';
+import { findTokens, searchTokens } from './find-tokens.js';
+import {
+  createTokenSchema,
+  listTokensQuery,
+  searchTokensQuery,
+  tokenIdParams,
+  updateTokenQuery,
+  updateTokenSchema,
+  updateTokenStatusSchema,
+} from './schemas.js';
+import { findOwnToken } from './token-rules.js';
+import { updateToken, updateTokenStatus } from './update-token.js';
+
+/** Tokens of the signed-in user; another user's token answers 404. */
+export function registerTokenRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  const user = { preHandler: guards.user };
+
+  api.get('/token/', user, async (request) =>
+    ok(await findTokens(ctx, authOf(request).id, parseInput(listTokensQuery, request.query))));
+  api.get('/token/search', user, async (request) =>
+    ok(await searchTokens(ctx, authOf(request).id, parseInput(searchTokensQuery, request.query))));
+  api.get('/token/:id', user, async (request) =>
+    ok(await findOwnToken(ctx, authOf(request).id, parseInput(tokenIdParams, request.params).id)));
+  api.post('/token/', user, async (request) =>
+    ok(await createTokens(ctx, authOf(request), parseInput(createTokenSchema, request.body)),
+      '令牌创建成功，请在列表页面点击复制获取令牌！'));
+  api.put('/token/', user, async (request) => {
+    const auth = authOf(request);
+    if (parseInput(updateTokenQuery, request.query).status_only) {
+      const { id, status } = parseInput(updateTokenStatusSchema, request.body);
+      return ok(await updateTokenStatus(ctx, auth, id, status), '令牌更新成功！');
+    }
+    return ok(await updateToken(ctx, auth, parseInput(updateTokenSchema, request.body)), '令牌更新成功！');
+  });
+  api.delete('/token/:id', user, async (request) => {
+    await deleteToken(ctx, authOf(request).id, parseInput(tokenIdParams, request.params).id);
+    return ok(null);
+  });
+}
