@@ -44,6 +44,12 @@ describe('login, logout and sessions', () => {
     const res = await server.client().post('/api/user/login', { username: 'bob@example.com', password: bob.password });
     expect(res.status).toBe(200);
     expect(res.body.data.id).toBe(bob.userId);
+    // A username spelled like someone's email signs in as that username, not as the email owner.
+    const lookalike = await root.client.post('/api/user/', { username: 'b@x.io', password: 'lookalike-1' });
+    await root.client.put('/api/user/', { id: bob.userId, email: 'b@x.io' });
+    const byName = await server.client().post('/api/user/login', { username: 'b@x.io', password: 'lookalike-1' });
+    expect(byName.body.data.id).toBe(lookalike.body.data.id);
+    expect((await server.client().post('/api/user/login', { username: 'b@x.io', password: bob.password })).status).toBe(400);
   });
 
   it.each([

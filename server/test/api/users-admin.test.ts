@@ -187,6 +187,9 @@ describe('user administration', () => {
       expect(res.body.message).toBe('无权更新同权限等级或更高权限等级的用户信息');
     }
     expect((await root.client.put('/api/user/', { id: otherAdmin.userId, display_name: 'Second' })).status).toBe(200);
+    // The super admin may edit their own row (it is the only way to give themself quota).
+    expect((await root.client.put('/api/user/', { id: root.userId, quota: 5000 })).status).toBe(200);
+    expect((await root.client.get('/api/user/self')).body.data.quota).toBe(5000);
   });
 
   it('manages users: enable/disable/promote/demote/delete with the role rules', async () => {

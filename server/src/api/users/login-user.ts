@@ -13,13 +13,16 @@ export const wrongCredentialsMessage = '用户名或密码错误，或用户已�
  */
 export async function loginUser(ctx: AppContext, input: LoginInput) {
   if (!ctx.options.bool('PasswordLoginEnabled')) throw forbidden('管理员关闭了密码登录');
-  const row = await ctx.storage.db
+  const { db } = ctx.storage;
+  const findBy = (column: 'username' | 'email') => db
     .selectFrom('users')
     .select([...sessionUserColumns, 'password'])
+    .where(column, '=', input.username)
     .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('username', '=', input.username), eb.and([eb('email', '=', input.username), eb('email', '!=', '')])]))
     .orderBy('id')
     .executeTakeFirst();
+  // An exact username wins over an email address that happens to be spelled the same.
+  const row = (await findBy('username')) ?? (input.username.includes('@') ? await findBy('email') : undefined);
   if (!(await isPasswordCorrect(input.password, row?.password)) || !row) throw invalidInput(wrongCredentialsMessage);
   if (row.status !== UserStatus.enabled) throw new AppError('forbidden', '用户已被封禁');
   const { password: _password, ...user } = row;

@@ -29,4 +29,5 @@ export async function updateSelf(ctx: AppContext, userId: number, input: UpdateS
     if (isUniqueViolation(error)) throw new AppError('conflict', usernameTakenMessage);
     throw error;
   }
+  await ctx.bus.publish('users', String(userId));
 }

@@ -6,7 +6,7 @@ import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../context.js';
 import { formatQuota } from './format-quota.js';
 import { hashPassword } from './passwords.js';
-import { assertCanManage } from './user-permissions.js';
+import { assertCanEdit } from './user-permissions.js';
 import { findManagedUser, isUniqueViolation, usernameTakenMessage } from './user-views.js';
 
 export const unknownGroupMessage = '分组不存在';
@@ -18,7 +18,7 @@ export const unknownGroupMessage = '分组不存在';
  */
 export async function updateUser(ctx: AppContext, me: AuthUser, input: UpdateUserInput): Promise<void> {
   const target = await findManagedUser(ctx.storage.db, input.id);
-  assertCanManage(me, target);
+  assertCanEdit(me, target);
   if (input.group !== undefined && !Object.hasOwn(ctx.options.json<Record<string, number>>('GroupRatio'), input.group)) {
     throw invalidInput(unknownGroupMessage);
   }
