@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { deleteLogsBefore } from './delete-logs.js';
+import { findLogs, getLogStat } from './find-logs.js';
+import { deleteLogsQuery, logQuery } from './schemas.js';
+
+/** Usage logs: every user's for admins, one's own for everybody, plus the 60-second stats. */
+export function registerLogRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  const admin = { preHandler: guards.admin };
+  const user = { preHandler: guards.user };
+  const self = (request: Parameters<typeof authOf>[0]) => ({ isAdmin: false as const, userId: authOf(request).id });
+
+  api.get('/log/', admin, async (request) => ok(await findLogs(ctx, { isAdmin: true }, parseInput(logQuery, request.query))));
+  api.get('/log/stat', admin, async (request) =>
+    ok(await getLogStat(ctx, { isAdmin: true }, parseInput(logQuery, request.query))));
+  api.get('/log/self', user, async (request) => ok(await findLogs(ctx, self(request), parseInput(logQuery, request.query))));
+  api.get('/log/self/stat', user, async (request) =>
+    ok(await getLogStat(ctx, self(request), parseInput(logQuery, request.query))));
+  api.delete('/log/', admin, async (request) =>
+    ok(await deleteLogsBefore(ctx, parseInput(deleteLogsQuery, request.query).targetTimestamp)));
+}
