@@ -1,3 +1,4 @@
+import { FormData } from 'undici';
 import { countTextTokens } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 import type { RelayJob } from '../pipeline/relay-call.js';

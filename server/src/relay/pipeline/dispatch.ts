@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher, type FormData } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { RelayEndpoint, UpstreamTarget } from '../providers/types.js';

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../src/api/context.js';
+import { insertReturningId } from '../../src/db/index.js';
+
+/**
+ * Relay test data written straight to the tables with Kysely (as the channel and token API would),
+ * followed by the bus event the API publishes, so the relay's memory caches pick it up.
+ */
+export interface UserFixture {
+  username?: string;
+  quota?: number;
+  group?: string;
+  role?: number;
+  status?: number;
+  setting?: string;
+}
+
+export async function createRelayUser(ctx: AppContext, options: UserFixture = {}): Promise<number> {
+  return insertReturningId(ctx.storage, 'users', {
+    username: options.username ?? `u${randomBytes(4).toString('hex')}`,
+    password: 'not-a-real-hash',
+    role: options.role ?? 1,
+    status: options.status ?? 1,
+    quota: options.quota ?? 100_000_000,
+    group: options.group ?? 'default',
+    setting: options.setting ?? '',
+    created_time: Math.floor(Date.now() / 1000),
+  });
+}
+
+export interface TokenFixture {
+  name?: string;
+  remainQuota?: number;
+  isUnlimited?: boolean;
+  expiredTime?: number;
+  modelLimits?: string[];
+  allowIps?: string;
+  group?: string;
+  status?: number;
+}
+
+export async function createRelayToken(ctx: AppContext, userId: number, options: TokenFixture = {}): Promise<{ id: number; key: string; apiKey: string }> {
+  const key = randomBytes(36).toString('base64url').replace(/[-_]/g, 'x').slice(0, 48);
+  const id = await insertReturningId(ctx.storage, 'tokens', {
+    user_id: userId,
+    key,
+    name: options.name ?? `token-${id6()}`,
+    status: options.status ?? 1,
+    created_time: Math.floor(Date.now() / 1000),
+    expired_time: options.expiredTime ?? -1,
+    remain_quota: options.remainQuota ?? 0,
+    unlimited_quota: (options.isUnlimited ?? options.remainQuota === undefined) ? 1 : 0,
+    model_limits_enabled: options.modelLimits ? 1 : 0,
+    model_limits: (options.modelLimits ?? []).join(','),
+    allow_ips: options.allowIps ?? '',
+    group: options.group ?? '',
+  });
+  await ctx.bus.publish('tokens', String(id));
+  return { id, key, apiKey: `sk-${key}` };
+}
+
+const id6 = () => randomBytes(3).toString('hex');
+
+export interface ChannelFixture {
+  type?: number;
+  name?: string;
+  key: string;
+  baseURL: string;
+  models: string[];
+  groups?: string[];
+  priority?: number;
+  weight?: number;
+  modelMapping?: Record<string, string>;
+  statusCodeMapping?: Record<string, string>;
+  paramOverride?: Record<string, unknown>;
+  organization?: string;
+  autoBan?: boolean;
+  status?: number;
+  testModel?: string;
+}
+
+export async function createRelayChannel(ctx: AppContext, options: ChannelFixture): Promise<number> {
+  const groups = options.groups ?? ['default'];
+  const id = await insertReturningId(ctx.storage, 'channels', {
+    type: options.type ?? 1,
+    name: options.name ?? `channel-${id6()}`,
+    key: options.key,
+    base_url: options.baseURL,
+    models: options.models.join(','),
+    group: groups.join(','),
+    priority: options.priority ?? 0,
+    weight: options.weight ?? 0,
+    model_mapping: options.modelMapping ? JSON.stringify(options.modelMapping) : '',
+    status_code_mapping: options.statusCodeMapping ? JSON.stringify(options.statusCodeMapping) : '',
+    param_override: options.paramOverride ? JSON.stringify(options.paramOverride) : '',
+    openai_organization: options.organization ?? '',
+    auto_ban: options.autoBan === false ? 0 : 1,
+    status: options.status ?? 1,
+    test_model: options.testModel ?? '',
+    created_time: Math.floor(Date.now() / 1000),
+  });
+  const rows = groups.flatMap((group) => options.models.map((model) => ({
+    group, model, channel_id: id, enabled: (options.status ?? 1) === 1 ? 1 : 0, priority: options.priority ?? 0, weight: options.weight ?? 0, tag: '',
+  })));
+  if (rows.length > 0) await ctx.storage.db.insertInto('abilities').values(rows).execute();
+  await ctx.bus.publish('channels');
+  await ctx.relay!.channels.rebuild();
+  return id;
+}
+
+export async function setOption(ctx: AppContext, key: string, value: string): Promise<void> {
+  await ctx.options.set(key, value);
+}
+
+/** Writes every pending counter and log row now. */
+export async function flushRelay(ctx: AppContext): Promise<void> {
+  await ctx.relay!.usage.flush();
+}
+
+/** Waits until the token/user reload queued by a bus event has run. */
+export async function settleBus(ctx: AppContext): Promise<void> {
+  await ctx.relay!.usage.exclusive(async () => undefined);
+}
