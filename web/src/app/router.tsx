@@ -1,0 +1,62 @@
+import type { ReactNode } from 'react';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { NotFoundPage } from '../components/NotFoundPage';
+import { PlaceholderPage } from '../components/PlaceholderPage';
+import { LoginPage } from '../features/auth/components/LoginPage';
+import { OAuthCallbackPage } from '../features/auth/components/OAuthCallbackPage';
+import { PasswordResetConfirmPage } from '../features/auth/components/PasswordResetConfirmPage';
+import { PasswordResetRequestPage } from '../features/auth/components/PasswordResetRequestPage';
+import { RegisterPage } from '../features/auth/components/RegisterPage';
+import { AboutPage } from '../features/home/components/AboutPage';
+import { HomePage } from '../features/home/components/HomePage';
+import { PersonalPage } from '../features/personal/components/PersonalPage';
+import { SettingsPage } from '../features/settings/components/SettingsPage';
+import { SetupPage } from '../features/setup/components/SetupPage';
+import { UserListPage } from '../features/users/components/UserListPage';
+import { RequireAdmin, RequireAuth } from './guards';
+import { AppShell } from './layouts/AppShell';
+
+const authed = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
+const admin = (element: ReactNode) => <RequireAdmin>{element}</RequireAdmin>;
+const later = (titleKey: string) => <PlaceholderPage titleKey={titleKey} />;
+
+/** The route table of spec 01 §2. */
+export const routes: RouteObject[] = [
+  {
+    element: <AppShell />,
+    children: [
+      { path: '/', element: <HomePage /> },
+      { path: '/setup', element: <SetupPage /> },
+      { path: '/login', element: <LoginPage /> },
+      { path: '/register', element: <RegisterPage /> },
+      { path: '/reset', element: <PasswordResetRequestPage /> },
+      { path: '/user/reset', element: <PasswordResetConfirmPage /> },
+      { path: '/oauth/github', element: <OAuthCallbackPage provider="github" /> },
+      { path: '/oauth/oidc', element: <OAuthCallbackPage provider="oidc" /> },
+      { path: '/oauth/linuxdo', element: <OAuthCallbackPage provider="linuxdo" /> },
+      { path: '/pricing', element: later('nav.pricing') },
+      { path: '/about', element: <AboutPage /> },
+      { path: '/chat/:id?', element: later('menu.chat') },
+      { path: '/channel', element: admin(later('menu.channels')) },
+      { path: '/channel/edit/:id', element: admin(later('menu.channelEditor')) },
+      { path: '/channel/add', element: admin(later('menu.channelEditor')) },
+      { path: '/token', element: authed(later('menu.tokens')) },
+      { path: '/playground', element: authed(later('menu.playground')) },
+      { path: '/redemption', element: admin(later('menu.redemption')) },
+      { path: '/user', element: admin(<UserListPage />) },
+      { path: '/user/edit/:id', element: admin(<UserListPage />) },
+      { path: '/user/edit', element: admin(<UserListPage />) },
+      { path: '/setting', element: admin(<SettingsPage />) },
+      { path: '/personal', element: authed(<PersonalPage />) },
+      { path: '/topup', element: authed(later('menu.topup')) },
+      { path: '/log', element: authed(later('menu.log')) },
+      { path: '/detail', element: authed(later('menu.dashboard')) },
+      { path: '/midjourney', element: authed(later('menu.drawingLog')) },
+      { path: '/task', element: authed(later('menu.taskLog')) },
+      { path: '/chat2link', element: authed(later('menu.chatRedirect')) },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];
+
+export const createAppRouter = () => createBrowserRouter(routes);

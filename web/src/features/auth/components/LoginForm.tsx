@@ -1,0 +1,63 @@
+import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { Button, Form, Input } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { Turnstile } from '../../../components/Turnstile';
+import { feedback, showError, showSuccess } from '../../../lib/feedback';
+import { userStore } from '../../../lib/user-store';
+import { login } from '../api/auth';
+import { useTurnstile } from '../hooks/useTurnstile';
+
+interface LoginValues {
+  username?: string;
+  password?: string;
+}
+
+const isDefaultRootCredential = (values: LoginValues) => values.username === 'root' && values.password === '123456';
+
+export function LoginForm() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const turnstile = useTurnstile();
+  const [loading, setLoading] = useState(false);
+
+  const onFinish = async (values: LoginValues) => {
+    const username = values.username?.trim() ?? '';
+    const password = values.password ?? '';
+    if (!username || !password) {
+      showError(t('auth.loginRequired'));
+      return;
+    }
+    if (!turnstile.isReady()) return;
+    setLoading(true);
+    try {
+      const user = await login({ username, password }, turnstile.token);
+      userStore.set(user);
+      showSuccess(t('auth.loginSuccess'));
+      if (isDefaultRootCredential(values)) {
+        feedback.modal.warning({ title: t('auth.defaultPasswordTitle'), content: t('auth.defaultPasswordText'), onOk: () => navigate('/personal') });
+      }
+      navigate('/token');
+    } catch {
+      // the http client already showed the server message
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  return (
+    <Form layout="vertical" onFinish={onFinish} requiredMark={false}>
+      <Form.Item name="username" label={t('auth.usernameOrEmail')}>
+        <Input prefix={<UserOutlined />} autoComplete="username" placeholder={t('auth.usernameOrEmailPlaceholder')} />
+      </Form.Item>
+      <Form.Item name="password" label={t('auth.password')}>
+        <Input.Password prefix={<LockOutlined />} autoComplete="current-password" placeholder={t('auth.passwordInputPlaceholder')} />
+      </Form.Item>
+      {turnstile.isEnabled && <Turnstile siteKey={turnstile.siteKey} onToken={turnstile.onToken} />}
+      <Button type="primary" htmlType="submit" block loading={loading}>
+        {t('auth.loginButton')}
+      </Button>
+    </Form>
+  );
+}

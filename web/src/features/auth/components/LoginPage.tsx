@@ -1,0 +1,42 @@
+import { Alert, Divider, Typography } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router';
+import { useStatus } from '../../../lib/status';
+import { writeString } from '../../../lib/storage-keys';
+import { AuthCard } from './AuthCard';
+import { LoginForm } from './LoginForm';
+import { ThirdPartyLogin } from './ThirdPartyLogin';
+
+export const affStorageKey = 'aff';
+
+/** Sign in (spec 01 §2 "Login"): accepts ?expired=true and ?aff={code}. */
+export function LoginPage() {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const { data: status } = useStatus();
+  const isExpired = params.get('expired') === 'true';
+  const aff = params.get('aff');
+  useEffect(() => {
+    if (aff) writeString(affStorageKey, aff);
+  }, [aff]);
+  const isPasswordLoginEnabled = status?.password_login_enabled ?? true;
+
+  return (
+    <AuthCard title={t('auth.loginTitle')}>
+      {isExpired && <Alert type="info" showIcon title={t('auth.expired')} style={{ marginBottom: 16 }} />}
+      {isPasswordLoginEnabled && <LoginForm />}
+      <ThirdPartyLogin status={status ?? null} />
+      <Divider plain />
+      <Typography.Paragraph style={{ textAlign: 'center', marginBottom: 0 }}>
+        {!status?.self_use_mode_enabled && (
+          <>
+            {t('auth.noAccount')} <Link to="/register">{t('auth.registerLink')}</Link>
+            {' · '}
+          </>
+        )}
+        <Link to="/reset">{t('auth.forgotPassword')}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

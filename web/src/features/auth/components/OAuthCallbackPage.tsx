@@ -1,0 +1,46 @@
+import { Spin, Typography } from 'antd';
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { userStore } from '../../../lib/user-store';
+import { exchangeOAuthCodeWithMessage, type OAuthProvider } from '../api/auth';
+
+/** Third-party callback: exchanges the code, then binds (→ /setting) or signs in (→ /token). */
+export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const started = useRef(false);
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const code = params.get('code') ?? '';
+    const state = params.get('state') ?? '';
+    exchangeOAuthCodeWithMessage(provider, code, state)
+      .then((body) => {
+        if (!body.success) throw new Error(body.message);
+        if (body.message === 'bind') {
+          showSuccess(t('auth.bindSuccess'));
+          navigate('/setting');
+          return;
+        }
+        if (body.data) userStore.set(body.data);
+        showSuccess(t('auth.loginSuccess'));
+        navigate('/token');
+      })
+      .catch((error: unknown) => {
+        showError(error instanceof Error ? error.message : String(error));
+        showError(t('auth.oauthFailed'));
+        window.setTimeout(() => navigate('/setting'), 1500);
+      });
+  }, [navigate, params, provider, t]);
+
+  return (
+    <div style={{ textAlign: 'center', padding: 64 }}>
+      <Spin size="large" />
+      <Typography.Paragraph style={{ marginTop: 16 }}>{t('auth.processing')}</Typography.Paragraph>
+    </div>
+  );
+}

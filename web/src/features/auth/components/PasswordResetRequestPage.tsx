@@ -1,0 +1,47 @@
+import { Form, Input, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { CountdownButton } from '../../../components/CountdownButton';
+import { Turnstile } from '../../../components/Turnstile';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { requestPasswordReset } from '../api/auth';
+import { useTurnstile } from '../hooks/useTurnstile';
+import { AuthCard } from './AuthCard';
+
+/** Password reset request: email, optional bot check, then a 30 s retry lock. */
+export function PasswordResetRequestPage() {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<{ email: string }>();
+  const turnstile = useTurnstile();
+  const submit = async () => {
+    const email = (form.getFieldValue('email') as string | undefined)?.trim();
+    if (!email) {
+      showError(t('auth.emailRequired'));
+      return false;
+    }
+    if (!turnstile.isReady()) return false;
+    try {
+      await requestPasswordReset(email, turnstile.token);
+      showSuccess(t('auth.resetMailSent'));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return (
+    <AuthCard title={t('auth.resetTitle')}>
+      <Form form={form} layout="vertical" requiredMark={false}>
+        <Form.Item name="email" label={t('auth.email')}>
+          <Input autoComplete="email" placeholder="name@example.com" />
+        </Form.Item>
+        {turnstile.isEnabled && <Turnstile siteKey={turnstile.siteKey} onToken={turnstile.onToken} />}
+        <CountdownButton type="primary" block onClick={submit}>
+          {t('auth.resetSubmit')}
+        </CountdownButton>
+      </Form>
+      <Typography.Paragraph style={{ textAlign: 'center', marginTop: 16, marginBottom: 0 }}>
+        <Link to="/login">{t('auth.loginLink')}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

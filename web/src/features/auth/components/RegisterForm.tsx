@@ -1,0 +1,117 @@
+import { passwordMaxLength, passwordMinLength, usernameMaxLength } from '@modelgate/shared';
+import { Button, Form, Input, Space } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { CountdownButton } from '../../../components/CountdownButton';
+import { Turnstile } from '../../../components/Turnstile';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { readString } from '../../../lib/storage-keys';
+import { register, sendVerificationCode } from '../api/auth';
+import { useTurnstile } from '../hooks/useTurnstile';
+
+interface RegisterValues {
+  username: string;
+  password: string;
+  password2: string;
+  email?: string;
+  verification_code?: string;
+}
+
+/** Register form with the rules and messages of spec 01 §5. */
+export function RegisterForm({ emailVerification }: { emailVerification: boolean }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [form] = Form.useForm<RegisterValues>();
+  const turnstile = useTurnstile();
+  const [loading, setLoading] = useState(false);
+
+  const sendCode = async () => {
+    const email = (form.getFieldValue('email') as string | undefined)?.trim();
+    if (!email) {
+      showError(t('auth.emailRequired'));
+      return false;
+    }
+    if (!turnstile.isReady()) return false;
+    try {
+      await sendVerificationCode(email, turnstile.token);
+      showSuccess(t('auth.codeSent'));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const onFinish = async (values: RegisterValues) => {
+    if (!turnstile.isReady()) return;
+    setLoading(true);
+    try {
+      await register(
+        {
+          username: values.username.trim(),
+          password: values.password,
+          password2: values.password2,
+          ...(emailVerification ? { email: values.email?.trim(), verification_code: values.verification_code?.trim() } : {}),
+          aff_code: readString('aff') ?? undefined,
+        },
+        turnstile.token,
+      );
+      showSuccess(t('auth.registerSuccess'));
+      navigate('/login');
+    } catch {
+      // shown by the http client
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  return (
+    <Form form={form} layout="vertical" onFinish={onFinish} requiredMark={false}>
+      <Form.Item name="username" label={t('auth.username')} rules={[{ required: true, whitespace: true, message: t('auth.usernameRequired') }, { max: usernameMaxLength, message: t('auth.usernameTooLong', { max: usernameMaxLength }) }]}>
+        <Input autoComplete="username" maxLength={usernameMaxLength} placeholder={t('auth.usernamePlaceholder', { max: usernameMaxLength })} />
+      </Form.Item>
+      <Form.Item
+        name="password"
+        label={t('auth.password')}
+        rules={[
+          { required: true, message: t('auth.passwordRequired') },
+          { min: passwordMinLength, message: t('auth.passwordTooShort') },
+        ]}
+      >
+        <Input.Password autoComplete="new-password" maxLength={passwordMaxLength} placeholder={t('auth.passwordPlaceholder')} />
+      </Form.Item>
+      <Form.Item
+        name="password2"
+        label={t('auth.confirmPassword')}
+        dependencies={['password']}
+        rules={[
+          { required: true, message: t('auth.confirmPasswordRequired') },
+          ({ getFieldValue }) => ({
+            validator: (_rule, value) => (!value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('auth.passwordMismatch')))),
+          }),
+        ]}
+      >
+        <Input.Password autoComplete="new-password" maxLength={passwordMaxLength} />
+      </Form.Item>
+      {emailVerification && (
+        <>
+          <Form.Item name="email" label={t('auth.email')} rules={[{ required: true, message: t('auth.emailRequired') }, { type: 'email', message: t('auth.emailInvalid') }]}>
+            <Input autoComplete="email" placeholder="name@example.com" />
+          </Form.Item>
+          <Form.Item label={t('auth.verificationCode')} required>
+            <Space.Compact style={{ width: '100%' }}>
+              <Form.Item name="verification_code" noStyle rules={[{ required: true, message: t('auth.codeRequired') }]}>
+                <Input aria-label={t('auth.verificationCode')} />
+              </Form.Item>
+              <CountdownButton onClick={sendCode}>{t('auth.getCode')}</CountdownButton>
+            </Space.Compact>
+          </Form.Item>
+        </>
+      )}
+      {turnstile.isEnabled && <Turnstile siteKey={turnstile.siteKey} onToken={turnstile.onToken} />}
+      <Button type="primary" htmlType="submit" block loading={loading}>
+        {t('auth.registerButton')}
+      </Button>
+    </Form>
+  );
+}

@@ -1,0 +1,42 @@
+import { passwordMaxLength, passwordMinLength } from '@modelgate/shared';
+import { Form, Input, Modal } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { updateSelf } from '../api/personal';
+
+export function PasswordModal({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<{ password: string; password2: string }>();
+  const [loading, setLoading] = useState(false);
+  const submit = async () => {
+    const { password, password2 } = await form.validateFields();
+    if (password !== password2) {
+      showError(t('personal.passwordMismatch'));
+      return;
+    }
+    setLoading(true);
+    try {
+      await updateSelf({ password });
+      showSuccess(t('personal.passwordChanged'));
+      form.resetFields();
+      onClose();
+    } catch {
+      // shown by the http client
+    } finally {
+      setLoading(false);
+    }
+  };
+  return (
+    <Modal open={open} title={t('personal.changePassword')} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
+      <Form form={form} layout="vertical" requiredMark={false}>
+        <Form.Item name="password" label={t('personal.newPassword')} rules={[{ required: true, message: t('auth.passwordRequired') }, { min: passwordMinLength, message: t('auth.passwordTooShort') }]}>
+          <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" placeholder={t('auth.passwordPlaceholder')} />
+        </Form.Item>
+        <Form.Item name="password2" label={t('personal.confirmNewPassword')} rules={[{ required: true, message: t('auth.confirmPasswordRequired') }]}>
+          <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,35 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Image, Input, Modal, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showSuccess } from '../../../lib/feedback';
+import { bindWeChat, selfQueryKey } from '../api/personal';
+
+export function WeChatBindModal({ open, qrcode, onClose }: { open: boolean; qrcode: string; onClose: () => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [code, setCode] = useState('');
+  const [loading, setLoading] = useState(false);
+  const submit = async () => {
+    setLoading(true);
+    try {
+      await bindWeChat(code.trim());
+      showSuccess(t('personal.weChatBound'));
+      onClose();
+      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
+    } catch {
+      // shown by the http client
+    } finally {
+      setLoading(false);
+    }
+  };
+  return (
+    <Modal open={open} title={t('personal.bindWeChat')} onCancel={onClose} onOk={() => void submit()} okButtonProps={{ disabled: !code.trim() }} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')}>
+      <div style={{ textAlign: 'center' }}>
+        {qrcode && <Image src={qrcode} width={200} preview={false} alt="" />}
+        <Typography.Paragraph type="secondary">{t('auth.weChatHint')}</Typography.Paragraph>
+        <Input value={code} onChange={(event) => setCode(event.target.value)} placeholder={t('auth.verificationCode')} />
+      </div>
+    </Modal>
+  );
+}

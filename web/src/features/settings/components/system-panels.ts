@@ -1,0 +1,81 @@
+import type { OptionField } from './option-fields';
+
+const f = (key: string, kind: OptionField['kind'], labelKey: string, extra: Partial<OptionField> = {}): OptionField => ({ key, kind, labelKey, ...extra });
+
+export const generalFields: OptionField[] = [
+  f('ServerAddress', 'url', 'settings.serverAddress', { placeholder: 'https://example.com', extraKey: 'settings.serverAddressHint' }),
+  f('general_setting.docs_link', 'url', 'settings.docsLink', { placeholder: 'https://docs.example.com' }),
+  f('WorkerUrl', 'url', 'settings.workerUrl', { placeholder: 'https://worker.example.com' }),
+  f('WorkerValidKey', 'secret', 'settings.workerValidKey'),
+];
+
+export const paymentFields: OptionField[] = [
+  f('PayAddress', 'url', 'settings.payAddress', { placeholder: 'https://pay.example.com' }),
+  f('EpayId', 'text', 'settings.epayId'),
+  f('EpayKey', 'secret', 'settings.epayKey'),
+  f('Price', 'number', 'settings.price', { min: 0, extraKey: 'settings.priceHint' }),
+  f('MinTopUp', 'number', 'settings.minTopUp', { min: 0 }),
+  f('CustomCallbackAddress', 'url', 'settings.callbackAddress', { placeholder: 'https://example.com' }),
+  f('TopUpLink', 'text', 'settings.topUpLink', { placeholder: 'https://shop.example.com' }),
+  f('TopupGroupRatio', 'json', 'settings.topupGroupRatio', { jsonErrorKey: 'settings.topupGroupRatioInvalid', placeholder: '{"default": 1}' }),
+];
+
+export const loginFields: OptionField[] = [
+  f('PasswordLoginEnabled', 'switch', 'settings.passwordLogin', { confirmOffKey: 'settings.passwordLoginOffConfirm' }),
+  f('PasswordRegisterEnabled', 'switch', 'settings.passwordRegister'),
+  f('EmailVerificationEnabled', 'switch', 'settings.emailVerification'),
+  f('RegisterEnabled', 'switch', 'settings.registerEnabled'),
+  f('GitHubOAuthEnabled', 'switch', 'settings.githubOAuth'),
+  f('oidc.enabled', 'switch', 'settings.oidcOAuth'),
+  f('LinuxDOOAuthEnabled', 'switch', 'settings.linuxdoOAuth'),
+  f('WeChatAuthEnabled', 'switch', 'settings.wechatAuth'),
+  f('TelegramOAuthEnabled', 'switch', 'settings.telegramOAuth'),
+  f('TurnstileCheckEnabled', 'switch', 'settings.turnstileCheck'),
+];
+
+export const emailDomainFields: OptionField[] = [
+  f('EmailDomainRestrictionEnabled', 'switch', 'settings.emailDomainRestriction', { span: 12 }),
+  f('EmailAliasRestrictionEnabled', 'switch', 'settings.emailAliasRestriction', { span: 12 }),
+  f('EmailDomainWhitelist', 'tags', 'settings.emailDomainWhitelist', { span: 24, extraKey: 'settings.emailDomainWhitelistHint' }),
+];
+
+export const smtpFields: OptionField[] = [
+  f('SMTPServer', 'text', 'settings.smtpServer', { placeholder: 'smtp.example.com' }),
+  f('SMTPPort', 'number', 'settings.smtpPort', { min: 1 }),
+  f('SMTPAccount', 'text', 'settings.smtpAccount'),
+  f('SMTPFrom', 'text', 'settings.smtpFrom'),
+  f('SMTPToken', 'secret', 'settings.smtpToken'),
+  f('SMTPSSLEnabled', 'switch', 'settings.smtpSsl'),
+];
+
+export const oidcFields: OptionField[] = [
+  f('oidc.well_known', 'url', 'settings.oidcWellKnown', { span: 24, placeholder: 'https://idp.example.com/.well-known/openid-configuration', extraKey: 'settings.oidcWellKnownHint' }),
+  f('oidc.client_id', 'text', 'settings.clientId'),
+  f('oidc.client_secret', 'secret', 'settings.clientSecret'),
+  f('oidc.authorization_endpoint', 'url', 'settings.oidcAuthorization'),
+  f('oidc.token_endpoint', 'url', 'settings.oidcToken'),
+  f('oidc.user_info_endpoint', 'url', 'settings.oidcUserInfo'),
+];
+
+export const githubFields: OptionField[] = [f('GitHubClientId', 'text', 'settings.clientId'), f('GitHubClientSecret', 'secret', 'settings.clientSecret')];
+
+export const linuxdoFields: OptionField[] = [f('LinuxDOClientId', 'text', 'settings.clientId'), f('LinuxDOClientSecret', 'secret', 'settings.clientSecret')];
+
+export const wechatFields: OptionField[] = [
+  f('WeChatServerAddress', 'url', 'settings.wechatServer'),
+  f('WeChatServerToken', 'secret', 'settings.wechatToken'),
+  f('WeChatAccountQRCodeImageURL', 'text', 'settings.wechatQrcode', { span: 24 }),
+];
+
+export const telegramFields: OptionField[] = [f('TelegramBotName', 'text', 'settings.telegramBotName'), f('TelegramBotToken', 'secret', 'settings.telegramBotToken')];
+
+export const turnstileFields: OptionField[] = [f('TurnstileSiteKey', 'text', 'settings.turnstileSiteKey'), f('TurnstileSecretKey', 'secret', 'settings.turnstileSecretKey')];
+
+export const presentationPanels: { titleKey: string; fields: OptionField[] }[] = [
+  { titleKey: 'settings.noticePanel', fields: [f('Notice', 'textarea', 'settings.notice', { extraKey: 'settings.markdownHint' })] },
+  { titleKey: 'settings.systemNamePanel', fields: [f('SystemName', 'text', 'settings.systemName', { span: 24 })] },
+  { titleKey: 'settings.logoPanel', fields: [f('Logo', 'text', 'settings.logo', { span: 24, placeholder: 'https://example.com/logo.png' })] },
+  { titleKey: 'settings.homePanel', fields: [f('HomePageContent', 'textarea', 'settings.homePageContent', { extraKey: 'settings.homeHint' })] },
+  { titleKey: 'settings.aboutPanel', fields: [f('About', 'textarea', 'settings.about', { extraKey: 'settings.aboutHint' })] },
+  { titleKey: 'settings.footerPanel', fields: [f('Footer', 'textarea', 'settings.footer', { extraKey: 'settings.footerHint' })] },
+];

@@ -1,0 +1,44 @@
+import { saveOption } from '../api/options';
+
+/** Keys of the enabled-toggle type end in Enabled / enabled (spec 02 §3). */
+export const isToggleKey = (key: string): boolean => /enabled$/i.test(key);
+
+export interface SaveResult {
+  attempted: number;
+  failed: string[];
+}
+
+/**
+ * Saves changed options: toggles first and one by one, the others in parallel (spec 01 §4).
+ * Returns which keys failed; never throws.
+ */
+export async function saveChangedOptions(changes: Record<string, string>, save = saveOption): Promise<SaveResult> {
+  const keys = Object.keys(changes);
+  const toggles = keys.filter(isToggleKey);
+  const others = keys.filter((key) => !isToggleKey(key));
+  const failed: string[] = [];
+  for (const key of toggles) {
+    try {
+      await save(key, changes[key]!);
+    } catch {
+      failed.push(key);
+    }
+  }
+  const results = await Promise.allSettled(others.map((key) => save(key, changes[key]!)));
+  results.forEach((result, index) => {
+    if (result.status === 'rejected') failed.push(others[index]!);
+  });
+  return { attempted: keys.length, failed };
+}
+
+export const stripTrailingSlashes = (value: string): string => value.trim().replace(/\/+$/, '');
+
+export function isValidJson(text: string): boolean {
+  if (text.trim() === '') return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

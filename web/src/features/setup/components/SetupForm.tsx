@@ -1,0 +1,111 @@
+import { QuestionCircleOutlined } from '@ant-design/icons';
+import { passwordMaxLength, passwordMinLength, usernameMaxLength } from '@modelgate/shared';
+import { Button, Form, Input, Modal, Radio, Space } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { ApiError } from '../../../lib/http';
+import { submitSetup } from '../api/setup';
+
+type UsageMode = 'external' | 'self' | 'demo';
+
+interface SetupValues {
+  username?: string;
+  password?: string;
+  confirmPassword?: string;
+  usageMode: UsageMode;
+}
+
+export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<SetupValues>();
+  const [loading, setLoading] = useState(false);
+  const [isModeHelpOpen, setModeHelpOpen] = useState(false);
+
+  const onFinish = async (values: SetupValues) => {
+    setLoading(true);
+    try {
+      await submitSetup({
+        ...(hasAdmin ? {} : { username: values.username, password: values.password, confirmPassword: values.confirmPassword }),
+        SelfUseModeEnabled: values.usageMode === 'self',
+        DemoSiteEnabled: values.usageMode === 'demo',
+      });
+      showSuccess(t('setup.success'));
+      window.setTimeout(() => window.location.reload(), 1500);
+    } catch (error) {
+      // The loading state is reset only on a network error (spec 01 §4 "Setup").
+      if (error instanceof ApiError && error.status === 0) {
+        showError(t('setup.networkError'));
+        setLoading(false);
+      } else {
+        showError(error instanceof ApiError && error.message ? error.message : t('setup.failed'));
+        setLoading(false);
+      }
+    }
+  };
+
+  return (
+    <Form form={form} layout="vertical" initialValues={{ usageMode: 'external' }} onFinish={onFinish} requiredMark={false}>
+      {!hasAdmin && (
+        <>
+          <Form.Item name="username" label={t('setup.username')} rules={[{ required: true, whitespace: true, message: t('setup.usernameRequired') }]}>
+            <Input maxLength={usernameMaxLength} autoComplete="username" placeholder={t('setup.usernamePlaceholder')} />
+          </Form.Item>
+          <Form.Item
+            name="password"
+            label={t('setup.password')}
+            rules={[
+              { required: true, message: t('setup.passwordTooShort') },
+              { min: passwordMinLength, message: t('setup.passwordTooShort') },
+            ]}
+          >
+            <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" placeholder={t('auth.passwordPlaceholder')} />
+          </Form.Item>
+          <Form.Item
+            name="confirmPassword"
+            label={t('setup.confirmPassword')}
+            dependencies={['password']}
+            rules={[
+              { required: true, message: t('setup.passwordMismatch') },
+              ({ getFieldValue }) => ({
+                validator: (_rule, value) =>
+                  !value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('setup.passwordMismatch'))),
+              }),
+            ]}
+          >
+            <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" />
+          </Form.Item>
+        </>
+      )}
+      <Form.Item
+        name="usageMode"
+        label={
+          <Space>
+            {t('setup.usageMode')}
+            <Button type="link" size="small" icon={<QuestionCircleOutlined />} onClick={() => setModeHelpOpen(true)} aria-label={t('setup.modeHelpTitle')} />
+          </Space>
+        }
+      >
+        <Radio.Group>
+          <Radio value="external">{t('setup.modeExternal')}</Radio>
+          <Radio value="self">{t('setup.modeSelf')}</Radio>
+          <Radio value="demo">{t('setup.modeDemo')}</Radio>
+        </Radio.Group>
+      </Form.Item>
+      <Button type="primary" htmlType="submit" block loading={loading}>
+        {t('setup.initialize')}
+      </Button>
+      <Modal open={isModeHelpOpen} title={t('setup.modeHelpTitle')} footer={null} onCancel={() => setModeHelpOpen(false)}>
+        <p>
+          <b>{t('setup.modeExternal')}</b>: {t('setup.modeExternalHelp')}
+        </p>
+        <p>
+          <b>{t('setup.modeSelf')}</b>: {t('setup.modeSelfHelp')}
+        </p>
+        <p>
+          <b>{t('setup.modeDemo')}</b>: {t('setup.modeDemoHelp')}
+        </p>
+      </Modal>
+    </Form>
+  );
+}

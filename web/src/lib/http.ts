@@ -1,0 +1,115 @@
+import i18n from './i18n';
+import { showError, showInfo } from './feedback';
+import { userStore } from './user-store';
+
+/** The envelope every management API answer carries (spec 01 §7). */
+export interface Envelope<T> {
+  success: boolean;
+  message: string;
+  data: T;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  page_size: number;
+  total: number;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  /** True when the global handler already showed the message. */
+  readonly shown: boolean;
+  constructor(message: string, status: number, shown: boolean) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.shown = shown;
+  }
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  /** Do not show errors; the caller handles them. */
+  silent?: boolean;
+  /** A 401 here means bad credentials, not an expired session (login, register). */
+  noAuthRedirect?: boolean;
+}
+
+function urlOf(path: string, query?: RequestOptions['query']): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
+}
+
+/** spec 01 §8: the global handler for HTTP-level failures. */
+function handleHttpFailure(status: number, message: string, options: RequestOptions): boolean {
+  if (status === 401 && !options.noAuthRedirect) {
+    userStore.clear();
+    if (!window.location.pathname.startsWith('/login')) window.location.assign('/login?expired=true');
+    return true;
+  }
+  if (options.silent) return false;
+  const t = i18n.t.bind(i18n);
+  if (status === 429) showError(t('http.tooManyRequests'));
+  else if (status === 500) showError(t('http.serverError'));
+  else if (status === 405) showInfo(t('http.demoOnly'));
+  else showError(t('http.errorPrefix') + message);
+  return true;
+}
+
+/** The one http client: unwraps the envelope, throws on success:false, sends New-Api-User. */
+export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const user = userStore.get();
+  if (user) headers['New-Api-User'] = String(user.id);
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    if (!options.silent) showError(i18n.t('http.errorPrefix') + text);
+    throw new ApiError(text, 0, !options.silent);
+  }
+  let envelope: Envelope<T> | null = null;
+  try {
+    envelope = (await response.json()) as Envelope<T>;
+  } catch {
+    envelope = null;
+  }
+  const message = envelope?.message || response.statusText || String(response.status);
+  if (!response.ok) {
+    const shown = handleHttpFailure(response.status, message, options);
+    throw new ApiError(message, response.status, shown);
+  }
+  if (!envelope || envelope.success !== true) {
+    if (!options.silent) showError(message);
+    throw new ApiError(message, response.status, !options.silent);
+  }
+  return envelope.data;
+}
+
+export const http = {
+  get: <T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>) => request<T>(path, { ...options, method: 'GET' }),
+  post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>) =>
+    request<T>(path, { ...options, method: 'POST', body: body ?? {} }),
+  put: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>) =>
+    request<T>(path, { ...options, method: 'PUT', body: body ?? {} }),
+  delete: <T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>) => request<T>(path, { ...options, method: 'DELETE' }),
+};
