@@ -36,11 +36,18 @@ function vitest(name, projects) {
   step(`${name} tests`, 'npx', args);
   if (existsSync(output)) {
     const report = JSON.parse(readFileSync(output, 'utf8'));
-    const counts = { passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + report.numTodoTests };
+    // A file that fails outside its tests (import error, throwing beforeAll) has no failed test;
+    // count it as one failure so the summary never reads "0 failed" for a broken file.
+    const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'));
+    for (const file of brokenFiles) console.error(`✗ ${file.name.replace(root, '')}: ${file.message || 'failed outside its tests'}`);
+    const counts = { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles.length, skipped: report.numPendingTests + report.numTodoTests };
     suites.push(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
     for (const key of Object.keys(totals)) totals[key] += counts[key];
-  } else if (!failed) {
+  } else {
+    // vitest crashed before writing its report: count the run as a failure in the summary too.
     failed = true;
+    totals.failed += 1;
+    suites.push(`${name}: no report written (vitest did not finish)`);
   }
 }
 
