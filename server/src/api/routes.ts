@@ -3,6 +3,7 @@ import { createGuards } from './auth/guards.js';
 import type { AppContext } from './context.js';
 import { rateLimitByIp } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
+import { registerDataRoutes } from './data/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
 import { registerTokenRoutes } from './tokens/routes.js';
 import { registerChannelRoutes } from './channels/routes.js';
@@ -18,6 +19,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const deps = { ctx, guards, critical };
   registerStatusRoutes(api, deps);
+  registerDataRoutes(api, deps);
   registerLogRoutes(api, deps);
   registerTokenRoutes(api, deps);
   registerChannelRoutes(api, deps);

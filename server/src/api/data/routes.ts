@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { findQuotaData } from './find-quota-data.js';
+import { startQuotaDataJob } from './quota-data-job.js';
+import { quotaDataQuery } from './schemas.js';
+
+/** Dashboard data; the master instance also runs the hourly aggregation job. */
+export function registerDataRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  api.get('/data/', { preHandler: guards.admin }, async (request) =>
+    ok(await findQuotaData(ctx, { isAdmin: true }, parseInput(quotaDataQuery, request.query))));
+  api.get('/data/self', { preHandler: guards.user }, async (request) =>
+    ok(await findQuotaData(ctx, { isAdmin: false, userId: authOf(request).id }, parseInput(quotaDataQuery, request.query))));
+
+  if (ctx.config.isMaster) ctx.onClose.push(startQuotaDataJob(ctx, api.log));
+}
