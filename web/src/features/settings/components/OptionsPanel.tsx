@@ -16,21 +16,22 @@ interface OptionsPanelProps {
   description?: ReactNode;
 }
 
-function FieldInput({ field, label }: { field: OptionField; label: string }) {
+/** Receives value/checked and onChange from Form.Item and hands them to the input. */
+function FieldInput({ field, label, ...control }: { field: OptionField; label: string; [prop: string]: unknown }) {
   switch (field.kind) {
     case 'switch':
-      return <Switch aria-label={label} />;
+      return <Switch aria-label={label} {...control} />;
     case 'number':
-      return <InputNumber aria-label={label} min={field.min} style={{ width: '100%' }} />;
+      return <InputNumber aria-label={label} min={field.min} style={{ width: '100%' }} {...control} />;
     case 'secret':
-      return <Input.Password aria-label={label} autoComplete="new-password" placeholder={field.placeholder} />;
+      return <Input.Password aria-label={label} autoComplete="new-password" placeholder={field.placeholder} {...control} />;
     case 'textarea':
     case 'json':
-      return <Input.TextArea aria-label={label} autoSize={{ minRows: field.kind === 'json' ? 4 : 5, maxRows: 16 }} placeholder={field.placeholder} style={field.kind === 'json' ? { fontFamily: 'monospace' } : undefined} />;
+      return <Input.TextArea aria-label={label} autoSize={{ minRows: field.kind === 'json' ? 4 : 5, maxRows: 16 }} placeholder={field.placeholder} style={field.kind === 'json' ? { fontFamily: 'monospace' } : undefined} {...control} />;
     case 'tags':
-      return <Select aria-label={label} mode="tags" tokenSeparators={[',', ' ']} open={false} placeholder={field.placeholder} />;
+      return <Select aria-label={label} mode="tags" tokenSeparators={[',', ' ']} open={false} placeholder={field.placeholder} {...control} />;
     default:
-      return <Input aria-label={label} placeholder={field.placeholder} />;
+      return <Input aria-label={label} placeholder={field.placeholder} {...control} />;
   }
 }
 

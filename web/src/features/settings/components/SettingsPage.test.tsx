@@ -1,0 +1,123 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { adminUser, fail, fakeServer, ok, renderRoute, type FakeCall } from '../../../test/render-route';
+
+const storedOptions: Record<string, string> = {
+  ServerAddress: 'https://gate.example.com',
+  SMTPServer: 'smtp.example.com',
+  SMTPPort: '587',
+  SMTPAccount: 'mailer',
+  SMTPFrom: 'noreply@example.com',
+  SMTPSSLEnabled: 'false',
+  PasswordLoginEnabled: 'true',
+  Price: '7.3',
+  MinTopUp: '1',
+  TopupGroupRatio: '{"default":1}',
+};
+
+function optionServer(options: Record<string, string>, onPut?: (call: FakeCall) => unknown) {
+  return fakeServer({
+    'GET /api/option/': () => ok(Object.entries(options).map(([key, value]) => ({ key, value }))),
+    'PUT /api/option/': async (call) => (onPut ? onPut(call) : ok(null)),
+  });
+}
+
+const puts = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
+
+async function panel(title: string) {
+  const heading = await screen.findByText(title, {}, { timeout: 5000 });
+  return heading.closest('.ant-card') as HTMLElement;
+}
+
+describe('system settings save rules', { timeout: 90_000 }, () => {
+  it('warns when nothing changed', async () => {
+    const { calls } = optionServer(storedOptions);
+    await renderRoute('/setting?tab=system', { user: adminUser });
+    const general = await panel('通用设置');
+    await userEvent.click(within(general).getByRole('button', { name: /保存通用设置/ }));
+    expect(await screen.findByText('你似乎并没有修改什么')).toBeTruthy();
+    expect(puts(calls)).toHaveLength(0);
+  });
+
+  it('saves toggles first one by one, strips trailing slashes and sends secrets only when non-empty', async () => {
+    const { calls } = optionServer(storedOptions, async (call) => {
+      const body = call.body as { key: string };
+      if (body.key === 'SMTPSSLEnabled') await new Promise((resolve) => setTimeout(resolve, 50));
+      return ok(null);
+    });
+    await renderRoute('/setting?tab=system', { user: adminUser });
+    const smtp = await panel('配置 SMTP');
+    await userEvent.clear(within(smtp).getByLabelText('SMTP 服务器地址'));
+    await userEvent.type(within(smtp).getByLabelText('SMTP 服务器地址'), 'mail.example.com');
+    await userEvent.click(within(smtp).getByRole('switch', { name: '启用 SMTP SSL' }));
+    await userEvent.click(within(smtp).getByRole('button', { name: /保存配置 SMTP/ }));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+    const saved = puts(calls);
+    expect(saved.map((entry) => entry.key)).toEqual(['SMTPSSLEnabled', 'SMTPServer']);
+    expect(saved[0]).toEqual({ key: 'SMTPSSLEnabled', value: 'true' });
+    // the text option is sent only after the toggle's call completed
+    const toggleCall = calls.find((call) => (call.body as { key?: string })?.key === 'SMTPSSLEnabled')!;
+    const textCall = calls.find((call) => (call.body as { key?: string })?.key === 'SMTPServer')!;
+    expect(textCall.at - toggleCall.at).toBeGreaterThanOrEqual(40);
+    expect(saved.some((entry) => entry.key === 'SMTPToken')).toBe(false);
+
+    const general = await panel('通用设置');
+    const address = within(general).getByLabelText('服务器地址');
+    await userEvent.clear(address);
+    await userEvent.type(address, 'https://new.example.com///');
+    await userEvent.type(within(general).getByLabelText('Worker 密钥'), 'worker-secret');
+    await userEvent.click(within(general).getByRole('button', { name: /保存通用设置/ }));
+    await waitFor(() => expect(puts(calls)).toHaveLength(4));
+    expect(puts(calls).slice(2)).toEqual(
+      expect.arrayContaining([
+        { key: 'ServerAddress', value: 'https://new.example.com' },
+        { key: 'WorkerValidKey', value: 'worker-secret' },
+      ]),
+    );
+  });
+
+  it('reports a partial failure', async () => {
+    optionServer(storedOptions, (call) => ((call.body as { key: string }).key === 'SMTPFrom' ? fail('SMTPFrom 无效') : ok(null)));
+    await renderRoute('/setting?tab=system', { user: adminUser });
+    const smtp = await panel('配置 SMTP');
+    await userEvent.type(within(smtp).getByLabelText('SMTP 账户'), '2');
+    await userEvent.type(within(smtp).getByLabelText('SMTP 发送者邮箱'), 'x');
+    await userEvent.click(within(smtp).getByRole('button', { name: /保存配置 SMTP/ }));
+    expect(await screen.findByText('部分保存失败，请重试')).toBeTruthy();
+  });
+
+  it('payment: requires the server address first and validates the group ratio JSON on blur', async () => {
+    const { calls } = optionServer({ ...storedOptions, ServerAddress: '' });
+    await renderRoute('/setting?tab=system', { user: adminUser });
+    const payment = await panel('支付设置');
+    const ratio = within(payment).getByLabelText('充值分组倍率');
+    fireEvent.change(ratio, { target: { value: '{not json' } });
+    fireEvent.blur(ratio);
+    expect(await within(payment).findByText('充值分组倍率不是合法的 JSON 字符串')).toBeTruthy();
+    fireEvent.change(ratio, { target: { value: '{"vip": 2}' } });
+    fireEvent.blur(ratio);
+    await userEvent.click(within(payment).getByRole('button', { name: /保存支付设置/ }));
+    expect(await screen.findByText('请先填写服务器地址')).toBeTruthy();
+    expect(puts(calls)).toHaveLength(0);
+  });
+
+  it('asks before turning password login off and restores it on cancel', async () => {
+    optionServer(storedOptions);
+    await renderRoute('/setting?tab=system', { user: adminUser });
+    const login = await panel('配置登录注册');
+    const toggle = within(login).getByRole('switch', { name: '允许通过密码进行登录' });
+    expect(toggle.getAttribute('aria-checked')).toBe('true');
+    await userEvent.click(toggle);
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(/您确定要取消密码登录功能吗/)).toBeTruthy();
+    await userEvent.click(within(dialog).getByRole('button', { name: /取\s*消/ }));
+    await waitFor(() => expect(toggle.getAttribute('aria-checked')).toBe('true'));
+  });
+
+  it('defaults to the operation tab, a placeholder for later work', async () => {
+    optionServer(storedOptions);
+    await renderRoute('/setting', { user: adminUser });
+    expect(await screen.findByRole('heading', { name: '运营设置' })).toBeTruthy();
+  });
+});
