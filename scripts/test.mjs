@@ -33,7 +33,7 @@ function step(name, command, args, env = {}) {
 function vitest(name, projects) {
   const output = `${resultsDir}/${name}.json`;
   const args = ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`];
-  step(`${name} tests`, 'npx', args);
+  const isGreen = step(`${name} tests`, 'npx', args);
   if (existsSync(output)) {
     const report = JSON.parse(readFileSync(output, 'utf8'));
     // A file that fails outside its tests (import error, throwing beforeAll) has no failed test;
@@ -41,7 +41,10 @@ function vitest(name, projects) {
     const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'));
     for (const file of brokenFiles) console.error(`✗ ${file.name.replace(root, '')}: ${file.message || 'failed outside its tests'}`);
     const counts = { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles.length, skipped: report.numPendingTests + report.numTodoTests };
-    suites.push(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    // vitest failed with nothing failed in its report (e.g. "No test files found"): still a failure.
+    const isUnexplained = !isGreen && counts.failed === 0;
+    if (isUnexplained) counts.failed = 1;
+    suites.push(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${isUnexplained ? ' (vitest exited non-zero, see above)' : ''}`);
     for (const key of Object.keys(totals)) totals[key] += counts[key];
   } else {
     // vitest crashed before writing its report: count the run as a failure in the summary too.
