@@ -89,6 +89,8 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect(wrongType.body.message).toContain('name');
     const tooLong = await admin.post('/api/channel/', { ...base, models: ['x'.repeat(300)] });
     expect(tooLong.status).toBe(400);
+    const manyGroups = await admin.post('/api/channel/', { ...base, groups: Array.from({ length: 40 }, (_, i) => `group-number-${i}`) });
+    expect(manyGroups.body.message).toBe('分组列表不能超过 255 个字符');
   });
 
   it('batch mode makes one channel per key line (JSON array for credential types)', async () => {
@@ -101,6 +103,15 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const vertex = await admin.post('/api/channel/', { ...base, name: 'vx', type: 41, mode: 'batch', key: JSON.stringify([{ a: 1 }, { b: 2 }]) });
     expect(vertex.body.data.ids).toHaveLength(2);
     expect((await admin.get(`/api/channel/${vertex.body.data.ids[1]}`)).body.data.key).toBe('{"b":2}');
+  });
+
+  it('accepts the editor sending the whole row back (read-only fields ignored, empty key kept)', async () => {
+    const id = await create({ ...base, name: 'round-trip' });
+    const row = (await admin.get(`/api/channel/${id}`)).body.data;
+    const res = await admin.put('/api/channel/', { ...row, key: '', name: 'round-trip-2', balance: 999, used_quota: 5, groups: ['default'] });
+    expect(res.status, res.text).toBe(200);
+    const after = (await admin.get(`/api/channel/${id}`)).body.data;
+    expect(after).toMatchObject({ name: 'round-trip-2', key: 'sk-upstream-1', balance: 0, used_quota: 0, group: 'default' });
   });
 
   it('updates fields, status, priority and weight and keeps abilities in step', async () => {

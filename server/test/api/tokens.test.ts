@@ -140,6 +140,10 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     const exhausted = await alice.put('/api/token/?status_only=true', { id: token.id, status: 1 });
     expect(exhausted.body.message).toBe('令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
     expect((await alice.put('/api/token/', { id: token.id, status: 1 })).status).toBe(400);
+    // The editor sends the whole row back: an unchanged relay-set status (4) does not block an edit.
+    const renamed = await alice.put('/api/token/', { ...(await alice.get(`/api/token/${token.id}`)).body.data, name: 'renamed' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.data).toMatchObject({ name: 'renamed', status: 4 });
     const refilled = await alice.put('/api/token/', { id: token.id, unlimited_quota: true, status: 1 });
     expect(refilled.body.data).toMatchObject({ status: 1, unlimited_quota: 1 });
   });

@@ -109,7 +109,8 @@ export const updateTokenSchema = z
   .object({
     ...tokenFieldsShape,
     id: z.number({ error: 'id 必须是数字' }).int().positive({ error: 'id 必须是正整数' }),
-    status: z.union([z.literal(1), z.literal(2)], { error: '状态必须是 1（启用）或 2（禁用）' }).optional(),
+    /** The editor sends the whole row back; only a change to 1 or 2 acts, 3 and 4 are set by the relay. */
+    status: z.number({ error: '状态必须是数字' }).int().min(1).max(4).optional(),
   })
   .superRefine((value, ctx) => {
     if (value.name !== undefined && value.name === '') {

@@ -16,6 +16,9 @@ export type ChannelValues = Omit<Updateable<ChannelsTable>, 'id'>;
 const iflytekType = 18;
 const modelNameMaxLength = 255;
 const groupNameMaxLength = 64;
+/** Column sizes of channels.group and channels.status_code_mapping (MySQL rejects longer values). */
+const groupListMaxLength = 255;
+const statusCodeMappingMaxLength = 1024;
 
 /** Trims a base URL and drops trailing slashes (spec §5). */
 export const normalizeBaseUrl = (url: string): string => url.trim().replace(/\/+$/, '');
@@ -44,6 +47,9 @@ export function channelValuesOf(input: ChannelFields): ChannelValues {
   if (input.model_mapping !== undefined) values.model_mapping = jsonObjectText(input.model_mapping) ?? '';
   if (input.status_code_mapping !== undefined) {
     values.status_code_mapping = jsonObjectText(input.status_code_mapping) ?? '';
+    if (values.status_code_mapping.length > statusCodeMappingMaxLength) {
+      throw invalidInput(`状态码映射不能超过 ${statusCodeMappingMaxLength} 个字符`);
+    }
   }
   if (input.setting !== undefined) values.setting = jsonObjectText(input.setting) ?? '';
   if (input.param_override !== undefined) values.param_override = jsonObjectText(input.param_override) ?? '';
@@ -53,7 +59,10 @@ export function channelValuesOf(input: ChannelFields): ChannelValues {
   const groups = groupInput !== undefined ? toNameList(groupInput) : [];
   checkNames(models, groups);
   if (input.models !== undefined) values.models = models.join(',');
-  if (groupInput !== undefined) values.group = (groups.length > 0 ? groups : [...channelDefaults.groups]).join(',');
+  if (groupInput !== undefined) {
+    values.group = (groups.length > 0 ? groups : [...channelDefaults.groups]).join(',');
+    if (values.group.length > groupListMaxLength) throw invalidInput(`分组列表不能超过 ${groupListMaxLength} 个字符`);
+  }
   if (input.auto_ban !== undefined) values.auto_ban = input.auto_ban === true || input.auto_ban === 1 ? 1 : 0;
   const priority = toInteger(input.priority);
   if (priority !== null) values.priority = priority;
