@@ -3,6 +3,8 @@ import { createGuards } from './auth/guards.js';
 import type { AppContext } from './context.js';
 import { rateLimitByIp } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
+import { registerChannelProbeRoutes } from './channels/probe-routes.js';
+import { registerPricingRoutes } from './pricing/routes.js';
 import { registerChannelRoutes } from './channels/routes.js';
 import { registerTokenRoutes } from './tokens/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
@@ -19,6 +21,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const deps = { ctx, guards, critical };
   registerStatusRoutes(api, deps);
+  registerChannelProbeRoutes(api, deps);
+  registerPricingRoutes(api, deps);
   registerChannelRoutes(api, deps);
   registerTokenRoutes(api, deps);
   registerLogRoutes(api, deps);

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ok } from '../../lib/envelope.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { fetchChannelModels, fetchUpstreamModels } from './probe/fetch-models.js';
+import { testAllChannels, testChannel } from './probe/test-channel.js';
+import { updateAllBalances, updateChannelBalance } from './probe/update-balance.js';
+
+const idParams = z.object({ id: z.coerce.number().int().positive() });
+const testQuery = z.object({ model: z.string().max(255).optional() });
+const fetchModelsBody = z.object({ base_url: z.string().max(512).default(''), type: z.coerce.number().int(), key: z.string().max(100_000).default('') });
+
+/** Channel probes (admin): test, update_balance, fetch_models. */
+export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  const admin = { preHandler: guards.admin };
+  api.get('/channel/test', admin, async (request) => {
+    const started = testAllChannels(ctx, (error) => request.log.warn({ err: error }, 'channel test failed'));
+    return { success: true, message: started ? '已开始测试所有渠道，请稍后刷新查看结果' : '测试正在进行中' };
+  });
+  api.get('/channel/test/:id', admin, async (request) => {
+    const { id } = parseInput(idParams, request.params);
+    const { model } = parseInput(testQuery, request.query);
+    return testChannel(ctx, id, model);
+  });
+  api.get('/channel/update_balance', admin, async () => ok({ updated: await updateAllBalances(ctx) }));
+  api.get('/channel/update_balance/:id', admin, async (request) => {
+    const balance = await updateChannelBalance(ctx, parseInput(idParams, request.params).id);
+    return { success: true, message: '', balance };
+  });
+  api.get('/channel/fetch_models/:id', admin, async (request) => ok(await fetchChannelModels(ctx, parseInput(idParams, request.params).id)));
+  api.post('/channel/fetch_models', admin, async (request) => {
+    const body = parseInput(fetchModelsBody, request.body);
+    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key));
+  });
+}

@@ -1,0 +1,9 @@
+import type { AppContext } from '../context.js';
+import { optionRegistry } from '../../options/registry.js';
+
+const pricingKeys = ['ModelRatio', 'CompletionRatio', 'CacheRatio', 'ModelPrice'] as const;
+
+/** Restores the four pricing options to the built-in defaults (relay/billing/default-ratios.ts). */
+export async function resetModelRatios(ctx: AppContext): Promise<void> {
+  for (const key of pricingKeys) await ctx.options.set(key, optionRegistry[key].default);
+}

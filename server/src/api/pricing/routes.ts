@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import type { RouteDeps } from '../routes.js';
+import { findPricing } from './find-pricing.js';
+import { resetModelRatios } from './reset-model-ratios.js';
+
+/** GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). */
+export function registerPricingRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  api.get('/pricing', async () => {
+    const { data, group_ratio, usable_group } = findPricing(ctx);
+    return { success: true, message: '', data, group_ratio, usable_group };
+  });
+  api.post('/option/rest_model_ratio', { preHandler: guards.root }, async () => {
+    await resetModelRatios(ctx);
+    return ok(null, '重置成功');
+  });
+}
