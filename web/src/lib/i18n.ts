@@ -1,7 +1,6 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import en from '../locales/en.json';
-import zh from '../locales/zh.json';
+import { en, zh } from '../locales';
 import { readString, StorageKey, writeString } from './storage-keys';
 
 export const languages = ['zh', 'en'] as const;

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { accountMessages } from '@modelgate/shared';
 import { describe, expect, it } from 'vitest';
-import en from './en.json';
-import zh from './zh.json';
+import { en, zh } from './index';
 
 type Tree = { [key: string]: string | Tree };
 
