@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { listChannelTypes } from '../../relay/providers/registry.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { copyChannel } from './copy-channel.js';
@@ -33,6 +34,7 @@ export function registerChannelRoutes(api: FastifyInstance, { ctx, guards }: Rou
     ok(await searchChannels(ctx, parseInput(searchChannelsQuery, request.query))));
   api.get('/channel/models', admin, async () => ok(await listChannelModels(ctx)));
   api.get('/channel/models_enabled', admin, async () => ok(await listEnabledModels(ctx)));
+  api.get('/channel/types', admin, async () => ok(listChannelTypes()));
   api.get('/channel/:id', admin, async (request) => ok(await getChannel(ctx, parseInput(channelIdParams, request.params).id)));
 
   api.post('/channel/', admin, async (request) =>
