@@ -1,7 +1,7 @@
 import { SettingOutlined } from '@ant-design/icons';
 import { defaultPageSize, pageSizeOptions } from '@modelgate/shared';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, Checkbox, Flex, Popover, Space, Table, type TableColumnType } from 'antd';
+import { Button, Checkbox, Flex, Popover, Space, Table, type TableColumnType, type TableProps } from 'antd';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Page } from '../lib/http';
@@ -16,8 +16,12 @@ interface DataTableProps<T> {
   queryKey: readonly unknown[];
   fetchPage: (page: number, pageSize: number) => Promise<Page<T>>;
   columns: DataColumn<T>[];
-  rowKey: keyof T & string;
+  rowKey: (keyof T & string) | ((record: T) => string | number);
   toolbar?: ReactNode;
+  /** Row checkboxes for batch actions (the screen keeps the selection). */
+  rowSelection?: TableProps<T>['rowSelection'];
+  /** Tree rows: records with `children` (e.g. channel tag rows) expand. */
+  expandable?: TableProps<T>['expandable'];
   rowClassName?: (record: T) => string;
   pageSizeStorageKey?: string;
 }
@@ -36,6 +40,8 @@ export function DataTable<T extends object>({
   rowKey,
   toolbar,
   rowClassName,
+  rowSelection,
+  expandable,
   pageSizeStorageKey = StorageKey.pageSize,
 }: DataTableProps<T>) {
   const { t } = useTranslation();
@@ -86,6 +92,8 @@ export function DataTable<T extends object>({
         dataSource={query.data?.items ?? []}
         loading={query.isFetching}
         rowClassName={rowClassName}
+        rowSelection={rowSelection}
+        expandable={expandable}
         scroll={{ x: 'max-content' }}
         pagination={{
           current: page,
