@@ -66,6 +66,14 @@ function handleHttpFailure(status: number, message: string, options: RequestOpti
 
 /** The one http client: unwraps the envelope, throws on success:false, sends New-Api-User. */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await requestEnvelope<T>(path, options)).data;
+}
+
+/**
+ * The same call, answering the whole envelope: a few endpoints put their result beside `data`
+ * (channel test `time`, update_balance `balance`).
+ */
+export async function requestEnvelope<T, Extra extends object = object>(path: string, options: RequestOptions = {}): Promise<Envelope<T> & Partial<Extra>> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const user = userStore.get();
   if (user) headers['New-Api-User'] = String(user.id);
@@ -102,7 +110,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     if (!options.silent) showError(message);
     throw new ApiError(message, response.status, !options.silent);
   }
-  return envelope.data;
+  return envelope as Envelope<T> & Partial<Extra>;
 }
 
 export const http = {
