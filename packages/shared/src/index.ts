@@ -6,3 +6,4 @@ export * from './constants.js';
 export * from './schemas/accounts.js';
 export * from './schemas/channels.js';
 export * from './schemas/tokens.js';
+export * from './schemas/redemptions.js';

@@ -13,6 +13,8 @@ import { registerSetupRoutes } from './setup/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerOptionRoutes } from './options/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
+import { registerRedemptionRoutes } from './redemptions/routes.js';
+import { registerTopUpRoutes } from './topup/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -31,6 +33,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerUserRoutes(api, deps);
   registerOptionRoutes(api, deps);
   registerGroupRoutes(api, deps);
+  registerRedemptionRoutes(api, deps);
+  registerTopUpRoutes(api, deps);
 }
 
 export type RouteDeps = {

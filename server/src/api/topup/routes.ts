@@ -1,0 +1,30 @@
+import { walletMessages } from '@modelgate/shared';
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { completeEpayOrder } from './complete-epay-order.js';
+import { createTopUpOrder } from './create-top-up-order.js';
+import { quoteTopUp } from './quote-top-up.js';
+import { redeemCode } from './redeem-code.js';
+import { epayNotifyQuery, redeemCodeSchema, topUpAmountSchema, topUpPaySchema } from './schemas.js';
+
+/** The wallet: redeem a code, quote and start an online top-up, and the payment gateway's callback. */
+export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+  const user = { preHandler: [guards.user, critical] };
+
+  api.post('/user/topup', user, async (request) =>
+    ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed));
+  api.post('/user/amount', user, async (request) =>
+    ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
+  api.post('/user/pay', user, async (request) =>
+    ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'));
+
+  // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
+  api.get('/user/epay/notify', async (request, reply) => {
+    const fields = parseInput(epayNotifyQuery, request.query);
+    const answer = await completeEpayOrder(ctx, fields);
+    return reply.type('text/plain; charset=utf-8').send(answer);
+  });
+}
