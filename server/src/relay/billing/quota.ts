@@ -6,6 +6,11 @@ export interface Usage {
   completionTokens: number;
   /** Part of promptTokens served from the provider's prompt cache. */
   cachedTokens: number;
+  /**
+   * Part of promptTokens written to the provider's prompt cache (Claude cache_creation_input_tokens),
+   * billed with its own ratio. Absent means 0.
+   */
+  cacheCreationTokens?: number;
 }
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });

@@ -52,8 +52,88 @@ export interface ChunkTransform {
   onChunk(chunk: Record<string, unknown>): ChunkVerdict;
 }
 
+/** The chat wire formats ModelGate speaks, inbound (clients) and outbound (channels). */
+export type WireFormat = 'openai' | 'claude' | 'gemini';
+
+/** How an upstream stream is framed on the wire. */
+export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
+
+/**
+ * One decoded upstream stream event: for SSE the `event:` name (or null) and the joined `data:`
+ * text; for NDJSON one line; for the AWS event stream the decoded payload's JSON text.
+ */
+export interface StreamEvent {
+  event: string | null;
+  data: string;
+}
+
+/** An upstream request an adapter built: the URL, extra headers and the body to send. */
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown> | string | Uint8Array;
+}
+
+/** Read access to option values an adapter may need (claude.*, gemini.* settings). */
+export interface AdapterOptions {
+  get(key: string): string;
+  json<T>(key: string): T;
+  number(key: string): number;
+  bool(key: string): boolean;
+}
+
+export interface ChatCall {
+  /** Model name sent upstream (after the channel's model_mapping). */
+  upstreamModel: string;
+  isStream: boolean;
+  target: UpstreamTarget;
+  options: AdapterOptions;
+}
+
+/** What a converting stream transform yields for one upstream event (or at the end). */
+export interface ConvertedEvents {
+  /** OpenAI `chat.completion.chunk` objects to pass on, in order. */
+  chunks: Array<Record<string, unknown>>;
+  /** Completion text the event added (for counting when usage is missing). */
+  text: string;
+  /** Usage known after this event (cumulative; the last non-null value wins). */
+  usage: Usage | null;
+}
+
+/**
+ * For providers whose chat wire is not OpenAI's: converts the canonical request (an OpenAI chat
+ * completion body) to the provider's request, and the provider's answer back to OpenAI shapes.
+ */
+export interface ChatConverter {
+  framing: StreamFraming;
+  buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Provider JSON response → OpenAI `chat.completion` and its usage. */
+  parseResponse(json: Record<string, unknown>, model: string): { completion: Record<string, unknown>; usage: Usage | null };
+  /** A stateful per-request transform from provider stream events to OpenAI chunks. */
+  createStreamTransform(model: string): { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents };
+}
+
+/**
+ * For pass-through: a client speaking the provider's own format (e.g. the Anthropic SDK on a Claude
+ * channel) is relayed unchanged but for the model name, and usage is read from the native answer.
+ */
+export interface NativeWire {
+  format: WireFormat;
+  framing: StreamFraming;
+  buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
+  readUsage(json: Record<string, unknown>): Usage | null;
+  /** Stateful usage reader over native stream events; returns the usage known so far (or null). */
+  createUsageReader(): { onEvent(event: StreamEvent): { usage: Usage | null; text: string } };
+}
+
 export interface ProviderAdapter {
   slug: string;
+  /** The chat wire the provider speaks; 'openai' adapters use `chat`/`chatStream` in place. */
+  wire?: WireFormat;
+  /** Set when `wire` is not 'openai'. */
+  chatConverter?: ChatConverter;
+  /** Set when clients of the provider's own format may be passed through. */
+  native?: NativeWire;
   meta: ProviderMeta;
   endpoints: ReadonlySet<RelayEndpoint>;
   api: {
