@@ -7,6 +7,7 @@ import { OAuthCallbackPage } from '../features/auth/components/OAuthCallbackPage
 import { PasswordResetConfirmPage } from '../features/auth/components/PasswordResetConfirmPage';
 import { PasswordResetRequestPage } from '../features/auth/components/PasswordResetRequestPage';
 import { RegisterPage } from '../features/auth/components/RegisterPage';
+import { ChannelListPage } from '../features/channels/components/ChannelListPage';
 import { AboutPage } from '../features/home/components/AboutPage';
 import { HomePage } from '../features/home/components/HomePage';
 import { PersonalPage } from '../features/personal/components/PersonalPage';
@@ -37,9 +38,9 @@ export const routes: RouteObject[] = [
       { path: '/pricing', element: later('nav.pricing') },
       { path: '/about', element: <AboutPage /> },
       { path: '/chat/:id?', element: later('menu.chat') },
-      { path: '/channel', element: admin(later('menu.channels')) },
-      { path: '/channel/edit/:id', element: admin(later('menu.channelEditor')) },
-      { path: '/channel/add', element: admin(later('menu.channelEditor')) },
+      { path: '/channel', element: admin(<ChannelListPage />) },
+      { path: '/channel/edit/:id', element: admin(<ChannelListPage />) },
+      { path: '/channel/add', element: admin(<ChannelListPage />) },
       { path: '/token', element: authed(later('menu.tokens')) },
       { path: '/playground', element: authed(later('menu.playground')) },
       { path: '/redemption', element: admin(later('menu.redemption')) },

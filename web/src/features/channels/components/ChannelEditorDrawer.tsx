@@ -1,0 +1,105 @@
+import { channelTypeNames } from '@modelgate/shared';
+import { useQueryClient } from '@tanstack/react-query';
+import { Button, Drawer, Form, Space, Spin } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { feedback, showError, showSuccess } from '../../../lib/feedback';
+import { channelsQueryKey, createChannel, updateChannel, useChannel } from '../api/channels';
+import { useChannelTypes, type ChannelType } from '../api/meta';
+import { channelFormProblem, emptyChannelForm, endsWithV1, formValuesOf, payloadOf, type ChannelFormValues } from '../hooks/channel-form';
+import { ChannelFormFields } from './ChannelFormFields';
+
+interface Props {
+  open: boolean;
+  /** null creates a channel. */
+  channelId: number | null;
+  onClose: () => void;
+}
+
+const fallbackType = (type: number): ChannelType => ({
+  type, slug: '', displayName: channelTypeNames[type] ?? String(type), keyHint: '', defaultBaseURL: '', extraFields: [], defaultModels: [], endpoints: [], hasBalance: false,
+});
+
+/** Create or edit a channel in a side drawer. */
+export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<ChannelFormValues>();
+  const queryClient = useQueryClient();
+  const types = useChannelTypes();
+  const channel = useChannel(open ? channelId : null);
+  const [isSaving, setSaving] = useState(false);
+  const type = Form.useWatch('type', form) ?? emptyChannelForm.type;
+  const typeList = [...(types.data ?? [])];
+  if (!typeList.some((item) => item.type === type)) typeList.push(fallbackType(type));
+  const meta = typeList.find((item) => item.type === type);
+
+  useEffect(() => {
+    if (!open) return;
+    form.setFieldsValue(channelId === null ? emptyChannelForm : channel.data ? formValuesOf(channel.data) : emptyChannelForm);
+  }, [open, channelId, channel.data, form]);
+
+  const confirmV1 = (url: string) =>
+    new Promise<boolean>((resolve) => {
+      feedback.modal.confirm({
+        title: t('channels.v1Title'),
+        content: t('channels.v1Warning', { url }),
+        okText: t('common.confirm'),
+        cancelText: t('common.cancel'),
+        onOk: () => resolve(true),
+        onCancel: () => resolve(false),
+      });
+    });
+
+  const save = async () => {
+    const values = { ...emptyChannelForm, ...form.getFieldsValue(true) } as ChannelFormValues;
+    const problem = channelFormProblem(values, channelId === null);
+    if (problem) {
+      showError(t(`channels.msg.${problem}`));
+      return;
+    }
+    if (endsWithV1(values.base_url ?? '') && !(await confirmV1(values.base_url))) return;
+    const payload = payloadOf(values);
+    setSaving(true);
+    try {
+      if (channelId === null) {
+        await createChannel(payload);
+        showSuccess(t('channels.msg.created'));
+      } else {
+        const { key, mode: _mode, ...rest } = payload;
+        await updateChannel({ id: channelId, ...rest, ...(key ? { key } : {}) });
+        showSuccess(t('channels.msg.updated'));
+      }
+      await queryClient.invalidateQueries({ queryKey: channelsQueryKey });
+      onClose();
+    } catch {
+      // the http client showed the server's message
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const isLoading = channelId !== null && channel.isLoading;
+  return (
+    <Drawer
+      title={channelId === null ? t('channels.createTitle') : t('channels.editTitle', { name: channel.data?.name ?? '' })}
+      open={open}
+      onClose={onClose}
+      size={560}
+      destroyOnHidden
+      footer={
+        <Space style={{ float: 'right' }}>
+          <Button onClick={onClose}>{t('common.cancel')}</Button>
+          <Button type="primary" loading={isSaving} onClick={() => void save()}>
+            {t('common.submit')}
+          </Button>
+        </Space>
+      }
+    >
+      <Spin spinning={isLoading}>
+        <Form form={form} layout="vertical" initialValues={emptyChannelForm}>
+          <ChannelFormFields form={form} types={typeList} meta={meta} channelId={channelId} />
+        </Form>
+      </Spin>
+    </Drawer>
+  );
+}
