@@ -8,9 +8,15 @@ import { PasswordResetConfirmPage } from '../features/auth/components/PasswordRe
 import { PasswordResetRequestPage } from '../features/auth/components/PasswordResetRequestPage';
 import { RegisterPage } from '../features/auth/components/RegisterPage';
 import { ChannelListPage } from '../features/channels/components/ChannelListPage';
+import { ChatPage } from '../features/chat/components/ChatPage';
+import { ChatRedirectPage } from '../features/chat/components/ChatRedirectPage';
+import { DashboardPage } from '../features/dashboard/components/DashboardPage';
 import { AboutPage } from '../features/home/components/AboutPage';
 import { HomePage } from '../features/home/components/HomePage';
+import { LogsPage } from '../features/logs/components/LogsPage';
 import { PersonalPage } from '../features/personal/components/PersonalPage';
+import { PlaygroundPage } from '../features/playground/components/PlaygroundPage';
+import { PricingPage } from '../features/pricing/components/PricingPage';
 import { SettingsPage } from '../features/settings/components/SettingsPage';
 import { SetupPage } from '../features/setup/components/SetupPage';
 import { UserListPage } from '../features/users/components/UserListPage';
@@ -35,14 +41,14 @@ export const routes: RouteObject[] = [
       { path: '/oauth/github', element: <OAuthCallbackPage provider="github" /> },
       { path: '/oauth/oidc', element: <OAuthCallbackPage provider="oidc" /> },
       { path: '/oauth/linuxdo', element: <OAuthCallbackPage provider="linuxdo" /> },
-      { path: '/pricing', element: later('nav.pricing') },
+      { path: '/pricing', element: <PricingPage /> },
       { path: '/about', element: <AboutPage /> },
-      { path: '/chat/:id?', element: later('menu.chat') },
+      { path: '/chat/:id?', element: <ChatPage /> },
       { path: '/channel', element: admin(<ChannelListPage />) },
       { path: '/channel/edit/:id', element: admin(<ChannelListPage />) },
       { path: '/channel/add', element: admin(<ChannelListPage />) },
       { path: '/token', element: authed(later('menu.tokens')) },
-      { path: '/playground', element: authed(later('menu.playground')) },
+      { path: '/playground', element: authed(<PlaygroundPage />) },
       { path: '/redemption', element: admin(later('menu.redemption')) },
       { path: '/user', element: admin(<UserListPage />) },
       { path: '/user/edit/:id', element: admin(<UserListPage />) },
@@ -50,11 +56,11 @@ export const routes: RouteObject[] = [
       { path: '/setting', element: admin(<SettingsPage />) },
       { path: '/personal', element: authed(<PersonalPage />) },
       { path: '/topup', element: authed(later('menu.topup')) },
-      { path: '/log', element: authed(later('menu.log')) },
-      { path: '/detail', element: authed(later('menu.dashboard')) },
+      { path: '/log', element: authed(<LogsPage />) },
+      { path: '/detail', element: authed(<DashboardPage />) },
       { path: '/midjourney', element: authed(later('menu.drawingLog')) },
       { path: '/task', element: authed(later('menu.taskLog')) },
-      { path: '/chat2link', element: authed(later('menu.chatRedirect')) },
+      { path: '/chat2link', element: authed(<ChatRedirectPage />) },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

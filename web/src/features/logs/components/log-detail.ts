@@ -1,0 +1,36 @@
+/** The billing details a consumption log keeps in its `other` JSON (spec 02 §3). */
+export interface LogOther {
+  model_ratio?: number;
+  model_price?: number;
+  completion_ratio?: number;
+  group_ratio?: number;
+  user_group_ratio?: number;
+  cache_tokens?: number;
+  cache_ratio?: number;
+  cache_creation_tokens?: number;
+  cache_creation_ratio?: number;
+  frt?: number;
+  is_model_mapped?: boolean;
+  upstream_model_name?: string;
+  admin_info?: { use_channel?: (string | number)[] };
+  reasoning_effort?: string;
+  group?: string;
+}
+
+export function parseOther(text: string): LogOther {
+  if (!text) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as LogOther) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Duration colour (spec 02 §9): under 101 s green, under 300 s orange, else red. */
+export const durationColor = (seconds: number): string => (seconds < 101 ? 'green' : seconds < 300 ? 'orange' : 'red');
+
+/** First-token time colour: under 3 s green, under 10 s orange, else red. */
+export const firstTokenColor = (seconds: number): string => (seconds < 3 ? 'green' : seconds < 10 ? 'orange' : 'red');
+
+export const LogTypeColor: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple' };
