@@ -105,6 +105,11 @@ describe('self service', () => {
     const res = await ivy.client.put('/api/user/setting', setting);
     expect(res.status).toBe(200);
     expect(JSON.parse((await ivy.client.get('/api/user/self')).body.data.setting)).toEqual(setting);
+    // An admin sees the settings but never the owner's webhook secret.
+    const adminView = (await root.client.get(`/api/user/${ivy.userId}`)).body.data;
+    expect(JSON.parse(adminView.setting)).toEqual({ ...setting, webhook_secret: undefined });
+    const listed = (await root.client.get('/api/user/search?keyword=ivy')).body.data.items;
+    expect(listed.map((user: { setting: string }) => user.setting).join()).not.toContain('s3cret');
   });
 
   it.each([

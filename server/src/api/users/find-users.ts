@@ -2,7 +2,7 @@ import type { UserPageQuery, UserSearchQuery } from '@modelgate/shared';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AppContext } from '../context.js';
-import { adminUserColumns } from './user-views.js';
+import { adminUserColumns, toAdminView } from './user-views.js';
 
 type UserFilter = (eb: ExpressionBuilder<Database, 'users'>) => Expression<SqlBool>;
 
@@ -26,7 +26,7 @@ async function findPage(ctx: AppContext, page: UserPageQuery, filter?: UserFilte
     items.orderBy('id', 'desc').limit(page.page_size).offset((page.p - 1) * page.page_size).execute(),
     count.executeTakeFirstOrThrow(),
   ]);
-  return { items: rows, page: page.p, page_size: page.page_size, total: Number(totalRow.total) };
+  return { items: rows.map(toAdminView), page: page.p, page_size: page.page_size, total: Number(totalRow.total) };
 }
 
 export function listUsers(ctx: AppContext, page: UserPageQuery) {

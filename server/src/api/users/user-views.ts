@@ -12,6 +12,22 @@ export const adminUserColumns = [
 /** What a user sees of their own row: the admin view without the admin's remark. */
 export const selfUserColumns = adminUserColumns.filter((column) => column !== 'remark');
 
+/** Secrets of a user's own settings that an admin's view leaves out. */
+const ownerOnlySettingKeys = ['webhook_secret'];
+
+/** A user row as an admin sees it: the owner's webhook secret removed from `setting`. */
+export function toAdminView<T extends { setting: string }>(user: T): T {
+  if (!user.setting) return user;
+  try {
+    const setting = JSON.parse(user.setting) as Record<string, unknown>;
+    if (!ownerOnlySettingKeys.some((key) => key in setting)) return user;
+    for (const key of ownerOnlySettingKeys) delete setting[key];
+    return { ...user, setting: JSON.stringify(setting) };
+  } catch {
+    return { ...user, setting: '' };
+  }
+}
+
 /** What the console stores locally after login. */
 export const sessionUserColumns = ['id', 'username', 'display_name', 'role', 'status', 'group'] as const;
 
