@@ -19,6 +19,7 @@ import { PlaygroundPage } from '../features/playground/components/PlaygroundPage
 import { PricingPage } from '../features/pricing/components/PricingPage';
 import { SettingsPage } from '../features/settings/components/SettingsPage';
 import { SetupPage } from '../features/setup/components/SetupPage';
+import { TokenListPage } from '../features/tokens/components/TokenListPage';
 import { UserListPage } from '../features/users/components/UserListPage';
 import { RequireAdmin, RequireAuth } from './guards';
 import { AppShell } from './layouts/AppShell';
@@ -47,7 +48,7 @@ export const routes: RouteObject[] = [
       { path: '/channel', element: admin(<ChannelListPage />) },
       { path: '/channel/edit/:id', element: admin(<ChannelListPage />) },
       { path: '/channel/add', element: admin(<ChannelListPage />) },
-      { path: '/token', element: authed(later('menu.tokens')) },
+      { path: '/token', element: authed(<TokenListPage />) },
       { path: '/playground', element: authed(<PlaygroundPage />) },
       { path: '/redemption', element: admin(later('menu.redemption')) },
       { path: '/user', element: admin(<UserListPage />) },
