@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
+import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
@@ -123,6 +124,29 @@ describe.each(storageKinds())('redeeming codes on %s', (kind) => {
       const row = await admin.client.get(`/api/redemption/${code.id}`);
       expect(row.body.data.status).toBe(3);
       expect(row.body.data.used_user_id).toBe(logs[0]!.user_id);
+    }
+  });
+});
+
+describe('wallet rate limits', () => {
+  let server: TestServer;
+  afterAll(async () => server?.stop());
+
+  it('limits redeeming and ordering with the critical per-IP limit, but not the price quote', async () => {
+    server = await startTestServer({ env: { CRITICAL_RATE_LIMIT: '3' } });
+    const { client } = await signedInClient(server, { username: 'guesser' });
+    for (let i = 0; i < 3; i++) {
+      const res = await client.post('/api/user/topup', { key: `guess-${i}` });
+      expect(res.body.message).toBe('无效的兑换码');
+    }
+    const limited = await client.post('/api/user/topup', { key: 'guess-4' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ success: false, message: '请求次数过多，请稍后再试！', data: null });
+    expect((await client.post('/api/user/pay', { amount: 5, payment_method: 'wx' })).status).toBe(429);
+    for (let i = 0; i < 5; i++) {
+      const quote = await client.post('/api/user/amount', { amount: 5 });
+      expect(quote.status).toBe(400);
+      expect(quote.body.message).toBe('管理员未开启在线充值！');
     }
   });
 });

@@ -12,13 +12,16 @@ import { epayNotifyQuery, redeemCodeSchema, topUpAmountSchema, topUpPaySchema } 
 
 /** The wallet: redeem a code, quote and start an online top-up, and the payment gateway's callback. */
 export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
-  const user = { preHandler: [guards.user, critical] };
+  // Redeeming and creating orders are limited like sign-in (guessing codes, piling up orders);
+  // the quote is asked for as the user types, so it only has the global limit.
+  const limited = { preHandler: [guards.user, critical] };
+  const user = { preHandler: guards.user };
 
-  api.post('/user/topup', user, async (request) =>
+  api.post('/user/topup', limited, async (request) =>
     ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed));
   api.post('/user/amount', user, async (request) =>
     ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
-  api.post('/user/pay', user, async (request) =>
+  api.post('/user/pay', limited, async (request) =>
     ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'));
 
   // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
