@@ -111,6 +111,21 @@ export interface ChatConverter {
   parseResponse(json: Record<string, unknown>, model: string): { completion: Record<string, unknown>; usage: Usage | null };
   /** A stateful per-request transform from provider stream events to OpenAI chunks. */
   createStreamTransform(model: string): { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents };
+  /**
+   * Set when the upstream cannot stream (PaLM). When the client streams, the pipeline still sends
+   * `buildRequest` (which ignores `isStream`) and reads the whole JSON answer; it then feeds that
+   * body text as ONE synthetic event `{ event: null, data: <response text> }` to
+   * `createStreamTransform(model).onEvent`, then calls `finish()`, and frames the chunks as SSE.
+   */
+  isStreamingUnsupported?: boolean;
+}
+
+/** For providers whose embeddings wire is not OpenAI's (Gemini batchEmbedContents). */
+export interface EmbeddingsConverter {
+  /** OpenAI embeddings body → the provider's request. */
+  buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Provider JSON → OpenAI `{object:'list', data, model, usage}`; usage null when not reported. */
+  parseResponse(json: Record<string, unknown>, model: string): { response: Record<string, unknown>; usage: Usage | null };
 }
 
 /**
@@ -152,6 +167,10 @@ export interface ProviderAdapter {
   };
   embeddings: { readUsage(response: Record<string, unknown>): Usage | null };
   errors: { parse(status: number, bodyText: string): { message: string; code: string | null } };
+  /** Set when `embeddings` requests must be converted (the OpenAI body is not sent as is). */
+  embeddingsConverter?: EmbeddingsConverter;
+  /** Model names for "fetch models" when the list is not OpenAI's `GET /v1/models` `data[].id`. */
+  fetchModels?(target: UpstreamTarget): Promise<string[]>;
   /** Remaining balance in US$ (update_balance), when the provider exposes it. */
   fetchBalance?(target: UpstreamTarget): Promise<number>;
 }
