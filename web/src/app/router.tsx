@@ -17,10 +17,12 @@ import { LogsPage } from '../features/logs/components/LogsPage';
 import { PersonalPage } from '../features/personal/components/PersonalPage';
 import { PlaygroundPage } from '../features/playground/components/PlaygroundPage';
 import { PricingPage } from '../features/pricing/components/PricingPage';
+import { RedemptionListPage } from '../features/redemptions/components/RedemptionListPage';
 import { SettingsPage } from '../features/settings/components/SettingsPage';
 import { SetupPage } from '../features/setup/components/SetupPage';
 import { TokenListPage } from '../features/tokens/components/TokenListPage';
 import { UserListPage } from '../features/users/components/UserListPage';
+import { WalletPage } from '../features/wallet/components/WalletPage';
 import { RequireAdmin, RequireAuth } from './guards';
 import { AppShell } from './layouts/AppShell';
 
@@ -50,13 +52,13 @@ export const routes: RouteObject[] = [
       { path: '/channel/add', element: admin(<ChannelListPage />) },
       { path: '/token', element: authed(<TokenListPage />) },
       { path: '/playground', element: authed(<PlaygroundPage />) },
-      { path: '/redemption', element: admin(later('menu.redemption')) },
+      { path: '/redemption', element: admin(<RedemptionListPage />) },
       { path: '/user', element: admin(<UserListPage />) },
       { path: '/user/edit/:id', element: admin(<UserListPage />) },
       { path: '/user/edit', element: admin(<UserListPage />) },
       { path: '/setting', element: admin(<SettingsPage />) },
       { path: '/personal', element: authed(<PersonalPage />) },
-      { path: '/topup', element: authed(later('menu.topup')) },
+      { path: '/topup', element: authed(<WalletPage />) },
       { path: '/log', element: authed(<LogsPage />) },
       { path: '/detail', element: authed(<DashboardPage />) },
       { path: '/midjourney', element: authed(later('menu.drawingLog')) },

@@ -1,0 +1,85 @@
+import { CopyOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { RedemptionStatus } from '@modelgate/shared';
+import { useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Flex, Form, Input, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { DataTable } from '../../../components/DataTable';
+import { copyText } from '../../../lib/clipboard';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { deleteRedemption, fetchRedemptions, redemptionListKey, redemptionsQueryKey, setRedemptionStatus, type Redemption } from '../api/redemptions';
+import { CreatedCodesModal } from './CreatedCodesModal';
+import { RedemptionEditorDrawer } from './RedemptionEditorDrawer';
+import { useRedemptionColumns } from './useRedemptionColumns';
+
+/** Redemption code management (admin). */
+export function RedemptionListPage() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [keyword, setKeyword] = useState('');
+  const [selected, setSelected] = useState<Redemption[]>([]);
+  const [editor, setEditor] = useState<{ id: number | null } | null>(null);
+  const [createdKeys, setCreatedKeys] = useState<string[]>([]);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: redemptionsQueryKey });
+  const run = async (call: () => Promise<unknown>, success: string) => {
+    try {
+      await call();
+      showSuccess(success);
+    } catch {
+      // shown by the http client
+    }
+    await refresh();
+  };
+  const columns = useRedemptionColumns({
+    onEdit: (id) => setEditor({ id }),
+    onDelete: (id) => run(() => deleteRedemption(id), t('redemptions.msg.deleted')),
+    onStatus: (id, status) => run(() => setRedemptionStatus(id, status), t('redemptions.msg.updated')),
+  });
+  const copySelected = () => {
+    if (selected.length === 0) {
+      showError(t('redemptions.msg.selectionRequired'));
+      return;
+    }
+    void copyText(selected.map((item) => `${item.name}    ${item.key}`).join('\n'));
+  };
+  return (
+    <Card>
+      <Flex vertical gap={12}>
+        <Typography.Title level={4} style={{ margin: 0 }}>
+          {t('redemptions.title')}
+        </Typography.Title>
+        <DataTable<Redemption>
+          tableId="redemptions"
+          queryKey={redemptionListKey(keyword)}
+          fetchPage={(page, pageSize) => fetchRedemptions(keyword, page, pageSize)}
+          columns={columns}
+          rowKey="id"
+          rowClassName={(item) => (item.status === RedemptionStatus.unused ? '' : 'mg-row-cancelled')}
+          rowSelection={{ selectedRowKeys: selected.map((item) => item.id), onChange: (_keys, rows) => setSelected(rows) }}
+          toolbar={
+            <Space wrap>
+              <Form layout="inline" onFinish={(values: { keyword?: string }) => setKeyword(values.keyword ?? '')}>
+                <Form.Item name="keyword">
+                  <Input allowClear aria-label={t('redemptions.keyword')} placeholder={t('redemptions.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 240 }} />
+                </Form.Item>
+                <Form.Item>
+                  <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+                    {t('common.search')}
+                  </Button>
+                </Form.Item>
+              </Form>
+              <Button icon={<PlusOutlined />} onClick={() => setEditor({ id: null })}>
+                {t('redemptions.create')}
+              </Button>
+              <Button icon={<CopyOutlined />} onClick={copySelected}>
+                {t('redemptions.copySelected')}
+              </Button>
+            </Space>
+          }
+        />
+      </Flex>
+      <RedemptionEditorDrawer open={editor !== null} redemptionId={editor?.id ?? null} onClose={() => setEditor(null)} onCreated={setCreatedKeys} />
+      <CreatedCodesModal keys={createdKeys} onClose={() => setCreatedKeys([])} />
+    </Card>
+  );
+}
