@@ -25,7 +25,8 @@ export interface StartOptions {
 
 /** Opens storage and cache, migrates (master only), loads options, builds and starts the app. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const storage = options.storage ?? openStorage(config.database);
+  let reportIdleError = (error: Error) => process.emitWarning(`database connection lost: ${error.message}`);
+  const storage = options.storage ?? openStorage({ ...config.database, onIdleError: (error) => reportIdleError(error) });
   if (config.isMaster) await migrate(storage);
   const cache = await openCache(config.redisUrl, config.redisKeyPrefix);
   const optionStore = new OptionStore(storage, cache);
@@ -40,6 +41,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onClose: [],
   };
   const app = await buildApp(ctx, { loggerStream: options.loggerStream });
+  reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   let url = '';
   if (options.listen !== false) {
     url = await app.listen({ port: config.port, host: config.host });

@@ -21,6 +21,8 @@ export interface StorageOptions {
   dsn: string;
   sqlitePath: string;
   poolSize?: number;
+  /** Told about errors of idle pooled connections (they are dropped and replaced). */
+  onIdleError?: (error: Error) => void;
 }
 
 // PostgreSQL returns BIGINT and NUMERIC (SUM results) as strings; every quota and time fits a double.
@@ -30,7 +32,11 @@ pg.types.setTypeParser(1700, (value) => Number(value));
 function createDialect(options: StorageOptions) {
   const poolSize = options.poolSize ?? 20;
   if (options.kind === 'postgres') {
-    return new PostgresDialect({ pool: new pg.Pool({ connectionString: options.dsn, max: poolSize }) });
+    const pool = new pg.Pool({ connectionString: options.dsn, max: poolSize });
+    // An idle client losing its connection (server restart, admin termination) must not crash the
+    // process: the pool drops that client and the next query opens a new connection.
+    pool.on('error', (error) => options.onIdleError?.(error));
+    return new PostgresDialect({ pool });
   }
   if (options.kind === 'mysql') {
     return new MysqlDialect({

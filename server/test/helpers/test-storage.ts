@@ -75,7 +75,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 /** A migrated storage on a fresh database; `cleanup` closes it and drops the database. */
 export async function createTestStorage(kind: DatabaseKind): Promise<{ storage: Storage; database: TestDatabase; cleanup(): Promise<void> }> {
   const database = await createTestDatabase(kind);
-  const storage = openStorage({ kind, dsn: database.dsn, sqlitePath: database.sqlitePath, poolSize: 5 });
+  const storage = openStorage({ kind, dsn: database.dsn, sqlitePath: database.sqlitePath, poolSize: 5, onIdleError: () => undefined });
   await migrate(storage);
   return {
     storage,
