@@ -1,4 +1,5 @@
 import { ai360Adapter } from './ai360/index.js';
+import { anthropicAdapter } from './anthropic/index.js';
 import { aliAdapter } from './ali/index.js';
 import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
@@ -36,6 +37,7 @@ export const providers = {
   jina: jinaAdapter,
   volcengine: volcEngineAdapter,
   ollama: ollamaAdapter,
+  anthropic: anthropicAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -45,6 +47,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   1: 'openai',
   4: 'ollama',
   8: 'custom',
+  14: 'anthropic',
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',

@@ -1,0 +1,63 @@
+import type { ChatCall, ChatConverter, ProviderAdapter, ProviderMeta, UpstreamRequest } from '../types.js';
+import { anthropicHeaders, anthropicUrl, applyModelHeaders } from './api.js';
+import { openAiToClaude } from './chat.js';
+import { createClaudeStreamTransform } from './chat-stream.js';
+import { parseClaudeError } from './errors.js';
+import { claudeNativeWire } from './native.js';
+import { claudeToOpenAi } from './response.js';
+import { readClaudeUsage } from './usage.js';
+
+export const anthropicMeta: ProviderMeta = {
+  type: 14,
+  displayName: 'Anthropic Claude',
+  keyHint: 'sk-ant-api03-...（x-api-key）',
+  defaultBaseURL: 'https://api.anthropic.com',
+  extraFields: [],
+  defaultModels: [
+    'claude-opus-4-1-20250805',
+    'claude-opus-4-20250514',
+    'claude-sonnet-4-5-20250929',
+    'claude-sonnet-4-20250514',
+    'claude-haiku-4-5-20251001',
+    'claude-3-7-sonnet-20250219',
+    'claude-3-5-haiku-20241022',
+  ],
+};
+
+/** OpenAI body → Claude request on {base}/v1/messages, and Claude answers back to OpenAI shapes. */
+export const claudeChatConverter: ChatConverter = {
+  framing: 'sse',
+  buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest {
+    const claudeBody = openAiToClaude({ ...body, stream: call.isStream }, call.upstreamModel, call.options);
+    const headers = applyModelHeaders(anthropicHeaders(call.target), call.upstreamModel, call.options);
+    return { url: anthropicUrl('chat', call.target), headers, body: claudeBody };
+  },
+  parseResponse: claudeToOpenAi,
+  createStreamTransform: createClaudeStreamTransform,
+};
+
+export const anthropicAdapter: ProviderAdapter = {
+  slug: 'anthropic',
+  wire: 'claude',
+  chatConverter: claudeChatConverter,
+  native: claudeNativeWire,
+  meta: anthropicMeta,
+  endpoints: new Set(['chat']),
+  api: {
+    url: (endpoint, target) => anthropicUrl(endpoint, target),
+    headers: anthropicHeaders,
+  },
+  chat: {
+    // The OpenAI-wire path is not used for Claude; conversion happens in chatConverter.
+    prepareBody: () => undefined,
+    readUsage: (response) => readClaudeUsage(response.usage),
+  },
+  chatStream: {
+    supportsStreamUsage: true,
+    createTransform: () => ({
+      onChunk: (chunk) => ({ text: '', usage: readClaudeUsage(chunk.usage), isUsageOnly: false, isModified: false }),
+    }),
+  },
+  embeddings: { readUsage: () => null },
+  errors: { parse: parseClaudeError },
+};
