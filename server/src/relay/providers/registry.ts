@@ -3,6 +3,7 @@ import { anthropicAdapter } from './anthropic/index.js';
 import { aliAdapter } from './ali/index.js';
 import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
+import { geminiAdapter } from './gemini/index.js';
 import { jinaAdapter } from './jina/index.js';
 import { m3eAdapter } from './m3e/index.js';
 import { mistralAdapter } from './mistral/index.js';
@@ -38,6 +39,7 @@ export const providers = {
   volcengine: volcEngineAdapter,
   ollama: ollamaAdapter,
   anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -51,6 +53,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',
+  24: 'gemini',
   25: 'moonshot',
   26: 'zhipu-v4',
   31: 'yi',
