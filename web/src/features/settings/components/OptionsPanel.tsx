@@ -2,6 +2,7 @@ import { Button, Card, Col, Form, Input, InputNumber, Row, Select, Switch } from
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback, showError } from '../../../lib/feedback';
+import i18n from '../../../lib/i18n';
 import { isValidJson } from '../hooks/save-options';
 import { useOptionSave } from '../hooks/useOptionSave';
 import { changedOptions, toFormValue, type FormValue, type OptionField } from './option-fields';
@@ -18,11 +19,16 @@ interface OptionsPanelProps {
 
 /** Receives value/checked and onChange from Form.Item and hands them to the input. */
 function FieldInput({ field, label, ...control }: { field: OptionField; label: string; [prop: string]: unknown }) {
+  const form = Form.useFormInstance();
+  const enabler = Form.useWatch(field.enabledBy ?? '__no_enabler__', form) as boolean | undefined;
+  if (field.enabledBy && !enabler) control.disabled = true;
   switch (field.kind) {
     case 'switch':
       return <Switch aria-label={label} {...control} />;
     case 'number':
-      return <InputNumber aria-label={label} min={field.min} style={{ width: '100%' }} {...control} />;
+      return <InputNumber aria-label={label} min={field.min} max={field.max} step={field.step} style={{ width: '100%' }} {...control} />;
+    case 'select':
+      return <Select aria-label={label} options={field.choices?.map((choice) => ({ value: choice.value, label: i18n.t(choice.labelKey) }))} {...control} />;
     case 'secret':
       return <Input.Password aria-label={label} autoComplete="new-password" placeholder={field.placeholder} {...control} />;
     case 'textarea':
@@ -70,7 +76,7 @@ export function OptionsPanel({ titleKey, fields, options, validate, extra, descr
   return (
     <Card title={t(titleKey)} size="small" styles={{ body: { paddingBottom: 8 } }}>
       {description}
-      <Form form={form} layout="vertical" initialValues={initialValues} onFinish={() => void submit()}>
+      <Form form={form} layout="vertical" initialValues={initialValues} onFinish={() => void submit()} onFinishFailed={() => showError(t('settingsOps.checkInput'))}>
         <Row gutter={16}>
           {fields.map((field) => {
             const label = t(field.labelKey);
@@ -79,13 +85,15 @@ export function OptionsPanel({ titleKey, fields, options, validate, extra, descr
                 <Form.Item
                   name={field.key}
                   label={label}
-                  extra={field.extraKey ? t(field.extraKey) : field.kind === 'secret' ? t('settings.secretHint') : undefined}
+                  extra={field.extraKey ? <span style={field.isWarning ? { color: 'var(--ant-color-warning)' } : undefined}>{t(field.extraKey)}</span> : field.kind === 'secret' ? t('settings.secretHint') : undefined}
                   valuePropName={field.kind === 'switch' ? 'checked' : 'value'}
                   validateTrigger={field.kind === 'json' ? 'onBlur' : 'onChange'}
                   rules={
                     field.kind === 'json'
                       ? [{ validator: (_rule, value: string) => (isValidJson(value ?? '') ? Promise.resolve() : Promise.reject(new Error(t(field.jsonErrorKey ?? 'settings.invalidJson')))) }]
-                      : undefined
+                      : field.kind === 'number' && (field.min !== undefined || field.max !== undefined)
+                        ? [{ type: 'number', min: field.min, max: field.max, message: t('settingsOps.outOfRange', { min: field.min ?? '-∞', max: field.max ?? '∞' }) }]
+                        : undefined
                   }
                   getValueFromEvent={field.kind === 'switch' ? (checked: boolean) => (onSwitch(field, checked), checked) : undefined}
                 >

@@ -115,9 +115,10 @@ describe('system settings save rules', { timeout: 90_000 }, () => {
     await waitFor(() => expect(toggle.getAttribute('aria-checked')).toBe('true'));
   });
 
-  it('defaults to the operation tab, a placeholder for later work', async () => {
+  it('defaults to the operation tab', async () => {
     optionServer(storedOptions);
     await renderRoute('/setting', { user: adminUser });
-    expect(await screen.findByRole('heading', { name: '运营设置' })).toBeTruthy();
+    expect(await screen.findByRole('tab', { name: '运营设置', selected: true })).toBeTruthy();
+    expect(await screen.findByText('分组倍率设置')).toBeTruthy();
   });
 });

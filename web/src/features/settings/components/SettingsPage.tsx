@@ -1,10 +1,22 @@
 import { Card, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { PlaceholderPage } from '../../../components/PlaceholderPage';
+import type { ReactNode } from 'react';
+import { ModelsTab } from '../../settings-ops/components/ModelsTab';
+import { OperationTab } from '../../settings-ops/components/OperationTab';
+import { RateLimitTab } from '../../settings-ops/components/RateLimitTab';
+import { OtherSettingsTab } from './OtherSettingsTab';
 import { SystemSettingsTab } from './SystemSettingsTab';
 
 const tabs = ['operation', 'ratelimit', 'models', 'system', 'other'] as const;
+
+const tabContent: Record<(typeof tabs)[number], () => ReactNode> = {
+  operation: () => <OperationTab />,
+  ratelimit: () => <RateLimitTab />,
+  models: () => <ModelsTab />,
+  system: () => <SystemSettingsTab />,
+  other: () => <OtherSettingsTab />,
+};
 
 /** Settings page; the tab comes from ?tab= (default operation). */
 export function SettingsPage() {
@@ -21,7 +33,7 @@ export function SettingsPage() {
         items={tabs.map((tab) => ({
           key: tab,
           label: t(`settings.tab.${tab}`),
-          children: tab === 'system' ? <SystemSettingsTab /> : <PlaceholderPage titleKey={`settings.tab.${tab}`} />,
+          children: tabContent[tab](),
         }))}
       />
     </Card>

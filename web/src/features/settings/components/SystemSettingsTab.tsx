@@ -4,7 +4,6 @@ import { useOptions } from '../api/options';
 import { OidcDiscovery } from './OidcDiscovery';
 import { OptionsPanel } from './OptionsPanel';
 import * as panels from './system-panels';
-import { VersionCheckPanel } from './VersionCheckPanel';
 
 /** Payment needs the server address first; the group ratio must be JSON. */
 function validatePayment(changes: Record<string, string>, options: Record<string, string>): string | null {
@@ -13,7 +12,7 @@ function validatePayment(changes: Record<string, string>, options: Record<string
   return null;
 }
 
-/** The system settings panels of spec 01 §2. */
+/** The system settings panels of spec 01 §2 (presentation panels live in the other tab). */
 export function SystemSettingsTab() {
   const { data: options } = useOptions();
   if (!options) return <Spin />;
@@ -30,10 +29,6 @@ export function SystemSettingsTab() {
       <OptionsPanel titleKey="settings.wechatPanel" fields={panels.wechatFields} options={options} />
       <OptionsPanel titleKey="settings.telegramPanel" fields={panels.telegramFields} options={options} />
       <OptionsPanel titleKey="settings.turnstilePanel" fields={panels.turnstileFields} options={options} />
-      {panels.presentationPanels.map((panel) => (
-        <OptionsPanel key={panel.titleKey} titleKey={panel.titleKey} fields={panel.fields} options={options} />
-      ))}
-      <VersionCheckPanel />
     </Flex>
   );
 }

@@ -1,7 +1,7 @@
 /** How one option is edited in a settings panel. */
 export interface OptionField {
   key: string;
-  kind: 'text' | 'url' | 'secret' | 'number' | 'switch' | 'textarea' | 'json' | 'tags';
+  kind: 'text' | 'url' | 'secret' | 'number' | 'switch' | 'textarea' | 'json' | 'tags' | 'select';
   labelKey: string;
   extraKey?: string;
   placeholder?: string;
@@ -10,6 +10,14 @@ export interface OptionField {
   /** Message key shown when the JSON is invalid (validated on blur). */
   jsonErrorKey?: string;
   min?: number;
+  max?: number;
+  step?: number;
+  /** Choices of a 'select' field (stored as the value itself). */
+  choices?: { value: string; labelKey: string }[];
+  /** Key of a switch in the same panel: this field is disabled while that switch is off. */
+  enabledBy?: string;
+  /** Extra shown as a warning (e.g. QuotaPerUnit). */
+  isWarning?: boolean;
   span?: 8 | 12 | 24;
 }
 

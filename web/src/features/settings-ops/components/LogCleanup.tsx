@@ -1,0 +1,47 @@
+import { Button, DatePicker, Flex, Typography } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { feedback, showError, showSuccess } from '../../../lib/feedback';
+import { clearLogsBefore } from '../api/ops';
+
+/** Clears logs older than a chosen time (default one month ago). */
+export function LogCleanup() {
+  const { t } = useTranslation();
+  const [target, setTarget] = useState<Dayjs | null>(() => dayjs().subtract(1, 'month'));
+  const [isClearing, setClearing] = useState(false);
+  const clear = () => {
+    if (!target) {
+      showError(t('settingsOps.pickLogTime'));
+      return;
+    }
+    feedback.modal.confirm({
+      title: t('settingsOps.clearLogsConfirmTitle'),
+      content: t('settingsOps.clearLogsConfirm', { time: target.format('YYYY-MM-DD HH:mm:ss') }),
+      okText: t('common.confirm'),
+      cancelText: t('common.cancel'),
+      onOk: async () => {
+        setClearing(true);
+        try {
+          const count = await clearLogsBefore(target.unix());
+          showSuccess(t('settingsOps.logsCleared', { n: count }));
+        } catch {
+          // the http client already showed the server message
+        } finally {
+          setClearing(false);
+        }
+      },
+    });
+  };
+  return (
+    <Flex vertical gap={8} style={{ marginBottom: 16 }}>
+      <Typography.Text strong>{t('settingsOps.clearLogs')}</Typography.Text>
+      <Flex gap={8} wrap>
+        <DatePicker showTime value={target} onChange={setTarget} aria-label={t('settingsOps.logTime')} placeholder={t('settingsOps.logTime')} />
+        <Button danger onClick={clear} loading={isClearing}>
+          {t('settingsOps.clearLogs')}
+        </Button>
+      </Flex>
+    </Flex>
+  );
+}
