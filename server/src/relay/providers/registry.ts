@@ -1,5 +1,6 @@
 import { ai360Adapter } from './ai360/index.js';
 import { anthropicAdapter } from './anthropic/index.js';
+import { awsBedrockAdapter } from './aws-bedrock/index.js';
 import { aliAdapter } from './ali/index.js';
 import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
@@ -39,6 +40,7 @@ export const providers = {
   volcengine: volcEngineAdapter,
   ollama: ollamaAdapter,
   anthropic: anthropicAdapter,
+  'aws-bedrock': awsBedrockAdapter,
   gemini: geminiAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
@@ -57,6 +59,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   25: 'moonshot',
   26: 'zhipu-v4',
   31: 'yi',
+  33: 'aws-bedrock',
   38: 'jina',
   40: 'siliconcloud',
   42: 'mistral',
