@@ -14,6 +14,7 @@ import { openAiAdapter } from './openai/index.js';
 import { openRouterAdapter } from './openrouter/index.js';
 import { siliconCloudAdapter } from './siliconcloud/index.js';
 import type { ProviderAdapter, ProviderMeta } from './types.js';
+import { vertexAdapter } from './vertex/index.js';
 import { volcEngineAdapter } from './volcengine/index.js';
 import { xaiAdapter } from './xai/index.js';
 import { xinferenceAdapter } from './xinference/index.js';
@@ -42,6 +43,7 @@ export const providers = {
   anthropic: anthropicAdapter,
   'aws-bedrock': awsBedrockAdapter,
   gemini: geminiAdapter,
+  vertex: vertexAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -62,6 +64,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   33: 'aws-bedrock',
   38: 'jina',
   40: 'siliconcloud',
+  41: 'vertex',
   42: 'mistral',
   43: 'deepseek',
   44: 'm3e',

@@ -135,6 +135,11 @@ export interface EmbeddingsConverter {
 export interface NativeWire {
   format: WireFormat;
   framing: StreamFraming;
+  /**
+   * When present and false for the (mapped) model, the pipeline converts instead of passing through
+   * (Vertex: Gemini-format clients pass through on Gemini models only, not on claude-*).
+   */
+  accepts?(model: string): boolean;
   buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
   readUsage(json: Record<string, unknown>): Usage | null;
   /** Stateful usage reader over native stream events; returns the usage known so far (or null). */

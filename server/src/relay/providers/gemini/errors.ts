@@ -1,3 +1,5 @@
+import { UpstreamError } from '../../errors.js';
+
 /** Google's error envelope `{"error":{"code","message","status"}}` (also as a one-element array). */
 export function parseGoogleError(status: number, bodyText: string): { message: string; code: string | null } {
   try {
@@ -19,19 +21,15 @@ export function parseGoogleError(status: number, bodyText: string): { message: s
   return { message: text || `upstream status ${status}`, code: null };
 }
 
-/** An `{"error":...}` event inside a Gemini stream, surfaced to the pipeline as a thrown error. */
-export class GeminiStreamError extends Error {
-  constructor(message: string, readonly code: string | null, readonly status: number) {
-    super(message);
-    this.name = 'GeminiStreamError';
-  }
-}
-
-/** Throws a GeminiStreamError when a stream event carries an error object. */
+/**
+ * Throws an UpstreamError (status = the error's numeric code, so failover reads `retryable`) when a
+ * stream event carries `{"error":{...}}` (Gemini can fail mid-stream, e.g. 503 overloaded).
+ */
 export function throwIfStreamError(event: Record<string, unknown>): void {
   const error = event.error as Record<string, unknown> | undefined;
   if (!error || typeof error !== 'object') return;
   const status = typeof error.code === 'number' ? error.code : 500;
-  const parsed = parseGoogleError(status, JSON.stringify({ error }));
-  throw new GeminiStreamError(parsed.message, parsed.code, status);
+  const body = JSON.stringify({ error });
+  const parsed = parseGoogleError(status, body);
+  throw new UpstreamError(status, parsed.message, parsed.code, body);
 }

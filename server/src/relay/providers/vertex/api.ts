@@ -1,0 +1,56 @@
+import type { Dispatcher } from 'undici';
+import { relayErrors } from '../../errors.js';
+import type { UpstreamTarget } from '../types.js';
+import { parseVertexKey } from './credentials.js';
+import { vertexTokenCache } from './token.js';
+
+export const defaultRegion = 'us-central1';
+
+export const isClaudeModel = (model: string) => model.startsWith('claude');
+
+/** The channel `other`: a region (`europe-west1`) or JSON `{"default":"us-central1","<model>":"..."}`. */
+export function regionFor(other: string, model: string): string {
+  const trimmed = other.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const map = JSON.parse(trimmed) as Record<string, unknown>;
+      const region = map[model] ?? map.default;
+      return typeof region === 'string' && region ? region : defaultRegion;
+    } catch {
+      return defaultRegion;
+    }
+  }
+  return trimmed || defaultRegion;
+}
+
+/**
+ * `https://{region}-aiplatform.googleapis.com` (`https://aiplatform.googleapis.com` for `global`).
+ * A channel base URL, when set, replaces the host (a proxy in front of Vertex, or a test mock).
+ */
+export function vertexHost(baseURL: string, region: string): string {
+  if (baseURL.trim()) return baseURL.trim().replace(/\/+$/, '');
+  return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
+}
+
+function actionOf(model: string, isStream: boolean): string {
+  if (isClaudeModel(model)) return isStream ? 'streamRawPredict' : 'rawPredict';
+  return isStream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+}
+
+/** URL and auth headers for one model call, with a cached OAuth token or the API key. */
+export async function vertexEndpoint(target: UpstreamTarget, model: string, isStream: boolean, dispatcher: Dispatcher = target.dispatcher): Promise<{ url: string; headers: Record<string, string> }> {
+  const region = regionFor(target.other, model);
+  const host = vertexHost(target.baseURL, region);
+  const publisher = isClaudeModel(model) ? 'anthropic' : 'google';
+  const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model)}:${actionOf(model, isStream)}`;
+  const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
+  const key = parseVertexKey(target.key);
+  if (key.kind === 'api-key') {
+    if (isClaudeModel(model)) throw relayErrors.badRequest('Vertex AI API Key 仅支持 Gemini 模型；Claude 模型请使用服务账号 JSON');
+    headers['x-goog-api-key'] = key.apiKey;
+    return { url: `${host}/v1/${modelPath}`, headers };
+  }
+  const token = await vertexTokenCache.getAccessToken(key.account, dispatcher);
+  headers.authorization = `Bearer ${token}`;
+  return { url: `${host}/v1/projects/${key.account.project_id}/locations/${region}/${modelPath}`, headers };
+}
