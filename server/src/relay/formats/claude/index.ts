@@ -1,0 +1,15 @@
+import type { InboundFormat } from '../types.js';
+import { claudeRequestToOpenAi } from './request.js';
+import { claudeErrorBody, openAiToClaudeResponse } from './response.js';
+import { createClaudeStreamEncoder } from './stream.js';
+
+/** The Anthropic Messages API (POST /v1/messages) served on any channel (providers.md §5.1). */
+export const claudeFormat: InboundFormat = {
+  wire: 'claude',
+  modelOf: (body) => (typeof body.model === 'string' ? body.model : ''),
+  isStream: (body) => body.stream === true,
+  toOpenAI: (body) => claudeRequestToOpenAi(body),
+  fromOpenAI: openAiToClaudeResponse,
+  createStreamEncoder: createClaudeStreamEncoder,
+  errorBody: claudeErrorBody,
+};
