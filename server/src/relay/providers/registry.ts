@@ -2,8 +2,12 @@ import { ai360Adapter } from './ai360/index.js';
 import { anthropicAdapter } from './anthropic/index.js';
 import { awsBedrockAdapter } from './aws-bedrock/index.js';
 import { aliAdapter } from './ali/index.js';
+import { azureAdapter } from './azure/index.js';
+import { cloudflareAdapter } from './cloudflare/index.js';
+import { cohereAdapter } from './cohere/index.js';
 import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
+import { difyAdapter } from './dify/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { jinaAdapter } from './jina/index.js';
 import { m3eAdapter } from './m3e/index.js';
@@ -12,6 +16,7 @@ import { moonshotAdapter } from './moonshot/index.js';
 import { ollamaAdapter } from './ollama/index.js';
 import { openAiAdapter } from './openai/index.js';
 import { openRouterAdapter } from './openrouter/index.js';
+import { palmAdapter } from './palm/index.js';
 import { siliconCloudAdapter } from './siliconcloud/index.js';
 import type { ProviderAdapter, ProviderMeta } from './types.js';
 import { vertexAdapter } from './vertex/index.js';
@@ -44,6 +49,7 @@ export const providers = {
   'aws-bedrock': awsBedrockAdapter,
   gemini: geminiAdapter,
   vertex: vertexAdapter,
+  palm: palmAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -51,9 +57,11 @@ export type ProviderSlug = keyof typeof providers;
 /** The one table mapping the spec's channel type numbers to adapters. */
 export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   1: 'openai',
+  3: 'azure',
   4: 'ollama',
   8: 'custom',
   14: 'anthropic',
+  11: 'palm',
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',
@@ -61,8 +69,11 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   25: 'moonshot',
   26: 'zhipu-v4',
   31: 'yi',
+  34: 'cohere',
+  37: 'dify',
   33: 'aws-bedrock',
   38: 'jina',
+  39: 'cloudflare',
   40: 'siliconcloud',
   41: 'vertex',
   42: 'mistral',
