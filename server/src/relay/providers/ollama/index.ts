@@ -1,8 +1,45 @@
-import { createOpenAiCompatible } from '../openai/index.js';
+import { parseOpenAiError } from '../openai/errors.js';
+import type { ChatConverter, ProviderAdapter, UpstreamTarget } from '../types.js';
+import { buildOllamaHeaders, buildOllamaUrl } from './api.js';
+import { fetchOllamaModels } from './models.js';
+import { buildOllamaChatRequest } from './request.js';
+import { createOllamaStreamTransform, parseOllamaChat, readOllamaUsage } from './response.js';
 
-/** Ollama through its OpenAI-compatible /v1 endpoints. */
-export const ollamaAdapter = createOpenAiCompatible({
-  slug: 'ollama', type: 4, displayName: 'Ollama', defaultBaseURL: 'http://localhost:11434',
-  keyHint: '可不填', supportsStreamUsage: true,
-  defaultModels: ['llama3.1', 'qwen2.5'], endpoints: ['chat', 'completions', 'embeddings'],
-});
+export { buildOllamaEmbedRequest, buildOllamaGenerateRequest } from './request.js';
+export { createOllamaStreamTransform, parseOllamaEmbed, parseOllamaGenerate } from './response.js';
+
+/** Native `/api/chat` with NDJSON streams. */
+export const ollamaChatConverter: ChatConverter = {
+  framing: 'ndjson',
+  buildRequest: buildOllamaChatRequest,
+  parseResponse: parseOllamaChat,
+  createStreamTransform: (model) => createOllamaStreamTransform(model, 'chat'),
+};
+
+/** Ollama (type 4) on its native API: /api/chat, /api/generate, /api/embed, /api/tags. */
+export const ollamaAdapter = {
+  slug: 'ollama',
+  chatConverter: ollamaChatConverter,
+  meta: {
+    type: 4,
+    displayName: 'Ollama',
+    keyHint: '可不填；仅当 Ollama 前有鉴权代理时填写（Bearer）',
+    defaultBaseURL: 'http://localhost:11434',
+    extraFields: [{ name: 'base_url', label: 'Ollama 地址', placeholder: 'http://localhost:11434' }],
+    defaultModels: ['llama3.1', 'qwen2.5', 'nomic-embed-text'],
+  },
+  endpoints: new Set(['chat', 'completions', 'embeddings'] as const),
+  api: { url: buildOllamaUrl, headers: buildOllamaHeaders },
+  // The OpenAI-wire members read native JSON too, for callers that only look at usage.
+  chat: { prepareBody: () => undefined, readUsage: readOllamaUsage },
+  chatStream: {
+    supportsStreamUsage: false,
+    createTransform: () => ({
+      onChunk: (chunk) => ({ text: '', usage: chunk.done === true ? readOllamaUsage(chunk) : null, isUsageOnly: false, isModified: false }),
+    }),
+  },
+  embeddings: { readUsage: readOllamaUsage },
+  errors: { parse: parseOpenAiError },
+  validateChannel: (_key: string, _other: string, _baseURL: string): string | null => null,
+  fetchModels: (target: UpstreamTarget) => fetchOllamaModels(target),
+} satisfies ProviderAdapter & Record<string, unknown>;

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Usage } from '../../billing/quota.js';
+import { UpstreamError } from '../../errors.js';
+import type { ConvertedEvents, StreamEvent } from '../types.js';
+
+type Json = Record<string, unknown>;
+
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** Usage from `meta.billed_units` (preferred) or `meta.tokens`; null when neither is present. */
+export function readCohereUsage(json: Json): Usage | null {
+  const meta = json.meta as { billed_units?: Json; tokens?: Json } | undefined;
+  const units = meta?.billed_units?.input_tokens !== undefined || meta?.billed_units?.output_tokens !== undefined ? meta.billed_units : meta?.tokens;
+  if (!units) return null;
+  return { promptTokens: num(units.input_tokens), completionTokens: num(units.output_tokens), cachedTokens: 0 };
+}
+
+const finishReasons: Record<string, string> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', ERROR_TOXIC: 'content_filter', ERROR_LIMIT: 'length' };
+const finishOf = (reason: unknown, hasTools: boolean) => (hasTools ? 'tool_calls' : finishReasons[String(reason)] ?? 'stop');
+
+const openAiUsage = (usage: Usage) => ({
+  prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+});
+
+function toolCallsOf(raw: unknown, prefix: string): Json[] {
+  if (!Array.isArray(raw)) return [];
+  return (raw as Array<{ name?: string; parameters?: unknown }>).map((call, index) => ({
+    index, id: `call_${prefix}_${index}`, type: 'function',
+    function: { name: call.name ?? '', arguments: JSON.stringify(call.parameters ?? {}) },
+  }));
+}
+
+/** `/v1/chat` answer `{text, finish_reason, tool_calls, meta}` → OpenAI chat.completion. */
+export function parseCohereChat(json: Json, model: string): { completion: Json; usage: Usage | null } {
+  const id = typeof json.generation_id === 'string' ? json.generation_id : randomUUID();
+  const toolCalls = toolCallsOf(json.tool_calls, id.slice(0, 8)).map(({ index: _index, ...call }) => call);
+  const message: Json = { role: 'assistant', content: typeof json.text === 'string' ? json.text : '' };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const usage = readCohereUsage(json);
+  const completion: Json = {
+    id: `chatcmpl-${id}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+    choices: [{ index: 0, message, finish_reason: finishOf(json.finish_reason, toolCalls.length > 0) }],
+  };
+  if (usage) completion.usage = openAiUsage(usage);
+  return { completion, usage };
+}
+
+/**
+ * Cohere v1 stream events (NDJSON lines, or SSE `data:` with the same JSON) → OpenAI chunks:
+ * `text-generation` → content delta; `tool-calls-generation` → tool_calls; `stream-end` → finish
+ * chunk plus a usage-only chunk from `response.meta`. `stream-end` with `finish_reason: ERROR` throws.
+ */
+export function createCohereStreamTransform(model: string) {
+  let id = `chatcmpl-${randomUUID()}`;
+  const created = Math.floor(Date.now() / 1000);
+  let isRoleSent = false;
+  let hasTools = false;
+  let usage: Usage | null = null;
+  const chunk = (choices: Json[], extra: Json = {}): Json => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
+  const delta = (fields: Json): Json => {
+    const out = isRoleSent ? fields : { role: 'assistant', ...fields };
+    isRoleSent = true;
+    return chunk([{ index: 0, delta: out, finish_reason: null }]);
+  };
+  return {
+    onEvent(event: StreamEvent): ConvertedEvents {
+      let line: Json;
+      try {
+        line = JSON.parse(event.data) as Json;
+      } catch {
+        return { chunks: [], text: '', usage };
+      }
+      const type = line.event_type ?? event.event;
+      if (type === 'stream-start') {
+        if (typeof line.generation_id === 'string') id = `chatcmpl-${line.generation_id}`;
+        return { chunks: [delta({ content: '' })], text: '', usage };
+      }
+      if (type === 'text-generation' && typeof line.text === 'string') {
+        return { chunks: [delta({ content: line.text })], text: line.text, usage };
+      }
+      if (type === 'tool-calls-generation') {
+        const calls = toolCallsOf(line.tool_calls, id.slice(-8));
+        if (calls.length === 0) return { chunks: [], text: '', usage };
+        hasTools = true;
+        const text = calls.map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`).join('');
+        return { chunks: [delta({ tool_calls: calls })], text, usage };
+      }
+      if (type === 'stream-end') {
+        const response = (line.response as Json | undefined) ?? {};
+        if (line.finish_reason === 'ERROR') throw new UpstreamError(502, typeof response.text === 'string' && response.text ? response.text : 'Cohere stream ended with an error', null, event.data);
+        usage = readCohereUsage(response) ?? usage;
+        const chunks = [chunk([{ index: 0, delta: {}, finish_reason: finishOf(line.finish_reason, hasTools) }])];
+        if (usage) chunks.push(chunk([], { usage: openAiUsage(usage) }));
+        return { chunks, text: '', usage };
+      }
+      return { chunks: [], text: '', usage };
+    },
+    finish(): ConvertedEvents {
+      return { chunks: [], text: '', usage };
+    },
+  };
+}
