@@ -1,0 +1,28 @@
+import type { InboundFormat } from '../types.js';
+import { responsesToChat } from './request.js';
+import { chatToResponses } from './response.js';
+import { createResponsesStreamEncoder } from './stream.js';
+
+export { readResponsesUsage, responsesPassThrough } from './passthrough.js';
+export { responsesToChat, toChatMessages } from './request.js';
+export { chatToResponses } from './response.js';
+export { createResponsesStreamEncoder } from './stream.js';
+
+const errorTypeOf = (status: number): string => {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+};
+
+/** OpenAI Responses API (`POST /v1/responses`) served over any chat channel. */
+export const responsesFormat: InboundFormat = {
+  wire: 'responses',
+  modelOf: (body) => (typeof body.model === 'string' ? body.model : ''),
+  isStream: (body) => body.stream === true,
+  toOpenAI: (body) => responsesToChat(body),
+  fromOpenAI: chatToResponses,
+  createStreamEncoder: createResponsesStreamEncoder,
+  errorBody: (status, message, code) => ({ error: { message, type: errorTypeOf(status), param: null, code } }),
+};

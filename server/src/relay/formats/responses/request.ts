@@ -1,0 +1,83 @@
+type Json = Record<string, unknown>;
+
+/** Responses content parts → OpenAI chat content (a string when it is text only). */
+function toChatContent(content: unknown): string | Json[] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: Json[] = [];
+  for (const part of content as Json[]) {
+    if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') {
+      parts.push({ type: 'text', text: part.text });
+    } else if (part.type === 'input_image' && typeof part.image_url === 'string') {
+      parts.push({ type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } });
+    }
+  }
+  return parts.every((part) => part.type === 'text') ? parts.map((part) => part.text as string).join('') : parts;
+}
+
+/** Responses `input` (string or items) → OpenAI chat messages. */
+export function toChatMessages(input: unknown): Json[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) return [];
+  const messages: Json[] = [];
+  for (const item of input as Json[]) {
+    const type = item.type ?? (item.role ? 'message' : undefined);
+    if (type === 'message') {
+      const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
+      messages.push({ role, content: toChatContent(item.content) });
+    } else if (type === 'function_call') {
+      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+      const last = messages[messages.length - 1];
+      // Parallel calls arrive as consecutive items; they belong to one assistant turn.
+      if (last && last.role === 'assistant' && Array.isArray(last.tool_calls)) (last.tool_calls as Json[]).push(call);
+      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    } else if (type === 'function_call_output') {
+      const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: output });
+    }
+    // reasoning and built-in tool items have no chat equivalent and are dropped.
+  }
+  return messages;
+}
+
+function toChatToolChoice(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice;
+  if (choice && typeof choice === 'object' && (choice as Json).type === 'function') return { type: 'function', function: { name: (choice as Json).name } };
+  return undefined;
+}
+
+function toResponseFormat(text: unknown): Json | undefined {
+  const format = (text as { format?: Json } | undefined)?.format;
+  if (!format) return undefined;
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') {
+    return { type: 'json_schema', json_schema: { name: format.name ?? 'response', schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } };
+  }
+  return undefined;
+}
+
+/** Responses request → canonical OpenAI chat completion body. */
+export function responsesToChat(body: Json): Json {
+  const messages = toChatMessages(body.input);
+  if (typeof body.instructions === 'string' && body.instructions) messages.unshift({ role: 'system', content: body.instructions });
+  const out: Json = { model: body.model, messages, stream: body.stream === true };
+  if (body.stream === true) out.stream_options = { include_usage: true };
+  if (typeof body.max_output_tokens === 'number') out.max_tokens = body.max_output_tokens;
+  for (const key of ['temperature', 'top_p', 'parallel_tool_calls'] as const) if (body[key] !== undefined && body[key] !== null) out[key] = body[key];
+  const effort = (body.reasoning as { effort?: unknown } | undefined)?.effort;
+  if (typeof effort === 'string') out.reasoning_effort = effort;
+  if (Array.isArray(body.tools)) {
+    const tools = (body.tools as Json[]).filter((tool) => tool.type === 'function').map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters ?? { type: 'object', properties: {} }, ...(tool.strict !== undefined && tool.strict !== null ? { strict: tool.strict } : {}) },
+    }));
+    if (tools.length > 0) out.tools = tools;
+  }
+  const toolChoice = toChatToolChoice(body.tool_choice);
+  if (toolChoice !== undefined && out.tools) out.tool_choice = toolChoice;
+  const format = toResponseFormat(body.text);
+  if (format) out.response_format = format;
+  const user = body.safety_identifier ?? body.user;
+  if (typeof user === 'string') out.user = user;
+  return out;
+}
