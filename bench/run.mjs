@@ -1,7 +1,9 @@
 // Relay overhead benchmark: direct to the mock upstream, a bare undici proxy (floor), and ModelGate
 // (server/dist/main.js, billing and consume logging on, SQLite temp file), non-stream and stream at
 // concurrency 1, 16 and 64. Prints req/s, p50/p99, ratios, CPU per request; writes docs/performance.md.
-import { fork, spawn } from 'node:child_process';
+// autocannon reports whole milliseconds, so c=1 latency is also measured precisely: a sequential client
+// loop (one keep-alive connection, process.hrtime.bigint around each full response) giving p50/p99 in µs.
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,21 +11,24 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { Client } from 'undici';
 
 const root = path.resolve(import.meta.dirname, '..');
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number);
+const latencyRequests = Number(process.env.BENCH_LATENCY_REQUESTS ?? 3000);
 const cpus = os.availableParallelism();
 // Pin the measured server alone on the last CPU; the load generator and the mock share the others.
 const serverCpu = cpus > 1 ? String(cpus - 1) : null;
 const clientCpus = cpus > 1 ? `0-${cpus - 2}` : null;
 const hasTaskset = cpus > 1 && !process.env.BENCH_NO_PIN && fs.existsSync('/usr/bin/taskset');
-if (hasTaskset) spawn('taskset', ['-pc', clientCpus, String(process.pid)], { stdio: 'ignore' });
+const pin = (pid, cpu) => spawnSync('taskset', ['-a', '-pc', cpu, String(pid)], { stdio: 'ignore' });
+if (hasTaskset) pin(process.pid, clientCpus);
 
 function startNode(script, args, cpu, env = {}) {
   return new Promise((resolve, reject) => {
     const child = fork(script, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    if (hasTaskset && cpu) spawn('taskset', ['-pc', cpu, String(child.pid)], { stdio: 'ignore' });
+    if (hasTaskset && cpu) pin(child.pid, cpu);
     child.once('message', (message) => resolve({ child, port: message.port }));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -46,12 +51,15 @@ async function waitFor(url, init) {
   throw new Error(`${url} did not come up`);
 }
 
-async function startModelGate(upstreamUrl) {
+const defaultMain = path.join(root, 'server/dist/main.js');
+
+async function startModelGate(upstreamUrl, mainPath = defaultMain) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bench-'));
   const sqlitePath = path.join(dir, 'bench.db');
   const port = 38000 + Math.floor(Math.random() * 1000);
   const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'warn', SESSION_SECRET: 'bench', SYNC_FREQUENCY: '1', WEB_DIST_DIR: '/nonexistent' };
-  const args = [path.join(root, 'server/dist/main.js')];
+  // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the measured ModelGate.
+  const args = [...(process.env.BENCH_NODE_ARGS && mainPath === defaultMain ? process.env.BENCH_NODE_ARGS.split(' ') : []), mainPath];
   const child = hasTaskset ? spawn('taskset', ['-c', serverCpu, process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
     : spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitFor(`http://127.0.0.1:${port}/api/status`);
@@ -70,50 +78,136 @@ async function startModelGate(upstreamUrl) {
 
 const bodyOf = (isStream) => JSON.stringify({ model: 'gpt-4o-mini', stream: isStream, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
 
-async function load(url, headers, isStream, connections, pid) {
-  const options = { url: `${url}/v1/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: bodyOf(isStream), connections, pipelining: 1 };
-  await autocannon({ ...options, duration: 1 }); // warm-up
-  const before = pid ? cpuTicks(pid) : 0;
-  const result = await autocannon({ ...options, duration });
-  const ticks = pid ? cpuTicks(pid) - before : 0;
-  const total = result.requests.total;
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-    cpuUsPerReq: pid && total ? (ticks * 10_000) / total : null,
+// Targets are measured interleaved: each cell runs `rounds` slices per target in turn, so noise from
+// other processes on the machine falls on every target alike. req/s = requests / time over all slices;
+// p50 / p99 = the median of the slices' values.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function cellOptions(target, isStream, connections, seconds) {
+  return { url: `${target.url}/v1/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: bodyOf(isStream), connections, pipelining: 1, duration: seconds };
+}
+
+async function loadCell(isStream, connections) {
+  const acc = Object.fromEntries(targets.map((target) => [target.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, ticks: 0 }]));
+  for (const target of targets) await autocannon(cellOptions(target, isStream, connections, 1)); // warm-up
+  for (let round = 0; round < rounds; round += 1) {
+    for (const target of targets) {
+      const a = acc[target.name];
+      const before = target.pid ? cpuTicks(target.pid) : 0;
+      const result = await autocannon(cellOptions(target, isStream, connections, duration / rounds));
+      a.ticks += target.pid ? cpuTicks(target.pid) - before : 0;
+      a.requests += result.requests.total;
+      a.seconds += result.duration;
+      a.p50.push(result.latency.p50);
+      a.p99.push(result.latency.p99);
+      a.errors += result.errors + result.non2xx;
+    }
+  }
+  return Object.fromEntries(targets.map((target) => {
+    const a = acc[target.name];
+    return [target.name, { rps: a.requests / a.seconds, p50: median(a.p50), p99: median(a.p99), errors: a.errors, cpuUsPerReq: target.pid && a.requests ? (a.ticks * 10_000) / a.requests : null }];
+  }));
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+/**
+ * c=1 latency in µs: a sequential loop per target over one keep-alive connection (undici Client),
+ * process.hrtime.bigint() around each request to its last byte; targets interleaved in rounds.
+ */
+async function sequentialLatency(isStream) {
+  const clients = new Map(targets.map((target) => [target.name, new Client(target.url, { pipelining: 1, keepAliveTimeout: 60_000 })]));
+  const once = async (target) => {
+    const start = process.hrtime.bigint();
+    const response = await clients.get(target.name).request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: bodyOf(isStream) });
+    await response.body.arrayBuffer();
+    if (response.statusCode !== 200) throw new Error(`${target.name} answered ${response.statusCode}`);
+    return Number(process.hrtime.bigint() - start) / 1000;
   };
+  const samples = Object.fromEntries(targets.map((target) => [target.name, []]));
+  const ticks = Object.fromEntries(targets.map((target) => [target.name, 0]));
+  try {
+    for (const target of targets) for (let i = 0; i < 300; i += 1) await once(target); // warm-up
+    const perRound = Math.ceil(latencyRequests / rounds);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const target of targets) {
+        const before = target.pid ? cpuTicks(target.pid) : 0;
+        for (let i = 0; i < perRound; i += 1) samples[target.name].push(await once(target));
+        ticks[target.name] += target.pid ? cpuTicks(target.pid) - before : 0;
+      }
+    }
+  } finally {
+    await Promise.all([...clients.values()].map((client) => client.close()));
+  }
+  return Object.fromEntries(targets.map((target) => {
+    const sorted = samples[target.name].sort((a, b) => a - b);
+    return [target.name, { p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuUsPerReq: target.pid ? (ticks[target.name] * 10_000) / sorted.length : null }];
+  }));
+}
+
+/** Busy CPU ticks of the whole machine (all CPUs), to tell how much other processes took. */
+function machineBusyTicks() {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return fields.reduce((sum, value) => sum + value, 0) - fields[3] - fields[4]; // minus idle and iowait
 }
 
 const mock = await startNode(path.join(import.meta.dirname, 'mock-upstream.mjs'), ['0'], clientCpus);
 const upstreamUrl = `http://127.0.0.1:${mock.port}`;
 const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
 const gate = await startModelGate(upstreamUrl);
+// BENCH_BASELINE_MAIN=<path to another build's dist/main.js> adds it as a fourth target, measured
+// interleaved with the others (before/after comparisons under the same conditions).
+const baseline = process.env.BENCH_BASELINE_MAIN ? await startModelGate(upstreamUrl, process.env.BENCH_BASELINE_MAIN) : null;
 const targets = [
   { name: 'direct', url: upstreamUrl, headers: {}, pid: null },
   { name: 'floor', url: `http://127.0.0.1:${floor.port}`, headers: {}, pid: floor.child.pid },
+  ...(baseline ? [{ name: 'baseline', url: baseline.url, headers: { authorization: `Bearer sk-${baseline.key}` }, pid: baseline.child.pid }] : []),
   { name: 'modelgate', url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, pid: gate.child.pid },
 ];
+const ownPids = [process.pid, mock.child.pid, floor.child.pid, gate.child.pid, ...(baseline ? [baseline.child.pid] : [])];
 
 const rows = [];
+const latencyRows = [];
+const startedAt = Date.now();
+const busyBefore = machineBusyTicks();
+const ownBefore = ownPids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+let busyTicks = 0;
+let ownTicks = 0;
 try {
   for (const isStream of [false, true]) {
+    const mode = isStream ? 'stream' : 'non-stream';
+    // One request in flight at a time: every process but one is idle, and on this VM waking an idle
+    // vCPU costs hundreds of µs per hop (the floor's 4 hops made its c=1 look "broken"). For the
+    // precise latency everything shares the server CPU, so the figure is processing time, not wake-ups.
+    if (hasTaskset) for (const pid of ownPids) pin(pid, serverCpu);
+    const latency = await sequentialLatency(isStream);
+    if (hasTaskset) {
+      for (const pid of [process.pid, mock.child.pid]) pin(pid, clientCpus);
+      for (const pid of ownPids.slice(2)) pin(pid, serverCpu);
+    }
+    latencyRows.push({ mode, ...latency });
+    console.log(`${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${baseline ? ` | baseline ${latency.baseline.p50.toFixed(0)} µs` : ''}`);
     for (const connections of concurrencies) {
-      const results = {};
-      for (const target of targets) results[target.name] = await load(target.url, target.headers, isStream, connections, target.pid);
-      const row = { mode: isStream ? 'stream' : 'non-stream', connections, ...results };
+      const results = await loadCell(isStream, connections);
+      const row = { mode, connections, ...results };
       rows.push(row);
       const mg = results.modelgate;
-      console.log(`${row.mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/direct ${(mg.rps / results.direct.rps).toFixed(2)} MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}`);
+      console.log(`${mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}${baseline ? ` | baseline ${results.baseline.rps.toFixed(0)} (${results.baseline.cpuUsPerReq?.toFixed(0)} µs CPU/req) baseline/floor ${(results.baseline.rps / results.floor.rps).toFixed(2)}` : ''}`);
     }
   }
 } finally {
+  busyTicks = machineBusyTicks() - busyBefore;
+  ownTicks = ownPids.reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) - ownBefore;
   mock.child.kill();
   floor.child.kill();
   gate.child.kill('SIGTERM');
-  await sleep(500);
+  baseline?.child.kill('SIGTERM');
+  await sleep(1000);
 }
+const elapsedSeconds = (Date.now() - startedAt) / 1000;
+// Share of the machine's CPU time used by processes other than the benchmark's own.
+const otherLoad = Math.max(0, (busyTicks - ownTicks) / 100 / (elapsedSeconds * cpus));
 const logCount = (() => {
   const db = new Database(gate.sqlitePath, { readonly: true });
   const count = db.prepare('SELECT COUNT(*) AS n FROM logs WHERE type = 2').get().n;
@@ -121,19 +215,28 @@ const logCount = (() => {
   return count;
 })();
 gate.cleanup();
+baseline?.cleanup();
 
 const fmt = (value, digits = 0) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
+const extra = baseline ? ['baseline'] : [];
 const lines = [
-  '| mode | c | direct req/s | floor req/s | ModelGate req/s | MG/direct | MG/floor | direct p50 / p99 ms | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req | MG CPU µs/req | MG errors |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} | ${fmt(row.modelgate.rps)} | ${fmt(row.modelgate.rps / row.direct.rps, 2)} | ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.direct.p50} / ${row.direct.p99} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} | ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
+  `| mode | c | direct req/s | floor req/s |${extra.map(() => ' baseline req/s |').join('')} ModelGate req/s |${extra.map(() => ' baseline/floor |').join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extra.map(() => ' baseline CPU µs/req |').join('')} MG CPU µs/req | MG errors |`,
+  `|---|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|---|---|${extra.map(() => '---|').join('')}---|---|`,
+  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extra.map(() => ` ${fmt(row.baseline.rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extra.map(() => ` ${fmt(row.baseline.rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map(() => ` ${fmt(row.baseline.cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
 ];
-const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell after a 1 s warm-up; ${hasTaskset ? `server pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}.`;
-const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine} ModelGate wrote ${logCount} consume log rows during the run.\n\n${lines.join('\n')}\n<!-- bench:end -->`;
-console.log(`\n${lines.join('\n')}`);
+const latencyLines = [
+  `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extra.map(() => ' baseline p50 / p99 µs |').join('')} ModelGate p50 / p99 µs |${extra.map(() => ' baseline added p50 µs |').join('')} MG added p50 µs | floor CPU µs/req |${extra.map(() => ' baseline CPU µs/req |').join('')} MG CPU µs/req |`,
+  `|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|${extra.map(() => '---|').join('')}---|`,
+  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50)} / ${fmt(row.baseline.p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map(() => ` ${fmt(row.baseline.cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
+];
+const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices after a 1 s warm-up; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
+const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
+const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
+console.log(`\n${noise}\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
 const docPath = path.join(root, 'docs/performance.md');
 const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '';
-if (doc.includes('<!-- bench:start -->')) fs.writeFileSync(docPath, doc.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, table));
+if (process.env.BENCH_NO_DOC) console.log('BENCH_NO_DOC set: docs/performance.md left alone');
+else if (doc.includes('<!-- bench:start -->')) fs.writeFileSync(docPath, doc.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, table));
 else fs.writeFileSync(docPath, `${doc}\n${table}\n`);
 fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-fs.writeFileSync(path.join(import.meta.dirname, 'results/latest.json'), JSON.stringify({ machine, rows, logCount }, null, 2));
+fs.writeFileSync(path.join(import.meta.dirname, 'results/latest.json'), JSON.stringify({ machine, otherLoad, rows, latencyRows, logCount }, null, 2));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
@@ -15,6 +15,8 @@ function requestIdOf(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   return value && /^[\w.-]{1,64}$/.test(value) ? value : randomUUID();
 }
+
+const isRelayPath = (url: string) => url.startsWith('/v1/') || url.startsWith('/pg/');
 
 export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them back). */
@@ -34,11 +36,19 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: no promise per hook per request (they run on every relay call).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  app.addHook('onResponse', (request, reply, done) => {
+    // The relay's successful calls are logged at debug (they are the gateway's bulk traffic and each
+    // has its consume log row); its failures and every other route at info.
+    const level = reply.statusCode < 400 && isRelayPath(request.url) ? 'debug' : 'info';
+    if ((request.log as unknown as Logger).isLevelEnabled(level)) {
+      request.log[level]({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
   await app.register(fastifyCookie);
   installErrorHandlers(app);

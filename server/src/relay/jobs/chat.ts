@@ -34,6 +34,7 @@ export function chatJob(body: JsonBody): RelayJob {
       channel.adapter?.chat.prepareBody(out);
     }),
     countPromptTokens: () => countChatPromptTokens(body.messages),
+    readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
     countCompletionTokens: (response) => {
       const choices = response.choices as Array<{ message?: { content?: unknown } }> | undefined;
@@ -57,6 +58,7 @@ export function completionsJob(body: JsonBody): RelayJob {
     calls: 1,
     buildBody: channelJsonBody(body, (out, channel) => applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false)),
     countPromptTokens: () => countInputTokens(body.prompt),
+    readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
     countCompletionTokens: (response) => {
       const choices = response.choices as Array<{ text?: unknown }> | undefined;

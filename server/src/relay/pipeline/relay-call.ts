@@ -27,6 +27,11 @@ export interface RelayJob {
   buildBody(channel: RelayChannel, upstreamModel: string): UpstreamBody;
   /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
   countPromptTokens(): number;
+  /**
+   * Optional fast path: usage read from the raw JSON response without parsing all of it; undefined
+   * when it cannot tell (then the body is parsed and readUsage runs).
+   */
+  readUsageFromBytes?(adapter: ProviderAdapter, body: Buffer): Usage | undefined;
   /** Usage of a successful non-stream response (JSON already parsed, or null for binary). */
   readUsage(adapter: ProviderAdapter, response: Record<string, unknown> | null): Usage | null;
   /** Completion tokens of a non-stream response without usage. */
@@ -118,15 +123,19 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
   }
   reply.raw.off('close', abortOnClose);
   const contentType = String(response.headers['content-type'] ?? 'application/json');
+  const isJson = contentType.includes('json');
+  let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;
-  if (contentType.includes('json')) {
-    try {
-      parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      parsed = null;
+  if (usage === undefined) {
+    if (isJson) {
+      try {
+        parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+      } catch {
+        parsed = null;
+      }
     }
+    usage = job.readUsage(adapter, parsed);
   }
-  let usage = job.readUsage(adapter, parsed);
   if (!usage) {
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };

@@ -32,10 +32,17 @@ export interface StreamOutcome {
 
 const done = 'data: [DONE]\n\n';
 
+/** Unparsed event text kept for counting (read-only transforms) before it is counted in one go. */
+const maxDeferredChars = 64 * 1024;
+
 /**
- * The one streaming pipeline: parses upstream SSE once, runs the provider's chunk transform on each
- * data event, totals usage as chunks pass, and writes to the client with backpressure. Memory per
- * stream is bounded by one upstream read plus the token counter's small buffer.
+ * The one streaming pipeline: splits upstream SSE into events, runs the provider's chunk transform on
+ * each data event, totals usage as chunks pass, and writes to the client with backpressure.
+ *
+ * Fast path for read-only transforms (OpenAI wire): an event without `"usage"` in it is passed on
+ * unparsed; its text is kept (up to maxDeferredChars, then counted) and only parsed and counted if the
+ * stream ends without usage. With upstream usage, only the usage event is parsed and no tokenizer runs.
+ * Memory per stream is bounded by one upstream read, the deferred text and the counter's small buffer.
  */
 export async function pipeStream(options: StreamOptions): Promise<StreamOutcome> {
   const { out, transform } = options;
@@ -48,6 +55,26 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
   let isIdleTimeout = false;
   let isLastUsageChunkSeen = false;
   let lastId = '';
+  const isReadOnly = transform.isReadOnly === true;
+  let deferred: string[] = [];
+  let deferredChars = 0;
+  /** Latest passed-through event, parsed for its id only if a usage chunk must be synthesized. */
+  let lastUnparsed: string | null = null;
+
+  const countDeferred = () => {
+    for (const data of deferred) {
+      let chunk: Record<string, unknown>;
+      try {
+        chunk = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      const verdict = transform.onChunk(chunk);
+      if (verdict.text) counter.push(verdict.text);
+    }
+    deferred = [];
+    deferredChars = 0;
+  };
 
   const onClose = () => {
     if (!out.writableFinished) {
@@ -68,8 +95,19 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
 
   const handleLine = (line: string): string => {
     if (!line.startsWith('data:')) return '';
-    const data = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+    const hasSpace = line.charCodeAt(5) === 32;
+    const data = hasSpace ? line.slice(6) : line.slice(5);
     if (data === '[DONE]') return '';
+    if (isReadOnly && !data.includes('"usage"')) {
+      if (usage === null) {
+        deferred.push(data);
+        deferredChars += data.length;
+        if (deferredChars > maxDeferredChars) countDeferred();
+      }
+      lastUnparsed = data;
+      if (frtMs === 0) frtMs = Date.now() - options.startedAt;
+      return hasSpace ? `${line}\n\n` : `data: ${data}\n\n`;
+    }
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data) as Record<string, unknown>;
@@ -77,10 +115,24 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
       return `data: ${data}\n\n`;
     }
     const verdict = transform.onChunk(chunk);
-    if (typeof chunk.id === 'string') lastId = chunk.id;
-    if (verdict.text) counter.push(verdict.text);
+    if (typeof chunk.id === 'string') {
+      lastId = chunk.id;
+      lastUnparsed = null;
+    }
     if (verdict.usage) {
       usage = verdict.usage;
+      deferred = [];
+      deferredChars = 0;
+    } else if (verdict.text && usage === null) {
+      if (isReadOnly) {
+        deferred.push(data);
+        deferredChars += data.length;
+        if (deferredChars > maxDeferredChars) countDeferred();
+      } else {
+        counter.push(verdict.text);
+      }
+    }
+    if (verdict.usage) {
       if (verdict.isUsageOnly) {
         isLastUsageChunkSeen = true;
         if (!options.clientWantsUsage) return '';
@@ -121,10 +173,23 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
     out.off('close', onClose);
   }
   const isUsageCounted = usage === null;
-  const completed = counter.finish();
-  const final: Usage = usage ?? { promptTokens: options.countPromptTokens(), completionTokens: completed, cachedTokens: 0 };
+  let final: Usage;
+  if (usage === null) {
+    countDeferred();
+    final = { promptTokens: options.countPromptTokens(), completionTokens: counter.finish(), cachedTokens: 0 };
+  } else {
+    final = usage;
+  }
   if (!out.destroyed && !out.writableEnded) {
     if (options.clientWantsUsage && !isLastUsageChunkSeen) {
+      if (lastUnparsed !== null) {
+        try {
+          const id = (JSON.parse(lastUnparsed) as Record<string, unknown>).id;
+          if (typeof id === 'string') lastId = id;
+        } catch {
+          // keep the last id seen
+        }
+      }
       const synthesized = {
         id: lastId, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: options.model, choices: [],
         usage: { prompt_tokens: final.promptTokens, completion_tokens: final.completionTokens, total_tokens: final.promptTokens + final.completionTokens },

@@ -50,6 +50,12 @@ export interface ChunkVerdict {
 /** Stateful per-request transform applied to each parsed SSE data event. */
 export interface ChunkTransform {
   onChunk(chunk: Record<string, unknown>): ChunkVerdict;
+  /**
+   * True when onChunk never changes a chunk, keeps no state and only reads text and usage (OpenAI
+   * wire). The pipeline then passes events that do not contain `"usage"` through without parsing
+   * them, and reads their text only if the stream ends without usage.
+   */
+  isReadOnly?: boolean;
 }
 
 /** The chat wire formats ModelGate speaks, inbound (clients) and outbound (channels). */
@@ -164,6 +170,11 @@ export interface ProviderAdapter {
     /** Adapts the OpenAI-shaped body in place for this provider. */
     prepareBody(body: Record<string, unknown>): void;
     readUsage(response: Record<string, unknown>): Usage | null;
+    /**
+     * Optional fast path: the usage of a JSON response read from its raw bytes without parsing all
+     * of it; undefined when it cannot tell (the pipeline then parses and calls readUsage).
+     */
+    readUsageFromBytes?(body: Buffer): Usage | undefined;
   };
   chatStream: {
     /** Whether `stream_options.include_usage` may be sent upstream. */

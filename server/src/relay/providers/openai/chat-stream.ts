@@ -9,6 +9,7 @@ export interface StreamConfig extends UsageReadOptions {
 /** Reads delta text and usage from OpenAI chat and completion chunks; changes nothing. */
 export function createOpenAiChunkTransform(config: StreamConfig): ChunkTransform {
   return {
+    isReadOnly: true,
     onChunk(chunk): ChunkVerdict {
       const choices = chunk.choices as Array<Record<string, unknown>> | undefined;
       let text = '';

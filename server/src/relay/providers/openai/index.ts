@@ -1,7 +1,7 @@
 import type { ExtraField, ProviderAdapter, ProviderMeta, RelayEndpoint, UpstreamTarget } from '../types.js';
 import { createOpenAiApi } from './api.js';
 import { fetchDashboardBalance } from './balance.js';
-import { prepareOpenAiChatBody, readOpenAiUsage } from './chat.js';
+import { prepareOpenAiChatBody, readOpenAiUsage, readOpenAiUsageFromBytes } from './chat.js';
 import { createOpenAiChunkTransform } from './chat-stream.js';
 import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
@@ -49,6 +49,7 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
     chat: {
       prepareBody: config.hasReasoningRules ? prepareOpenAiChatBody : () => undefined,
       readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
+      readUsageFromBytes: (body) => readOpenAiUsageFromBytes(body, usageOptions),
     },
     chatStream: {
       supportsStreamUsage: config.supportsStreamUsage ?? false,
