@@ -42,7 +42,8 @@ export async function vertexEndpoint(target: UpstreamTarget, model: string, isSt
   const region = regionFor(target.other, model);
   const host = vertexHost(target.baseURL, region);
   const publisher = isClaudeModel(model) ? 'anthropic' : 'google';
-  const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model)}:${actionOf(model, isStream)}`;
+  // Versioned ids keep their literal `@` (claude-sonnet-4@20250514), as in Vertex URLs.
+  const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model).replace(/%40/g, '@')}:${actionOf(model, isStream)}`;
   const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
   const key = parseVertexKey(target.key);
   if (key.kind === 'api-key') {
