@@ -142,6 +142,8 @@ describe('Anthropic adapter: OpenAI request → Messages request', () => {
     expect(off.body).not.toHaveProperty('thinking');
     const half = await converter.buildRequest({ messages: [{ role: 'user', content: 'x' }] }, call('claude-sonnet-4-20250514-thinking', { 'claude.thinking_adapter_budget_tokens_percentage': '0.5' }));
     expect(half.body).toMatchObject({ max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 4096 } });
+    const full = await converter.buildRequest({ messages: [{ role: 'user', content: 'x' }], max_tokens: 2000 }, call('claude-sonnet-4-20250514-thinking', { 'claude.thinking_adapter_budget_tokens_percentage': '1' }));
+    expect(full.body).toMatchObject({ max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 2000 } });
   });
 
   it('maps reasoning_effort to a thinking budget, keeping room for the answer', async () => {

@@ -86,11 +86,12 @@ export function openAiToClaude(body: Json, model: string, options: AdapterOption
     budget = Math.floor(maxTokens * options.number('claude.thinking_adapter_budget_tokens_percentage'));
   } else if (typeof body.reasoning_effort === 'string' && effortBudgets[body.reasoning_effort] !== undefined) {
     budget = effortBudgets[body.reasoning_effort] ?? 0;
-    // Keep the answer's room: max_tokens counts the thinking too.
-    if (budget >= maxTokens) out.max_tokens = maxTokens = budget + maxTokens;
   }
   if (budget > 0) {
-    out.thinking = { type: 'enabled', budget_tokens: Math.max(1024, budget) };
+    budget = Math.max(1024, budget);
+    // Claude needs max_tokens > budget_tokens (max_tokens counts the thinking): keep the answer's room.
+    if (budget >= maxTokens) out.max_tokens = maxTokens = budget + maxTokens;
+    out.thinking = { type: 'enabled', budget_tokens: budget };
     // Thinking allows no temperature or top_k, and top_p only from 0.95.
     delete out.temperature;
     delete out.top_k;
