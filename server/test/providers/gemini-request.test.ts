@@ -144,6 +144,13 @@ describe('Gemini adapter: OpenAI request → generateContent', () => {
     expect((replay.body as any).contents).toEqual([{ role: 'model', parts: [{ functionCall: { name: 'f', args: { a: '1' } }, thoughtSignature: 'skip_thought_signature_validator' }] }]);
   });
 
+  it('asks image models of gemini.supported_imagine_models for TEXT and IMAGE', async () => {
+    const image = await converter.buildRequest({ messages: [{ role: 'user', content: 'draw a cat' }] }, call('gemini-2.0-flash-exp-image-generation'));
+    expect((image.body as any).generationConfig).toEqual({ responseModalities: ['TEXT', 'IMAGE'] });
+    const text = await converter.buildRequest({ messages: [{ role: 'user', content: 'x' }] }, call('gemini-2.0-flash'));
+    expect((text.body as any).generationConfig).toBeUndefined();
+  });
+
   it('cleans nested schemas: anyOf, items, enums and unsupported formats', () => {
     expect(cleanSchema({ type: 'array', items: { type: 'object', properties: { when: { type: 'string', format: 'date-time', examples: ['x'] }, kind: { enum: [1, 2] } }, additionalProperties: {} }, anyOf: [{ type: 'string', const: 'a' }] }))
       .toEqual({ type: 'array', items: { type: 'object', properties: { when: { type: 'string', format: 'date-time' }, kind: { enum: ['1', '2'] } } }, anyOf: [{ type: 'string' }] });

@@ -81,6 +81,11 @@ describe('Gemini adapter: response → OpenAI', () => {
     expect(usage).toEqual({ promptTokens: 15, completionTokens: 0, cachedTokens: 0 });
   });
 
+  it('renders inline image parts as markdown data URLs', () => {
+    const { completion } = converter.parseResponse({ candidates: [{ content: { parts: [{ text: 'Here: ' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }, finishReason: 'STOP' }] }, 'gemini-2.0-flash-exp-image-generation');
+    expect((completion.choices as any[])[0].message.content).toBe('Here: ![image](data:image/png;base64,AAAA)');
+  });
+
   it('reads usage defensively: never negative, cached capped at prompt, null without metadata', () => {
     expect(readGeminiUsage(undefined)).toBeNull();
     expect(readGeminiUsage({ promptTokenCount: -3, candidatesTokenCount: 'x', cachedContentTokenCount: 99 })).toEqual({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
@@ -147,6 +152,7 @@ describe('Gemini adapter: stream → OpenAI chunks', () => {
     }
     expect(thrown).toBeInstanceOf(UpstreamError);
     expect(thrown).toMatchObject({ status: 503, retryable: true, message: 'The model is overloaded. Please try again later.', upstreamCode: 'UNAVAILABLE' });
+    expect(() => converter.createStreamTransform('m').onEvent({ event: null, data: '{"candidates":[' })).toThrow(UpstreamError);
   });
 
   it('reads usage and text from native stream events without changing them', async () => {

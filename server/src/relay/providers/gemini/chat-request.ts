@@ -39,6 +39,16 @@ function convertToolChoice(choice: unknown): Json | undefined {
 
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
+/** Models of `gemini.supported_imagine_models` answer with images too (responseModalities). */
+function isImageModel(options: AdapterOptions, model: string): boolean {
+  try {
+    const models = options.json<unknown>('gemini.supported_imagine_models');
+    return Array.isArray(models) && models.includes(model);
+  } catch {
+    return false;
+  }
+}
+
 function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
   const config: Json = {
     temperature: num(body.temperature),
@@ -73,6 +83,7 @@ export function toGeminiRequest(body: Json, upstreamModel: string, options: Adap
   if (toolConfig && tools) request.toolConfig = toolConfig;
   request.safetySettings = safetySettingsFor(options, model);
   const config = generationConfig(body, thinkingConfig);
+  if (isImageModel(options, model)) config.responseModalities = ['TEXT', 'IMAGE'];
   if (Object.keys(config).length > 0) request.generationConfig = config;
   return { model, request };
 }

@@ -1,4 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
+import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { completionId, finishReasonOf, readParts } from './chat.js';
 import { throwIfStreamError } from './errors.js';
@@ -32,7 +33,12 @@ export function createGeminiStreamTransform(model: string) {
   function onEvent(event: StreamEvent): ConvertedEvents {
     const data = event.data.trim();
     if (data === '' || data === '[DONE]') return { chunks: [], text: '', usage };
-    const json = JSON.parse(data) as Json;
+    let json: Json;
+    try {
+      json = JSON.parse(data) as Json;
+    } catch {
+      throw new UpstreamError(502, `Gemini 流式响应不是 JSON：${data.slice(0, 200)}`, null, data);
+    }
     throwIfStreamError(json);
     if (!id) id = completionId(json.responseId);
     const chunks: Json[] = [];

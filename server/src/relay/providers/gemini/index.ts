@@ -4,18 +4,13 @@ import { geminiChatConverter } from './converter.js';
 import { buildGeminiEmbeddingsRequest, parseGeminiEmbeddings } from './embeddings.js';
 import { parseGoogleError } from './errors.js';
 import { fetchGeminiModels } from './models.js';
-import { createGeminiUsageReader, geminiNativeWire } from './native.js';
+import { geminiNativeWire, textOfResponse } from './native.js';
 import { readGeminiUsage } from './usage.js';
 
 /** Reads text and usage from Gemini stream events passing through unchanged. */
 function createGeminiChunkTransform(): ChunkTransform {
-  const reader = createGeminiUsageReader();
   return {
-    onChunk(chunk) {
-      const hasUsage = chunk.usageMetadata !== undefined;
-      const { usage, text } = reader.onEvent({ event: null, data: JSON.stringify(chunk) });
-      return { text, usage: hasUsage ? usage : null, isUsageOnly: false, isModified: false };
-    },
+    onChunk: (chunk) => ({ text: textOfResponse(chunk), usage: readGeminiUsage(chunk.usageMetadata), isUsageOnly: false, isModified: false }),
   };
 }
 

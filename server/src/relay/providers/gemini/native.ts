@@ -13,6 +13,16 @@ export function buildNativeGeminiRequest(body: Json, call: ChatCall): UpstreamRe
   return { url: geminiChatUrl(call.target.baseURL, versionFor(call.options, model), model, call.isStream), headers: geminiHeaders(call.target), body };
 }
 
+/** The text (answer, thoughts, function calls) one GenerateContentResponse adds. */
+export function textOfResponse(json: Json): string {
+  let text = '';
+  for (const candidate of (Array.isArray(json.candidates) ? json.candidates : []) as Json[]) {
+    const parts = readParts((candidate.content as Json | undefined)?.parts);
+    text += parts.reasoning + parts.text + parts.toolCalls.map((call) => call.function.name + call.function.arguments).join('');
+  }
+  return text;
+}
+
 /** Reads text and cumulative usage from native Gemini stream events (the last usage wins). */
 export function createGeminiUsageReader() {
   let usage: Usage | null = null;
@@ -24,13 +34,8 @@ export function createGeminiUsageReader() {
       } catch {
         return { usage, text: '' };
       }
-      let text = '';
-      for (const candidate of (Array.isArray(json.candidates) ? json.candidates : []) as Json[]) {
-        const parts = readParts((candidate.content as Json | undefined)?.parts);
-        text += parts.reasoning + parts.text + parts.toolCalls.map((call) => call.function.name + call.function.arguments).join('');
-      }
       usage = readGeminiUsage(json.usageMetadata) ?? usage;
-      return { usage, text };
+      return { usage, text: textOfResponse(json) };
     },
   };
 }
