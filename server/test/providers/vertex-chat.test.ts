@@ -76,6 +76,10 @@ describe('Vertex AI adapter: Gemini models', () => {
     expect(received.url).toBe('/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(received.headers['x-goog-api-key']).toBe('AQ.vertex-key');
     expect(received.headers.authorization).toBeUndefined();
+    const hosted = await converter.buildRequest({ messages: [] }, call('gemini-2.5-flash', false, '', 'AQ.vertex-key', ''));
+    expect(hosted.url).toBe('https://aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.5-flash:generateContent');
+    const regional = await converter.buildRequest({ messages: [] }, call('gemini-2.5-flash', false, 'europe-west4', 'AQ.vertex-key', ''));
+    expect(regional.url).toBe('https://europe-west4-aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.5-flash:generateContent');
     await expect(converter.buildRequest({ messages: [] }, call('claude-sonnet-4@20250514', false, '', 'AQ.vertex-key'))).rejects.toBeInstanceOf(RelayError);
   });
 

@@ -39,13 +39,14 @@ function actionOf(model: string, isStream: boolean): string {
 
 /** URL and auth headers for one model call, with a cached OAuth token or the API key. */
 export async function vertexEndpoint(target: UpstreamTarget, model: string, isStream: boolean, dispatcher: Dispatcher = target.dispatcher): Promise<{ url: string; headers: Record<string, string> }> {
-  const region = regionFor(target.other, model);
+  const key = parseVertexKey(target.key);
+  // Express mode (API key) is served from the global endpoint unless a region is configured.
+  const region = key.kind === 'api-key' && !target.other.trim() ? 'global' : regionFor(target.other, model);
   const host = vertexHost(target.baseURL, region);
   const publisher = isClaudeModel(model) ? 'anthropic' : 'google';
   // Versioned ids keep their literal `@` (claude-sonnet-4@20250514), as in Vertex URLs.
   const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model).replace(/%40/g, '@')}:${actionOf(model, isStream)}`;
   const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
-  const key = parseVertexKey(target.key);
   if (key.kind === 'api-key') {
     if (isClaudeModel(model)) throw relayErrors.badRequest('Vertex AI API Key 仅支持 Gemini 模型；Claude 模型请使用服务账号 JSON');
     headers['x-goog-api-key'] = key.apiKey;
