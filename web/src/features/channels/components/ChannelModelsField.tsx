@@ -22,6 +22,7 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
   const models = Form.useWatch('models', form) ?? [];
   const options = [...new Set([...(allModels.data ?? []).map((model) => model.id), ...defaultModels, ...models])].map((model) => ({ value: model, label: model }));
   const setModels = (next: string[]) => form.setFieldValue('models', [...new Set(next)]);
+  const currentModels = (): string[] => (form.getFieldValue('models') as string[] | undefined) ?? [];
 
   const fetchFromUpstream = async () => {
     const key = (form.getFieldValue('key') as string | undefined)?.trim() ?? '';
@@ -34,7 +35,7 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
       const fetched = key === '' && channelId !== null
         ? await fetchModelsOfChannel(channelId)
         : await fetchUpstreamModels({ base_url: stripTrailingSlash((form.getFieldValue('base_url') as string) ?? ''), type: form.getFieldValue('type') as number, key });
-      setModels([...models, ...fetched]);
+      setModels([...currentModels(), ...fetched]);
       showSuccess(t('channels.msg.fetchModelsOk'));
     } catch {
       showError(t('channels.msg.fetchModelsFailed'));
@@ -46,10 +47,11 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
   const addCustom = () => {
     const names = custom.split(',').map((name) => name.trim()).filter(Boolean);
     if (names.length === 0) return;
-    const existing = names.filter((name) => models.includes(name));
-    const fresh = names.filter((name) => !models.includes(name));
+    const current = currentModels();
+    const existing = names.filter((name) => current.includes(name));
+    const fresh = names.filter((name) => !current.includes(name));
     if (existing.length > 0) showError(t('channels.msg.modelsExist'));
-    if (fresh.length > 0) setModels([...models, ...fresh]);
+    if (fresh.length > 0) setModels([...current, ...fresh]);
     setCustom('');
   };
 
@@ -59,7 +61,7 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
         <Select mode="multiple" allowClear aria-label={t('channels.field.models')} placeholder={t('channels.field.modelsPlaceholder')} options={options} maxTagCount={30} />
       </Form.Item>
       <Space wrap style={{ marginTop: 8 }}>
-        <Button size="small" onClick={() => setModels([...models, ...defaultModels])} disabled={defaultModels.length === 0}>
+        <Button size="small" onClick={() => setModels([...currentModels(), ...defaultModels])} disabled={defaultModels.length === 0}>
           {t('channels.fillDefaultModels')}
         </Button>
         <Button size="small" loading={isFetching} onClick={() => void fetchFromUpstream()}>

@@ -1,0 +1,76 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { baseStatus, fakeServer, fail, ok, regularUser, renderRoute, type FakeCall } from '../../../test/render-route';
+
+function walletServer(status: Record<string, unknown>, extra: Record<string, (call: FakeCall) => unknown> = {}) {
+  let quota = 500000;
+  return fakeServer({
+    'GET /api/status': () => ok({ ...baseStatus, ...status }),
+    'GET /api/user/self': () => ok({ id: 2, quota, used_quota: 0, request_count: 3 }),
+    'POST /api/user/topup': (call) => {
+      if ((call.body as { key: string }).key !== 'GOOD') return fail('无效的兑换码');
+      quota += 100000;
+      return ok(100000);
+    },
+    'POST /api/user/amount': () => ok('7.30'),
+    ...extra,
+  });
+}
+
+describe('wallet', { timeout: 120_000 }, () => {
+  it('redeems a code once and the balance rises', async () => {
+    const { calls } = walletServer({});
+    await renderRoute('/topup', { user: regularUser });
+    expect(await screen.findByText('$1.00')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /兑\s*换$/ }));
+    expect(await screen.findByText('请输入兑换码！')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('兑换码'), { target: { value: 'BAD' } });
+    fireEvent.click(screen.getByRole('button', { name: /兑\s*换$/ }));
+    expect(await screen.findByText('无效的兑换码')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('兑换码'), { target: { value: 'GOOD' } });
+    fireEvent.click(screen.getByRole('button', { name: /兑\s*换$/ }));
+    expect(await screen.findByText('兑换成功！')).toBeTruthy();
+    expect(await screen.findByText('$1.20')).toBeTruthy();
+    expect(calls.filter((call) => call.path === '/api/user/topup').map((call) => call.body)).toEqual([{ key: 'BAD' }, { key: 'GOOD' }]);
+  });
+
+  it('says so when no top-up link is set and when online top-up is off', async () => {
+    walletServer({ top_up_link: '', enable_online_topup: false });
+    await renderRoute('/topup', { user: regularUser });
+    await screen.findByText('$1.00');
+    fireEvent.click(screen.getByRole('button', { name: /获取兑换码/ }));
+    expect(await screen.findByText('超级管理员未设置充值链接！')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /支付宝/ }));
+    expect(await screen.findByText('管理员未开启在线充值！')).toBeTruthy();
+  });
+
+  it('opens the top-up link, enforces the minimum, raises input below 1, and posts the payment form', async () => {
+    const { calls } = walletServer(
+      { top_up_link: 'https://shop.example.com', enable_online_topup: true, min_topup: 5 },
+      { 'POST /api/user/pay': () => ok({ url: 'https://pay.example.com/submit.php', data: { out_trade_no: 'T1', sign: 'abc' } }) },
+    );
+    const open = vi.fn();
+    vi.stubGlobal('open', open);
+    const submitted: HTMLFormElement[] = [];
+    vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
+      submitted.push(this.cloneNode(true) as HTMLFormElement);
+    });
+    await renderRoute('/topup', { user: regularUser });
+    await screen.findByText('$1.00');
+    fireEvent.click(screen.getByRole('button', { name: /获取兑换码/ }));
+    expect(open).toHaveBeenCalledWith('https://shop.example.com', '_blank', 'noopener');
+    const amount = screen.getByLabelText('充值数量') as HTMLInputElement;
+    await waitFor(() => expect(amount.value).toBe('5'));
+    fireEvent.change(amount, { target: { value: '-3' } });
+    await waitFor(() => expect(amount.value).toBe('1'));
+    fireEvent.click(screen.getByRole('button', { name: /微\s*信/ }));
+    expect(await screen.findByText('充值数量不能小于 5')).toBeTruthy();
+    fireEvent.change(amount, { target: { value: '10' } });
+    expect(await screen.findByText('实付金额：7.30')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /微\s*信/ }));
+    await waitFor(() => expect(submitted).toHaveLength(1));
+    expect(calls.find((call) => call.path === '/api/user/pay')?.body).toEqual({ amount: 10, top_up_code: '', payment_method: 'wx' });
+    expect(submitted[0]!.action).toBe('https://pay.example.com/submit.php');
+    expect((submitted[0]!.querySelector('input[name="sign"]') as HTMLInputElement).value).toBe('abc');
+  });
+});
