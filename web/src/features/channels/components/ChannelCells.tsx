@@ -17,6 +17,9 @@ function parseOtherInfo(text: string | undefined): OtherInfo {
   }
 }
 
+/** Seconds with two decimals, three below 0.1 s so a fast answer does not read 0.00. */
+export const formatSeconds = (seconds: number): string => seconds.toFixed(seconds > 0 && seconds < 0.1 ? 3 : 2);
+
 export const formatTime = (seconds: number | undefined): string => (seconds ? new Date(seconds * 1000).toLocaleString() : '');
 
 /** Status 1 enabled, 2 disabled manually, 3 auto-disabled with the reason and time from other_info. */
@@ -52,7 +55,7 @@ export function responseTimeColor(milliseconds: number): string {
 
 export function ResponseTimeTag({ milliseconds, testTime }: { milliseconds: number; testTime?: number }) {
   const { t } = useTranslation();
-  const label = milliseconds > 0 ? t('channels.seconds', { value: (milliseconds / 1000).toFixed(2) }) : t('channels.untested');
+  const label = milliseconds > 0 ? t('channels.seconds', { value: formatSeconds(milliseconds / 1000) }) : t('channels.untested');
   return (
     <Tooltip title={testTime ? t('channels.testedAt', { time: formatTime(testTime) }) : undefined}>
       <Tag color={responseTimeColor(milliseconds)} data-testid="response-time">

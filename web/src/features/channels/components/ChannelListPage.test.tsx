@@ -94,9 +94,11 @@ describe('channel list', { timeout: 240_000 }, () => {
     const priority = within(row).getByLabelText('ch-2 的优先级');
     fireEvent.change(priority, { target: { value: '1.5' } });
     fireEvent.keyDown(priority, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    fireEvent.keyUp(priority, { key: 'Enter', code: 'Enter', keyCode: 13 });
     expect(await screen.findByText('优先级必须是整数！')).toBeTruthy();
     fireEvent.change(priority, { target: { value: '7' } });
     fireEvent.keyDown(priority, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    fireEvent.keyUp(priority, { key: 'Enter', code: 'Enter', keyCode: 13 });
     await waitFor(() => expect(bodies(calls, 'PUT /api/channel/')).toEqual([{ id: 2, priority: 7 }]));
   });
 });

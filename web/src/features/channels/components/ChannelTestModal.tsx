@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Channel } from '../api/channels';
 import type { useChannelActions } from '../hooks/useChannelActions';
+import { formatSeconds } from './ChannelCells';
 
 type Actions = ReturnType<typeof useChannelActions>;
 
@@ -41,7 +42,7 @@ export function ChannelTestModal({ channel, actions, onClose }: { channel: Chann
               if (result === undefined) return null;
               if (result === 'testing') return <Tag>{t('channels.testing')}</Tag>;
               if (result === 'failed') return <Tag color="red">{t('channels.testFailed')}</Tag>;
-              return <Tag color="green">{t('channels.seconds', { value: result.toFixed(2) })}</Tag>;
+              return <Tag color="green">{t('channels.seconds', { value: formatSeconds(result) })}</Tag>;
             },
           },
           {

@@ -4,6 +4,7 @@ import { showError, showSuccess } from '../../../lib/feedback';
 import { ApiError } from '../../../lib/http';
 import * as api from '../api/channels';
 import * as probes from '../api/probes';
+import { formatSeconds } from '../components/ChannelCells';
 
 /** Channel row and toolbar actions: each calls the server, reports, and refreshes the list. */
 export function useChannelActions() {
@@ -42,7 +43,7 @@ export function useChannelActions() {
       }
     },
     test: (id: number, name: string, model?: string) =>
-      run(() => probes.testChannel(id, model), (time) => t('channels.msg.tested', { name, time: time.toFixed(2) })),
+      run(() => probes.testChannel(id, model), (time) => t('channels.msg.tested', { name, time: formatSeconds(time) })),
     testAll: () => run(probes.testAllChannels, (message) => message || t('channels.msg.testAllStarted')),
     updateBalance: (id: number, name: string) => run(() => probes.updateBalance(id), (balance) => t('channels.msg.balanceUpdated', { name, balance: balance.toFixed(2) })),
     updateAllBalances: () => run(probes.updateAllBalances, () => t('channels.msg.allBalancesUpdated')),

@@ -16,7 +16,7 @@ function redemptionServer(extra: Record<string, (call: FakeCall) => unknown> = {
 
 const bodies = (calls: FakeCall[], key: string) => calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
 
-describe('redemption codes', { timeout: 120_000 }, () => {
+describe('redemption codes', { timeout: 240_000 }, () => {
   it('creates with the defaults, names it by the formatted quota and shows the created codes', async () => {
     const { calls } = redemptionServer();
     const writeText = vi.fn(async () => undefined);

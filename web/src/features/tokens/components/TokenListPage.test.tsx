@@ -22,7 +22,7 @@ function tokenServer(extra: Record<string, (call: FakeCall) => unknown> = {}) {
 const bodies = (calls: FakeCall[], key: string) => calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
 const submit = (form: ReturnType<typeof within>) => fireEvent.click(form.getByRole('button', { name: /提\s*交/ }));
 
-describe('tokens', { timeout: 120_000 }, () => {
+describe('tokens', { timeout: 240_000 }, () => {
   it('shows the personal-use banner and statuses; an expired token cannot be toggled; copy selected needs a selection', async () => {
     const { calls } = tokenServer();
     const writeText = vi.fn(async () => undefined);

@@ -17,7 +17,7 @@ function walletServer(status: Record<string, unknown>, extra: Record<string, (ca
   });
 }
 
-describe('wallet', { timeout: 120_000 }, () => {
+describe('wallet', { timeout: 240_000 }, () => {
   it('redeems a code once and the balance rises', async () => {
     const { calls } = walletServer({});
     await renderRoute('/topup', { user: regularUser });
