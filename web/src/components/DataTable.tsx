@@ -22,6 +22,8 @@ interface DataTableProps<T> {
   rowSelection?: TableProps<T>['rowSelection'];
   /** Tree rows: records with `children` (e.g. channel tag rows) expand. */
   expandable?: TableProps<T>['expandable'];
+  /** 'small' for wide tables with many columns. */
+  size?: TableProps<T>['size'];
   rowClassName?: (record: T) => string;
   pageSizeStorageKey?: string;
 }
@@ -42,6 +44,7 @@ export function DataTable<T extends object>({
   rowClassName,
   rowSelection,
   expandable,
+  size,
   pageSizeStorageKey = StorageKey.pageSize,
 }: DataTableProps<T>) {
   const { t } = useTranslation();
@@ -94,6 +97,7 @@ export function DataTable<T extends object>({
         rowClassName={rowClassName}
         rowSelection={rowSelection}
         expandable={expandable}
+        size={size}
         scroll={{ x: 'max-content' }}
         pagination={{
           current: page,

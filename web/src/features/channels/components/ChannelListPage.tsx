@@ -59,6 +59,7 @@ export function ChannelListPage() {
           fetchPage={(page, pageSize) => fetchChannels(options, page, pageSize)}
           columns={columns}
           rowKey={rowKeyOf}
+          size="small"
           rowSelection={{
             checkStrictly: false,
             selectedRowKeys: selected.map(rowKeyOf),

@@ -34,7 +34,7 @@ export function InlineInteger({ value, label, parse, onSave }: InlineIntegerProp
     <Input
       size="small"
       aria-label={label}
-      style={{ width: 72 }}
+      style={{ width: 60 }}
       disabled={isSaving}
       value={text ?? String(value)}
       onChange={(event) => setText(event.target.value)}
