@@ -3,7 +3,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatTokenCount } from '../../../components/token-count';
-import { renderQuota } from '../../../lib/format';
+import { quotaPerUnitOf, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
 import { useQuotaData, type DataQuery } from '../api/data';
@@ -34,6 +34,8 @@ export function DashboardPage() {
     [buckets, granularity],
   );
   const totals = totalsOf(buckets);
+  /** Small amounts (a few test calls) keep six decimals so they do not read as $0.00. */
+  const quotaText = (value: number) => renderQuota(value, status, value > 0 && value / quotaPerUnitOf(status) < 0.01 ? 6 : 2);
   const search = (values: FilterValues) =>
     setQuery({ start_timestamp: values.range?.[0]?.unix() ?? 0, end_timestamp: values.range?.[1]?.unix() ?? 0, username: (values.username ?? '').trim() });
 
@@ -69,7 +71,7 @@ export function DashboardPage() {
       </Card>
       <Row gutter={[16, 16]}>
         <Col xs={24} md={8}>
-          <Card size="small"><Statistic title={t('dashboard.totalQuota')} value={renderQuota(totals.quota, status)} /></Card>
+          <Card size="small"><Statistic title={t('dashboard.totalQuota')} value={quotaText(totals.quota)} /></Card>
         </Col>
         <Col xs={24} md={8}>
           <Card size="small"><Statistic title={t('dashboard.totalRequests')} value={totals.count} /></Card>
@@ -78,7 +80,7 @@ export function DashboardPage() {
           <Card size="small"><Statistic title={t('dashboard.totalTokens')} value={formatTokenCount(totals.tokens)} /></Card>
         </Col>
       </Row>
-      <ModelChart title={t('dashboard.quotaChart')} {...charts.quota} format={(value) => renderQuota(value, status, 4)} emptyText={t('dashboard.empty')} />
+      <ModelChart title={t('dashboard.quotaChart')} {...charts.quota} format={quotaText} emptyText={t('dashboard.empty')} />
       <Row gutter={[16, 16]}>
         <Col xs={24} lg={12}>
           <ModelChart title={t('dashboard.requestChart')} {...charts.count} format={(value) => String(value)} emptyText={t('dashboard.empty')} />

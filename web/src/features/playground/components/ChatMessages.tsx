@@ -9,7 +9,9 @@ export function ChatMessages({ messages }: { messages: ChatMessage[] }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
   const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView?.({ block: 'end' }), [messages]);
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages]);
   if (messages.length === 0) return <Empty style={{ margin: 'auto' }} description={t('playground.empty')} />;
   return (
     <Flex vertical gap={16} role="log" aria-label={t('playground.conversation')}>

@@ -1,0 +1,36 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { fakeServer, renderRoute, regularUser } from '../../../test/render-route';
+
+const pricing = {
+  success: true,
+  message: '',
+  data: [
+    { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default'] },
+    { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default', 'vip'] },
+    { model_name: 'mj_imagine', quota_type: 1, model_ratio: 0, completion_ratio: 1, model_price: 0.1, enable_groups: ['vip'] },
+  ],
+  group_ratio: { default: 1, vip: 2 },
+  usable_group: { default: '默认分组', vip: 'vip分组' },
+};
+
+describe('pricing page', { timeout: 60_000 }, () => {
+  it('sorts per-call first, then gpt, then by name, with prices from the formula for the user group', async () => {
+    fakeServer({ 'GET /api/pricing': () => ({ status: 200, body: pricing }) });
+    await renderRoute('/pricing', { user: { ...regularUser, group: 'vip' } });
+    expect(await screen.findByText('您的分组为：vip，分组倍率为：2')).toBeTruthy();
+    const rows = (await screen.findAllByRole('row')).slice(1);
+    expect(rows.map((row) => within(row).getAllByRole('cell')[2]!.textContent)).toEqual(['mj_imagine', 'gpt-4o-mini', 'claude-3']);
+    expect(rows[0]!.textContent).toContain('模型价格：$0.2');
+    expect(rows[1]!.textContent).toContain('提示 $0.3 / 1M tokens');
+    expect(rows[1]!.textContent).toContain('补全 $1.2 / 1M tokens');
+    expect(rows[1]!.textContent).toContain('补全倍率：4.000');
+  });
+
+  it('warns a visitor and prices with the default group ratio', async () => {
+    fakeServer({ 'GET /api/pricing': () => ({ status: 200, body: pricing }) });
+    await renderRoute('/pricing');
+    expect(await screen.findByText('您还未登录，显示的价格为默认分组倍率：1')).toBeTruthy();
+    expect((await screen.findByText('gpt-4o-mini')).closest('tr')!.textContent).toContain('提示 $0.15 / 1M tokens');
+  });
+});
