@@ -1,0 +1,102 @@
+import WebSocket from 'ws';
+
+/** Bytes queued on the receiving side above which the sending side is paused, and where it resumes. */
+const highWaterBytes = 4 * 1024 * 1024;
+const lowWaterBytes = 1024 * 1024;
+/** How long a side may take to finish its closing handshake before it is terminated. */
+const closeGraceMs = 5_000;
+
+type Frame = WebSocket.RawData;
+
+export interface BridgeEvents {
+  /** Each upstream frame before it is forwarded (usage counting). */
+  onUpstreamFrame(frame: Buffer, isBinary: boolean): void;
+  /** Once, when the upstream socket has closed (the session is over for billing). */
+  onUpstreamClosed(): void;
+}
+
+const asBuffer = (data: Frame): Buffer => (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
+
+/** Close codes a peer may send (RFC 6455 §7.4); 1005/1006 only describe what happened. */
+function sendableCode(code: number, fallback: number): number {
+  const isValid = (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  return isValid ? code : fallback;
+}
+
+/** A close reason fits in 123 bytes. */
+function shortReason(reason: Buffer | string): string {
+  const text = reason.toString();
+  return Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '');
+}
+
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === WebSocket.CLOSED) return;
+  if (socket.readyState === WebSocket.OPEN) socket.close(code, reason);
+  const timer = setTimeout(() => socket.terminate(), closeGraceMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/** One direction: frames from `from` are sent to `to` unchanged; `from` pauses while `to` is backed up. */
+function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBinary: boolean) => void): (data: Frame, isBinary: boolean) => void {
+  let isPaused = false;
+  const onSent = () => {
+    if (isPaused && to.bufferedAmount <= lowWaterBytes) {
+      isPaused = false;
+      from.resume();
+    }
+  };
+  return (data, isBinary) => {
+    const frame = asBuffer(data);
+    onFrame?.(frame, isBinary);
+    if (to.readyState !== WebSocket.OPEN) return;
+    to.send(frame, { binary: isBinary }, onSent);
+    if (!isPaused && to.bufferedAmount > highWaterBytes) {
+      isPaused = true;
+      from.pause();
+    }
+  };
+}
+
+/**
+ * Relays a realtime session: every frame both ways unchanged (text stays text, binary stays binary),
+ * with backpressure; when one side closes, the other is closed with the same code (1005/1006 become
+ * 1000 / 1011 toward the client and 1000 / 1001 toward the upstream).
+ */
+export class RealtimeBridge {
+  private hasUpstreamClosed = false;
+
+  constructor(private readonly client: WebSocket, private readonly upstream: WebSocket, events: BridgeEvents, queued: Array<[Frame, boolean]>) {
+    const toUpstream = forward(client, upstream);
+    const toClient = forward(upstream, client, (frame, isBinary) => events.onUpstreamFrame(frame, isBinary));
+    for (const [data, isBinary] of queued) toUpstream(data, isBinary);
+    client.on('message', toUpstream);
+    upstream.on('message', toClient);
+    upstream.on('error', () => undefined); // 'close' follows; the client is closed from there.
+    client.on('close', (code, reason) => {
+      closeSocket(upstream, code === 1006 ? 1001 : sendableCode(code, 1000), shortReason(reason));
+    });
+    upstream.on('close', (code, reason) => {
+      this.hasUpstreamClosed = true;
+      events.onUpstreamClosed();
+      closeSocket(client, code === 1006 ? 1011 : sendableCode(code, 1000), shortReason(reason));
+    });
+    client.resume();
+  }
+
+  get isUpstreamClosed(): boolean {
+    return this.hasUpstreamClosed;
+  }
+
+  /** Ends the session from the gateway's side (quota exhausted, shutdown). */
+  close(clientCode: number, reason: string): void {
+    closeSocket(this.client, clientCode, shortReason(reason));
+    closeSocket(this.upstream, 1000, '');
+  }
+
+  /** Drops both connections at once (shutdown). */
+  terminate(): void {
+    this.upstream.terminate();
+    this.client.terminate();
+  }
+}

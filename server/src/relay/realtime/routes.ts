@@ -1,0 +1,84 @@
+import fastifyWebsocket from '@fastify/websocket';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../api/context.js';
+import { RelayError, relayErrors } from '../errors.js';
+import { findGroupRatio } from '../billing/pricing.js';
+import { estimateHold } from '../billing/quota.js';
+import { authenticateToken, checkModelAllowed } from '../pipeline/authenticate.js';
+import { checkModelRateLimit } from '../pipeline/rate-limit.js';
+import type { RelayState } from '../state.js';
+import { findRealtimePricing } from './realtime-pricing.js';
+import { hasRealtimeChannel, quotaShortfall, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from './session.js';
+import { keyFromSubprotocols, pickSubprotocol } from './subprotocols.js';
+
+const queryString = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+
+/**
+ * Checks everything the HTTP relay checks before dispatch (token, model limits, price, rate limit,
+ * quota for the hold, a channel for group + model); a failure rejects the upgrade with the relay's
+ * status and OpenAI error body.
+ */
+async function prepareRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest): Promise<RealtimeRequest> {
+  const startedAt = Date.now();
+  const keyFromProtocol = keyFromSubprotocols(request.headers['sec-websocket-protocol']);
+  if (!request.headers.authorization && !request.headers['x-api-key'] && keyFromProtocol) request.headers.authorization = `Bearer ${keyFromProtocol}`;
+  const caller = await authenticateToken(ctx, relay, request);
+  const query = request.query as Record<string, unknown>;
+  const model = queryString(query.model);
+  if (!model) throw relayErrors.badRequest('缺少 model 参数', 'model_required');
+  checkModelAllowed(caller, model);
+  const pricing = findRealtimePricing(ctx.options, model);
+  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
+    throw new RelayError(400, 'model_price_error', `模型 ${model} 倍率或价格未配置，请联系管理员设置`);
+  }
+  await checkModelRateLimit(ctx, caller.user.id);
+  const groupRatio = findGroupRatio(ctx.options, caller.group);
+  const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
+  const shortfall = quotaShortfall(caller, holdAmount);
+  if (shortfall) throw shortfall;
+  if (!hasRealtimeChannel(relay, caller, model)) {
+    if (caller.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
+    throw relayErrors.noChannel(caller.group, model);
+  }
+  const beta = request.headers['openai-beta'];
+  return { caller, model, pricing, groupRatio, holdAmount, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt };
+}
+
+function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  let relayError: RelayError;
+  if (error instanceof RelayError) relayError = error;
+  else {
+    request.log.error({ err: error }, 'realtime upgrade failed');
+    relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
+  }
+  return reply.code(relayError.status).send(relayError.toBody());
+}
+
+/** GET /v1/realtime: the OpenAI Realtime WebSocket relayed to OpenAI (type 1) and Azure (type 3) channels. */
+export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
+  const active: ActiveSessions = new Set();
+  const prepared = new WeakMap<FastifyRequest, RealtimeRequest>();
+  await app.register(async (scope) => {
+    await scope.register(fastifyWebsocket, {
+      options: { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, handleProtocols: (offered) => pickSubprotocol(offered) },
+      errorHandler: (_error, socket) => socket.terminate(),
+    });
+    scope.setErrorHandler(sendUpgradeError);
+    // Shutdown bills every open session before the final write-behind flush.
+    scope.addHook('preClose', (done) => {
+      for (const session of [...active]) session.shutdown();
+      done();
+    });
+    scope.get('/v1/realtime', {
+      websocket: true,
+      preHandler: async (request) => {
+        prepared.set(request, await prepareRealtime(ctx, relay, request));
+      },
+    }, (socket, request) => {
+      const realtime = prepared.get(request);
+      prepared.delete(request);
+      if (!realtime) return socket.close(1011, 'not prepared');
+      return runRealtimeSession(ctx, relay, socket, realtime, active);
+    });
+  });
+}

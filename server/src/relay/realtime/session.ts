@@ -1,0 +1,201 @@
+import type WebSocket from 'ws';
+import type { AppContext } from '../../api/context.js';
+import { RelayError, UpstreamError, relayErrors } from '../errors.js';
+import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
+import type { RelayCaller } from '../pipeline/authenticate.js';
+import type { RelayChannel } from '../pipeline/channel-index.js';
+import { targetOf } from '../pipeline/dispatch.js';
+import { releaseHold, type Hold } from '../pipeline/settle.js';
+import type { RelayState } from '../state.js';
+import { RealtimeBridge } from './bridge.js';
+import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
+import { settleRealtimeSession } from './settle-session.js';
+import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes } from './upstream.js';
+import { emptyRealtimeUsage, readServerEvent } from './usage.js';
+
+/** What the upgrade request established before the socket was accepted. */
+export interface RealtimeRequest {
+  caller: RelayCaller;
+  model: string;
+  pricing: RealtimePricing;
+  groupRatio: number;
+  holdAmount: number;
+  beta?: string;
+  apiVersion?: string;
+  startedAt: number;
+}
+
+/** Sessions in flight, so shutdown can bill them before the final flush. */
+export type ActiveSessions = Set<{ shutdown(): void }>;
+
+/** Close code when the gateway ends a session for quota, and when the upstream cannot be reached. */
+const quotaCloseCode = 1008;
+const upstreamFailureCloseCode = 1011;
+
+/** An OpenAI-style realtime `error` server event. */
+export function errorEvent(error: RelayError): string {
+  return JSON.stringify({
+    type: 'error',
+    event_id: `event_mg${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    error: { type: error.type, code: error.code, message: error.message, param: null, event_id: null },
+  });
+}
+
+/** Whether the caller has quota left beyond `amount` (user, and the token unless unlimited). */
+export function quotaShortfall(caller: RelayCaller, amount: number): RelayError | null {
+  const { user, token } = caller;
+  const userLeft = user.quota - user.pendingQuota - user.held;
+  if (userLeft <= 0 || userLeft < amount) return new RelayError(403, 'insufficient_user_quota', '用户额度不足');
+  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held < amount) {
+    return new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
+  }
+  return null;
+}
+
+/** The session's quota so far is kept as its hold, so concurrent requests see it as spent. */
+function growHold(hold: Hold, amount: number): void {
+  if (amount <= hold.amount) return;
+  const delta = amount - hold.amount;
+  hold.caller.user.held += delta;
+  if (hold.caller.token) hold.caller.token.held += delta;
+  hold.amount = amount;
+}
+
+/** The error to end a session with once the running total has used up the user's or token's quota. */
+function exhaustedQuota({ user, token }: RelayCaller): RelayError | null {
+  if (user.quota - user.pendingQuota - user.held <= 0) return new RelayError(403, 'insufficient_user_quota', '用户额度已用尽，实时会话已结束');
+  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held <= 0) {
+    return new RelayError(403, 'insufficient_token_quota', '令牌额度已用尽，实时会话已结束');
+  }
+  return null;
+}
+
+function selectRealtimeChannel(relay: RelayState, caller: RelayCaller, model: string, failed: Set<number>): RelayChannel | null {
+  if (caller.pinnedChannelId !== null) {
+    const channel = relay.channels.findById(caller.pinnedChannelId);
+    return channel && realtimeChannelTypes.has(channel.type) && !failed.has(channel.id) ? channel : null;
+  }
+  const excluded = new Set(failed);
+  for (;;) {
+    const channel = relay.channels.select(caller.group, model, excluded);
+    if (!channel || realtimeChannelTypes.has(channel.type)) return channel;
+    excluded.add(channel.id);
+  }
+}
+
+/** Whether any channel could serve the session (checked before the upgrade is accepted). */
+export function hasRealtimeChannel(relay: RelayState, caller: RelayCaller, model: string): boolean {
+  return selectRealtimeChannel(relay, caller, model, new Set()) !== null;
+}
+
+interface Connected {
+  upstream: WebSocket;
+  channel: RelayChannel;
+  upstreamModel: string;
+  tried: number[];
+}
+
+/** Connects to a channel, trying others on a retryable failure like the HTTP relay (docs/relay.md). */
+async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest): Promise<Connected> {
+  const { caller, model } = request;
+  const failed = new Set<number>();
+  const tried: number[] = [];
+  const attempts = caller.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
+  const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
+  let lastError: RelayError | null = null;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const channel = selectRealtimeChannel(relay, caller, model, failed);
+    if (!channel) break;
+    tried.push(channel.id);
+    const upstreamModel = channel.modelMapping?.[model] || model;
+    const target = targetOf(channel, relay.dispatcher);
+    try {
+      const upstream = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
+      return { upstream, channel, upstreamModel, tried };
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      failed.add(channel.id);
+      lastError = error;
+      disableChannelIfBanned(ctx, relay, channel, error);
+      if (!error.retryable) break;
+    }
+  }
+  throw lastError ?? relayErrors.noChannel(caller.group, model);
+}
+
+/**
+ * Runs one accepted session: holds quota, connects upstream (client frames that arrive meanwhile are
+ * queued), relays until either side closes, and bills the summed usage once when the upstream closes.
+ */
+export async function runRealtimeSession(ctx: AppContext, relay: RelayState, client: WebSocket, request: RealtimeRequest, active: ActiveSessions): Promise<void> {
+  const queued: Array<[WebSocket.RawData, boolean]> = [];
+  const queue = (data: WebSocket.RawData, isBinary: boolean) => queued.push([data, isBinary]);
+  client.pause();
+  client.on('message', queue);
+  let isClientGone = false;
+  client.once('close', () => {
+    isClientGone = true;
+  });
+  const fail = (error: RelayError, code: number) => {
+    client.off('message', queue);
+    if (client.readyState !== client.OPEN) return;
+    client.send(errorEvent(error));
+    client.close(code, error.code);
+  };
+
+  const shortfall = quotaShortfall(request.caller, request.holdAmount);
+  if (shortfall) return fail(shortfall, quotaCloseCode);
+  const hold: Hold = { caller: request.caller, amount: 0, isReleased: false };
+  growHold(hold, request.holdAmount);
+
+  let connected: Connected;
+  try {
+    connected = await connectWithFailover(ctx, relay, request);
+  } catch (error) {
+    releaseHold(hold);
+    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', (error as Error).message), upstreamFailureCloseCode);
+  }
+  const { upstream, channel, upstreamModel, tried } = connected;
+  client.off('message', queue);
+  if (isClientGone) {
+    releaseHold(hold);
+    upstream.close(1001, '');
+    return;
+  }
+
+  const usage = emptyRealtimeUsage();
+  let frtMs = -1;
+  let isSettled = false;
+  const finish = () => {
+    if (isSettled) return;
+    isSettled = true;
+    active.delete(session);
+    settleRealtimeSession(ctx, relay, {
+      hold, pricing: request.pricing, groupRatio: request.groupRatio, usage, model: request.model, upstreamModel,
+      channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),
+    });
+  };
+  const quotaPerUnit = ctx.options.number('QuotaPerUnit');
+  const bridge: RealtimeBridge = new RealtimeBridge(client, upstream, {
+    onUpstreamFrame(frame, isBinary) {
+      if (frtMs < 0) frtMs = Date.now() - request.startedAt;
+      if (isBinary || isSettled || !readServerEvent(usage, frame)) return;
+      growHold(hold, computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit));
+      const exhausted = exhaustedQuota(request.caller);
+      if (!exhausted) return;
+      // The response that used the quota up is still delivered; nothing more is started.
+      setImmediate(() => {
+        if (client.readyState === client.OPEN) client.send(errorEvent(exhausted));
+        bridge.close(quotaCloseCode, exhausted.code);
+      });
+    },
+    onUpstreamClosed: finish,
+  }, queued);
+  const session = {
+    shutdown: () => {
+      finish();
+      bridge.terminate();
+    },
+  };
+  active.add(session);
+}

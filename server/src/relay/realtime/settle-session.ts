@@ -1,0 +1,89 @@
+import type { AppContext } from '../../api/context.js';
+import type { NewLog } from '../../db/schema.js';
+import { countModelSuccess } from '../pipeline/rate-limit.js';
+import { releaseHold, type Hold } from '../pipeline/settle.js';
+import type { RelayState } from '../state.js';
+import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
+import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } from './usage.js';
+
+export interface RealtimeSettleInput {
+  hold: Hold;
+  pricing: RealtimePricing;
+  groupRatio: number;
+  usage: RealtimeUsage;
+  model: string;
+  upstreamModel: string;
+  channelId: number;
+  tried: number[];
+  startedAt: number;
+  /** ms from the start to the first upstream frame. */
+  frtMs: number;
+}
+
+/**
+ * Bills a finished session like settle() bills an HTTP request: the hold is released, the quota is
+ * recorded for the write-behind flush (user, token, channel) and one consume log row is queued.
+ */
+export function settleRealtimeSession(ctx: AppContext, relay: RelayState, input: RealtimeSettleInput): number {
+  const { caller } = input.hold;
+  releaseHold(input.hold);
+  const quota = computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'));
+  const log = ctx.options.bool('LogConsumeEnabled') ? buildRealtimeLog(input, quota) : null;
+  relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
+  countModelSuccess(ctx, caller.user.id);
+  return quota;
+}
+
+function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
+  const { caller } = input.hold;
+  const { pricing, usage } = input;
+  const now = Date.now();
+  const content = pricing.quotaType === 1
+    ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
+    : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${pricing.audioRatio}，音频补全倍率 ${pricing.audioCompletionRatio}，分组倍率 ${input.groupRatio}`;
+  const other = {
+    model_ratio: pricing.modelRatio,
+    model_price: pricing.modelPrice,
+    completion_ratio: pricing.completionRatio,
+    group_ratio: input.groupRatio,
+    user_group_ratio: -1,
+    cache_tokens: cachedTokensOf(usage),
+    cache_ratio: pricing.cacheRatio,
+    frt: input.frtMs,
+    is_model_mapped: input.upstreamModel !== input.model,
+    upstream_model_name: input.upstreamModel,
+    admin_info: { use_channel: input.tried.map(String) },
+    group: caller.group,
+    request_path: '/v1/realtime',
+    ws: true,
+    audio: usage.audioInputTokens + usage.audioOutputTokens > 0,
+    text_input: usage.textInputTokens,
+    text_output: usage.textOutputTokens,
+    audio_input: usage.audioInputTokens,
+    audio_output: usage.audioOutputTokens,
+    cache_text_tokens: usage.cachedTextTokens,
+    cache_audio_tokens: usage.cachedAudioTokens,
+    audio_ratio: pricing.audioRatio,
+    audio_completion_ratio: pricing.audioCompletionRatio,
+    responses: usage.responses,
+  };
+  return {
+    user_id: caller.user.id,
+    created_at: Math.floor(now / 1000),
+    type: 2,
+    content,
+    username: caller.user.username,
+    token_name: caller.token?.name ?? '',
+    model_name: input.model,
+    quota,
+    prompt_tokens: inputTokensOf(usage),
+    completion_tokens: outputTokensOf(usage),
+    use_time: Math.floor((now - input.startedAt) / 1000),
+    is_stream: 1,
+    channel_id: input.channelId,
+    token_id: caller.token?.id ?? 0,
+    group: caller.group,
+    ip: '',
+    other: JSON.stringify(other),
+  };
+}
