@@ -111,7 +111,10 @@ describe('operations journey (admin and a regular user)', () => {
     expect(mock.requestsFor('sk-mock-upstream').length).toBeGreaterThan(0);
     await shot(admin, 'channels-zh-light');
     await admin.getByRole('switch', { name: '开启标签聚合模式' }).click();
-    await admin.getByRole('row').filter({ hasText: '(1)' }).waitFor();
+    const tagRow = admin.getByRole('row').filter({ hasText: '(1)' });
+    await tagRow.waitFor();
+    await tagRow.locator('.ant-table-row-expand-icon').click();
+    await admin.getByRole('row').filter({ hasText: 'mock-openai' }).waitFor();
     await shot(admin, 'channels-tag-mode-zh-light');
     await admin.getByRole('switch', { name: '开启标签聚合模式' }).click();
   });
