@@ -276,6 +276,9 @@ describe('operations and usage journey', () => {
     await frame.waitFor();
     const src = (await frame.getAttribute('src'))!;
     expect(src).toBe(`${baseUrl}/about?key=${rootKey}`);
+    const content = await (await frame.elementHandle())!.contentFrame();
+    await content!.locator('.ant-layout').first().waitFor();
+    await content!.waitForLoadState('networkidle');
     await shot(admin, 'chat-zh-light');
     await admin.goto(`${baseUrl}/chat2link`);
     await admin.waitForURL((url) => url.pathname === '/about' && url.searchParams.get('key') === rootKey);

@@ -41,7 +41,7 @@ export function LogBillingDetail({ log, isAdmin }: { log: LogEntry; isAdmin: boo
       });
   return (
     <div data-testid={`log-detail-${log.id}`}>
-      <Descriptions size="small" column={{ xs: 1, sm: 2, lg: 4 }} items={items} bordered />
+      <Descriptions size="small" column={{ xs: 1, sm: 2, lg: 3 }} items={items} bordered />
       <Typography.Paragraph type="secondary" style={{ margin: '8px 0 0' }}>
         {formula}
       </Typography.Paragraph>

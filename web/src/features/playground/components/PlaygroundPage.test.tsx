@@ -43,7 +43,9 @@ describe('playground', { timeout: 60_000 }, () => {
     const bodies = server(() => new Response(gate.stream, { headers: { 'Content-Type': 'text/event-stream' } }));
     await renderRoute('/playground', { user: regularUser });
     expect(await screen.findByText('你好，请问有什么可以帮助您的吗？')).toBeTruthy();
-    fireEvent.change(screen.getByLabelText('系统提示词'), { target: { value: '' } });
+    expect(screen.queryByLabelText('系统提示词')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: /显示模型配置/ }));
+    fireEvent.change(await screen.findByLabelText('系统提示词'), { target: { value: '' } });
     fireEvent.change(screen.getByLabelText('输入消息'), { target: { value: 'Hi there' } });
     fireEvent.click(screen.getByRole('button', { name: /发\s*送/ }));
     await waitFor(() => expect(lastReply().dataset.status).toBe('loading'));
