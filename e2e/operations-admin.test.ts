@@ -164,6 +164,7 @@ describe('operations journey (admin and a regular user)', () => {
     const created = admin.getByRole('dialog', { name: /已创建 1 个兑换码/ });
     redemptionCode = await created.getByLabel('兑换码').inputValue();
     expect(redemptionCode).toMatch(/^\S{16,}$/);
+    await admin.waitForTimeout(500); // let the dialog finish its opening animation
     await shot(admin, 'redemption-created-zh-light');
     await created.locator('.ant-modal-footer').getByRole('button', { name: /关\s*闭/ }).click();
     await admin.getByRole('row').filter({ hasText: '$0.20' }).first().waitFor();
