@@ -1,4 +1,4 @@
-import { defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
+import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
 
 /**
  * Every option key named in the product spec, with its type, default and validation.
@@ -132,6 +132,7 @@ export const optionRegistry = {
   ModelPrice: json(defaultModelPrice, numberMapCheck),
   ModelRatio: json(defaultModelRatio, numberMapCheck),
   CacheRatio: json(defaultCacheRatio, numberMapCheck),
+  CacheCreationRatio: json(defaultCacheCreationRatio, numberMapCheck),
   CompletionRatio: json(defaultCompletionRatio, numberMapCheck),
   Chats: json([], arrayCheck),
   // Channel health

@@ -7,13 +7,14 @@ import { transcriptionJob, type UploadedFile } from './jobs/audio-transcription.
 import { chatJob, completionsJob } from './jobs/chat.js';
 import { embeddingsJob, imagesJob, moderationsJob, rerankJob, speechJob } from './jobs/inputs.js';
 import { requireObject, type JsonBody } from './jobs/json-body.js';
+import { registerInboundRoutes } from './inbound-routes.js';
 import { registerModelAndBillingRoutes } from './models-routes.js';
 import { authenticateSession, authenticateToken } from './pipeline/authenticate.js';
 import { runRelay, type RelayJob } from './pipeline/relay-call.js';
 import { createRelayState, type RelayState } from './state.js';
 
-function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  if (reply.sent || reply.raw.headersSent) return;
+/** Any error of a relay route as a RelayError (unknown errors are logged and become a 500). */
+export function toRelayError(error: FastifyError | Error, request: FastifyRequest): RelayError {
   let relayError: RelayError;
   if (error instanceof RelayError) relayError = error;
   else if (error instanceof AppError) relayError = new RelayError(error.status, error.code, error.message);
@@ -26,6 +27,12 @@ function sendRelayError(error: FastifyError | Error, request: FastifyRequest, re
       relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
     }
   }
+  return relayError;
+}
+
+function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (reply.sent || reply.raw.headersSent) return;
+  const relayError = toRelayError(error, request);
   const status = relayError.status === 499 ? 400 : relayError.status;
   return reply.code(status).send(relayError.toBody());
 }
@@ -92,5 +99,6 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       return reply;
     });
     registerModelAndBillingRoutes(scope, ctx, relay);
+    await registerInboundRoutes(scope, ctx, relay);
   });
 }

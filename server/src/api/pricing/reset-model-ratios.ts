@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { optionRegistry } from '../../options/registry.js';
 
-const pricingKeys = ['ModelRatio', 'CompletionRatio', 'CacheRatio', 'ModelPrice'] as const;
+const pricingKeys = ['ModelRatio', 'CompletionRatio', 'CacheRatio', 'CacheCreationRatio', 'ModelPrice'] as const;
 
 /** Restores the four pricing options to the built-in defaults (relay/billing/default-ratios.ts). */
 export async function resetModelRatios(ctx: AppContext): Promise<void> {

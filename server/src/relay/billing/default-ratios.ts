@@ -1,6 +1,6 @@
 /**
- * Default prices, wired as the registry defaults of ModelRatio, CompletionRatio, CacheRatio and
- * ModelPrice (and restored by POST /api/option/rest_model_ratio).
+ * Default prices, wired as the registry defaults of ModelRatio, CompletionRatio, CacheRatio,
+ * CacheCreationRatio and ModelPrice (and restored by POST /api/option/rest_model_ratio).
  *
  * Units (docs/billing.md): ModelRatio 1 = US$2 per 1M prompt tokens (= $0.002 / 1K);
  * CompletionRatio = completion price / prompt price; CacheRatio = cached-prompt price / prompt price;
@@ -81,6 +81,12 @@ const round = (value: number) => Math.round(value * 1e6) / 1e6;
 export const defaultModelRatio: Record<string, number> = {};
 export const defaultCompletionRatio: Record<string, number> = {};
 export const defaultCacheRatio: Record<string, number> = {};
+/**
+ * CacheCreationRatio = prompt-cache write price / prompt price (Anthropic: 5-minute writes cost
+ * 1.25× input; Claude 3 Haiku $0.30 vs $0.25 = 1.2). Models not listed use 1.25.
+ */
+export const defaultCacheCreationRatioFallback = 1.25;
+export const defaultCacheCreationRatio: Record<string, number> = { 'claude-3-haiku-20240307': 1.2 };
 
 for (const [model, prompt, completion, cached] of tokenPriced) {
   defaultModelRatio[model] = round(prompt / 2);

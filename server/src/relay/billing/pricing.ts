@@ -1,4 +1,5 @@
 import type { OptionStore } from '../../options/store.js';
+import { defaultCacheCreationRatioFallback } from './default-ratios.js';
 
 /** How one model is billed, read from the pricing options (ModelPrice wins over ratios). */
 export interface ModelPricing {
@@ -9,6 +10,8 @@ export interface ModelPricing {
   modelRatio: number;
   completionRatio: number;
   cacheRatio: number;
+  /** Prompt-cache write price / prompt price (Claude cache_creation_input_tokens); absent = 1.25. */
+  cacheCreationRatio?: number;
   /** US$ per call; -1 when billed by tokens. */
   modelPrice: number;
 }
@@ -25,13 +28,14 @@ export function findModelPricing(options: OptionStore, model: string): ModelPric
   const ratios = options.json<NumberMap>('ModelRatio');
   const completion = numberOr(options.json<NumberMap>('CompletionRatio'), model, 1);
   const cache = numberOr(options.json<NumberMap>('CacheRatio'), model, 1);
+  const creation = numberOr(options.json<NumberMap>('CacheCreationRatio'), model, defaultCacheCreationRatioFallback);
   if (Object.hasOwn(prices, model)) {
-    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, modelPrice: numberOr(prices, model, 0) };
+    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: numberOr(prices, model, 0) };
   }
   if (Object.hasOwn(ratios, model)) {
-    return { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, modelPrice: -1 };
+    return { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
   }
-  return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, modelPrice: -1 };
+  return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: defaultCacheCreationRatioFallback, modelPrice: -1 };
 }
 
 export function findGroupRatio(options: OptionStore, group: string): number {

@@ -1,3 +1,4 @@
+import { defaultCacheCreationRatioFallback } from './default-ratios.js';
 import type { ModelPricing } from './pricing.js';
 
 /** Token counts of one request, as the upstream reported them (or as we counted them). */
@@ -17,14 +18,18 @@ export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, 
 
 /**
  * The quota formula (docs/billing.md):
- *   per token: round(groupRatio × modelRatio × (prompt − cached + cached × cacheRatio + completion × completionRatio)),
+ *   per token: round(groupRatio × modelRatio × (prompt − cached − creation + cached × cacheRatio
+ *              + creation × cacheCreationRatio + completion × completionRatio)),
  *              at least 1 when the ratios are non-zero and tokens were used; 0 with no tokens;
  *   per call:  round(modelPrice × QuotaPerUnit × groupRatio × calls).
  */
 export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: Usage, quotaPerUnit: number, calls = 1): number {
   if (pricing.quotaType === 1) return Math.round(pricing.modelPrice * quotaPerUnit * groupRatio * calls);
-  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
-  const weighted = usage.promptTokens - cached + cached * pricing.cacheRatio + usage.completionTokens * pricing.completionRatio;
+  const prompt = Math.max(0, usage.promptTokens);
+  const cached = Math.min(Math.max(0, usage.cachedTokens), prompt);
+  const creation = Math.min(Math.max(0, usage.cacheCreationTokens ?? 0), prompt - cached);
+  const weighted = prompt - cached - creation + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
+    + Math.max(0, usage.completionTokens) * pricing.completionRatio;
   if (weighted <= 0) return 0;
   const ratio = groupRatio * pricing.modelRatio;
   if (ratio === 0) return 0;

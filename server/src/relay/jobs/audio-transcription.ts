@@ -26,7 +26,7 @@ export function transcriptionJob(endpoint: 'transcriptions' | 'translations', fi
     promptChars: 0,
     maxTokens: 0,
     calls: 1,
-    buildBody: (_channel, upstreamModel) => {
+    buildBody: (_channel, { upstreamModel }) => {
       const form = new FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, name === 'model' ? upstreamModel : value);
       form.append(file.fieldname, new Blob([new Uint8Array(file.data)], { type: file.mimetype }), file.filename);

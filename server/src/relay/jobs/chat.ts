@@ -1,8 +1,10 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, textOf } from '../billing/token-count.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
+import { planChat } from './chat-plan.js';
 import { channelJsonBody, charsOf, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
-function streamRules(body: JsonBody, isStream: boolean) {
+/** stream_options for an OpenAI-wire upstream: include_usage where supported, else none. */
+export function streamRules(body: JsonBody, isStream: boolean) {
   return (out: JsonBody, supportsStreamUsage: boolean) => {
     if (!isStream) return;
     if (supportsStreamUsage) {
@@ -21,6 +23,10 @@ export function chatJob(body: JsonBody): RelayJob {
   const model = requireModel(body);
   const isStream = body.stream === true;
   const applyStream = streamRules(body, isStream);
+  const openAiBody = channelJsonBody(body, (out, channel) => {
+    applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);
+    channel.adapter?.chat.prepareBody(out);
+  });
   return {
     endpoint: 'chat',
     model,
@@ -29,9 +35,9 @@ export function chatJob(body: JsonBody): RelayJob {
     promptChars: charsOf(body.messages),
     maxTokens: positiveInt(body.max_tokens) || positiveInt(body.max_completion_tokens),
     calls: 1,
-    buildBody: channelJsonBody(body, (out, channel) => {
-      applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);
-      channel.adapter?.chat.prepareBody(out);
+    buildBody: planChat({
+      endpoint: 'chat', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
+      openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
     countPromptTokens: () => countChatPromptTokens(body.messages),
     readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
@@ -48,6 +54,7 @@ export function completionsJob(body: JsonBody): RelayJob {
   const model = requireModel(body);
   const isStream = body.stream === true;
   const applyStream = streamRules(body, isStream);
+  const openAiBody = channelJsonBody(body, (out, channel) => applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false));
   return {
     endpoint: 'completions',
     model,
@@ -56,7 +63,10 @@ export function completionsJob(body: JsonBody): RelayJob {
     promptChars: charsOf(body.prompt),
     maxTokens: positiveInt(body.max_tokens),
     calls: 1,
-    buildBody: channelJsonBody(body, (out, channel) => applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false)),
+    buildBody: planChat({
+      endpoint: 'completions', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
+      openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
+    }),
     countPromptTokens: () => countInputTokens(body.prompt),
     readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),

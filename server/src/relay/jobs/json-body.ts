@@ -1,5 +1,5 @@
 import type { RelayChannel } from '../pipeline/channel-index.js';
-import type { UpstreamBody } from '../pipeline/dispatch.js';
+import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { relayErrors } from '../errors.js';
 
 export type JsonBody = Record<string, unknown>;
@@ -22,7 +22,7 @@ export function requireModel(body: JsonBody, fallback?: string): string {
  * param_override merged over it; `adapt` applies endpoint and provider rules.
  */
 export function channelJsonBody(body: JsonBody, adapt?: (out: JsonBody, channel: RelayChannel) => void) {
-  return (channel: RelayChannel, upstreamModel: string): UpstreamBody => {
+  return (channel: RelayChannel, { upstreamModel }: Pick<ChannelCall, 'upstreamModel'>): UpstreamBody => {
     const out: JsonBody = { ...body, model: upstreamModel };
     if (channel.paramOverride) Object.assign(out, channel.paramOverride);
     adapt?.(out, channel);

@@ -46,9 +46,13 @@ function checkUser(user: CachedUser | null): CachedUser {
   return user;
 }
 
-/** Token auth from memory (docs/relay.md lists every rejection and its status). */
-export async function authenticateToken(ctx: AppContext, relay: RelayState, request: FastifyRequest): Promise<RelayCaller> {
-  const parsed = parseApiKey(request.headers.authorization ?? (request.headers['x-api-key'] as string | undefined));
+/**
+ * Token auth from memory (docs/relay.md lists every rejection and its status). The key is
+ * `Authorization: Bearer`, else `x-api-key` (Anthropic clients), else `apiKey` when the route
+ * reads it elsewhere (Gemini's `?key=` / `x-goog-api-key`).
+ */
+export async function authenticateToken(ctx: AppContext, relay: RelayState, request: FastifyRequest, apiKey?: string): Promise<RelayCaller> {
+  const parsed = parseApiKey(request.headers.authorization ?? (request.headers['x-api-key'] as string | undefined) ?? apiKey);
   if (!parsed) throw relayErrors.invalidToken('未提供令牌');
   const found = relay.access.findToken(parsed.key);
   const token = found instanceof Promise ? await found : found;

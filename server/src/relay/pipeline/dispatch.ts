@@ -1,12 +1,30 @@
 import { request, type Dispatcher, type FormData } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
-import type { RelayEndpoint, UpstreamTarget } from '../providers/types.js';
+import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
 import { disableChannelIfBanned } from './auto-disable.js';
 
-export type UpstreamBody = { kind: 'json'; value: Record<string, unknown> } | { kind: 'form'; value: FormData };
+import type { Responder } from './respond.js';
+
+/**
+ * What is sent to one channel: an OpenAI-wire JSON body or form (URL and headers from the adapter's
+ * api), or a complete request an adapter built (converted or native wire). `respond`, when set,
+ * handles the answer (conversion, native pass-through, inbound formats) instead of the OpenAI path.
+ */
+export type UpstreamBody = (
+  | { kind: 'json'; value: Record<string, unknown> }
+  | { kind: 'form'; value: FormData }
+  | { kind: 'request'; value: UpstreamRequest }
+) & { respond?: Responder };
+
+/** What a job needs to build one channel's request. */
+export interface ChannelCall {
+  upstreamModel: string;
+  target: UpstreamTarget;
+  options: AdapterOptions;
+}
 
 export interface UpstreamCall {
   endpoint: RelayEndpoint;
@@ -14,9 +32,14 @@ export interface UpstreamCall {
   model: string;
   group: string;
   pinnedChannelId: number | null;
-  /** Builds the body for one channel, given the model after the channel's mapping. */
-  buildBody(channel: RelayChannel, upstreamModel: string): UpstreamBody;
+  /** Builds the body for one channel, given the model after the channel's mapping; built right before sending. */
+  buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
   signal: AbortSignal;
+  options: AdapterOptions;
+  /** Client headers passed to the upstream (anthropic-version, anthropic-beta). */
+  clientHeaders?: Record<string, string>;
+  /** Per-request URL values (Azure api-version). */
+  requestOptions?: RequestOptions;
 }
 
 export interface UpstreamSuccess {
@@ -25,12 +48,14 @@ export interface UpstreamSuccess {
   response: Dispatcher.ResponseData;
   /** Channel ids tried, in order (admin_info.use_channel). */
   tried: number[];
+  /** The job's response handler for this channel, when it is not the OpenAI pass-through. */
+  respond?: Responder;
 }
 
 const maxErrorBody = 64 * 1024;
 
-export function targetOf(channel: RelayChannel, dispatcher: Dispatcher): UpstreamTarget {
-  const headers: Record<string, string> = {};
+export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>): UpstreamTarget {
+  const headers: Record<string, string> = { ...clientHeaders };
   if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
   const key = channel.keys.length <= 1 ? (channel.keys[0] ?? '') : channel.keys[Math.floor(Math.random() * channel.keys.length)]!;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
@@ -44,25 +69,43 @@ async function readLimited(body: Dispatcher.ResponseData['body']): Promise<strin
   return text.slice(0, maxErrorBody);
 }
 
-async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher): Promise<{ response: Dispatcher.ResponseData; upstreamModel: string }> {
+const unsupported = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持此接口`, 'unsupported_endpoint', '');
+
+async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher): Promise<{ response: Dispatcher.ResponseData; upstreamModel: string; respond?: Responder }> {
   const adapter = channel.adapter;
-  if (!adapter || !adapter.endpoints.has(call.endpoint)) {
-    throw new UpstreamError(400, `渠道 #${channel.id} 不支持此接口`, 'unsupported_endpoint', '');
-  }
+  if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
-  const target = targetOf(channel, dispatcher);
-  const body = call.buildBody(channel, upstreamModel);
-  const headers = adapter.api.headers(target);
-  let payload: string | FormData;
-  if (body.kind === 'json') {
-    headers['content-type'] = 'application/json';
-    payload = JSON.stringify(body.value);
+  const target = targetOf(channel, dispatcher, call.clientHeaders);
+  let body: UpstreamBody;
+  try {
+    body = await call.buildBody(channel, { upstreamModel, target, options: call.options });
+  } catch (error) {
+    if (error instanceof RelayError) throw error;
+    throw new UpstreamError(0, `构造上游请求失败：${(error as Error).message}`, 'request_build_failed', '');
+  }
+  let url: string;
+  let headers: Record<string, string>;
+  let payload: string | FormData | Uint8Array;
+  if (body.kind === 'request') {
+    const built = body.value;
+    url = built.url;
+    headers = built.headers;
+    // A string or bytes body goes out unchanged (Bedrock signs it).
+    payload = typeof built.body === 'string' || built.body instanceof Uint8Array ? built.body : JSON.stringify(built.body);
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   } else {
-    payload = body.value;
+    url = adapter.api.url(call.endpoint, target, upstreamModel, call.requestOptions);
+    headers = adapter.api.headers(target);
+    if (body.kind === 'json') {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body.value);
+    } else {
+      payload = body.value;
+    }
   }
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(adapter.api.url(call.endpoint, target, upstreamModel), {
+    response = await request(url, {
       method: 'POST',
       headers,
       body: payload as string,
@@ -73,7 +116,7 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
     throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
   }
-  if (response.statusCode >= 200 && response.statusCode < 300) return { response, upstreamModel };
+  if (response.statusCode >= 200 && response.statusCode < 300) return { response, upstreamModel, respond: body.respond };
   const text = await readLimited(response.body).catch(() => '');
   const parsed = adapter.errors.parse(response.statusCode, text);
   throw new UpstreamError(response.statusCode, parsed.message, parsed.code, text);
@@ -105,10 +148,18 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       if (call.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${call.pinnedChannelId} 不存在或已被禁用`);
       throw relayErrors.noChannel(call.group, call.model);
     }
+    if (!channel.adapter?.endpoints.has(call.endpoint) && call.pinnedChannelId === null) {
+      // A channel that cannot serve this endpoint is skipped without using up a retry.
+      failed.add(channel.id);
+      lastError ??= unsupported(channel);
+      lastChannel ??= channel;
+      attempt -= 1;
+      continue;
+    }
     tried.push(channel.id);
     try {
-      const { response, upstreamModel } = await callChannel(channel, call, relay.dispatcher);
-      return { channel, upstreamModel, response, tried };
+      const { response, upstreamModel, respond } = await callChannel(channel, call, relay.dispatcher);
+      return { channel, upstreamModel, response, tried, respond };
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       failed.add(channel.id);

@@ -4,11 +4,11 @@ import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
 import { roughTokenEstimate } from '../billing/token-count.js';
 import { RelayError } from '../errors.js';
-import type { ProviderAdapter, RelayEndpoint } from '../providers/types.js';
+import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
 import type { RelayChannel } from './channel-index.js';
-import { dispatchWithFailover, type UpstreamBody } from './dispatch.js';
+import { dispatchWithFailover, type ChannelCall, type UpstreamBody } from './dispatch.js';
 import { checkModelRateLimit } from './rate-limit.js';
 import { releaseHold, settle, type Hold } from './settle.js';
 import { pipeStream } from './stream.js';
@@ -24,7 +24,12 @@ export interface RelayJob {
   maxTokens: number;
   /** Calls billed for per-call models (images: n). */
   calls: number;
-  buildBody(channel: RelayChannel, upstreamModel: string): UpstreamBody;
+  /** The request for one channel (json/form on the OpenAI wire, or a built request with its responder). */
+  buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
+  /** Client headers forwarded upstream (anthropic-version, anthropic-beta). */
+  clientHeaders?: Record<string, string>;
+  /** Per-request URL values (Azure api-version from the query). */
+  requestOptions?: RequestOptions;
   /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
   countPromptTokens(): number;
   /**
@@ -80,6 +85,9 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
       pinnedChannelId: caller.pinnedChannelId,
       buildBody: job.buildBody,
       signal: controller.signal,
+      options: ctx.options as unknown as AdapterOptions,
+      clientHeaders: job.clientHeaders,
+      requestOptions: job.requestOptions,
     });
   } catch (error) {
     reply.raw.off('close', abortOnClose);
@@ -89,6 +97,15 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
   const { channel, upstreamModel, response, tried } = success;
   const adapter = channel.adapter!;
   const base = { hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel, channelId: channel.id, tried, startedAt, ip: request.ip, requestPath: request.url.split('?')[0]! };
+  if (success.respond) {
+    await success.respond({
+      ctx, relay, reply, response, hold, base, model: job.model, upstreamModel, signal: controller.signal, startedAt,
+      abort: () => controller.abort(),
+      detach: () => reply.raw.off('close', abortOnClose),
+      countPromptTokens: job.countPromptTokens,
+    });
+    return;
+  }
 
   if (job.isStream) {
     reply.raw.off('close', abortOnClose);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../api/context.js';
 import type { NewLog } from '../../db/schema.js';
+import { defaultCacheCreationRatioFallback } from '../billing/default-ratios.js';
 import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
 import type { RelayState } from '../state.js';
@@ -63,6 +64,9 @@ function buildConsumeLog(input: SettleInput, quota: number): NewLog {
     user_group_ratio: -1,
     cache_tokens: input.usage.cachedTokens,
     cache_ratio: pricing.cacheRatio,
+    ...(input.usage.cacheCreationTokens !== undefined
+      ? { cache_creation_tokens: input.usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
+      : {}),
     frt: input.frtMs,
     is_model_mapped: input.upstreamModel !== input.model,
     upstream_model_name: input.upstreamModel,

@@ -35,6 +35,11 @@ export interface ProviderMeta {
   defaultModels: string[];
 }
 
+/** Per-request values an adapter's URL may use (Azure: the client's `?api-version=`). */
+export interface RequestOptions {
+  apiVersion?: string;
+}
+
 /** Result of looking at one parsed stream event. */
 export interface ChunkVerdict {
   /** Text the event adds to the completion (for counting when usage is missing). */
@@ -58,8 +63,11 @@ export interface ChunkTransform {
   isReadOnly?: boolean;
 }
 
-/** The chat wire formats ModelGate speaks, inbound (clients) and outbound (channels). */
-export type WireFormat = 'openai' | 'claude' | 'gemini';
+/**
+ * The chat wire formats ModelGate speaks, inbound (clients) and outbound (channels). 'responses'
+ * is the OpenAI Responses API, only ever a native pass-through format (type-1 OpenAI channels).
+ */
+export type WireFormat = 'openai' | 'claude' | 'gemini' | 'responses';
 
 /** How an upstream stream is framed on the wire. */
 export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
@@ -124,6 +132,8 @@ export interface ChatConverter {
    * `createStreamTransform(model).onEvent`, then calls `finish()`, and frames the chunks as SSE.
    */
   isStreamingUnsupported?: boolean;
+  /** Set when the upstream only streams for this call (Dify agent apps): non-stream clients get the aggregate. */
+  isStreamOnly?(call: ChatCall): boolean;
 }
 
 /** For providers whose embeddings wire is not OpenAI's (Gemini batchEmbedContents). */
@@ -132,6 +142,13 @@ export interface EmbeddingsConverter {
   buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
   /** Provider JSON → OpenAI `{object:'list', data, model, usage}`; usage null when not reported. */
   parseResponse(json: Record<string, unknown>, model: string): { response: Record<string, unknown>; usage: Usage | null };
+}
+
+/** For providers whose rerank wire is not Jina's (Cohere), or that need the body trimmed (Jina). */
+export interface RerankConverter {
+  buildRequest(body: Record<string, unknown>, call: ChatCall): UpstreamRequest | Promise<UpstreamRequest>;
+  /** Provider JSON → `{results[...]}`; `calls` = billed units for per-call prices (Cohere search units). */
+  parseResponse(json: Record<string, unknown>, model: string): { response: Record<string, unknown>; usage: Usage | null; calls?: number };
 }
 
 /**
@@ -163,7 +180,7 @@ export interface ProviderAdapter {
   meta: ProviderMeta;
   endpoints: ReadonlySet<RelayEndpoint>;
   api: {
-    url(endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string): string;
+    url(endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, request?: RequestOptions): string;
     headers(target: UpstreamTarget): Record<string, string>;
   };
   chat: {
@@ -185,6 +202,12 @@ export interface ProviderAdapter {
   errors: { parse(status: number, bodyText: string): { message: string; code: string | null } };
   /** Set when `embeddings` requests must be converted (the OpenAI body is not sent as is). */
   embeddingsConverter?: EmbeddingsConverter;
+  /** Set when `completions` requests must be converted (Ollama /api/generate); same shape as chat. */
+  completionsConverter?: ChatConverter;
+  /** Set when `rerank` requests must be converted or trimmed (Cohere, Jina). */
+  rerankConverter?: RerankConverter;
+  /** Channel form check (create/update): an error message, or null when the values are usable. */
+  validateChannel?(key: string, other: string, baseURL: string): string | null;
   /** Model names for "fetch models" when the list is not OpenAI's `GET /v1/models` `data[].id`. */
   fetchModels?(target: UpstreamTarget): Promise<string[]>;
   /** Remaining balance in US$ (update_balance), when the provider exposes it. */

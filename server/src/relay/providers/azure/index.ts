@@ -2,7 +2,7 @@ import { prepareOpenAiChatBody, readOpenAiUsage } from '../openai/chat.js';
 import { createOpenAiChunkTransform } from '../openai/chat-stream.js';
 import { readEmbeddingUsage } from '../openai/embeddings.js';
 import { parseOpenAiError } from '../openai/errors.js';
-import type { ProviderAdapter, UpstreamTarget } from '../types.js';
+import type { ProviderAdapter, RelayEndpoint, RequestOptions, UpstreamTarget } from '../types.js';
 import { buildAzureHeaders, buildAzureUrl } from './api.js';
 import { fetchAzureModels } from './models.js';
 
@@ -33,7 +33,7 @@ export const azureAdapter = {
     defaultModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-35-turbo', 'text-embedding-3-small', 'dall-e-3', 'whisper'],
   },
   endpoints: new Set(['chat', 'completions', 'embeddings', 'images', 'speech', 'transcriptions', 'translations'] as const),
-  api: { url: buildAzureUrl, headers: buildAzureHeaders },
+  api: { url: (endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, request?: RequestOptions) => buildAzureUrl(endpoint, target, model, request?.apiVersion), headers: buildAzureHeaders },
   chat: {
     prepareBody: prepareOpenAiChatBody,
     readUsage: (response) => readOpenAiUsage(response.usage),

@@ -3,6 +3,7 @@ import type { ChatConverter, ProviderAdapter, UpstreamTarget } from '../types.js
 import { buildCohereHeaders, buildCohereUrl } from './api.js';
 import { fetchCohereModels } from './models.js';
 import { buildCohereChatRequest } from './request.js';
+import { buildCohereRerankRequest, parseCohereRerank } from './rerank.js';
 import { createCohereStreamTransform, parseCohereChat, readCohereUsage } from './response.js';
 
 export { buildCohereRerankRequest, parseCohereRerank } from './rerank.js';
@@ -26,6 +27,7 @@ export function validateCohereChannel(key: string): string | null {
 export const cohereAdapter = {
   slug: 'cohere',
   chatConverter: cohereChatConverter,
+  rerankConverter: { buildRequest: buildCohereRerankRequest, parseResponse: parseCohereRerank },
   meta: {
     type: 34,
     displayName: 'Cohere',

@@ -1,5 +1,5 @@
 import type { ChatConverter, ProviderAdapter } from '../types.js';
-import { buildDifyHeaders, buildDifyRequest, buildDifyUrl } from './request.js';
+import { buildDifyHeaders, buildDifyRequest, buildDifyUrl, difyAppTypeOf } from './request.js';
 import { createDifyStreamTransform, parseDifyResponse, readDifyUsage } from './response.js';
 
 export { difyAppTypeOf, difyQueryOf, difyUser } from './request.js';
@@ -29,6 +29,7 @@ export const difyChatConverter: ChatConverter = {
   buildRequest: buildDifyRequest,
   parseResponse: parseDifyResponse,
   createStreamTransform: createDifyStreamTransform,
+  isStreamOnly: (call) => difyAppTypeOf(call.target.other) === 'agent',
 };
 
 /** Dify (type 37): one app per channel; the model name is free-form. */

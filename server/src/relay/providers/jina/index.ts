@@ -38,5 +38,13 @@ const base = createOpenAiCompatible({
 export const jinaAdapter = {
   ...base,
   embeddings: { readUsage: readJinaUsage },
+  rerankConverter: {
+    buildRequest: (body, call) => ({
+      url: base.api.url('rerank', call.target, call.upstreamModel),
+      headers: { ...base.api.headers(call.target), 'content-type': 'application/json' },
+      body: prepareJinaRerankBody(body, call.upstreamModel),
+    }),
+    parseResponse: (json) => ({ response: json, usage: readJinaUsage(json) }),
+  },
   validateChannel: (key: string, _other: string, _baseURL: string) => validateJinaChannel(key),
 } satisfies ProviderAdapter & Record<string, unknown>;

@@ -2,8 +2,8 @@ import { parseOpenAiError } from '../openai/errors.js';
 import type { ChatConverter, ProviderAdapter, UpstreamTarget } from '../types.js';
 import { buildOllamaHeaders, buildOllamaUrl } from './api.js';
 import { fetchOllamaModels } from './models.js';
-import { buildOllamaChatRequest } from './request.js';
-import { createOllamaStreamTransform, parseOllamaChat, readOllamaUsage } from './response.js';
+import { buildOllamaChatRequest, buildOllamaEmbedRequest, buildOllamaGenerateRequest } from './request.js';
+import { createOllamaStreamTransform, parseOllamaChat, parseOllamaEmbed, parseOllamaGenerate, readOllamaUsage } from './response.js';
 
 export { buildOllamaEmbedRequest, buildOllamaGenerateRequest } from './request.js';
 export { createOllamaStreamTransform, parseOllamaEmbed, parseOllamaGenerate } from './response.js';
@@ -16,10 +16,20 @@ export const ollamaChatConverter: ChatConverter = {
   createStreamTransform: (model) => createOllamaStreamTransform(model, 'chat'),
 };
 
+/** Native `/api/generate` for `/v1/completions`. */
+export const ollamaCompletionsConverter: ChatConverter = {
+  framing: 'ndjson',
+  buildRequest: buildOllamaGenerateRequest,
+  parseResponse: parseOllamaGenerate,
+  createStreamTransform: (model) => createOllamaStreamTransform(model, 'completion'),
+};
+
 /** Ollama (type 4) on its native API: /api/chat, /api/generate, /api/embed, /api/tags. */
 export const ollamaAdapter = {
   slug: 'ollama',
   chatConverter: ollamaChatConverter,
+  completionsConverter: ollamaCompletionsConverter,
+  embeddingsConverter: { buildRequest: buildOllamaEmbedRequest, parseResponse: parseOllamaEmbed },
   meta: {
     type: 4,
     displayName: 'Ollama',

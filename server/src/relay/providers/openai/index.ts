@@ -5,6 +5,7 @@ import { prepareOpenAiChatBody, readOpenAiUsage, readOpenAiUsageFromBytes } from
 import { createOpenAiChunkTransform } from './chat-stream.js';
 import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
+import { responsesPassThrough } from '../../formats/responses/passthrough.js';
 
 const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'speech', 'transcriptions', 'translations', 'rerank'];
 
@@ -61,7 +62,8 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
   };
 }
 
-export const openAiAdapter = createOpenAiCompatible({
+/** Type 1 OpenAI: also the native target of `/v1/responses` (passed through to `{base}/v1/responses`). */
+export const openAiAdapter: ProviderAdapter = { ...createOpenAiCompatible({
   slug: 'openai',
   type: 1,
   displayName: 'OpenAI',
@@ -72,4 +74,4 @@ export const openAiAdapter = createOpenAiCompatible({
   supportsStreamUsage: true,
   hasReasoningRules: true,
   fetchBalance: fetchDashboardBalance,
-});
+}), native: responsesPassThrough };

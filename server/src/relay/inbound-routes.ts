@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../api/context.js';
+import { RelayError } from './errors.js';
+import { claudeFormat } from './formats/claude/index.js';
+import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
+import { responsesFormat } from './formats/responses/index.js';
+import type { InboundFormat } from './formats/types.js';
+import { inboundChatJob } from './jobs/inbound.js';
+import { requireObject } from './jobs/json-body.js';
+import { modelsFor } from './models-routes.js';
+import { authenticateToken } from './pipeline/authenticate.js';
+import { runRelay } from './pipeline/relay-call.js';
+import { toRelayError } from './plugin.js';
+import type { RelayState } from './state.js';
+
+/** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI). */
+function formatErrorHandler(format: InboundFormat) {
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (reply.sent || reply.raw.headersSent) return;
+    const relayError = toRelayError(error, request);
+    const status = relayError.status === 499 ? 400 : relayError.status;
+    return reply.code(status).send(format.errorBody(status, relayError.message, relayError instanceof RelayError ? relayError.code : null));
+  };
+}
+
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** anthropic-version / anthropic-beta, forwarded to Claude upstreams. */
+function anthropicHeadersOf(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of ['anthropic-version', 'anthropic-beta']) {
+    const value = headerValue(request.headers[name]);
+    if (value) headers[name] = value;
+  }
+  return headers;
+}
+
+/** Gemini clients send the key as `?key=` or `x-goog-api-key` (Bearer also works). */
+const googleKeyOf = (request: FastifyRequest): string | undefined =>
+  headerValue(request.headers['x-goog-api-key']) ?? (request.query as Record<string, string | undefined> | undefined)?.key;
+
+const geminiActions = new Set(['generateContent', 'streamGenerateContent']);
+
+/**
+ * Inbound APIs besides OpenAI chat (providers.md §5): Anthropic Messages, Gemini generateContent
+ * and model list, OpenAI Responses. Each runs through the same relay (auth, billing, failover) on
+ * any channel: native pass-through when the channel speaks the format, conversion otherwise.
+ */
+export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
+  const bodyLimit = ctx.config.maxRequestBodyBytes;
+  await app.register(async (scope) => {
+    scope.setErrorHandler(formatErrorHandler(claudeFormat));
+    scope.post('/v1/messages', { bodyLimit }, async (request, reply) => {
+      const caller = await authenticateToken(ctx, relay, request);
+      const job = inboundChatJob(claudeFormat, requireObject(request.body), {}, anthropicHeadersOf(request));
+      await runRelay(ctx, relay, request, reply, caller, job);
+      return reply;
+    });
+  });
+  await app.register(async (scope) => {
+    scope.setErrorHandler(formatErrorHandler(geminiFormat));
+    for (const version of ['v1beta', 'v1']) {
+      scope.post(`/${version}/models/*`, { bodyLimit }, async (request, reply) => {
+        const params = request.params as Record<string, string>;
+        const { action } = parseModelPath(params);
+        if (!geminiActions.has(action)) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
+        const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
+        await runRelay(ctx, relay, request, reply, caller, inboundChatJob(geminiFormat, requireObject(request.body), params));
+        return reply;
+      });
+    }
+    scope.get('/v1beta/models', async (request) => {
+      const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
+      return listGeminiModels(modelsFor(relay, caller));
+    });
+  });
+  await app.register(async (scope) => {
+    scope.setErrorHandler(formatErrorHandler(responsesFormat));
+    scope.post('/v1/responses', { bodyLimit }, async (request, reply) => {
+      const caller = await authenticateToken(ctx, relay, request);
+      await runRelay(ctx, relay, request, reply, caller, inboundChatJob(responsesFormat, requireObject(request.body), {}));
+      return reply;
+    });
+  });
+}

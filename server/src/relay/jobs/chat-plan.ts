@@ -1,0 +1,126 @@
+import type { Usage } from '../billing/quota.js';
+import { countTextTokens, textOf } from '../billing/token-count.js';
+import type { InboundFormat } from '../formats/types.js';
+import type { RelayChannel } from '../pipeline/channel-index.js';
+import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler, openAiChunkSink, openAiWireHandler, type ChunkSink } from '../pipeline/chunk-handlers.js';
+import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import { sendJsonAnswer, streamAnswer, type ResponseContext } from '../pipeline/respond.js';
+import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
+
+type Json = Record<string, unknown>;
+
+/** A chat-like request as the planner sees it, whatever format the client spoke. */
+export interface ChatSpec {
+  endpoint: 'chat' | 'completions';
+  isStream: boolean;
+  clientWantsUsage: boolean;
+  /** The canonical request: an OpenAI chat (or completions) body. */
+  canonical: Json;
+  /** The client's own format when it is not OpenAI chat; null for /v1/chat/completions. */
+  inbound: InboundFormat | null;
+  /** The client's body as sent, for native pass-through. */
+  nativeBody: Json | null;
+  /** The OpenAI-wire body for OpenAI-compatible channels (stream rules, prepareBody, overrides). */
+  openAiBody(channel: RelayChannel, upstreamModel: string): Json;
+}
+
+/** Completion tokens of an OpenAI answer (chat message content or completion text). */
+export function countAnswerTokens(completion: Json): number {
+  const choices = (Array.isArray(completion.choices) ? completion.choices : []) as Json[];
+  return choices.reduce((sum, choice) => {
+    const message = (choice.message ?? {}) as Json;
+    return sum + countTextTokens(textOf(message.content) + (typeof choice.text === 'string' ? choice.text : ''));
+  }, 0);
+}
+
+const usageOr = (usage: Usage | null, rc: ResponseContext, completion: Json): Usage =>
+  usage ?? { promptTokens: rc.countPromptTokens(), completionTokens: countAnswerTokens(completion), cachedTokens: 0 };
+
+function sinkFor(spec: ChatSpec, model: string): ChunkSink {
+  if (spec.inbound) return formatChunkSink(spec.inbound, model);
+  return openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
+}
+
+const withOverride = (body: Json, channel: RelayChannel): Json => (channel.paramOverride ? { ...body, ...channel.paramOverride } : body);
+
+function nativeOf(adapter: ProviderAdapter, spec: ChatSpec, upstreamModel: string): NativeWire | null {
+  const native = adapter.native;
+  if (!native || !spec.inbound || !spec.nativeBody || spec.endpoint !== 'chat') return null;
+  if (native.format !== spec.inbound.wire) return null;
+  return native.accepts?.(upstreamModel) === false ? null : native;
+}
+
+async function planNative(native: NativeWire, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): Promise<UpstreamBody> {
+  const request = await native.buildRequest(withOverride(spec.nativeBody!, channel), { ...call, isStream: spec.isStream });
+  const respond = spec.isStream
+    ? (rc: ResponseContext) => streamAnswer(rc, native.framing, nativeHandler(native))
+    : (rc: ResponseContext) => sendJsonAnswer(rc, ({ bytes, json }) => ({
+      body: bytes,
+      usage: (json && native.readUsage(json)) ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 },
+    }));
+  return { kind: 'request', value: request, respond };
+}
+
+async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): Promise<UpstreamBody> {
+  const chatCall = { ...call, isStream: spec.isStream };
+  // Dify agent apps only stream: the answer is aggregated for non-stream clients.
+  const isStreamOnly = converter.isStreamOnly?.(chatCall) === true;
+  const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
+  const body = withOverride({ ...spec.canonical, model: call.upstreamModel }, channel);
+  const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
+  const respond = async (rc: ResponseContext) => {
+    if (spec.isStream) {
+      // An upstream that cannot stream: its whole answer is one event for the stream transform.
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(converter.createStreamTransform(rc.model), sinkFor(spec, rc.model)));
+    }
+    if (upstreamStreams) return aggregateStream(rc, converter, spec);
+    return sendJsonAnswer(rc, ({ json }) => {
+      const { completion, usage } = converter.parseResponse(json ?? {}, rc.model);
+      const final = usageOr(usage, rc, completion);
+      return { body: spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, final) : completion, usage: final };
+    });
+  };
+  return { kind: 'request', value: request, respond };
+}
+
+/** Streams an upstream that only streams into one answer for a non-stream client. */
+async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec): Promise<void> {
+  const aggregate = createChunkAggregate(rc.model);
+  let final: Usage | null = null;
+  const handler = converterHandler(converter.createStreamTransform(rc.model), aggregate.sink);
+  await streamAnswer(rc, converter.framing, { ...handler, close: (usage) => ((final = usage), '') }, { isCollected: true });
+  const usage: Usage = final ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 };
+  const completion = aggregate.completion(usage);
+  rc.reply.code(200).header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, usage) : completion));
+}
+
+function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
+  const body = spec.openAiBody(channel, call.upstreamModel);
+  const inbound = spec.inbound;
+  if (!inbound) return { kind: 'json', value: body };
+  const respond = spec.isStream
+    ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), formatChunkSink(inbound, rc.model)))
+    : (rc: ResponseContext) => sendJsonAnswer(rc, ({ json }) => {
+      const completion = json ?? {};
+      const usage = usageOr(adapter.chat.readUsage(completion), rc, completion);
+      return { body: inbound.fromOpenAI(completion, rc.model, usage), usage };
+    });
+  return { kind: 'json', value: body, respond };
+}
+
+/**
+ * Chooses how one channel serves a chat-like request: native pass-through when the channel speaks
+ * the client's format, the provider's converter when its wire is not OpenAI's, else the OpenAI
+ * wire (plain OpenAI clients keep the pass-through fast path: no responder).
+ */
+export function planChat(spec: ChatSpec) {
+  return (channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody> => {
+    const adapter = channel.adapter!;
+    const native = nativeOf(adapter, spec, call.upstreamModel);
+    if (native) return planNative(native, spec, channel, call);
+    const converter = spec.endpoint === 'chat' ? adapter.chatConverter : adapter.completionsConverter;
+    if (converter) return planConverted(converter, spec, channel, call);
+    return planOpenAiWire(adapter, spec, channel, call);
+  };
+}

@@ -1,0 +1,55 @@
+import { countChatPromptTokens } from '../billing/token-count.js';
+import { relayErrors } from '../errors.js';
+import type { InboundFormat } from '../formats/types.js';
+import type { RelayJob } from '../pipeline/relay-call.js';
+import { planChat } from './chat-plan.js';
+import { streamRules } from './chat.js';
+import { charsOf, positiveInt, type JsonBody } from './json-body.js';
+
+/** Fields of a converted Claude request that OpenAI upstreams reject. */
+function stripClaudeOnly(body: JsonBody): void {
+  delete body.top_k;
+  if (!Array.isArray(body.messages)) return;
+  body.messages = (body.messages as JsonBody[]).map((message) => {
+    if (!message || typeof message !== 'object' || !('reasoning_signature' in message)) return message;
+    const { reasoning_signature: _signature, ...rest } = message;
+    return rest;
+  });
+}
+
+/**
+ * A chat request in another API's format (Anthropic Messages, Gemini generateContent, OpenAI
+ * Responses): converted to the canonical OpenAI body, and answered in the client's format, natively
+ * passed through when the channel speaks it.
+ */
+export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Record<string, string>, clientHeaders: Record<string, string> = {}): RelayJob {
+  const model = format.modelOf(body, params).trim();
+  if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
+  const isStream = format.isStream(body, params);
+  const canonical: JsonBody = { ...format.toOpenAI(body, params), model, stream: isStream };
+  const applyStream = streamRules(canonical, isStream);
+  return {
+    endpoint: 'chat',
+    model,
+    isStream,
+    clientWantsUsage: false,
+    promptChars: charsOf(canonical.messages),
+    maxTokens: positiveInt(canonical.max_tokens) || positiveInt(canonical.max_completion_tokens),
+    calls: 1,
+    clientHeaders,
+    buildBody: planChat({
+      endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body,
+      openAiBody: (channel, upstreamModel) => {
+        const out: JsonBody = { ...canonical, model: upstreamModel };
+        if (channel.paramOverride) Object.assign(out, channel.paramOverride);
+        stripClaudeOnly(out);
+        applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);
+        if (!isStream) delete out.stream_options;
+        channel.adapter?.chat.prepareBody(out);
+        return out;
+      },
+    }),
+    countPromptTokens: () => countChatPromptTokens(canonical.messages),
+    readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
+  };
+}

@@ -1,0 +1,144 @@
+import type { Usage } from '../billing/quota.js';
+import type { InboundFormat } from '../formats/types.js';
+import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent } from '../providers/types.js';
+import type { EventHandler, EventStep } from './event-stream.js';
+
+type Json = Record<string, unknown>;
+
+/** Where OpenAI chunks go: OpenAI SSE, an inbound format's encoder, or an aggregate. */
+export interface ChunkSink {
+  onChunk(chunk: Json): string;
+  close(usage: Usage): string;
+}
+
+/** OpenAI SSE to the client; the usage-only chunk (`choices: []`) when the client asked, then [DONE]. */
+export function openAiChunkSink(model: string, clientWantsUsage: boolean, object = 'chat.completion.chunk'): ChunkSink {
+  let id = '';
+  return {
+    onChunk(chunk) {
+      if (typeof chunk.id === 'string') id = chunk.id;
+      return `data: ${JSON.stringify(chunk)}\n\n`;
+    },
+    close(usage) {
+      let out = '';
+      if (clientWantsUsage) {
+        const usageChunk = {
+          id, object, created: Math.floor(Date.now() / 1000), model, choices: [],
+          usage: {
+            prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+            prompt_tokens_details: { cached_tokens: usage.cachedTokens },
+          },
+        };
+        out += `data: ${JSON.stringify(usageChunk)}\n\n`;
+      }
+      return `${out}data: [DONE]\n\n`;
+    },
+  };
+}
+
+/** OpenAI chunks re-encoded in an inbound format (Claude, Gemini, Responses SSE). */
+export function formatChunkSink(format: InboundFormat, model: string): ChunkSink {
+  const encoder = format.createStreamEncoder(model);
+  return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage) };
+}
+
+/** Collects chunks into one `chat.completion` (upstreams that only stream, for non-stream clients). */
+export function createChunkAggregate(model: string) {
+  let id = '';
+  let content = '';
+  let reasoning = '';
+  let finishReason: unknown = null;
+  const calls = new Map<number, { id: unknown; name: string; args: string }>();
+  const sink: ChunkSink = {
+    onChunk(chunk) {
+      if (typeof chunk.id === 'string') id = chunk.id;
+      for (const choice of (Array.isArray(chunk.choices) ? chunk.choices : []) as Json[]) {
+        const delta = (choice.delta ?? {}) as Json;
+        if (typeof delta.content === 'string') content += delta.content;
+        if (typeof delta.reasoning_content === 'string') reasoning += delta.reasoning_content;
+        for (const call of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []) as Json[]) {
+          const index = typeof call.index === 'number' ? call.index : calls.size;
+          const fn = (call.function ?? {}) as Json;
+          const entry = calls.get(index) ?? { id: call.id, name: '', args: '' };
+          if (typeof fn.name === 'string') entry.name += fn.name;
+          if (typeof fn.arguments === 'string') entry.args += fn.arguments;
+          calls.set(index, entry);
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason;
+      }
+      return '';
+    },
+    close: () => '',
+  };
+  const completion = (usage: Usage): Json => {
+    const message: Json = { role: 'assistant', content };
+    if (reasoning) message.reasoning_content = reasoning;
+    if (calls.size > 0) {
+      message.tool_calls = [...calls.entries()].sort(([a], [b]) => a - b)
+        .map(([, call]) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
+    }
+    return {
+      id: id || `chatcmpl-${Date.now()}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+      choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop' }],
+      usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
+    };
+  };
+  return { sink, completion };
+}
+
+const writeChunks = (sink: ChunkSink, events: ConvertedEvents): EventStep => {
+  let output = '';
+  for (const chunk of events.chunks) output += sink.onChunk(chunk);
+  return { output, text: events.text, usage: events.usage };
+};
+
+/** A converting provider's stream transform (Claude, Gemini, Ollama, …) feeding a sink. */
+export function converterHandler(transform: { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents }, sink: ChunkSink): EventHandler {
+  return {
+    onEvent: (event) => writeChunks(sink, transform.onEvent(event)),
+    end: () => writeChunks(sink, transform.finish()),
+    close: (usage) => sink.close(usage),
+  };
+}
+
+/** An OpenAI-wire upstream stream feeding a non-OpenAI sink (inbound formats on OpenAI channels). */
+export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): EventHandler {
+  return {
+    onEvent(event) {
+      if (event.data === '[DONE]') return { output: '', text: '', usage: null };
+      let chunk: Json;
+      try {
+        chunk = JSON.parse(event.data) as Json;
+      } catch {
+        return { output: '', text: '', usage: null };
+      }
+      const verdict = transform.onChunk(chunk);
+      const hasChoices = Array.isArray(chunk.choices) && chunk.choices.length > 0;
+      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage };
+    },
+    end: () => ({ output: '', text: '', usage: null }),
+    close: (usage) => sink.close(usage),
+  };
+}
+
+/** The SSE event name of a native event: its own name, else the JSON `type` (Bedrock `chunk` frames). */
+function eventNameOf(event: StreamEvent, format: NativeWire['format']): string | null {
+  if (format === 'gemini') return null;
+  if (event.event && event.event !== 'chunk' && event.event !== 'message') return event.event;
+  const match = /"type"\s*:\s*"([^"]+)"/.exec(event.data);
+  return match ? match[1]! : event.event;
+}
+
+/** Native pass-through: events re-framed as SSE unchanged, usage read by the native reader. */
+export function nativeHandler(native: NativeWire): EventHandler {
+  const reader = native.createUsageReader();
+  return {
+    onEvent(event) {
+      const { usage, text } = reader.onEvent(event);
+      const name = eventNameOf(event, native.format);
+      return { output: `${name ? `event: ${name}\n` : ''}data: ${event.data}\n\n`, text, usage };
+    },
+    end: () => ({ output: '', text: '', usage: null }),
+    close: () => '',
+  };
+}

@@ -1,0 +1,118 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { Usage } from '../billing/quota.js';
+import { StreamingTokenCounter } from '../billing/token-count.js';
+import type { StreamEvent } from '../providers/types.js';
+import type { FramingDecoder } from './framing.js';
+
+/** What one upstream event (or the end of the stream) gives the client and the bill. */
+export interface EventStep {
+  output: string;
+  /** Completion text the event added (counted only when the upstream reports no usage). */
+  text: string;
+  /** Usage known after the event (cumulative; the last non-null value wins). */
+  usage: Usage | null;
+}
+
+/**
+ * Per-request handling of a converted or passed-through stream: `onEvent` per decoded upstream
+ * event (it may throw an UpstreamError for an in-stream error), `end` once the upstream is done
+ * (flushes the transform), `close` the closing frames with the final usage.
+ */
+export interface EventHandler {
+  onEvent(event: StreamEvent): EventStep;
+  end(): EventStep;
+  close(usage: Usage): string;
+}
+
+export interface EventStreamOptions {
+  upstream: Dispatcher.ResponseData;
+  out: ServerResponse;
+  /** Sends the response head; called once, right before the first byte goes out. */
+  start(): void;
+  decoder: FramingDecoder;
+  handler: EventHandler;
+  idleTimeoutMs: number;
+  pingIntervalMs: number;
+  abort(reason: string): void;
+  startedAt: number;
+  countPromptTokens(): number;
+}
+
+export interface EventStreamOutcome {
+  usage: Usage;
+  frtMs: number;
+  /** False when nothing was sent: the caller answers `error` as a normal error response. */
+  isStarted: boolean;
+  error: unknown;
+}
+
+/**
+ * The stream pipeline for upstreams that are not passed through as OpenAI SSE (converted providers,
+ * native pass-through, inbound formats): upstream bytes → framing decoder → the handler's
+ * per-provider transform → client frames, written with backpressure. Same rules as pipeStream:
+ * idle timeout, optional pings, client disconnect aborts the upstream, usage totalled as events
+ * pass and counted from the streamed text only when the upstream reports none. The head is sent
+ * lazily, so an upstream error before the first byte is still answered as an error.
+ */
+export async function pipeEvents(options: EventStreamOptions): Promise<EventStreamOutcome> {
+  const { out, handler } = options;
+  const counter = new StreamingTokenCounter();
+  let usage: Usage | null = null;
+  let frtMs = 0;
+  let isStarted = false;
+  let error: unknown = null;
+
+  const take = (step: EventStep): string => {
+    if (step.usage) usage = step.usage;
+    if (step.text) counter.push(step.text);
+    return step.output;
+  };
+  const write = async (text: string) => {
+    if (!text || out.destroyed || out.writableEnded) return;
+    if (!isStarted) {
+      isStarted = true;
+      frtMs = Date.now() - options.startedAt;
+      options.start();
+    }
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+  };
+  const onClose = () => {
+    if (!out.writableFinished) options.abort('client closed');
+  };
+  out.on('close', onClose);
+  const idle = setTimeout(() => options.abort('stream idle timeout'), options.idleTimeoutMs);
+  const ping = options.pingIntervalMs > 0
+    ? setInterval(() => {
+      if (isStarted && !out.writableEnded) out.write(': PING\n\n');
+    }, options.pingIntervalMs)
+    : null;
+  try {
+    for await (const piece of options.upstream.body) {
+      idle.refresh();
+      let output = '';
+      for (const event of options.decoder.push(piece as Buffer)) output += take(handler.onEvent(event));
+      await write(output);
+    }
+    let output = '';
+    for (const event of options.decoder.finish()) output += take(handler.onEvent(event));
+    output += take(handler.end());
+    await write(output);
+  } catch (caught) {
+    // Aborted (client gone, idle), a broken upstream or an in-stream error: bill what was produced.
+    error = caught;
+  } finally {
+    clearTimeout(idle);
+    if (ping) clearInterval(ping);
+    out.off('close', onClose);
+  }
+  const final: Usage = usage ?? { promptTokens: options.countPromptTokens(), completionTokens: counter.finish(), cachedTokens: 0 };
+  if (!isStarted && error === null && !out.destroyed) {
+    isStarted = true;
+    frtMs = Date.now() - options.startedAt;
+    options.start();
+  }
+  if (isStarted && !out.destroyed && !out.writableEnded) out.end(handler.close(final));
+  return { usage: final, frtMs, isStarted, error };
+}

@@ -1,0 +1,93 @@
+import { createBedrockEventDecoder } from '../providers/aws-bedrock/event-stream.js';
+import type { StreamEvent, StreamFraming } from '../providers/types.js';
+
+/** Turns upstream bytes into stream events; `finish` flushes what the body left unterminated. */
+export interface FramingDecoder {
+  push(bytes: Uint8Array): StreamEvent[];
+  finish(): StreamEvent[];
+}
+
+/** 'whole': the complete body as one event (upstreams that cannot stream, e.g. PaLM). */
+export type DecoderFraming = StreamFraming | 'whole';
+
+/** SSE: `event:` and `data:` lines up to a blank line make one event; comments are dropped. */
+function createSseDecoder(): FramingDecoder {
+  const text = new TextDecoder();
+  let carry = '';
+  let event: string | null = null;
+  let data: string[] = [];
+  const flush = (out: StreamEvent[]) => {
+    if (data.length > 0) out.push({ event, data: data.join('\n') });
+    event = null;
+    data = [];
+  };
+  const line = (raw: string, out: StreamEvent[]) => {
+    const value = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (value === '') return flush(out);
+    if (value.charCodeAt(0) === 58 /* ':' */) return;
+    const colon = value.indexOf(':');
+    const field = colon === -1 ? value : value.slice(0, colon);
+    let rest = colon === -1 ? '' : value.slice(colon + 1);
+    if (rest.charCodeAt(0) === 32) rest = rest.slice(1);
+    if (field === 'data') data.push(rest);
+    else if (field === 'event') event = rest;
+  };
+  return {
+    push(bytes) {
+      carry += text.decode(bytes, { stream: true });
+      const out: StreamEvent[] = [];
+      let start = 0;
+      let newline = carry.indexOf('\n');
+      while (newline !== -1) {
+        line(carry.slice(start, newline), out);
+        start = newline + 1;
+        newline = carry.indexOf('\n', start);
+      }
+      carry = carry.slice(start);
+      return out;
+    },
+    finish() {
+      const out: StreamEvent[] = [];
+      if (carry.trim()) line(carry, out);
+      carry = '';
+      flush(out);
+      return out;
+    },
+  };
+}
+
+/** NDJSON: one event per non-empty line. */
+function createNdjsonDecoder(): FramingDecoder {
+  const text = new TextDecoder();
+  let carry = '';
+  const lines = (final: boolean): StreamEvent[] => {
+    const parts = carry.split('\n');
+    carry = final ? '' : parts.pop()!;
+    return parts.map((part) => part.trim()).filter(Boolean).map((data) => ({ event: null, data }));
+  };
+  return {
+    push(bytes) {
+      carry += text.decode(bytes, { stream: true });
+      return lines(false);
+    },
+    finish: () => lines(true),
+  };
+}
+
+function createWholeDecoder(): FramingDecoder {
+  const parts: Buffer[] = [];
+  return {
+    push(bytes) {
+      parts.push(Buffer.from(bytes));
+      return [];
+    },
+    finish: () => [{ event: null, data: Buffer.concat(parts).toString('utf8') }],
+  };
+}
+
+export function createFramingDecoder(framing: DecoderFraming): FramingDecoder {
+  if (framing === 'ndjson') return createNdjsonDecoder();
+  if (framing === 'aws-eventstream') return createBedrockEventDecoder();
+  if (framing === 'whole') return createWholeDecoder();
+  return createSseDecoder();
+}
