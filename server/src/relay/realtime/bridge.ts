@@ -66,22 +66,33 @@ function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBin
 export class RealtimeBridge {
   private hasUpstreamClosed = false;
 
-  constructor(private readonly client: WebSocket, private readonly upstream: WebSocket, events: BridgeEvents, queued: Array<[Frame, boolean]>) {
+  /**
+   * `fromClient` / `fromUpstream`: frames each side sent before the bridge existed (while the
+   * upstream was connecting, and with its handshake); both sockets arrive paused.
+   */
+  constructor(private readonly client: WebSocket, private readonly upstream: WebSocket, events: BridgeEvents, fromClient: Array<[Frame, boolean]>, fromUpstream: Array<[Frame, boolean]>) {
     const toUpstream = forward(client, upstream);
     const toClient = forward(upstream, client, (frame, isBinary) => events.onUpstreamFrame(frame, isBinary));
-    for (const [data, isBinary] of queued) toUpstream(data, isBinary);
+    upstream.removeAllListeners('message');
+    for (const [data, isBinary] of fromUpstream) toClient(data, isBinary);
+    for (const [data, isBinary] of fromClient) toUpstream(data, isBinary);
     client.on('message', toUpstream);
     upstream.on('message', toClient);
     upstream.on('error', () => undefined); // 'close' follows; the client is closed from there.
     client.on('close', (code, reason) => {
       closeSocket(upstream, code === 1006 ? 1001 : sendableCode(code, 1000), shortReason(reason));
     });
-    upstream.on('close', (code, reason) => {
+    const onUpstreamClose = (code: number, reason: Buffer | string) => {
+      if (this.hasUpstreamClosed) return;
       this.hasUpstreamClosed = true;
       events.onUpstreamClosed();
       closeSocket(client, code === 1006 ? 1011 : sendableCode(code, 1000), shortReason(reason));
-    });
+    };
+    upstream.on('close', onUpstreamClose);
+    // Closed while the bridge was being set up: end the session now.
+    if (upstream.readyState === WebSocket.CLOSED) onUpstreamClose(1006, '');
     client.resume();
+    upstream.resume();
   }
 
   get isUpstreamClosed(): boolean {

@@ -10,7 +10,7 @@ import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { settleRealtimeSession } from './settle-session.js';
-import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes } from './upstream.js';
+import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes, type UpstreamFrames } from './upstream.js';
 import { emptyRealtimeUsage, readServerEvent } from './usage.js';
 
 /** What the upgrade request established before the socket was accepted. */
@@ -90,6 +90,8 @@ export function hasRealtimeChannel(relay: RelayState, caller: RelayCaller, model
 
 interface Connected {
   upstream: WebSocket;
+  /** Upstream frames that arrived with the handshake, before the bridge was set up. */
+  early: UpstreamFrames;
   channel: RelayChannel;
   upstreamModel: string;
   tried: number[];
@@ -110,8 +112,8 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
     const upstreamModel = channel.modelMapping?.[model] || model;
     const target = targetOf(channel, relay.dispatcher);
     try {
-      const upstream = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
-      return { upstream, channel, upstreamModel, tried };
+      const { socket, early } = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
+      return { upstream: socket, early, channel, upstreamModel, tried };
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       failed.add(channel.id);
@@ -138,6 +140,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   });
   const fail = (error: RelayError, code: number) => {
     client.off('message', queue);
+    client.resume(); // the closing handshake needs the client's close frame read
     if (client.readyState !== client.OPEN) return;
     client.send(errorEvent(error));
     client.close(code, error.code);
@@ -155,10 +158,12 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     releaseHold(hold);
     return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', (error as Error).message), upstreamFailureCloseCode);
   }
-  const { upstream, channel, upstreamModel, tried } = connected;
+  const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
   if (isClientGone) {
     releaseHold(hold);
+    upstream.removeAllListeners();
+    upstream.on('error', () => undefined);
     upstream.close(1001, '');
     return;
   }
@@ -190,7 +195,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
       });
     },
     onUpstreamClosed: finish,
-  }, queued);
+  }, queued, early);
   const session = {
     shutdown: () => {
       finish();

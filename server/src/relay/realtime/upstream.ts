@@ -33,11 +33,13 @@ export function buildRealtimeRequest(channel: RelayChannel, target: UpstreamTarg
 
 const maxErrorBody = 16 * 1024;
 
+export type UpstreamFrames = Array<[WebSocket.RawData, boolean]>;
+
 /**
  * Opens the upstream socket. Resolves once it is open; rejects with an UpstreamError carrying the
  * handshake status (0 for a network error or timeout) and the upstream's OpenAI-style message.
  */
-export function connectUpstream(request: RealtimeUpstreamRequest, timeoutMs: number): Promise<WebSocket> {
+export function connectUpstream(request: RealtimeUpstreamRequest, timeoutMs: number): Promise<{ socket: WebSocket; early: UpstreamFrames }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
     let isSettled = false;
@@ -52,7 +54,12 @@ export function connectUpstream(request: RealtimeUpstreamRequest, timeoutMs: num
     socket.once('open', () => {
       isSettled = true;
       socket.removeAllListeners();
-      resolve(socket);
+      // Frames that came with the handshake are emitted at once: keep them for the bridge.
+      const early: UpstreamFrames = [];
+      socket.on('message', (data, isBinary) => early.push([data, isBinary]));
+      socket.on('error', () => undefined);
+      socket.pause();
+      resolve({ socket, early });
     });
     socket.once('unexpected-response', (_request, response) => {
       let text = '';

@@ -1,0 +1,383 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/**
+ * A local realtime upstream speaking OpenAI's event format. Per connection it records the handshake
+ * (URL, headers), every frame it receives, and how the connection closed. On open it sends
+ * `session.created`; each `response.create` gets `response.created`, a transcript delta and a
+ * `response.done` with the next usage of `usages`; a binary frame is echoed back as binary.
+ * A channel key `fail-<status>` refuses the handshake with that status and an OpenAI error body.
+ */
+interface UpstreamConnection {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  received: Array<{ data: Buffer; isBinary: boolean }>;
+  sent: string[];
+  closed: Promise<number>;
+}
+
+const usages = [
+  { total_tokens: 370, input_tokens: 120, output_tokens: 250, input_token_details: { cached_tokens: 10, text_tokens: 20, audio_tokens: 100 }, output_token_details: { text_tokens: 50, audio_tokens: 200 } },
+  {
+    total_tokens: 390, input_tokens: 300, output_tokens: 90,
+    input_token_details: { cached_tokens: 64, text_tokens: 40, audio_tokens: 260, cached_tokens_details: { text_tokens: 24, audio_tokens: 40 } },
+    output_token_details: { text_tokens: 30, audio_tokens: 60 },
+  },
+];
+
+async function startMockRealtime() {
+  const connections: UpstreamConnection[] = [];
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '') || String(req.headers['api-key'] ?? '');
+    const failure = /^fail-(\d{3})$/.exec(key);
+    if (failure) {
+      const body = JSON.stringify({ error: { message: `mock realtime refused with ${failure[1]}`, type: 'invalid_request_error', code: 'mock_refused' } });
+      socket.end(`HTTP/1.1 ${failure[1]} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      let closedResolve!: (code: number) => void;
+      const connection: UpstreamConnection = { url: req.url ?? '', headers: req.headers, received: [], sent: [], closed: new Promise((resolve) => (closedResolve = resolve)) };
+      connections.push(connection);
+      ws.on('close', (code) => closedResolve(code));
+      const send = (event: Record<string, unknown>) => {
+        const text = JSON.stringify(event);
+        connection.sent.push(text);
+        ws.send(text);
+      };
+      let responses = 0;
+      send({ type: 'session.created', event_id: 'event_1', session: { id: 'sess_1', object: 'realtime.session', model: new URL(req.url ?? '/', 'http://x').searchParams.get('model') } });
+      ws.on('message', (data: Buffer, isBinary) => {
+        connection.received.push({ data, isBinary });
+        if (isBinary) return ws.send(data, { binary: true });
+        const event = JSON.parse(data.toString('utf8')) as { type: string };
+        if (event.type !== 'response.create') return;
+        const id = `resp_${responses}`;
+        send({ type: 'response.created', event_id: `event_c${responses}`, response: { id, object: 'realtime.response', status: 'in_progress', output: [], usage: null } });
+        send({ type: 'response.audio_transcript.delta', event_id: `event_d${responses}`, response_id: id, item_id: 'item_1', output_index: 0, content_index: 0, delta: 'Hello — 你好' });
+        send({ type: 'response.done', event_id: `event_e${responses}`, response: { id, object: 'realtime.response', status: 'completed', output: [], usage: usages[responses % usages.length] } });
+        responses += 1;
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    connections,
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface Frame {
+  text: string;
+  data: Buffer;
+  isBinary: boolean;
+}
+
+/** A client socket whose frames are collected from the start. */
+function openClient(url: string, options: { protocols?: string[]; headers?: Record<string, string> } = {}) {
+  const socket = new WebSocket(url, options.protocols ?? [], { headers: options.headers, perMessageDeflate: false });
+  const frames: Frame[] = [];
+  socket.on('message', (data: Buffer, isBinary) => frames.push({ data, isBinary, text: isBinary ? '' : data.toString('utf8') }));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const rejected = new Promise<{ status: number; body: string }>((resolve) => {
+    socket.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+  });
+  return { socket, frames, closed, opened, rejected };
+}
+
+async function waitFor<T>(read: () => T | undefined | null | false, label: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const eventTypes = (frames: Frame[]) => frames.filter((frame) => !frame.isBinary).map((frame) => (JSON.parse(frame.text) as { type: string }).type);
+
+describe('GET /v1/realtime', () => {
+  let server: TestServer;
+  let mock: Awaited<ReturnType<typeof startMockRealtime>>;
+  let wsBase: string;
+
+  beforeAll(async () => {
+    mock = await startMockRealtime();
+    server = await startTestServer();
+    wsBase = server.url.replace(/^http/, 'ws');
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mock?.close();
+  });
+
+  async function logsOf(userId: number) {
+    await flushRelay(server.ctx);
+    return server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute();
+  }
+
+  it('subprotocol auth: relays text and binary frames intact both ways, sums usage over two response.done events and bills once at close', async () => {
+    const { ctx } = server;
+    const startQuota = 50_000_000;
+    const userId = await createRelayUser(ctx, { quota: startQuota });
+    const token = await createRelayToken(ctx, userId, { remainQuota: 10_000_000 });
+    const channelId = await createRelayChannel(ctx, {
+      key: 'realtime-key', baseURL: mock.url, models: ['gpt-4o-realtime-preview'], modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
+    });
+    const before = mock.connections.length;
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview`, {
+      protocols: ['realtime', `openai-insecure-api-key.${token.apiKey}`, 'openai-beta.realtime-v1'],
+    });
+    await client.opened;
+    expect(client.socket.protocol).toBe('realtime');
+    await waitFor(() => client.frames.length >= 1, 'session.created');
+    const upstream = mock.connections[before]!;
+    const upstreamUrl = new URL(upstream.url, 'http://x');
+    expect(upstreamUrl.pathname).toBe('/v1/realtime');
+    expect(upstreamUrl.searchParams.get('model')).toBe('gpt-4o-realtime-preview-2024-12-17');
+    expect(upstream.headers.authorization).toBe('Bearer realtime-key');
+    expect(upstream.headers['openai-beta']).toBe('realtime=v1');
+    expect(String(upstream.headers['sec-websocket-protocol'] ?? '')).not.toContain(token.apiKey);
+    expect(client.frames[0]!.text).toBe(upstream.sent[0]);
+
+    // Client → upstream: a text event with unusual spacing and a binary frame arrive byte for byte.
+    const update = '{"type":"session.update",  "session":{"instructions":"说中文 ✓","modalities":["text","audio"]}}';
+    const audio = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
+    client.socket.send(update);
+    client.socket.send(audio, { binary: true });
+    await waitFor(() => upstream.received.length >= 2, 'upstream frames');
+    expect(upstream.received[0]!.isBinary).toBe(false);
+    expect(upstream.received[0]!.data.toString('utf8')).toBe(update);
+    expect(upstream.received[1]!.isBinary).toBe(true);
+    expect(upstream.received[1]!.data.equals(audio)).toBe(true);
+    // Upstream → client: the echoed binary frame stays binary and identical.
+    const echoed = await waitFor(() => client.frames.find((frame) => frame.isBinary), 'binary echo');
+    expect(echoed.data.equals(audio)).toBe(true);
+
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).filter((type) => type === 'response.done').length === 1, 'first response.done');
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).filter((type) => type === 'response.done').length === 2, 'second response.done');
+    expect(eventTypes(client.frames)).toEqual([
+      'session.created',
+      'response.created', 'response.audio_transcript.delta', 'response.done',
+      'response.created', 'response.audio_transcript.delta', 'response.done',
+    ]);
+    // Every upstream text event reached the client unchanged, in order.
+    expect(client.frames.filter((frame) => !frame.isBinary).map((frame) => frame.text)).toEqual(upstream.sent);
+    expect(await logsOf(userId)).toHaveLength(0);
+
+    client.socket.close(1000, 'bye');
+    expect((await client.closed).code).toBe(1000);
+    expect(await upstream.closed).toBe(1000);
+    const logs = await waitForLogs(userId);
+    expect(logs).toHaveLength(1);
+    const log = logs[0]!;
+    const other = JSON.parse(log.other);
+    // Totals: text in 20+40, audio in 100+260, cached text 10+24, cached audio 0+40, text out 50+30, audio out 200+60.
+    expect(other).toMatchObject({
+      ws: true, audio: true, text_input: 60, audio_input: 360, cache_text_tokens: 34, cache_audio_tokens: 40, cache_tokens: 74,
+      text_output: 80, audio_output: 260, responses: 2,
+      model_ratio: 2.5, completion_ratio: 4, cache_ratio: 0.5, audio_ratio: 8, audio_completion_ratio: 2, group_ratio: 1,
+      is_model_mapped: true, upstream_model_name: 'gpt-4o-realtime-preview-2024-12-17', request_path: '/v1/realtime',
+    });
+    expect(log.prompt_tokens).toBe(420);
+    expect(log.completion_tokens).toBe(340);
+    expect(log.is_stream).toBe(1);
+    expect(log.channel_id).toBe(channelId);
+    expect(log.token_id).toBe(token.id);
+    expect(log.model_name).toBe('gpt-4o-realtime-preview');
+    expect(log.use_time).toBeGreaterThanOrEqual(0);
+    // 2.5 × ((60 − 34) + (360 − 40) × 8 + 74 × 0.5 + 80 × 4 + 260 × 8 × 2) = 2.5 × 7103 = 17757.5 → 17758
+    expect(Number(log.quota)).toBe(17758);
+
+    const user = await ctx.storage.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+    expect(Number(user.used_quota)).toBe(17758);
+    expect(Number(user.quota)).toBe(startQuota - 17758);
+    expect(Number(user.request_count)).toBe(1);
+    const tokenRow = await ctx.storage.db.selectFrom('tokens').select(['used_quota', 'remain_quota']).where('id', '=', token.id).executeTakeFirstOrThrow();
+    expect(Number(tokenRow.used_quota)).toBe(17758);
+    expect(Number(tokenRow.remain_quota)).toBe(10_000_000 - 17758);
+    const channel = await ctx.storage.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
+    expect(Number(channel.used_quota)).toBe(17758);
+    const cachedUser = [...ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;
+    expect(cachedUser.held).toBe(0);
+    expect(cachedUser.pendingQuota).toBe(0);
+  });
+
+  async function waitForLogs(userId: number, count = 1) {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const logs = await logsOf(userId);
+      if (logs.length >= count || Date.now() > deadline) return logs;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('Bearer auth in the Authorization header; no subprotocol is echoed when none is offered', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: 'bearer-key', baseURL: mock.url, models: ['gpt-realtime'] });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    expect(client.socket.protocol).toBe('');
+    await waitFor(() => client.frames.length >= 1, 'session.created');
+    expect(JSON.parse(client.frames[0]!.text)).toMatchObject({ type: 'session.created', session: { model: 'gpt-realtime' } });
+    client.socket.close();
+    await client.closed;
+    const logs = await waitForLogs(userId);
+    expect(logs).toHaveLength(1);
+    expect(Number(logs[0]!.quota)).toBe(0);
+    expect(JSON.parse(logs[0]!.other)).toMatchObject({ ws: true, responses: 0, model_ratio: 2, audio_ratio: 8 });
+  });
+
+  it('rejects the upgrade for an invalid, missing or model-limited key with the relay status and OpenAI error body', async () => {
+    const invalid = openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { protocols: ['realtime', 'openai-insecure-api-key.sk-doesnotexist'] });
+    const rejected = await invalid.rejected;
+    expect(rejected.status).toBe(401);
+    expect(JSON.parse(rejected.body).error.code).toBe('invalid_api_key');
+
+    const missing = await openClient(`${wsBase}/v1/realtime?model=gpt-realtime`).rejected;
+    expect(missing.status).toBe(401);
+
+    const userId = await createRelayUser(server.ctx);
+    const limited = await createRelayToken(server.ctx, userId, { modelLimits: ['gpt-4o'] });
+    const forbidden = await openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${limited.apiKey}` } }).rejected;
+    expect(forbidden.status).toBe(403);
+    expect(JSON.parse(forbidden.body).error.code).toBe('model_not_allowed');
+
+    const token = await createRelayToken(server.ctx, userId);
+    const noChannel = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
+    expect(noChannel.status).toBe(503);
+    expect(JSON.parse(noChannel.body).error.code).toBe('model_not_found');
+  });
+
+  it('Azure channel: wss {resource}/openai/realtime with api-version and deployment, api-key header, no Bearer', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    const id = await createRelayChannel(server.ctx, { type: 3, key: 'azure-key', baseURL: `${mock.url}/`, models: ['gpt-4o-mini-realtime-preview'], groups: ['azure'] });
+    await server.ctx.storage.db.updateTable('channels').set({ other: '2024-10-01-preview' }).where('id', '=', id).execute();
+    await server.ctx.relay!.channels.rebuild();
+    const azureToken = await createRelayToken(server.ctx, userId, { group: 'azure' });
+    await server.ctx.options.set('UserUsableGroups', JSON.stringify({ default: 'default', azure: 'azure' }));
+    const before = mock.connections.length;
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, { protocols: [`openai-insecure-api-key.${azureToken.apiKey}`, 'openai-beta.realtime-v1'] });
+    await client.opened;
+    expect(client.socket.protocol).toBe('openai-beta.realtime-v1');
+    await waitFor(() => mock.connections.length > before, 'azure upstream');
+    const upstream = mock.connections[before]!;
+    const url = new URL(upstream.url, 'http://x');
+    expect(url.pathname).toBe('/openai/realtime');
+    expect(url.searchParams.get('api-version')).toBe('2024-10-01-preview');
+    expect(url.searchParams.get('deployment')).toBe('gpt-4o-mini-realtime-preview');
+    expect(upstream.headers['api-key']).toBe('azure-key');
+    expect(upstream.headers.authorization).toBeUndefined();
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.close();
+    const logs = await waitForLogs(userId);
+    expect(logs).toHaveLength(1);
+    // gpt-4o-mini-realtime-preview: ratio 0.3, completion 4, cache 0.5, audio 10/0.6, audio completion 2; usage of response 1.
+    const weighted = (20 - 10) + 100 * (10 / 0.6) + 10 * 0.5 + 50 * 4 + 200 * (10 / 0.6) * 2;
+    expect(Number(logs[0]!.quota)).toBe(Math.round(0.3 * weighted));
+    expect(logs[0]!.token_id).toBe(azureToken.id);
+    expect(token.id).not.toBe(azureToken.id);
+  });
+
+  it('upstream down: an OpenAI-style error event, then close 1011; nothing billed or held', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = http.createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    await createRelayChannel(server.ctx, { key: 'down', baseURL: `http://127.0.0.1:${closedPort}`, models: ['gpt-4o-realtime-preview-2025-06-03'], autoBan: false });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2025-06-03`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    const closed = await client.closed;
+    expect(closed.code).toBe(1011);
+    expect(client.frames).toHaveLength(1);
+    const event = JSON.parse(client.frames[0]!.text);
+    expect(event).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_unreachable' } });
+    expect(event.error.message).toContain('上游连接失败');
+    const cachedUser = [...server.ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;
+    expect(cachedUser.held).toBe(0);
+    expect(await logsOf(userId)).toHaveLength(0);
+  });
+
+  it('an upstream handshake refusal carries the upstream status message in the error event', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: 'fail-400', baseURL: mock.url, models: ['gpt-realtime-mini'] });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime-mini`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    expect((await client.closed).code).toBe(1011);
+    expect(JSON.parse(client.frames[0]!.text)).toMatchObject({ type: 'error', error: { code: 'mock_refused', message: 'mock realtime refused with 400' } });
+  });
+
+  it('a client that drops the connection closes the upstream, and the session is still billed once', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: 'drop-key', baseURL: mock.url, models: ['gpt-realtime-2025-08-28'] });
+    const before = mock.connections.length;
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime-2025-08-28`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    const upstream = mock.connections[before]!;
+    client.socket.terminate();
+    expect(await upstream.closed).toBe(1001);
+    const logs = await waitForLogs(userId);
+    expect(logs).toHaveLength(1);
+    // gpt-realtime: ratio 2, completion 4, cache 0.1, audio 8, audio completion 2; usage of response 1.
+    expect(Number(logs[0]!.quota)).toBe(Math.round(2 * ((20 - 10) + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await logsOf(userId)).toHaveLength(1);
+  });
+
+  it('ends the session with an error event once the running total uses up the quota', async () => {
+    // Hold for PreConsumedQuota (500 tokens × 2.5 = 1250) fits; the first response costs 2.5 × 4555 = 11388.
+    const userId = await createRelayUser(server.ctx, { quota: 5000 });
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: 'quota-key', baseURL: mock.url, models: ['gpt-4o-realtime-preview-2024-12-17'] });
+    const before = mock.connections.length;
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    const closed = await client.closed;
+    expect(closed.code).toBe(1008);
+    const types = eventTypes(client.frames);
+    expect(types.slice(-2)).toEqual(['response.done', 'error']);
+    expect(JSON.parse(client.frames.at(-1)!.text).error.code).toBe('insufficient_user_quota');
+    await mock.connections[before]!.closed;
+    const logs = await waitForLogs(userId);
+    expect(logs).toHaveLength(1);
+    expect(Number(logs[0]!.quota)).toBe(Math.round(2.5 * ((20 - 10) + 100 * 8 + 10 * 0.5 + 50 * 4 + 200 * 8 * 2)));
+    // A new session is refused before connecting.
+    const again = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
+    expect(again.status).toBe(403);
+  });
+});
