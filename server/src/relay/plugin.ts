@@ -68,7 +68,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<
 export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const relay: RelayState = await createRelayState(ctx, (error, message) => app.log.error({ err: error }, message));
   ctx.relay = relay;
-  await (await import('./realtime/routes.js')).registerRealtimeRoute(app, ctx, relay); // GET /v1/realtime (WebSocket), docs/relay.md
+  await (await import('./realtime/routes.js')).registerRealtimeRoute(app, ctx, relay); // GET /v1/realtime (WebSocket), docs/billing.md Realtime
   await app.register(async (scope) => {
     await scope.register(fastifyMultipart, { limits: { fileSize: ctx.config.maxRequestBodyBytes, files: 1, fields: 50 } });
     scope.setErrorHandler(sendRelayError);
