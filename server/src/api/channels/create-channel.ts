@@ -4,6 +4,7 @@ import { invalidInput } from '../../lib/errors.js';
 import type { AppContext } from '../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelValuesOf } from './channel-values.js';
+import { checkChannelValues } from './validate-channel.js';
 
 const maxBatchKeys = 1000;
 
@@ -22,6 +23,7 @@ export async function createChannels(ctx: AppContext, input: CreateChannelInput)
     ...channelValuesOf(input),
     created_time: nowSeconds(),
   }, type);
+  for (const key of keys) checkChannelValues(type, key, String(base.other ?? ''), String(base.base_url ?? ''));
   const ids = await ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };
     const created: number[] = [];

@@ -31,6 +31,6 @@ export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }
   api.get('/channel/fetch_models/:id', admin, async (request) => ok(await fetchChannelModels(ctx, parseInput(idParams, request.params).id)));
   api.post('/channel/fetch_models', admin, async (request) => {
     const body = parseInput(fetchModelsBody, request.body);
-    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key));
+    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key, (body as { other?: unknown }).other === undefined ? '' : String((body as { other?: unknown }).other)));
   });
 }

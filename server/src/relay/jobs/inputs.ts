@@ -1,5 +1,9 @@
 import { countInputTokens, countTextTokens } from '../billing/token-count.js';
-import type { RelayEndpoint } from '../providers/types.js';
+import type { Usage } from '../billing/quota.js';
+import type { RelayChannel } from '../pipeline/channel-index.js';
+import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import { sendJsonAnswer } from '../pipeline/respond.js';
+import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { channelJsonBody, charsOf, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
@@ -18,16 +22,55 @@ function inputJob(endpoint: RelayEndpoint, body: JsonBody, model: string, input:
   };
 }
 
-/** POST /v1/embeddings. */
-export const embeddingsJob = (body: JsonBody): RelayJob => inputJob('embeddings', body, requireModel(body), body.input);
+/** A converted non-chat request: the adapter builds it and reads its answer back to OpenAI's shape. */
+function convertedBody(
+  body: JsonBody,
+  input: unknown,
+  call: ChannelCall,
+  channel: RelayChannel,
+  converter: { buildRequest: EmbeddingsConverter['buildRequest']; parseResponse(json: JsonBody, model: string): { response: JsonBody; usage: Usage | null; calls?: number } },
+) {
+  const source = channel.paramOverride ? { ...body, ...channel.paramOverride, model: call.upstreamModel } : { ...body, model: call.upstreamModel };
+  return Promise.resolve(converter.buildRequest(source, { ...call, isStream: false })).then((request): UpstreamBody => ({
+    kind: 'request',
+    value: request,
+    respond: (rc) => sendJsonAnswer(rc, ({ json }) => {
+      const { response, usage, calls } = converter.parseResponse(json ?? {}, rc.model);
+      return { body: response, usage: usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 }, calls };
+    }),
+  }));
+}
+
+/** POST /v1/embeddings (converted for Gemini batchEmbedContents and Ollama /api/embed). */
+export function embeddingsJob(body: JsonBody): RelayJob {
+  const job = inputJob('embeddings', body, requireModel(body), body.input);
+  const plain = job.buildBody;
+  return {
+    ...job,
+    buildBody: (channel, call) => {
+      const converter = channel.adapter?.embeddingsConverter;
+      return converter ? convertedBody(body, body.input, call, channel, converter) : plain(channel, call);
+    },
+  };
+}
 
 /** POST /v1/moderations (the model is optional, as at OpenAI). */
 export const moderationsJob = (body: JsonBody): RelayJob =>
   ({ ...inputJob('moderations', body, requireModel(body, 'omni-moderation-latest'), body.input), readUsage: () => null });
 
-/** POST /v1/rerank (Jina/Cohere shape: query + documents). */
-export const rerankJob = (body: JsonBody): RelayJob =>
-  inputJob('rerank', body, requireModel(body), [body.query, ...(Array.isArray(body.documents) ? body.documents.map((doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc))) : [])]);
+/** POST /v1/rerank (Jina/Cohere shape: query + documents); Cohere bills search units as calls. */
+export function rerankJob(body: JsonBody): RelayJob {
+  const input = [body.query, ...(Array.isArray(body.documents) ? body.documents.map((doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc))) : [])];
+  const job = inputJob('rerank', body, requireModel(body), input);
+  const plain = job.buildBody;
+  return {
+    ...job,
+    buildBody: (channel, call) => {
+      const converter = channel.adapter?.rerankConverter;
+      return converter ? convertedBody(body, input, call, channel, converter) : plain(channel, call);
+    },
+  };
+}
 
 /** POST /v1/images/generations: per-call models bill n calls. */
 export function imagesJob(body: JsonBody): RelayJob {

@@ -4,12 +4,22 @@ import { invalidInput } from '../../../lib/errors.js';
 import { adapterForType } from '../../../relay/providers/registry.js';
 import { loadRelayChannel } from './load-channel.js';
 
-/** GET {base}/v1/models (OpenAI shape, `data[].id`) for an OpenAI-compatible type. */
-export async function fetchUpstreamModels(ctx: AppContext, type: number, baseURL: string, key: string): Promise<string[]> {
+/**
+ * The adapter's own model list when it has one (Gemini, Ollama, Cohere, Azure, Cloudflare), else
+ * GET {base}/v1/models (OpenAI shape, `data[].id`). `other` is the channel's (region, account id).
+ */
+export async function fetchUpstreamModels(ctx: AppContext, type: number, baseURL: string, key: string, other = ''): Promise<string[]> {
   const adapter = adapterForType(type);
   if (!adapter) throw invalidInput(`渠道类型 ${type} 暂不支持获取模型列表`);
   const dispatcher = ctx.relay!.dispatcher;
-  const target = { baseURL: baseURL || adapter.meta.defaultBaseURL, key: key.split('\n')[0]?.trim() ?? '', headers: {}, other: '', dispatcher };
+  const target = { baseURL: baseURL || adapter.meta.defaultBaseURL, key: key.split('\n')[0]?.trim() ?? '', headers: {}, other, dispatcher };
+  if (adapter.fetchModels) {
+    try {
+      return await adapter.fetchModels(target);
+    } catch (error) {
+      throw invalidInput(`获取模型列表失败：${(error as Error).message}`);
+    }
+  }
   if (!target.baseURL) throw invalidInput('请填写 base_url');
   let response;
   try {
@@ -30,5 +40,5 @@ export async function fetchUpstreamModels(ctx: AppContext, type: number, baseURL
 
 export async function fetchChannelModels(ctx: AppContext, id: number): Promise<string[]> {
   const channel = await loadRelayChannel(ctx, id);
-  return fetchUpstreamModels(ctx, channel.type, channel.baseURL, channel.keys[0] ?? '');
+  return fetchUpstreamModels(ctx, channel.type, channel.baseURL, channel.keys[0] ?? '', channel.other);
 }
