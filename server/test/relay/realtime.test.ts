@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { createTestDatabase } from '../helpers/test-storage.js';
 
 /**
  * A local realtime upstream speaking OpenAI's event format. Per connection it records the handshake
@@ -379,5 +380,33 @@ describe('GET /v1/realtime', () => {
     // A new session is refused before connecting.
     const again = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
     expect(again.status).toBe(403);
+  });
+
+  it('shutdown bills an open session before the final flush', async () => {
+    const database = await createTestDatabase('sqlite');
+    const own = await startTestServer({ database });
+    let userId = 0;
+    try {
+      userId = await createRelayUser(own.ctx);
+      const token = await createRelayToken(own.ctx, userId);
+      await createRelayChannel(own.ctx, { key: 'shutdown-key', baseURL: mock.url, models: ['gpt-realtime'] });
+      const client = openClient(`${own.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+      await client.opened;
+      client.socket.send(JSON.stringify({ type: 'response.create' }));
+      await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+      await own.stop();
+      await client.closed;
+    } finally {
+      await own.stop();
+    }
+    const reopened = await startTestServer({ database });
+    try {
+      const logs = await reopened.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).execute();
+      expect(logs).toHaveLength(1);
+      expect(Number(logs[0]!.quota)).toBe(Math.round(2 * ((20 - 10) + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
+    } finally {
+      await reopened.stop();
+      await database.drop();
+    }
   });
 });
