@@ -1,4 +1,4 @@
-import { Button, Card, Col, DatePicker, Flex, Form, Input, Row, Segmented, Statistic, Typography } from 'antd';
+import { Button, Card, Col, DatePicker, Flex, Form, Input, Result, Row, Segmented, Statistic, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -36,6 +36,7 @@ export function DashboardPage() {
   const totals = totalsOf(buckets);
   /** Small amounts (a few test calls) keep six decimals so they do not read as $0.00. */
   const quotaText = (value: number) => renderQuota(value, status, value > 0 && value / quotaPerUnitOf(status) < 0.01 ? 6 : 2);
+  if (status && !status.enable_data_export) return <Card><Result status="info" title={t('dashboard.disabled')} /></Card>;
   const search = (values: FilterValues) =>
     setQuery({ start_timestamp: values.range?.[0]?.unix() ?? 0, end_timestamp: values.range?.[1]?.unix() ?? 0, username: (values.username ?? '').trim() });
 

@@ -1,5 +1,5 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { adminUser, fail, fakeServer, ok, renderRoute, type FakeCall } from '../../../test/render-route';
 
 const baseOptions: Record<string, string> = {
@@ -39,6 +39,9 @@ function optionServer(options: Record<string, string>, extra: Record<string, (ca
     ...extra,
   });
 }
+
+// The operation tab is a large tree: unmounting it can outlast the shared 10 s hook limit on a busy machine.
+afterEach(() => cleanup(), 60_000);
 
 const puts = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
 
