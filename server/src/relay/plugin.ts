@@ -78,6 +78,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       scope.post(url, { bodyLimit }, async (request, reply) => {
         const caller = await authenticateToken(ctx, relay, request);
         const job = build(requireObject(request.body));
+        const apiVersion = (request.query as Record<string, unknown> | undefined)?.['api-version'];
+        if (typeof apiVersion === 'string' && apiVersion) job.requestOptions = { apiVersion };
         await runRelay(ctx, relay, request, reply, caller, job);
         return reply;
       });

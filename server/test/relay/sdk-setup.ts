@@ -18,11 +18,11 @@ export function quotaOfLog(log: { prompt_tokens: number; completion_tokens: numb
   return Math.max(1, Math.round(other.group_ratio * other.model_ratio * weighted));
 }
 
-/** After the write-behind flush: the newest log row, and the user/token/channel counters. */
+/** After the write-behind flush: the caller's log rows on the channel (newest first), and the user/token/channel counters. */
 export async function billedState(ctx: AppContext, ids: { userId: number; tokenId: number; channelId: number }) {
   await flushRelay(ctx);
   const db = ctx.storage.db;
-  const logs = await db.selectFrom('logs').selectAll().where('type', '=', 2).where('user_id', '=', ids.userId).orderBy('id', 'desc').execute();
+  const logs = await db.selectFrom('logs').selectAll().where('type', '=', 2).where('user_id', '=', ids.userId).where('channel_id', '=', ids.channelId).orderBy('id', 'desc').execute();
   const user = await db.selectFrom('users').select(['used_quota', 'quota']).where('id', '=', ids.userId).executeTakeFirstOrThrow();
   const token = await db.selectFrom('tokens').select(['used_quota']).where('id', '=', ids.tokenId).executeTakeFirstOrThrow();
   const channel = await db.selectFrom('channels').select(['used_quota']).where('id', '=', ids.channelId).executeTakeFirstOrThrow();
