@@ -33,3 +33,10 @@ export async function billedState(ctx: AppContext, ids: { userId: number; tokenI
     channelUsed: Number(channel.used_quota),
   };
 }
+
+/** Sets a channel's `other` (api-version, region, app type, …) and rebuilds the channel index. */
+export async function setChannelOther(ctx: AppContext, channelId: number, other: string): Promise<void> {
+  await ctx.storage.db.updateTable('channels').set({ other }).where('id', '=', channelId).execute();
+  await ctx.bus.publish('channels');
+  await ctx.relay!.channels.rebuild();
+}
