@@ -16,7 +16,9 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) 
     const values = applyTypeDefaults(channelValuesOf(fields), type, fields.other === undefined ? current.other : '');
     if (fields.type !== undefined || fields.key || fields.other !== undefined || fields.base_url !== undefined) {
       const key = typeof values.key === 'string' && values.key ? values.key : current.key;
-      for (const line of key.split('\n').filter((part) => part.trim())) {
+      // A JSON key (Vertex service account) is one key over several lines; others are one key per line.
+      const keys = key.trim().startsWith('{') ? [key] : key.split('\n').filter((part) => part.trim());
+      for (const line of keys) {
         checkChannelValues(type, line, String(values.other ?? current.other ?? ''), String(values.base_url ?? current.base_url ?? ''));
       }
     }

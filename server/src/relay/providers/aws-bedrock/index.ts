@@ -6,6 +6,7 @@ import { readClaudeUsage } from '../anthropic/usage.js';
 import type { ChatCall, ChatConverter, NativeWire, ProviderAdapter, ProviderMeta, StreamEvent } from '../types.js';
 import { bedrockEndpoint, buildBedrockRequest } from './api.js';
 import { bedrockStreamError, isBedrockException, parseBedrockError } from './errors.js';
+import { validateBedrockKey } from './key.js';
 import { bedrockClaudeModels } from './model-ids.js';
 
 export const awsBedrockMeta: ProviderMeta = {
@@ -67,6 +68,7 @@ export const awsBedrockAdapter: ProviderAdapter = {
   native: bedrockNativeWire,
   meta: awsBedrockMeta,
   endpoints: new Set(['chat']),
+  validateChannel: (key) => validateBedrockKey(key),
   api: {
     url: (_endpoint, target, model) => `${bedrockEndpoint(target)}/model/${encodeURIComponent(model)}/invoke`,
     // Auth depends on the body (SigV4 signs it): the converters build complete headers.

@@ -6,6 +6,18 @@ import { readGeminiUsage } from '../gemini/usage.js';
 import type { ChatCall, NativeWire, ProviderAdapter, UpstreamRequest } from '../types.js';
 import { isClaudeModel, regionFor, vertexEndpoint, vertexHost } from './api.js';
 import { vertexChatConverter } from './converter.js';
+import { parseVertexKey } from './credentials.js';
+
+/** Channel form check: a complete service-account JSON, or a non-empty API key. */
+export function validateVertexKey(key: string): string | null {
+  if (!key.trim()) return 'Vertex AI 需要服务账号 JSON 或 API Key';
+  try {
+    parseVertexKey(key);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 /** Gemini-format clients on Gemini models are passed through (body unchanged, model in the URL). */
 async function buildNativeVertexRequest(body: Record<string, unknown>, call: ChatCall): Promise<UpstreamRequest> {
@@ -45,6 +57,7 @@ export const vertexAdapter: ProviderAdapter = {
     ],
   },
   endpoints: new Set(['chat']),
+  validateChannel: (key) => validateVertexKey(key),
   api: {
     // The real URL needs the project and a token, so the pipeline uses chatConverter.buildRequest.
     url: (_endpoint, target, model) => `${vertexHost(target.baseURL, regionFor(target.other, model))}/v1`,
