@@ -1,4 +1,6 @@
 import { render } from '@testing-library/react';
+import { ConfigProvider } from 'antd';
+import type { ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import { AppProviders, createQueryClient } from '../app/providers';
@@ -63,17 +65,36 @@ export function fakeServer(handlers: Record<string, Handler>) {
   return { calls, fetchMock };
 }
 
-export async function renderRoute(path: string, { language = 'zh', user }: { language?: string; user?: object } = {}) {
+/** antd without motion: transitions and their timers only slow jsdom down (the app's theme still applies inside). */
+const TestConfig = ({ children }: { children: ReactNode }) => <ConfigProvider theme={{ token: { motion: false } }}>{children}</ConfigProvider>;
+
+async function signInAs(language: string, user?: object) {
   await i18n.changeLanguage(language);
   if (user) userStore.set(user as StoredUser);
   else userStore.clear();
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+}
+
+function renderRouter(router: ReturnType<typeof createMemoryRouter>) {
   const view = render(
-    <AppProviders queryClient={createQueryClient()}>
-      <RouterProvider router={router} />
-    </AppProviders>,
+    <TestConfig>
+      <AppProviders queryClient={createQueryClient()}>
+        <RouterProvider router={router} />
+      </AppProviders>
+    </TestConfig>,
   );
   return { ...view, router };
+}
+
+/** The whole app (layout, guards) at a path. */
+export async function renderRoute(path: string, { language = 'zh', user }: { language?: string; user?: object } = {}) {
+  await signInAs(language, user);
+  return renderRouter(createMemoryRouter(routes, { initialEntries: [path] }));
+}
+
+/** One screen alone at a path (query string included), without the app layout: for panel-level tests. */
+export async function renderScreen(path: string, screen: ReactNode, { language = 'zh', user }: { language?: string; user?: object } = {}) {
+  await signInAs(language, user);
+  return renderRouter(createMemoryRouter([{ path: new URL(path, 'http://localhost').pathname, element: screen }], { initialEntries: [path] }));
 }
 
 export const adminUser = { id: 1, username: 'root', display_name: 'Root', role: 100, status: 1, group: 'default' };

@@ -1,7 +1,6 @@
-import { Flex, Spin } from 'antd';
-import { useOptions } from '../../settings/api/options';
 import { isValidJson } from '../../settings/hooks/save-options';
-import { OptionsPanel } from '../../settings/components/OptionsPanel';
+import { OptionsPanel, type OptionsPanelProps } from '../../settings/components/OptionsPanel';
+import { SettingsSections, type SettingsSection } from '../../settings/components/SettingsSections';
 import { LogCleanup } from './LogCleanup';
 import * as panels from './ops-panels';
 import { PricingSettings } from './PricingSettings';
@@ -11,21 +10,25 @@ export function validateJsonChanges(changes: Record<string, string>): string | n
   return Object.values(changes).every((value) => isValidJson(value)) ? null : 'settings.invalidJson';
 }
 
-/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, quota. */
+const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPanelProps> = {}): SettingsSection => ({
+  key,
+  labelKey: panel.titleKey,
+  render: (options) => <OptionsPanel {...panel} options={options} {...more} />,
+});
+
+const operationSections: SettingsSection[] = [
+  section('general', panels.generalPanel),
+  section('groups', panels.groupRatioPanel, { validate: validateJsonChanges }),
+  { key: 'pricing', labelKey: 'settingsOps.pricingPanel', render: (options) => <PricingSettings options={options} /> },
+  section('drawing', panels.drawingPanel),
+  section('sensitive', panels.sensitivePanel),
+  section('logs', panels.logsPanel, { extra: () => <LogCleanup /> }),
+  section('dashboard', panels.dashboardPanel),
+  section('monitoring', panels.monitoringPanel),
+  section('quota', panels.quotaPanel),
+];
+
+/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, quota — one section at a time. */
 export function OperationTab() {
-  const { data: options } = useOptions();
-  if (!options) return <Spin />;
-  return (
-    <Flex vertical gap={16}>
-      <OptionsPanel {...panels.generalPanel} options={options} />
-      <OptionsPanel {...panels.groupRatioPanel} options={options} validate={validateJsonChanges} />
-      <PricingSettings options={options} />
-      <OptionsPanel {...panels.drawingPanel} options={options} />
-      <OptionsPanel {...panels.sensitivePanel} options={options} />
-      <OptionsPanel {...panels.logsPanel} options={options} extra={() => <LogCleanup />} />
-      <OptionsPanel {...panels.dashboardPanel} options={options} />
-      <OptionsPanel {...panels.monitoringPanel} options={options} />
-      <OptionsPanel {...panels.quotaPanel} options={options} />
-    </Flex>
-  );
+  return <SettingsSections sections={operationSections} />;
 }

@@ -31,6 +31,7 @@ export function PricingSettings({ options }: { options: Record<string, string> }
   return (
     <Card title={t('settingsOps.pricingPanel')} size="small">
       <Tabs
+        destroyOnHidden
         items={[
           { key: 'json', label: t('settingsOps.pricingJson'), children: <OptionsPanel {...modelRatioPanel} options={options} extra={() => <ResetRatios />} /> },
           { key: 'visual', label: t('settingsOps.pricingVisual'), children: <RatioEditor key={version} options={options} initialRows={allRows} /> },

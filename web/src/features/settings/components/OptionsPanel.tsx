@@ -7,7 +7,7 @@ import { isValidJson } from '../hooks/save-options';
 import { useOptionSave } from '../hooks/useOptionSave';
 import { changedOptions, toFormValue, type FormValue, type OptionField } from './option-fields';
 
-interface OptionsPanelProps {
+export interface OptionsPanelProps {
   titleKey: string;
   fields: OptionField[];
   options: Record<string, string>;

@@ -1,8 +1,8 @@
-import { Flex, Spin } from 'antd';
 import { isValidJson } from '../hooks/save-options';
-import { useOptions } from '../api/options';
 import { OidcDiscovery } from './OidcDiscovery';
-import { OptionsPanel } from './OptionsPanel';
+import type { OptionField } from './option-fields';
+import { OptionsPanel, type OptionsPanelProps } from './OptionsPanel';
+import { SettingsSections, type SettingsSection } from './SettingsSections';
 import * as panels from './system-panels';
 
 /** Payment needs the server address first; the group ratio must be JSON. */
@@ -12,23 +12,27 @@ function validatePayment(changes: Record<string, string>, options: Record<string
   return null;
 }
 
-/** The system settings panels of spec 01 §2 (presentation panels live in the other tab). */
+const section = (key: string, titleKey: string, fields: OptionField[], more: Partial<OptionsPanelProps> = {}): SettingsSection => ({
+  key,
+  labelKey: titleKey,
+  render: (options) => <OptionsPanel titleKey={titleKey} fields={fields} options={options} {...more} />,
+});
+
+export const systemSections: SettingsSection[] = [
+  section('general', 'settings.generalPanel', panels.generalFields),
+  section('payment', 'settings.paymentPanel', panels.paymentFields, { validate: validatePayment }),
+  section('login', 'settings.loginPanel', panels.loginFields),
+  section('email', 'settings.emailDomainPanel', panels.emailDomainFields),
+  section('smtp', 'settings.smtpPanel', panels.smtpFields),
+  section('oidc', 'settings.oidcPanel', panels.oidcFields, { extra: (form) => <OidcDiscovery form={form} /> }),
+  section('github', 'settings.githubPanel', panels.githubFields),
+  section('linuxdo', 'settings.linuxdoPanel', panels.linuxdoFields),
+  section('wechat', 'settings.wechatPanel', panels.wechatFields),
+  section('telegram', 'settings.telegramPanel', panels.telegramFields),
+  section('turnstile', 'settings.turnstilePanel', panels.turnstileFields),
+];
+
+/** The system settings panels of spec 01 §2 (presentation panels live in the other tab), one section at a time. */
 export function SystemSettingsTab() {
-  const { data: options } = useOptions();
-  if (!options) return <Spin />;
-  return (
-    <Flex vertical gap={16}>
-      <OptionsPanel titleKey="settings.generalPanel" fields={panels.generalFields} options={options} />
-      <OptionsPanel titleKey="settings.paymentPanel" fields={panels.paymentFields} options={options} validate={validatePayment} />
-      <OptionsPanel titleKey="settings.loginPanel" fields={panels.loginFields} options={options} />
-      <OptionsPanel titleKey="settings.emailDomainPanel" fields={panels.emailDomainFields} options={options} />
-      <OptionsPanel titleKey="settings.smtpPanel" fields={panels.smtpFields} options={options} />
-      <OptionsPanel titleKey="settings.oidcPanel" fields={panels.oidcFields} options={options} extra={(form) => <OidcDiscovery form={form} />} />
-      <OptionsPanel titleKey="settings.githubPanel" fields={panels.githubFields} options={options} />
-      <OptionsPanel titleKey="settings.linuxdoPanel" fields={panels.linuxdoFields} options={options} />
-      <OptionsPanel titleKey="settings.wechatPanel" fields={panels.wechatFields} options={options} />
-      <OptionsPanel titleKey="settings.telegramPanel" fields={panels.telegramFields} options={options} />
-      <OptionsPanel titleKey="settings.turnstilePanel" fields={panels.turnstileFields} options={options} />
-    </Flex>
-  );
+  return <SettingsSections sections={systemSections} />;
 }

@@ -71,11 +71,11 @@ export const telegramFields: OptionField[] = [f('TelegramBotName', 'text', 'sett
 
 export const turnstileFields: OptionField[] = [f('TurnstileSiteKey', 'text', 'settings.turnstileSiteKey'), f('TurnstileSecretKey', 'secret', 'settings.turnstileSecretKey')];
 
-export const presentationPanels: { titleKey: string; fields: OptionField[] }[] = [
-  { titleKey: 'settings.noticePanel', fields: [f('Notice', 'textarea', 'settings.notice', { extraKey: 'settings.markdownHint' })] },
-  { titleKey: 'settings.systemNamePanel', fields: [f('SystemName', 'text', 'settings.systemName', { span: 24 })] },
-  { titleKey: 'settings.logoPanel', fields: [f('Logo', 'text', 'settings.logo', { span: 24, placeholder: 'https://example.com/logo.png' })] },
-  { titleKey: 'settings.homePanel', fields: [f('HomePageContent', 'textarea', 'settings.homePageContent', { extraKey: 'settings.homeHint' })] },
-  { titleKey: 'settings.aboutPanel', fields: [f('About', 'textarea', 'settings.about', { extraKey: 'settings.aboutHint' })] },
-  { titleKey: 'settings.footerPanel', fields: [f('Footer', 'textarea', 'settings.footer', { extraKey: 'settings.footerHint' })] },
+export const presentationPanels: { key: string; titleKey: string; fields: OptionField[] }[] = [
+  { key: 'notice', titleKey: 'settings.noticePanel', fields: [f('Notice', 'textarea', 'settings.notice', { extraKey: 'settings.markdownHint' })] },
+  { key: 'name', titleKey: 'settings.systemNamePanel', fields: [f('SystemName', 'text', 'settings.systemName', { span: 24 })] },
+  { key: 'logo', titleKey: 'settings.logoPanel', fields: [f('Logo', 'text', 'settings.logo', { span: 24, placeholder: 'https://example.com/logo.png' })] },
+  { key: 'home', titleKey: 'settings.homePanel', fields: [f('HomePageContent', 'textarea', 'settings.homePageContent', { extraKey: 'settings.homeHint' })] },
+  { key: 'about', titleKey: 'settings.aboutPanel', fields: [f('About', 'textarea', 'settings.about', { extraKey: 'settings.aboutHint' })] },
+  { key: 'footer', titleKey: 'settings.footerPanel', fields: [f('Footer', 'textarea', 'settings.footer', { extraKey: 'settings.footerHint' })] },
 ];
