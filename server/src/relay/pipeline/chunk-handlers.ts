@@ -1,6 +1,9 @@
 import type { Usage } from '../billing/quota.js';
 import type { InboundFormat } from '../formats/types.js';
-import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent } from '../providers/types.js';
+import { RelayError } from '../errors.js';
+import { claudeErrorBody } from '../formats/claude/response.js';
+import { geminiErrorBody } from '../formats/gemini/errors.js';
+import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent, WireFormat } from '../providers/types.js';
 import type { EventHandler, EventStep } from './event-stream.js';
 
 type Json = Record<string, unknown>;
@@ -9,6 +12,28 @@ type Json = Record<string, unknown>;
 export interface ChunkSink {
   onChunk(chunk: Json): string;
   close(usage: Usage): string;
+  /** The closing frames when the stream broke after the first byte (see EventHandler.fail). */
+  fail?(error: unknown, usage: Usage): string;
+}
+
+/** Status, message and code of a stream failure (a RelayError's own, else a 502 upstream error). */
+export function failureOf(error: unknown): { status: number; message: string; code: string } {
+  if (error instanceof RelayError) return { status: error.status, message: error.message, code: error.code };
+  return { status: 502, message: `上游流中断：${(error as Error | null)?.message ?? 'unknown error'}`, code: 'upstream_error' };
+}
+
+const errorBodies: Record<Exclude<WireFormat, 'openai'>, (status: number, message: string, code: string) => unknown> = {
+  claude: claudeErrorBody,
+  gemini: geminiErrorBody,
+  responses: (_status, message, code) => ({ type: 'error', code, message, param: null }),
+};
+
+/** One SSE error frame in a wire format: Claude/Responses `event: error`, Gemini `{error}`, OpenAI `{error}` data. */
+export function streamErrorFrame(wire: WireFormat, error: unknown): string {
+  const { status, message, code } = failureOf(error);
+  if (wire === 'openai') return `data: ${JSON.stringify(new RelayError(status, code, message).toBody())}\n\n`;
+  const body = JSON.stringify(errorBodies[wire](status, message, code));
+  return wire === 'gemini' ? `data: ${body}\n\n` : `event: error\ndata: ${body}\n\n`;
 }
 
 /** OpenAI SSE to the client; the usage-only chunk (`choices: []`) when the client asked, then [DONE]. */
@@ -33,13 +58,16 @@ export function openAiChunkSink(model: string, clientWantsUsage: boolean, object
       }
       return `${out}data: [DONE]\n\n`;
     },
+    fail(error, usage) {
+      return streamErrorFrame('openai', error) + this.close(usage);
+    },
   };
 }
 
 /** OpenAI chunks re-encoded in an inbound format (Claude, Gemini, Responses SSE). */
 export function formatChunkSink(format: InboundFormat, model: string): ChunkSink {
   const encoder = format.createStreamEncoder(model);
-  return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage) };
+  return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage), fail: (error) => streamErrorFrame(format.wire === 'responses' ? 'responses' : format.wire, error) };
 }
 
 /** Collects chunks into one `chat.completion` (upstreams that only stream, for non-stream clients). */
@@ -98,6 +126,7 @@ export function converterHandler(transform: { onEvent(event: StreamEvent): Conve
     onEvent: (event) => writeChunks(sink, transform.onEvent(event)),
     end: () => writeChunks(sink, transform.finish()),
     close: (usage) => sink.close(usage),
+    fail: (error, usage) => (sink.fail ? sink.fail(error, usage) : sink.close(usage)),
   };
 }
 
@@ -118,6 +147,7 @@ export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): E
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: (usage) => sink.close(usage),
+    fail: (error, usage) => (sink.fail ? sink.fail(error, usage) : sink.close(usage)),
   };
 }
 
@@ -140,5 +170,6 @@ export function nativeHandler(native: NativeWire): EventHandler {
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: () => '',
+    fail: (error) => streamErrorFrame(native.format, error),
   };
 }

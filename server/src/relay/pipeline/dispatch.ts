@@ -40,6 +40,12 @@ export interface UpstreamCall {
   clientHeaders?: Record<string, string>;
   /** Per-request URL values (Azure api-version). */
   requestOptions?: RequestOptions;
+  /**
+   * Answers the client from a successful upstream response, inside the failover loop: an
+   * UpstreamError it throws means nothing reached the client yet (e.g. a stream whose first event
+   * is an error), so the channel counts as failed and another one is tried.
+   */
+  deliver?(success: UpstreamSuccess): Promise<void>;
 }
 
 export interface UpstreamSuccess {
@@ -130,8 +136,9 @@ function mapStatus(channel: RelayChannel | null, error: UpstreamError): RelayErr
 }
 
 /**
- * Picks a channel and calls it; on a retryable failure tries up to RetryTimes other channels
- * (never one that already failed in this request). A pinned channel is tried once.
+ * Picks a channel and calls it; on a retryable failure (an error status, or a stream that fails
+ * before its first byte reaches the client) tries up to RetryTimes other channels (never one that
+ * already failed in this request). A pinned channel is tried once.
  */
 export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: UpstreamCall): Promise<UpstreamSuccess> {
   const failed = new Set<number>();
@@ -159,7 +166,9 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
     tried.push(channel.id);
     try {
       const { response, upstreamModel, respond } = await callChannel(channel, call, relay.dispatcher);
-      return { channel, upstreamModel, response, tried, respond };
+      const success: UpstreamSuccess = { channel, upstreamModel, response, tried, respond };
+      if (call.deliver) await call.deliver(success);
+      return success;
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       failed.add(channel.id);

@@ -24,6 +24,11 @@ export interface EventHandler {
   onEvent(event: StreamEvent): EventStep;
   end(): EventStep;
   close(usage: Usage): string;
+  /**
+   * The closing frames when the stream breaks after the first byte (in-stream error, upstream gone,
+   * idle timeout): the error in the client's format (then whatever ends that format's stream).
+   */
+  fail?(error: unknown, usage: Usage): string;
 }
 
 export interface EventStreamOptions {
@@ -56,6 +61,8 @@ export interface EventStreamOutcome {
  * pass and counted from the streamed text only when the upstream reports none. The head is sent
  * lazily, so an upstream error before the first byte is still answered as an error.
  */
+const maxHeldChars = 16 * 1024;
+
 export async function pipeEvents(options: EventStreamOptions): Promise<EventStreamOutcome> {
   const { out, handler } = options;
   const counter = new StreamingTokenCounter();
@@ -64,12 +71,23 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
   let isStarted = false;
   let error: unknown = null;
 
+  // Frames before the first completion text (role chunk, message_start, …) are held back, so an
+  // error right after them still counts as "before the first byte" and the request can fail over.
+  let held = '';
+  let hasContent = false;
   const take = (step: EventStep): string => {
     if (step.usage) usage = step.usage;
-    if (step.text) counter.push(step.text);
+    if (step.text) {
+      counter.push(step.text);
+      hasContent = true;
+    }
     return step.output;
   };
-  const write = async (text: string) => {
+  const write = async (produced: string, isEnd = false) => {
+    held += produced;
+    if (!isEnd && !hasContent && held.length < maxHeldChars) return;
+    const text = held;
+    held = '';
     if (!text || out.destroyed || out.writableEnded) return;
     if (!isStarted) {
       isStarted = true;
@@ -77,6 +95,18 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
       options.start();
     }
     if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+  };
+  /** Runs the handler over decoded events and writes their output; what came before an in-stream error still goes out. */
+  const feed = async (events: Iterable<StreamEvent>, end?: () => string) => {
+    let output = '';
+    try {
+      for (const event of events) output += take(handler.onEvent(event));
+      if (end) output += end();
+    } catch (caught) {
+      await write(output);
+      throw caught;
+    }
+    await write(output, end !== undefined);
   };
   const onClose = () => {
     if (!out.writableFinished) options.abort('client closed');
@@ -91,14 +121,9 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
   try {
     for await (const piece of options.upstream.body) {
       idle.refresh();
-      let output = '';
-      for (const event of options.decoder.push(piece as Buffer)) output += take(handler.onEvent(event));
-      await write(output);
+      await feed(options.decoder.push(piece as Buffer));
     }
-    let output = '';
-    for (const event of options.decoder.finish()) output += take(handler.onEvent(event));
-    output += take(handler.end());
-    await write(output);
+    await feed(options.decoder.finish(), () => take(handler.end()));
   } catch (caught) {
     // Aborted (client gone, idle), a broken upstream or an in-stream error: bill what was produced.
     error = caught;
@@ -113,6 +138,6 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
     frtMs = Date.now() - options.startedAt;
     options.start();
   }
-  if (isStarted && !out.destroyed && !out.writableEnded) out.end(handler.close(final));
+  if (isStarted && !out.destroyed && !out.writableEnded) out.end(error !== null && handler.fail ? handler.fail(error, final) : handler.close(final));
   return { usage: final, frtMs, isStarted, error };
 }

@@ -8,7 +8,7 @@ import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } f
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
 import type { RelayChannel } from './channel-index.js';
-import { dispatchWithFailover, type ChannelCall, type UpstreamBody } from './dispatch.js';
+import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
 import { checkModelRateLimit } from './rate-limit.js';
 import { releaseHold, settle, type Hold } from './settle.js';
 import { pipeStream } from './stream.js';
@@ -76,9 +76,28 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
     if (!reply.raw.writableFinished) controller.abort();
   };
   reply.raw.once('close', abortOnClose);
-  let success;
+  const baseOf = (success: UpstreamSuccess) => ({
+    hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
+    tried: success.tried, startedAt, ip: request.ip, requestPath: request.url.split('?')[0]!,
+  });
+  // Converted, native and inbound answers are given inside the failover loop, so a stream that
+  // fails before its first byte is retried on another channel.
+  const deliver = async (success: UpstreamSuccess) => {
+    if (!success.respond) return;
+    reply.raw.off('close', abortOnClose);
+    reply.raw.once('close', abortOnClose);
+    await success.respond({
+      ctx, relay, reply, response: success.response, hold, base: baseOf(success), model: job.model, upstreamModel: success.upstreamModel,
+      signal: controller.signal, startedAt,
+      abort: () => controller.abort(),
+      detach: () => reply.raw.off('close', abortOnClose),
+      countPromptTokens: job.countPromptTokens,
+    });
+  };
+  let success: UpstreamSuccess;
   try {
     success = await dispatchWithFailover(ctx, relay, {
+      deliver,
       endpoint: job.endpoint,
       model: job.model,
       group: caller.group,
@@ -94,18 +113,10 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
     releaseHold(hold);
     throw error;
   }
-  const { channel, upstreamModel, response, tried } = success;
+  if (success.respond) return;
+  const { channel, response } = success;
   const adapter = channel.adapter!;
-  const base = { hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel, channelId: channel.id, tried, startedAt, ip: request.ip, requestPath: request.url.split('?')[0]! };
-  if (success.respond) {
-    await success.respond({
-      ctx, relay, reply, response, hold, base, model: job.model, upstreamModel, signal: controller.signal, startedAt,
-      abort: () => controller.abort(),
-      detach: () => reply.raw.off('close', abortOnClose),
-      countPromptTokens: job.countPromptTokens,
-    });
-    return;
-  }
+  const base = baseOf(success);
 
   if (job.isStream) {
     reply.raw.off('close', abortOnClose);

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import type { Usage } from '../billing/quota.js';
-import { RelayError } from '../errors.js';
+import { RelayError, UpstreamError } from '../errors.js';
 import type { RelayState } from '../state.js';
 import { pipeEvents, type EventHandler } from './event-stream.js';
 import { createFramingDecoder, type DecoderFraming } from './framing.js';
@@ -63,9 +63,18 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
   });
   if (mode.isCollected) rc.reply.raw.off('close', onClientClose);
   if (!outcome.isStarted || (mode.isCollected && outcome.error !== null)) {
-    releaseHold(rc.hold);
-    if (rc.signal.aborted && !(outcome.error instanceof RelayError)) throw new RelayError(499, 'client_closed', '客户端已断开');
-    throw outcome.error instanceof RelayError ? outcome.error : new RelayError(502, 'upstream_error', `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, true);
+    // Nothing reached the client: an UpstreamError goes back to the failover loop (another channel
+    // may serve the request; the hold stays until the request ends).
+    if (rc.signal.aborted && !(outcome.error instanceof RelayError)) {
+      releaseHold(rc.hold);
+      throw new RelayError(499, 'client_closed', '客户端已断开');
+    }
+    if (outcome.error instanceof UpstreamError) throw outcome.error;
+    if (outcome.error instanceof RelayError) {
+      releaseHold(rc.hold);
+      throw outcome.error;
+    }
+    throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, null, '');
   }
   settle(rc.ctx, rc.relay, { ...rc.base, usage: outcome.usage, isStream: !mode.isCollected, frtMs: outcome.frtMs });
 }

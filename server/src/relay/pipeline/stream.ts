@@ -3,7 +3,9 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Usage } from '../../relay/billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
+import { RelayError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
+import { streamErrorFrame } from './chunk-handlers.js';
 
 export interface StreamOptions {
   upstream: Dispatcher.ResponseData;
@@ -55,6 +57,7 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
   let isIdleTimeout = false;
   let isLastUsageChunkSeen = false;
   let lastId = '';
+  let streamError: unknown = null;
   const isReadOnly = transform.isReadOnly === true;
   let deferred: string[] = [];
   let deferredChars = 0;
@@ -165,8 +168,10 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
       const output = handleLine(carry.trim());
       if (output && !out.destroyed) out.write(output);
     }
-  } catch {
-    // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced.
+  } catch (error) {
+    // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced, and
+    // tell the client (below) with an error event before [DONE].
+    streamError = isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error;
   } finally {
     clearTimeout(idle);
     if (ping) clearInterval(ping);
@@ -196,7 +201,7 @@ export async function pipeStream(options: StreamOptions): Promise<StreamOutcome>
       };
       out.write(`data: ${JSON.stringify(synthesized)}\n\n`);
     }
-    out.end(done);
+    out.end(streamError !== null ? streamErrorFrame('openai', streamError) + done : done);
   }
   return { usage: final, isUsageCounted, frtMs, isClientGone, isIdleTimeout };
 }

@@ -1,6 +1,7 @@
 import type { Usage } from '../../billing/quota.js';
 import type { ChatCall, NativeWire, StreamEvent, UpstreamRequest } from '../types.js';
 import { anthropicHeaders, anthropicUrl, applyModelHeaders } from './api.js';
+import { streamErrorOf } from './errors.js';
 import { readClaudeUsage, readClaudeUsageParts, toUsage, type ClaudeUsageParts } from './usage.js';
 
 /**
@@ -17,6 +18,8 @@ export function createClaudeUsageReader() {
       } catch {
         return { usage: Object.keys(parts).length > 0 ? toUsage(parts) : null, text: '' };
       }
+      // An `error` event (overloaded_error, …): the pipeline fails over before the first byte, else ends the stream with it.
+      if (json.type === 'error') throw streamErrorOf(event.data);
       let text = '';
       const raw = json.type === 'message_start' ? (json.message as Record<string, unknown> | undefined)?.usage : json.usage;
       const read = json.type === 'message_start' || json.type === 'message_delta' ? readClaudeUsageParts(raw) : null;

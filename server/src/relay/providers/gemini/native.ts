@@ -2,6 +2,7 @@ import type { Usage } from '../../billing/quota.js';
 import type { ChatCall, NativeWire, StreamEvent, UpstreamRequest } from '../types.js';
 import { geminiChatUrl, geminiHeaders } from './api.js';
 import { readParts } from './chat.js';
+import { throwIfStreamError } from './errors.js';
 import { versionFor } from './settings.js';
 import { readGeminiUsage } from './usage.js';
 
@@ -34,6 +35,7 @@ export function createGeminiUsageReader() {
       } catch {
         return { usage, text: '' };
       }
+      throwIfStreamError(json);
       usage = readGeminiUsage(json.usageMetadata) ?? usage;
       return { usage, text: textOfResponse(json) };
     },
