@@ -94,9 +94,22 @@ export function adapterForType(type: number): ProviderAdapter | null {
 }
 
 /** Channel-type metadata for the console's channel form (another module mounts the route). */
-export function listChannelTypes(): Array<ProviderMeta & { slug: string; endpoints: string[]; hasBalance: boolean }> {
+export interface ChannelTypeInfo extends ProviderMeta {
+  slug: string;
+  endpoints: string[];
+  hasBalance: boolean;
+  /** The type checks key/other/base URL on create and update (a 400 with its message). */
+  validatesKey: boolean;
+  /** "Fetch models" uses the provider's own list rather than OpenAI's `GET /v1/models`. */
+  hasModelList: boolean;
+}
+
+export function listChannelTypes(): ChannelTypeInfo[] {
   return Object.entries(channelTypeSlugs)
     .map(([, slug]) => providers[slug] as ProviderAdapter)
-    .map((adapter) => ({ ...adapter.meta, slug: adapter.slug, endpoints: [...adapter.endpoints], hasBalance: adapter.fetchBalance !== undefined }))
+    .map((adapter) => ({
+      ...adapter.meta, slug: adapter.slug, endpoints: [...adapter.endpoints], hasBalance: adapter.fetchBalance !== undefined,
+      validatesKey: adapter.validateChannel !== undefined, hasModelList: adapter.fetchModels !== undefined,
+    }))
     .sort((a, b) => a.type - b.type);
 }

@@ -6,7 +6,7 @@ export const deepSeekAdapter = createOpenAiCompatible({
   slug: 'deepseek', type: 43, displayName: 'DeepSeek', defaultBaseURL: 'https://api.deepseek.com',
   defaultModels: ['deepseek-chat', 'deepseek-reasoner'], endpoints: ['chat', 'completions'],
   supportsStreamUsage: true,
-  fetchBalance: jsonBalance('https://api.deepseek.com/user/balance', (json) => {
+  fetchBalance: jsonBalance('/user/balance', (json) => {
     const infos = (json.balance_infos ?? []) as Array<{ currency?: string; total_balance?: string }>;
     const usd = infos.find((info) => info.currency === 'USD');
     const cny = infos.find((info) => info.currency === 'CNY');

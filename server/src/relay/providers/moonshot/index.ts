@@ -8,7 +8,7 @@ export const moonshotAdapter = createOpenAiCompatible({
   slug: 'moonshot', type: 25, displayName: 'Moonshot', defaultBaseURL: 'https://api.moonshot.cn',
   defaultModels: ['kimi-k2-0905-preview', 'moonshot-v1-8k', 'moonshot-v1-32k', 'moonshot-v1-128k'],
   supportsStreamUsage: true, isUsageInChoice: true,
-  fetchBalance: jsonBalance('https://api.moonshot.cn/v1/users/me/balance', (json) => {
+  fetchBalance: jsonBalance('/v1/users/me/balance', (json) => {
     const data = json.data as { available_balance?: number } | undefined;
     return Number(data?.available_balance ?? 0) / cnyPerUsd;
   }),

@@ -50,6 +50,5 @@ export const ollamaAdapter = {
   },
   embeddings: { readUsage: readOllamaUsage },
   errors: { parse: parseOpenAiError },
-  validateChannel: (_key: string, _other: string, _baseURL: string): string | null => null,
   fetchModels: (target: UpstreamTarget) => fetchOllamaModels(target),
 } satisfies ProviderAdapter & Record<string, unknown>;

@@ -33,7 +33,14 @@ export async function fetchDashboardBalance(target: UpstreamTarget): Promise<num
   return Math.round((hardLimit - totalUsage / 100) * 1e6) / 1e6;
 }
 
-/** A balance read from one JSON endpoint with a field picker (SiliconFlow, DeepSeek, OpenRouter, Moonshot). */
-export function jsonBalance(url: string, pick: (json: Record<string, unknown>) => number) {
-  return async (target: UpstreamTarget): Promise<number> => pick(await getJson(url, target));
+/**
+ * A balance read from one JSON endpoint under the channel's base URL (the provider's default host
+ * unless the channel overrides it) with a field picker (SiliconFlow, DeepSeek, OpenRouter, Moonshot).
+ */
+export function jsonBalance(path: string, pick: (json: Record<string, unknown>) => number) {
+  return async (target: UpstreamTarget): Promise<number> => {
+    const base = trimSlash(target.baseURL);
+    const url = base.endsWith('/v1') && path.startsWith('/v1/') ? `${base}${path.slice(3)}` : `${base}${path}`;
+    return pick(await getJson(url, target));
+  };
 }

@@ -5,7 +5,7 @@ export const openRouterAdapter = createOpenAiCompatible({
   slug: 'openrouter', type: 20, displayName: 'OpenRouter', defaultBaseURL: 'https://openrouter.ai/api',
   keyHint: 'sk-or-...', extraHeaders: { 'HTTP-Referer': 'https://github.com/modelgate', 'X-Title': 'ModelGate' },
   defaultModels: ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4', 'google/gemini-2.5-flash'],
-  fetchBalance: jsonBalance('https://openrouter.ai/api/v1/credits', (json) => {
+  fetchBalance: jsonBalance('/v1/credits', (json) => {
     const data = json.data as { total_credits?: number; total_usage?: number } | undefined;
     return Number(data?.total_credits ?? 0) - Number(data?.total_usage ?? 0);
   }),

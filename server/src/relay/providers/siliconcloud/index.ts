@@ -5,7 +5,7 @@ export const siliconCloudAdapter = createOpenAiCompatible({
   slug: 'siliconcloud', type: 40, displayName: 'SiliconCloud', defaultBaseURL: 'https://api.siliconflow.cn',
   defaultModels: ['deepseek-ai/DeepSeek-V3', 'Qwen/Qwen2.5-72B-Instruct', 'BAAI/bge-m3', 'BAAI/bge-reranker-v2-m3'],
   supportsStreamUsage: true,
-  fetchBalance: jsonBalance('https://api.siliconflow.cn/v1/user/info', (json) => {
+  fetchBalance: jsonBalance('/v1/user/info', (json) => {
     const data = json.data as { totalBalance?: string } | undefined;
     return Number(data?.totalBalance ?? 0);
   }),
