@@ -1,4 +1,5 @@
 import { render } from '@testing-library/react';
+import { StyleProvider } from '@ant-design/cssinjs';
 import { ConfigProvider } from 'antd';
 import type { ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
@@ -65,8 +66,18 @@ export function fakeServer(handlers: Record<string, Handler>) {
   return { calls, fetchMock };
 }
 
-/** antd without motion: transitions and their timers only slow jsdom down (the app's theme still applies inside). */
-const TestConfig = ({ children }: { children: ReactNode }) => <ConfigProvider theme={{ token: { motion: false } }}>{children}</ConfigProvider>;
+/**
+ * antd tuned for jsdom: no motion (transitions and their timers only slow tests down), and its generated
+ * CSS kept out of the document — jsdom re-runs the whole cascade on every getComputedStyle, which the
+ * role and label queries call for each node, so thousands of antd rules made one query take seconds.
+ * Inline styles and the hidden attribute still apply; the app's theme still applies inside.
+ */
+const detachedStyles = document.createElement('div');
+const TestConfig = ({ children }: { children: ReactNode }) => (
+  <StyleProvider container={detachedStyles}>
+    <ConfigProvider theme={{ token: { motion: false } }}>{children}</ConfigProvider>
+  </StyleProvider>
+);
 
 async function signInAs(language: string, user?: object) {
   await i18n.changeLanguage(language);

@@ -1,6 +1,7 @@
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
-import { adminUser, fail, fakeServer, ok, renderRoute, type FakeCall } from '../../../test/render-route';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { adminUser, fail, fakeServer, ok, renderScreen, type FakeCall } from '../../../test/render-route';
+import { SettingsPage } from '../../settings/components/SettingsPage';
 
 const baseOptions: Record<string, string> = {
   GroupRatio: '{"default":1,"vip":1}',
@@ -40,22 +41,25 @@ function optionServer(options: Record<string, string>, extra: Record<string, (ca
   });
 }
 
-// The operation tab is a large tree: unmounting it can outlast the shared 10 s hook limit on a busy machine.
-afterEach(() => cleanup(), 60_000);
+/** The settings page alone on one tab (and sub-section): each test renders only the panels it checks. */
+const openSettings = (query: string) => renderScreen(`/setting?${query}`, <SettingsPage />, { user: adminUser });
+
+/** Switches the operation tab's sub-section through its side menu. */
+const openSection = (name: string) => fireEvent.click(screen.getByRole('menuitem', { name }));
 
 const puts = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
 
 async function panel(title: string) {
-  const heading = await screen.findByText(title, { selector: '.ant-card-head-title' }, { timeout: 8000 });
+  const heading = await screen.findByText(title, { selector: '.ant-card-head-title' });
   return heading.closest('.ant-card') as HTMLElement;
 }
 
 const saveButton = (card: HTMLElement, name: string) => within(card).getByRole('button', { name: new RegExp(`保存${name}`) });
 
-describe('operation tab', { timeout: 120_000 }, () => {
+describe('operation tab', () => {
   it('validates JSON on blur, warns on no change and reports a partial failure', async () => {
     const { calls } = optionServer(baseOptions, {}, (call) => ((call.body as { key: string }).key === 'PreConsumedQuota' ? fail('数据库错误') : ok(null)));
-    await renderRoute('/setting?tab=operation', { user: adminUser });
+    await openSettings('tab=operation&section=groups');
     const groups = await panel('分组倍率设置');
     const ratio = within(groups).getByLabelText('分组倍率');
     fireEvent.change(ratio, { target: { value: '{"default": 1,' } });
@@ -64,10 +68,12 @@ describe('operation tab', { timeout: 120_000 }, () => {
     fireEvent.click(saveButton(groups, '分组倍率设置'));
     expect(await screen.findByText('请检查输入')).toBeTruthy();
 
+    openSection('通用设置');
     const general = await panel('通用设置');
     fireEvent.click(saveButton(general, '通用设置'));
     expect(await screen.findByText('你似乎并没有修改什么')).toBeTruthy();
 
+    openSection('额度设置');
     const quota = await panel('额度设置');
     fireEvent.change(within(quota).getByLabelText('新用户初始额度'), { target: { value: '100' } });
     fireEvent.change(within(quota).getByLabelText('请求预扣费额度'), { target: { value: '600' } });
@@ -79,7 +85,7 @@ describe('operation tab', { timeout: 120_000 }, () => {
 
   it('clears logs before the chosen time, which is required', async () => {
     const { calls } = optionServer(baseOptions, { 'DELETE /api/log/': () => ok(42) });
-    await renderRoute('/setting?tab=operation', { user: adminUser });
+    await openSettings('tab=operation&section=logs');
     const logs = await panel('日志设置');
     const picker = within(logs).getByPlaceholderText('日志记录时间') as HTMLInputElement;
     expect(picker.value).not.toBe('');
@@ -100,10 +106,10 @@ describe('operation tab', { timeout: 120_000 }, () => {
   });
 });
 
-describe('pricing editor', { timeout: 300_000 }, () => {
+describe('pricing editor', () => {
   async function openTab(name: string) {
-    await renderRoute('/setting?tab=operation', { user: adminUser });
-    fireEvent.click(await screen.findByRole('tab', { name }, { timeout: 8000 }));
+    await openSettings('tab=operation&section=pricing');
+    fireEvent.click(await screen.findByRole('tab', { name }));
     return (await screen.findByRole('tabpanel', { name })) as HTMLElement;
   }
 
@@ -143,10 +149,7 @@ describe('pricing editor', { timeout: 300_000 }, () => {
     const row = within(editor).getByLabelText('gpt-4o 模型倍率').closest('tr') as HTMLElement;
     fireEvent.click(within(row).getByRole('checkbox'));
     fireEvent.click(within(editor).getByRole('button', { name: /批量设置/ }));
-    await waitFor(() => expect(document.querySelector('.ant-modal-title')?.textContent ?? '').toContain('批量设置 1 个模型'), { timeout: 3000 }).catch((error) => {
-      console.log('MODALS', [...document.querySelectorAll('.ant-modal-title')].map((node) => node.textContent), (row.querySelector('input[type=checkbox]') as HTMLInputElement).checked);
-      throw error;
-    });
+    await waitFor(() => expect(document.querySelector('.ant-modal-title')?.textContent ?? '').toContain('批量设置 1 个模型'), { timeout: 3000 });
     const batch = (await screen.findAllByRole('dialog')).find((node) => node.textContent?.includes('批量设置 1 个模型')) as HTMLElement;
     fireEvent.click(within(batch).getByRole('button', { name: /确\s*定/ }));
     expect(await screen.findByText('请输入填充值')).toBeTruthy();
@@ -189,10 +192,10 @@ describe('pricing editor', { timeout: 300_000 }, () => {
   });
 });
 
-describe('ratelimit and models tabs', { timeout: 120_000 }, () => {
+describe('ratelimit and models tabs', () => {
   it('rate limit: bounds of duration, count and success count; an out-of-range stored value fails the form', async () => {
     const { calls } = optionServer({ ...baseOptions, ModelRequestRateLimitSuccessCount: '0' });
-    await renderRoute('/setting?tab=ratelimit', { user: adminUser });
+    await openSettings('tab=ratelimit');
     const card = await panel('模型请求速率限制');
     const duration = within(card).getByLabelText('限制周期（分钟）');
     const count = within(card).getByLabelText('用户每周期最多请求次数');
@@ -218,7 +221,7 @@ describe('ratelimit and models tabs', { timeout: 120_000 }, () => {
 
   it('models: ping interval needs ping on and is at least 1 s; thinking budget 0.1 to 1; JSON checked on blur', async () => {
     const { calls } = optionServer(baseOptions);
-    await renderRoute('/setting?tab=models', { user: adminUser });
+    await openSettings('tab=models');
     const global = await panel('通用模型设置');
     const interval = within(global).getByLabelText('心跳间隔（秒）') as HTMLInputElement;
     expect(interval.disabled).toBe(true);
