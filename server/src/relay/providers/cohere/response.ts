@@ -1,3 +1,4 @@
+import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js';
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
@@ -18,10 +19,6 @@ export function readCohereUsage(json: Json): Usage | null {
 const finishReasons: Record<string, string> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', ERROR_TOXIC: 'content_filter', ERROR_LIMIT: 'length' };
 const finishOf = (reason: unknown, hasTools: boolean) => (hasTools ? 'tool_calls' : finishReasons[String(reason)] ?? 'stop');
 
-const openAiUsage = (usage: Usage) => ({
-  prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
-});
-
 function toolCallsOf(raw: unknown, prefix: string): Json[] {
   if (!Array.isArray(raw)) return [];
   return (raw as Array<{ name?: string; parameters?: unknown }>).map((call, index) => ({
@@ -37,12 +34,7 @@ export function parseCohereChat(json: Json, model: string): { completion: Json; 
   const message: Json = { role: 'assistant', content: typeof json.text === 'string' ? json.text : '' };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = readCohereUsage(json);
-  const completion: Json = {
-    id: `chatcmpl-${id}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-    choices: [{ index: 0, message, finish_reason: finishOf(json.finish_reason, toolCalls.length > 0) }],
-  };
-  if (usage) completion.usage = openAiUsage(usage);
-  return { completion, usage };
+  return { completion: openAiCompletion(id, model, message, finishOf(json.finish_reason, toolCalls.length > 0), usage), usage };
 }
 
 /**
@@ -51,17 +43,10 @@ export function parseCohereChat(json: Json, model: string): { completion: Json; 
  * chunk plus a usage-only chunk from `response.meta`. `stream-end` with `finish_reason: ERROR` throws.
  */
 export function createCohereStreamTransform(model: string) {
-  let id = `chatcmpl-${randomUUID()}`;
-  const created = Math.floor(Date.now() / 1000);
-  let isRoleSent = false;
+  const chunks = createChunkBuilder(model);
+  const delta = chunks.delta;
   let hasTools = false;
   let usage: Usage | null = null;
-  const chunk = (choices: Json[], extra: Json = {}): Json => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
-  const delta = (fields: Json): Json => {
-    const out = isRoleSent ? fields : { role: 'assistant', ...fields };
-    isRoleSent = true;
-    return chunk([{ index: 0, delta: out, finish_reason: null }]);
-  };
   return {
     onEvent(event: StreamEvent): ConvertedEvents {
       let line: Json;
@@ -72,14 +57,14 @@ export function createCohereStreamTransform(model: string) {
       }
       const type = line.event_type ?? event.event;
       if (type === 'stream-start') {
-        if (typeof line.generation_id === 'string') id = `chatcmpl-${line.generation_id}`;
+        if (typeof line.generation_id === 'string') chunks.useId(line.generation_id);
         return { chunks: [delta({ content: '' })], text: '', usage };
       }
       if (type === 'text-generation' && typeof line.text === 'string') {
         return { chunks: [delta({ content: line.text })], text: line.text, usage };
       }
       if (type === 'tool-calls-generation') {
-        const calls = toolCallsOf(line.tool_calls, id.slice(-8));
+        const calls = toolCallsOf(line.tool_calls, chunks.currentId().slice(-8));
         if (calls.length === 0) return { chunks: [], text: '', usage };
         hasTools = true;
         const text = calls.map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`).join('');
@@ -89,9 +74,7 @@ export function createCohereStreamTransform(model: string) {
         const response = (line.response as Json | undefined) ?? {};
         if (line.finish_reason === 'ERROR') throw new UpstreamError(502, typeof response.text === 'string' && response.text ? response.text : 'Cohere stream ended with an error', null, event.data);
         usage = readCohereUsage(response) ?? usage;
-        const chunks = [chunk([{ index: 0, delta: {}, finish_reason: finishOf(line.finish_reason, hasTools) }])];
-        if (usage) chunks.push(chunk([], { usage: openAiUsage(usage) }));
-        return { chunks, text: '', usage };
+        return { chunks: chunks.finish(finishOf(line.finish_reason, hasTools), usage), text: '', usage };
       }
       return { chunks: [], text: '', usage };
     },

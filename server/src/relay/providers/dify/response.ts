@@ -1,3 +1,4 @@
+import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js';
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
@@ -19,10 +20,6 @@ export function readDifyUsage(json: Json): Usage | null {
   return null;
 }
 
-const openAiUsage = (usage: Usage) => ({
-  prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
-});
-
 /** Workflow outputs → text: `outputs.answer`/`text`/`result`, or the JSON of all outputs. */
 function workflowText(outputs: unknown): string {
   if (!outputs || typeof outputs !== 'object') return '';
@@ -37,12 +34,7 @@ export function parseDifyResponse(json: Json, model: string): { completion: Json
   const content = typeof json.answer === 'string' ? json.answer : workflowText(data?.outputs);
   const usage = readDifyUsage(json);
   const id = typeof json.message_id === 'string' ? json.message_id : typeof json.workflow_run_id === 'string' ? json.workflow_run_id : randomUUID();
-  const completion: Json = {
-    id: `chatcmpl-${id}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-  };
-  if (usage) completion.usage = openAiUsage(usage);
-  return { completion, usage };
+  return { completion: openAiCompletion(id, model, { role: 'assistant', content }, 'stop', usage), usage };
 }
 
 /**
@@ -51,22 +43,13 @@ export function parseDifyResponse(json: Json, model: string): { completion: Json
  * `workflow_finished` → finish chunk and a usage-only chunk; `error` throws.
  */
 export function createDifyStreamTransform(model: string) {
-  const id = `chatcmpl-${randomUUID()}`;
-  const created = Math.floor(Date.now() / 1000);
-  let isRoleSent = false;
+  const chunks = createChunkBuilder(model);
+  const delta = chunks.delta;
   let isFinished = false;
   let usage: Usage | null = null;
-  const chunk = (choices: Json[], extra: Json = {}): Json => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
-  const delta = (fields: Json): Json => {
-    const out = isRoleSent ? fields : { role: 'assistant', ...fields };
-    isRoleSent = true;
-    return chunk([{ index: 0, delta: out, finish_reason: null }]);
-  };
   const finishWith = (): Json[] => {
     isFinished = true;
-    const chunks = [chunk([{ index: 0, delta: {}, finish_reason: 'stop' }])];
-    if (usage) chunks.push(chunk([], { usage: openAiUsage(usage) }));
-    return chunks;
+    return chunks.finish('stop', usage);
   };
   return {
     onEvent(event: StreamEvent): ConvertedEvents {
