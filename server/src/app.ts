@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
@@ -18,6 +19,29 @@ function requestIdOf(header: string | string[] | undefined): string {
 
 const isRelayPath = (url: string) => url.startsWith('/v1/') || url.startsWith('/pg/');
 
+/** The id given to a raw request by the server's request handler, read back by genReqId. */
+const requestIdKey = Symbol('modelgate.requestId');
+type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
+
+/**
+ * The HTTP server with one step before Fastify: the request id is chosen and set as the
+ * X-Request-Id response header on the raw response (Node merges it into the head whatever way the
+ * answer is written, hijacked streams included), so no app-wide onRequest hook runs per request.
+ * Timeouts as Fastify sets them on the server it creates itself.
+ */
+function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }): http.Server {
+  const server = http.createServer((request: TaggedRequest, response) => {
+    const id = requestIdOf(request.headers['x-request-id']);
+    request[requestIdKey] = id;
+    response.setHeader('X-Request-Id', id);
+    handler(request, response);
+  });
+  server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
+  server.requestTimeout = options.requestTimeout ?? 0;
+  server.setTimeout(options.connectionTimeout ?? 0);
+  return server;
+}
+
 export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them back). */
   loggerStream?: DestinationStream;
@@ -32,15 +56,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     bodyLimit: ctx.config.maxRequestBodyBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
-    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    serverFactory: createHttpServer,
+    // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
+    genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   app.decorateRequest('auth', null);
-  // Callback-style hooks: no promise per hook per request (they run on every relay call).
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
-    done();
-  });
+  // Callback-style hook: no promise per request (it runs on every relay call).
   app.addHook('onResponse', (request, reply, done) => {
     // The relay's successful calls are logged at debug (they are the gateway's bulk traffic and each
     // has its consume log row); its failures and every other route at info.
@@ -50,11 +72,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     }
     done();
   });
-  await app.register(fastifyCookie);
   installErrorHandlers(app);
 
   await app.register(
     async (api) => {
+      // Sessions are read only under /api and by /pg (which registers its own): no cookie hooks on /v1.
+      await api.register(fastifyCookie);
       api.addHook('onRoute', (route) => {
         route.bodyLimit ??= managementBodyLimit;
       });

@@ -13,6 +13,12 @@ export type Db = Kysely<Database>;
 export interface Storage {
   db: Db;
   kind: DatabaseKind;
+  /**
+   * SQLite only: the better-sqlite3 handle under `db` (its one connection). For hot bulk writes with
+   * cached prepared statements, run only inside a `db.transaction()` callback, which holds that
+   * connection and its BEGIN.
+   */
+  sqlite?: SqliteDatabase.Database;
   close(): Promise<void>;
 }
 
@@ -29,7 +35,7 @@ export interface StorageOptions {
 pg.types.setTypeParser(20, (value) => Number(value));
 pg.types.setTypeParser(1700, (value) => Number(value));
 
-function createDialect(options: StorageOptions) {
+function createDialect(options: StorageOptions, onSqlite: (sqlite: SqliteDatabase.Database) => void) {
   const poolSize = options.poolSize ?? 20;
   if (options.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: options.dsn, max: poolSize });
@@ -56,12 +62,14 @@ function createDialect(options: StorageOptions) {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  onSqlite(sqlite);
   return new SqliteDialect({ database: sqlite });
 }
 
 export function openStorage(options: StorageOptions): Storage {
-  const db = new Kysely<Database>({ dialect: createDialect(options) });
-  return { db, kind: options.kind, close: () => db.destroy() };
+  let sqlite: SqliteDatabase.Database | undefined;
+  const db = new Kysely<Database>({ dialect: createDialect(options, (handle) => (sqlite = handle)) });
+  return { db, kind: options.kind, sqlite, close: () => db.destroy() };
 }
 
 /** Migrations in order; a landed migration is never edited, a change is a new entry. */

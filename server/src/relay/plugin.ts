@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../api/context.js';
@@ -93,12 +94,16 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
         return reply;
       });
     }
-    scope.post('/pg/chat/completions', { bodyLimit }, async (request, reply) => {
-      const body = requireObject(request.body);
-      const caller = await authenticateSession(ctx, relay, request, body.group);
-      const { group: _group, ...rest } = body;
-      await runRelay(ctx, relay, request, reply, caller, chatJob(rest));
-      return reply;
+    // The playground reads the session cookie: @fastify/cookie (its onRequest/onSend hooks) only here.
+    await scope.register(async (playground) => {
+      await playground.register(fastifyCookie);
+      playground.post('/pg/chat/completions', { bodyLimit }, async (request, reply) => {
+        const body = requireObject(request.body);
+        const caller = await authenticateSession(ctx, relay, request, body.group);
+        const { group: _group, ...rest } = body;
+        await runRelay(ctx, relay, request, reply, caller, chatJob(rest));
+        return reply;
+      });
     });
     registerModelAndBillingRoutes(scope, ctx, relay);
     await registerInboundRoutes(scope, ctx, relay);

@@ -43,16 +43,37 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
   const { caller } = input.hold;
   releaseHold(input.hold);
   const quota = computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls);
-  const log = ctx.options.bool('LogConsumeEnabled') ? buildConsumeLog(input, quota) : null;
+  const log = ctx.options.bool('LogConsumeEnabled')
+    ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
+    : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
   countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 
-function buildConsumeLog(input: SettleInput, quota: number): NewLog {
+/**
+ * A consume log row as settle() saw it, turned into the row (content text and `other` JSON) only
+ * when the write-behind flush writes it: the request path keeps one small object. Everything that
+ * may change later (the time, names of the user and token) is captured here; the rest of the input
+ * (pricing, usage, tried channels) is not changed after settle.
+ */
+export class ConsumeLogRecord {
+  constructor(
+    private readonly input: SettleInput,
+    private readonly quota: number,
+    private readonly now: number,
+    private readonly username: string,
+    private readonly tokenName: string,
+  ) {}
+
+  toRow(): NewLog {
+    return buildConsumeLog(this.input, this.quota, this.now, this.username, this.tokenName);
+  }
+}
+
+function buildConsumeLog(input: SettleInput, quota: number, now: number, username: string, tokenName: string): NewLog {
   const { caller } = input.hold;
   const { pricing } = input;
-  const now = Date.now();
   const content = pricing.quotaType === 1
     ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
     : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
@@ -79,8 +100,8 @@ function buildConsumeLog(input: SettleInput, quota: number): NewLog {
     created_at: Math.floor(now / 1000),
     type: 2,
     content,
-    username: caller.user.username,
-    token_name: caller.token?.name ?? '',
+    username,
+    token_name: tokenName,
     model_name: input.model,
     quota,
     prompt_tokens: input.usage.promptTokens,

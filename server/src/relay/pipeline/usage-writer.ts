@@ -1,9 +1,63 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Storage } from '../../db/index.js';
 import type { NewLog } from '../../db/schema.js';
 import type { CachedToken, CachedUser } from './access-cache.js';
 
 const logBatchSize = 100;
+
+/** A queued consume log: the row, or a record that builds it at flush time (settle's ConsumeLogRecord). */
+export type PendingLog = NewLog | { toRow(): NewLog };
+
+const toRow = (log: PendingLog): NewLog => ('toRow' in log && typeof log.toRow === 'function' ? log.toRow() : (log as NewLog));
+
+/** The logs columns in insert order, with the migration's default for a column a row leaves out. */
+const logColumns = [
+  ['user_id', 0], ['created_at', 0], ['type', 0], ['content', ''], ['username', ''], ['token_name', ''], ['model_name', ''],
+  ['quota', 0], ['prompt_tokens', 0], ['completion_tokens', 0], ['use_time', 0], ['is_stream', 0], ['channel_id', 0],
+  ['token_id', 0], ['group', ''], ['ip', ''], ['other', ''],
+] as const satisfies ReadonlyArray<readonly [keyof NewLog, number | string]>;
+const logInsertHead = `insert into "logs" (${logColumns.map(([name]) => `"${name}"`).join(', ')}) values `;
+const logTuple = `(${logColumns.map(() => '?').join(', ')})`;
+
+/**
+ * SQLite statements of the flush, prepared once per handle (Kysely prepares every query anew):
+ * the counter updates and one multi-row log insert per batch size. Run only inside a Kysely
+ * transaction callback, which holds SQLite's one connection and its BEGIN.
+ */
+class SqliteFlushStatements {
+  readonly user: BetterSqlite3.Statement;
+  readonly token: BetterSqlite3.Statement;
+  readonly unlimitedToken: BetterSqlite3.Statement;
+  readonly channel: BetterSqlite3.Statement;
+  readonly tokenStatus: BetterSqlite3.Statement;
+  private readonly inserts = new Map<number, BetterSqlite3.Statement>();
+
+  constructor(private readonly sqlite: BetterSqlite3.Database) {
+    this.user = sqlite.prepare('update "users" set "quota" = quota - ?, "used_quota" = used_quota + ?, "request_count" = request_count + ? where "id" = ?');
+    this.token = sqlite.prepare('update "tokens" set "remain_quota" = remain_quota - ?, "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
+    this.unlimitedToken = sqlite.prepare('update "tokens" set "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
+    this.channel = sqlite.prepare('update "channels" set "used_quota" = used_quota + ? where "id" = ?');
+    this.tokenStatus = sqlite.prepare('update "tokens" set "status" = ? where "id" = ?');
+  }
+
+  insertLogs(logs: PendingLog[]): void {
+    for (let i = 0; i < logs.length; i += logBatchSize) {
+      const count = Math.min(logBatchSize, logs.length - i);
+      let statement = this.inserts.get(count);
+      if (!statement) {
+        statement = this.sqlite.prepare(logInsertHead + new Array<string>(count).fill(logTuple).join(', '));
+        this.inserts.set(count, statement);
+      }
+      const values: Array<string | number> = [];
+      for (let j = i; j < i + count; j += 1) {
+        const row = toRow(logs[j]!) as Record<string, unknown>;
+        for (const [name, fallback] of logColumns) values.push((row[name] ?? fallback) as string | number);
+      }
+      statement.run(values);
+    }
+  }
+}
 
 /**
  * Write-behind for the hot path. Requests add deltas in memory; flush() writes them with atomic
@@ -15,10 +69,11 @@ export class UsageWriter {
   private dirtyUsers = new Set<CachedUser>();
   private dirtyTokens = new Set<CachedToken>();
   private channelQuota = new Map<number, number>();
-  private logs: NewLog[] = [];
+  private logs: PendingLog[] = [];
   private tokenStatus = new Map<number, number>();
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
+  private sqliteStatements: SqliteFlushStatements | null = null;
 
   constructor(private readonly storage: Storage, private readonly onError: (error: unknown) => void) {}
 
@@ -40,7 +95,7 @@ export class UsageWriter {
   }
 
   /** Records one settled request: quota spent by user, token and channel, and its log row. */
-  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: NewLog | null): void {
+  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null): void {
     user.pendingQuota += quota;
     user.pendingCount += 1;
     this.dirtyUsers.add(user);
@@ -81,7 +136,24 @@ export class UsageWriter {
     // transaction commits both stay counted as pending.
     try {
       const now = Math.floor(Date.now() / 1000);
+      const { sqlite } = this.storage;
       await this.storage.db.transaction().execute(async (trx) => {
+        if (sqlite) {
+          // SQLite: cached prepared statements on the connection this transaction holds.
+          const statements = (this.sqliteStatements ??= new SqliteFlushStatements(sqlite));
+          for (const { user, quota, count } of users) {
+            if (quota === 0 && count === 0) continue;
+            statements.user.run(quota, quota, count, user.id);
+          }
+          for (const { token, quota } of tokens) {
+            if (token.isUnlimited) statements.unlimitedToken.run(quota, now, token.id);
+            else statements.token.run(quota, quota, now, token.id);
+          }
+          for (const [id, quota] of channels) statements.channel.run(quota, id);
+          for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
+          statements.insertLogs(logs);
+          return;
+        }
         for (const { user, quota, count } of users) {
           if (quota === 0 && count === 0) continue;
           await trx.updateTable('users')
@@ -101,7 +173,7 @@ export class UsageWriter {
           await trx.updateTable('tokens').set({ status }).where('id', '=', id).execute();
         }
         for (let i = 0; i < logs.length; i += logBatchSize) {
-          await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize)).execute();
+          await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toRow)).execute();
         }
       });
     } catch (error) {
