@@ -129,7 +129,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
   const deliver = async (success: UpstreamSuccess) => {
     if (!success.respond) return;
     reply.raw.off('close', abortOnClose);
-    reply.raw.once('close', abortOnClose);
+    reply.raw.on('close', abortOnClose);
     await success.respond({
       ctx, relay, reply, response: success.response, hold, base: baseOf(success), model: job.model, upstreamModel: success.upstreamModel,
       signal: controller.signal, startedAt,
