@@ -5,7 +5,7 @@ import { createClaudeStreamTransform } from './chat-stream.js';
 import { parseClaudeError } from './errors.js';
 import { claudeNativeWire } from './native.js';
 import { claudeToOpenAi } from './response.js';
-import { readClaudeUsage } from './usage.js';
+import { claudeUsageParts } from './usage-parts.js';
 
 export const anthropicMeta: ProviderMeta = {
   type: 14,
@@ -47,17 +47,6 @@ export const anthropicAdapter: ProviderAdapter = {
     url: (endpoint, target) => anthropicUrl(endpoint, target),
     headers: anthropicHeaders,
   },
-  chat: {
-    // The OpenAI-wire path is not used for Claude; conversion happens in chatConverter.
-    prepareBody: () => undefined,
-    readUsage: (response) => readClaudeUsage(response.usage),
-  },
-  chatStream: {
-    supportsStreamUsage: true,
-    createTransform: () => ({
-      onChunk: (chunk) => ({ text: '', usage: readClaudeUsage(chunk.usage), isUsageOnly: false, isModified: false }),
-    }),
-  },
-  embeddings: { readUsage: () => null },
+  ...claudeUsageParts,
   errors: { parse: parseClaudeError },
 };

@@ -3,6 +3,7 @@ import { createClaudeStreamTransform } from '../anthropic/chat-stream.js';
 import { createClaudeUsageReader } from '../anthropic/native.js';
 import { claudeToOpenAi } from '../anthropic/response.js';
 import { readClaudeUsage } from '../anthropic/usage.js';
+import { claudeUsageParts } from '../anthropic/usage-parts.js';
 import type { ChatCall, ChatConverter, NativeWire, ProviderAdapter, ProviderMeta, StreamEvent } from '../types.js';
 import { bedrockEndpoint, buildBedrockRequest } from './api.js';
 import { bedrockStreamError, isBedrockException, parseBedrockError } from './errors.js';
@@ -74,16 +75,6 @@ export const awsBedrockAdapter: ProviderAdapter = {
     // Auth depends on the body (SigV4 signs it): the converters build complete headers.
     headers: () => ({ 'content-type': 'application/json' }),
   },
-  chat: {
-    prepareBody: () => undefined,
-    readUsage: (response) => readClaudeUsage(response.usage),
-  },
-  chatStream: {
-    supportsStreamUsage: true,
-    createTransform: () => ({
-      onChunk: (chunk) => ({ text: '', usage: readClaudeUsage(chunk.usage), isUsageOnly: false, isModified: false }),
-    }),
-  },
-  embeddings: { readUsage: () => null },
+  ...claudeUsageParts,
   errors: { parse: parseBedrockError },
 };
