@@ -101,7 +101,7 @@ describe('accounts journey', () => {
     await admin.getByRole('heading', { name: 'Users' }).waitFor();
     expect(await admin.evaluate(() => [localStorage.getItem('theme-mode'), localStorage.getItem('i18nextLng')])).toEqual(['dark', 'en']);
     await shot(admin, 'users-en-dark');
-    await admin.goto(`${baseUrl}/setting?tab=system`);
+    await admin.goto(`${baseUrl}/setting?tab=system&section=login`);
     await admin.getByText('Login and registration', { exact: true }).first().waitFor();
     await shot(admin, 'settings-en-dark');
     await admin.goto(`${baseUrl}/personal`);

@@ -290,7 +290,7 @@ describe('operations and usage journey', () => {
       await admin.locator('.ant-card-head-title').first().waitFor();
       await shot(admin, `settings-${tab}-zh-light`);
     }
-    await admin.goto(`${baseUrl}/setting?tab=operation`);
+    await admin.goto(`${baseUrl}/setting?tab=operation&section=pricing`);
     await admin.getByRole('tab', { name: '可视化倍率设置' }).click();
     await admin.getByRole('tabpanel', { name: '可视化倍率设置' }).getByLabel('搜索模型名称').fill('gpt-4o');
     await admin.getByLabel('gpt-4o-mini 模型倍率').waitFor();

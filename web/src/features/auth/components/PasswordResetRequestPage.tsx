@@ -3,8 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
-import { showError, showSuccess } from '../../../lib/feedback';
 import { requestPasswordReset } from '../api/auth';
+import { useEmailRequest } from '../hooks/useEmailRequest';
 import { useTurnstile } from '../hooks/useTurnstile';
 import { AuthCard } from './AuthCard';
 
@@ -13,21 +13,7 @@ export function PasswordResetRequestPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ email: string }>();
   const turnstile = useTurnstile();
-  const submit = async () => {
-    const email = (form.getFieldValue('email') as string | undefined)?.trim();
-    if (!email) {
-      showError(t('auth.emailRequired'));
-      return false;
-    }
-    if (!turnstile.isReady()) return false;
-    try {
-      await requestPasswordReset(email, turnstile.token);
-      showSuccess(t('auth.resetMailSent'));
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const submit = useEmailRequest(form, turnstile, requestPasswordReset, 'auth.resetMailSent');
   return (
     <AuthCard title={t('auth.resetTitle')}>
       <Form form={form} layout="vertical" requiredMark={false}>

@@ -5,9 +5,10 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
-import { showError, showSuccess } from '../../../lib/feedback';
+import { showSuccess } from '../../../lib/feedback';
 import { readString } from '../../../lib/storage-keys';
 import { register, sendVerificationCode } from '../api/auth';
+import { useEmailRequest } from '../hooks/useEmailRequest';
 import { useTurnstile } from '../hooks/useTurnstile';
 
 interface RegisterValues {
@@ -26,21 +27,7 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
   const turnstile = useTurnstile();
   const [loading, setLoading] = useState(false);
 
-  const sendCode = async () => {
-    const email = (form.getFieldValue('email') as string | undefined)?.trim();
-    if (!email) {
-      showError(t('auth.emailRequired'));
-      return false;
-    }
-    if (!turnstile.isReady()) return false;
-    try {
-      await sendVerificationCode(email, turnstile.token);
-      showSuccess(t('auth.codeSent'));
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const sendCode = useEmailRequest(form, turnstile, sendVerificationCode, 'auth.codeSent');
 
   const onFinish = async (values: RegisterValues) => {
     if (!turnstile.isReady()) return;

@@ -1,8 +1,9 @@
 import { channelTypeNames } from '@modelgate/shared';
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Drawer, Form, Space, Spin } from 'antd';
+import { Form } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EditorDrawer } from '../../../components/EditorDrawer';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
 import { channelsQueryKey, createChannel, updateChannel, useChannel } from '../api/channels';
 import { useChannelTypes, type ChannelType } from '../api/meta';
@@ -80,26 +81,10 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
 
   const isLoading = channelId !== null && channel.isLoading;
   return (
-    <Drawer
-      title={channelId === null ? t('channels.createTitle') : t('channels.editTitle', { name: channel.data?.name ?? '' })}
-      open={open}
-      onClose={onClose}
-      size={560}
-      destroyOnHidden
-      footer={
-        <Space style={{ float: 'right' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="primary" loading={isSaving} onClick={() => void save()}>
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
-    >
-      <Spin spinning={isLoading}>
-        <Form form={form} layout="vertical" initialValues={emptyChannelForm}>
-          <ChannelFormFields form={form} types={typeList} meta={meta} channelId={channelId} />
-        </Form>
-      </Spin>
-    </Drawer>
+    <EditorDrawer title={channelId === null ? t('channels.createTitle') : t('channels.editTitle', { name: channel.data?.name ?? '' })} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={isLoading} size={560}>
+      <Form form={form} layout="vertical" initialValues={emptyChannelForm}>
+        <ChannelFormFields form={form} types={typeList} meta={meta} channelId={channelId} />
+      </Form>
+    </EditorDrawer>
   );
 }

@@ -1,6 +1,7 @@
 import { SearchOutlined } from '@ant-design/icons';
-import { Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
+import { Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
 import type { ChannelFilters } from '../api/channels';
 import { useGroups } from '../api/meta';
 
@@ -18,11 +19,9 @@ export function ChannelFilterBar({ onSearch, isIdSort, onIdSort, isTagMode, onTa
   const groups = useGroups();
   return (
     <Space wrap size={[16, 8]}>
-      <Form<ChannelFilters>
-        layout="inline"
+      <FilterForm<ChannelFilters>
         initialValues={{ keyword: '', group: '', model: '' }}
-        onFinish={(values) => onSearch({ keyword: values.keyword ?? '', group: values.group ?? '', model: values.model ?? '' })}
-        style={{ rowGap: 8 }}
+        onSearch={(values) => onSearch({ keyword: values.keyword ?? '', group: values.group ?? '', model: values.model ?? '' })}
       >
         <Form.Item name="keyword">
           <Input allowClear aria-label={t('channels.keyword')} placeholder={t('channels.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 220 }} />
@@ -31,18 +30,9 @@ export function ChannelFilterBar({ onSearch, isIdSort, onIdSort, isTagMode, onTa
           <Input allowClear aria-label={t('channels.modelFilter')} placeholder={t('channels.modelFilter')} style={{ width: 160 }} />
         </Form.Item>
         <Form.Item name="group">
-          <Select
-            aria-label={t('channels.groupFilter')}
-            style={{ width: 140 }}
-            options={[{ value: '', label: t('channels.allGroups') }, ...(groups.data ?? []).map((group) => ({ value: group, label: group }))]}
-          />
+          <Select aria-label={t('channels.groupFilter')} style={{ width: 140 }} options={groupFilterOptions(t('channels.allGroups'), groups.data)} />
         </Form.Item>
-        <Form.Item>
-          <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-            {t('common.search')}
-          </Button>
-        </Form.Item>
-      </Form>
+      </FilterForm>
       <Space>
         <Switch size="small" checked={isIdSort} onChange={onIdSort} aria-label={t('channels.idSort')} />
         <Typography.Text>{t('channels.idSort')}</Typography.Text>

@@ -1,8 +1,9 @@
 import { redemptionBatchMax } from '@modelgate/shared';
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Drawer, Form, Input, InputNumber, Space, Spin } from 'antd';
+import { Form, Input, InputNumber } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EditorDrawer } from '../../../components/EditorDrawer';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
@@ -58,36 +59,20 @@ export function RedemptionEditorDrawer({ open, redemptionId, onClose, onCreated 
   };
 
   return (
-    <Drawer
-      title={isCreate ? t('redemptions.createTitle') : t('redemptions.editTitle')}
-      open={open}
-      onClose={onClose}
-      size={440}
-      destroyOnHidden
-      footer={
-        <Space style={{ float: 'right' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="primary" loading={isSaving} onClick={() => void save()}>
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
-    >
-      <Spin spinning={!isCreate && existing.isLoading}>
-        <Form form={form} layout="vertical" initialValues={newRedemptionForm}>
-          <Form.Item name="name" label={t('redemptions.field.name')} extra={t('redemptions.field.nameHelp')}>
-            <Input aria-label={t('redemptions.field.name')} placeholder={renderQuota(Number(quota) || 0, status ?? null)} />
+    <EditorDrawer title={isCreate ? t('redemptions.createTitle') : t('redemptions.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && existing.isLoading} size={440}>
+      <Form form={form} layout="vertical" initialValues={newRedemptionForm}>
+        <Form.Item name="name" label={t('redemptions.field.name')} extra={t('redemptions.field.nameHelp')}>
+          <Input aria-label={t('redemptions.field.name')} placeholder={renderQuota(Number(quota) || 0, status ?? null)} />
+        </Form.Item>
+        <Form.Item name="quota" label={t('redemptions.field.quota')} extra={t('redemptions.field.quotaHelp', { value: renderQuota(Number(quota) || 0, status ?? null) })}>
+          <InputNumber aria-label={t('redemptions.field.quota')} style={{ width: '100%' }} />
+        </Form.Item>
+        {isCreate && (
+          <Form.Item name="count" label={t('redemptions.field.count')} extra={t('redemptions.field.countHelp', { max: redemptionBatchMax })}>
+            <InputNumber aria-label={t('redemptions.field.count')} style={{ width: '100%' }} />
           </Form.Item>
-          <Form.Item name="quota" label={t('redemptions.field.quota')} extra={t('redemptions.field.quotaHelp', { value: renderQuota(Number(quota) || 0, status ?? null) })}>
-            <InputNumber aria-label={t('redemptions.field.quota')} style={{ width: '100%' }} />
-          </Form.Item>
-          {isCreate && (
-            <Form.Item name="count" label={t('redemptions.field.count')} extra={t('redemptions.field.countHelp', { max: redemptionBatchMax })}>
-              <InputNumber aria-label={t('redemptions.field.count')} style={{ width: '100%' }} />
-            </Form.Item>
-          )}
-        </Form>
-      </Spin>
-    </Drawer>
+        )}
+      </Form>
+    </EditorDrawer>
   );
 }

@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Flex, Form, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FilterForm } from '../../../components/FilterForm';
 import { DataTable } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { showError, showSuccess } from '../../../lib/feedback';
@@ -58,16 +59,11 @@ export function RedemptionListPage() {
           rowSelection={{ selectedRowKeys: selected.map((item) => item.id), onChange: (_keys, rows) => setSelected(rows) }}
           toolbar={
             <Space wrap>
-              <Form layout="inline" onFinish={(values: { keyword?: string }) => setKeyword(values.keyword ?? '')}>
+              <FilterForm<{ keyword?: string }> onSearch={(values) => setKeyword(values.keyword ?? '')}>
                 <Form.Item name="keyword">
                   <Input allowClear aria-label={t('redemptions.keyword')} placeholder={t('redemptions.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 240 }} />
                 </Form.Item>
-                <Form.Item>
-                  <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-                    {t('common.search')}
-                  </Button>
-                </Form.Item>
-              </Form>
+              </FilterForm>
               <Button icon={<PlusOutlined />} onClick={() => setEditor({ id: null })}>
                 {t('redemptions.create')}
               </Button>

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Drawer, Form, Space, Spin } from 'antd';
+import { Form } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { EditorDrawer } from '../../../components/EditorDrawer';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { createToken, tokensQueryKey, updateToken, useToken } from '../api/tokens';
 import { newTokenForm, tokenFormOf, tokenPayloadOf, type TokenFormValues } from '../hooks/token-form';
@@ -46,26 +47,10 @@ export function TokenEditorDrawer({ open, tokenId, onClose }: { open: boolean; t
   };
 
   return (
-    <Drawer
-      title={isCreate ? t('tokens.createTitle') : t('tokens.editTitle')}
-      open={open}
-      onClose={onClose}
-      size={520}
-      destroyOnHidden
-      footer={
-        <Space style={{ float: 'right' }}>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-          <Button type="primary" loading={isSaving} onClick={() => void save()}>
-            {t('common.submit')}
-          </Button>
-        </Space>
-      }
-    >
-      <Spin spinning={!isCreate && token.isLoading}>
-        <Form form={form} layout="vertical" initialValues={newTokenForm}>
-          <TokenFormFields form={form} isCreate={isCreate} />
-        </Form>
-      </Spin>
-    </Drawer>
+    <EditorDrawer title={isCreate ? t('tokens.createTitle') : t('tokens.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && token.isLoading} size={520}>
+      <Form form={form} layout="vertical" initialValues={newTokenForm}>
+        <TokenFormFields form={form} isCreate={isCreate} />
+      </Form>
+    </EditorDrawer>
   );
 }

@@ -4,6 +4,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Flex, Form, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FilterForm } from '../../../components/FilterForm';
 import { DataTable } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { showError, showSuccess } from '../../../lib/feedback';
@@ -68,19 +69,14 @@ export function TokenListPage() {
           rowSelection={{ selectedRowKeys: selected.map((token) => token.id), onChange: (_keys, rows) => setSelected(rows) }}
           toolbar={
             <Space wrap>
-              <Form<TokenFilters> layout="inline" initialValues={filters} onFinish={(values) => setFilters({ keyword: values.keyword ?? '', token: values.token ?? '' })} style={{ rowGap: 8 }}>
+              <FilterForm<TokenFilters> initialValues={filters} onSearch={(values) => setFilters({ keyword: values.keyword ?? '', token: values.token ?? '' })}>
                 <Form.Item name="keyword">
                   <Input allowClear aria-label={t('tokens.keyword')} placeholder={t('tokens.keyword')} prefix={<SearchOutlined />} style={{ width: 180 }} />
                 </Form.Item>
                 <Form.Item name="token">
                   <Input allowClear aria-label={t('tokens.tokenSearch')} placeholder={t('tokens.tokenSearch')} style={{ width: 200 }} />
                 </Form.Item>
-                <Form.Item>
-                  <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-                    {t('common.search')}
-                  </Button>
-                </Form.Item>
-              </Form>
+              </FilterForm>
               <Button icon={<PlusOutlined />} onClick={() => setEditor({ id: null })}>
                 {t('tokens.create')}
               </Button>

@@ -1,5 +1,6 @@
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Form, Input, Select } from 'antd';
+import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
 import { useTranslation } from 'react-i18next';
 import { useGroups, type UserFilters } from '../api/users';
 
@@ -7,32 +8,21 @@ export function UserFilterBar({ onSearch, onAdd }: { onSearch: (filters: UserFil
   const { t } = useTranslation();
   const groups = useGroups();
   return (
-    <Form<UserFilters>
-      layout="inline"
+    <FilterForm<UserFilters>
       initialValues={{ keyword: '', group: '' }}
-      onFinish={(values) => onSearch({ keyword: values.keyword ?? '', group: values.group ?? '' })}
-      style={{ rowGap: 8 }}
+      onSearch={(values) => onSearch({ keyword: values.keyword ?? '', group: values.group ?? '' })}
+      extra={
+        <Button icon={<PlusOutlined />} onClick={onAdd}>
+          {t('users.add')}
+        </Button>
+      }
     >
       <Form.Item name="keyword">
         <Input allowClear aria-label={t('users.keyword')} placeholder={t('users.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 240 }} />
       </Form.Item>
       <Form.Item name="group">
-        <Select
-          aria-label={t('users.group')}
-          style={{ width: 160 }}
-          options={[{ value: '', label: t('users.allGroups') }, ...(groups.data ?? []).map((group) => ({ value: group, label: group }))]}
-        />
+        <Select aria-label={t('users.group')} style={{ width: 160 }} options={groupFilterOptions(t('users.allGroups'), groups.data)} />
       </Form.Item>
-      <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-          {t('common.search')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button icon={<PlusOutlined />} onClick={onAdd}>
-          {t('users.add')}
-        </Button>
-      </Form.Item>
-    </Form>
+    </FilterForm>
   );
 }
