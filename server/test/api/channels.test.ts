@@ -100,8 +100,7 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const keys = await Promise.all(res.body.data.ids.map(async (id: number) => (await admin.get(`/api/channel/${id}`)).body.data.key));
     expect(keys).toEqual(['k1', 'k2', 'k3']);
     for (const id of res.body.data.ids) expect(await abilitiesOf(id)).toHaveLength(4);
-    // Vertex keys are validated as service accounts (project_id, client_email, private_key).
-    const account = (project: string) => ({ project_id: project, client_email: `r@${project}.iam.gserviceaccount.com`, private_key: 'pem' });
+    const account = (project: string) => ({ project_id: project, client_email: `r@${project}.iam.gserviceaccount.com`, private_key: 'pem' }); // validated
     const vertex = await admin.post('/api/channel/', { ...base, name: 'vx', type: 41, mode: 'batch', key: JSON.stringify([account('p1'), account('p2')]) });
     expect(vertex.body.data.ids).toHaveLength(2);
     expect((await admin.get(`/api/channel/${vertex.body.data.ids[1]}`)).body.data.key).toBe(JSON.stringify(account('p2')));
