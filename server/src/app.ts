@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import type { DestinationStream, Logger } from 'pino';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
@@ -42,6 +42,65 @@ function createHttpServer(handler: http.RequestListener, options: { keepAliveTim
   return server;
 }
 
+type LogArgs = Parameters<Logger['info']>;
+
+/**
+ * request.log without a pino child per request: the child (reqId binding, redaction of bindings) is
+ * made on the first line that is actually written. Relay successes log nothing at the default level,
+ * so they never make one. Lines that are written are the child's own, so they are unchanged.
+ */
+class LazyRequestLogger {
+  private real: Logger | null = null;
+
+  constructor(private readonly parent: Logger, private readonly bindings: Bindings, private readonly options: ChildLoggerOptions) {}
+
+  private logger(): Logger {
+    return (this.real ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.real?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  isLevelEnabled(level: Level): boolean {
+    return this.real || this.options.level !== undefined ? this.logger().isLevelEnabled(level) : this.parent.isLevelEnabled(level);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
+    return this.logger().child(bindings, options);
+  }
+
+  silent(): void {}
+
+  fatal(...args: LogArgs): void {
+    if (this.isLevelEnabled('fatal')) this.logger().fatal(...args);
+  }
+
+  error(...args: LogArgs): void {
+    if (this.isLevelEnabled('error')) this.logger().error(...args);
+  }
+
+  warn(...args: LogArgs): void {
+    if (this.isLevelEnabled('warn')) this.logger().warn(...args);
+  }
+
+  info(...args: LogArgs): void {
+    if (this.isLevelEnabled('info')) this.logger().info(...args);
+  }
+
+  debug(...args: LogArgs): void {
+    if (this.isLevelEnabled('debug')) this.logger().debug(...args);
+  }
+
+  trace(...args: LogArgs): void {
+    if (this.isLevelEnabled('trace')) this.logger().trace(...args);
+  }
+}
+
 export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them back). */
   loggerStream?: DestinationStream;
@@ -56,6 +115,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     bodyLimit: ctx.config.maxRequestBodyBytes,
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
+    childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
     serverFactory: createHttpServer,
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),

@@ -23,13 +23,20 @@ export interface RelayCaller {
 export function parseApiKey(header: string | undefined): { key: string; channelId: number | null } | null {
   if (!header) return null;
   let value = header.trim();
-  if (/^bearer\s+/i.test(value)) value = value.replace(/^bearer\s+/i, '');
+  const bearer = /^bearer\s+/i.exec(value);
+  if (bearer) value = value.slice(bearer[0].length);
   if (value.startsWith('sk-')) value = value.slice(3);
   if (!value) return null;
-  const parts = value.split('-');
-  const key = parts[0]!;
+  // key[-channelId[-...]] without splitting the whole string.
+  const dash = value.indexOf('-');
+  const key = dash < 0 ? value : value.slice(0, dash);
   if (!key) return null;
-  const channelId = parts.length > 1 && /^\d+$/.test(parts[1]!) ? Number(parts[1]) : null;
+  let channelId: number | null = null;
+  if (dash >= 0) {
+    const end = value.indexOf('-', dash + 1);
+    const part = end < 0 ? value.slice(dash + 1) : value.slice(dash + 1, end);
+    if (/^\d+$/.test(part)) channelId = Number(part);
+  }
   return { key, channelId };
 }
 
