@@ -1,6 +1,6 @@
 import { isValidJson } from '../../settings/hooks/save-options';
-import { OptionsPanel, type OptionsPanelProps } from '../../settings/components/OptionsPanel';
-import { SettingsSections, type SettingsSection } from '../../settings/components/SettingsSections';
+import type { OptionsPanelProps } from '../../settings/components/OptionsPanel';
+import { panelSection, SettingsSections, type SettingsSection } from '../../settings/components/SettingsSections';
 import { LogCleanup } from './LogCleanup';
 import * as panels from './ops-panels';
 import { PricingSettings } from './PricingSettings';
@@ -10,11 +10,7 @@ export function validateJsonChanges(changes: Record<string, string>): string | n
   return Object.values(changes).every((value) => isValidJson(value)) ? null : 'settings.invalidJson';
 }
 
-const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPanelProps> = {}): SettingsSection => ({
-  key,
-  labelKey: panel.titleKey,
-  render: (options) => <OptionsPanel {...panel} options={options} {...more} />,
-});
+const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPanelProps> = {}) => panelSection(key, panel.titleKey, panel.fields, more);
 
 const operationSections: SettingsSection[] = [
   section('general', panels.generalPanel),

@@ -1,14 +1,9 @@
-import { OptionsPanel } from './OptionsPanel';
-import { SettingsSections, type SettingsSection } from './SettingsSections';
+import { panelSection, SettingsSections, type SettingsSection } from './SettingsSections';
 import { presentationPanels } from './system-panels';
 import { VersionCheckPanel } from './VersionCheckPanel';
 
 const otherSections: SettingsSection[] = [
-  ...presentationPanels.map((panel) => ({
-    key: panel.key,
-    labelKey: panel.titleKey,
-    render: (options: Record<string, string>) => <OptionsPanel titleKey={panel.titleKey} fields={panel.fields} options={options} />,
-  })),
+  ...presentationPanels.map((panel) => panelSection(panel.key, panel.titleKey, panel.fields)),
   { key: 'version', labelKey: 'settings.versionPanel', render: () => <VersionCheckPanel /> },
 ];
 

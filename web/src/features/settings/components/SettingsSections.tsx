@@ -3,6 +3,8 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useOptions, type OptionMap } from '../api/options';
+import type { OptionField } from './option-fields';
+import { OptionsPanel, type OptionsPanelProps } from './OptionsPanel';
 
 /** One sub-section of a settings tab: a menu entry and the panel it shows. */
 export interface SettingsSection {
@@ -10,6 +12,13 @@ export interface SettingsSection {
   labelKey: string;
   render: (options: OptionMap) => ReactNode;
 }
+
+/** A section holding one options panel; its menu entry reads like the panel's title. */
+export const panelSection = (key: string, titleKey: string, fields: OptionField[], more: Partial<OptionsPanelProps> = {}): SettingsSection => ({
+  key,
+  labelKey: titleKey,
+  render: (options) => <OptionsPanel titleKey={titleKey} fields={fields} options={options} {...more} />,
+});
 
 /**
  * A settings tab split into sub-sections: a side menu and only the chosen section's panel.
