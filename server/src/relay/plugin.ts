@@ -71,8 +71,11 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
   ctx.relay = relay;
   await (await import('./realtime/routes.js')).registerRealtimeRoute(app, ctx, relay); // GET /v1/realtime (WebSocket), docs/billing.md Realtime
   await app.register(async (scope) => {
-    await scope.register(fastifyMultipart, { limits: { fileSize: ctx.config.maxRequestBodyBytes, files: 1, fields: 50 } });
     scope.setErrorHandler(sendRelayError);
+    // A multipart body sent to a JSON route reaches its handler without a body, as it did when
+    // @fastify/multipart covered the whole scope; the plugin itself (three async hooks per request)
+    // is only on the audio routes below.
+    scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
     const bodyLimit = ctx.config.maxRequestBodyBytes;
 
     for (const [url, build] of jsonRoutes) {
@@ -85,15 +88,19 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
         return reply;
       });
     }
-    for (const endpoint of ['transcriptions', 'translations'] as const) {
-      scope.post(`/v1/audio/${endpoint}`, { bodyLimit }, async (request, reply) => {
-        const caller = await authenticateToken(ctx, relay, request);
-        if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
-        const { fields, file } = await readMultipart(request);
-        await runRelay(ctx, relay, request, reply, caller, transcriptionJob(endpoint, fields, file));
-        return reply;
-      });
-    }
+    await scope.register(async (audio) => {
+      audio.removeContentTypeParser('multipart/form-data');
+      await audio.register(fastifyMultipart, { limits: { fileSize: ctx.config.maxRequestBodyBytes, files: 1, fields: 50 } });
+      for (const endpoint of ['transcriptions', 'translations'] as const) {
+        audio.post(`/v1/audio/${endpoint}`, { bodyLimit }, async (request, reply) => {
+          const caller = await authenticateToken(ctx, relay, request);
+          if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
+          const { fields, file } = await readMultipart(request);
+          await runRelay(ctx, relay, request, reply, caller, transcriptionJob(endpoint, fields, file));
+          return reply;
+        });
+      }
+    });
     // The playground reads the session cookie: @fastify/cookie (its onRequest/onSend hooks) only here.
     await scope.register(async (playground) => {
       await playground.register(fastifyCookie);

@@ -11,14 +11,35 @@ export type PendingLog = NewLog | { toRow(): NewLog };
 
 const toRow = (log: PendingLog): NewLog => ('toRow' in log && typeof log.toRow === 'function' ? log.toRow() : (log as NewLog));
 
-/** The logs columns in insert order, with the migration's default for a column a row leaves out. */
+/** The logs columns in insert order (putLogValues writes them in this order). */
 const logColumns = [
-  ['user_id', 0], ['created_at', 0], ['type', 0], ['content', ''], ['username', ''], ['token_name', ''], ['model_name', ''],
-  ['quota', 0], ['prompt_tokens', 0], ['completion_tokens', 0], ['use_time', 0], ['is_stream', 0], ['channel_id', 0],
-  ['token_id', 0], ['group', ''], ['ip', ''], ['other', ''],
-] as const satisfies ReadonlyArray<readonly [keyof NewLog, number | string]>;
-const logInsertHead = `insert into "logs" (${logColumns.map(([name]) => `"${name}"`).join(', ')}) values `;
+  'user_id', 'created_at', 'type', 'content', 'username', 'token_name', 'model_name', 'quota', 'prompt_tokens',
+  'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'ip', 'other',
+] as const satisfies ReadonlyArray<keyof NewLog>;
+const logInsertHead = `insert into "logs" (${logColumns.map((name) => `"${name}"`).join(', ')}) values `;
 const logTuple = `(${logColumns.map(() => '?').join(', ')})`;
+
+/** Writes a row's values in logColumns order at `at` (the migration's default for a left-out column); returns the next index. */
+function putLogValues(values: Array<string | number>, at: number, row: NewLog): number {
+  values[at] = row.user_id ?? 0;
+  values[at + 1] = row.created_at;
+  values[at + 2] = row.type;
+  values[at + 3] = row.content ?? '';
+  values[at + 4] = row.username ?? '';
+  values[at + 5] = row.token_name ?? '';
+  values[at + 6] = row.model_name ?? '';
+  values[at + 7] = row.quota ?? 0;
+  values[at + 8] = row.prompt_tokens ?? 0;
+  values[at + 9] = row.completion_tokens ?? 0;
+  values[at + 10] = row.use_time ?? 0;
+  values[at + 11] = row.is_stream ?? 0;
+  values[at + 12] = row.channel_id ?? 0;
+  values[at + 13] = row.token_id ?? 0;
+  values[at + 14] = row.group ?? '';
+  values[at + 15] = row.ip ?? '';
+  values[at + 16] = row.other ?? '';
+  return at + 17;
+}
 
 /**
  * SQLite statements of the flush, prepared once per handle (Kysely prepares every query anew):
@@ -49,11 +70,9 @@ class SqliteFlushStatements {
         statement = this.sqlite.prepare(logInsertHead + new Array<string>(count).fill(logTuple).join(', '));
         this.inserts.set(count, statement);
       }
-      const values: Array<string | number> = [];
-      for (let j = i; j < i + count; j += 1) {
-        const row = toRow(logs[j]!) as Record<string, unknown>;
-        for (const [name, fallback] of logColumns) values.push((row[name] ?? fallback) as string | number);
-      }
+      const values = new Array<string | number>(count * logColumns.length);
+      let at = 0;
+      for (let j = i; j < i + count; j += 1) at = putLogValues(values, at, toRow(logs[j]!));
       statement.run(values);
     }
   }
