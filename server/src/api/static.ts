@@ -34,6 +34,8 @@ export async function registerConsole(app: FastifyInstance, distDir: string): Pr
       return reply.code(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'invalid_request_error', 'not_found'));
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return reply.code(404).send(fail('Not Found'));
+    // A missing hashed asset (an old build's chunk) is a 404, not the page served as script.
+    if (request.url.startsWith('/assets/')) return reply.code(404).type('text/plain').send('Not Found');
     reply.header('Cache-Control', 'no-cache');
     if (!hasConsole) return reply.type('text/html').send(placeholderPage);
     return reply.type('text/html').sendFile('index.html');
