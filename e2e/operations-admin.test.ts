@@ -194,6 +194,9 @@ describe('operations journey (admin and a regular user)', () => {
     await bob.getByRole('button', { name: /^兑\s*换$/ }).click();
     await toast(bob, '兑换成功！');
     await expect.poll(() => balance.textContent()).toContain('$0.20');
+    // The screenshot also makes headless Chromium render a frame, so the redeem button has left its
+    // loading state before the next lookup (without one it can stay stale for the whole timeout).
+    await shot(bob, 'wallet-redeemed-zh-light');
     await bob.getByLabel('兑换码').fill(redemptionCode);
     await bob.getByRole('button', { name: /^兑\s*换$/ }).click();
     await toast(bob, '该兑换码已被使用');

@@ -28,7 +28,8 @@ export function RedeemCard() {
       showSuccess(t('wallet.msg.redeemed'));
       setGained(quota);
       setKey('');
-      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
+      // The balance refreshes on its own; the button is ready again as soon as the code is redeemed.
+      void queryClient.invalidateQueries({ queryKey: selfQueryKey });
     } catch {
       // shown by the http client
     } finally {
