@@ -187,18 +187,19 @@ describe('operations journey (admin and a regular user)', () => {
 
     await bob.goto(`${baseUrl}/topup`);
     const balance = bob.getByTestId('wallet-balance');
+    // Anchored at the end only: after a redemption antd's loading icon (aria-label "loading") can
+    // linger in the button while its leave motion waits for a frame headless Chromium never paints.
+    const redeemButton = bob.getByRole('button', { name: /兑\s*换$/ });
     await expect.poll(() => balance.textContent()).toContain('$0.00');
-    await bob.getByRole('button', { name: /^兑\s*换$/ }).click();
+    await redeemButton.click();
     await toast(bob, '请输入兑换码！');
     await bob.getByLabel('兑换码').fill(redemptionCode);
-    await bob.getByRole('button', { name: /^兑\s*换$/ }).click();
+    await redeemButton.click();
     await toast(bob, '兑换成功！');
     await expect.poll(() => balance.textContent()).toContain('$0.20');
-    // The screenshot also makes headless Chromium render a frame, so the redeem button has left its
-    // loading state before the next lookup (without one it can stay stale for the whole timeout).
     await shot(bob, 'wallet-redeemed-zh-light');
     await bob.getByLabel('兑换码').fill(redemptionCode);
-    await bob.getByRole('button', { name: /^兑\s*换$/ }).click();
+    await redeemButton.click();
     await toast(bob, '该兑换码已被使用');
     await bob.waitForTimeout(300);
     expect(await balance.textContent()).toContain('$0.20');
