@@ -101,6 +101,16 @@ export const registerSchema = registerFields
     ]),
   );
 
+/** Rules for edits where username and password are optional (an empty password means "unchanged"). */
+function optionalCredentialRules<T extends { username?: string; password?: string }>(): Array<Rule<T>> {
+  return [
+    [(v) => v.username !== undefined && v.username === '', accountMessages.usernamePasswordRequired],
+    [(v) => (v.username ?? '').length > usernameMaxLength, accountMessages.usernameTooLong],
+    [(v) => !!v.password && isTooShort(v.password), accountMessages.passwordTooShort],
+    [(v) => !!v.password && isTooLong(v.password), accountMessages.passwordTooLong],
+  ];
+}
+
 /** PUT /api/user/self: every field optional; an empty password means "unchanged". */
 export const updateSelfSchema = z
   .object({
@@ -111,10 +121,7 @@ export const updateSelfSchema = z
   })
   .superRefine(
     firstBroken([
-      [(v) => v.username !== undefined && v.username === '', accountMessages.usernamePasswordRequired],
-      [(v) => (v.username ?? '').length > usernameMaxLength, accountMessages.usernameTooLong],
-      [(v) => !!v.password && isTooShort(v.password), accountMessages.passwordTooShort],
-      [(v) => !!v.password && isTooLong(v.password), accountMessages.passwordTooLong],
+      ...optionalCredentialRules(),
     ]),
   );
 
@@ -136,23 +143,20 @@ export const createUserSchema = createUserFields
   );
 
 /** PUT /api/user/: the console sends the whole row; unknown and read-only fields are dropped. */
-export const updateUserSchema = z
-  .object({
-    id: z.number().int().positive(),
-    username: text(200).optional(),
-    display_name: text(64).optional(),
-    password: text(200).optional(),
-    group: z.string().min(1).max(64).optional(),
-    quota: z.number().optional(),
-    email: text(191).optional(),
-    remark: text(255).optional(),
-  })
+const updateUserFields = z.object({
+  id: z.number().int().positive(),
+  username: text(200).optional(),
+  display_name: text(64).optional(),
+  password: text(200).optional(),
+  group: z.string().min(1).max(64).optional(),
+  quota: z.number().optional(),
+  email: text(191).optional(),
+  remark: text(255).optional(),
+});
+export const updateUserSchema = updateUserFields
   .superRefine(
-    firstBroken([
-      [(v) => v.username !== undefined && v.username === '', accountMessages.usernamePasswordRequired],
-      [(v) => (v.username ?? '').length > usernameMaxLength, accountMessages.usernameTooLong],
-      [(v) => !!v.password && isTooShort(v.password), accountMessages.passwordTooShort],
-      [(v) => !!v.password && isTooLong(v.password), accountMessages.passwordTooLong],
+    firstBroken<z.infer<typeof updateUserFields>>([
+      ...optionalCredentialRules(),
       [(v) => v.quota !== undefined && (!Number.isSafeInteger(v.quota) || v.quota < 0), accountMessages.quotaMustBeInteger],
       [(v) => !!v.email && !isEmail(v.email), accountMessages.invalidEmail],
     ]),

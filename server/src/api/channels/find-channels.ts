@@ -1,4 +1,4 @@
-import { ChannelStatus } from '@modelgate/shared';
+import { ChannelStatus, type ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
 import type { AppContext } from '../context.js';
 import { channelListColumns } from './channel-values.js';
 import type { ListChannelsQuery, SearchChannelsQuery } from './schemas.js';
@@ -10,24 +10,8 @@ type ChannelListRow = {
     : string;
 };
 
-/** A tag row of tag mode: the tag's channels as `children`, aggregated (status 1 if any child is enabled). */
-export interface ChannelTagRow {
-  is_tag: true;
-  tag: string;
-  name: string;
-  type: number;
-  status: number;
-  priority: number;
-  weight: number;
-  models: string;
-  group: string;
-  used_quota: number;
-  balance: number;
-  response_time: number;
-  test_time: number;
-  created_time: number;
-  children: ChannelListRow[];
-}
+/** A tag row of tag mode (the shared response type, over this list's rows). */
+export type ChannelTagRow = SharedChannelTagRow<ChannelListRow>;
 
 export type ChannelListItem = ChannelListRow | ChannelTagRow;
 

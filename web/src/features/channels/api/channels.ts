@@ -1,3 +1,4 @@
+import type { ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
@@ -33,23 +34,7 @@ export interface Channel {
 }
 
 /** A tag row of tag mode: its channels are `children`. */
-export interface ChannelTagRow {
-  is_tag: true;
-  tag: string;
-  name: string;
-  type: number;
-  status: number;
-  priority: number;
-  weight: number;
-  models: string;
-  group: string;
-  used_quota: number;
-  balance: number;
-  response_time: number;
-  test_time: number;
-  created_time: number;
-  children: Channel[];
-}
+export type ChannelTagRow = SharedChannelTagRow<Channel>;
 
 export type ChannelListItem = Channel | ChannelTagRow;
 export const isTagRow = (item: ChannelListItem): item is ChannelTagRow => 'is_tag' in item && item.is_tag === true;
