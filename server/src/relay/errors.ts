@@ -1,3 +1,6 @@
+import type { FastifyError } from 'fastify';
+import { AppError } from '../lib/errors.js';
+
 /**
  * The relay's one error type. Everything the /v1 path rejects or fails with is a RelayError; the
  * relay plugin writes it OpenAI-shaped. `retryable` drives failover (see docs/relay.md), never
@@ -65,3 +68,20 @@ export const relayErrors = {
     new RelayError(503, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`),
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
 };
+
+/** Any error of a relay route as a RelayError (unknown errors are logged and become a 500). */
+export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }): RelayError {
+  let relayError: RelayError;
+  if (error instanceof RelayError) relayError = error;
+  else if (error instanceof AppError) relayError = new RelayError(error.status, error.code, error.message);
+  else {
+    const status = (error as FastifyError).statusCode ?? 500;
+    if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') relayError = new RelayError(413, 'payload_too_large', '请求体过大');
+    else if (status >= 400 && status < 500) relayError = new RelayError(status, 'invalid_request', error.message || '请求无效');
+    else {
+      log.error({ err: error }, 'relay error');
+      relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
+    }
+  }
+  return relayError;
+}

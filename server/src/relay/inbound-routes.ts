@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../api/context.js';
-import { RelayError } from './errors.js';
+import { RelayError, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
 import { responsesFormat } from './formats/responses/index.js';
@@ -9,15 +9,15 @@ import { inboundChatJob } from './jobs/inbound.js';
 import { requireObject } from './jobs/json-body.js';
 import { modelsFor } from './models-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
+import { fastifyExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
-import { toRelayError } from './plugin.js';
 import type { RelayState } from './state.js';
 
 /** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI). */
 function formatErrorHandler(format: InboundFormat) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (reply.sent || reply.raw.headersSent) return;
-    const relayError = toRelayError(error, request);
+    const relayError = toRelayError(error, request.log);
     const status = relayError.status === 499 ? 400 : relayError.status;
     return reply.code(status).send(format.errorBody(status, relayError.message, relayError instanceof RelayError ? relayError.code : null));
   };
@@ -53,7 +53,7 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
     scope.post('/v1/messages', { bodyLimit }, async (request, reply) => {
       const caller = await authenticateToken(ctx, relay, request);
       const job = inboundChatJob(claudeFormat, requireObject(request.body), {}, anthropicHeadersOf(request));
-      await runRelay(ctx, relay, request, reply, caller, job);
+      await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
       return reply;
     });
   });
@@ -65,7 +65,7 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
         const { action } = parseModelPath(params);
         if (!geminiActions.has(action)) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
         const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
-        await runRelay(ctx, relay, request, reply, caller, inboundChatJob(geminiFormat, requireObject(request.body), params));
+        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(geminiFormat, requireObject(request.body), params));
         return reply;
       });
     }
@@ -78,7 +78,7 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
     scope.setErrorHandler(formatErrorHandler(responsesFormat));
     scope.post('/v1/responses', { bodyLimit }, async (request, reply) => {
       const caller = await authenticateToken(ctx, relay, request);
-      await runRelay(ctx, relay, request, reply, caller, inboundChatJob(responsesFormat, requireObject(request.body), {}));
+      await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(responsesFormat, requireObject(request.body), {}));
       return reply;
     });
   });

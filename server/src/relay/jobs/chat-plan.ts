@@ -91,8 +91,7 @@ async function aggregateStream(rc: ResponseContext, converter: ChatConverter, sp
   await streamAnswer(rc, converter.framing, { ...handler, close: (usage) => ((final = usage), '') }, { isCollected: true });
   const usage: Usage = final ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 };
   const completion = aggregate.completion(usage);
-  rc.reply.code(200).header('content-type', 'application/json; charset=utf-8')
-    .send(JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, usage) : completion));
+  rc.exchange.send(200, 'application/json; charset=utf-8', JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, usage) : completion));
 }
 
 function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { readSession, sessionCookieName } from '../../api/auth/session.js';
 import type { AppContext } from '../../api/context.js';
@@ -58,7 +59,7 @@ function checkUser(user: CachedUser | null): CachedUser {
  * `Authorization: Bearer`, else `x-api-key` (Anthropic clients), else `apiKey` when the route
  * reads it elsewhere (Gemini's `?key=` / `x-goog-api-key`).
  */
-export async function authenticateToken(ctx: AppContext, relay: RelayState, request: FastifyRequest, apiKey?: string): Promise<RelayCaller> {
+export async function authenticateToken(ctx: AppContext, relay: RelayState, request: { headers: IncomingHttpHeaders; ip: string }, apiKey?: string): Promise<RelayCaller> {
   const parsed = parseApiKey(request.headers.authorization ?? (request.headers['x-api-key'] as string | undefined) ?? apiKey);
   if (!parsed) throw relayErrors.invalidToken('未提供令牌');
   const found = relay.access.findToken(parsed.key);
@@ -110,8 +111,4 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
 export function checkModelAllowed(caller: RelayCaller, model: string): void {
   const limits = caller.token?.modelLimits;
   if (limits && !limits.has(model)) throw relayErrors.forbidden('model_not_allowed', `该令牌无权访问模型 ${model}`);
-}
-
-export function clientIp(request: FastifyRequest): string {
-  return request.ip;
 }

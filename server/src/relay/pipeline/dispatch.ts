@@ -7,6 +7,7 @@ import type { RelayChannel } from './channel-index.js';
 import { disableChannelIfBanned } from './auto-disable.js';
 
 import type { Responder } from './respond.js';
+import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
 
 /**
  * What is sent to one channel: an OpenAI-wire JSON body or form (URL and headers from the adapter's
@@ -34,7 +35,9 @@ export interface UpstreamCall {
   pinnedChannelId: number | null;
   /** Builds the body for one channel, given the model after the channel's mapping; built right before sending. */
   buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
-  signal: AbortSignal;
+  /** The client asked for a stream: a 2xx pass-through answer is streamed, not buffered. */
+  isStream: boolean;
+  signal: AbortSignal & AbortSource;
   options: AdapterOptions;
   /** Client headers passed to the upstream (anthropic-version, anthropic-beta). */
   clientHeaders?: Record<string, string>;
@@ -48,17 +51,20 @@ export interface UpstreamCall {
   deliver?(success: UpstreamSuccess): Promise<void>;
 }
 
-export interface UpstreamSuccess {
+/**
+ * A 2xx answer: for the OpenAI-wire pass-through (no responder), the answer on undici's dispatch API
+ * with its head (and whole body unless it streams); for a responder, undici.request's response.
+ */
+export type UpstreamReply =
+  | { respond: Responder; response: Dispatcher.ResponseData; answer?: undefined; head?: undefined }
+  | { respond?: undefined; response?: undefined; answer: UpstreamAnswer; head: AnswerHead };
+
+export type UpstreamSuccess = UpstreamReply & {
   channel: RelayChannel;
   upstreamModel: string;
-  response: Dispatcher.ResponseData;
   /** Channel ids tried, in order (admin_info.use_channel). */
   tried: number[];
-  /** The job's response handler for this channel, when it is not the OpenAI pass-through. */
-  respond?: Responder;
-}
-
-const maxErrorBody = 64 * 1024;
+};
 
 export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>): UpstreamTarget {
   const headers: Record<string, string> = { ...clientHeaders };
@@ -77,7 +83,28 @@ async function readLimited(body: Dispatcher.ResponseData['body']): Promise<strin
 
 const unsupported = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持此接口`, 'unsupported_endpoint', '');
 
-async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher): Promise<{ response: Dispatcher.ResponseData; upstreamModel: string; respond?: Responder }> {
+/** Origin and path of an upstream URL, cached (a handful of distinct URLs serve all traffic). */
+const urlParts = new Map<string, { origin: string; path: string }>();
+function partsOf(url: string): { origin: string; path: string } {
+  let parts = urlParts.get(url);
+  if (!parts) {
+    const parsed = new URL(url);
+    parts = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (urlParts.size >= 1000) urlParts.clear();
+    urlParts.set(url, parts);
+  }
+  return parts;
+}
+
+/** Sends the pass-through request on the dispatch API; resolves with the head (and buffered body). */
+async function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<string, string>, payload: string | FormData | Uint8Array, call: UpstreamCall): Promise<{ answer: UpstreamAnswer; head: AnswerHead }> {
+  const answer = new UpstreamAnswer(call.signal, call.isStream);
+  const { origin, path } = partsOf(url);
+  dispatcher.dispatch({ origin, path, method: 'POST', headers, body: payload as string }, answer);
+  return { answer, head: await answer.head };
+}
+
+async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher): Promise<UpstreamReply & { upstreamModel: string }> {
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
@@ -109,6 +136,19 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
       payload = body.value;
     }
   }
+  if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
+  if (!body.respond) {
+    let passed: { answer: UpstreamAnswer; head: AnswerHead };
+    try {
+      passed = await dispatchAnswer(dispatcher, url, headers, payload, call);
+    } catch (error) {
+      if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
+      throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+    }
+    const { statusCode, body: bytes } = passed.head;
+    if (statusCode >= 200 && statusCode < 300) return { ...passed, upstreamModel };
+    throw upstreamFailure(adapter, statusCode, bytes ? bytes.toString('utf8') : '');
+  }
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, {
@@ -123,9 +163,12 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { response, upstreamModel, respond: body.respond };
-  const text = await readLimited(response.body).catch(() => '');
-  const parsed = adapter.errors.parse(response.statusCode, text);
-  throw new UpstreamError(response.statusCode, parsed.message, parsed.code, text);
+  throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''));
+}
+
+function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string): UpstreamError {
+  const parsed = adapter.errors.parse(status, text);
+  return new UpstreamError(status, parsed.message, parsed.code, text);
 }
 
 function mapStatus(channel: RelayChannel | null, error: UpstreamError): RelayError {
@@ -165,8 +208,7 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
     }
     tried.push(channel.id);
     try {
-      const { response, upstreamModel, respond } = await callChannel(channel, call, relay.dispatcher);
-      const success: UpstreamSuccess = { channel, upstreamModel, response, tried, respond };
+      const success: UpstreamSuccess = { ...(await callChannel(channel, call, relay.dispatcher)), channel, tried };
       if (call.deliver) await call.deliver(success);
       return success;
     } catch (error) {

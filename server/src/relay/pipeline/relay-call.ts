@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../api/context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
@@ -10,9 +9,12 @@ import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
 import type { RelayChannel } from './channel-index.js';
 import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
+import { sseHeaders, type RelayExchange } from './exchange.js';
 import { checkModelRateLimit } from './rate-limit.js';
-import { releaseHold, settle, type Hold } from './settle.js';
-import { pipeStream } from './stream.js';
+import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
+import { SseRelay } from './stream.js';
+
+type SettleBase = Omit<SettleInput, 'usage' | 'isStream' | 'frtMs'>;
 
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {
@@ -104,97 +106,76 @@ class CallSignal {
 }
 
 /** Checks, holds, dispatches with failover, relays the answer and settles the bill. */
-export async function runRelay(ctx: AppContext, relay: RelayState, request: FastifyRequest, reply: FastifyReply, caller: RelayCaller, job: RelayJob): Promise<void> {
+export async function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
   const startedAt = Date.now();
   checkModelAllowed(caller, job.model);
-  const pricing = findModelPricing(ctx.options, job.model);
-  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
+  const { options } = ctx;
+  const pricing = findModelPricing(options, job.model);
+  if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
     throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
   }
   await checkModelRateLimit(ctx, caller.user.id);
-  const groupRatio = findGroupRatio(ctx.options, caller.group);
-  const quotaPerUnit = ctx.options.number('QuotaPerUnit');
-  const holdAmount = estimateHold(pricing, groupRatio, roughTokenEstimate(job.promptChars), job.maxTokens, ctx.options.number('PreConsumedQuota'), quotaPerUnit, job.calls);
+  const groupRatio = findGroupRatio(options, caller.group);
+  const holdAmount = estimateHold(pricing, groupRatio, roughTokenEstimate(job.promptChars), job.maxTokens, options.number('PreConsumedQuota'), options.number('QuotaPerUnit'), job.calls);
   const hold = reserve(caller, holdAmount);
 
-  const controller = new CallSignal(reply.raw);
+  const out = exchange.raw;
+  const controller = new CallSignal(out);
   const abortOnClose = controller.onClientClose;
-  reply.raw.on('close', abortOnClose);
-  const baseOf = (success: UpstreamSuccess) => ({
+  out.on('close', abortOnClose);
+  const baseOf = (success: UpstreamSuccess): SettleBase => ({
     hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
-    tried: success.tried, startedAt, ip: request.ip, requestPath: request.url.split('?')[0]!,
+    tried: success.tried, startedAt, ip: exchange.ip, requestPath: exchange.path,
   });
-  // Converted, native and inbound answers are given inside the failover loop, so a stream that
-  // fails before its first byte is retried on another channel.
-  const deliver = async (success: UpstreamSuccess) => {
-    if (!success.respond) return;
-    reply.raw.off('close', abortOnClose);
-    reply.raw.on('close', abortOnClose);
-    await success.respond({
-      ctx, relay, reply, response: success.response, hold, base: baseOf(success), model: job.model, upstreamModel: success.upstreamModel,
-      signal: controller.signal, startedAt,
-      abort: () => controller.abort(),
-      detach: () => reply.raw.off('close', abortOnClose),
-      countPromptTokens: job.countPromptTokens,
-    });
-  };
   let success: UpstreamSuccess;
   try {
     success = await dispatchWithFailover(ctx, relay, {
-      deliver,
+      // Converted, native and inbound answers are given inside the failover loop, so a stream that
+      // fails before its first byte is retried on another channel.
+      deliver: (answered) => deliver(ctx, relay, exchange, job, controller, answered, baseOf(answered)),
       endpoint: job.endpoint,
       model: job.model,
       group: caller.group,
       pinnedChannelId: caller.pinnedChannelId,
       buildBody: job.buildBody,
+      isStream: job.isStream,
       signal: controller.signal,
-      options: ctx.options as unknown as AdapterOptions,
+      options: options as unknown as AdapterOptions,
       clientHeaders: job.clientHeaders,
       requestOptions: job.requestOptions,
     });
   } catch (error) {
-    reply.raw.off('close', abortOnClose);
+    out.off('close', abortOnClose);
     releaseHold(hold);
     throw error;
   }
   if (success.respond) return;
-  const { channel, response } = success;
+  const { channel, answer, head } = success;
   const adapter = channel.adapter!;
-  const base = baseOf(success);
+  out.off('close', abortOnClose);
 
   if (job.isStream) {
-    reply.raw.off('close', abortOnClose);
-    reply.hijack();
-    const headers = { ...reply.getHeaders(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
-    reply.raw.writeHead(200, headers as Record<string, string>);
-    const pingEnabled = ctx.options.bool('general_setting.ping_interval_enabled');
-    const outcome = await pipeStream({
-      upstream: response,
-      out: reply.raw,
+    exchange.startStream(sseHeaders);
+    const pingEnabled = options.bool('general_setting.ping_interval_enabled');
+    const sse = new SseRelay({
+      out,
       transform: adapter.chatStream.createTransform(),
       clientWantsUsage: job.clientWantsUsage,
       idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
-      pingIntervalMs: pingEnabled ? ctx.options.number('general_setting.ping_interval_seconds') * 1000 : 0,
+      pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
       abort: () => controller.abort(),
       startedAt,
       model: job.model,
       countPromptTokens: job.countPromptTokens,
-    });
-    settle(ctx, relay, { ...base, usage: outcome.usage, isStream: true, frtMs: outcome.frtMs });
+    }, () => answer.resume());
+    answer.stream(sse);
+    const outcome = await sse.done;
+    settle(ctx, relay, { ...baseOf(success), usage: outcome.usage, isStream: true, frtMs: outcome.frtMs });
     return;
   }
 
-  let bytes: Buffer;
-  try {
-    bytes = Buffer.from(await response.body.arrayBuffer());
-  } catch (error) {
-    reply.raw.off('close', abortOnClose);
-    releaseHold(hold);
-    if (controller.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
-    throw new RelayError(502, 'upstream_error', `读取上游响应失败：${(error as Error).message}`, true);
-  }
-  reply.raw.off('close', abortOnClose);
-  const contentType = String(response.headers['content-type'] ?? 'application/json');
+  const bytes = head.body!;
+  const contentType = head.contentType || 'application/json';
   const isJson = contentType.includes('json');
   let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;
@@ -212,6 +193,22 @@ export async function runRelay(ctx: AppContext, relay: RelayState, request: Fast
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
   }
-  settle(ctx, relay, { ...base, usage, isStream: false, frtMs: Date.now() - startedAt });
-  reply.code(response.statusCode).header('content-type', contentType).send(bytes);
+  settle(ctx, relay, { ...baseOf(success), usage, isStream: false, frtMs: Date.now() - startedAt });
+  exchange.send(head.statusCode, contentType, bytes);
+}
+
+/** Gives a responder's answer (conversion, native pass-through, inbound formats) to the client. */
+async function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, base: SettleBase): Promise<void> {
+  if (!success.respond) return;
+  const out = exchange.raw;
+  const abortOnClose = controller.onClientClose;
+  out.off('close', abortOnClose);
+  out.on('close', abortOnClose);
+  await success.respond({
+    ctx, relay, exchange, response: success.response, hold: base.hold, base, model: job.model, upstreamModel: success.upstreamModel,
+    signal: controller.signal, startedAt: base.startedAt,
+    abort: () => controller.abort(),
+    detach: () => out.off('close', abortOnClose),
+    countPromptTokens: job.countPromptTokens,
+  });
 }

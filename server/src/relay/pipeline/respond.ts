@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import type { Usage } from '../billing/quota.js';
 import { RelayError, UpstreamError } from '../errors.js';
 import type { RelayState } from '../state.js';
 import { pipeEvents, type EventHandler } from './event-stream.js';
+import { sseHeaders, type RelayExchange } from './exchange.js';
 import { createFramingDecoder, type DecoderFraming } from './framing.js';
 import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
 
@@ -14,7 +14,7 @@ import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
 export interface ResponseContext {
   ctx: AppContext;
   relay: RelayState;
-  reply: FastifyReply;
+  exchange: RelayExchange;
   response: Dispatcher.ResponseData;
   hold: Hold;
   /** Settle fields known before the answer (pricing, model, channel, timing). */
@@ -32,26 +32,23 @@ export interface ResponseContext {
 
 export type Responder = (rc: ResponseContext) => Promise<void>;
 
-const sseHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
-
 /**
  * Streams the answer through a framing decoder and an event handler, then settles. `isCollected`:
  * nothing is written to the client (the handler aggregates; the caller answers afterwards).
  */
 export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming, handler: EventHandler, mode: { isCollected?: boolean } = {}): Promise<void> {
   rc.detach();
-  const out = mode.isCollected ? new Writable({ write: (_chunk, _encoding, done) => done() }) : rc.reply.raw;
+  const out = mode.isCollected ? new Writable({ write: (_chunk, _encoding, done) => done() }) : rc.exchange.raw;
   const onClientClose = () => {
-    if (!rc.reply.raw.writableFinished) rc.abort();
+    if (!rc.exchange.raw.writableFinished) rc.abort();
   };
-  if (mode.isCollected) rc.reply.raw.once('close', onClientClose);
+  if (mode.isCollected) rc.exchange.raw.once('close', onClientClose);
   const outcome = await pipeEvents({
     upstream: rc.response,
     out: out as ServerResponse,
     start: () => {
       if (mode.isCollected) return;
-      rc.reply.hijack();
-      rc.reply.raw.writeHead(200, { ...rc.reply.getHeaders(), ...sseHeaders } as Record<string, string>);
+      rc.exchange.startStream(sseHeaders);
     },
     decoder: createFramingDecoder(framing),
     handler,
@@ -61,7 +58,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     startedAt: rc.startedAt,
     countPromptTokens: rc.countPromptTokens,
   });
-  if (mode.isCollected) rc.reply.raw.off('close', onClientClose);
+  if (mode.isCollected) rc.exchange.raw.off('close', onClientClose);
   if (!outcome.isStarted || (mode.isCollected && outcome.error !== null)) {
     // Nothing reached the client: an UpstreamError goes back to the failover loop (another channel
     // may serve the request; the hold stays until the request ends).
@@ -123,5 +120,5 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
   settle(rc.ctx, rc.relay, { ...rc.base, calls: result.calls ?? rc.base.calls, usage: result.usage, isStream: false, frtMs: Date.now() - rc.startedAt });
   const isBytes = Buffer.isBuffer(result.body);
   const contentType = isBytes ? String(rc.response.headers['content-type'] ?? 'application/json') : 'application/json; charset=utf-8';
-  rc.reply.code(200).header('content-type', contentType).send(isBytes ? result.body : JSON.stringify(result.body));
+  rc.exchange.send(200, contentType, isBytes ? (result.body as Buffer) : JSON.stringify(result.body));
 }

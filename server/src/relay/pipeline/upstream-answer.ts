@@ -1,0 +1,163 @@
+import type { Dispatcher } from 'undici';
+
+/** Where a streamed answer goes, chunk by chunk (the SSE relay of `stream.ts`). */
+export interface AnswerSink {
+  /** One piece of the body; false pauses the upstream until the sink calls the resume it was given. */
+  data(chunk: Buffer): boolean;
+  end(): void;
+  error(error: Error): void;
+}
+
+/** The head of an answer and, unless it streams, its whole body. */
+export interface AnswerHead {
+  statusCode: number;
+  contentType: string;
+  /** The body of a buffered answer (capped at `maxErrorBody` for error statuses); null for a stream. */
+  body: Buffer | null;
+}
+
+/** The part of the call signal the upstream call listens to (`CallSignal` of relay-call.ts). */
+export interface AbortSource {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export const maxErrorBody = 64 * 1024;
+/** Stream bytes held before the sink is attached, beyond which the upstream is paused. */
+const maxPending = 1024 * 1024;
+
+/**
+ * One upstream call on undici's dispatch API, without `undici.request`'s Readable body and its
+ * promise and stream-event layers (the per-request cost profiles showed). A buffered answer arrives
+ * as one Buffer; a 2xx answer to a streaming request is handed to a sink as it arrives, with
+ * backpressure (the sink returns false, then calls resume). `head` resolves when the answer's head
+ * is in (stream) or its whole body (buffered), and rejects on a connection error or abort before.
+ */
+export class UpstreamAnswer implements Dispatcher.DispatchHandler {
+  readonly head: Promise<AnswerHead>;
+  private resolveHead!: (head: AnswerHead) => void;
+  private rejectHead!: (error: Error) => void;
+  private statusCode = 0;
+  private contentType = '';
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private isStreaming = false;
+  private isHeadSettled = false;
+  private sink: AnswerSink | null = null;
+  /** A stream's end or error that came before the sink was attached. */
+  private ended: { error: Error | null } | null = null;
+  private abortUpstream: ((reason?: Error) => void) | null = null;
+  private resumeUpstream: (() => void) | null = null;
+  private isPaused = false;
+  private readonly onAbort = (): void => {
+    const reason = this.signal.reason instanceof Error ? this.signal.reason : new Error(String(this.signal.reason));
+    this.abortUpstream?.(reason);
+  };
+
+  constructor(private readonly signal: AbortSource, private readonly isStreamWanted: boolean) {
+    this.head = new Promise<AnswerHead>((resolve, reject) => {
+      this.resolveHead = resolve;
+      this.rejectHead = reject;
+    });
+    signal.addEventListener('abort', this.onAbort);
+  }
+
+  /** Attaches the sink of a streamed answer; what arrived before is given to it first. */
+  stream(sink: AnswerSink): void {
+    this.sink = sink;
+    const pending = this.chunks;
+    this.chunks = [];
+    this.size = 0;
+    let isFlowing = true;
+    for (const chunk of pending) isFlowing = sink.data(chunk) && isFlowing;
+    if (this.ended) {
+      if (this.ended.error) sink.error(this.ended.error);
+      else sink.end();
+    } else if (isFlowing && this.isPaused) {
+      this.resume();
+    } else if (!isFlowing) {
+      this.isPaused = true;
+    }
+  }
+
+  /** Continues a paused stream (the sink's writes drained). */
+  resume(): void {
+    if (!this.isPaused) return;
+    this.isPaused = false;
+    this.resumeUpstream?.();
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.signal.aborted) this.onAbort();
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void): boolean {
+    this.statusCode = statusCode;
+    this.resumeUpstream = resume;
+    for (let i = 0; i < headers.length; i += 2) {
+      const name = headers[i]!;
+      if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
+        this.contentType = headers[i + 1]!.toString('latin1');
+        break;
+      }
+    }
+    if (this.isStreamWanted && statusCode >= 200 && statusCode < 300) {
+      this.isStreaming = true;
+      this.settleHead(null);
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.sink) {
+      if (this.sink.data(chunk)) return true;
+      this.isPaused = true;
+      return false;
+    }
+    const isError = this.statusCode < 200 || this.statusCode >= 300;
+    if (isError && this.size >= maxErrorBody) return true;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.isStreaming && this.size > maxPending) {
+      this.isPaused = true;
+      return false;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (!this.isStreaming) {
+      const chunks = this.chunks;
+      this.chunks = [];
+      let body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      if (this.statusCode < 200 || this.statusCode >= 300) body = body.subarray(0, maxErrorBody);
+      this.settleHead(body);
+    } else if (this.sink) {
+      this.sink.end();
+    } else {
+      this.ended = { error: null };
+    }
+  }
+
+  onError(error: Error): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (!this.isHeadSettled) {
+      this.isHeadSettled = true;
+      this.rejectHead(error);
+    } else if (this.sink) {
+      this.sink.error(error);
+    } else {
+      this.ended = { error };
+    }
+  }
+
+  private settleHead(body: Buffer | null): void {
+    if (this.isHeadSettled) return;
+    this.isHeadSettled = true;
+    this.resolveHead({ statusCode: this.statusCode, contentType: this.contentType, body });
+  }
+}
