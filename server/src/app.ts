@@ -8,6 +8,7 @@ import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
+import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
 
 const managementBodyLimit = 2 * 1024 * 1024;
@@ -24,14 +25,16 @@ const requestIdKey = Symbol('modelgate.requestId');
 type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
 
 /**
- * The HTTP server with one step before Fastify: the request id is chosen and set as the
- * X-Request-Id response header on the raw response (Node merges it into the head whatever way the
- * answer is written, hijacked streams included), so no app-wide onRequest hook runs per request.
+ * The HTTP server with two steps before Fastify: the request id is chosen; the relay's direct lane
+ * (relay/direct-lane.ts) serves the JSON calls of the OpenAI routes itself; for all else the id is
+ * set as the X-Request-Id response header on the raw response (Node merges it into the head whatever
+ * way the answer is written, hijacked streams included), so no app-wide onRequest hook runs per request.
  * Timeouts as Fastify sets them on the server it creates itself.
  */
-function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }): http.Server {
+function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }): http.Server {
   const server = http.createServer((request: TaggedRequest, response) => {
     const id = requestIdOf(request.headers['x-request-id']);
+    if (lane.serve?.(request, response, id)) return;
     request[requestIdKey] = id;
     response.setHeader('X-Request-Id', id);
     handler(request, response);
@@ -108,6 +111,7 @@ export interface BuildAppOptions {
 
 /** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const lane: { serve: DirectLane | null } = { serve: null };
   const app = Fastify({
     logger: { ...loggerOptions(ctx.config.logLevel), stream: options.loggerStream },
     // One line per request from the onResponse hook below instead of Fastify's two.
@@ -116,7 +120,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
     childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
-    serverFactory: createHttpServer,
+    serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane),
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -146,7 +150,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     { prefix: '/api' },
   );
 
-  await registerRelay(app, ctx);
+  lane.serve = await registerRelay(app, ctx);
 
   await registerConsole(app, ctx.config.webDistDir);
   return app;

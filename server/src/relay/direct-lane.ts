@@ -1,0 +1,195 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import secureJson from 'secure-json-parse';
+import type { AppContext } from '../api/context.js';
+import { RelayError, toRelayError } from './errors.js';
+import { requireObject } from './jobs/json-body.js';
+import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
+import { authenticateToken } from './pipeline/authenticate.js';
+import type { RelayExchange } from './pipeline/exchange.js';
+import { runRelay } from './pipeline/relay-call.js';
+import type { RelayState } from './state.js';
+
+/** Serves a request and returns true, or returns false and leaves it to Fastify. */
+export type DirectLane = (request: IncomingMessage, response: ServerResponse, requestId: string) => boolean;
+
+/** What the lane's calls share. */
+interface Lane {
+  ctx: AppContext;
+  relay: RelayState;
+  log: Logger;
+  bodyLimit: number;
+  ipOf(request: IncomingMessage): string;
+  /** The app is shutting down: new calls go to Fastify (503), answers close their connection. */
+  isClosing: boolean;
+}
+
+const jsonParseOptions = { protoAction: 'error', constructorAction: 'error' } as const;
+const jsonType = 'application/json';
+const errorContentType = 'application/json; charset=utf-8';
+
+/** `application/json`, optionally with parameters; any other type is Fastify's to accept or refuse. */
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined || value.length < jsonType.length) return false;
+  const type = value.toLowerCase();
+  if (!type.startsWith(jsonType)) return false;
+  const next = type.charCodeAt(jsonType.length);
+  return Number.isNaN(next) || next === 59 /* ; */ || next === 32 /* space */;
+}
+
+/** The one `api-version` of a query string, as Fastify's query parser would give it. */
+function apiVersionOf(query: string): string | undefined {
+  const values = new URLSearchParams(query).getAll('api-version');
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/** A relay call served straight from Node's HTTP server. */
+class DirectExchange implements RelayExchange {
+  readonly ip: string;
+  readonly headers: IncomingHttpHeaders;
+
+  constructor(private readonly lane: Lane, request: IncomingMessage, readonly raw: ServerResponse, readonly path: string, private readonly requestId: string) {
+    this.ip = lane.ipOf(request);
+    this.headers = request.headers;
+  }
+
+  startStream(headers: OutgoingHttpHeaders): void {
+    this.raw.writeHead(200, this.withCommon({ ...headers }));
+  }
+
+  send(status: number, contentType: string, body: Buffer | string): void {
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    this.raw.writeHead(status, this.withCommon({ 'content-type': contentType, 'content-length': length }));
+    this.raw.end(body);
+  }
+
+  /** An OpenAI-shaped error, unless the answer has already begun. */
+  fail(error: unknown, extra?: OutgoingHttpHeaders): number {
+    const relayError = toRelayError(error as Error, { error: (object, message) => this.logger().error(object, message) });
+    const status = relayError.status === 499 ? 400 : relayError.status;
+    if (!this.raw.headersSent && !this.raw.destroyed) {
+      const body = JSON.stringify(relayError.toBody());
+      this.raw.writeHead(status, this.withCommon({ 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), ...extra }));
+      this.raw.end(body);
+    }
+    return status;
+  }
+
+  /** The access line Fastify's onResponse hook writes for its routes: successes at debug, failures at info. */
+  logLine(status: number, startedAt: number): void {
+    const level = status < 400 ? 'debug' : 'info';
+    if (!this.lane.log.isLevelEnabled(level)) return;
+    this.logger()[level]({ method: 'POST', url: this.path, status, ms: Math.round(performance.now() - startedAt) }, 'request');
+  }
+
+  private logger(): Logger {
+    return this.lane.log.child({ reqId: this.requestId });
+  }
+
+  private withCommon(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+    headers['X-Request-Id'] = this.requestId;
+    if (this.lane.isClosing) headers.connection = 'close';
+    return headers;
+  }
+}
+
+async function relayBody(lane: Lane, exchange: DirectExchange, build: JobBuilder, text: string, query: string | null, startedAt: number): Promise<void> {
+  let status = 200;
+  try {
+    if (text.length === 0) throw new RelayError(400, 'invalid_request', "Body cannot be empty when content-type is set to 'application/json'");
+    let body: unknown;
+    try {
+      body = secureJson.parse(text, jsonParseOptions);
+    } catch {
+      throw new RelayError(400, 'invalid_request', "Body is not valid JSON but content-type is set to 'application/json'");
+    }
+    const caller = await authenticateToken(lane.ctx, lane.relay, exchange);
+    const job = build(requireObject(body));
+    if (query !== null) applyQueryOptions(job, apiVersionOf(query));
+    await runRelay(lane.ctx, lane.relay, exchange, caller, job);
+  } catch (error) {
+    status = exchange.fail(error);
+  }
+  exchange.logLine(status, startedAt);
+}
+
+/** Reads the body (up to the relay's limit), then relays it; a body over the limit is a 413. */
+function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, requestId: string, path: string, build: JobBuilder, query: string | null): void {
+  const startedAt = performance.now();
+  const exchange = new DirectExchange(lane, request, response, path, requestId);
+  const tooLarge = () => new RelayError(413, 'payload_too_large', '请求体过大');
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && Number(declared) > lane.bodyLimit) {
+    // The client will send the body anyway: answer and close the connection (as Fastify does).
+    exchange.logLine(exchange.fail(tooLarge(), { connection: 'close' }), startedAt);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stop = () => {
+    request.off('data', onData);
+    request.off('end', onEnd);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > lane.bodyLimit) {
+      // The rest of the body is read and dropped by Node once the answer is sent.
+      stop();
+      exchange.logLine(exchange.fail(tooLarge()), startedAt);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => {
+    stop();
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    void relayBody(lane, exchange, build, text, query, startedAt);
+  };
+  request.on('data', onData);
+  request.on('end', onEnd);
+  // A client that goes away while sending: there is no one to answer.
+  request.on('error', stop);
+}
+
+/**
+ * The direct lane: `POST` of a JSON body to the OpenAI JSON relay routes (json-routes.ts) is served
+ * from Node's HTTP server without Fastify's routing, body parsing, hooks and reply (a sizeable share
+ * of a relay call's CPU, see docs/performance.md). It keeps Fastify's behaviour for these calls:
+ * the same body limit, JSON parsing (secure-json-parse, prototype poisoning refused) and messages,
+ * trust-proxy client address, X-Request-Id, OpenAI-shaped errors and access log lines. Anything else
+ * — other methods, paths or content types, and every call while the app shuts down — goes to Fastify.
+ */
+export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger): { serve: DirectLane; close(): void } {
+  const trustAll = () => true;
+  const lane: Lane = {
+    ctx,
+    relay,
+    log: log as unknown as Logger,
+    bodyLimit: ctx.config.maxRequestBodyBytes,
+    ipOf: ctx.config.trustProxy
+      ? (request) => {
+        const addresses = proxyAddr.all(request, trustAll);
+        return addresses[addresses.length - 1] ?? '';
+      }
+      : (request) => request.socket.remoteAddress ?? '',
+    isClosing: false,
+  };
+  return {
+    serve(request, response, requestId) {
+      if (request.method !== 'POST' || lane.isClosing) return false;
+      const url = request.url ?? '';
+      const mark = url.indexOf('?');
+      const path = mark < 0 ? url : url.slice(0, mark);
+      // Routes match with or without one trailing slash (Fastify's ignoreTrailingSlash).
+      const build = jsonRoutes.get(path.length > 1 && path.charCodeAt(path.length - 1) === 47 /* / */ ? path.slice(0, -1) : path);
+      if (!build || !isJsonContentType(request.headers['content-type'])) return false;
+      serve(lane, request, response, requestId, path, build, mark < 0 ? null : url.slice(mark + 1));
+      return true;
+    },
+    close() {
+      lane.isClosing = true;
+    },
+  };
+}
