@@ -56,7 +56,9 @@ class DirectExchange implements RelayExchange {
   }
 
   startStream(headers: OutgoingHttpHeaders): void {
-    this.raw.writeHead(200, this.withCommon({ ...headers }));
+    const head: OutgoingHttpHeaders = {};
+    for (const name in headers) head[name] = headers[name];
+    this.raw.writeHead(200, this.withCommon(head));
   }
 
   send(status: number, contentType: string, body: Buffer | string): void {

@@ -8,8 +8,8 @@ export function streamRules(body: JsonBody, isStream: boolean) {
   return (out: JsonBody, supportsStreamUsage: boolean) => {
     if (!isStream) return;
     if (supportsStreamUsage) {
-      const options = body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {};
-      out.stream_options = { ...options, include_usage: true };
+      const options = body.stream_options;
+      out.stream_options = options && typeof options === 'object' ? { ...options, include_usage: true } : { include_usage: true };
     } else {
       delete out.stream_options;
     }

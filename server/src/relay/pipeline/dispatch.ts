@@ -67,7 +67,7 @@ export type UpstreamSuccess = UpstreamReply & {
 };
 
 export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>): UpstreamTarget {
-  const headers: Record<string, string> = { ...clientHeaders };
+  const headers: Record<string, string> = clientHeaders ? { ...clientHeaders } : {};
   if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
   const key = channel.keys.length <= 1 ? (channel.keys[0] ?? '') : channel.keys[Math.floor(Math.random() * channel.keys.length)]!;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
@@ -96,15 +96,15 @@ function partsOf(url: string): { origin: string; path: string } {
   return parts;
 }
 
-/** Sends the pass-through request on the dispatch API; resolves with the head (and buffered body). */
-async function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<string, string>, payload: string | FormData | Uint8Array, call: UpstreamCall): Promise<{ answer: UpstreamAnswer; head: AnswerHead }> {
+/** Sends the pass-through request on the dispatch API; its head (and buffered body) resolves later. */
+function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<string, string>, payload: string | FormData | Uint8Array, call: UpstreamCall): UpstreamAnswer {
   const answer = new UpstreamAnswer(call.signal, call.isStream);
   const { origin, path } = partsOf(url);
   dispatcher.dispatch({ origin, path, method: 'POST', headers, body: payload as string }, answer);
-  return { answer, head: await answer.head };
+  return answer;
 }
 
-async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher): Promise<UpstreamReply & { upstreamModel: string }> {
+async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher, tried: number[]): Promise<UpstreamSuccess> {
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
@@ -138,16 +138,16 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
   }
   if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
   if (!body.respond) {
-    let passed: { answer: UpstreamAnswer; head: AnswerHead };
+    const answer = dispatchAnswer(dispatcher, url, headers, payload, call);
+    let head: AnswerHead;
     try {
-      passed = await dispatchAnswer(dispatcher, url, headers, payload, call);
+      head = await answer.head;
     } catch (error) {
       if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
       throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
     }
-    const { statusCode, body: bytes } = passed.head;
-    if (statusCode >= 200 && statusCode < 300) return { ...passed, upstreamModel };
-    throw upstreamFailure(adapter, statusCode, bytes ? bytes.toString('utf8') : '');
+    if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head };
+    throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '');
   }
   let response: Dispatcher.ResponseData;
   try {
@@ -162,7 +162,7 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
     throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
   }
-  if (response.statusCode >= 200 && response.statusCode < 300) return { response, upstreamModel, respond: body.respond };
+  if (response.statusCode >= 200 && response.statusCode < 300) return { channel, upstreamModel, tried, response, respond: body.respond };
   throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''));
 }
 
@@ -208,7 +208,7 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
     }
     tried.push(channel.id);
     try {
-      const success: UpstreamSuccess = { ...(await callChannel(channel, call, relay.dispatcher)), channel, tried };
+      const success = await callChannel(channel, call, relay.dispatcher, tried);
       if (call.deliver) await call.deliver(success);
       return success;
     } catch (error) {

@@ -16,6 +16,9 @@ import { SseRelay } from './stream.js';
 
 type SettleBase = Omit<SettleInput, 'usage' | 'isStream' | 'frtMs'>;
 
+/** Placeholder usage of the base a responder gets (it settles with its own usage). */
+const noUsage: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {
   endpoint: RelayEndpoint;
@@ -123,16 +126,17 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   const controller = new CallSignal(out);
   const abortOnClose = controller.onClientClose;
   out.on('close', abortOnClose);
-  const baseOf = (success: UpstreamSuccess): SettleBase => ({
-    hold, pricing, groupRatio, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
-    tried: success.tried, startedAt, ip: exchange.ip, requestPath: exchange.path,
+  // The settle input in one object literal (an object spread per call showed in profiles).
+  const settleInput = (success: UpstreamSuccess, usage: Usage, isStream: boolean, frtMs: number): SettleInput => ({
+    hold, pricing, groupRatio, usage, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
+    tried: success.tried, isStream, startedAt, frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
   let success: UpstreamSuccess;
   try {
     success = await dispatchWithFailover(ctx, relay, {
       // Converted, native and inbound answers are given inside the failover loop, so a stream that
       // fails before its first byte is retried on another channel.
-      deliver: (answered) => deliver(ctx, relay, exchange, job, controller, answered, baseOf(answered)),
+      deliver: (answered) => deliver(ctx, relay, exchange, job, controller, answered, settleInput(answered, noUsage, false, 0)),
       endpoint: job.endpoint,
       model: job.model,
       group: caller.group,
@@ -170,7 +174,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     }, () => answer.resume());
     answer.stream(sse);
     const outcome = await sse.done;
-    settle(ctx, relay, { ...baseOf(success), usage: outcome.usage, isStream: true, frtMs: outcome.frtMs });
+    settle(ctx, relay, settleInput(success, outcome.usage, true, outcome.frtMs));
     return;
   }
 
@@ -193,7 +197,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
   }
-  settle(ctx, relay, { ...baseOf(success), usage, isStream: false, frtMs: Date.now() - startedAt });
+  settle(ctx, relay, settleInput(success, usage, false, Date.now() - startedAt));
   exchange.send(head.statusCode, contentType, bytes);
 }
 

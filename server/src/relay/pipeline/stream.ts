@@ -31,28 +31,35 @@ export interface StreamOutcome {
 }
 
 const done = 'data: [DONE]\n\n';
+const usageKey = 'usage"';
 
 /** Unparsed event text kept for counting (read-only transforms) before it is counted in one go. */
 const maxDeferredChars = 64 * 1024;
 
 /**
  * The one streaming pipeline of OpenAI-wire answers, driven by the upstream (`AnswerSink`): splits
- * upstream SSE into events, runs the provider's chunk transform on each data event, totals usage as
- * chunks pass, and writes to the client with backpressure (`data` returns false while the client's
- * buffer is full; `resume` is called on its 'drain'). `done` resolves when the stream has ended,
- * broken or been aborted, with the usage to bill.
+ * upstream SSE into lines, runs the provider's chunk transform on data events, totals usage as chunks
+ * pass, and writes to the client with backpressure (`data` returns false while the client's buffer is
+ * full; `resume` is called on its 'drain'). `done` resolves when the stream has ended, broken or been
+ * aborted, with the usage to bill.
  *
- * Fast path for read-only transforms (OpenAI wire): an event without `"usage"` in it is passed on
- * unparsed; its text is kept (up to maxDeferredChars, then counted) and only parsed and counted if the
- * stream ends without usage. With upstream usage, only the usage event is parsed and no tokenizer runs.
+ * Fast path for read-only transforms (OpenAI wire): runs of plain `data: ` lines without `"usage"`
+ * are copied to the client as they came (one search for `"usage"` per piece, no per-event strings);
+ * their text is kept (up to maxDeferredChars, then counted) and only parsed and counted if the stream
+ * ends without usage. Only lines with `"usage"`, `[DONE]` and other lines (comments, `event:`, data
+ * without the space) are looked at one by one. With upstream usage no tokenizer runs.
  * Memory per stream is bounded by one upstream read, the deferred text and the counter's small buffer.
  */
 export class SseRelay implements AnswerSink {
   readonly done: Promise<StreamOutcome>;
   private resolveDone!: (outcome: StreamOutcome) => void;
-  private readonly decoder = new TextDecoder();
-  private readonly counter = new StreamingTokenCounter();
+  /** Made for the first piece that ends inside a multi-byte character. */
+  private decoder: TextDecoder | null = null;
+  /** The decoder holds the first bytes of a character split across pieces. */
+  private isDecoderPending = false;
+  private counter: StreamingTokenCounter | null = null;
   private readonly isReadOnly: boolean;
+  /** The unfinished last line of the previous piece. */
   private carry = '';
   private usage: Usage | null = null;
   private frtMs = 0;
@@ -61,13 +68,16 @@ export class SseRelay implements AnswerSink {
   private isLastUsageChunkSeen = false;
   private isFinished = false;
   private lastId = '';
+  /** Passed-through text not yet counted (read-only transforms, while no usage has been seen). */
   private deferred: string[] = [];
   private deferredChars = 0;
-  /** Latest passed-through event, parsed for its id only if a usage chunk must be synthesized. */
-  private lastUnparsed: string | null = null;
-  private readonly idle: NodeJS.Timeout;
+  /** The latest passed-through text: its last event is parsed for its id only if a usage chunk must be synthesized. */
+  private lastPassed: string | null = null;
+  private lastActivity = Date.now();
+  private idle: NodeJS.Timeout;
   private readonly ping: NodeJS.Timeout | null;
   private isWaitingForDrain = false;
+  private isCorked = false;
 
   constructor(private readonly options: StreamOptions, private readonly resume: () => void) {
     this.isReadOnly = options.transform.isReadOnly === true;
@@ -91,7 +101,13 @@ export class SseRelay implements AnswerSink {
     }
   };
 
+  /** Fires idleTimeoutMs after the start, then after each re-arm: a piece came since, so wait for the rest. */
   private readonly onIdle = (): void => {
+    const quiet = Date.now() - this.lastActivity;
+    if (quiet < this.options.idleTimeoutMs) {
+      this.idle = setTimeout(this.onIdle, this.options.idleTimeoutMs - quiet);
+      return;
+    }
     this.isIdleTimeout = true;
     this.options.abort('stream idle timeout');
   };
@@ -103,28 +119,25 @@ export class SseRelay implements AnswerSink {
 
   data(piece: Buffer): boolean {
     if (this.isFinished) return true;
-    this.idle.refresh();
-    const text = this.decoder.decode(piece, { stream: true });
-    const carry = this.carry.length === 0 ? text : this.carry + text;
-    let output = '';
-    let start = 0;
-    let newline = carry.indexOf('\n', start);
-    while (newline !== -1) {
-      const end = newline > start && carry.charCodeAt(newline - 1) === 13 /* \r */ ? newline - 1 : newline;
-      if (end > start && carry.charCodeAt(start) !== 58 /* ':' comment */) output += this.handleLine(carry.slice(start, end));
-      start = newline + 1;
-      newline = carry.indexOf('\n', start);
+    this.lastActivity = Date.now();
+    const decoded = this.decode(piece);
+    const text = this.carry.length === 0 ? decoded : this.carry + decoded;
+    const cut = text.lastIndexOf('\n') + 1;
+    if (cut === 0) {
+      this.carry = text;
+      return true;
     }
-    this.carry = start === 0 ? carry : carry.slice(start);
+    this.carry = cut === text.length ? '' : text.slice(cut);
+    const output = this.isReadOnly ? this.passLines(text, cut) : this.transformLines(text, cut);
     const out = this.options.out;
-    if (output && !out.writableEnded && !out.destroyed && !out.write(output)) {
-      if (!this.isWaitingForDrain) {
-        this.isWaitingForDrain = true;
-        out.once('drain', this.onDrain);
-      }
-      return false;
+    if (output.length === 0 || out.writableEnded || out.destroyed) return true;
+    this.cork();
+    if (out.write(output)) return true;
+    if (!this.isWaitingForDrain) {
+      this.isWaitingForDrain = true;
+      out.once('drain', this.onDrain);
     }
-    return true;
+    return false;
   }
 
   end(): void {
@@ -144,25 +157,124 @@ export class SseRelay implements AnswerSink {
     this.finish(this.isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error);
   }
 
-  private countDeferred(): void {
-    for (const data of this.deferred) {
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(data) as Record<string, unknown>;
-      } catch {
+  /** A piece that ends in an ASCII byte ends on a character boundary, unless the decoder holds a character's start. */
+  private decode(piece: Buffer): string {
+    const last = piece.length > 0 ? piece[piece.length - 1]! : 0;
+    if (!this.isDecoderPending && last < 0x80) return piece.toString('utf8');
+    this.decoder ??= new TextDecoder();
+    this.isDecoderPending = last >= 0x80;
+    return this.decoder.decode(piece, { stream: true });
+  }
+
+  /**
+   * Holds this tick's writes in the socket until the next tick: when the upstream's last pieces and
+   * its end arrive in one read (short answers), the events and the closing [DONE] leave in one write.
+   */
+  private cork(): void {
+    if (this.isCorked) return;
+    this.isCorked = true;
+    this.options.out.cork();
+    process.nextTick(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    this.isCorked = false;
+    this.options.out.uncork();
+  };
+
+  /**
+   * Read-only transforms: the complete lines text[0, end) as output. Runs of plain lines (`data: `
+   * without `"usage"` or `[DONE]`, and blank lines) are copied whole; any other line goes through
+   * handleLine, and the blank lines right after it are dropped with it.
+   */
+  private passLines(text: string, end: number): string {
+    let output = '';
+    // Searched without its opening quote: JSON has a quote every few characters, which slows a
+    // search whose first character is one.
+    let usageAt = text.indexOf(usageKey);
+    let runStart = 0;
+    let isAfterSpecial = false;
+    let start = 0;
+    while (start < end) {
+      const newline = text.indexOf('\n', start);
+      const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 /* \r */ ? newline - 1 : newline;
+      if (lineEnd === start) {
+        if (isAfterSpecial) runStart = newline + 1;
+        start = newline + 1;
         continue;
       }
-      const verdict = this.options.transform.onChunk(chunk);
-      if (verdict.text) this.counter.push(verdict.text);
+      isAfterSpecial = false;
+      if (usageAt >= 0 && usageAt < start) usageAt = text.indexOf(usageKey, start);
+      const hasUsage = usageAt >= 0 && usageAt < lineEnd;
+      if (hasUsage || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
+        if (runStart < start) output += this.passRun(text.slice(runStart, start));
+        if (text.charCodeAt(start) !== 58 /* ':' comment */) output += this.handleLine(text.slice(start, lineEnd));
+        runStart = newline + 1;
+        isAfterSpecial = true;
+      }
+      start = newline + 1;
+    }
+    if (runStart < end) output += this.passRun(runStart === 0 && end === text.length ? text : text.slice(runStart, end));
+    return output;
+  }
+
+  /** Plain lines passed on unparsed; kept for counting while no usage has been seen. */
+  private passRun(run: string): string {
+    if (this.usage === null) {
+      this.deferred.push(run);
+      this.deferredChars += run.length;
+      if (this.deferredChars > maxDeferredChars) this.countDeferred();
+    }
+    this.lastPassed = run;
+    if (this.frtMs === 0) this.frtMs = Date.now() - this.options.startedAt;
+    return run;
+  }
+
+  /** Transforms that change chunks: every line of text[0, end) through handleLine. */
+  private transformLines(text: string, end: number): string {
+    let output = '';
+    let start = 0;
+    while (start < end) {
+      const newline = text.indexOf('\n', start);
+      const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 /* \r */ ? newline - 1 : newline;
+      if (lineEnd > start && text.charCodeAt(start) !== 58 /* ':' comment */) output += this.handleLine(text.slice(start, lineEnd));
+      start = newline + 1;
+    }
+    return output;
+  }
+
+  /** The data of each data line of passed-through text (not [DONE]). */
+  private static *dataLines(text: string): Generator<string> {
+    let start = 0;
+    while (start < text.length) {
+      let newline = text.indexOf('\n', start);
+      if (newline < 0) newline = text.length;
+      const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      if (text.startsWith('data:', start)) {
+        const data = text.slice(start + (text.charCodeAt(start + 5) === 32 ? 6 : 5), lineEnd);
+        if (data !== '[DONE]') yield data;
+      }
+      start = newline + 1;
+    }
+  }
+
+  private countDeferred(): void {
+    for (const run of this.deferred) {
+      for (const data of SseRelay.dataLines(run)) this.countText(data);
     }
     this.deferred = [];
     this.deferredChars = 0;
   }
 
-  private defer(data: string): void {
-    this.deferred.push(data);
-    this.deferredChars += data.length;
-    if (this.deferredChars > maxDeferredChars) this.countDeferred();
+  private countText(data: string): void {
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const verdict = this.options.transform.onChunk(chunk);
+    if (verdict.text) (this.counter ??= new StreamingTokenCounter()).push(verdict.text);
   }
 
   private handleLine(line: string): string {
@@ -170,12 +282,7 @@ export class SseRelay implements AnswerSink {
     const hasSpace = line.charCodeAt(5) === 32;
     const data = hasSpace ? line.slice(6) : line.slice(5);
     if (data === '[DONE]') return '';
-    if (this.isReadOnly && !data.includes('"usage"')) {
-      if (this.usage === null) this.defer(data);
-      this.lastUnparsed = data;
-      if (this.frtMs === 0) this.frtMs = Date.now() - this.options.startedAt;
-      return hasSpace ? `${line}\n\n` : `data: ${data}\n\n`;
-    }
+    if (this.isReadOnly && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`);
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data) as Record<string, unknown>;
@@ -185,7 +292,7 @@ export class SseRelay implements AnswerSink {
     const verdict = this.options.transform.onChunk(chunk);
     if (typeof chunk.id === 'string') {
       this.lastId = chunk.id;
-      this.lastUnparsed = null;
+      this.lastPassed = null;
     }
     if (verdict.usage) {
       this.usage = verdict.usage;
@@ -196,8 +303,13 @@ export class SseRelay implements AnswerSink {
         if (!this.options.clientWantsUsage) return '';
       }
     } else if (verdict.text && this.usage === null) {
-      if (this.isReadOnly) this.defer(data);
-      else this.counter.push(verdict.text);
+      if (this.isReadOnly) {
+        this.deferred.push(`data: ${data}\n`);
+        this.deferredChars += data.length;
+        if (this.deferredChars > maxDeferredChars) this.countDeferred();
+      } else {
+        (this.counter ??= new StreamingTokenCounter()).push(verdict.text);
+      }
     }
     if (this.frtMs === 0) this.frtMs = Date.now() - this.options.startedAt;
     return `data: ${verdict.isModified ? JSON.stringify(chunk) : data}\n\n`;
@@ -214,7 +326,7 @@ export class SseRelay implements AnswerSink {
     let final: Usage;
     if (this.usage === null) {
       this.countDeferred();
-      final = { promptTokens: this.options.countPromptTokens(), completionTokens: this.counter.finish(), cachedTokens: 0 };
+      final = { promptTokens: this.options.countPromptTokens(), completionTokens: this.counter?.finish() ?? 0, cachedTokens: 0 };
     } else {
       final = this.usage;
     }
@@ -226,9 +338,11 @@ export class SseRelay implements AnswerSink {
   }
 
   private synthesizedUsage(final: Usage): string {
-    if (this.lastUnparsed !== null) {
+    if (this.lastPassed !== null) {
+      let lastData: string | null = null;
+      for (const data of SseRelay.dataLines(this.lastPassed)) lastData = data;
       try {
-        const id = (JSON.parse(this.lastUnparsed) as Record<string, unknown>).id;
+        const id = lastData === null ? undefined : (JSON.parse(lastData) as Record<string, unknown>).id;
         if (typeof id === 'string') this.lastId = id;
       } catch {
         // keep the last id seen

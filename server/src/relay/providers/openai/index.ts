@@ -42,6 +42,7 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
     defaultModels: config.defaultModels ?? [],
   };
   const usageOptions = { isCompletionFromTotal: config.isCompletionFromTotal };
+  const streamConfig = { ...usageOptions, isUsageInChoice: config.isUsageInChoice };
   return {
     slug: config.slug,
     meta,
@@ -54,7 +55,7 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
     },
     chatStream: {
       supportsStreamUsage: config.supportsStreamUsage ?? false,
-      createTransform: () => createOpenAiChunkTransform({ ...usageOptions, isUsageInChoice: config.isUsageInChoice }),
+      createTransform: () => createOpenAiChunkTransform(streamConfig),
     },
     embeddings: { readUsage: readEmbeddingUsage },
     errors: { parse: parseOpenAiError },
