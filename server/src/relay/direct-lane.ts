@@ -145,7 +145,7 @@ function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, r
     chunks.push(chunk);
   };
   const onEnd = () => {
-    stop();
+    // No listener is removed: the request has ended, and its listeners go with it.
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
     void relayBody(lane, exchange, build, text, query, startedAt);
   };

@@ -23,7 +23,10 @@ export function requireModel(body: JsonBody, fallback?: string): string {
  */
 export function channelJsonBody(body: JsonBody, adapt?: (out: JsonBody, channel: RelayChannel) => void) {
   return (channel: RelayChannel, { upstreamModel }: Pick<ChannelCall, 'upstreamModel'>): UpstreamBody => {
-    const out: JsonBody = { ...body, model: upstreamModel };
+    // Object.assign, not a spread: spreading a parsed body and then adding keys was the slower
+    // path on every call (a profile showed it beside the JSON.stringify of the same body).
+    const out: JsonBody = Object.assign({}, body);
+    out.model = upstreamModel;
     if (channel.paramOverride) Object.assign(out, channel.paramOverride);
     adapt?.(out, channel);
     return { kind: 'json', value: out };
