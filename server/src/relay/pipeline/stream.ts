@@ -78,6 +78,10 @@ export class SseRelay implements AnswerSink {
   private readonly ping: NodeJS.Timeout | null;
   private isWaitingForDrain = false;
   private isCorked = false;
+  /** Read-only framing: a copied data line's event has not been closed by a blank line yet. */
+  private isInsideEvent = false;
+  /** Read-only framing: the blank lines that follow are the end of a line already answered or dropped. */
+  private isSkippingBlank = false;
 
   constructor(private readonly options: StreamOptions, private readonly resume: () => void) {
     this.isReadOnly = options.transform.isReadOnly === true;
@@ -145,7 +149,10 @@ export class SseRelay implements AnswerSink {
     const rest = this.carry.trim();
     if (rest) {
       const output = this.handleLine(rest);
-      if (output && !this.options.out.destroyed) this.options.out.write(output);
+      if (output && !this.options.out.destroyed) {
+        this.options.out.write(this.isInsideEvent ? `\n${output}` : output);
+        this.isInsideEvent = false;
+      }
     }
     this.finish(null);
   }
@@ -159,7 +166,8 @@ export class SseRelay implements AnswerSink {
 
   /** A piece that ends in an ASCII byte ends on a character boundary, unless the decoder holds a character's start. */
   private decode(piece: Buffer): string {
-    const last = piece.length > 0 ? piece[piece.length - 1]! : 0;
+    if (piece.length === 0) return '';
+    const last = piece[piece.length - 1]!;
     if (!this.isDecoderPending && last < 0x80) return piece.toString('utf8');
     this.decoder ??= new TextDecoder();
     this.isDecoderPending = last >= 0x80;
@@ -185,7 +193,9 @@ export class SseRelay implements AnswerSink {
   /**
    * Read-only transforms: the complete lines text[0, end) as output. Runs of plain lines (`data: `
    * without `"usage"` or `[DONE]`, and blank lines) are copied whole; any other line goes through
-   * handleLine, and the blank lines right after it are dropped with it.
+   * handleLine. Framing stays the upstream's, with two rules kept across pieces: the blank lines
+   * after a line that was answered or dropped between events are dropped too (no empty events), and
+   * an event left open by a copied line is closed before anything else is written.
    */
   private passLines(text: string, end: number): string {
     let output = '';
@@ -193,33 +203,47 @@ export class SseRelay implements AnswerSink {
     // search whose first character is one.
     let usageAt = text.indexOf(usageKey);
     let runStart = 0;
-    let isAfterSpecial = false;
+    let runHasData = false;
     let start = 0;
     while (start < end) {
       const newline = text.indexOf('\n', start);
       const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 /* \r */ ? newline - 1 : newline;
       if (lineEnd === start) {
-        if (isAfterSpecial) runStart = newline + 1;
+        if (this.isSkippingBlank) runStart = newline + 1;
+        else this.isInsideEvent = false;
         start = newline + 1;
         continue;
       }
-      isAfterSpecial = false;
       if (usageAt >= 0 && usageAt < start) usageAt = text.indexOf(usageKey, start);
       const hasUsage = usageAt >= 0 && usageAt < lineEnd;
       if (hasUsage || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
-        if (runStart < start) output += this.passRun(text.slice(runStart, start));
-        if (text.charCodeAt(start) !== 58 /* ':' comment */) output += this.handleLine(text.slice(start, lineEnd));
+        if (runStart < start) output += this.passRun(text.slice(runStart, start), runHasData);
+        runHasData = false;
+        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd));
+        if (answered.length > 0) {
+          if (this.isInsideEvent) output += '\n';
+          output += answered;
+          this.isInsideEvent = false;
+          this.isSkippingBlank = true;
+        } else {
+          // A dropped line inside an open event: the blank line after it still closes that event.
+          this.isSkippingBlank = !this.isInsideEvent;
+        }
         runStart = newline + 1;
-        isAfterSpecial = true;
+      } else {
+        this.isSkippingBlank = false;
+        this.isInsideEvent = true;
+        runHasData = true;
       }
       start = newline + 1;
     }
-    if (runStart < end) output += this.passRun(runStart === 0 && end === text.length ? text : text.slice(runStart, end));
+    if (runStart < end) output += this.passRun(runStart === 0 && end === text.length ? text : text.slice(runStart, end), runHasData);
     return output;
   }
 
-  /** Plain lines passed on unparsed; kept for counting while no usage has been seen. */
-  private passRun(run: string): string {
+  /** Lines passed on unparsed; kept for counting while no usage has been seen. */
+  private passRun(run: string, hasData: boolean): string {
+    if (!hasData) return run;
     if (this.usage === null) {
       this.deferred.push(run);
       this.deferredChars += run.length;
@@ -282,7 +306,7 @@ export class SseRelay implements AnswerSink {
     const hasSpace = line.charCodeAt(5) === 32;
     const data = hasSpace ? line.slice(6) : line.slice(5);
     if (data === '[DONE]') return '';
-    if (this.isReadOnly && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`);
+    if (this.isReadOnly && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`, true);
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data) as Record<string, unknown>;
@@ -331,6 +355,7 @@ export class SseRelay implements AnswerSink {
       final = this.usage;
     }
     if (!out.destroyed && !out.writableEnded) {
+      if (this.isInsideEvent) out.write('\n');
       if (this.options.clientWantsUsage && !this.isLastUsageChunkSeen) out.write(this.synthesizedUsage(final));
       out.end(streamError !== null ? streamErrorFrame('openai', streamError) + done : done);
     }
