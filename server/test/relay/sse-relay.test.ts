@@ -115,6 +115,14 @@ async function run(pieces: Buffer[], overrides: Partial<Omit<StreamOptions, 'out
 }
 
 /** The body cut at the given byte offsets. */
+/** pipeStream's options for a pulled upstream: plain OpenAI transform, no usage asked, no ping. */
+function pullOptions(body: AsyncIterable<unknown>, out: ServerResponse, promptCount: number): Parameters<typeof pipeStream>[0] {
+  return {
+    upstream: { body }, out, transform: createOpenAiChunkTransform({}), clientWantsUsage: false, idleTimeoutMs: 5000, pingIntervalMs: 0,
+    abort: () => undefined, startedAt: Date.now(), model: 'gpt-4o-mini', countPromptTokens: () => promptCount,
+  };
+}
+
 function cutAt(body: Buffer, offsets: number[]): Buffer[] {
   const pieces: Buffer[] = [];
   let previous = 0;
@@ -642,18 +650,7 @@ describe('SseRelay: backpressure', () => {
         yield piece;
       }
     }
-    const outcome = await pipeStream({
-      upstream: { body: upstream() },
-      out: out as unknown as ServerResponse,
-      transform: createOpenAiChunkTransform({}),
-      clientWantsUsage: false,
-      idleTimeoutMs: 5000,
-      pingIntervalMs: 0,
-      abort: () => undefined,
-      startedAt: Date.now(),
-      model: 'gpt-4o-mini',
-      countPromptTokens: () => 0,
-    });
+    const outcome = await pipeStream(pullOptions(upstream(), out as unknown as ServerResponse, 0));
     await new Promise<void>((resolve) => (out.writableFinished ? resolve() : out.once('finish', () => resolve())));
     expect(pulled).toBe(Math.ceil(body.length / 100));
     expect(writes).toBeGreaterThan(1);
@@ -673,35 +670,13 @@ describe('SseRelay: backpressure', () => {
       yield Buffer.from(event(contentChunk('c', 'partial answer')));
       throw new Error('socket hang up');
     }
-    const outcome = await pipeStream({
-      upstream: { body: upstream() },
-      out: out as unknown as ServerResponse,
-      transform: createOpenAiChunkTransform({}),
-      clientWantsUsage: false,
-      idleTimeoutMs: 5000,
-      pingIntervalMs: 0,
-      abort: () => undefined,
-      startedAt: Date.now(),
-      model: 'gpt-4o-mini',
-      countPromptTokens: () => 3,
-    });
+    const outcome = await pipeStream(pullOptions(upstream(), out as unknown as ServerResponse, 3));
     await new Promise<void>((resolve) => (out.writableFinished ? resolve() : out.once('finish', () => resolve())));
     expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('上游流中断：socket hang up', 'upstream_error') + doneEvent);
     expect(outcome.usage).toEqual({ promptTokens: 3, completionTokens: referenceCount(['partial answer']), cachedTokens: 0 });
     expect(outcome.isUsageCounted).toBe(true);
     // Readable.from is accepted too (the fast-paths tests' style).
-    const again = await pipeStream({
-      upstream: { body: Readable.from([Buffer.from(doneEvent)]) },
-      out: new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse,
-      transform: createOpenAiChunkTransform({}),
-      clientWantsUsage: false,
-      idleTimeoutMs: 5000,
-      pingIntervalMs: 0,
-      abort: () => undefined,
-      startedAt: Date.now(),
-      model: 'gpt-4o-mini',
-      countPromptTokens: () => 3,
-    });
+    const again = await pipeStream(pullOptions(Readable.from([Buffer.from(doneEvent)]), new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse, 3));
     expect(again.usage).toEqual({ promptTokens: 3, completionTokens: 0, cachedTokens: 0 });
   });
 });
