@@ -95,6 +95,8 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void): boolean {
+    // An informational head (103 Early Hints) comes before the real one, as in undici.request.
+    if (statusCode < 200) return true;
     this.statusCode = statusCode;
     this.resumeUpstream = resume;
     for (let i = 0; i < headers.length; i += 2) {
