@@ -4,6 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Usage } from '../../src/relay/billing/quota.js';
 import { StreamingTokenCounter } from '../../src/relay/billing/token-count.js';
+import { UpstreamError } from '../../src/relay/errors.js';
 import { pipeStream, SseRelay, type StreamOptions, type StreamOutcome } from '../../src/relay/pipeline/stream.js';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 import type { ChunkTransform, ChunkVerdict } from '../../src/relay/providers/types.js';
@@ -114,7 +115,6 @@ async function run(pieces: Buffer[], overrides: Partial<Omit<StreamOptions, 'out
   return { text: h.out.text, outcome, promptCalls: h.promptCalls(), out: h.out };
 }
 
-/** The body cut at the given byte offsets. */
 /** pipeStream's options for a pulled upstream: plain OpenAI transform, no usage asked, no ping. */
 function pullOptions(body: AsyncIterable<unknown>, out: ServerResponse, promptCount: number): Parameters<typeof pipeStream>[0] {
   return {
@@ -123,6 +123,7 @@ function pullOptions(body: AsyncIterable<unknown>, out: ServerResponse, promptCo
   };
 }
 
+/** The body cut at the given byte offsets. */
 function cutAt(body: Buffer, offsets: number[]): Buffer[] {
   const pieces: Buffer[] = [];
   let previous = 0;
@@ -961,5 +962,127 @@ describe('SseRelay: a transform that changes chunks', () => {
   it('passes a data line that is not JSON as is', async () => {
     const result = await run([Buffer.from('data: not json\n\n')], { transform: upperTransform() });
     expect(result.text).toBe(`data: not json\n\n${doneEvent}`);
+  });
+});
+
+describe('SseRelay with a deferred head (start): failing before the first byte', () => {
+  function gated(overrides: Partial<Omit<StreamOptions, 'out' | 'abort' | 'countPromptTokens'>> = {}) {
+    const calls: string[] = [];
+    const h = harness({ start: () => calls.push('start'), cancel: () => calls.push('cancel'), ...overrides });
+    return { ...h, calls };
+  }
+  const errorLine = (code: unknown) => `data: ${JSON.stringify({ error: { message: 'Provider returned error', code } })}\n\n`;
+
+  it('writes the head right before the first event, not for comments or blank lines', async () => {
+    const h = gated();
+    h.relay.data(Buffer.from(': OPENROUTER PROCESSING\n\n\n'));
+    expect(h.calls).toEqual([]);
+    expect(h.out.text).toBe('');
+    h.relay.data(Buffer.from(event(contentChunk('a', 'Hi'))));
+    expect(h.calls).toEqual(['start']);
+    h.relay.end();
+    const outcome = await h.relay.done;
+    expect(outcome.isStarted).toBe(true);
+    expect(outcome.error).toBeNull();
+    expect(h.out.text).toBe(event(contentChunk('a', 'Hi')) + doneEvent);
+  });
+
+  it('an error event first: the upstream answer is cancelled, nothing is written or billed, the error is an UpstreamError', async () => {
+    const h = gated();
+    h.relay.data(Buffer.from(`: keep-alive\n\n${errorLine(429)}`));
+    const outcome = await h.relay.done;
+    expect(h.calls).toEqual(['cancel']);
+    expect(h.out.text).toBe('');
+    expect(h.out.endCalls).toBe(0);
+    expect(outcome.isStarted).toBe(false);
+    expect(outcome.error).toBeInstanceOf(UpstreamError);
+    expect((outcome.error as UpstreamError).upstreamStatus).toBe(429);
+    expect((outcome.error as UpstreamError).retryable).toBe(true);
+    expect((outcome.error as Error).message).toBe('Provider returned error');
+    expect(outcome.usage).toEqual({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
+    expect(h.promptCalls()).toBe(0);
+    // Anything after the decision is ignored.
+    expect(h.relay.data(Buffer.from(event(contentChunk('a', 'late'))))).toBe(true);
+    expect(h.out.text).toBe('');
+  });
+
+  it('an error event after the first content is passed on unchanged (no failover once bytes went out)', async () => {
+    const h = gated();
+    h.relay.data(Buffer.from(event(contentChunk('a', 'Par')) + errorLine(502)));
+    h.relay.end();
+    const outcome = await h.relay.done;
+    expect(outcome.isStarted).toBe(true);
+    expect(h.calls).toEqual(['start']);
+    expect(h.out.text).toBe(event(contentChunk('a', 'Par')) + errorLine(502) + doneEvent);
+  });
+
+  it('a chunk with choices and an error field is content, not a failure', async () => {
+    const h = gated();
+    const chunk = contentChunk('a', 'ok', { error: { message: 'soft' } });
+    h.relay.data(Buffer.from(event(chunk)));
+    h.relay.end();
+    expect((await h.relay.done).isStarted).toBe(true);
+    expect(h.out.text).toBe(event(chunk) + doneEvent);
+  });
+
+  it('OpenRouter\'s error chunk (choices with finish_reason "error" and no content) first is a failure too', async () => {
+    const h = gated();
+    const chunk = { id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'x', provider: 'openai', error: { code: 'server_error', message: 'Provider disconnected unexpectedly' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] };
+    h.relay.data(Buffer.from(event(chunk)));
+    const outcome = await h.relay.done;
+    expect(outcome.isStarted).toBe(false);
+    expect(h.calls).toEqual(['cancel']);
+    expect((outcome.error as UpstreamError).code).toBe('server_error');
+    expect((outcome.error as UpstreamError).retryable).toBe(true);
+    expect(h.out.text).toBe('');
+  });
+
+  it('the upstream breaking before any output: not started, not billed, the error returned', async () => {
+    const h = gated();
+    h.relay.data(Buffer.from(': processing\n\n'));
+    h.relay.error(new Error('socket hang up'));
+    const outcome = await h.relay.done;
+    expect(outcome.isStarted).toBe(false);
+    expect((outcome.error as Error).message).toBe('socket hang up');
+    expect(h.out.text).toBe('');
+    expect(h.promptCalls()).toBe(0);
+  });
+
+  it('an empty stream still gets a head and [DONE] (billed as counted)', async () => {
+    const h = gated();
+    h.relay.end();
+    const outcome = await h.relay.done;
+    expect(h.calls).toEqual(['start']);
+    expect(outcome.isStarted).toBe(true);
+    expect(h.out.text).toBe(doneEvent);
+    expect(h.promptCalls()).toBe(1);
+  });
+
+  it('the client gone before the first byte: billed for the prompt as before, nothing written', async () => {
+    const h = gated();
+    h.out.clientClose();
+    h.relay.error(new Error('aborted'));
+    const outcome = await h.relay.done;
+    expect(h.aborts).toEqual(['client closed']);
+    expect(outcome.isClientGone).toBe(true);
+    expect(outcome.isStarted).toBe(false);
+    expect(outcome.usage.promptTokens).toBe(promptTokens);
+    expect(h.out.text).toBe('');
+  });
+
+  it('an idle upstream before the first byte: the head and the timeout frame are written', async () => {
+    vi.useFakeTimers();
+    try {
+      const h = gated({ idleTimeoutMs: 100 });
+      vi.advanceTimersByTime(150);
+      expect(h.aborts).toEqual(['stream idle timeout']);
+      h.relay.error(new Error('aborted'));
+      const outcome = await h.relay.done;
+      expect(outcome.isIdleTimeout).toBe(true);
+      expect(h.calls).toEqual(['start']);
+      expect(h.out.text).toBe(openAiErrorFrame('上游流式响应超时', 'stream_idle_timeout') + doneEvent);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -132,4 +132,60 @@ describe('streaming failover before the first byte', () => {
     expect(text).toContain('"text":"Hel"');
     expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"overloaded_error","message":"[^"]+"\}\}\n\n$/);
   });
+
+  const openAiChunk = (content: string, extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-ok', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
+  const openAiStream = `${openAiChunk('Hi')}${openAiChunk(' there')}data: ${JSON.stringify({ id: 'chatcmpl-ok', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })}\n\ndata: [DONE]\n\n`;
+  const errorEvent = (code: unknown) => `: OPENROUTER PROCESSING\n\ndata: ${JSON.stringify({ error: { message: 'Provider returned error', code } })}\n\n`;
+
+  it('OpenAI wire: a 200 stream whose first event is an error fails over before any byte reaches the client', async () => {
+    const failing = await channel(1, 'gpt-or', 10);
+    const healthy = await channel(1, 'gpt-or', 0);
+    upstream.reply(sse(errorEvent(502)));
+    upstream.reply(sse(openAiStream));
+    const before = upstream.requests.length;
+    expect(await collect(await streamChat('gpt-or'))).toBe('Hi there');
+    expect(upstream.requests.length).toBe(before + 2);
+    const log = await lastLog();
+    expect(log.channel_id).toBe(healthy);
+    expect(log.other.admin_info.use_channel).toEqual([String(failing), String(healthy)]);
+    expect([log.prompt_tokens, log.completion_tokens]).toEqual([9, 2]);
+  });
+
+  it('OpenAI wire: when every channel fails that way the client gets a normal error response, and nothing is billed', async () => {
+    await channel(1, 'gpt-bad', 10);
+    await channel(1, 'gpt-bad', 0);
+    upstream.reply(sse(errorEvent(502)));
+    upstream.reply(sse(errorEvent('server_error')));
+    const logsBefore = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').executeTakeFirstOrThrow();
+    const raw = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-bad', stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(raw.status).toBe(502);
+    expect(raw.headers.get('content-type')).toContain('application/json');
+    expect(await raw.json()).toEqual({ error: { message: 'Provider returned error', type: 'upstream_error', param: null, code: 'server_error' } });
+    await flushRelay(server.ctx);
+    const logsAfter = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').where('type', '=', 2).executeTakeFirstOrThrow();
+    expect(Number(logsAfter.n)).toBe(0);
+    expect(Number(logsBefore.n)).toBe(0);
+  });
+
+  it('OpenAI wire: an error event after the first content chunk is passed on (no retry) and the stream ends with [DONE]', async () => {
+    const only = await channel(1, 'gpt-late', 10);
+    await channel(1, 'gpt-late', 0);
+    upstream.reply(sse(`${openAiChunk('Par')}${errorEvent(502)}`));
+    const before = upstream.requests.length;
+    const raw = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-late', stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(raw.status).toBe(200);
+    const text = await raw.text();
+    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: 'Provider returned error', code: 502 } })}\n\ndata: [DONE]\n\n`);
+    expect(upstream.requests.length).toBe(before + 1);
+    expect((await lastLog()).channel_id).toBe(only);
+  });
 });

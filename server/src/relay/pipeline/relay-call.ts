@@ -3,7 +3,7 @@ import type { AppContext } from '../../api/context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
 import { roughTokenEstimate } from '../billing/token-count.js';
-import { RelayError } from '../errors.js';
+import { RelayError, UpstreamError } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
@@ -131,12 +131,42 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     hold, pricing, groupRatio, usage, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
     tried: success.tried, isStream, startedAt, frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
+  const passStream = async (answered: UpstreamSuccess): Promise<void> => {
+    const answer = answered.answer!;
+    out.off('close', abortOnClose);
+    const pingEnabled = options.bool('general_setting.ping_interval_enabled');
+    const sse = new SseRelay({
+      out,
+      transform: answered.channel.adapter!.chatStream.createTransform(),
+      clientWantsUsage: job.clientWantsUsage,
+      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
+      pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
+      abort: () => controller.abort(),
+      startedAt,
+      model: job.model,
+      countPromptTokens: job.countPromptTokens,
+      start: () => exchange.startStream(sseHeaders),
+      cancel: () => answer.cancel(),
+    }, () => answer.resume());
+    answer.stream(sse);
+    const outcome = await sse.done;
+    if (!outcome.isStarted && outcome.error !== null && !outcome.isClientGone && !outcome.isIdleTimeout) {
+      // Failed before its first byte (an error event first, the upstream gone): another channel may serve it.
+      out.on('close', abortOnClose);
+      if (outcome.error instanceof RelayError) throw outcome.error;
+      throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error).message}`, null, '');
+    }
+    settle(ctx, relay, settleInput(answered, outcome.usage, true, outcome.frtMs));
+  };
   let success: UpstreamSuccess;
   try {
     success = await dispatchWithFailover(ctx, relay, {
-      // Converted, native and inbound answers are given inside the failover loop, so a stream that
-      // fails before its first byte is retried on another channel.
-      deliver: (answered) => deliver(ctx, relay, exchange, job, controller, answered, settleInput(answered, noUsage, false, 0)),
+      // Every streamed answer, and converted, native and inbound answers, are given inside the
+      // failover loop, so a stream that fails before its first byte is retried on another channel.
+      deliver: (answered) => {
+        if (answered.respond) return deliver(ctx, relay, exchange, job, controller, answered, settleInput(answered, noUsage, false, 0));
+        return job.isStream ? passStream(answered) : Promise.resolve();
+      },
       endpoint: job.endpoint,
       model: job.model,
       group: caller.group,
@@ -153,30 +183,10 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     releaseHold(hold);
     throw error;
   }
-  if (success.respond) return;
-  const { channel, answer, head } = success;
+  if (success.respond || job.isStream) return;
+  const { channel, head } = success;
   const adapter = channel.adapter!;
   out.off('close', abortOnClose);
-
-  if (job.isStream) {
-    exchange.startStream(sseHeaders);
-    const pingEnabled = options.bool('general_setting.ping_interval_enabled');
-    const sse = new SseRelay({
-      out,
-      transform: adapter.chatStream.createTransform(),
-      clientWantsUsage: job.clientWantsUsage,
-      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
-      pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
-      abort: () => controller.abort(),
-      startedAt,
-      model: job.model,
-      countPromptTokens: job.countPromptTokens,
-    }, () => answer.resume());
-    answer.stream(sse);
-    const outcome = await sse.done;
-    settle(ctx, relay, settleInput(success, outcome.usage, true, outcome.frtMs));
-    return;
-  }
 
   const bytes = head.body!;
   const contentType = head.contentType || 'application/json';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Usage } from '../../relay/billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
-import { RelayError } from '../errors.js';
+import { RelayError, UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
 import { streamErrorFrame } from './chunk-handlers.js';
 import type { AnswerSink } from './upstream-answer.js';
@@ -19,6 +19,14 @@ export interface StreamOptions {
   model: string;
   /** Tokenizes the request's prompt; only called when the upstream reported no usage. */
   countPromptTokens: () => number;
+  /**
+   * Writes the answer's head, called before the first byte goes out. Without it the head is already
+   * out. With it, a stream that fails before its first byte (an error event first, the upstream gone)
+   * writes nothing: `done` gives `isStarted: false` and the error, and the caller may fail over.
+   */
+  start?: () => void;
+  /** Stops this upstream answer (a first-event error) without aborting the client's call. */
+  cancel?: () => void;
 }
 
 export interface StreamOutcome {
@@ -28,13 +36,28 @@ export interface StreamOutcome {
   frtMs: number;
   isClientGone: boolean;
   isIdleTimeout: boolean;
+  /** Whether anything reached the client (always true without `start`). */
+  isStarted: boolean;
+  /** Why the stream ended early (null when it ended normally). */
+  error: unknown;
 }
 
 const done = 'data: [DONE]\n\n';
 const usageKey = 'usage"';
+const nonBlank = /\S/;
 
 /** Unparsed event text kept for counting (read-only transforms) before it is counted in one go. */
 const maxDeferredChars = 64 * 1024;
+
+/**
+ * Whether chunk choices carry any answer: an error chunk with choices (OpenRouter's mid-stream error
+ * has `delta.content: ""` and `finish_reason: "error"`) carries none.
+ */
+function hasContent(choices: unknown): boolean {
+  if (!Array.isArray(choices)) return false;
+  return choices.some((choice: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }) =>
+    (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) || choice?.delta?.tool_calls !== undefined || (choice?.finish_reason != null && choice.finish_reason !== 'error'));
+}
 
 /**
  * The one streaming pipeline of OpenAI-wire answers, driven by the upstream (`AnswerSink`): splits
@@ -78,6 +101,8 @@ export class SseRelay implements AnswerSink {
   private readonly ping: NodeJS.Timeout | null;
   private isWaitingForDrain = false;
   private isCorked = false;
+  /** The head has been written (`options.start`); nothing is written before. */
+  private isStarted: boolean;
   /** Read-only framing: a copied data line's event has not been closed by a blank line yet. */
   private isInsideEvent = false;
   /** Read-only framing: the blank lines that follow are the end of a line already answered or dropped. */
@@ -85,6 +110,7 @@ export class SseRelay implements AnswerSink {
 
   constructor(private readonly options: StreamOptions, private readonly resume: () => void) {
     this.isReadOnly = options.transform.isReadOnly === true;
+    this.isStarted = options.start === undefined;
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -93,7 +119,7 @@ export class SseRelay implements AnswerSink {
     this.idle = setTimeout(this.onIdle, options.idleTimeoutMs);
     this.ping = options.pingIntervalMs > 0
       ? setInterval(() => {
-        if (!out.writableEnded) out.write(': PING\n\n');
+        if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
       }, options.pingIntervalMs)
       : null;
   }
@@ -132,9 +158,22 @@ export class SseRelay implements AnswerSink {
       return true;
     }
     this.carry = cut === text.length ? '' : text.slice(cut);
+    if (!this.isStarted) {
+      const failure = this.firstEventError(text, cut);
+      if (failure) {
+        this.options.cancel?.();
+        this.finish(failure);
+        return true;
+      }
+    }
     const output = this.isReadOnly ? this.passLines(text, cut) : this.transformLines(text, cut);
     const out = this.options.out;
     if (output.length === 0 || out.writableEnded || out.destroyed) return true;
+    if (!this.isStarted) {
+      // Blank lines and dropped lines alone do not start the answer.
+      if (!nonBlank.test(output)) return true;
+      this.begin();
+    }
     this.cork();
     if (out.write(output)) return true;
     if (!this.isWaitingForDrain) {
@@ -150,6 +189,7 @@ export class SseRelay implements AnswerSink {
     if (rest) {
       const output = this.handleLine(rest);
       if (output && !this.options.out.destroyed) {
+        this.begin();
         this.options.out.write(this.isInsideEvent ? `\n${output}` : output);
         this.isInsideEvent = false;
       }
@@ -162,6 +202,43 @@ export class SseRelay implements AnswerSink {
     // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced, and
     // tell the client with an error event before [DONE].
     this.finish(this.isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error);
+  }
+
+  private begin(): void {
+    if (this.isStarted) return;
+    this.isStarted = true;
+    this.options.start!();
+  }
+
+  /**
+   * Before the first byte: an upstream that answers 200 and then an error event as its first event
+   * (OpenRouter, some proxies) has failed; with `start`, that is an UpstreamError the caller may fail
+   * over on. Only the first data line is looked at.
+   */
+  private firstEventError(text: string, end: number): UpstreamError | null {
+    let start = 0;
+    while (start < end) {
+      const newline = text.indexOf('\n', start);
+      if (text.startsWith('data:', start)) {
+        // Searched backwards from the line's end, so only this line is read.
+        if (text.lastIndexOf('error"', newline) < start) return null;
+        const lineEnd = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+        const data = text.slice(start + 5, lineEnd);
+        let chunk: Record<string, unknown>;
+        try {
+          chunk = JSON.parse(data) as Record<string, unknown>;
+        } catch {
+          return null;
+        }
+        const error = chunk.error;
+        if (!error || typeof error !== 'object' || hasContent(chunk.choices)) return null;
+        const { message, code } = error as { message?: unknown; code?: unknown };
+        const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : 0;
+        return new UpstreamError(status, typeof message === 'string' && message ? message : '上游流返回错误', typeof code === 'string' ? code : null, data.trim());
+      }
+      start = newline + 1;
+    }
+    return null;
   }
 
   /** A piece that ends in an ASCII byte ends on a character boundary, unless the decoder holds a character's start. */
@@ -219,7 +296,7 @@ export class SseRelay implements AnswerSink {
       if (hasUsage || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
         if (runStart < start) output += this.passRun(text.slice(runStart, start), runHasData);
         runHasData = false;
-        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd));
+        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage);
         if (answered.length > 0) {
           if (this.isInsideEvent) output += '\n';
           output += answered;
@@ -301,12 +378,13 @@ export class SseRelay implements AnswerSink {
     if (verdict.text) (this.counter ??= new StreamingTokenCounter()).push(verdict.text);
   }
 
-  private handleLine(line: string): string {
+  /** One line; `hasUsage`: the caller already found `usage"` in it. */
+  private handleLine(line: string, hasUsage = false): string {
     if (!line.startsWith('data:')) return '';
     const hasSpace = line.charCodeAt(5) === 32;
     const data = hasSpace ? line.slice(6) : line.slice(5);
     if (data === '[DONE]') return '';
-    if (this.isReadOnly && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`, true);
+    if (this.isReadOnly && !hasUsage && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`, true);
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data) as Record<string, unknown>;
@@ -346,6 +424,12 @@ export class SseRelay implements AnswerSink {
     const { out } = this.options;
     out.off('close', this.onClose);
     if (this.isWaitingForDrain) out.off('drain', this.onDrain);
+    if (!this.isStarted && streamError !== null && !this.isClientGone && !this.isIdleTimeout) {
+      // The upstream failed before anything reached the client: nothing is billed, the caller answers
+      // the error or fails over. (A client gone or an idle upstream is billed as before: the prompt.)
+      this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, isUsageCounted: false, frtMs: 0, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, isStarted: false, error: streamError });
+      return;
+    }
     const isUsageCounted = this.usage === null;
     let final: Usage;
     if (this.usage === null) {
@@ -355,11 +439,12 @@ export class SseRelay implements AnswerSink {
       final = this.usage;
     }
     if (!out.destroyed && !out.writableEnded) {
+      this.begin();
       if (this.isInsideEvent) out.write('\n');
       if (this.options.clientWantsUsage && !this.isLastUsageChunkSeen) out.write(this.synthesizedUsage(final));
       out.end(streamError !== null ? streamErrorFrame('openai', streamError) + done : done);
     }
-    this.resolveDone({ usage: final, isUsageCounted, frtMs: this.frtMs, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout });
+    this.resolveDone({ usage: final, isUsageCounted, frtMs: this.frtMs, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, isStarted: this.isStarted, error: streamError });
   }
 
   private synthesizedUsage(final: Usage): string {

@@ -82,6 +82,11 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Drops this answer (its connection is closed) without touching the call's signal. */
+  cancel(): void {
+    this.abortUpstream?.(new Error('upstream answer dropped'));
+  }
+
   /** Continues a paused stream (the sink's writes drained). */
   resume(): void {
     if (!this.isPaused) return;
