@@ -137,9 +137,10 @@ function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, r
   const onData = (chunk: Buffer) => {
     size += chunk.length;
     if (size > lane.bodyLimit) {
-      // The rest of the body is read and dropped by Node once the answer is sent.
+      // The client may go on sending without end: answer and close the connection (as Fastify does)
+      // rather than read and drop the rest of the body.
       stop();
-      exchange.logLine(exchange.fail(tooLarge()), startedAt);
+      exchange.logLine(exchange.fail(tooLarge(), { connection: 'close' }), startedAt);
       return;
     }
     chunks.push(chunk);

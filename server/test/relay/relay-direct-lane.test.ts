@@ -594,7 +594,7 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
     expect(fastify.headers.connection).toBe('close');
   });
 
-  it('answers a chunked body (no content-length) that grows over the limit with 413', async () => {
+  it('answers a chunked body (no content-length) that grows over the limit with 413, and closes the connection', async () => {
     const piece = Buffer.alloc(256 * 1024, 'a');
     const answer = await rawPost(server.url, {
       path: '/v1/chat/completions',
@@ -602,6 +602,7 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
       chunks: ['{"model":"gpt-4o-mini","pad":"', piece, piece, piece, piece, piece, piece, '"}'],
     });
     expectTooLarge(answer);
+    expect(answer.headers.connection).toBe('close');
   });
 
   it('takes a body of exactly the limit and refuses one byte more', async () => {
@@ -619,15 +620,18 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const url = `${server.url}/v1/chat/completions`;
-      // A chunked 413 leaves the connection usable: the rest of the body is read and dropped.
+      // A chunked 413 closes its connection; the agent's next call opens another, which is kept alive.
       const piece = Buffer.alloc(300 * 1024, 'a');
       const refused = await agentPost(agent, url, auth, [piece, piece, piece, piece, piece]);
       expectTooLarge(refused);
+      const sockets = new Set<unknown>();
       for (let i = 0; i < 3; i += 1) {
         const answer = await agentPost(agent, url, auth, [chatBody()]);
         expect(answer.status, answer.text).toBe(200);
-        expect(answer.socket).toBe(refused.socket);
+        expect(answer.socket).not.toBe(refused.socket);
+        sockets.add(answer.socket);
       }
+      expect(sockets.size).toBe(1);
     } finally {
       agent.destroy();
     }
