@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import type { AppContext } from '../api/context.js';
-import { RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
@@ -70,7 +70,7 @@ class DirectExchange implements RelayExchange {
   /** An OpenAI-shaped error, unless the answer has already begun. */
   fail(error: unknown, extra?: OutgoingHttpHeaders): number {
     const relayError = toRelayError(error as Error, { error: (object, message) => this.logger().error(object, message) });
-    const status = relayError.status === 499 ? 400 : relayError.status;
+    const status = clientStatus(relayError);
     if (!this.raw.headersSent && !this.raw.destroyed) {
       const body = JSON.stringify(relayError.toBody());
       this.raw.writeHead(status, this.withCommon({ 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), ...extra }));

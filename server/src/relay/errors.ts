@@ -67,7 +67,14 @@ export const relayErrors = {
   noChannel: (group: string, model: string) =>
     new RelayError(503, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`),
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
+  /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
+  clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),
 };
+
+/** The HTTP status an error is answered with: 499 (client gone) has no wire form and goes out as 400. */
+export function clientStatus(error: RelayError): number {
+  return error.status === 499 ? 400 : error.status;
+}
 
 /** Any error of a relay route as a RelayError (unknown errors are logged and become a 500). */
 export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }): RelayError {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../api/context.js';
-import { RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
 import { responsesFormat } from './formats/responses/index.js';
@@ -18,7 +18,7 @@ function formatErrorHandler(format: InboundFormat) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (reply.sent || reply.raw.headersSent) return;
     const relayError = toRelayError(error, request.log);
-    const status = relayError.status === 499 ? 400 : relayError.status;
+    const status = clientStatus(relayError);
     return reply.code(status).send(format.errorBody(status, relayError.message, relayError instanceof RelayError ? relayError.code : null));
   };
 }

@@ -3,7 +3,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
-import { RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { transcriptionJob, type UploadedFile } from './jobs/audio-transcription.js';
 import { chatJob } from './jobs/chat.js';
 import { embeddingsJob } from './jobs/inputs.js';
@@ -19,8 +19,7 @@ import { createRelayState, type RelayState } from './state.js';
 function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (reply.sent || reply.raw.headersSent) return;
   const relayError = toRelayError(error, request.log);
-  const status = relayError.status === 499 ? 400 : relayError.status;
-  return reply.code(status).send(relayError.toBody());
+  return reply.code(clientStatus(relayError)).send(relayError.toBody());
 }
 
 async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<string, string>; file: UploadedFile | null }> {

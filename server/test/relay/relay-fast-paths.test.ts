@@ -2,7 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { pipeStream } from '../../src/relay/pipeline/stream.js';
+import { pipeStream } from '../helpers/pipe-stream.js';
 import { readOpenAiUsage, readOpenAiUsageFromBytes } from '../../src/relay/providers/openai/chat.js';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 

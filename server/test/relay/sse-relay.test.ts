@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Usage } from '../../src/relay/billing/quota.js';
 import { StreamingTokenCounter } from '../../src/relay/billing/token-count.js';
 import { UpstreamError } from '../../src/relay/errors.js';
-import { pipeStream, SseRelay, type StreamOptions, type StreamOutcome } from '../../src/relay/pipeline/stream.js';
+import { SseRelay, type StreamOptions, type StreamOutcome } from '../../src/relay/pipeline/stream.js';
+import { pipeStream } from '../helpers/pipe-stream.js';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 import type { ChunkTransform, ChunkVerdict } from '../../src/relay/providers/types.js';
 

@@ -136,15 +136,14 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
       payload = body.value;
     }
   }
-  if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
+  if (call.signal.aborted) throw relayErrors.clientClosed();
   if (!body.respond) {
     const answer = dispatchAnswer(dispatcher, url, headers, payload, call);
     let head: AnswerHead;
     try {
       head = await answer.head;
     } catch (error) {
-      if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
-      throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+      throw connectionFailure(call, error);
     }
     if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head };
     throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '');
@@ -159,11 +158,16 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
       signal: call.signal,
     });
   } catch (error) {
-    if (call.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
-    throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+    throw connectionFailure(call, error);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { channel, upstreamModel, tried, response, respond: body.respond };
   throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''));
+}
+
+/** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
+function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
+  if (call.signal.aborted) return relayErrors.clientClosed();
+  return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 
 function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string): UpstreamError {

@@ -56,7 +56,7 @@ export interface EventStreamOutcome {
 /**
  * The stream pipeline for upstreams that are not passed through as OpenAI SSE (converted providers,
  * native pass-through, inbound formats): upstream bytes → framing decoder → the handler's
- * per-provider transform → client frames, written with backpressure. Same rules as pipeStream:
+ * per-provider transform → client frames, written with backpressure. Same rules as the SSE relay (stream.ts):
  * idle timeout, optional pings, client disconnect aborts the upstream, usage totalled as events
  * pass and counted from the streamed text only when the upstream reports none. The head is sent
  * lazily, so an upstream error before the first byte is still answered as an error.

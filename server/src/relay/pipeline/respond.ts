@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import type { Usage } from '../billing/quota.js';
-import { RelayError, UpstreamError } from '../errors.js';
+import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { RelayState } from '../state.js';
 import { pipeEvents, type EventHandler } from './event-stream.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
@@ -64,7 +64,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     // may serve the request; the hold stays until the request ends).
     if (rc.signal.aborted && !(outcome.error instanceof RelayError)) {
       releaseHold(rc.hold);
-      throw new RelayError(499, 'client_closed', '客户端已断开');
+      throw relayErrors.clientClosed();
     }
     if (outcome.error instanceof UpstreamError) throw outcome.error;
     if (outcome.error instanceof RelayError) {
@@ -84,7 +84,7 @@ export async function readAnswer(rc: ResponseContext): Promise<{ bytes: Buffer; 
   } catch (error) {
     rc.detach();
     releaseHold(rc.hold);
-    if (rc.signal.aborted) throw new RelayError(499, 'client_closed', '客户端已断开');
+    if (rc.signal.aborted) throw relayErrors.clientClosed();
     throw new RelayError(502, 'upstream_error', `读取上游响应失败：${(error as Error).message}`, true);
   }
   rc.detach();

@@ -465,18 +465,3 @@ export class SseRelay implements AnswerSink {
     return `data: ${JSON.stringify(synthesized)}\n\n`;
   }
 }
-
-/** The same pipeline pulled from an async iterable of upstream pieces (tests, other sources). */
-export async function pipeStream(options: StreamOptions & { upstream: { body: AsyncIterable<unknown> } }): Promise<StreamOutcome> {
-  let resume: () => void = () => undefined;
-  const relay = new SseRelay(options, () => resume());
-  try {
-    for await (const piece of options.upstream.body) {
-      if (!relay.data(piece as Buffer)) await new Promise<void>((resolve) => (resume = resolve));
-    }
-    relay.end();
-  } catch (error) {
-    relay.error(error as Error);
-  }
-  return relay.done;
-}

@@ -111,7 +111,7 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
         break;
       }
     }
-    if (this.isStreamWanted && statusCode >= 200 && statusCode < 300) {
+    if (this.isStreamWanted && statusCode < 300) {
       this.isStreaming = true;
       this.settleHead(null);
     }
