@@ -1,0 +1,56 @@
+import { loadConfig } from '../config.js';
+import { openStorage } from '../db/index.js';
+import { parseImportArgs, usage } from './args.js';
+import { UnknownSchemaError } from './detect-schema.js';
+import { formatReport, rejectedCount } from './report.js';
+import { runImport } from './run-import.js';
+import { openSource } from './source.js';
+
+/** `npm run import -- --from <DSN>`: exit 0 when done, 1 on refusal or failure, 2 on bad arguments. */
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseImportArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const source = openSource(args.from);
+  const target = openStorage({ ...config.database, poolSize: 2 });
+  const isTerminal = process.stderr.isTTY;
+  try {
+    const report = await runImport(source, target, {
+      dryRun: args.dryRun,
+      withLogs: args.withLogs,
+      withTasks: args.withTasks,
+      batchSize: args.batchSize,
+      onProgress(table, done, total) {
+        if (table !== 'logs') return;
+        const line = `logs: ${done}/${total}`;
+        if (isTerminal) process.stderr.write(`\r${line}${done >= total ? '\n' : ''}`);
+        else process.stderr.write(`${line}\n`);
+      },
+    });
+    process.stdout.write(`${formatReport(report)}\n`);
+    const rejected = rejectedCount(report);
+    if (rejected > 0) process.stdout.write(`\n${rejected} row(s) could not be imported; see above.\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UnknownSchemaError) process.stderr.write(`${error.message}\n`);
+    else process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await source.close();
+    await target.close();
+  }
+}
+
+main().then((code) => { process.exitCode = code; }, (error: unknown) => {
+  process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
