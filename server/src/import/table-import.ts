@@ -21,6 +21,8 @@ export interface TableMapper<T extends IdTable> {
   isNaturalKeyUnique: boolean;
   /** Source columns ModelGate has no place for: the report says how many rows had them set. */
   droppedColumns?: string[];
+  /** Remarks on a source row that is imported but loses something (counted per remark). */
+  rowNotes?(row: SourceRow): string[];
   /** The ModelGate row, or the reason the row cannot be imported. */
   map(row: SourceRow, ctx: ImportContext): TargetRow<T> | string;
   /** Runs in the transaction of each written batch (channels rebuild their abilities). */
@@ -109,6 +111,7 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
   }
   const total = await countRows(ctx, mapper.source);
   const dropped = new Map<string, number>();
+  const remarks = new Map<string, number>();
   let lastId: number | null = null;
   for (;;) {
     let query = ctx.source.db.selectFrom(mapper.source).selectAll().orderBy('id').limit(ctx.options.batchSize);
@@ -120,7 +123,10 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
 
     const mapped: TargetRow<T>[] = [];
     for (const row of rows) {
-      for (const column of mapper.droppedColumns ?? []) if (isSet(row[column])) dropped.set(column, (dropped.get(column) ?? 0) + 1);
+      for (const column of mapper.droppedColumns ?? []) {
+        if (isSet(row[column])) dropped.set(column, (dropped.get(column) ?? 0) + 1);
+      }
+      for (const note of mapper.rowNotes?.(row) ?? []) remarks.set(note, (remarks.get(note) ?? 0) + 1);
       const result = mapper.map(row, ctx);
       if (typeof result === 'string') report.rejected.push({ id: String(row.id), reason: result });
       else mapped.push(result);
@@ -157,6 +163,7 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
     ctx.options.onProgress?.(mapper.target, report.read, total);
     if (rows.length < ctx.options.batchSize) break;
   }
+  for (const [remark, count] of remarks) report.notes.push(`${count} row(s): ${remark}`);
   for (const [column, count] of dropped) report.notes.push(`${count} row(s) have ${mapper.source}.${column} set; ModelGate has no such field, it is not carried over`);
   await advanceSequence(ctx, mapper.target);
   return report;

@@ -5,6 +5,7 @@ import { mapOneApiType } from './one-api-types.js';
 
 type OneApiConfig = Partial<Record<'region' | 'sk' | 'ak' | 'user_id' | 'api_version' | 'library_id' | 'plugin' | 'vertex_ai_project_id' | 'vertex_ai_adc', string>>;
 
+/** A JSON object column (one-api's config, new-api's channel_info), {} when absent or broken. */
 function parseConfig(value: unknown): OneApiConfig {
   const raw = text(value).trim();
   if (!raw.startsWith('{')) return {};
@@ -45,7 +46,14 @@ export const channelsMapper: TableMapper<'channels'> = {
   target: 'channels',
   naturalKey: 'name',
   isNaturalKeyUnique: false,
-  droppedColumns: ['system_prompt', 'header_override', 'remark', 'settings', 'channel_info', 'need_reconcile'],
+  droppedColumns: ['system_prompt', 'header_override', 'remark', 'settings', 'need_reconcile'],
+  rowNotes(row) {
+    const info = parseConfig(row.channel_info) as { is_multi_key?: boolean; multi_key_status_list?: Record<string, number> };
+    const statuses = Object.values(info.multi_key_status_list ?? {});
+    return info.is_multi_key && statuses.some((status) => status !== 1)
+      ? ['a multi-key channel with disabled keys; ModelGate keeps no per-key status, so every key is used again']
+      : [];
+  },
   map(row, ctx): TargetRow<'channels'> | string {
     const id = int(row.id);
     if (id <= 0) return 'it has no id';
