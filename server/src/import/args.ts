@@ -25,7 +25,7 @@ export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = () => {
       const next = inline ?? argv[++i];
-      if (next === undefined || next === '') throw new Error(`${name} needs a value`);
+      if (next === undefined || next === '' || (inline === undefined && next.startsWith('--'))) throw new Error(`${name} needs a value`);
       return next;
     };
     switch (name) {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { loadConfig } from '../config.js';
 import { openStorage } from '../db/index.js';
 import { parseImportArgs, usage } from './args.js';
@@ -21,7 +22,10 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const source = openSource(args.from);
-  const target = openStorage({ ...config.database, poolSize: 2 });
+  // A dry run against a SQLite file that does not exist yet must not create it: read an empty one.
+  const isMissingFile = config.database.kind === 'sqlite' && !fs.existsSync(config.database.sqlitePath);
+  const sqlitePath = args.dryRun && isMissingFile ? ':memory:' : config.database.sqlitePath;
+  const target = openStorage({ ...config.database, sqlitePath, poolSize: 2 });
   const isTerminal = process.stderr.isTTY;
   try {
     const report = await runImport(source, target, {

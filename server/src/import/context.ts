@@ -22,4 +22,6 @@ export interface ImportContext {
   /** Users present in ModelGate after this run (already there or imported; in a dry run: would be). */
   userIds: Set<number>;
   channelIds: Set<number>;
+  /** Abilities made for the imported channels (in a dry run: that would be). */
+  abilityCount: number;
 }

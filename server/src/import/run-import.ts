@@ -35,10 +35,7 @@ async function abilitiesReport(ctx: ImportContext, channels: TableReport): Promi
     report.read = Number(row?.count ?? 0);
   }
   report.notes.push(`not copied: rebuilt from the groups and models of the ${channels.imported} imported channel(s)`);
-  if (!ctx.options.dryRun && ctx.hasTargetTables) {
-    const row = await ctx.target.db.selectFrom('abilities').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
-    report.imported = Number(row?.count ?? 0);
-  }
+  report.imported = ctx.abilityCount;
   return report;
 }
 
@@ -71,7 +68,7 @@ export async function runImport(source: Source, target: Storage, options: Import
     await migrate(target);
     hasTargetTables = true;
   }
-  const ctx: ImportContext = { source, schema, target, hasTargetTables, options, userIds: new Set(), channelIds: new Set() };
+  const ctx: ImportContext = { source, schema, target, hasTargetTables, options, userIds: new Set(), channelIds: new Set(), abilityCount: 0 };
   ctx.userIds = await idsOf(ctx, 'users');
   ctx.channelIds = await idsOf(ctx, 'channels');
   const tables: TableReport[] = [];

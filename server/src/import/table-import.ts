@@ -27,8 +27,8 @@ export interface TableMapper<T extends IdTable> {
   map(row: SourceRow, ctx: ImportContext): TargetRow<T> | string;
   /** Runs in the transaction of each written batch (channels rebuild their abilities). */
   afterWrite?(trx: ImportContext['target']['db'], ids: number[]): Promise<void>;
-  /** Runs after each batch, also in a dry run, with the ids imported (or that would be). */
-  onImported?(ids: number[], ctx: ImportContext): void;
+  /** Runs after each batch, also in a dry run, with the rows imported (or that would be). */
+  onImported?(rows: TargetRow<T>[], ctx: ImportContext): void;
 }
 
 const insertChunk = 100;
@@ -157,9 +157,9 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
       }
       toWrite.push(row);
     });
-    const writtenIds = ctx.options.dryRun ? toWrite.map((row) => row.id) : await writeRows(ctx, mapper, toWrite, report);
-    report.imported += writtenIds.length;
-    mapper.onImported?.(writtenIds, ctx);
+    const writtenIds = new Set(ctx.options.dryRun ? toWrite.map((row) => row.id) : await writeRows(ctx, mapper, toWrite, report));
+    report.imported += writtenIds.size;
+    mapper.onImported?.(toWrite.filter((row) => writtenIds.has(row.id)), ctx);
     ctx.options.onProgress?.(mapper.target, report.read, total);
     if (rows.length < ctx.options.batchSize) break;
   }

@@ -98,6 +98,7 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
           const entry = tableOf(dry, table);
           expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({ table, ...counts });
         }
+        expect(tableOf(dry, 'abilities').imported).toBe(5);
         expect(dry.unknownOptions).toEqual(['CheckinEnabled', 'LegacyFlag']);
         expect(tableOf(dry, 'tokens').rejected[0]!.reason).toContain('user 99 is not imported');
         expect((await target.db.introspection.getTables()).map((table) => table.name)).toEqual([]);

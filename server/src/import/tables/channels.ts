@@ -1,4 +1,4 @@
-import { rebuildAbilities } from '../../api/channels/abilities.js';
+import { abilitiesOf, rebuildAbilities } from '../../api/channels/abilities.js';
 import type { TableMapper, TargetRow } from '../table-import.js';
 import { float, int, text } from '../values.js';
 import { mapOneApiType } from './one-api-types.js';
@@ -105,7 +105,11 @@ export const channelsMapper: TableMapper<'channels'> = {
   async afterWrite(trx, ids) {
     await rebuildAbilities(trx, ids);
   },
-  onImported(ids, ctx) {
-    for (const id of ids) ctx.channelIds.add(id);
+  onImported(rows, ctx) {
+    for (const row of rows) ctx.channelIds.add(row.id);
+    for (const row of rows) {
+      const { id, models = '', group = '', status = 1, priority = 0, weight = 0, tag = '' } = row;
+      ctx.abilityCount += abilitiesOf({ id, models, group, status, priority, weight, tag }).length;
+    }
   },
 };

@@ -50,7 +50,7 @@ export const usersMapper: TableMapper<'users'> = {
       deleted_at: unixSeconds(row.deleted_at),
     };
   },
-  onImported(ids, ctx) {
-    for (const id of ids) ctx.userIds.add(id);
+  onImported(rows, ctx) {
+    for (const row of rows) ctx.userIds.add(row.id);
   },
 };
