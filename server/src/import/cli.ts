@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../config.js';
 import { openStorage } from '../db/index.js';
 import { parseImportArgs, usage } from './args.js';
-import { UnknownSchemaError } from './detect-schema.js';
+import { detectSchema, UnknownSchemaError } from './detect-schema.js';
 import { formatReport, rejectedCount } from './report.js';
 import { runImport } from './run-import.js';
 import { openSource } from './source.js';
@@ -22,6 +22,14 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const source = openSource(args.from);
+  // Refuse a foreign database before ModelGate's database is even opened (no file is created).
+  try {
+    await detectSchema(source);
+  } catch (error) {
+    await source.close();
+    process.stderr.write(`${error instanceof UnknownSchemaError ? '' : 'import failed: '}${(error as Error).message}\n`);
+    return 1;
+  }
   // A dry run against a SQLite file that does not exist yet must not create it: read an empty one.
   const isMissingFile = config.database.kind === 'sqlite' && !fs.existsSync(config.database.sqlitePath);
   const sqlitePath = args.dryRun && isMissingFile ? ':memory:' : config.database.sqlitePath;

@@ -119,6 +119,7 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
     const rows = await query.execute();
     if (rows.length === 0) break;
     lastId = Number(rows[rows.length - 1]!.id);
+    if (!Number.isSafeInteger(lastId)) throw new Error(`${mapper.source}.id holds a value that is not an integer id; nothing more of ${mapper.source} was read`);
     report.read += rows.length;
 
     const mapped: TargetRow<T>[] = [];

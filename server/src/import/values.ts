@@ -57,6 +57,23 @@ export function unixSeconds(value: unknown): number | null {
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 
+/**
+ * The first of `columns` holding an integer JavaScript cannot represent exactly (quotas beyond
+ * 2^53), as a rejection reason; null when all are exact. Such a row is rejected, never rounded.
+ */
+export function inexactInteger(row: Record<string, unknown>, columns: string[]): string | null {
+  for (const column of columns) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    const number = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
+    const isExact = typeof value === 'bigint'
+      ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+      : typeof number !== 'number' || !Number.isFinite(number) || Number.isSafeInteger(Math.trunc(number));
+    if (!isExact) return `its ${column} is beyond what ModelGate stores exactly (±2^53)`;
+  }
+  return null;
+}
+
 /** Whether a value carries anything (used to report columns that are not carried over). */
 export function isSet(value: unknown): boolean {
   if (value === null || value === undefined) return false;

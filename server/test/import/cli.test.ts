@@ -70,8 +70,10 @@ describe('the import command', () => {
     expect(() => parseImportArgs(['--from', 'x.db', '--batch-size', '0'])).toThrow('--batch-size must be a whole number from 1 to 10000');
     expect(() => parseImportArgs(['--from', 'x.db', '--drop-everything'])).toThrow('unknown argument --drop-everything');
     expect(parseImportArgs(['--from=x.db', '--logs', '--tasks'])).toEqual({ from: 'x.db', dryRun: false, withLogs: true, withTasks: true, batchSize: 500 });
-    const modelgate = await runCli(['--from', env.SQLITE_PATH!, '--dry-run'], { SQLITE_PATH: path.join(dir, 'other.db') });
+    // A real run, refused before ModelGate's database is opened: no file appears.
+    const modelgate = await runCli(['--from', env.SQLITE_PATH!], { SQLITE_PATH: path.join(dir, 'other.db') });
     expect(modelgate.code).toBe(1);
     expect(modelgate.stderr).toContain('is not a one-api or new-api database: it is a ModelGate database');
+    expect(fs.existsSync(path.join(dir, 'other.db'))).toBe(false);
   });
 });

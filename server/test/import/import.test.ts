@@ -11,7 +11,7 @@ import { flushRelay } from '../helpers/relay-fixtures.js';
 import { startTestServer } from '../helpers/test-server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.js';
 import { quotaOfLog } from '../relay/sdk-setup.js';
-import { aliceKey, alicePassword, buildSource, deletedAtSeconds, limitedKey, upstreamKey } from './source-fixture.js';
+import { aliceKey, alicePassword, buildSource, deletedAtSeconds, limitedKey, upstreamKey, vertexAccounts } from './source-fixture.js';
 import type { SourceVariant } from './source-schemas.js';
 
 interface Pair {
@@ -56,10 +56,11 @@ async function importOnce(from: string, target: Storage, dryRun: boolean): Promi
 
 function expectedCounts(variant: SourceVariant) {
   const isOneApi = variant === 'one-api';
+  const is2025 = variant === 'new-api-2025';
   return {
     users: { read: 3, imported: 3, rejected: [] as string[] },
     tokens: { read: isOneApi ? 3 : 4, imported: isOneApi ? 2 : 3, rejected: ['12'] },
-    channels: { read: 3, imported: 2, rejected: ['7'] },
+    channels: { read: is2025 ? 4 : 3, imported: is2025 ? 3 : 2, rejected: ['7'] },
     options: { read: 5, imported: 2, rejected: ['QuotaForNewUser'] },
     redemptions: { read: 2, imported: 2, rejected: [] },
     ...(isOneApi ? {} : {
@@ -89,6 +90,7 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
       let targetOpen = true;
       try {
         const expected = expectedCounts(pair.variant);
+        const abilityCount = pair.variant === 'new-api-2025' ? 6 : 5;
 
         // Dry run: the full report, and not one table created in ModelGate's database.
         const dry = await importOnce(source.from, target, true);
@@ -98,7 +100,7 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
           const entry = tableOf(dry, table);
           expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({ table, ...counts });
         }
-        expect(tableOf(dry, 'abilities').imported).toBe(5);
+        expect(tableOf(dry, 'abilities').imported).toBe(abilityCount);
         expect(dry.unknownOptions).toEqual(['CheckinEnabled', 'LegacyFlag']);
         expect(tableOf(dry, 'tokens').rejected[0]!.reason).toContain('user 99 is not imported');
         expect((await target.db.introspection.getTables()).map((table) => table.name)).toEqual([]);
@@ -109,7 +111,7 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
           const entry = tableOf(real, table);
           expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({ table, ...counts });
         }
-        expect(tableOf(real, 'abilities').imported).toBe(5);
+        expect(tableOf(real, 'abilities').imported).toBe(abilityCount);
         const db = target.db;
         const alice = await db.selectFrom('users').selectAll().where('id', '=', 2).executeTakeFirstOrThrow();
         expect(alice).toMatchObject({ username: 'alice', role: 1, quota: 5_000_000, used_quota: 1234, request_count: 7, aff_code: 'AF01', inviter_id: 1, email: 'alice@example.com', github_id: 'gh-alice', deleted_at: null });
@@ -125,7 +127,13 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
         expect(channels[0]).toMatchObject({ id: 5, type: 1, key: upstreamKey, base_url: upstream.url, models: 'gpt-4o-mini,gpt-4o', group: 'default,vip', priority: 10, weight: 5, balance: 12.5, used_quota: 777 });
         expect(channels[1]).toMatchObject({ id: 6, type: 3, status: 3, other: '2024-02-01' });
         if (pair.variant !== 'one-api') expect(JSON.parse(channels[1]!.other_info)).toEqual({ status_reason: 'quota exceeded', status_time: 1_700_000_900 });
-        if (pair.variant === 'new-api-2025') expect(tableOf(real, 'channels').notes.join('\n')).toContain('channels.header_override');
+        if (pair.variant === 'new-api-2025') {
+          const notes = tableOf(real, 'channels').notes.join('\n');
+          expect(notes).toContain('channels.header_override');
+          expect(notes).toContain('1 row(s): a multi-key channel with disabled keys');
+          // new-api's JSON-array multi-key becomes one service account per line, as ModelGate reads keys.
+          expect(channels[2]!.key.split('\n').map((line) => JSON.parse(line))).toEqual(vertexAccounts);
+        }
         const options = await db.selectFrom('options').selectAll().orderBy('key').execute();
         expect(options).toEqual([{ key: 'ModelRatio', value: '{"gpt-4o-mini":0.5,"gpt-4o":2.5}' }, { key: 'SystemName', value: 'Old Gateway' }]);
         expect(await db.selectFrom('setups').select('id').execute()).toHaveLength(1);
@@ -138,7 +146,7 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
         }
         expect(await db.selectFrom('users').select('id').execute()).toHaveLength(3);
         expect(await db.selectFrom('logs').select('id').execute()).toHaveLength(2);
-        expect(await db.selectFrom('abilities').select('model').execute()).toHaveLength(5);
+        expect(await db.selectFrom('abilities').select('model').execute()).toHaveLength(abilityCount);
 
         // ModelGate on the imported database: the old password signs in, the old key calls the
         // relay through the imported channel, and the bill lands exactly.

@@ -11,6 +11,10 @@ export const limitedKey = 'ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxwvutsrqpo';
 export const orphanKey = 'OrphanOrphanOrphanOrphanOrphanOrphanOrphanOrphan';
 export const deletedKey = 'DeletedDeletedDeletedDeletedDeletedDeletedDelete';
 export const upstreamKey = 'upstream-key-1';
+export const vertexAccounts = [
+  { type: 'service_account', project_id: 'p1', private_key: '-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n' },
+  { type: 'service_account', project_id: 'p2', private_key: '-----BEGIN PRIVATE KEY-----\nBBB\n-----END PRIVATE KEY-----\n' },
+];
 /** 2025-03-01 02:00:00 UTC, the soft-delete time of the fixture's deleted rows. */
 export const deletedAtSeconds = Date.UTC(2025, 2, 1, 2, 0, 0) / 1000;
 
@@ -83,6 +87,10 @@ function seedRows(kind: DatabaseKind, variant: SourceVariant, upstreamUrl: strin
       isOneApi
         ? { id: 7, type: 38, key: 'deepl-key', status: 1, name: 'deepl', models: 'deepl-en', group: 'default', config: '' }
         : { id: 7, type: 1, key: '', status: 2, name: 'keyless', models: 'gpt-4o', group: 'default', other_info: '' },
+      ...(variant === 'new-api-2025' ? [{
+        id: 8, type: 41, key: JSON.stringify(vertexAccounts, null, 2), status: 1, name: 'vertex pool', models: 'gemini-2.0-flash', group: 'default',
+        other: 'us-central1', channel_info: '{"is_multi_key":true,"multi_key_size":2,"multi_key_status_list":{"1":2},"multi_key_mode":"polling"}',
+      }] : []),
     ],
     abilities: [
       { group: 'default', model: 'gpt-4o-mini', channel_id: 5, enabled: bool(kind, true), priority: 10, weight: 5, tag: 'main' },

@@ -1,6 +1,6 @@
 import { abilitiesOf, rebuildAbilities } from '../../api/channels/abilities.js';
 import type { TableMapper, TargetRow } from '../table-import.js';
-import { float, int, text } from '../values.js';
+import { float, int, text, inexactInteger } from '../values.js';
 import { mapOneApiType } from './one-api-types.js';
 
 type OneApiConfig = Partial<Record<'region' | 'sk' | 'ak' | 'user_id' | 'api_version' | 'library_id' | 'plugin' | 'vertex_ai_project_id' | 'vertex_ai_adc', string>>;
@@ -14,6 +14,24 @@ function parseConfig(value: unknown): OneApiConfig {
     return typeof parsed === 'object' && parsed !== null ? (parsed as OneApiConfig) : {};
   } catch {
     return {};
+  }
+}
+
+/**
+ * new-api keeps the keys of a multi-key channel either one per line or, for JSON keys (Vertex
+ * service accounts), as a JSON array; ModelGate reads one key per line, so an array becomes one
+ * compact JSON document per line.
+ */
+function oneKeyPerLine(key: string, channelInfo: unknown): string {
+  const info = parseConfig(channelInfo) as { is_multi_key?: boolean };
+  const trimmed = key.trim();
+  if (!info.is_multi_key || !trimmed.startsWith('[')) return key;
+  try {
+    const keys: unknown = JSON.parse(trimmed);
+    if (!Array.isArray(keys)) return key;
+    return keys.map((entry) => (typeof entry === 'string' ? entry : JSON.stringify(entry))).join('\n');
+  } catch {
+    return key;
   }
 }
 
@@ -57,6 +75,8 @@ export const channelsMapper: TableMapper<'channels'> = {
   map(row, ctx): TargetRow<'channels'> | string {
     const id = int(row.id);
     if (id <= 0) return 'it has no id';
+    const inexact = inexactInteger(row, ['used_quota']);
+    if (inexact) return inexact;
     let type = int(row.type);
     let baseUrl = text(row.base_url);
     let key = text(row.key);
@@ -68,6 +88,7 @@ export const channelsMapper: TableMapper<'channels'> = {
       if (baseUrl === '' && mapped.baseUrl) baseUrl = mapped.baseUrl;
       ({ key, other } = oneApiValues(row, type));
     }
+    key = oneKeyPerLine(key, row.channel_info);
     if (key.trim() === '') return 'it has no key';
     if (baseUrl.length > 512) return 'its base URL is longer than 512 characters';
     return {

@@ -1,5 +1,5 @@
 import type { TableMapper } from '../table-import.js';
-import { flag, int, text } from '../values.js';
+import { flag, int, text, inexactInteger } from '../values.js';
 
 /**
  * logs (with --logs): usage history. one-api counts the time in milliseconds (elapsed_time) where
@@ -14,6 +14,8 @@ export const logsMapper: TableMapper<'logs'> = {
   map(row, ctx) {
     const id = int(row.id);
     if (id <= 0) return 'it has no id';
+    const inexact = inexactInteger(row, ['quota']);
+    if (inexact) return inexact;
     const isOneApi = ctx.schema.flavor === 'one-api';
     return {
       id,

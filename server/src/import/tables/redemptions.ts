@@ -1,5 +1,5 @@
 import type { TableMapper } from '../table-import.js';
-import { int, text, unixSeconds } from '../values.js';
+import { int, text, unixSeconds, inexactInteger } from '../values.js';
 
 /** redemptions: codes keep their key, state and who redeemed them. */
 export const redemptionsMapper: TableMapper<'redemptions'> = {
@@ -11,6 +11,8 @@ export const redemptionsMapper: TableMapper<'redemptions'> = {
     const id = int(row.id);
     const key = text(row.key).trim();
     if (id <= 0) return 'it has no id';
+    const inexact = inexactInteger(row, ['quota']);
+    if (inexact) return inexact;
     if (key === '') return 'it has no key';
     if (key.length > 32) return 'its key is longer than 32 characters';
     return {

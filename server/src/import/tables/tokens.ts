@@ -1,5 +1,5 @@
 import type { TableMapper } from '../table-import.js';
-import { flag, int, text, unixSeconds } from '../values.js';
+import { flag, int, text, unixSeconds, inexactInteger } from '../values.js';
 
 const keyMaxLength = 48;
 
@@ -19,6 +19,8 @@ export const tokensMapper: TableMapper<'tokens'> = {
     const key = text(row.key);
     const userId = int(row.user_id);
     if (id <= 0) return 'it has no id';
+    const inexact = inexactInteger(row, ['remain_quota', 'used_quota']);
+    if (inexact) return inexact;
     if (key.trim() === '') return 'it has no key';
     if (key.length > keyMaxLength) return `its key is longer than ${keyMaxLength} characters`;
     if (!ctx.userIds.has(userId)) return `its user ${userId} is not imported`;

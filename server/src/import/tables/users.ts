@@ -1,5 +1,5 @@
 import type { TableMapper } from '../table-import.js';
-import { int, text, textOrNull, unixSeconds } from '../values.js';
+import { int, text, textOrNull, unixSeconds, inexactInteger } from '../values.js';
 
 /**
  * users: bcrypt hashes are copied as they are (bcryptjs checks Go's $2a$ hashes), so every
@@ -16,6 +16,8 @@ export const usersMapper: TableMapper<'users'> = {
     const id = int(row.id);
     const username = text(row.username).trim();
     if (id <= 0) return 'it has no id';
+    const inexact = inexactInteger(row, ['quota', 'used_quota', 'request_count', 'aff_quota', 'aff_history']);
+    if (inexact) return inexact;
     if (username === '') return 'it has no username';
     if (username.length > 64) return 'its username is longer than 64 characters';
     const password = text(row.password);
