@@ -4,7 +4,7 @@ import { openStorage } from '../db/index.js';
 import { parseImportArgs, usage } from './args.js';
 import { detectSchema, UnknownSchemaError } from './detect-schema.js';
 import { formatReport, rejectedCount } from './report.js';
-import { runImport } from './run-import.js';
+import { ForeignTargetError, runImport } from './run-import.js';
 import { openSource } from './source.js';
 
 /** `npm run import -- --from <DSN>`: exit 0 when done, 1 on refusal or failure, 2 on bad arguments. */
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
     if (rejected > 0) process.stdout.write(`\n${rejected} row(s) could not be imported; see above.\n`);
     return 0;
   } catch (error) {
-    if (error instanceof UnknownSchemaError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof UnknownSchemaError || error instanceof ForeignTargetError) process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {

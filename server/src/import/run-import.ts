@@ -16,9 +16,20 @@ import { text } from './values.js';
 
 const rootRole = 100;
 
+/** Refused target: a database with tables ModelGate's migrations did not make (the old gateway's own, say). */
+export class ForeignTargetError extends Error {}
+
+/**
+ * Whether ModelGate's tables exist yet. A database holding other tables but no record of
+ * ModelGate's migrations is refused: SQL_DSN pointing at the old gateway's database must not get
+ * ModelGate's tables written into it.
+ */
 async function hasModelGateTables(target: Storage): Promise<boolean> {
-  const tables = await target.db.introspection.getTables();
-  return tables.some((table) => table.name === 'users') && tables.some((table) => table.name === 'setups');
+  const names = new Set((await target.db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name));
+  if (names.size > 0 && !names.has('kysely_migration')) {
+    throw new ForeignTargetError(`ModelGate's database (SQL_DSN / SQLITE_PATH) already holds tables ModelGate did not create (${[...names].slice(0, 5).join(', ')}). Point it at a new, empty database. Nothing was imported.`);
+  }
+  return names.has('users') && names.has('setups');
 }
 
 async function idsOf(ctx: ImportContext, table: 'users' | 'channels'): Promise<Set<number>> {

@@ -4,7 +4,7 @@ import type { DatabaseKind } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/db/index.js';
 import { UnknownSchemaError } from '../../src/import/detect-schema.js';
 import type { ImportReport, TableReport } from '../../src/import/report.js';
-import { runImport } from '../../src/import/run-import.js';
+import { ForeignTargetError, runImport } from '../../src/import/run-import.js';
 import { openSource } from '../../src/import/source.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { flushRelay } from '../helpers/relay-fixtures.js';
@@ -200,6 +200,24 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
 });
 
 describe('refusals', () => {
+  it('refuses to write into a database that is not ModelGate\'s (SQL_DSN left on the old gateway)', async () => {
+    const source = await buildSource('sqlite', 'new-api', 'http://127.0.0.1:9');
+    const old = await buildSource('sqlite', 'one-api', 'http://127.0.0.1:9');
+    const target = openStorage({ kind: 'sqlite', dsn: '', sqlitePath: old.from });
+    try {
+      const error = await importOnce(source.from, target, false).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ForeignTargetError);
+      expect((error as Error).message).toContain('already holds tables ModelGate did not create');
+      const names = (await target.db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name);
+      expect(names).not.toContain('setups');
+      expect(names).not.toContain('kysely_migration');
+    } finally {
+      await target.close();
+      await old.drop();
+      await source.drop();
+    }
+  });
+
   for (const kind of (['sqlite', 'postgres', 'mysql'] as DatabaseKind[]).filter(isAvailable)) {
     it(`refuses a ${kind} database that is not a gateway's, with a message, writing nothing`, async () => {
       const foreign = await createTestDatabase(kind);
