@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { ImportContext } from './context.js';
-import { emptyTableReport, type TableReport } from './report.js';
+import { emptyTableReport, type RejectedRow, type TableReport } from './report.js';
 import type { SourceRow } from './source.js';
 import { isSet } from './values.js';
 
@@ -75,14 +75,20 @@ async function writeRows<T extends IdTable>(ctx: ImportContext, mapper: TableMap
   } catch {
     // One bad row must not cost the batch: write the rows one by one and report the ones that fail.
     const written: number[] = [];
+    const failures: RejectedRow[] = [];
+    let lastError: unknown;
     for (const row of rows) {
       try {
         await write([row]);
         written.push(row.id);
       } catch (error) {
-        report.rejected.push({ id: String(row.id), reason: `the database refused it: ${messageOf(error)}` });
+        lastError = error;
+        failures.push({ id: String(row.id), reason: `the database refused it: ${messageOf(error)}` });
       }
     }
+    // Every row failing is the database failing (connection lost, disk full), not the rows: stop.
+    if (written.length === 0 && rows.length > 1) throw new Error(`writing ${mapper.target} failed: ${messageOf(lastError)}`);
+    report.rejected.push(...failures);
     return written;
   }
 }
@@ -90,7 +96,7 @@ async function writeRows<T extends IdTable>(ctx: ImportContext, mapper: TableMap
 /** PostgreSQL serials do not move when ids are given: set them past the largest id. */
 async function advanceSequence(ctx: ImportContext, table: string): Promise<void> {
   if (ctx.target.kind !== 'postgres' || ctx.options.dryRun) return;
-  await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ${sql.table(table)}), 1))`.execute(ctx.target.db);
+  await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${sql.table(table)}), false)`.execute(ctx.target.db);
 }
 
 async function countRows(ctx: ImportContext, table: string): Promise<number> {

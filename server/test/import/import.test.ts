@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseKind } from '../../src/config.js';
@@ -197,6 +198,33 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
       }
     });
   }
+});
+
+describe('rows the target database refuses', () => {
+  it.skipIf(!isAvailable('postgres'))('are reported one by one while the rest of their batch is written', async () => {
+    const source = await buildSource('sqlite', 'new-api', 'http://127.0.0.1:9');
+    const extra = new Database(source.from);
+    // PostgreSQL refuses NUL in text; SQLite keeps it.
+    extra.prepare("INSERT INTO users (id, username, password, display_name, aff_code) VALUES (4, 'nul', 'x', ?, 'NUL1')").run('a\u0000b');
+    extra.close();
+    const targetDb = await createTestDatabase('postgres');
+    const target = openStorage({ kind: 'postgres', dsn: targetDb.dsn, sqlitePath: '', poolSize: 2, onIdleError: () => undefined });
+    try {
+      const source2 = openSource(source.from);
+      const report = await runImport(source2, target, { ...options, dryRun: false, batchSize: 500 }).finally(() => source2.close());
+      const users = tableOf(report, 'users');
+      expect({ read: users.read, imported: users.imported }).toEqual({ read: 4, imported: 3 });
+      expect(users.rejected).toHaveLength(1);
+      expect(users.rejected[0]!.id).toBe('4');
+      expect(users.rejected[0]!.reason).toMatch(/^the database refused it: /);
+      expect(await target.db.selectFrom('users').select('id').orderBy('id').execute()).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+      expect(tableOf(report, 'tokens').imported).toBe(3);
+    } finally {
+      await target.close();
+      await targetDb.drop();
+      await source.drop();
+    }
+  });
 });
 
 describe('refusals', () => {
