@@ -35,6 +35,9 @@ const withoutPassword = (dsn: string): string => {
 export function openSource(from: string): Source {
   const trimmed = from.trim();
   if (trimmed === '') throw new Error('--from needs a database: a SQLite file path, mysql://…, user:pass@tcp(host:3306)/db or postgres://…');
+  if (/\bhost=/.test(trimmed) && /\bdbname=/.test(trimmed)) {
+    throw new Error('the key=value PostgreSQL DSN form is not read here; give it as postgres://user:pass@host:5432/db');
+  }
   const looksLikeServer = /^(postgres(ql)?|mysql):\/\//i.test(trimmed) || /@tcp\(|^tcp\(/.test(trimmed);
   if (!looksLikeServer) {
     const file = path.resolve(trimmed.replace(/^sqlite:(\/\/)?/i, '').replace(/\?.*$/, ''));

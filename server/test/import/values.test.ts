@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportContext } from '../../src/import/context.js';
 import type { SourceSchema } from '../../src/import/detect-schema.js';
+import { openSource } from '../../src/import/source.js';
 import { tokensMapper } from '../../src/import/tables/tokens.js';
 import { mapOneApiType } from '../../src/import/tables/one-api-types.js';
 import { usersMapper } from '../../src/import/tables/users.js';
@@ -14,6 +15,12 @@ function contextOf(flavor: SourceSchema['flavor'], userIds: number[] = []): Impo
 }
 
 describe('reading values the way each driver returns them', () => {
+  it('names what --from cannot be', () => {
+    expect(() => openSource('host=db user=x dbname=newapi sslmode=disable')).toThrow('give it as postgres://');
+    expect(() => openSource('/nonexistent/one-api.db?_busy_timeout=5000')).toThrow('no SQLite database at /nonexistent/one-api.db');
+    expect(() => openSource('  ')).toThrow('--from needs a database');
+  });
+
   it('turns every GORM time spelling into unix seconds', () => {
     expect(unixSeconds('2025-03-01 10:00:00.123456789+08:00')).toBe(expected);
     expect(unixSeconds('2025-03-01 02:00:00')).toBe(expected);
