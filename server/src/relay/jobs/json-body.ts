@@ -1,5 +1,6 @@
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import { estimateTextTokens, imagePartTokens, messageFramingTokens } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 
 export type JsonBody = Record<string, unknown>;
@@ -33,17 +34,27 @@ export function channelJsonBody(body: JsonBody, adapt?: (out: JsonBody, channel:
   };
 }
 
-/** Character count of a prompt-like value (string, list of strings, or chat content parts). */
-export function charsOf(value: unknown): number {
-  if (typeof value === 'string') return value.length;
+/**
+ * Upper token estimate of a prompt-like value (string, list of strings, chat messages and their
+ * content parts) for the hold: text by estimateTextTokens, message framing, a fixed cost per image
+ * part; rounded up. No tokenizer: this runs on every request.
+ */
+export function estimatePromptTokens(value: unknown): number {
+  return Math.ceil(promptTokensOf(value));
+}
+
+function promptTokensOf(value: unknown): number {
+  if (typeof value === 'string') return estimateTextTokens(value);
   if (Array.isArray(value)) {
     let total = 0;
-    for (const item of value) total += charsOf(item);
+    for (const item of value) total += promptTokensOf(item);
     return total;
   }
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    return charsOf(record.content) + charsOf(record.text);
+    if (record.image_url !== undefined || record.type === 'image_url' || record.type === 'input_image' || record.type === 'image') return imagePartTokens;
+    const framing = typeof record.role === 'string' ? messageFramingTokens : 0;
+    return framing + promptTokensOf(record.content) + promptTokensOf(record.text);
   }
   return 0;
 }
