@@ -4,6 +4,7 @@ import { fallbackOutputAllowance, outputAllowance } from '../../src/relay/billin
 import { countChatPromptTokens, estimateTextTokens } from '../../src/relay/billing/token-count.js';
 import { clampUsage, maxUsageTokens, usageCount } from '../../src/relay/billing/usage-count.js';
 import { estimatePromptTokens } from '../../src/relay/jobs/json-body.js';
+import { addResponseUsage, emptyRealtimeUsage } from '../../src/relay/realtime/usage.js';
 
 const samples: Record<string, string> = {
   chinese: '请详细解释一下量子计算的基本原理，包括量子比特、叠加态和纠缠，并举例说明它们在密码学中的应用。生僻字：龘靐齉爩麤',
@@ -53,5 +54,14 @@ describe('hold estimates', () => {
     expect(clampUsage(clean)).toBe(clean);
     expect(clampUsage({ promptTokens: 10.5, completionTokens: -1, cachedTokens: 50, cacheCreationTokens: 3 })).toEqual({ promptTokens: 10, completionTokens: 0, cachedTokens: 10, cacheCreationTokens: 0 });
     expect(clampUsage({ promptTokens: '7' as never, completionTokens: 1e300, cachedTokens: Number.NaN })).toEqual({ promptTokens: 7, completionTokens: maxUsageTokens, cachedTokens: 0 });
+  });
+
+  it('sums realtime response.done usage from clamped counters', () => {
+    const total = emptyRealtimeUsage();
+    addResponseUsage(total, { input_tokens: 1e300, output_tokens: -5, input_token_details: { text_tokens: 13.5, audio_tokens: 'x', cached_tokens: 1e300 }, output_token_details: { text_tokens: Number.NaN } });
+    expect(total).toEqual({ responses: 1, textInputTokens: 13, audioInputTokens: 0, cachedTextTokens: 13, cachedAudioTokens: 0, textOutputTokens: 0, audioOutputTokens: 0 });
+    addResponseUsage(total, { input_tokens: 3e9, output_tokens: 20 });
+    expect(total.textInputTokens).toBe(13 + maxUsageTokens);
+    expect(total.textOutputTokens).toBe(20);
   });
 });
