@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fallbackOutputAllowance, outputAllowance } from '../../src/relay/billing/output-allowance.js';
 import { countChatPromptTokens, estimateTextTokens } from '../../src/relay/billing/token-count.js';
 import { clampUsage, maxUsageTokens, usageCount } from '../../src/relay/billing/usage-count.js';
-import { estimatePromptTokens } from '../../src/relay/jobs/json-body.js';
+import { estimateChatPromptTokens, estimatePromptTokens } from '../../src/relay/jobs/json-body.js';
 import { addResponseUsage, emptyRealtimeUsage } from '../../src/relay/realtime/usage.js';
 
 const samples: Record<string, string> = {
@@ -31,6 +31,16 @@ describe('hold estimates', () => {
     // chars ÷ 4, the old estimate, was far below for Chinese.
     expect(Math.ceil(samples.chinese!.length / 4)).toBeLessThan(countTokens(samples.chinese!));
     expect(estimatePromptTokens([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }])).toBeGreaterThanOrEqual(1_105);
+  });
+
+  it('counts tool definitions and tool call arguments into the prompt estimate', () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', description: '查询某个城市的天气预报，返回温度和降水概率', parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name, e.g. 北京' }, days: { type: 'integer', minimum: 1, maximum: 14 } }, required: ['city'] } } }];
+    const calls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"上海","days":3}' } }];
+    const messages = [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' }];
+    const bare = estimateChatPromptTokens({ messages });
+    const withoutCalls = estimateChatPromptTokens({ messages: messages.map(({ tool_calls: _, ...message }) => message) });
+    expect(bare - withoutCalls).toBeGreaterThanOrEqual(countTokens(JSON.stringify(calls)));
+    expect(estimateChatPromptTokens({ messages, tools }) - bare).toBeGreaterThanOrEqual(countTokens(JSON.stringify(tools)));
   });
 
   it('holds the default output of known model families, and a fallback for the rest', () => {
