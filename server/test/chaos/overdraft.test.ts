@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer } from '../helpers/test-server.js';
-import { storageKinds } from '../helpers/test-storage.js';
+import { createTestDatabase, storageKinds } from '../helpers/test-storage.js';
 
 /**
  * A local OpenAI upstream that bills like the real one: prompt tokens counted with o200k (3 per
@@ -99,6 +99,46 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       }
     } finally {
       await server.stop();
+      await upstream.close();
+    }
+  }, 60_000);
+
+  it('bounds two instances sharing the database by (instances − 1) × the balance', async () => {
+    const upstream = await startBillingUpstream();
+    const database = await createTestDatabase(kind);
+    const first = await startTestServer({ kind, database });
+    const second = await startTestServer({ kind, database });
+    try {
+      const { ctx } = first;
+      await setOption(ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 0.005 }));
+      await setOption(ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
+      await setOption(second.ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 0.005 }));
+      await setOption(second.ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
+      const user = await createRelayUser(ctx, { quota: 1_000 });
+      const token = await createRelayToken(ctx, user, { isUnlimited: true });
+      await createRelayChannel(ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
+      await second.ctx.relay!.channels.rebuild();
+
+      const call = async (i: number) => {
+        const url = (i % 2 === 0 ? first : second).url;
+        const body = { model: 'gpt-4o-mini', ...(i % 3 === 0 ? {} : { max_tokens: 2_000 }), messages: [{ role: 'user', content: chinese }] };
+        const response = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        });
+        await response.text();
+        return response.status;
+      };
+      const statuses = await Promise.all(Array.from({ length: 400 }, (_, i) => call(i)));
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
+      await flushRelay(first.ctx);
+      await flushRelay(second.ctx);
+      await expectLedgerExact(ctx.storage, new Map([[user, 1_000]]));
+      const row = await ctx.storage.db.selectFrom('users').select('quota').where('id', '=', user).executeTakeFirstOrThrow();
+      expect(Number(row.quota)).toBeGreaterThanOrEqual(-(2 - 1) * 1_000);
+    } finally {
+      await second.stop();
+      await first.stop();
+      await database.drop();
       await upstream.close();
     }
   }, 60_000);
