@@ -1,16 +1,13 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Transaction } from 'kysely';
 import type { Storage } from '../../db/index.js';
 import type { Database, NewLog } from '../../db/schema.js';
 import type { CachedToken, CachedUser } from './access-cache.js';
-import { logColumns, putLogValues, toStorableRow, type PendingLog } from './log-rows.js';
+import { toStorableRow, type PendingLog } from './log-rows.js';
+import { SqliteFlushStatements } from './sqlite-flush.js';
 
 const logBatchSize = 100;
 
 export type { PendingLog } from './log-rows.js';
-
-const logInsertHead = `insert into "logs" (${logColumns.map((name) => `"${name}"`).join(', ')}) values `;
-const logTuple = `(${logColumns.map(() => '?').join(', ')})`;
 
 /** A log row the database refused in a flush, left out of the ledger (see writeIsolated). */
 export interface SetAsideLog {
@@ -19,43 +16,6 @@ export interface SetAsideLog {
   channelId: number;
   quota: number;
   row: NewLog | null;
-}
-
-/**
- * SQLite statements of the flush, prepared once per handle (Kysely prepares every query anew):
- * the counter updates and one multi-row log insert per batch size. Run only inside a Kysely
- * transaction callback, which holds SQLite's one connection and its BEGIN.
- */
-class SqliteFlushStatements {
-  readonly user: BetterSqlite3.Statement;
-  readonly token: BetterSqlite3.Statement;
-  readonly unlimitedToken: BetterSqlite3.Statement;
-  readonly channel: BetterSqlite3.Statement;
-  readonly tokenStatus: BetterSqlite3.Statement;
-  private readonly inserts = new Map<number, BetterSqlite3.Statement>();
-
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
-    this.user = sqlite.prepare('update "users" set "quota" = quota - ?, "used_quota" = used_quota + ?, "request_count" = request_count + ? where "id" = ?');
-    this.token = sqlite.prepare('update "tokens" set "remain_quota" = remain_quota - ?, "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
-    this.unlimitedToken = sqlite.prepare('update "tokens" set "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
-    this.channel = sqlite.prepare('update "channels" set "used_quota" = used_quota + ? where "id" = ?');
-    this.tokenStatus = sqlite.prepare('update "tokens" set "status" = ? where "id" = ?');
-  }
-
-  insertLogs(logs: PendingLog[]): void {
-    for (let i = 0; i < logs.length; i += logBatchSize) {
-      const count = Math.min(logBatchSize, logs.length - i);
-      let statement = this.inserts.get(count);
-      if (!statement) {
-        statement = this.sqlite.prepare(logInsertHead + new Array<string>(count).fill(logTuple).join(', '));
-        this.inserts.set(count, statement);
-      }
-      const values = new Array<string | number>(count * logColumns.length);
-      let at = 0;
-      for (let j = i; j < i + count; j += 1) at = putLogValues(values, at, toStorableRow(logs[j]!));
-      statement.run(values);
-    }
-  }
 }
 
 /**
@@ -187,7 +147,7 @@ export class UsageWriter {
     await this.storage.db.transaction().execute(async (trx) => {
       if (sqlite) {
         // SQLite: cached prepared statements on the connection this transaction holds.
-        const statements = (this.sqliteStatements ??= new SqliteFlushStatements(sqlite));
+        const statements = (this.sqliteStatements ??= new SqliteFlushStatements(sqlite, logBatchSize));
         for (const { user, quota, count } of users) {
           if (quota === 0 && count === 0) continue;
           statements.user.run(quota, quota, count, user.id);
@@ -209,38 +169,38 @@ export class UsageWriter {
   }
 
   /**
-   * The slow flush after a failed batch, in one transaction: each log row is inserted inside its own
-   * savepoint; a row that cannot be built or that the database refuses is rolled back to its
-   * savepoint, reported and set aside, and its quota is left out of the counters of its user,
-   * token and channel, so the counters always equal the sum of the log rows written. Returns the
-   * rows set aside. Counter updates are not isolated: a failing one fails the flush (kept for the next).
+   * The slow flush after a failed batch, in one transaction: log rows are inserted 100 at a time, each
+   * batch inside a savepoint, and a refused batch again row by row; a row that cannot be built or
+   * that the database refuses is rolled back to its savepoint, reported and set aside, and its quota
+   * is left out of the counters of its user, token and channel, so the counters always equal the sum
+   * of the log rows written. Returns the rows set aside. Counter updates are not isolated: a failing one fails the flush (kept for the next).
    */
   private async writeIsolated(batch: FlushBatch): Promise<SetAsideLog[]> {
     const now = Math.floor(Date.now() / 1000);
     const setAside: SetAsideLog[] = [];
     await this.storage.db.transaction().execute(async (trx) => {
       setAside.length = 0;
+      const rows: NewLog[] = [];
       for (const log of batch.logs) {
-        let row: NewLog | null = null;
         try {
-          row = toStorableRow(log);
-          await sql`savepoint usage_log_row`.execute(trx);
+          rows.push(toStorableRow(log));
         } catch (error) {
-          if (row) throw error; // the savepoint itself failed: the connection, not the row
-          setAside.push({ userId: 0, tokenId: 0, channelId: 0, quota: 0, row: null });
-          this.onRowSetAside(error, setAside[setAside.length - 1]!);
-          continue;
-        }
-        try {
-          await trx.insertInto('logs').values(row).execute();
-          await sql`release savepoint usage_log_row`.execute(trx);
-        } catch (error) {
-          // Throws (and fails the whole flush) when the connection is gone.
-          await sql`rollback to savepoint usage_log_row`.execute(trx);
-          await sql`release savepoint usage_log_row`.execute(trx);
-          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), row };
+          // A record that cannot build its row: nothing to attribute, its quota stays counted.
+          const item = { userId: 0, tokenId: 0, channelId: 0, quota: 0, row: null };
           setAside.push(item);
           this.onRowSetAside(error, item);
+        }
+      }
+      // Batches of 100 in a savepoint each; only a refused batch is retried row by row.
+      for (let i = 0; i < rows.length; i += logBatchSize) {
+        const chunk = rows.slice(i, i + logBatchSize);
+        if ((await insertInSavepoint(trx, chunk)) === null) continue;
+        for (const row of chunk) {
+          const refused = await insertInSavepoint(trx, [row]);
+          if (refused === null) continue;
+          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), row };
+          setAside.push(item);
+          this.onRowSetAside(refused.error, item);
         }
       }
       await writeCounters(trx, batch.users, batch.tokens, batch.channels, batch.statuses, now, {
@@ -269,6 +229,24 @@ interface AsideQuota {
   channels: Map<number, number>;
 }
 const noneAside: AsideQuota = { users: new Map(), tokens: new Map(), channels: new Map() };
+
+/**
+ * Inserts rows inside a savepoint: null when written, else the database's error (the insert rolled
+ * back to the savepoint, the transaction still usable). Throws when even the rollback fails (the
+ * connection is gone): then the whole flush fails and is kept.
+ */
+async function insertInSavepoint(trx: Transaction<Database>, rows: NewLog[]): Promise<{ error: unknown } | null> {
+  await sql`savepoint usage_logs`.execute(trx);
+  try {
+    await trx.insertInto('logs').values(rows).execute();
+  } catch (error) {
+    await sql`rollback to savepoint usage_logs`.execute(trx);
+    await sql`release savepoint usage_logs`.execute(trx);
+    return { error };
+  }
+  await sql`release savepoint usage_logs`.execute(trx);
+  return null;
+}
 
 const safeQuota = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) ? value : 0);
 
