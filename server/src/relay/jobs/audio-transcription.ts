@@ -23,7 +23,7 @@ export function transcriptionJob(endpoint: 'transcriptions' | 'translations', fi
     model,
     isStream: false,
     clientWantsUsage: false,
-    promptChars: 0,
+    promptTokens: 0,
     maxTokens: 0,
     calls: 1,
     buildBody: (_channel, { upstreamModel }) => {
