@@ -63,7 +63,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     return ok(null, '划转成功');
   });
   api.put('/user/setting', user, async (request) => {
-    await updateUserSetting(ctx, authOf(request).id, parseInput(userSettingSchema, request.body));
+    await updateUserSetting(ctx, authOf(request), parseInput(userSettingSchema, request.body));
     return ok(null, '通知设置已更新');
   });
 

@@ -146,7 +146,8 @@ export class AccessCache {
       status: row.status,
       group: row.group || 'default',
       isDeleted: row.deleted_at !== null,
-      acceptsUnsetModels: settingAcceptsUnset(row.setting),
+      // Only an admin (role 10+) may make unpriced models free for themselves.
+      acceptsUnsetModels: row.role >= 10 && settingAcceptsUnset(row.setting),
       quota: Number(row.quota),
       usedQuota: Number(row.used_quota),
     };
