@@ -89,14 +89,17 @@ describe('login, logout and sessions', () => {
     expect((await server.client().post('/api/user/login', { username: 'root', password: rootPassword })).status).toBe(200);
   });
 
-  it('logs out by clearing the cookie', async () => {
-    const { client } = await login(server.client(), 'root', rootPassword);
+  it('logs out by clearing the cookie and ending the session', async () => {
+    const erin = await createUserAndLogin(server, root.client, 'erin');
+    const { client } = await login(server.client(), 'erin', erin.password);
     const res = await client.get('/api/user/logout');
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.headers.getSetCookie().find((line) => line.startsWith('session='))).toMatch(/session=;/);
     expect(client.cookie).toBe('');
     expect((await client.get('/api/user/self')).status).toBe(401);
+    // Logout ends every session of the user (one per-user session version).
+    expect((await erin.client.get('/api/user/self')).status).toBe(401);
   });
 
   it('requires a session (401) and a matching New-Api-User header (401)', async () => {
@@ -124,9 +127,12 @@ describe('login, logout and sessions', () => {
     expect((await byToken.get('/api/user/self')).status).toBe(200);
 
     await root.client.post('/api/user/manage', { id: dave.userId, action: 'disable' });
-    expect((await dave.client.get('/api/user/self')).status).toBe(403);
+    // Disabling ends the session (401: sign in again); the access token is refused as banned.
+    expect((await dave.client.get('/api/user/self')).status).toBe(401);
     expect((await byToken.get('/api/user/self')).status).toBe(403);
     await root.client.post('/api/user/manage', { id: dave.userId, action: 'enable' });
+    expect((await dave.client.get('/api/user/self')).status).toBe(401);
+    await login(dave.client, 'dave', dave.password);
     expect((await dave.client.get('/api/user/self')).status).toBe(200);
     expect((await byToken.get('/api/user/self')).status).toBe(200);
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
+import { sessionCookieName } from '../auth/session.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { createUser } from './create-user.js';
@@ -13,6 +14,7 @@ import { getAffCode } from './get-aff-code.js';
 import { getSelf } from './get-self.js';
 import { getUser } from './get-user.js';
 import { loginUser } from './login-user.js';
+import { logoutUser } from './logout-user.js';
 import { manageUser } from './manage-user.js';
 import { registerUser } from './register-user.js';
 import {
@@ -29,11 +31,12 @@ import { updateUser } from './update-user.js';
 export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
   // Sign-in and registration
   api.post('/user/login', { preHandler: critical }, async (request, reply) => {
-    const user = await loginUser(ctx, parseInput(loginSchema, request.body));
-    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id);
+    const { user, sessionVersion } = await loginUser(ctx, parseInput(loginSchema, request.body));
+    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
     return ok(user, '登录成功！');
   });
   api.get('/user/logout', async (request, reply) => {
+    await logoutUser(ctx, request.cookies?.[sessionCookieName]);
     clearSessionCookie(request, reply);
     return ok(null);
   });
@@ -45,8 +48,11 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
   // Self service
   const user = { preHandler: guards.user };
   api.get('/user/self', user, async (request) => ok(await getSelf(ctx, authOf(request).id)));
-  api.put('/user/self', user, async (request) => {
-    await updateSelf(ctx, authOf(request).id, parseInput(updateSelfSchema, request.body));
+  api.put('/user/self', user, async (request, reply) => {
+    const me = authOf(request);
+    const sessionVersion = await updateSelf(ctx, me.id, parseInput(updateSelfSchema, request.body));
+    // A password change ended every session; this browser is signed in again under the new version.
+    if (sessionVersion !== null) setSessionCookie(request, reply, ctx.config.sessionSecret, me.id, sessionVersion);
     return ok(null, '用户信息更新成功！');
   });
   api.delete('/user/self', user, async (request, reply) => {
