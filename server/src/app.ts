@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
@@ -107,6 +107,8 @@ class LazyRequestLogger {
 export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them back). */
   loggerStream?: DestinationStream;
+  /** Told about every route as it is registered (the bad-input sweep enumerates them). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
@@ -126,6 +128,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   app.decorateRequest('auth', null);
+  const { onRoute } = options;
+  if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
   // Callback-style hook: no promise per request (it runs on every relay call).
   app.addHook('onResponse', (request, reply, done) => {
     // The relay's successful calls are logged at debug (they are the gateway's bulk traffic and each

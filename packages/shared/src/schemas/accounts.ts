@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField } from './fields.js';
 import { maxPageSize, passwordMaxLength, passwordMinLength, Role, usernameMaxLength, defaultPageSize } from '../constants.js';
 
 /**
@@ -144,7 +145,7 @@ export const createUserSchema = createUserFields
 
 /** PUT /api/user/: the console sends the whole row; unknown and read-only fields are dropped. */
 const updateUserFields = z.object({
-  id: z.number().int().positive(),
+  id: idField(),
   username: text(200).optional(),
   display_name: text(64).optional(),
   password: text(200).optional(),
@@ -164,9 +165,9 @@ export const updateUserSchema = updateUserFields
 
 export const manageActions = ['promote', 'demote', 'disable', 'enable', 'delete'] as const;
 export type ManageAction = (typeof manageActions)[number];
-export const manageUserSchema = z.object({ id: z.number().int().positive(), action: z.enum(manageActions) });
+export const manageUserSchema = z.object({ id: idField(), action: z.enum(manageActions) });
 
-export const affTransferSchema = z.object({ quota: z.number().int().positive() });
+export const affTransferSchema = z.object({ quota: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 export const notifyTypes = ['email', 'webhook'] as const;
 export const userSettingSchema = z

@@ -99,7 +99,8 @@ export class AccessCache {
   }
 
   private async loadTokenByKey(key: string): Promise<CachedToken | null> {
-    if (key.length > 64) return null;
+    // Keys are printable ASCII; anything else (a NUL byte, other text) is no key, and never reaches the database.
+    if (key.length > 64 || !/^[\x21-\x7e]+$/.test(key)) return null;
     const row = await this.storage.db.selectFrom('tokens').selectAll().where('key', '=', key).executeTakeFirst();
     if (!row || row.deleted_at !== null) {
       this.missingKeys.set(key, Date.now() + missingKeyTtlMs);
