@@ -6,6 +6,7 @@ import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } f
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
+import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
 import type { DirectLane } from './relay/direct-lane.js';
@@ -141,9 +142,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     done();
   });
   installErrorHandlers(app);
+  // Security headers on the console and /api only: the relay's hot path gets no hook for them.
+  const securityHeaders = createSecurityHeaders(ctx.options);
 
   await app.register(
     async (api) => {
+      api.addHook('onRequest', securityHeaders.onRequest);
       // Sessions are read only under /api and by /pg (which registers its own): no cookie hooks on /v1.
       await api.register(fastifyCookie);
       api.addHook('onRoute', (route) => {
@@ -156,6 +160,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   lane.serve = await registerRelay(app, ctx);
 
-  await registerConsole(app, ctx.config.webDistDir);
+  await registerConsole(app, ctx.config.webDistDir, securityHeaders);
   return app;
 }
