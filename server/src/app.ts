@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
 import type { AppContext } from './api/context.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
+import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
 import type { DirectLane } from './relay/direct-lane.js';
@@ -107,6 +108,8 @@ class LazyRequestLogger {
 export interface BuildAppOptions {
   /** Where log lines go instead of stdout (tests read them back). */
   loggerStream?: DestinationStream;
+  /** Told about every route as it is registered (the bad-input sweep enumerates them). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
@@ -126,6 +129,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
   app.decorateRequest('auth', null);
+  const { onRoute } = options;
+  if (onRoute) app.addHook('onRoute', (route) => onRoute(route));
   // Callback-style hook: no promise per request (it runs on every relay call).
   app.addHook('onResponse', (request, reply, done) => {
     // The relay's successful calls are logged at debug (they are the gateway's bulk traffic and each
@@ -137,9 +142,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     done();
   });
   installErrorHandlers(app);
+  // Security headers on the console and /api only: the relay's hot path gets no hook for them.
+  const securityHeaders = createSecurityHeaders(ctx.options);
 
   await app.register(
     async (api) => {
+      api.addHook('onRequest', securityHeaders.onRequest);
       // Sessions are read only under /api and by /pg (which registers its own): no cookie hooks on /v1.
       await api.register(fastifyCookie);
       api.addHook('onRoute', (route) => {
@@ -152,6 +160,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   lane.serve = await registerRelay(app, ctx);
 
-  await registerConsole(app, ctx.config.webDistDir);
+  await registerConsole(app, ctx.config.webDistDir, securityHeaders);
   return app;
 }

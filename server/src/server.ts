@@ -21,6 +21,8 @@ export interface StartOptions {
   listen?: boolean;
   /** Where log lines go instead of stdout (tests read them back). */
   loggerStream?: BuildAppOptions['loggerStream'];
+  /** Told about every route as it is registered. */
+  onRoute?: BuildAppOptions['onRoute'];
 }
 
 /** Opens storage and cache, migrates (master only), loads options, builds and starts the app. */
@@ -40,7 +42,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     startTime: Math.floor(Date.now() / 1000),
     onClose: [],
   };
-  const app = await buildApp(ctx, { loggerStream: options.loggerStream });
+  const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   let url = '';
   if (options.listen !== false) {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDataValueError } from '../lib/db-errors.js';
 import { AppError } from '../lib/errors.js';
 import { fail } from '../lib/envelope.js';
 
@@ -36,6 +37,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (status >= 400 && status < 500) {
       return send(request, reply, status, fastifyError.message || '请求无效', 'invalid_request');
+    }
+    if (isDataValueError(error)) {
+      // A value the request schema should have refused; logged so the schema gets fixed.
+      request.log.warn({ err: error }, 'database refused a request value');
+      return send(request, reply, 400, '参数超出范围或格式不正确', 'invalid_request');
     }
     request.log.error({ err: error }, 'unhandled error');
     return send(request, reply, 500, '服务器内部错误，请联系管理员', 'internal_error');

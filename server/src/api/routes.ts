@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import type { AppContext } from './context.js';
-import { rateLimitByIp } from './rate-limit.js';
+import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
@@ -21,7 +21,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
-  const deps = { ctx, guards, critical };
+  const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
+  const deps = { ctx, guards, critical, signIn };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -42,4 +43,6 @@ export type RouteDeps = {
   guards: ReturnType<typeof createGuards>;
   /** preHandler for login, register, verification and password reset. */
   critical: ReturnType<typeof rateLimitByIp>;
+  /** Failed sign-ins per IP and per account (successful ones are not counted). */
+  signIn: SignInLimiter;
 };

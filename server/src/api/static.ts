@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../lib/envelope.js';
 import { isRelayPath, openAiError } from './error-handler.js';
+import type { SecurityHeaders } from './security-headers.js';
 
 const placeholderPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ModelGate</title></head>
 <body><h1>ModelGate</h1><p>The console has not been built. Run <code>npm run build</code>.</p></body></html>`;
@@ -12,7 +13,7 @@ const placeholderPage = `<!doctype html><html lang="en"><head><meta charset="utf
  * Serves the built console with SPA fallback: any unknown non-API GET gets index.html so deep links
  * load the app. Hashed assets are cached for a year; index.html is always revalidated.
  */
-export async function registerConsole(app: FastifyInstance, distDir: string): Promise<void> {
+export async function registerConsole(app: FastifyInstance, distDir: string, securityHeaders: SecurityHeaders): Promise<void> {
   const indexFile = path.join(distDir, 'index.html');
   const hasConsole = fs.existsSync(indexFile);
   if (hasConsole) {
@@ -21,6 +22,7 @@ export async function registerConsole(app: FastifyInstance, distDir: string): Pr
       wildcard: false,
       index: false,
       setHeaders(reply, filePath) {
+        securityHeaders.apply(reply);
         const isHashedAsset = filePath.includes(`${path.sep}assets${path.sep}`);
         reply.header('Cache-Control', isHashedAsset ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
@@ -28,11 +30,13 @@ export async function registerConsole(app: FastifyInstance, distDir: string): Pr
   }
   app.setNotFoundHandler((request, reply) => {
     if (request.url.startsWith('/api/') || request.url === '/api') {
+      securityHeaders.apply(reply);
       return reply.code(404).send(fail('接口不存在'));
     }
     if (isRelayPath(request.url)) {
       return reply.code(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'invalid_request_error', 'not_found'));
     }
+    securityHeaders.apply(reply);
     if (request.method !== 'GET' && request.method !== 'HEAD') return reply.code(404).send(fail('Not Found'));
     // A missing hashed asset (an old build's chunk) is a 404, not the page served as script.
     if (request.url.startsWith('/assets/')) return reply.code(404).type('text/plain').send('Not Found');

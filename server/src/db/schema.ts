@@ -35,6 +35,8 @@ export interface UsersTable {
   remark: Defaulted<string>;
   created_time: Defaulted<number>;
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Bumped to end every session of the user (migration 0002). */
+  session_version: Defaulted<number>;
 }
 
 export interface OptionsTable {

@@ -34,9 +34,12 @@ describe.each(storageKinds())('accounts flow on %s', (kind) => {
       return res.body.data;
     };
     expect(await manage('disable')).toEqual({ status: 2, role: 1 });
-    expect((await flow.client.get('/api/user/self')).status).toBe(403);
+    // Disabling ends the session (401); after enabling the user signs in again.
+    expect((await flow.client.get('/api/user/self')).status).toBe(401);
     expect(await manage('enable')).toEqual({ status: 1, role: 1 });
     expect(await manage('enable')).toEqual({ status: 1, role: 1 });
+    expect((await flow.client.get('/api/user/self')).status).toBe(401);
+    await login(flow.client, 'Flow-User', 'flow-pass-1');
     expect((await flow.client.get('/api/user/self')).status).toBe(200);
     expect(await manage('promote')).toEqual({ status: 1, role: 10 });
     expect((await flow.client.get('/api/user/')).status).toBe(200);

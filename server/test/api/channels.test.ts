@@ -9,12 +9,14 @@ const base = { name: 'primary', type: 1, key: 'sk-upstream-1', models: ['gpt-4o'
 describe.each(storageKinds())('channel management on %s', (kind) => {
   let server: TestServer;
   let admin: ApiClient;
+  let root: ApiClient;
   let user: ApiClient;
   const published: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer({ kind });
     admin = (await signedInClient(server, { username: 'admin', role: 10 })).client;
+    root = (await signedInClient(server, { username: 'root', role: 100 })).client;
     user = (await signedInClient(server, { username: 'alice', role: 1 })).client;
     await server.ctx.bus.subscribe('channels', () => published.push('channels'));
   });
@@ -23,6 +25,13 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
   const abilitiesOf = (channelId: number) =>
     server.ctx.storage.db.selectFrom('abilities').selectAll().where('channel_id', '=', channelId)
       .orderBy('group').orderBy('model').execute();
+
+  /** The stored key, through the root's explicit reveal (the only route that answers it). */
+  async function keyOf(id: number): Promise<string> {
+    const res = await root.post(`/api/channel/${id}/key`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.key;
+  }
 
   async function create(body: Record<string, unknown>): Promise<number> {
     const res = await admin.post('/api/channel/', body);
@@ -39,9 +48,11 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const id = res.body.data.ids[0];
     const detail = await admin.get(`/api/channel/${id}`);
     expect(detail.body.data).toMatchObject({
-      id, name: 'primary', key: 'sk-upstream-1', base_url: 'https://api.example.com', priority: 5, weight: 3,
+      id, name: 'primary', base_url: 'https://api.example.com', priority: 5, weight: 3,
       models: 'gpt-4o,gpt-4o-mini', group: 'default,vip', auto_ban: 1, status: 1, model_mapping: '{"gpt-4":"gpt-4o"}',
     });
+    expect(detail.body.data.key).toBeUndefined();
+    expect(await keyOf(id)).toBe('sk-upstream-1');
     const abilities = await abilitiesOf(id);
     expect(abilities.map((a) => `${a.group}/${a.model}/${a.enabled}/${a.priority}/${a.weight}`)).toEqual([
       'default/gpt-4o/1/5/3', 'default/gpt-4o-mini/1/5/3', 'vip/gpt-4o/1/5/3', 'vip/gpt-4o-mini/1/5/3',
@@ -97,13 +108,13 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const res = await admin.post('/api/channel/', { ...base, name: 'batchy', mode: 'batch', key: 'k1\n\n k2 \nk3\nk1' });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.ids).toHaveLength(3);
-    const keys = await Promise.all(res.body.data.ids.map(async (id: number) => (await admin.get(`/api/channel/${id}`)).body.data.key));
+    const keys = await Promise.all(res.body.data.ids.map((id: number) => keyOf(id)));
     expect(keys).toEqual(['k1', 'k2', 'k3']);
     for (const id of res.body.data.ids) expect(await abilitiesOf(id)).toHaveLength(4);
     const account = (project: string) => ({ project_id: project, client_email: `r@${project}.iam.gserviceaccount.com`, private_key: 'pem' }); // validated
     const vertex = await admin.post('/api/channel/', { ...base, name: 'vx', type: 41, mode: 'batch', key: JSON.stringify([account('p1'), account('p2')]) });
     expect(vertex.body.data.ids).toHaveLength(2);
-    expect((await admin.get(`/api/channel/${vertex.body.data.ids[1]}`)).body.data.key).toBe(JSON.stringify(account('p2')));
+    expect(await keyOf(vertex.body.data.ids[1])).toBe(JSON.stringify(account('p2')));
   });
 
   it('accepts the editor sending the whole row back (read-only fields ignored, empty key kept)', async () => {
@@ -112,7 +123,11 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const res = await admin.put('/api/channel/', { ...row, key: '', name: 'round-trip-2', balance: 999, used_quota: 5, groups: ['default'] });
     expect(res.status, res.text).toBe(200);
     const after = (await admin.get(`/api/channel/${id}`)).body.data;
-    expect(after).toMatchObject({ name: 'round-trip-2', key: 'sk-upstream-1', balance: 0, used_quota: 0, group: 'default' });
+    expect(after).toMatchObject({ name: 'round-trip-2', balance: 0, used_quota: 0, group: 'default' });
+    expect(await keyOf(id)).toBe('sk-upstream-1');
+    // The row as the editor loads it (no key) saved back unchanged keeps the key too.
+    expect((await admin.put('/api/channel/', { ...after, groups: ['default'] })).status).toBe(200);
+    expect(await keyOf(id)).toBe('sk-upstream-1');
   });
 
   it('updates fields, status, priority and weight and keeps abilities in step', async () => {
@@ -122,7 +137,7 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect(res.body.message).toBe('渠道更新成功！');
     expect(res.body.data).toMatchObject({ id, name: 'renamed', models: 'claude-3', group: 'default', priority: 7 });
     expect(res.body.data.key).toBeUndefined();
-    expect((await admin.get(`/api/channel/${id}`)).body.data.key).toBe('sk-upstream-1');
+    expect(await keyOf(id)).toBe('sk-upstream-1');
     expect((await abilitiesOf(id)).map((a) => `${a.group}/${a.model}/${a.priority}`)).toEqual(['default/claude-3/7']);
 
     expect((await admin.put('/api/channel/', { id, status: 2 })).status).toBe(200);
@@ -227,7 +242,8 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const res = await admin.post(`/api/channel/copy/${id}`);
     expect(res.status, res.text).toBe(200);
     const copy = (await admin.get(`/api/channel/${res.body.data.id}`)).body.data;
-    expect(copy).toMatchObject({ name: 'original_复制', key: 'sk-upstream-1', balance: 0, used_quota: 0, response_time: 0, test_time: 0, models: base.models.join(',') });
+    expect(await keyOf(copy.id)).toBe('sk-upstream-1');
+    expect(copy).toMatchObject({ name: 'original_复制', balance: 0, used_quota: 0, response_time: 0, test_time: 0, models: base.models.join(',') });
     expect(await abilitiesOf(copy.id)).toHaveLength(4);
     const kept = await admin.post(`/api/channel/copy/${id}?reset_balance=false&suffix=-b`);
     expect((await admin.get(`/api/channel/${kept.body.data.id}`)).body.data).toMatchObject({ name: 'original-b', balance: 12.5, used_quota: 999 });
@@ -302,5 +318,38 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect((await admin.get('/api/channel/999999')).status).toBe(404);
     const huge = await admin.post('/api/channel/', { ...base, key: 'k'.repeat(3 * 1024 * 1024) });
     expect(huge.status).toBe(413);
+  });
+  it('shows a key to the root only, on the explicit reveal; no other channel answer carries it', async () => {
+    const secret = 'sk-very-secret-upstream-key';
+    const bodies: string[] = [];
+    const seen = async (client: ApiClient, method: string, path: string, body?: unknown) => {
+      const res = await client.request(method, path, body);
+      bodies.push(res.text);
+      return res;
+    };
+    const created = await seen(admin, 'POST', '/api/channel/', { ...base, name: 'secretive', key: secret, tag: 'hidden-tag' });
+    const id = created.body.data.ids[0] as number;
+    for (const client of [admin, root]) {
+      expect((await seen(client, 'GET', `/api/channel/${id}`)).status).toBe(200);
+      await seen(client, 'GET', '/api/channel/?p=1&page_size=100');
+      await seen(client, 'GET', '/api/channel/?p=1&page_size=100&tag_mode=true');
+      await seen(client, 'GET', '/api/channel/search?keyword=secretive');
+      await seen(client, 'PUT', '/api/channel/', { id, name: 'secretive', key: '' });
+      await seen(client, 'POST', `/api/channel/copy/${id}`);
+      await seen(client, 'PUT', '/api/channel/tag', { tag: 'hidden-tag', new_tag: 'hidden-tag', priority: 1 });
+    }
+    for (const text of bodies) expect(text).not.toContain(secret);
+
+    const byAdmin = await admin.post(`/api/channel/${id}/key`);
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.text).not.toContain(secret);
+    expect((await user.post(`/api/channel/${id}/key`)).status).toBe(403);
+    expect((await server.client().post(`/api/channel/${id}/key`)).status).toBe(401);
+    const revealed = await root.post(`/api/channel/${id}/key`);
+    expect(revealed.status).toBe(200);
+    expect(revealed.body).toEqual({ success: true, message: '获取成功', data: { key: secret } });
+    expect(revealed.headers.get('cache-control')).toBe('no-store');
+    expect((await root.post('/api/channel/999999/key')).status).toBe(404);
+    expect((await root.post('/api/channel/abc/key')).status).toBe(400);
   });
 });

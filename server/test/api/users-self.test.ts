@@ -100,7 +100,7 @@ describe('self service', () => {
   it('stores notification settings in users.setting', async () => {
     const setting = {
       notify_type: 'webhook', quota_warning_threshold: 500000, webhook_url: 'https://hooks.example.com/x',
-      webhook_secret: 's3cret', notification_email: 'ivy@example.com', accept_unset_model_ratio_model: true,
+      webhook_secret: 's3cret', notification_email: 'ivy@example.com', accept_unset_model_ratio_model: false,
     };
     const res = await ivy.client.put('/api/user/setting', setting);
     expect(res.status).toBe(200);

@@ -28,7 +28,7 @@ export async function signedInClient(server: TestServer, options: TestUserOption
     created_time: nowSeconds(),
   });
   const client = server.client();
-  client.cookie = `${sessionCookieName}=${signSession(server.ctx.config.sessionSecret, userId)}`;
+  client.cookie = `${sessionCookieName}=${signSession(server.ctx.config.sessionSecret, userId, 0)}`;
   client.userId = userId;
   return { client, userId };
 }

@@ -1,6 +1,6 @@
 import type { DatabaseKind } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './test-storage.js';
 
@@ -17,6 +17,10 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse a database (several instances on one database). */
   database?: TestDatabase;
+  /** Told about every route as it is registered (StartOptions.onRoute). */
+  onRoute?: StartOptions['onRoute'];
+  /** Where log lines go (with env LOG_LEVEL set to what the test reads). */
+  loggerStream?: StartOptions['loggerStream'];
 }
 
 /** Starts a real ModelGate on a free loopback port over a fresh database. */
@@ -34,7 +38,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     WEB_DIST_DIR: '/nonexistent-web-dist',
     ...options.env,
   });
-  const server = await startServer(config);
+  const server = await startServer(config, { onRoute: options.onRoute, loggerStream: options.loggerStream });
   return {
     ...server,
     database,

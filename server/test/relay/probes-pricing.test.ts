@@ -16,7 +16,7 @@ describe('channel probes and pricing', () => {
   const signedIn = async (role: number) => {
     const id = await createRelayUser(server.ctx, { role });
     const client = server.client();
-    client.cookie = `session=${signSession('test-session-secret', id)}`;
+    client.cookie = `session=${signSession('test-session-secret', id, 0)}`;
     client.userId = id;
     return client;
   };

@@ -106,7 +106,8 @@ describe('relay token auth, limits and error statuses', () => {
   it('refuses a model with no price (400) unless self-use mode or the user setting allows it', async () => {
     const token = await createRelayToken(server.ctx, userId);
     expect(await errorOf(await chat(token.apiKey, { model: 'unpriced-model' }))).toMatchObject({ status: 400, error: { code: 'model_price_error' } });
-    const tolerantUser = await createRelayUser(server.ctx, { setting: JSON.stringify({ accept_unset_model_ratio_model: true }) });
+    // The setting counts for admins only (a regular user may not make unpriced models free).
+    const tolerantUser = await createRelayUser(server.ctx, { role: 10, setting: JSON.stringify({ accept_unset_model_ratio_model: true }) });
     const tolerant = await createRelayToken(server.ctx, tolerantUser);
     expect((await chat(tolerant.apiKey, { model: 'unpriced-model' })).status).toBe(200);
     await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
@@ -146,7 +147,7 @@ describe('relay token auth, limits and error statuses', () => {
     const api = server.client();
     const { signSession } = await import('../../src/api/auth/session.js');
     const playUser = await createRelayUser(server.ctx, { quota: 1_000_000 });
-    const cookie = `session=${signSession('test-session-secret', playUser)}`;
+    const cookie = `session=${signSession('test-session-secret', playUser, 0)}`;
     const noHeader = await fetch(`${server.url}/pg/chat/completions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
     expect(noHeader.status).toBe(401);
     const response = await fetch(`${server.url}/pg/chat/completions`, {

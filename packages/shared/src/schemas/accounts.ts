@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField } from './fields.js';
 import { maxPageSize, passwordMaxLength, passwordMinLength, Role, usernameMaxLength, defaultPageSize } from '../constants.js';
 
 /**
@@ -8,6 +9,7 @@ import { maxPageSize, passwordMaxLength, passwordMinLength, Role, usernameMaxLen
  */
 export const accountMessages = {
   loginFieldsRequired: '请输入用户名和密码！',
+  exclusiveModes: '自用模式和演示站点模式不能同时开启',
   usernamePasswordRequired: '用户名和密码不能为空！',
   usernameTooLong: `用户名长度不得超过 ${usernameMaxLength} 位！`,
   passwordTooShort: `密码长度不得小于 ${passwordMinLength} 位！`,
@@ -73,10 +75,12 @@ export const setupSchema = z
     ]),
   );
 /** Only the usage mode matters once an admin exists. */
-export const setupModeSchema = z.object({
-  SelfUseModeEnabled: z.boolean().default(false),
-  DemoSiteEnabled: z.boolean().default(false),
-});
+export const setupModeSchema = z
+  .object({
+    SelfUseModeEnabled: z.boolean().default(false),
+    DemoSiteEnabled: z.boolean().default(false),
+  })
+  .refine((mode) => !(mode.SelfUseModeEnabled && mode.DemoSiteEnabled), { message: accountMessages.exclusiveModes });
 
 export const loginSchema = z
   .object({ username: text(200).default(''), password: text(200).default('') })
@@ -144,7 +148,7 @@ export const createUserSchema = createUserFields
 
 /** PUT /api/user/: the console sends the whole row; unknown and read-only fields are dropped. */
 const updateUserFields = z.object({
-  id: z.number().int().positive(),
+  id: idField(),
   username: text(200).optional(),
   display_name: text(64).optional(),
   password: text(200).optional(),
@@ -164,9 +168,9 @@ export const updateUserSchema = updateUserFields
 
 export const manageActions = ['promote', 'demote', 'disable', 'enable', 'delete'] as const;
 export type ManageAction = (typeof manageActions)[number];
-export const manageUserSchema = z.object({ id: z.number().int().positive(), action: z.enum(manageActions) });
+export const manageUserSchema = z.object({ id: idField(), action: z.enum(manageActions) });
 
-export const affTransferSchema = z.object({ quota: z.number().int().positive() });
+export const affTransferSchema = z.object({ quota: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 export const notifyTypes = ['email', 'webhook'] as const;
 export const userSettingSchema = z

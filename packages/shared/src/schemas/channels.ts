@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField, int32 } from './fields.js';
 
 /** Channel type numbers of spec 01 §3 with their display names. */
 export const channelTypeNames: Readonly<Record<number, string>> = {
@@ -82,13 +83,13 @@ export function toInteger(value: number | string | undefined | null): number | n
 /** Every editable channel field; all optional here, the create and update schemas add their rules. */
 export const channelFieldsShape = {
   name: z.string({ error: '渠道名称必须是字符串' }).max(191, { error: '渠道名称不能超过 191 个字符' }).optional(),
-  type: z.number({ error: '渠道类型必须是数字' }).int({ error: '渠道类型必须是整数' }).optional(),
+  type: int32('渠道类型必须是整数').optional(),
   key: z.string({ error: '渠道密钥必须是字符串' }).max(1_000_000, { error: '渠道密钥过长' }).optional(),
   base_url: z.string({ error: 'base_url 必须是字符串' }).max(512, { error: 'base_url 不能超过 512 个字符' }).nullish(),
   other: z.string({ error: 'other 必须是字符串' }).max(65535).nullish(),
   openai_organization: z.string({ error: 'openai_organization 必须是字符串' }).max(255).nullish(),
   test_model: z.string({ error: 'test_model 必须是字符串' }).max(255).nullish(),
-  max_input_tokens: z.number({ error: 'max_input_tokens 必须是数字' }).int().min(0).nullish(),
+  max_input_tokens: int32('max_input_tokens 必须是整数').min(0).nullish(),
   model_mapping: jsonObjectField.optional(),
   status_code_mapping: jsonObjectField.optional(),
   setting: jsonObjectField.optional(),
@@ -182,7 +183,7 @@ export const createChannelSchema = z
 export const updateChannelSchema = z
   .object({
     ...channelFieldsShape,
-    id: z.number({ error: 'id 必须是数字' }).int().positive({ error: 'id 必须是正整数' }),
+    id: idField(),
   })
   .superRefine((value, ctx) => {
     if (value.name !== undefined && value.name.trim() === '') {
@@ -217,7 +218,7 @@ export const editChannelTagSchema = z
     checkPriorityAndWeight(value, fail);
   });
 
-const channelIds = z.array(z.number({ error: 'ids 必须是数字数组' }).int().positive(), { error: 'ids 必须是数字数组' })
+const channelIds = z.array(idField('ids'), { error: 'ids 必须是数字数组' })
   .max(10_000, { error: '一次最多选择 10000 个渠道' });
 
 /** Adds a spec message with no field path, so the API answers with the message verbatim. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField } from './fields.js';
 
 export const redemptionNameMaxLength = 20;
 export const redemptionKeyLength = 32;
@@ -44,7 +45,7 @@ const quota = z.number({ error: redemptionMessages.quotaInvalid }).int({ error: 
 /** 0 means the code never expires; otherwise a unix time in seconds. */
 const expiredTime = z.number({ error: redemptionMessages.expiredTimeInvalid }).int({ error: redemptionMessages.expiredTimeInvalid })
   .min(0, { error: redemptionMessages.expiredTimeInvalid }).max(Number.MAX_SAFE_INTEGER, { error: redemptionMessages.expiredTimeInvalid });
-const id = z.number({ error: 'id 必须是数字' }).int({ error: 'id 必须是整数' }).positive({ error: 'id 必须是正整数' });
+const id = idField();
 
 function checkNotPast(value: { expired_time?: number | undefined }, ctx: z.RefinementCtx): void {
   if (value.expired_time && value.expired_time <= Math.floor(Date.now() / 1000)) {

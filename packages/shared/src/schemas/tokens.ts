@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField } from './fields.js';
 
 export const tokenNameMaxLength = 50;
 export const tokenKeyLength = 48;
@@ -108,7 +109,7 @@ export const createTokenSchema = z
 export const updateTokenSchema = z
   .object({
     ...tokenFieldsShape,
-    id: z.number({ error: 'id 必须是数字' }).int().positive({ error: 'id 必须是正整数' }),
+    id: idField(),
     /** The editor sends the whole row back; only a change to 1 or 2 acts, 3 and 4 are set by the relay. */
     status: z.number({ error: '状态必须是数字' }).int().min(1).max(4).optional(),
   })
@@ -121,7 +122,7 @@ export const updateTokenSchema = z
   });
 
 export const updateTokenStatusSchema = z.object({
-  id: z.number({ error: 'id 必须是数字' }).int().positive({ error: 'id 必须是正整数' }),
+  id: idField(),
   status: z.union([z.literal(1), z.literal(2)], { error: '状态必须是 1（启用）或 2（禁用）' }),
 });
 

@@ -22,13 +22,15 @@ function accessTokenOf(request: FastifyRequest): string | null {
 }
 
 async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<AuthUser> {
-  const sessionUserId = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
+  const session = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
   const query = ctx.storage.db
     .selectFrom('users')
-    .select(['id', 'username', 'role', 'status', 'group', 'display_name', 'deleted_at']);
+    .select(['id', 'username', 'role', 'status', 'group', 'display_name', 'deleted_at', 'session_version']);
   let user;
-  if (sessionUserId !== null) {
-    user = await query.where('id', '=', sessionUserId).executeTakeFirst();
+  if (session !== null) {
+    user = await query.where('id', '=', session.userId).executeTakeFirst();
+    // A revoked session (logout, password change or reset, disable, delete) is signed out.
+    if (user && user.session_version !== session.version) throw unauthenticated('未登录或登录已过期，请重新登录');
   } else {
     const token = accessTokenOf(request);
     if (!token) throw unauthenticated();
@@ -40,7 +42,7 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
   if (headerId === undefined || headerId === '') throw unauthenticated('无权进行此操作，未提供 New-Api-User');
   if (String(headerId) !== String(user.id)) throw unauthenticated('无权进行此操作，New-Api-User 与登录用户不匹配');
   if (user.status !== UserStatus.enabled) throw new AppError('forbidden', '用户已被封禁');
-  const { deleted_at: _deleted, ...auth } = user;
+  const { deleted_at: _deleted, session_version: _version, ...auth } = user;
   return auth;
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { idParam, int32Max } from '@modelgate/shared';
 import { z } from 'zod';
 import { ok } from '../../lib/envelope.js';
 import type { RouteDeps } from '../routes.js';
@@ -7,9 +8,9 @@ import { fetchChannelModels, fetchUpstreamModels } from './probe/fetch-models.js
 import { testAllChannels, testChannel } from './probe/test-channel.js';
 import { updateAllBalances, updateChannelBalance } from './probe/update-balance.js';
 
-const idParams = z.object({ id: z.coerce.number().int().positive() });
+const idParams = z.object({ id: idParam() });
 const testQuery = z.object({ model: z.string().max(255).optional() });
-const fetchModelsBody = z.object({ base_url: z.string().max(512).default(''), type: z.coerce.number().int(), key: z.string().max(100_000).default('') });
+const fetchModelsBody = z.object({ base_url: z.string().max(512).default(''), type: z.coerce.number().int().min(0).max(int32Max), key: z.string().max(100_000).default('') });
 
 /** Channel probes (admin): test, update_balance, fetch_models. */
 export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {

@@ -10,6 +10,7 @@ import { findChannels, searchChannels } from './find-channels.js';
 import { fixAbilities } from './fix-abilities.js';
 import { getChannel } from './get-channel.js';
 import { listChannelModels, listEnabledModels } from './list-channel-models.js';
+import { revealChannelKey } from './reveal-channel-key.js';
 import {
   channelIdParams,
   channelTagSchema,
@@ -26,7 +27,7 @@ import { editChannelTag, setChannelsTag, setTagStatus } from './tag-channels.js'
 import { updateChannel } from './update-channel.js';
 
 /** Channel management (admin). Probe calls (test, update_balance, fetch_models) live in probe-routes.ts. */
-export function registerChannelRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+export function registerChannelRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
 
   api.get('/channel/', admin, async (request) => ok(await findChannels(ctx, parseInput(listChannelsQuery, request.query))));
@@ -36,6 +37,12 @@ export function registerChannelRoutes(api: FastifyInstance, { ctx, guards }: Rou
   api.get('/channel/models_enabled', admin, async () => ok(await listEnabledModels(ctx)));
   api.get('/channel/types', admin, async () => ok(listChannelTypes()));
   api.get('/channel/:id', admin, async (request) => ok(await getChannel(ctx, parseInput(channelIdParams, request.params).id)));
+  // Keys leave the server only here: to the root, on an explicit reveal, never cached.
+  api.post('/channel/:id/key', { preHandler: [critical, guards.root] }, async (request, reply) => {
+    const revealed = await revealChannelKey(ctx, parseInput(channelIdParams, request.params).id);
+    reply.header('cache-control', 'no-store');
+    return ok(revealed, '获取成功');
+  });
 
   api.post('/channel/', admin, async (request) =>
     ok(await createChannels(ctx, parseInput(createChannelSchema, request.body)), '渠道创建成功！'));

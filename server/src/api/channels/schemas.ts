@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultPageSize, maxPageSize } from '@modelgate/shared';
+import { defaultPageSize, idParam, maxPageSize, pageParam } from '@modelgate/shared';
 
 export {
   channelTagSchema,
@@ -15,8 +15,7 @@ const flag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
-const page = z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).optional()
-  .transform((value) => Math.max(1, value ?? 1));
+const page = pageParam();
 const pageSize = z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
   .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
   .optional();
@@ -35,9 +34,7 @@ export const searchChannelsQuery = listChannelsQuery.extend({
   model: z.string().max(255).optional().transform((value) => value?.trim() ?? ''),
 });
 
-export const channelIdParams = z.object({
-  id: z.coerce.number({ error: 'id 必须是数字' }).int({ error: 'id 必须是整数' }).positive({ error: 'id 必须是正整数' }),
-});
+export const channelIdParams = z.object({ id: idParam() });
 
 export const copyChannelQuery = z.object({
   suffix: z.string().max(64).optional(),

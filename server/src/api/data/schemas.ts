@@ -1,8 +1,7 @@
+import { optionalQueryInt, unixTimeMax } from '@modelgate/shared';
 import { z } from 'zod';
 
-const timestamp = (name: string) =>
-  z.union([z.literal(''), z.coerce.number({ error: `${name} 必须是数字` }).int({ error: `${name} 必须是整数` })
-    .min(0, { error: `${name} 不能为负数` })]).optional().transform((value) => (value === '' ? undefined : value));
+const timestamp = (name: string) => optionalQueryInt(name, unixTimeMax);
 
 export const quotaDataQuery = z.object({
   username: z.string().max(64).optional().transform((value) => value?.trim() || undefined),

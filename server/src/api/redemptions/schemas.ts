@@ -1,9 +1,9 @@
-import { defaultPageSize, maxPageSize } from '@modelgate/shared';
+import { defaultPageSize, idParam, int32Max, maxPageSize } from '@modelgate/shared';
 import { z } from 'zod';
 
 export { createRedemptionSchema, updateRedemptionSchema, updateRedemptionStatusSchema } from '@modelgate/shared';
 
-const page = z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).optional();
+const page = z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).max(int32Max, { error: 'p 超出范围' }).optional();
 const pageSize = z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
   .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` }).optional();
 
@@ -21,10 +21,7 @@ export const searchRedemptionsQuery = z
     pageSize: query.page_size ?? defaultPageSize,
   }));
 
-export const redemptionIdParams = z.object({
-  id: z.coerce.number({ error: 'id 必须是数字' }).int({ error: 'id 必须是整数' })
-    .positive({ error: 'id 必须是正整数' }).max(2_147_483_647, { error: 'id 超出范围' }),
-});
+export const redemptionIdParams = z.object({ id: idParam() });
 
 export const updateRedemptionQuery = z.object({
   status_only: z.enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' }).optional()

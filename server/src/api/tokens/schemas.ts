@@ -1,4 +1,4 @@
-import { defaultPageSize, maxPageSize } from '@modelgate/shared';
+import { defaultPageSize, idParam, int32Max, maxPageSize } from '@modelgate/shared';
 import { z } from 'zod';
 
 export { createTokenSchema, updateTokenSchema, updateTokenStatusSchema } from '@modelgate/shared';
@@ -9,7 +9,7 @@ const pageSize = z.coerce.number({ error: 'page_size 必须是数字' }).int({ e
 /** GET /api/token/: pages start at 1 (p=0 is read as 1); `size` and `page_size` both name the page size. */
 export const listTokensQuery = z
   .object({
-    p: z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).optional(),
+    p: z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).max(int32Max, { error: 'p 超出范围' }).optional(),
     size: pageSize,
     page_size: pageSize,
   })
@@ -19,7 +19,7 @@ export const searchTokensQuery = z
   .object({
     keyword: z.string().max(191).optional(),
     token: z.string().max(128).optional(),
-    p: z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).optional(),
+    p: z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).max(int32Max, { error: 'p 超出范围' }).optional(),
     size: pageSize,
     page_size: pageSize,
   })
@@ -30,9 +30,7 @@ export const searchTokensQuery = z
     pageSize: query.page_size ?? query.size ?? defaultPageSize,
   }));
 
-export const tokenIdParams = z.object({
-  id: z.coerce.number({ error: 'id 必须是数字' }).int({ error: 'id 必须是整数' }).positive({ error: 'id 必须是正整数' }),
-});
+export const tokenIdParams = z.object({ id: idParam() });
 
 export const updateTokenQuery = z.object({
   status_only: z.enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' }).optional()

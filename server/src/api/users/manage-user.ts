@@ -3,6 +3,7 @@ import { nowSeconds } from '../../db/index.js';
 import type { UserUpdate } from '../../db/schema.js';
 import { forbidden, invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
+import { nextSessionVersion } from '../auth/revoke-sessions.js';
 import { isAdminRole, isRootRole, Role, UserStatus } from '../auth/roles.js';
 import type { AppContext } from '../context.js';
 import { assertCanManage } from './user-permissions.js';
@@ -52,7 +53,10 @@ export async function manageUser(ctx: AppContext, me: AuthUser, id: number, acti
   if (isRootRole(target.role) && rootRefusal) throw forbidden(rootRefusal);
   assertCanManage(me, target);
   const change = changeFor(me, target, action);
-  const result = await ctx.storage.db.updateTable('users').set(change)
+  // Disable and delete end the user's sessions (a later enable does not bring old cookies back).
+  const endsSessions = action === 'disable' || action === 'delete';
+  const result = await ctx.storage.db.updateTable('users')
+    .set((eb) => (endsSessions ? { ...change, session_version: nextSessionVersion(eb) } : change))
     .where('id', '=', target.id)
     .where('role', '=', target.role)
     .where('deleted_at', 'is', null)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
+import { sessionCookieName } from '../auth/session.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { createUser } from './create-user.js';
@@ -12,7 +13,8 @@ import { generateAccessToken } from './generate-access-token.js';
 import { getAffCode } from './get-aff-code.js';
 import { getSelf } from './get-self.js';
 import { getUser } from './get-user.js';
-import { loginUser } from './login-user.js';
+import { loginUser, wrongCredentialsMessage } from './login-user.js';
+import { logoutUser } from './logout-user.js';
 import { manageUser } from './manage-user.js';
 import { registerUser } from './register-user.js';
 import {
@@ -26,14 +28,20 @@ import { updateUserSetting } from './update-user-setting.js';
 import { updateUser } from './update-user.js';
 
 /** Sign-in, registration, self service and user administration under /api/user. */
-export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical, signIn }: RouteDeps): void {
   // Sign-in and registration
-  api.post('/user/login', { preHandler: critical }, async (request, reply) => {
-    const user = await loginUser(ctx, parseInput(loginSchema, request.body));
-    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id);
+  api.post('/user/login', async (request, reply) => {
+    const input = parseInput(loginSchema, request.body);
+    await signIn.assertAllowed(reply, request.ip, input.username);
+    const { user, sessionVersion } = await loginUser(ctx, input).catch(async (error: unknown) => {
+      if (error instanceof Error && error.message === wrongCredentialsMessage) await signIn.recordFailure(request.ip, input.username);
+      throw error;
+    });
+    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
     return ok(user, '登录成功！');
   });
   api.get('/user/logout', async (request, reply) => {
+    await logoutUser(ctx, request.cookies?.[sessionCookieName]);
     clearSessionCookie(request, reply);
     return ok(null);
   });
@@ -45,8 +53,11 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
   // Self service
   const user = { preHandler: guards.user };
   api.get('/user/self', user, async (request) => ok(await getSelf(ctx, authOf(request).id)));
-  api.put('/user/self', user, async (request) => {
-    await updateSelf(ctx, authOf(request).id, parseInput(updateSelfSchema, request.body));
+  api.put('/user/self', user, async (request, reply) => {
+    const me = authOf(request);
+    const sessionVersion = await updateSelf(ctx, me.id, parseInput(updateSelfSchema, request.body));
+    // A password change ended every session; this browser is signed in again under the new version.
+    if (sessionVersion !== null) setSessionCookie(request, reply, ctx.config.sessionSecret, me.id, sessionVersion);
     return ok(null, '用户信息更新成功！');
   });
   api.delete('/user/self', user, async (request, reply) => {
@@ -63,7 +74,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     return ok(null, '划转成功');
   });
   api.put('/user/setting', user, async (request) => {
-    await updateUserSetting(ctx, authOf(request).id, parseInput(userSettingSchema, request.body));
+    await updateUserSetting(ctx, authOf(request), parseInput(userSettingSchema, request.body));
     return ok(null, '通知设置已更新');
   });
 

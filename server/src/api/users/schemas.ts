@@ -1,3 +1,4 @@
+import { idParam } from '@modelgate/shared';
 import { z } from 'zod';
 
 export {
@@ -13,4 +14,4 @@ export {
   userSettingSchema,
 } from '@modelgate/shared';
 
-export const userIdParamsSchema = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+export const userIdParamsSchema = z.object({ id: idParam() });

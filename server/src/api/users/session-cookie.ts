@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sessionCookieName, sessionMaxAgeSeconds, signSession } from '../auth/session.js';
 
-/** Sets the 30-day session cookie: HttpOnly, SameSite=Strict, Secure over https. */
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, secret: string, userId: number): void {
-  reply.setCookie(sessionCookieName, signSession(secret, userId), {
+/**
+ * Starts a session: sets the 30-day session cookie (HttpOnly, SameSite=Strict, Secure over https)
+ * for the user's current users.session_version, which the caller read with the user row.
+ */
+export function setSessionCookie(
+  request: FastifyRequest, reply: FastifyReply, secret: string, userId: number, sessionVersion: number,
+): void {
+  reply.setCookie(sessionCookieName, signSession(secret, userId, sessionVersion), {
     httpOnly: true,
     sameSite: 'strict',
     path: '/',

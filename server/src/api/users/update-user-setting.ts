@@ -1,5 +1,10 @@
 import type { UserSettingInput } from '@modelgate/shared';
+import { forbidden } from '../../lib/errors.js';
+import { isAdminRole } from '../auth/roles.js';
+import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../context.js';
+
+export const acceptUnsetAdminOnlyMessage = '仅管理员可以开启未设置价格模型的使用';
 
 function parseSetting(raw: string): Record<string, unknown> {
   try {
@@ -10,8 +15,14 @@ function parseSetting(raw: string): Record<string, unknown> {
   }
 }
 
-/** Stores notification preferences in users.setting, keeping any other keys already there. */
-export async function updateUserSetting(ctx: AppContext, userId: number, input: UserSettingInput): Promise<void> {
+/**
+ * Stores notification preferences in users.setting, keeping any other keys already there.
+ * accept_unset_model_ratio_model makes unpriced models free, so only an admin may turn it on
+ * (the relay also honours it for admins only, so a flag left from before a demotion does nothing).
+ */
+export async function updateUserSetting(ctx: AppContext, user: AuthUser, input: UserSettingInput): Promise<void> {
+  if (input.accept_unset_model_ratio_model && !isAdminRole(user.role)) throw forbidden(acceptUnsetAdminOnlyMessage);
+  const userId = user.id;
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow();
   const setting = { ...parseSetting(row.setting), ...input };

@@ -3,6 +3,7 @@ import { nowSeconds } from '../../db/index.js';
 import type { UserUpdate } from '../../db/schema.js';
 import { AppError, invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
+import { nextSessionVersion } from '../auth/revoke-sessions.js';
 import type { AppContext } from '../context.js';
 import { formatQuota } from './format-quota.js';
 import { hashPassword } from './passwords.js';
@@ -12,7 +13,7 @@ import { findManagedUser, isUniqueViolation, usernameTakenMessage } from './user
 export const unknownGroupMessage = '分组不存在';
 
 /**
- * The admin editor's save. A quota change is applied as a delta (quota = quota + (new - old)) so
+ * The admin editor's save; a new password ends the user's sessions. A quota change is applied as a delta (quota = quota + (new - old)) so
  * spending that lands meanwhile is kept, and is written to the management log in the same
  * transaction.
  */
@@ -30,11 +31,17 @@ export async function updateUser(ctx: AppContext, me: AuthUser, input: UpdateUse
   if (input.remark !== undefined) changes.remark = input.remark;
   if (input.password) changes.password = await hashPassword(input.password);
   const quotaDelta = input.quota === undefined ? 0 : input.quota - target.quota;
+  // An admin's password reset ends the user's sessions.
+  const endsSessions = changes.password !== undefined;
   try {
     await ctx.storage.db.transaction().execute(async (trx) => {
       if (Object.keys(changes).length > 0 || quotaDelta !== 0) {
         await trx.updateTable('users')
-          .set((eb) => (quotaDelta === 0 ? changes : { ...changes, quota: eb('quota', '+', quotaDelta) }))
+          .set((eb) => ({
+            ...changes,
+            ...(quotaDelta === 0 ? {} : { quota: eb('quota', '+', quotaDelta) }),
+            ...(endsSessions ? { session_version: nextSessionVersion(eb) } : {}),
+          }))
           .where('id', '=', target.id)
           .execute();
       }

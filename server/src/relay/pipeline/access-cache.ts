@@ -15,6 +15,8 @@ export interface CachedUser {
   status: number;
   group: string;
   isDeleted: boolean;
+  /** users.session_version: the playground's session cookie must carry it. */
+  sessionVersion: number;
   acceptsUnsetModels: boolean;
   quota: number;
   usedQuota: number;
@@ -54,8 +56,8 @@ function settingAcceptsUnset(setting: string): boolean {
   }
 }
 
-type UserFields = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'used_quota' | 'setting' | 'deleted_at'>;
-const userColumns = ['id', 'username', 'role', 'status', 'group', 'quota', 'used_quota', 'setting', 'deleted_at'] as const;
+type UserFields = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'used_quota' | 'setting' | 'deleted_at' | 'session_version'>;
+const userColumns = ['id', 'username', 'role', 'status', 'group', 'quota', 'used_quota', 'setting', 'deleted_at', 'session_version'] as const;
 
 export class AccessCache {
   private readonly tokensByKey = new Map<string, CachedToken>();
@@ -97,7 +99,8 @@ export class AccessCache {
   }
 
   private async loadTokenByKey(key: string): Promise<CachedToken | null> {
-    if (key.length > 64) return null;
+    // Keys are printable ASCII; anything else (a NUL byte, other text) is no key, and never reaches the database.
+    if (key.length > 64 || !/^[\x21-\x7e]+$/.test(key)) return null;
     const row = await this.storage.db.selectFrom('tokens').selectAll().where('key', '=', key).executeTakeFirst();
     if (!row || row.deleted_at !== null) {
       this.missingKeys.set(key, Date.now() + missingKeyTtlMs);
@@ -146,7 +149,9 @@ export class AccessCache {
       status: row.status,
       group: row.group || 'default',
       isDeleted: row.deleted_at !== null,
-      acceptsUnsetModels: settingAcceptsUnset(row.setting),
+      sessionVersion: Number(row.session_version),
+      // Only an admin (role 10+) may make unpriced models free for themselves.
+      acceptsUnsetModels: row.role >= 10 && settingAcceptsUnset(row.setting),
       quota: Number(row.quota),
       usedQuota: Number(row.used_quota),
     };

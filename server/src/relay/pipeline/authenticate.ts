@@ -94,12 +94,15 @@ export async function authenticateToken(ctx: AppContext, relay: RelayState, requ
 
 /** The playground: the session cookie plus a matching New-Api-User header; group from the body. */
 export async function authenticateSession(ctx: AppContext, relay: RelayState, request: FastifyRequest, bodyGroup: unknown): Promise<RelayCaller> {
-  const userId = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
-  if (userId === null) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
+  const session = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
+  if (session === null) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const header = request.headers['new-api-user'];
-  if (header === undefined || String(header) !== String(userId)) throw new RelayError(401, 'unauthenticated', '无权进行此操作，New-Api-User 与登录用户不匹配');
-  const found = relay.access.findUser(userId);
-  const user = checkUser(found instanceof Promise ? await found : found);
+  if (header === undefined || String(header) !== String(session.userId)) throw new RelayError(401, 'unauthenticated', '无权进行此操作，New-Api-User 与登录用户不匹配');
+  const found = relay.access.findUser(session.userId);
+  const cached = found instanceof Promise ? await found : found;
+  // A revoked session (the version moved on) is signed out here as on the management API.
+  if (cached && cached.sessionVersion !== session.version) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
+  const user = checkUser(cached);
   let group = user.group;
   if (typeof bodyGroup === 'string' && bodyGroup) {
     if (!usableGroups(ctx, user).has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);

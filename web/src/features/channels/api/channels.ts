@@ -2,12 +2,11 @@ import type { ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** A channel as the list and detail endpoints return it (spec 02 §3); the list never carries the key. */
+/** A channel as the list and detail endpoints return it (spec 02 §3); no answer carries the key (see revealChannelKey). */
 export interface Channel {
   id: number;
   name: string;
   type: number;
-  key?: string;
   base_url: string;
   other: string;
   openai_organization: string;
@@ -64,6 +63,8 @@ export function fetchChannels({ filters, isIdSort, isTagMode }: ChannelListOptio
     : http.get<Page<ChannelListItem>>('/api/channel/', { query });
 }
 
+/** The stored key of a channel: root only, an explicit reveal (POST /api/channel/:id/key). */
+export const revealChannelKey = (id: number) => http.post<{ key: string }>(`/api/channel/${id}/key`);
 export const fetchChannel = (id: number) => http.get<Channel>(`/api/channel/${id}`);
 export const useChannel = (id: number | null) =>
   useQuery({ queryKey: channelQueryKey(id ?? 0), queryFn: () => fetchChannel(id!), enabled: id !== null, gcTime: 0 });

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { ChannelType } from '../api/meta';
 import { useGroups } from '../api/meta';
 import type { ChannelFormValues } from '../hooks/channel-form';
+import { ChannelKeyField } from './ChannelKeyField';
 import { ChannelModelsField } from './ChannelModelsField';
 
 interface Props {
@@ -38,13 +39,7 @@ export function ChannelFormFields({ form, types, meta, channelId }: Props) {
       >
         <Input aria-label={t('channels.field.baseUrl')} placeholder={baseUrlField?.placeholder ?? meta?.defaultBaseURL ?? ''} />
       </Form.Item>
-      <Form.Item name="key" label={t('channels.field.key')} required={isCreate} extra={meta?.keyHint}>
-        <Input.TextArea
-          aria-label={t('channels.field.key')}
-          autoSize={{ minRows: 1, maxRows: 6 }}
-          placeholder={isCreate ? meta?.keyHint : t('channels.field.keyKeep')}
-        />
-      </Form.Item>
+      <ChannelKeyField form={form} channelId={channelId} keyHint={meta?.keyHint} />
       {isCreate && (
         <Form.Item name="isBatch" valuePropName="checked" style={{ marginTop: -12 }}>
           <Checkbox>{t('channels.field.batch')}</Checkbox>

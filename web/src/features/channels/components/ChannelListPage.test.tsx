@@ -192,4 +192,31 @@ describe('channel editor', { timeout: 240_000 }, () => {
     expect(body).not.toHaveProperty('key');
     expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
   });
+  it('shows the key field empty; only the root may reveal the stored key', async () => {
+    const { calls } = channelServer({
+      'GET /api/channel/7': () => ok(channel(7, { name: 'seven' })),
+      'POST /api/channel/7/key': () => ok({ key: 'sk-stored-key' }),
+    });
+    await renderRoute('/channel/edit/7', { user: adminUser });
+    const form = await drawer();
+    await waitFor(() => expect((form.getByLabelText('名称') as HTMLInputElement).value).toBe('seven'));
+    const keyField = form.getByLabelText('密钥') as HTMLTextAreaElement;
+    expect(keyField.value).toBe('');
+    expect(keyField.placeholder).toBe('留空则不更改密钥');
+    fireEvent.click(form.getByText('查看密钥'));
+    await waitFor(() => expect(keyField.value).toBe('sk-stored-key'));
+    expect(calls.filter((call) => call.method === 'POST' && call.path === '/api/channel/7/key')).toHaveLength(1);
+  });
+
+  it('an admin (role 10) sees no reveal action and saving keeps the key', async () => {
+    const { calls } = channelServer({ 'GET /api/channel/7': () => ok(channel(7, { name: 'seven' })), 'PUT /api/channel/': () => ok(null) });
+    await renderRoute('/channel/edit/7', { user: { ...adminUser, id: 2, username: 'admin', role: 10 } });
+    const form = await drawer();
+    await waitFor(() => expect((form.getByLabelText('名称') as HTMLInputElement).value).toBe('seven'));
+    expect(form.queryByText('查看密钥')).toBeNull();
+    fireEvent.click(form.getByText(/^提\s*交$/));
+    await waitFor(() => expect(bodies(calls, 'PUT /api/channel/')).toHaveLength(1));
+    expect(bodies(calls, 'PUT /api/channel/')[0]).not.toHaveProperty('key');
+    expect(calls.some((call) => call.path.endsWith('/key'))).toBe(false);
+  });
 });

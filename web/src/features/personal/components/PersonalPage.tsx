@@ -37,7 +37,8 @@ export function PersonalPage() {
               { key: 'bindings', label: t('personal.tabBindings'), children: <BindingsPanel user={user} /> },
               { key: 'security', label: t('personal.tabSecurity'), children: <SecurityPanel user={user} /> },
               { key: 'notification', label: t('personal.tabNotification'), children: <NotificationTab user={user} /> },
-              { key: 'pricing', label: t('personal.tabPricing'), children: <PricingTab user={user} /> },
+              // Making unpriced models free is an admin's own setting; the server refuses it to users.
+              ...(user.role >= 10 ? [{ key: 'pricing', label: t('personal.tabPricing'), children: <PricingTab user={user} /> }] : []),
             ]}
           />
         </Card>
