@@ -6,6 +6,7 @@ import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { DatabaseKind } from '../config.js';
 import { initialMigration } from './migrations/0001_initial.js';
+import { oauthUniqueIdsMigration } from './migrations/0005_oauth_unique_ids.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -76,6 +77,7 @@ export function openStorage(options: StorageOptions): Storage {
 function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(kind),
+    '0005_oauth_unique_ids': oauthUniqueIdsMigration(kind),
   };
 }
 
