@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
-import { signInThrough, startGitHubServer } from '../helpers/oauth-servers.js';
+import { callOAuthCallback, fetchOAuthState, signInThrough, startGitHubServer } from '../helpers/oauth-servers.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
@@ -44,6 +44,26 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
     expect(namesakes.map((res) => res.status)).toEqual([200, 200, 200]);
     expect(new Set(namesakes.map((res) => res.body.data.username)).size).toBe(3);
     expect(namesakes.every((res) => /^namesake\d*$/.test(res.body.data.username))).toBe(true);
+  });
+
+  it.runIf(process.env.TEST_REDIS_URL)('finishes on another instance a sign-in whose state this one issued (Redis), once', async () => {
+    const other = await startTestServer({
+      kind,
+      database: server.database,
+      env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, REDIS_CONN_STRING: process.env.TEST_REDIS_URL ?? '' },
+    });
+    try {
+      const browser = server.client();
+      const { state, cookie } = await fetchOAuthState(browser);
+      const elsewhere = other.client();
+      const done = await callOAuthCallback(elsewhere, 'github', { code: github.issueCode({ id: 9, login: 'roamer' }), state }, cookie);
+      expect(done.status, done.text).toBe(200);
+      expect(done.body.data.username).toBe('roamer');
+      const replay = await callOAuthCallback(browser, 'github', { code: github.issueCode({ id: 9, login: 'roamer' }), state }, cookie);
+      expect(replay.status).toBe(400);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('keeps unbound users free of the unique check', async () => {
