@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { userStore } from '../../../lib/user-store';
-import { fail, fakeServer, ok, regularUser, renderScreen } from '../../../test/render-route';
+import { fail, fakeServer, regularUser, renderScreen } from '../../../test/render-route';
 import { OAuthCallbackPage } from './OAuthCallbackPage';
 
 describe('OAuth callback screen', { timeout: 120_000 }, () => {
