@@ -44,6 +44,13 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
     expect(namesakes.map((res) => res.status)).toEqual([200, 200, 200]);
     expect(new Set(namesakes.map((res) => res.body.data.username)).size).toBe(3);
     expect(namesakes.every((res) => /^namesake\d*$/.test(res.body.data.username))).toBe(true);
+    // A login differing only in case from a password user's name (the same username under MySQL's
+    // collation): a user of its own, never a 500.
+    const casey = await createUserAndLogin(server, root.client, 'casey');
+    const cased = await signInThrough(server.client(), 'github', github.issueCode({ id: 6, login: 'Casey' }));
+    expect(cased.status, cased.text).toBe(200);
+    expect(cased.body.data.id).not.toBe(casey.userId);
+    expect(cased.body.data.username).toMatch(/^Casey1?$/);
   });
 
   it.runIf(process.env.TEST_REDIS_URL)('finishes on another instance a sign-in whose state this one issued (Redis), once', async () => {

@@ -17,11 +17,13 @@ function usernameSeed(account: ProviderAccount): string {
 async function freeUsername(ctx: AppContext, seed: string): Promise<string> {
   const stem = seed.slice(0, usernameMaxLength - 4);
   const rows = await ctx.storage.db.selectFrom('users').select('username').where('username', 'like', `${stem}%`).execute();
-  const taken = new Set(rows.map((row) => row.username));
-  if (!seed.endsWith('_') && !taken.has(seed)) return seed;
+  // Compared without case: MySQL's collation makes `Octocat` and `octocat` the same username.
+  const taken = new Set(rows.map((row) => row.username.toLowerCase()));
+  const isFree = (name: string) => !taken.has(name.toLowerCase());
+  if (!seed.endsWith('_') && isFree(seed)) return seed;
   for (let n = 1; n < 10_000; n++) {
     const name = seed.slice(0, usernameMaxLength - String(n).length) + String(n);
-    if (!taken.has(name)) return name;
+    if (isFree(name)) return name;
   }
   return stem + randomKey(4);
 }
