@@ -97,6 +97,19 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
     expect(replay.body.message).toBe('state 无效、已使用或已过期，请重新发起登录');
   });
 
+  it('refuses an expired code with a 400', async () => {
+    idp.codeTtl.seconds = 1;
+    const client = server.client();
+    const { state, cookie } = await fetchOAuthState(client);
+    const back = await authorizeAs(authorizeUrl(state), 'grace');
+    idp.codeTtl.seconds = 60;
+    // The code lives one second (the provider counts whole seconds): wait until it is surely gone.
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    const res = await callOAuthCallback(client, 'oidc', Object.fromEntries(back.searchParams), cookie);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('OIDC 授权码无效或已过期，请重新登录');
+  });
+
   it('refuses an authorization response from another issuer (RFC 9207 iss check)', async () => {
     const client = server.client();
     const { state, cookie } = await fetchOAuthState(client);

@@ -11,6 +11,8 @@ export interface OidcServer {
   issuer: string;
   wellKnown: string;
   provider: Provider;
+  /** Lifetime of the authorization codes issued from now on (seconds; 60 by default). */
+  codeTtl: { seconds: number };
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const codeTtl = { seconds: 60 };
   const provider = new Provider(issuer, {
     clients: [{
       client_id: options.clientId,
@@ -38,7 +41,7 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
     pkce: { required: () => false },
-    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
+    ttl: { AccessToken: 600, AuthorizationCode: () => codeTtl.seconds, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     async findAccount(_ctx, id) {
       const profile = options.accounts?.[id] ?? {};
       return {
@@ -54,6 +57,7 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
     issuer,
     wellKnown: `${issuer}/.well-known/openid-configuration`,
     provider,
+    codeTtl,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
