@@ -4,6 +4,15 @@ import {
   callOAuthCallback, fetchOAuthState, signInThrough, startGitHubServer, startLinuxDoServer,
 } from '../helpers/oauth-servers.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { loadConfig } from '../../src/config.js';
+
+describe('provider base URLs', () => {
+  it('default to the real services, drop a trailing slash and refuse what is not http(s)', () => {
+    expect(loadConfig({}).oauthEndpoints).toEqual({ githubOAuth: 'https://github.com', githubApi: 'https://api.github.com', linuxDo: 'https://connect.linux.do' });
+    expect(loadConfig({ LINUX_DO_BASE_URL: 'http://127.0.0.1:9/' }).oauthEndpoints.linuxDo).toBe('http://127.0.0.1:9');
+    expect(() => loadConfig({ GITHUB_API_BASE_URL: 'file:///etc/passwd' })).toThrow(/GITHUB_API_BASE_URL must be an http/);
+  });
+});
 
 describe('GitHub and Linux DO sign-in against local provider servers', () => {
   let github: Awaited<ReturnType<typeof startGitHubServer>>;
