@@ -26,6 +26,8 @@ export interface Config {
   webDistDir: string;
   trustProxy: boolean;
   version: string;
+  /** Base URLs of third-party sign-in providers; overridable so tests can run local servers. */
+  oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -38,6 +40,14 @@ function intFrom(env: Env, name: string, fallback: number, min = 0): number {
     throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
   }
   return Math.floor(value);
+}
+
+/** An http(s) base URL without a trailing slash. */
+function baseUrlFrom(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^https?:\/\/[^\s/]+/i.test(raw)) throw new Error(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 /**
@@ -96,5 +106,10 @@ export function loadConfig(env: Env = process.env): Config {
     webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
     trustProxy: (env.TRUST_PROXY ?? 'false').toLowerCase() === 'true',
     version: env.MODELGATE_VERSION?.trim() || '0.1.0',
+    oauthEndpoints: {
+      githubOAuth: baseUrlFrom(env, 'GITHUB_OAUTH_BASE_URL', 'https://github.com'),
+      githubApi: baseUrlFrom(env, 'GITHUB_API_BASE_URL', 'https://api.github.com'),
+      linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
+    },
   };
 }

@@ -15,6 +15,7 @@ import { registerOptionRoutes } from './options/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
+import { registerOAuthRoutes } from './oauth/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -36,6 +37,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerGroupRoutes(api, deps);
   registerRedemptionRoutes(api, deps);
   registerTopUpRoutes(api, deps);
+  registerOAuthRoutes(api, deps);
 }
 
 export type RouteDeps = {

@@ -96,6 +96,7 @@ export const optionRegistry = {
   LinuxDOOAuthEnabled: bool(false),
   LinuxDOClientId: text(),
   LinuxDOClientSecret: secret(),
+  LinuxDOMinimumTrustLevel: int(0, 0, 4),
   WeChatAuthEnabled: bool(false),
   WeChatServerAddress: text('', { check: urlCheck }),
   WeChatServerToken: secret(),
