@@ -41,7 +41,7 @@ async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<
  * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes.
  */
 export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<DirectLane> {
-  const relay: RelayState = await createRelayState(ctx, (error, message) => app.log.error({ err: error }, message));
+  const relay: RelayState = await createRelayState(ctx, app.log);
   ctx.relay = relay;
   const lane = createDirectLane(ctx, relay, app.log);
   app.addHook('preClose', (done) => {

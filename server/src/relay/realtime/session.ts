@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import type { AppContext } from '../../api/context.js';
-import { RelayError, UpstreamError, relayErrors } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
@@ -104,7 +104,7 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
   const tried: number[] = [];
   const attempts = caller.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
-  let lastError: RelayError | null = null;
+  let lastError: UpstreamError | null = null;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const channel = selectRealtimeChannel(relay, caller, model, failed);
     if (!channel) break;
@@ -122,7 +122,9 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
       if (!error.retryable) break;
     }
   }
-  throw lastError ?? relayErrors.noChannel(caller.group, model);
+  if (!lastError) throw relayErrors.noChannel(caller.group, model);
+  relay.log.warn(upstreamLogFields(lastError, tried.at(-1)), 'realtime upstream failed');
+  throw publicErrorOf(lastError);
 }
 
 /**
@@ -156,7 +158,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     connected = await connectWithFailover(ctx, relay, request);
   } catch (error) {
     releaseHold(hold);
-    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', (error as Error).message), upstreamFailureCloseCode);
+    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error'), upstreamFailureCloseCode);
   }
   const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
