@@ -5,7 +5,6 @@ import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
 import type { RelayState } from '../state.js';
 import type { RelayCaller } from './authenticate.js';
-import { countModelSuccess } from './rate-limit.js';
 
 /** Quota reserved before dispatch and given back at settle or on failure. */
 export interface Hold {
@@ -47,7 +46,6 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 

@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { AppContext } from '../../api/context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
@@ -20,6 +21,8 @@ export interface RealtimeRequest {
   pricing: RealtimePricing;
   groupRatio: number;
   holdAmount: number;
+  /** The ModelRequestRateLimitSuccessCount slot taken at admission (given back when nothing is billed). */
+  successSlot: SuccessSlot;
   beta?: string;
   apiVersion?: string;
   startedAt: number;
@@ -141,6 +144,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     isClientGone = true;
   });
   const fail = (error: RelayError, code: number) => {
+    releaseSuccessSlot(ctx, request.successSlot);
     client.off('message', queue);
     client.resume(); // the closing handshake needs the client's close frame read
     if (client.readyState !== client.OPEN) return;
@@ -164,6 +168,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   client.off('message', queue);
   if (isClientGone) {
     releaseHold(hold);
+    releaseSuccessSlot(ctx, request.successSlot);
     upstream.removeAllListeners();
     upstream.on('error', () => undefined);
     upstream.close(1001, '');

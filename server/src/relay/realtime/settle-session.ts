@@ -1,6 +1,5 @@
 import type { AppContext } from '../../api/context.js';
 import type { NewLog } from '../../db/schema.js';
-import { countModelSuccess } from '../pipeline/rate-limit.js';
 import { releaseHold, type Hold } from '../pipeline/settle.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -30,7 +29,6 @@ export function settleRealtimeSession(ctx: AppContext, relay: RelayState, input:
   const quota = computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'));
   const log = ctx.options.bool('LogConsumeEnabled') ? buildRealtimeLog(input, quota) : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 
