@@ -41,7 +41,7 @@ describe.each(storageKinds())('malformed multipart to the audio routes on %s', (
     await mock.close();
   });
 
-  const post = (endpoint: string, contentType: string, body: Buffer | string) =>
+  const post = (endpoint: string, contentType: string, body: string) =>
     fetch(`${server.url}/v1/audio/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body });
 
   const expectOpenAiError = async (response: Response, status: number) => {
