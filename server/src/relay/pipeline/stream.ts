@@ -4,6 +4,7 @@ import { StreamingTokenCounter } from '../billing/token-count.js';
 import { RelayError, publicErrorOf, type UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
 import { errorOfChunk, streamErrorFrame } from './chunk-handlers.js';
+import { IdleTimer } from './idle-timer.js';
 import type { AnswerSink } from './upstream-answer.js';
 
 export interface StreamOptions {
@@ -87,8 +88,7 @@ export class SseRelay implements AnswerSink {
   private deferredChars = 0;
   /** The latest passed-through text: its last event is parsed for its id only if a usage chunk must be synthesized. */
   private lastPassed: string | null = null;
-  private lastActivity = Date.now();
-  private idle: NodeJS.Timeout;
+  private readonly idle: IdleTimer;
   private readonly ping: NodeJS.Timeout | null;
   private isWaitingForDrain = false;
   private isCorked = false;
@@ -107,7 +107,7 @@ export class SseRelay implements AnswerSink {
     });
     const out = options.out;
     out.on('close', this.onClose);
-    this.idle = setTimeout(this.onIdle, options.idleTimeoutMs);
+    this.idle = new IdleTimer(options.idleTimeoutMs, this.onIdle);
     this.ping = options.pingIntervalMs > 0
       ? setInterval(() => {
         if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
@@ -122,25 +122,21 @@ export class SseRelay implements AnswerSink {
     }
   };
 
-  /** Fires idleTimeoutMs after the start, then after each re-arm: a piece came since, so wait for the rest. */
+  /** The upstream sent nothing for idleTimeoutMs while the client kept up (idle-timer.ts). */
   private readonly onIdle = (): void => {
-    const quiet = Date.now() - this.lastActivity;
-    if (quiet < this.options.idleTimeoutMs) {
-      this.idle = setTimeout(this.onIdle, this.options.idleTimeoutMs - quiet);
-      return;
-    }
     this.isIdleTimeout = true;
     this.options.abort('stream idle timeout');
   };
 
   private readonly onDrain = (): void => {
     this.isWaitingForDrain = false;
+    this.idle.resume();
     this.resume();
   };
 
   data(piece: Buffer): boolean {
     if (this.isFinished) return true;
-    this.lastActivity = Date.now();
+    this.idle.touch();
     const decoded = this.decode(piece);
     const text = this.carry.length === 0 ? decoded : this.carry + decoded;
     const cut = text.lastIndexOf('\n') + 1;
@@ -169,6 +165,7 @@ export class SseRelay implements AnswerSink {
     if (out.write(output)) return true;
     if (!this.isWaitingForDrain) {
       this.isWaitingForDrain = true;
+      this.idle.pause();
       out.once('drain', this.onDrain);
     }
     return false;
@@ -414,7 +411,7 @@ export class SseRelay implements AnswerSink {
 
   private finish(streamError: unknown): void {
     this.isFinished = true;
-    clearTimeout(this.idle);
+    this.idle.stop();
     if (this.ping) clearInterval(this.ping);
     const { out } = this.options;
     out.off('close', this.onClose);
