@@ -1,6 +1,6 @@
 import type { DatabaseKind } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './test-storage.js';
 
@@ -17,6 +17,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Reuse a database (several instances on one database). */
   database?: TestDatabase;
+  /** Receives the server log (set LOG_LEVEL in env to choose what is written). */
+  loggerStream?: StartOptions['loggerStream'];
 }
 
 /** Starts a real ModelGate on a free loopback port over a fresh database. */
@@ -34,7 +36,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     WEB_DIST_DIR: '/nonexistent-web-dist',
     ...options.env,
   });
-  const server = await startServer(config);
+  const server = await startServer(config, { loggerStream: options.loggerStream });
   return {
     ...server,
     database,

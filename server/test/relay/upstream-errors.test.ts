@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
+import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUpstreamText } from '../../src/relay/errors.js';
@@ -36,10 +37,17 @@ describe('upstream errors reach callers classified and redacted, on every inboun
   let apiKey: string;
   const keys: Record<string, string> = {};
   const secret = 'Zq7sL0dM4xV9pT2kR8wY1nB6';
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    server = await startTestServer();
+    const loggerStream = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    server = await startTestServer({ env: { LOG_LEVEL: 'warn' }, loggerStream });
     await setOption(server.ctx, 'RetryTimes', '0');
     const models = ['h-400', 'h-401', 'h-403', 'h-429', 'h-500', 'h-503', 'h-stream', 'h-down'];
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...Object.fromEntries(models.map((model) => [model, 1])) }));
@@ -133,6 +141,15 @@ describe('upstream errors reach callers classified and redacted, on every inboun
       expect(failure.status, model).not.toBe(401);
       expectNothingLeaked(failure.body, Object.values(keys), upstream.url);
     }
+  });
+
+  it('logs the full upstream failure for the admin, with the channel id and without the key', async () => {
+    await caught(chat('h-500'));
+    const line = logLines.map((text) => JSON.parse(text) as Record<string, unknown>).findLast((entry) => entry.msg === 'upstream request failed');
+    expect(line).toMatchObject({ upstreamStatus: 500, channelId: expect.any(Number) });
+    expect(String(line!.upstreamMessage)).toContain(`connect ECONNREFUSED ${internalAddress}`);
+    expect(String(line!.upstreamBody)).toContain(internalAddress);
+    expect(logLines.join('\n')).not.toContain(secret);
   });
 
   it('redacts key-like strings, URLs, hosts and IP:port but keeps the words', () => {
