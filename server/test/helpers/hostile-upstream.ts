@@ -44,6 +44,12 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         response.end(errorBody(Number(match[1]), key));
         return;
       }
+      if (key.startsWith('sk-proj-stream') && request.url?.endsWith('/responses')) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(`event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'Hello' })}\n\n`);
+        response.end(`event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message: `Bearer ${key} failed at ${internalAddress} (${internalUrl})` })}\n\n`);
+        return;
+      }
       if (key.startsWith('sk-proj-stream')) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         const chunk = { id: 'chatcmpl-h', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] };

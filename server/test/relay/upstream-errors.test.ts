@@ -135,6 +135,16 @@ describe('upstream errors reach callers classified and redacted, on every inboun
     expect(streamedText).toContain('event: error');
     expectNothingLeaked(streamedText, Object.values(keys), upstream.url);
 
+    const responses = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'h-stream', stream: true, input: 'hi' }),
+    });
+    const responsesText = await responses.text();
+    expect(responsesText).toContain('Hello');
+    expect(responsesText).toContain('event: error');
+    expectNothingLeaked(responsesText, Object.values(keys), upstream.url);
+
     const gemini = new GoogleGenAI({ apiKey, httpOptions: { baseUrl: server.url } });
     for (const model of ['h-401', 'h-429', 'h-down']) {
       const failure = await caught(gemini.models.generateContent({ model, contents: 'hi' }));
