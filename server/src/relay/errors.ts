@@ -92,7 +92,9 @@ const keyPatterns: Array<[RegExp, string]> = [
   [/\b((?:api[_-]?key|access[_-]?token|secret|password)\s*[=:]\s*)[^\s"',;&]+/gi, '$1***'],
 ];
 
-const addressPatterns: Array<[RegExp, string]> = [
+/** Besides keys, what a caller never sees: upstream URLs, hosts, IP:port, and long opaque tokens (keys without a known prefix). */
+const callerPatterns: Array<[RegExp, string]> = [
+  [/\b(?=[A-Za-z_-]*\d)(?=[0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b/g, '***'],
   [/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '[upstream]'],
   [/\[[0-9a-f:.]*:[0-9a-f:.]*\](?::\d+)?/gi, '[upstream]'],
   [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g, '[upstream]'],
@@ -108,10 +110,10 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-/** Upstream text fit for a caller: no keys and no upstream URLs, hosts or IP:port. */
+/** Upstream text fit for a caller: no keys (nor long opaque tokens) and no upstream URLs, hosts or IP:port. */
 export function redactUpstreamText(text: string): string {
   let out = redactSecrets(text);
-  for (const [pattern, replacement] of addressPatterns) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of callerPatterns) out = out.replace(pattern, replacement);
   return out.length > 500 ? `${out.slice(0, 500)}…` : out;
 }
 

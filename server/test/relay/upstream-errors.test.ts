@@ -165,5 +165,6 @@ describe('upstream errors reach callers classified and redacted, on every inboun
   it('redacts key-like strings, URLs, hosts and IP:port but keeps the words', () => {
     const text = redactUpstreamText('Bad key sk-proj-abcDEF123456 AIzaSyA1234567890abcdef at https://api.example.com/v1?key=x, 10.0.0.1:8080, [::1]:443, redis:6379 and localhost:3000; Authorization: Bearer abc.def; messages.0.content is required');
     expect(text).toBe('Bad key sk-*** AIza*** at [upstream] [upstream], [upstream], [upstream] and [upstream]; Authorization: Bearer ***; messages.0.content is required');
+    expect(redactUpstreamText('Access denied for key 0123456789abcdef0123456789abcdef on deployment gpt-4o-mini-2024-07-18')).toBe('Access denied for key *** on deployment gpt-4o-mini-2024-07-18');
   });
 });
