@@ -44,6 +44,33 @@ export function errorEvent(error: RelayError): string {
   });
 }
 
+const errorMarker = Buffer.from('"error"');
+const statusOfErrorType: Record<string, number> = { invalid_request_error: 400, rate_limit_error: 429, authentication_error: 401, permission_error: 403 };
+
+/**
+ * An upstream `error` event as the client gets it: classified and redacted like every upstream
+ * error (errors.ts), keeping the id of the client event it refers to; undefined for other frames.
+ */
+export function clientErrorFrame(frame: Buffer): Buffer | undefined {
+  if (!frame.includes(errorMarker)) return undefined;
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(frame.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (event?.type !== 'error') return undefined;
+  const error = (event.error && typeof event.error === 'object' ? event.error : {}) as Record<string, unknown>;
+  const status = (typeof error.type === 'string' ? statusOfErrorType[error.type] : undefined) ?? 500;
+  const upstream = new UpstreamError(status, typeof error.message === 'string' ? error.message : '', typeof error.code === 'string' ? error.code : null, frame.toString('utf8'));
+  const shown = publicErrorOf(upstream);
+  return Buffer.from(JSON.stringify({
+    type: 'error',
+    event_id: typeof event.event_id === 'string' ? event.event_id : null,
+    error: { type: shown.type, code: shown.code, message: shown.message, param: typeof error.param === 'string' ? error.param : null, event_id: typeof error.event_id === 'string' ? error.event_id : null },
+  }));
+}
+
 /** Whether the caller has quota left beyond `amount` (user, and the token unless unlimited). */
 export function quotaShortfall(caller: RelayCaller, amount: number): RelayError | null {
   const { user, token } = caller;
@@ -191,15 +218,17 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   const bridge: RealtimeBridge = new RealtimeBridge(client, upstream, {
     onUpstreamFrame(frame, isBinary) {
       if (frtMs < 0) frtMs = Date.now() - request.startedAt;
-      if (isBinary || isSettled || !readServerEvent(usage, frame)) return;
+      if (isBinary) return undefined;
+      if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame);
       growHold(hold, computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit));
       const exhausted = exhaustedQuota(request.caller);
-      if (!exhausted) return;
+      if (!exhausted) return undefined;
       // The response that used the quota up is still delivered; nothing more is started.
       setImmediate(() => {
         if (client.readyState === client.OPEN) client.send(errorEvent(exhausted));
         bridge.close(quotaCloseCode, exhausted.code);
       });
+      return undefined;
     },
     onUpstreamClosed: finish,
   }, queued, early);
