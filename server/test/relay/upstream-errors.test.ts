@@ -113,9 +113,16 @@ describe('upstream errors reach callers classified and redacted, on every inboun
   });
 
   it('embeddings, the Anthropic and Gemini formats get the same classification', async () => {
-    const embedding = await caught(openai.embeddings.create({ model: 'h-401', input: 'hi' }));
-    expect(embedding.status).toBe(502);
-    expectNothingLeaked(embedding.body, Object.values(keys), upstream.url);
+    const failures = [
+      await caught(openai.embeddings.create({ model: 'h-401', input: 'hi' })),
+      await caught(openai.images.generate({ model: 'h-401', prompt: 'a cat' })),
+      await caught(openai.audio.speech.create({ model: 'h-401', voice: 'alloy', input: 'hi' })),
+      await caught(openai.responses.create({ model: 'h-401', input: 'hi' })),
+    ];
+    for (const failure of failures) {
+      expect(failure.status).toBe(502);
+      expectNothingLeaked(failure.body, Object.values(keys), upstream.url);
+    }
 
     const anthropic = new Anthropic({ apiKey, baseURL: server.url, maxRetries: 0 });
     for (const model of ['h-401', 'h-500', 'h-down']) {
