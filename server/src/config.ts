@@ -19,6 +19,10 @@ export interface Config {
   globalApiRateLimit: { max: number; durationSeconds: number };
   criticalRateLimit: { max: number; durationSeconds: number };
   maxRequestBodyBytes: number;
+  /** Seconds a client may take to send a request's headers (REQUEST_HEADERS_TIMEOUT). */
+  requestHeadersTimeoutSeconds: number;
+  /** Seconds a client may take to send a whole request, headers and body (REQUEST_BODY_TIMEOUT; 0 = no limit). */
+  requestBodyTimeoutSeconds: number;
   streamIdleTimeoutSeconds: number;
   relayTimeoutSeconds: number;
   batchUpdateIntervalMs: number;
@@ -70,6 +74,14 @@ export function parseSqlDsn(dsn: string): { kind: DatabaseKind; dsn: string } {
   throw new Error('SQL_DSN must be a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN');
 }
 
+/** The client-side request timeouts; the headers must fit in the time of the whole request. */
+function requestTimeoutsFrom(env: Env): Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestBodyTimeoutSeconds'> {
+  const headers = intFrom(env, 'REQUEST_HEADERS_TIMEOUT', 60, 1);
+  const body = intFrom(env, 'REQUEST_BODY_TIMEOUT', 300, 0);
+  if (body > 0 && headers > body) throw new Error(`REQUEST_HEADERS_TIMEOUT (${headers}) must not exceed REQUEST_BODY_TIMEOUT (${body})`);
+  return { requestHeadersTimeoutSeconds: headers, requestBodyTimeoutSeconds: body };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { kind, dsn } = parseSqlDsn(env.SQL_DSN ?? '');
   const sessionSecret = env.SESSION_SECRET?.trim() || '';
@@ -99,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
       durationSeconds: intFrom(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
     },
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
+    ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
     relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),
     batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),

@@ -11,9 +11,17 @@ export interface RelayState {
   usage: UsageWriter;
   /** Keep-alive connection pools to upstreams, one pool per origin. */
   dispatcher: Agent;
+  /** The server log (upstream failures are logged here in full, never sent to callers). */
+  log: RelayLog;
 }
 
-export async function createRelayState(ctx: AppContext, log: (error: unknown, message: string) => void): Promise<RelayState> {
+export interface RelayLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export async function createRelayState(ctx: AppContext, logger: RelayLog): Promise<RelayState> {
+  const log = (error: unknown, message: string) => logger.error({ err: error }, message);
   const access = new AccessCache(ctx.storage);
   const channels = new ChannelIndex(ctx.storage);
   const usage = new UsageWriter(
@@ -53,5 +61,5 @@ export async function createRelayState(ctx: AppContext, log: (error: unknown, me
     await usage.flush();
     await dispatcher.close();
   });
-  return { access, channels, usage, dispatcher };
+  return { access, channels, usage, dispatcher, log: logger };
 }

@@ -10,7 +10,7 @@ import { checkModelAllowed, type RelayCaller } from './authenticate.js';
 import type { RelayChannel } from './channel-index.js';
 import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
-import { checkModelRateLimit } from './rate-limit.js';
+import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
 import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
 import { SseRelay } from './stream.js';
 
@@ -119,12 +119,19 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
     throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
   }
-  await checkModelRateLimit(ctx, caller.user.id);
+  // A success slot is kept when the request is billed (settle), given back when it fails.
+  const successSlot = await checkModelRateLimit(ctx, caller.user.id);
   const groupRatio = findGroupRatio(options, caller.group);
   // Without max_tokens a chat answer may run to the model's default output: hold for that (docs/billing.md).
   const outputTokens = job.maxTokens > 0 || !producesText(job.endpoint) ? job.maxTokens : outputAllowance(job.model);
   const holdAmount = estimateHold(pricing, groupRatio, job.promptTokens, outputTokens, options.number('PreConsumedQuota'), options.number('QuotaPerUnit'), job.calls);
-  const hold = reserve(caller, holdAmount);
+  let hold: Hold;
+  try {
+    hold = reserve(caller, holdAmount);
+  } catch (error) {
+    releaseSuccessSlot(ctx, successSlot);
+    throw error;
+  }
 
   const out = exchange.raw;
   const controller = new CallSignal(out);
@@ -185,6 +192,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   } catch (error) {
     out.off('close', abortOnClose);
     releaseHold(hold);
+    releaseSuccessSlot(ctx, successSlot);
     throw error;
   }
   if (success.respond || job.isStream) return;

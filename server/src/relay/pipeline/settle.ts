@@ -6,7 +6,6 @@ import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import type { RelayCaller } from './authenticate.js';
-import { countModelSuccess } from './rate-limit.js';
 
 /** Quota reserved before dispatch and given back at settle or on failure. */
 export interface Hold {
@@ -52,7 +51,6 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../api/context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
-import { countModelSuccess } from '../pipeline/rate-limit.js';
 import { releaseHold, type Hold } from '../pipeline/settle.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -31,7 +30,6 @@ export function settleRealtimeSession(ctx: AppContext, relay: RelayState, input:
   const quota = clampQuota(computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit')));
   const log = ctx.options.bool('LogConsumeEnabled') ? buildRealtimeLog(input, quota) : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 
