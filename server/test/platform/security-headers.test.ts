@@ -75,6 +75,7 @@ describe('security headers on the console and the management API', () => {
     const api = directivesOf((await root.client.get('/api/status')).headers.get('content-security-policy'));
     expect(api['frame-src']).toEqual(after['frame-src']);
 
+    for (const key of ['TurnstileSiteKey', 'TurnstileSecretKey']) expect((await root.client.put('/api/option/', { key, value: 'x' })).status).toBe(200);
     expect((await root.client.put('/api/option/', { key: 'TurnstileCheckEnabled', value: true })).status).toBe(200);
     const withTurnstile = directivesOf((await fetch(server.url)).headers.get('content-security-policy'));
     expect(withTurnstile['script-src']).toEqual(["'self'", 'https://challenges.cloudflare.com']);
