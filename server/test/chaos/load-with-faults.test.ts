@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.j
  * SQLite with one instance; PostgreSQL and MySQL with two instances sharing Redis.
  * Default size fits CI; `npm run test:chaos` runs 10,000 requests at concurrency 200.
  */
-const size = chaosSize({ requests: 300, concurrency: 30 });
+const size = chaosSize({ requests: 600, concurrency: 40 });
 const faults = { faultRate: 0.05, dropRate: 0.02, slowRate: 0.05 };
 const redisUrl = process.env.TEST_REDIS_URL;
 

@@ -3,11 +3,11 @@
  * URLs, each classified by what the client saw. Requests are plain fetch over real HTTP.
  */
 export type Outcome =
-  /** 200 with the whole answer (a JSON body with choices, or a stream ending in [DONE]). */
+  /** 200 with the whole answer (a JSON body with choices, or a stream ending in [DONE] without an error event). */
   | 'complete'
   /** An error status with an error body: nothing may be billed. */
   | 'refused'
-  /** 200, then the stream ended without [DONE] (an upstream drop after the first byte is passed on). */
+  /** 200, then the stream ended in an error event or without [DONE] (an upstream drop after the first byte). */
   | 'cut'
   /** The client went away after the first streamed bytes. */
   | 'left'
@@ -57,7 +57,9 @@ export async function callChat(call: ChatCall): Promise<CallResult> {
     const finishedAt = performance.now();
     if (status !== 200) return { outcome: 'refused', status, finishedAt, detail: text.slice(0, 300) };
     if (call.body.stream === true) {
-      return { outcome: text.trimEnd().endsWith('data: [DONE]') ? 'complete' : 'cut', status, finishedAt, detail: text.slice(-200) };
+      // An upstream cut after the first byte is passed on as an error event (then [DONE]).
+      const isWhole = text.trimEnd().endsWith('data: [DONE]') && !text.includes('data: {"error"');
+      return { outcome: isWhole ? 'complete' : 'cut', status, finishedAt, detail: text.slice(-200) };
     }
     const parsed = JSON.parse(text) as { choices?: unknown[] };
     return { outcome: Array.isArray(parsed.choices) ? 'complete' : 'cut', status, finishedAt, detail: text.slice(0, 300) };
@@ -84,11 +86,11 @@ export async function runPool<T>(total: number, concurrency: number, task: (inde
   return results;
 }
 
-/** Counts of outcomes per label, e.g. { 'plain:complete': 120, ... }, for the test output. */
+/** Counts of outcomes per label, e.g. { 'plain:complete': 120, 'plain:refused-502': 3 }, for the test output. */
 export function tally(results: Array<{ label: string; result: CallResult }>): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const { label, result } of results) {
-    const key = `${label}:${result.outcome}`;
+    const key = `${label}:${result.outcome}${result.outcome === 'refused' ? `-${result.status}` : ''}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

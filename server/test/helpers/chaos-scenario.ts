@@ -81,7 +81,7 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
     return { label: kind, result };
   }, (done) => {
     // The upstream restarts once, half-way through: connections in flight are cut, new ones refused for a moment.
-    if (done === Math.floor(requests / 2)) restart = upstream.restart(200);
+    if (done === Math.floor(requests / 2)) restart = upstream.restart(50);
   });
   await restart;
   for (const ctx of options.contexts) await ctx.relay!.usage.flush();

@@ -131,10 +131,7 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
         ...(usage ? { usage } : {}),
       });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-      if (isDrop) {
-        res.write(payload.slice(0, payload.length >> 1));
-        return void setImmediate(() => res.destroy());
-      }
+      if (isDrop) return dropAfter(res, payload.slice(0, payload.length >> 1));
       res.end(payload);
       stats.completed += 1;
       return;
@@ -144,7 +141,7 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     res.write(event({ role: 'assistant', content: '' }, null));
     for (let i = 0; i < pieces; i += 1) {
-      if (isDrop && i === 2) return void res.destroy();
+      if (isDrop && i === 2) return dropAfter(res, '');
       if (res.destroyed) return;
       if (!res.write(event({ content: words[i % words.length] }, null))) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
     }
@@ -179,6 +176,15 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
     },
     close: () => closeServer(server),
   };
+}
+
+/** Writes `text`, lets the bytes leave (destroy() would discard unsent data), then cuts the connection. */
+async function dropAfter(res: http.ServerResponse, text: string): Promise<void> {
+  await new Promise<void>((resolve) => {
+    if (!res.write(text, () => resolve())) res.once('close', () => resolve());
+  });
+  await sleep(20);
+  res.destroy();
 }
 
 function createServer(answer: (req: http.IncomingMessage, res: http.ServerResponse, body: any) => Promise<void>): http.Server {
