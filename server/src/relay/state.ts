@@ -16,7 +16,11 @@ export interface RelayState {
 export async function createRelayState(ctx: AppContext, log: (error: unknown, message: string) => void): Promise<RelayState> {
   const access = new AccessCache(ctx.storage);
   const channels = new ChannelIndex(ctx.storage);
-  const usage = new UsageWriter(ctx.storage, (error) => log(error, 'usage flush failed; retrying at the next interval'));
+  const usage = new UsageWriter(
+    ctx.storage,
+    (error) => log(error, 'usage flush failed; retrying at the next interval'),
+    (error, aside) => log(error, `usage log row set aside (refused by the database): user ${aside.userId}, token ${aside.tokenId}, channel ${aside.channelId}, quota ${aside.quota} left out of the counters`),
+  );
   const dispatcher = new Agent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 300_000,

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertReturningId, migrate, openStorage, type Storage } from '../../src/db/index.js';
 import { callChat, chaosSize, type CallResult } from '../helpers/chaos-load.js';
-import { checkLedger } from '../helpers/ledger-check.js';
+import { checkLedger } from '../helpers/ledger-balance.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../src/api/context.js';
 import { callChat, runPool, tally, type CallResult } from './chaos-load.js';
 import type { ChaosUpstream } from './chaos-upstream.js';
-import { checkLedger, type LedgerExpectation, type LedgerReport } from './ledger-check.js';
+import { checkLedger, type LedgerExpectation, type LedgerReport } from './ledger-balance.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from './relay-fixtures.js';
 
 /**

@@ -1,9 +1,10 @@
 import type { Usage } from '../../billing/quota.js';
 import type { ChatCall, StreamEvent, StreamFraming, UpstreamRequest } from '../../providers/types.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const num = usageCount;
 
 /** Usage of a native Responses object: input/output tokens, cached from input_tokens_details. */
 export function readResponsesUsage(json: Json): Usage | null {
