@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { DatabaseKind } from '../../src/config.js';
 import { insertReturningId, migrate, openStorage, type Storage } from '../../src/db/index.js';
 import { callChat, chaosSize, type CallResult } from '../helpers/chaos-load.js';
 import { checkLedger } from '../helpers/ledger-balance.js';
@@ -9,7 +10,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.js';
 
 /**
- * kill -9 of one of two ModelGate processes on one PostgreSQL database and one Redis, under load.
+ * kill -9 of one of two ModelGate processes on one PostgreSQL (and MySQL) database and one Redis, under load.
  * docs/billing.md: a hard kill loses at most the requests settled since the last successful flush
  * (about one BATCH_UPDATE_INTERVAL_MS of traffic); nothing answered before that may be lost, and the
  * surviving instance loses nothing. Each instance gets its own token, so the consume logs of B's token
@@ -20,7 +21,10 @@ const flushIntervalMs = 1000;
 const slackMs = 500;
 const { concurrency } = chaosSize({ requests: 300, concurrency: 16 });
 const redisUrl = process.env.TEST_REDIS_URL;
-const dsn = process.env.TEST_POSTGRES_DSN;
+const databases: Array<{ kind: DatabaseKind; dsn: string | undefined }> = [
+  { kind: 'postgres', dsn: process.env.TEST_POSTGRES_DSN },
+  { kind: 'mysql', dsn: process.env.TEST_MYSQL_DSN },
+];
 const initialQuota = 1e15;
 
 interface Answer { instance: 'a' | 'b'; startedAt: number; result: CallResult }
@@ -39,7 +43,7 @@ async function seed(storage: Storage, upstreamUrl: string) {
   return { userId, tokens };
 }
 
-describe('kill -9 of one of two instances on PostgreSQL with Redis', () => {
+describe.each(databases)('kill -9 of one of two instances on $kind with Redis', ({ kind, dsn }) => {
   let database: TestDatabase | null = null;
   let storage: Storage | null = null;
   let upstream: MockOpenAi | null = null;
@@ -57,8 +61,8 @@ describe('kill -9 of one of two instances on PostgreSQL with Redis', () => {
 
   it.skipIf(!dsn || !redisUrl)('loses only what the killed instance answered within its last flush window', async () => {
     upstream = await startMockOpenAi();
-    database = await createTestDatabase('postgres');
-    storage = openStorage({ kind: 'postgres', dsn: database.dsn, sqlitePath: '', poolSize: 2 });
+    database = await createTestDatabase(kind);
+    storage = openStorage({ kind, dsn: database.dsn, sqlitePath: '', poolSize: 2 });
     await migrate(storage);
     const { userId, tokens } = await seed(storage, upstream.url);
 
@@ -109,7 +113,7 @@ describe('kill -9 of one of two instances on PostgreSQL with Redis', () => {
     const logsB = report.logsByToken.get(tokens.b.id) ?? 0;
     const lost = answeredB.length - logsB;
     const seconds = (killAt - loadStart) / 1000;
-    console.log(`[chaos kill -9] concurrency ${concurrency}, B killed after ${seconds.toFixed(1)} s: B answered ${answeredB.length} `
+    console.log(`[chaos kill -9 ${kind}] concurrency ${concurrency}, B killed after ${seconds.toFixed(1)} s: B answered ${answeredB.length} `
       + `(${(answeredB.length / seconds).toFixed(0)}/s), ${logsB} in the database → lost ${lost} (${((Math.max(0, lost) / answeredB.length) * 100).toFixed(1)}%); `
       + `B answered ${inLastInterval} in the last ${flushIntervalMs} ms and ${inWindow} in the last ${flushIntervalMs + slackMs} ms before the kill; `
       + `${unansweredAtKill} in flight on B at the kill; A answered ${complete('a').length}, ${logsA} in the database`);
