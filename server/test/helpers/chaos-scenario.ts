@@ -1,4 +1,5 @@
 import type { AppContext } from '../../src/api/context.js';
+import { aggregateQuotaData } from '../../src/api/data/aggregate-quota-data.js';
 import { callChat, runPool, tally, type CallResult } from './chaos-load.js';
 import type { ChaosUpstream } from './chaos-upstream.js';
 import { checkLedger, type LedgerExpectation, type LedgerReport } from './ledger-balance.js';
@@ -99,6 +100,16 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
   }
   if (logsOf('leavers') > count('leavers:left') + count('leavers:complete') + count('leavers:cut')) {
     mismatches.push(`leavers: ${logsOf('leavers')} consume logs for ${count('leavers:left')} streams left early`);
+  }
+  // The dashboard's hourly quota_data, folded by every instance at once (they serialize on the
+  // watermark row), counts each consume log exactly once.
+  const later = Math.floor(Date.now() / 1000) + 3600;
+  await Promise.all(options.contexts.map((ctx) => aggregateQuotaData(ctx, { now: later })));
+  const folded = await options.contexts[0]!.storage.db.selectFrom('quota_data').select(['count', 'quota']).execute();
+  const foldedCount = folded.reduce((sum, row) => sum + Number(row.count), 0);
+  const foldedQuota = folded.reduce((sum, row) => sum + Number(row.quota), 0);
+  if (foldedCount !== report.logCount || foldedQuota !== report.logQuota) {
+    mismatches.push(`quota_data holds ${foldedCount} requests and ${foldedQuota} quota, the consume logs ${report.logCount} and ${report.logQuota}`);
   }
   for (const ctx of options.contexts) {
     if (ctx.relay!.usage.pendingLogCount !== 0) mismatches.push(`an instance still holds ${ctx.relay!.usage.pendingLogCount} log rows after the flush`);
