@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/api/auth/session.js';
 import { ApiClient } from '../helpers/api-client.js';
+import { startHostileUpstream } from '../helpers/hostile-upstream.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -44,6 +45,24 @@ describe('channel probes and pricing', () => {
     expect(row.status).toBe(1);
     expect(row.test_time).toBeGreaterThan(0);
     expect(mock.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 16 });
+  });
+
+  it('never shows an admin a channel key the provider echoes in a failed test, nor puts it in the disable reason', async () => {
+    const hostile = await startHostileUpstream();
+    try {
+      await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
+      const key = 'echo-401-sk-proj-SECRETSECRETSECRET0123456789';
+      const id = await createRelayChannel(server.ctx, { key, baseURL: hostile.url, models: ['gpt-4o-mini'] });
+      const res = await admin.get(`/api/channel/test/${id}`);
+      expect(res.body.success).toBe(false);
+      expect(res.body.message).toContain('Incorrect API key provided');
+      expect(res.text).not.toContain('SECRETSECRET');
+      const row = await server.ctx.storage.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(JSON.stringify(row)).not.toContain('SECRETSECRET');
+    } finally {
+      await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
+      await hostile.close();
+    }
   });
 
   it('disables an auto_ban channel whose test fails with a key error, or is slower than the threshold', async () => {

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { AppContext } from '../../context.js';
-import { UpstreamError } from '../../../relay/errors.js';
+import { redactSecrets, UpstreamError } from '../../../relay/errors.js';
 import { disableChannel, enableChannel, isKeyFailure } from '../../../relay/pipeline/auto-disable.js';
 import { targetOf } from '../../../relay/pipeline/dispatch.js';
 import { loadRelayChannel } from './load-channel.js';
@@ -57,8 +57,10 @@ export async function testChannel(ctx: AppContext, id: number, requestedModel?: 
 
   const canDisable = ctx.options.bool('AutomaticDisableChannelEnabled') && channel.isAutoBan && channel.status === 1;
   if (error) {
-    if (canDisable && isKeyFailure(ctx, error)) await disableChannel(ctx, id, `测试失败 status ${error.upstreamStatus}: ${error.message}`.slice(0, 500));
-    return { success: false, message: error.message, time: seconds };
+    // Admins see the upstream's reason, but never a key the provider echoed back (keys are the root's alone).
+    const reason = redactSecrets(error.message);
+    if (canDisable && isKeyFailure(ctx, error)) await disableChannel(ctx, id, `测试失败 status ${error.upstreamStatus}: ${reason}`.slice(0, 500));
+    return { success: false, message: reason, time: seconds };
   }
   const threshold = ctx.options.number('ChannelDisableThreshold');
   if (canDisable && threshold > 0 && seconds > threshold) {
