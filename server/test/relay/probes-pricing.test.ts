@@ -51,10 +51,10 @@ describe('channel probes and pricing', () => {
     const hostile = await startHostileUpstream();
     try {
       await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
-      const key = 'echo-401-sk-proj-SECRETSECRETSECRET0123456789';
+      const key = 'sk-proj-echo401-SECRETSECRETSECRET0123456789';
       const id = await createRelayChannel(server.ctx, { key, baseURL: hostile.url, models: ['gpt-4o-mini'] });
       const res = await admin.get(`/api/channel/test/${id}`);
-      expect(res.body.success).toBe(false);
+      expect(res.body.success, res.text).toBe(false);
       expect(res.body.message).toContain('Incorrect API key provided');
       expect(res.text).not.toContain('SECRETSECRET');
       const row = await server.ctx.storage.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', id).executeTakeFirstOrThrow();
