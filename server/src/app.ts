@@ -4,6 +4,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
 import type { AppContext } from './api/context.js';
+import type { Config } from './config.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';
 import { createSecurityHeaders } from './api/security-headers.js';
@@ -30,10 +31,15 @@ type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
  * (relay/direct-lane.ts) serves the JSON calls of the OpenAI routes itself; for all else the id is
  * set as the X-Request-Id response header on the raw response (Node merges it into the head whatever
  * way the answer is written, hijacked streams included), so no app-wide onRequest hook runs per request.
- * Timeouts as Fastify sets them on the server it creates itself.
+ * Keep-alive and socket timeouts as Fastify sets them on the server it creates itself; a client that
+ * is slower than REQUEST_HEADERS_TIMEOUT with its headers or REQUEST_BODY_TIMEOUT with the whole request
+ * gets Node's 408 and its connection closed (the direct lane and Fastify's routes alike).
  */
-function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }): http.Server {
-  const server = http.createServer((request: TaggedRequest, response) => {
+function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }, config: Config): http.Server {
+  const headersTimeout = config.requestHeadersTimeoutSeconds * 1000;
+  // Node checks the deadlines on an interval: often enough that a limit is kept to within a quarter of the headers timeout.
+  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
+  const server = http.createServer({ headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval }, (request: TaggedRequest, response) => {
     const id = requestIdOf(request.headers['x-request-id']);
     if (lane.serve?.(request, response, id)) return;
     request[requestIdKey] = id;
@@ -41,7 +47,6 @@ function createHttpServer(handler: http.RequestListener, options: { keepAliveTim
     handler(request, response);
   });
   server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
-  server.requestTimeout = options.requestTimeout ?? 0;
   server.setTimeout(options.connectionTimeout ?? 0);
   return server;
 }
@@ -123,7 +128,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
     childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
-    serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane),
+    serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane, ctx.config),
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },

@@ -19,6 +19,10 @@ export interface Config {
   globalApiRateLimit: { max: number; durationSeconds: number };
   criticalRateLimit: { max: number; durationSeconds: number };
   maxRequestBodyBytes: number;
+  /** Seconds a client may take to send a request's headers (REQUEST_HEADERS_TIMEOUT). */
+  requestHeadersTimeoutSeconds: number;
+  /** Seconds a client may take to send a whole request, headers and body (REQUEST_BODY_TIMEOUT; 0 = no limit). */
+  requestBodyTimeoutSeconds: number;
   streamIdleTimeoutSeconds: number;
   relayTimeoutSeconds: number;
   batchUpdateIntervalMs: number;
@@ -26,6 +30,8 @@ export interface Config {
   webDistDir: string;
   trustProxy: boolean;
   version: string;
+  /** Base URLs of third-party sign-in providers; overridable so tests can run local servers. */
+  oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -38,6 +44,14 @@ function intFrom(env: Env, name: string, fallback: number, min = 0): number {
     throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
   }
   return Math.floor(value);
+}
+
+/** An http(s) base URL without a trailing slash. */
+function baseUrlFrom(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^https?:\/\/[^\s/]+/i.test(raw)) throw new Error(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 /**
@@ -58,6 +72,14 @@ export function parseSqlDsn(dsn: string): { kind: DatabaseKind; dsn: string } {
     return { kind: 'mysql', dsn: `mysql://${auth}${hostPort}/${db}` };
   }
   throw new Error('SQL_DSN must be a postgres://, mysql:// or user:pass@tcp(host:port)/db DSN');
+}
+
+/** The client-side request timeouts; the headers must fit in the time of the whole request. */
+function requestTimeoutsFrom(env: Env): Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestBodyTimeoutSeconds'> {
+  const headers = intFrom(env, 'REQUEST_HEADERS_TIMEOUT', 60, 1);
+  const body = intFrom(env, 'REQUEST_BODY_TIMEOUT', 300, 0);
+  if (body > 0 && headers > body) throw new Error(`REQUEST_HEADERS_TIMEOUT (${headers}) must not exceed REQUEST_BODY_TIMEOUT (${body})`);
+  return { requestHeadersTimeoutSeconds: headers, requestBodyTimeoutSeconds: body };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -89,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
       durationSeconds: intFrom(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
     },
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
+    ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
     relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),
     batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),
@@ -96,5 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
     webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
     trustProxy: (env.TRUST_PROXY ?? 'false').toLowerCase() === 'true',
     version: env.MODELGATE_VERSION?.trim() || '0.1.0',
+    oauthEndpoints: {
+      githubOAuth: baseUrlFrom(env, 'GITHUB_OAUTH_BASE_URL', 'https://github.com'),
+      githubApi: baseUrlFrom(env, 'GITHUB_API_BASE_URL', 'https://api.github.com'),
+      linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
+    },
   };
 }

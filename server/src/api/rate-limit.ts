@@ -22,3 +22,30 @@ export function rateLimitByIp(cache: Cache, rule: RateLimitRule): preHandlerAsyn
     }
   };
 }
+
+export const tooManySignInFailuresMessage = '登录失败次数过多，请稍后再试';
+
+/**
+ * Failed sign-ins counted per IP and per account in fixed windows (the critical rule's size), in
+ * the cache so every instance shares them. Successful sign-ins are not counted, so an operator who
+ * signs in often is never locked out; guessing a password from one IP or against one account is.
+ */
+export function createSignInLimiter(cache: Cache, rule: RateLimitRule) {
+  const keys = (ip: string, account: string) => [`rl:${rule.name}:ip:${ip}`, `rl:${rule.name}:account:${account.trim().toLowerCase()}`];
+  return {
+    async assertAllowed(reply: FastifyReply, ip: string, account: string): Promise<void> {
+      if (rule.max <= 0) return;
+      const counts = await Promise.all(keys(ip, account).map((key) => cache.count(key)));
+      if (counts.some((count) => count >= rule.max)) {
+        reply.header('Retry-After', String(rule.durationSeconds));
+        throw new AppError('rate_limited', tooManySignInFailuresMessage);
+      }
+    },
+    async recordFailure(ip: string, account: string): Promise<void> {
+      if (rule.max <= 0) return;
+      await Promise.all(keys(ip, account).map((key) => cache.hit(key, rule.durationSeconds)));
+    },
+  };
+}
+
+export type SignInLimiter = ReturnType<typeof createSignInLimiter>;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import type { AppContext } from './context.js';
-import { rateLimitByIp } from './rate-limit.js';
+import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
@@ -15,13 +15,15 @@ import { registerOptionRoutes } from './options/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
+import { registerOAuthRoutes } from './oauth/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
   api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
-  const deps = { ctx, guards, critical };
+  const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
+  const deps = { ctx, guards, critical, signIn };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -35,6 +37,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerGroupRoutes(api, deps);
   registerRedemptionRoutes(api, deps);
   registerTopUpRoutes(api, deps);
+  registerOAuthRoutes(api, deps);
 }
 
 export type RouteDeps = {
@@ -42,4 +45,6 @@ export type RouteDeps = {
   guards: ReturnType<typeof createGuards>;
   /** preHandler for login, register, verification and password reset. */
   critical: ReturnType<typeof rateLimitByIp>;
+  /** Failed sign-ins per IP and per account (successful ones are not counted). */
+  signIn: SignInLimiter;
 };

@@ -61,6 +61,17 @@ export class MemoryCache implements Cache {
     return Number(this.live(key)?.value ?? 0);
   }
 
+  async take(key: string, limit: number, windowSeconds: number): Promise<boolean> {
+    if (Number(this.live(key)?.value ?? 0) >= limit) return false;
+    await this.hit(key, windowSeconds);
+    return true;
+  }
+
+  async giveBack(key: string): Promise<void> {
+    const entry = this.live(key);
+    if (entry && Number(entry.value) > 0) entry.value = String(Number(entry.value) - 1);
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     this.events.emit(channel, message);
   }

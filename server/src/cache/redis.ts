@@ -6,6 +6,16 @@ local count = redis.call('INCRBY', KEYS[1], ARGV[1])
 if count == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return count`;
 
+const takeScript = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then return 0 end
+if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
+
+const giveBackScript = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 /** Redis-backed cache shared by every instance; a second connection carries subscriptions. */
 export class RedisCache implements Cache {
   readonly kind = 'redis' as const;
@@ -16,6 +26,8 @@ export class RedisCache implements Cache {
   constructor(url: string, private readonly prefix = 'mg:') {
     this.client = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
     this.client.defineCommand('mgHit', { numberOfKeys: 1, lua: hitScript });
+    this.client.defineCommand('mgTake', { numberOfKeys: 1, lua: takeScript });
+    this.client.defineCommand('mgGiveBack', { numberOfKeys: 1, lua: giveBackScript });
   }
 
   async ping(): Promise<void> {
@@ -44,6 +56,15 @@ export class RedisCache implements Cache {
 
   async count(key: string): Promise<number> {
     return Number((await this.client.get(this.prefix + key)) ?? 0);
+  }
+
+  async take(key: string, limit: number, windowSeconds: number): Promise<boolean> {
+    const client = this.client as unknown as { mgTake(key: string, limit: number, windowMs: number): Promise<number> };
+    return Number(await client.mgTake(this.prefix + key, limit, windowSeconds * 1000)) === 1;
+  }
+
+  async giveBack(key: string): Promise<void> {
+    await (this.client as unknown as { mgGiveBack(key: string): Promise<number> }).mgGiveBack(this.prefix + key);
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -14,6 +14,14 @@ export interface Cache {
   hit(key: string, windowSeconds: number, amount?: number): Promise<number>;
   /** The current count of a hit window, 0 when none is open. */
   count(key: string): Promise<number>;
+  /**
+   * Takes one slot of a hit window that admits `limit`: counts it and answers true while the count
+   * is below `limit`, answers false (counting nothing) once it is full. Atomic across instances on
+   * Redis (one round trip).
+   */
+  take(key: string, limit: number, windowSeconds: number): Promise<boolean>;
+  /** Gives back one slot taken with `take` (the count never goes below 0; no window is opened). */
+  giveBack(key: string): Promise<void>;
   /** Broadcasts a message to every instance (this one included). */
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseKind } from '../config.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { sessionVersionMigration } from './migrations/0002_session_version.js';
+import { oauthUniqueIdsMigration } from './migrations/0003_oauth_unique_ids.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -78,6 +79,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(kind),
     '0002_session_version': sessionVersionMigration(),
+    '0003_oauth_unique_ids': oauthUniqueIdsMigration(kind),
   };
 }
 

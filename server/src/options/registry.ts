@@ -1,3 +1,4 @@
+import { accountMessages } from '@modelgate/shared';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
 
 /**
@@ -95,6 +96,7 @@ export const optionRegistry = {
   LinuxDOOAuthEnabled: bool(false),
   LinuxDOClientId: text(),
   LinuxDOClientSecret: secret(),
+  LinuxDOMinimumTrustLevel: int(0, 0, 4),
   WeChatAuthEnabled: bool(false),
   WeChatServerAddress: text('', { check: urlCheck }),
   WeChatServerToken: secret(),
@@ -190,6 +192,77 @@ export const optionRegistry = {
 } satisfies Record<string, OptionDefinition>;
 
 export type OptionKey = keyof typeof optionRegistry;
+
+/**
+ * Options an admin (role 10) may read and write: the operation, rate-limit, models and other tabs.
+ * Everything else — the system tab (server, payment, login, mail, OAuth, bot check) — and every
+ * secret belong to the root alone. A new option is root-only until it is listed here.
+ */
+const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
+  'TopUpLink', 'general_setting.docs_link',
+  'Notice', 'SystemName', 'Logo', 'HomePageContent', 'About', 'Footer',
+  'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
+  'DemoSiteEnabled', 'SelfUseModeEnabled', 'QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee',
+  'QuotaRemindThreshold', 'StreamCacheQueueLength',
+  'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
+  'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
+  'LogConsumeEnabled',
+  'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
+  'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',
+  'DataExportEnabled', 'DataExportDefaultTime', 'DataExportInterval',
+  'ModelRequestRateLimitEnabled', 'ModelRequestRateLimitCount', 'ModelRequestRateLimitSuccessCount', 'ModelRequestRateLimitDurationMinutes',
+  'gemini.safety_settings', 'gemini.version_settings', 'gemini.supported_imagine_models',
+  'claude.model_headers_settings', 'claude.default_max_tokens', 'claude.thinking_adapter_enabled', 'claude.thinking_adapter_budget_tokens_percentage',
+  'global.pass_through_request_enabled', 'general_setting.ping_interval_enabled', 'general_setting.ping_interval_seconds',
+]);
+
+/** Whether a caller may read and write an option: the root every one, an admin the operation-side ones. */
+export function canManageOption(key: OptionKey, isRoot: boolean): boolean {
+  if (isRoot) return true;
+  const def: OptionDefinition = optionRegistry[key];
+  return adminOptionKeys.has(key) && !def.secret;
+}
+
+/**
+ * Toggles that only work with other settings filled in: turning one on is refused while any of
+ * them is empty. Each entry lists alternatives; one complete alternative is enough.
+ */
+const toggleRequirements: Partial<Record<OptionKey, { alternatives: OptionKey[][]; message: string }>> = {
+  EmailVerificationEnabled: { alternatives: [['SMTPServer']], message: '请先填写 SMTP 服务器' },
+  GitHubOAuthEnabled: { alternatives: [['GitHubClientId', 'GitHubClientSecret']], message: '请先填写 GitHub Client ID 和 Client Secret' },
+  LinuxDOOAuthEnabled: { alternatives: [['LinuxDOClientId', 'LinuxDOClientSecret']], message: '请先填写 Linux DO Client ID 和 Client Secret' },
+  'oidc.enabled': {
+    alternatives: [
+      ['oidc.client_id', 'oidc.client_secret', 'oidc.well_known'],
+      ['oidc.client_id', 'oidc.client_secret', 'oidc.authorization_endpoint', 'oidc.token_endpoint', 'oidc.user_info_endpoint'],
+    ],
+    message: '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）',
+  },
+  TurnstileCheckEnabled: { alternatives: [['TurnstileSiteKey', 'TurnstileSecretKey']], message: '请先填写 Turnstile Site Key 和 Secret Key' },
+  WeChatAuthEnabled: { alternatives: [['WeChatServerAddress', 'WeChatServerToken']], message: '请先填写微信服务器地址和访问凭证' },
+  TelegramOAuthEnabled: { alternatives: [['TelegramBotToken', 'TelegramBotName']], message: '请先填写 Telegram Bot Token 和 Bot 名称' },
+};
+
+/** Modes that cannot be on together. */
+const exclusiveToggles: Partial<Record<OptionKey, OptionKey>> = {
+  SelfUseModeEnabled: 'DemoSiteEnabled',
+  DemoSiteEnabled: 'SelfUseModeEnabled',
+};
+
+/**
+ * Checks a value against the other options it depends on (read through `current`): a toggle turned
+ * on needs its settings, and exclusive modes stay exclusive. Returns an error message or null.
+ */
+export function checkOptionDependencies(key: OptionKey, value: string, current: (key: OptionKey) => string): string | null {
+  if (value !== 'true') return null;
+  const requirement = toggleRequirements[key];
+  if (requirement && !requirement.alternatives.some((keys) => keys.every((needed) => current(needed).trim() !== ''))) {
+    return requirement.message;
+  }
+  const other = exclusiveToggles[key];
+  if (other && current(other) === 'true') return accountMessages.exclusiveModes;
+  return null;
+}
 
 export function isOptionKey(key: string): key is OptionKey {
   return Object.hasOwn(optionRegistry, key);

@@ -1,7 +1,7 @@
 import type { Cache } from '../cache/index.js';
 import type { Storage } from '../db/index.js';
 import { invalidInput } from '../lib/errors.js';
-import { isOptionKey, optionRegistry, validateOption, type OptionKey } from './registry.js';
+import { canManageOption, checkOptionDependencies, isOptionKey, optionRegistry, validateOption, type OptionKey } from './registry.js';
 
 const changeChannel = 'options:changed';
 
@@ -74,17 +74,17 @@ export class OptionStore {
     return value as T;
   }
 
-  /** Every option with its value, secrets left out. */
-  listPublic(): Array<{ key: string; value: string }> {
+  /** Every option the caller may manage (canManageOption), with its value; secrets are never listed. */
+  listPublic(isRoot = true): Array<{ key: string; value: string }> {
     return Object.entries(optionRegistry)
-      .filter(([, def]) => !('secret' in def && def.secret))
+      .filter(([key, def]) => !('secret' in def && def.secret) && canManageOption(key as OptionKey, isRoot))
       .map(([key]) => ({ key, value: this.get(key as OptionKey) }));
   }
 
   /** Validates and stores one option, then tells every instance to reload. */
   async set(key: string, value: string): Promise<void> {
     if (!isOptionKey(key)) throw invalidInput(`未知的配置项：${key}`);
-    const problem = validateOption(key, value);
+    const problem = validateOption(key, value) ?? checkOptionDependencies(key, value, (other) => this.get(other));
     if (problem) throw invalidInput(problem);
     await this.upsert(key, value);
     const previous = this.values.get(key);

@@ -76,10 +76,87 @@ export function clientStatus(error: RelayError): number {
   return error.status === 499 ? 400 : error.status;
 }
 
+/**
+ * Upstream statuses that mean the caller's request was at fault (a bad parameter, context too long,
+ * content policy, unknown model, too large): their message helps the caller and is kept, redacted.
+ * Every other failure (401/402/403 of the channel's key, 408, 429, 5xx, no answer) is the channel's.
+ */
+const callerFaultStatuses = new Set([400, 404, 413, 415, 422]);
+
+const keyPatterns: Array<[RegExp, string]> = [
+  [/\b(?:sk|pk|rk|ak)-[A-Za-z0-9*._-]{4,}/g, 'sk-***'],
+  [/\bAIza[0-9A-Za-z_-]{10,}/g, 'AIza***'],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{12,}/g, '***'],
+  [/\beyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]+){1,2}/g, '***'],
+  [/\b(Bearer|Basic|Token)\s+[^\s"',;]+/gi, '$1 ***'],
+  [/\b((?:api[_-]?key|access[_-]?token|secret|password)\s*[=:]\s*)[^\s"',;&]+/gi, '$1***'],
+];
+
+/** Besides keys, what a caller never sees: upstream URLs, hosts, IP:port, and long opaque tokens (keys without a known prefix). */
+const callerPatterns: Array<[RegExp, string]> = [
+  [/\b(?=[A-Za-z_-]*\d)(?=[0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b/g, '***'],
+  [/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '[upstream]'],
+  [/\[[0-9a-f:.]*:[0-9a-f:.]*\](?::\d+)?/gi, '[upstream]'],
+  [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g, '[upstream]'],
+  [/\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|cn|dev|app|cloud|co|xyz|internal|local|localdomain|lan|svc|cluster|corp|intra|azure|amazonaws)\b(?::\d{1,5})?/gi, '[upstream]'],
+  [/\blocalhost(?::\d{1,5})?\b/gi, '[upstream]'],
+  [/\b[a-z][a-z0-9.-]*:\d{2,5}\b/gi, '[upstream]'],
+];
+
+/** Upstream text without key-like strings (sk-…, AIza…, bearer tokens, key=…); for logs and users. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of keyPatterns) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** Upstream text fit for a caller: no keys (nor long opaque tokens) and no upstream URLs, hosts or IP:port. */
+export function redactUpstreamText(text: string): string {
+  let out = redactSecrets(text);
+  for (const [pattern, replacement] of callerPatterns) out = out.replace(pattern, replacement);
+  return out.length > 500 ? `${out.slice(0, 500)}…` : out;
+}
+
+const safeCode = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const misleadingCodes = new Set(['invalid_api_key', 'authentication_error', 'permission_error', 'insufficient_quota', 'billing_error', 'account_deactivated']);
+
+/**
+ * What a caller is told of a failed upstream call; the one classification of upstream failures. A
+ * failure that is not the caller's fault is a gateway error with a generic message (never
+ * `invalid_api_key`, which means the caller's own token); a caller's fault keeps its message and
+ * code, redacted. `status` overrides the answer's status (the channel's status code mapping).
+ */
+export function publicErrorOf(error: UpstreamError, status?: number): RelayError {
+  const upstream = error.upstreamStatus;
+  if (callerFaultStatuses.has(upstream)) {
+    const code = error.upstreamCode !== null && safeCode.test(error.upstreamCode) && !misleadingCodes.has(error.upstreamCode) ? error.upstreamCode : 'upstream_invalid_request';
+    return new RelayError(status ?? upstream, code, redactUpstreamText(error.message) || '上游拒绝了请求', false, 'invalid_request_error');
+  }
+  if (upstream === 429) return new RelayError(status ?? 429, 'upstream_rate_limited', '上游服务繁忙，请稍后再试', true, 'rate_limit_error');
+  if (upstream === 408 || upstream === 504 || upstream === 524) return new RelayError(status ?? 504, 'upstream_timeout', '上游服务响应超时，请稍后再试', error.retryable, 'upstream_error');
+  if (upstream === 0) return new RelayError(status ?? 502, 'upstream_unreachable', '上游服务暂时不可用，请稍后再试', true, 'upstream_error');
+  const answerStatus = status ?? (upstream >= 500 && upstream <= 599 ? upstream : 502);
+  return new RelayError(answerStatus, 'upstream_error', '上游服务出错，请稍后再试或联系管理员', error.retryable, 'upstream_error');
+}
+
+/** The log fields of a failed upstream call: status, code and text with key-like strings removed. */
+export function upstreamLogFields(error: UpstreamError, channelId?: number): Record<string, unknown> {
+  return {
+    channelId,
+    upstreamStatus: error.upstreamStatus,
+    upstreamCode: error.upstreamCode,
+    upstreamMessage: redactSecrets(error.message),
+    upstreamBody: redactSecrets(error.upstreamBody.slice(0, 2000)),
+  };
+}
+
 /** Any error of a relay route as a RelayError (unknown errors are logged and become a 500). */
 export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }): RelayError {
   let relayError: RelayError;
-  if (error instanceof RelayError) relayError = error;
+  if (error instanceof UpstreamError) {
+    log.error(upstreamLogFields(error), 'upstream failure');
+    relayError = publicErrorOf(error);
+  } else if (error instanceof RelayError) relayError = error;
   else if (error instanceof AppError) relayError = new RelayError(error.status, error.code, error.message);
   else {
     const status = (error as FastifyError).statusCode ?? 500;

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppContext } from '../api/context.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
 import { clientStatus, RelayError, toRelayError } from './errors.js';
-import { transcriptionJob, type UploadedFile } from './jobs/audio-transcription.js';
+import { readTranscriptionForm, transcriptionJob } from './jobs/audio-transcription.js';
 import { chatJob } from './jobs/chat.js';
 import { embeddingsJob } from './jobs/inputs.js';
 import { requireObject } from './jobs/json-body.js';
@@ -22,26 +22,12 @@ function sendRelayError(error: FastifyError | Error, request: FastifyRequest, re
   return reply.code(clientStatus(relayError)).send(relayError.toBody());
 }
 
-async function readMultipart(request: FastifyRequest): Promise<{ fields: Record<string, string>; file: UploadedFile | null }> {
-  const fields: Record<string, string> = {};
-  let file: UploadedFile | null = null;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      if (!file) file = { fieldname: part.fieldname, filename: part.filename || 'audio', mimetype: part.mimetype, data };
-    } else {
-      fields[part.fieldname] = String(part.value);
-    }
-  }
-  return { fields, file };
-}
-
 /**
  * The /v1 relay, the dashboard billing endpoints and the /pg playground. Returns the direct lane
  * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes.
  */
 export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<DirectLane> {
-  const relay: RelayState = await createRelayState(ctx, (error, message) => app.log.error({ err: error }, message));
+  const relay: RelayState = await createRelayState(ctx, app.log);
   ctx.relay = relay;
   const lane = createDirectLane(ctx, relay, app.log);
   app.addHook('preClose', (done) => {
@@ -73,7 +59,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
         audio.post(`/v1/audio/${endpoint}`, { bodyLimit }, async (request, reply) => {
           const caller = await authenticateToken(ctx, relay, request);
           if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
-          const { fields, file } = await readMultipart(request);
+          const { fields, file } = await readTranscriptionForm(() => request.parts());
           await runRelay(ctx, relay, fastifyExchange(request, reply), caller, transcriptionJob(endpoint, fields, file));
           return reply;
         });

@@ -11,12 +11,24 @@ export interface RelayState {
   usage: UsageWriter;
   /** Keep-alive connection pools to upstreams, one pool per origin. */
   dispatcher: Agent;
+  /** The server log (upstream failures are logged here in full, never sent to callers). */
+  log: RelayLog;
 }
 
-export async function createRelayState(ctx: AppContext, log: (error: unknown, message: string) => void): Promise<RelayState> {
+export interface RelayLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export async function createRelayState(ctx: AppContext, logger: RelayLog): Promise<RelayState> {
+  const log = (error: unknown, message: string) => logger.error({ err: error }, message);
   const access = new AccessCache(ctx.storage);
   const channels = new ChannelIndex(ctx.storage);
-  const usage = new UsageWriter(ctx.storage, (error) => log(error, 'usage flush failed; retrying at the next interval'));
+  const usage = new UsageWriter(
+    ctx.storage,
+    (error) => log(error, 'usage flush failed; retrying at the next interval'),
+    (error, aside) => log(error, `usage log row set aside (refused by the database): user ${aside.userId}, token ${aside.tokenId}, channel ${aside.channelId}, quota ${aside.quota} left out of the counters`),
+  );
   const dispatcher = new Agent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 300_000,
@@ -49,5 +61,5 @@ export async function createRelayState(ctx: AppContext, log: (error: unknown, me
     await usage.flush();
     await dispatcher.close();
   });
-  return { access, channels, usage, dispatcher };
+  return { access, channels, usage, dispatcher, log: logger };
 }

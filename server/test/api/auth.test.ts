@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUserAndLogin, login, rootPassword, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
+import { createUserAndLogin, login, rootPassword, rootUsername, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('login, logout and sessions', () => {
@@ -212,6 +212,7 @@ describe('registration', () => {
   });
 
   it('requires email and code when email verification is on, and stores nothing', async () => {
+    await setOption('SMTPServer', 'smtp.example.com');
     await setOption('EmailVerificationEnabled', true);
     try {
       const noEmail = await server.client().post('/api/user/register', { username: 'gina', password: 'abcdefgh' });
@@ -242,16 +243,62 @@ describe('registration', () => {
   });
 });
 
-describe('critical rate limit on login', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { CRITICAL_RATE_LIMIT: '3' } });
-  });
-  afterAll(async () => server.stop());
+describe('failed sign-ins are limited per IP and per account; successful ones are not counted', () => {
+  const redisUrl = process.env.TEST_REDIS_URL;
+  const backends = [
+    { name: 'memory', enabled: true, env: {} as Record<string, string> },
+    { name: 'redis, two instances', enabled: Boolean(redisUrl), env: { REDIS_CONN_STRING: redisUrl ?? '', REDIS_KEY_PREFIX: `mg-signin-${Date.now().toString(36)}:` } },
+  ];
 
-  it('answers 429 after CRITICAL_RATE_LIMIT attempts', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await server.client().post('/api/user/login', { username: 'x', password: 'yyyyyyyy' })).status);
-    expect(statuses).toEqual([400, 400, 400, 429]);
+  describe.each(backends)('on the $name cache', ({ enabled, env }) => {
+    let first: TestServer;
+    let second: TestServer;
+    beforeAll(async () => {
+      if (!enabled) return;
+      first = await startTestServer({ env: { ...env, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' } });
+      await setupRootAndLogin(first);
+      // With Redis a second instance on the same database shares the counts; in memory it is the same server.
+      second = env.REDIS_CONN_STRING ? await startTestServer({ env: { ...env, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' }, database: first.database }) : first;
+    });
+    afterAll(async () => {
+      if (second && second !== first) await second.stop();
+      await first?.stop();
+    });
+
+    it.skipIf(!enabled)('lets an operator sign in 30 times in a row', async () => {
+      for (let i = 0; i < 30; i++) {
+        const res = await (i % 2 ? second : first).client().post('/api/user/login', { username: rootUsername, password: rootPassword });
+        expect(res.status, `sign-in ${i + 1}`).toBe(200);
+      }
+    });
+
+    it.skipIf(!enabled)('locks an account after CRITICAL_RATE_LIMIT failures, on every instance, with Retry-After', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await (i % 2 ? second : first).client().post('/api/user/login', { username: 'victim', password: 'wrong-pass' })).status);
+      expect(statuses).toEqual([400, 400, 400]);
+      const locked = await second.client().post('/api/user/login', { username: 'VICTIM', password: 'wrong-pass' });
+      expect(locked.status).toBe(429);
+      expect(locked.body).toEqual({ success: false, message: '登录失败次数过多，请稍后再试', data: null });
+      expect(locked.headers.get('retry-after')).toBe('600');
+    });
+
+    it.skipIf(!enabled)('locks the IP after CRITICAL_RATE_LIMIT failures across accounts, even for a right password', async () => {
+      // The victim lock above already counted 3 failures from this IP (all tests come from 127.0.0.1).
+      const res = await first.client().post('/api/user/login', { username: rootUsername, password: rootPassword });
+      expect(res.status).toBe(429);
+      expect(await first.ctx.cache.count('rl:signin-failures:ip:127.0.0.1')).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  it('still limits registration per IP with the critical rule', async () => {
+    const server = await startTestServer({ env: { CRITICAL_RATE_LIMIT: '3' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await server.client().post('/api/user/register', { username: `u${i}`, password: 'short' })).status);
+      expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
+      expect(statuses[3]).toBe(429);
+    } finally {
+      await server.stop();
+    }
   });
 });

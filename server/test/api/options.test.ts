@@ -69,14 +69,76 @@ describe('system options (super admin)', () => {
     expect((await root.client.put('/api/option/', undefined, { raw: '{"key":' })).status).toBe(400);
   });
 
-  it('is for the super admin only', async () => {
+  it('is for admins, each role seeing and writing only its options', async () => {
     const admin = await createUserAndLogin(server, root.client, 'opsadmin', 10);
     const user = await createUserAndLogin(server, root.client, 'opsuser', 1);
-    for (const actor of [admin, user]) {
-      expect((await actor.client.get('/api/option/')).status).toBe(403);
-      expect((await actor.client.put('/api/option/', { key: 'Notice', value: 'x' })).status).toBe(403);
-    }
+    expect((await user.client.get('/api/option/')).status).toBe(403);
+    expect((await user.client.put('/api/option/', { key: 'Notice', value: 'x' })).status).toBe(403);
     expect((await server.client().get('/api/option/')).status).toBe(401);
+
+    // The admin reads the operation, rate-limit, models and other tabs' options, never the system tab's.
+    const adminKeys = ((await admin.client.get('/api/option/')).body.data as Array<{ key: string }>).map((o) => o.key);
+    for (const key of ['QuotaPerUnit', 'ModelRatio', 'ModelRequestRateLimitCount', 'gemini.safety_settings', 'Notice', 'SystemName', 'Chats', 'TopUpLink']) expect(adminKeys).toContain(key);
+    for (const key of ['ServerAddress', 'SMTPServer', 'SMTPAccount', 'GitHubClientId', 'oidc.well_known', 'EpayId', 'PayAddress', 'TurnstileSiteKey', 'WeChatServerAddress', 'TelegramBotName', 'PasswordLoginEnabled', 'SMTPToken']) {
+      expect(adminKeys, key).not.toContain(key);
+    }
+    const rootKeys = ((await root.client.get('/api/option/')).body.data as Array<{ key: string }>).map((o) => o.key);
+    expect(rootKeys).toEqual(expect.arrayContaining([...adminKeys, 'ServerAddress', 'SMTPServer', 'GitHubClientId']));
+
+    for (const [key, value] of [['Notice', 'from the admin'], ['ModelRequestRateLimitCount', '7'], ['claude.thinking_adapter_enabled', 'false']]) {
+      expect((await admin.client.put('/api/option/', { key, value })).body, key).toEqual({ success: true, message: '更新成功', data: null });
+    }
+    for (const [key, value] of [['ServerAddress', 'https://evil.example'], ['SMTPToken', 'x'], ['GitHubClientSecret', 'x'], ['EpayKey', 'x'], ['PasswordLoginEnabled', 'false'], ['TurnstileSecretKey', 'x']]) {
+      const res = await admin.client.put('/api/option/', { key, value });
+      expect(res.status, key).toBe(403);
+      expect(res.body).toEqual({ success: false, message: '无权修改此配置项，仅超级管理员可以修改', data: null });
+    }
+    expect(await valueOf('ServerAddress')).toBe('');
+    expect(await valueOf('PasswordLoginEnabled')).toBe('true');
+    expect(await valueOf('Notice')).toBe('from the admin');
+  });
+
+  it.each([
+    ['EmailVerificationEnabled', [], '请先填写 SMTP 服务器'],
+    ['GitHubOAuthEnabled', [['GitHubClientId', 'id']], '请先填写 GitHub Client ID 和 Client Secret'],
+    ['LinuxDOOAuthEnabled', [['LinuxDOClientSecret', 'secret']], '请先填写 Linux DO Client ID 和 Client Secret'],
+    ['oidc.enabled', [['oidc.client_id', 'id'], ['oidc.client_secret', 'secret']], '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）'],
+    ['TurnstileCheckEnabled', [['TurnstileSiteKey', 'site']], '请先填写 Turnstile Site Key 和 Secret Key'],
+    ['WeChatAuthEnabled', [['WeChatServerToken', 'token']], '请先填写微信服务器地址和访问凭证'],
+    ['TelegramOAuthEnabled', [['TelegramBotName', 'bot']], '请先填写 Telegram Bot Token 和 Bot 名称'],
+  ])('refuses to turn %s on while its settings are missing', async (toggle, partial, message) => {
+    for (const [key, value] of partial as string[][]) expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
+    const res = await root.client.put('/api/option/', { key: toggle, value: 'true' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, message, data: null });
+    expect(await valueOf(toggle)).toBe('false');
+    // Turning it off is always allowed.
+    expect((await root.client.put('/api/option/', { key: toggle, value: 'false' })).status).toBe(200);
+  });
+
+  it.each([
+    ['EmailVerificationEnabled', [['SMTPServer', 'smtp.example.com']]],
+    ['GitHubOAuthEnabled', [['GitHubClientId', 'id'], ['GitHubClientSecret', 'secret']]],
+    ['oidc.enabled', [['oidc.client_id', 'id'], ['oidc.client_secret', 'secret'], ['oidc.well_known', 'https://idp.example.com/.well-known/openid-configuration']]],
+    ['TurnstileCheckEnabled', [['TurnstileSiteKey', 'site'], ['TurnstileSecretKey', 'secret']]],
+    ['WeChatAuthEnabled', [['WeChatServerAddress', 'https://wechat.example.com'], ['WeChatServerToken', 'token']]],
+    ['TelegramOAuthEnabled', [['TelegramBotName', 'bot'], ['TelegramBotToken', '123:abc']]],
+  ])('turns %s on once its settings are there', async (toggle, settings) => {
+    for (const [key, value] of settings as string[][]) expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
+    expect((await root.client.put('/api/option/', { key: toggle, value: 'true' })).status).toBe(200);
+    expect(await valueOf(toggle)).toBe('true');
+    expect((await root.client.put('/api/option/', { key: toggle, value: 'false' })).status).toBe(200);
+  });
+
+  it('keeps self-use mode and demo mode exclusive', async () => {
+    expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'true' })).status).toBe(200);
+    const res = await root.client.put('/api/option/', { key: 'DemoSiteEnabled', value: 'true' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('自用模式和演示站点模式不能同时开启');
+    expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'false' })).status).toBe(200);
+    expect((await root.client.put('/api/option/', { key: 'DemoSiteEnabled', value: 'true' })).status).toBe(200);
+    expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'true' })).body.message).toBe('自用模式和演示站点模式不能同时开启');
+    expect((await root.client.put('/api/option/', { key: 'DemoSiteEnabled', value: 'false' })).status).toBe(200);
   });
 
   it('derives group names from GroupRatio', async () => {

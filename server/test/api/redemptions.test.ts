@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
+import { redemptionColumns } from '../../src/api/redemptions/redemption-rules.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -19,10 +20,13 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
   });
   afterAll(async () => server?.stop());
 
+  /** Creates codes; the answer is their keys as strings, so the rows are read back by key. */
   async function create(body: Record<string, unknown>) {
     const res = await admin.client.post('/api/redemption/', body);
     expect(res.status, res.text).toBe(200);
-    return res.body.data as any[];
+    const keys = res.body.data as string[];
+    const rows = await server.ctx.storage.db.selectFrom('redemptions').select([...redemptionColumns]).where('key', 'in', keys).orderBy('id').execute();
+    return keys.map((key) => rows.find((row) => row.key === key)!) as any[];
   }
 
   it('answers 403 to a regular user and 401 without a session on every route', async () => {
@@ -49,7 +53,10 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
     const res = await admin.client.post('/api/redemption/', { name: 'batch', quota: 250000, count: 5, expired_time: now() + 3600 });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('兑换码创建成功');
-    const codes = res.body.data as any[];
+    const keys = res.body.data as string[];
+    expect(keys).toHaveLength(5);
+    for (const key of keys) expect(typeof key).toBe('string');
+    const codes = (await server.ctx.storage.db.selectFrom('redemptions').selectAll().where('key', 'in', keys).execute()) as any[];
     expect(codes).toHaveLength(5);
     for (const code of codes) {
       expect(code).toMatchObject({ name: 'batch', quota: 250000, status: 1, used_user_id: 0, redeemed_time: 0, user_id: admin.userId });
@@ -224,6 +231,8 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
   it('lets root manage codes too', async () => {
     const res = await root.client.post('/api/redemption/', { name: 'by-root', quota: 1, count: 2 });
     expect(res.status).toBe(200);
-    expect(res.body.data.map((c: any) => c.user_id)).toEqual([root.userId, root.userId]);
+    const keys = res.body.data as string[];
+    const rows = await server.ctx.storage.db.selectFrom('redemptions').select(['key', 'user_id']).where('key', 'in', keys).execute();
+    expect(rows.map((row) => row.user_id)).toEqual([root.userId, root.userId]);
   });
 });

@@ -39,6 +39,14 @@ describe('first-run setup', () => {
     expect(malformed.body).toEqual({ success: false, message: '请求体不是合法的 JSON', data: null });
   });
 
+  it('refuses self-use mode and demo mode together, creating nothing', async () => {
+    const res = await server.client().post('/api/setup', { ...valid, SelfUseModeEnabled: true, DemoSiteEnabled: true });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, message: '自用模式和演示站点模式不能同时开启', data: null });
+    expect((await server.client().get('/api/setup')).body.data.status).toBe(false);
+    expect(await server.ctx.storage.db.selectFrom('users').select('id').execute()).toHaveLength(0);
+  });
+
   it('creates the super admin, stores the usage mode and is refused afterwards', async () => {
     const res = await server.client().post('/api/setup', valid);
     expect(res.status).toBe(200);
@@ -47,7 +55,8 @@ describe('first-run setup', () => {
     const status = (await server.client().get('/api/status')).body.data;
     expect(status).toMatchObject({ setup: true, self_use_mode_enabled: true, demo_site_enabled: false });
     const root = await server.ctx.storage.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
-    expect(root).toMatchObject({ username: 'admin', role: 100, status: 1 });
+    // The operator's first call with their own token is served: the root starts with 100,000,000 as in new-api.
+    expect(root).toMatchObject({ username: 'admin', role: 100, status: 1, quota: 100_000_000 });
     expect(root.password).toMatch(/^\$2[aby]\$10\$/);
     expect(await server.ctx.storage.db.selectFrom('setups').selectAll().execute()).toHaveLength(1);
 

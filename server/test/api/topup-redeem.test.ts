@@ -29,7 +29,8 @@ describe.each(storageKinds())('redeeming codes on %s', (kind) => {
   async function createCode(quota: number, extra: Record<string, unknown> = {}) {
     const res = await admin.client.post('/api/redemption/', { name: 'gift', quota, count: 1, ...extra });
     expect(res.status, res.text).toBe(200);
-    return res.body.data[0] as { id: number; key: string; quota: number };
+    const key = (res.body.data as string[])[0]!;
+    return (await server.ctx.storage.db.selectFrom('redemptions').select(['id', 'key', 'quota']).where('key', '=', key).executeTakeFirstOrThrow());
   }
 
   const quotaOf = async (userId: number) => (await server.ctx.storage.db.selectFrom('users').select('quota')

@@ -19,7 +19,7 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** Told about every route as it is registered (StartOptions.onRoute). */
   onRoute?: StartOptions['onRoute'];
-  /** Where log lines go (with env LOG_LEVEL set to what the test reads). */
+  /** Receives the server log (set LOG_LEVEL in env to choose what is written). */
   loggerStream?: StartOptions['loggerStream'];
 }
 

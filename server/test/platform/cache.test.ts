@@ -96,6 +96,18 @@ describe.each(backends)('$name cache backend', (backend) => {
     expect(await first.count('rl:burst')).toBe(50);
   });
 
+  it.skipIf(!backend.enabled)('takes slots of a limited window atomically and gives them back, never below 0', async () => {
+    const { first, second } = await open();
+    const taken = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? first : second).take('rl:slots', 7, 60)));
+    expect(taken.filter(Boolean)).toHaveLength(7);
+    expect(await first.count('rl:slots')).toBe(7);
+    await second.giveBack('rl:slots');
+    expect(await first.take('rl:slots', 7, 60)).toBe(true);
+    expect(await second.take('rl:slots', 7, 60)).toBe(false);
+    await first.giveBack('rl:never-taken');
+    expect(await first.count('rl:never-taken')).toBe(0);
+  });
+
   it.skipIf(!backend.enabled)('starts a new window once the first one ends, and later hits do not extend it', async () => {
     const { first } = await open();
     expect(await first.hit('rl:w', 1)).toBe(1);

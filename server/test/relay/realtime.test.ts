@@ -12,6 +12,8 @@ import { createTestDatabase } from '../helpers/test-storage.js';
  * `session.created`; each `response.create` gets `response.created`, a transcript delta and a
  * `response.done` with the next usage of `usages`; a binary frame is echoed back as binary.
  * A channel key `fail-<status>` refuses the handshake with that status and an OpenAI error body.
+ * A `mock.error` client event gets an `error` event echoing the channel key and an internal address
+ * (`server_error`, or `invalid_request_error` when the event asks for it).
  */
 interface UpstreamConnection {
   url: string;
@@ -57,7 +59,13 @@ async function startMockRealtime() {
       ws.on('message', (data: Buffer, isBinary) => {
         connection.received.push({ data, isBinary });
         if (isBinary) return ws.send(data, { binary: true });
-        const event = JSON.parse(data.toString('utf8')) as { type: string };
+        const event = JSON.parse(data.toString('utf8')) as { type: string; event_id?: string; kind?: string };
+        if (event.type === 'mock.error') {
+          return send({
+            type: 'error', event_id: 'event_err',
+            error: { type: event.kind ?? 'server_error', code: 'mock_code', message: `Invalid 'voice' with key ${key} at 10.20.30.40:3849`, param: null, event_id: event.event_id },
+          });
+        }
         if (event.type !== 'response.create') return;
         const id = `resp_${responses}`;
         send({ type: 'response.created', event_id: `event_c${responses}`, response: { id, object: 'realtime.response', status: 'in_progress', output: [], usage: null } });
@@ -323,7 +331,9 @@ describe('GET /v1/realtime', () => {
     expect(client.frames).toHaveLength(1);
     const event = JSON.parse(client.frames[0]!.text);
     expect(event).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_unreachable' } });
-    expect(event.error.message).toContain('上游连接失败');
+    expect(event.error.message).toBe('上游服务暂时不可用，请稍后再试');
+    expect(JSON.stringify(event)).not.toContain('127.0.0.1');
+    expect(JSON.stringify(event)).not.toContain(String(closedPort));
     const cachedUser = [...server.ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;
     expect(cachedUser.held).toBe(0);
     expect(await logsOf(userId)).toHaveLength(0);
@@ -408,5 +418,30 @@ describe('GET /v1/realtime', () => {
       await reopened.stop();
       await database.drop();
     }
+  });
+
+  it('error events inside a session reach the client classified and redacted, never with the channel key', async () => {
+    const userId = await createRelayUser(server.ctx);
+    const token = await createRelayToken(server.ctx, userId);
+    const channelKey = 'sk-proj-realtime-Hq3Lm8Zt5Wv2Xy7Rk4Np9Bc1';
+    await createRelayChannel(server.ctx, { key: channelKey, baseURL: mock.url, models: ['gpt-realtime'], priority: 100 });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await client.opened;
+    client.socket.send(JSON.stringify({ type: 'mock.error', event_id: 'client_1' }));
+    client.socket.send(JSON.stringify({ type: 'mock.error', event_id: 'client_2', kind: 'invalid_request_error' }));
+    const errors = await waitFor(() => {
+      const found = client.frames.filter((frame) => !frame.isBinary && frame.text.includes('"error"'));
+      return found.length >= 2 && found;
+    }, 'two error events');
+    const [channelSide, callerSide] = errors.map((frame) => JSON.parse(frame.text));
+    expect(channelSide).toMatchObject({ type: 'error', event_id: 'event_err', error: { type: 'upstream_error', code: 'upstream_error', event_id: 'client_1' } });
+    expect(callerSide).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'mock_code', event_id: 'client_2' } });
+    expect(callerSide.error.message).toContain("Invalid 'voice'");
+    for (const frame of errors) {
+      expect(frame.text).not.toContain('Hq3Lm8Zt5');
+      expect(frame.text).not.toContain('10.20.30.40');
+    }
+    client.socket.close();
+    await client.closed;
   });
 });

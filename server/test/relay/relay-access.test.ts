@@ -48,7 +48,10 @@ describe('relay token auth, limits and error statuses', () => {
 
   it('spends a limited token down, then rejects it as exhausted (401) and writes status 4', async () => {
     const token = await createRelayToken(server.ctx, userId, { remainQuota: 40 });
-    const first = await chat(token.apiKey);
+    // With max_tokens the hold is small; without it, it covers gpt-4o-mini's 16,384-token default output (> 40).
+    const unbounded = await errorOf(await chat(token.apiKey));
+    expect(unbounded).toMatchObject({ status: 403, error: { code: 'insufficient_token_quota' } });
+    const first = await chat(token.apiKey, { max_tokens: 16 });
     expect(first.status).toBe(200);
     await first.json();
     const second = await chat(token.apiKey, { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(4000) }] });

@@ -54,7 +54,8 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['m-no-retry'], priority: 1 });
     const response = await chat('m-no-retry');
     expect(response.status).toBe(500);
-    expect((await response.json()).error.message).toContain('mock failure 500');
+    // A channel-side failure: a gateway error with a generic message (the upstream text is logged).
+    expect((await response.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error', message: '上游服务出错，请稍后再试或联系管理员' });
     expect(mock.requests.length - before).toBe(2);
     const user = server.ctx.relay!.access.cachedUsers();
     for (const cached of user) expect(cached.held).toBe(0);
@@ -75,7 +76,10 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     const keyword = await createRelayChannel(server.ctx, { key: 'fail-quota', baseURL: mock.url, models: ['m-keyword'] });
     expect((await chat('m-keyword')).status).toBe(429);
     const kept = await createRelayChannel(server.ctx, { key: 'fail-401', baseURL: mock.url, models: ['m-noban'], autoBan: false });
-    expect((await chat('m-noban')).status).toBe(401);
+    // The channel's 401 is not the caller's: a 502 gateway error, never their own invalid_api_key.
+    const keyFailure = await chat('m-noban');
+    expect(keyFailure.status).toBe(502);
+    expect((await keyFailure.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const row = await channelRow(banned);
     expect(row.status).toBe(3);

@@ -674,7 +674,7 @@ describe('SseRelay: backpressure', () => {
     }
     const outcome = await pipeStream(pullOptions(upstream(), out as unknown as ServerResponse, 3));
     await new Promise<void>((resolve) => (out.writableFinished ? resolve() : out.once('finish', () => resolve())));
-    expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('上游流中断：socket hang up', 'upstream_error') + doneEvent);
+    expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('上游流中断', 'upstream_error') + doneEvent);
     expect(outcome.usage).toEqual({ promptTokens: 3, completionTokens: referenceCount(['partial answer']), cachedTokens: 0 });
     expect(outcome.isUsageCounted).toBe(true);
     // Readable.from is accepted too (the fast-paths tests' style).
@@ -819,7 +819,7 @@ describe('SseRelay: idle timeout', () => {
 describe('SseRelay: the upstream breaks mid-stream', () => {
   const texts = ['Partial', ' answer', ' so far'];
   const produced = texts.map((text) => event(contentChunk('chatcmpl-err', text))).join('');
-  const hangUp = openAiErrorFrame('上游流中断：socket hang up', 'upstream_error');
+  const hangUp = openAiErrorFrame('上游流中断', 'upstream_error');
 
   it('bills what was produced and ends with an OpenAI error frame then [DONE]', async () => {
     const h = harness();
@@ -1007,14 +1007,15 @@ describe('SseRelay with a deferred head (start): failing before the first byte',
     expect(h.out.text).toBe('');
   });
 
-  it('an error event after the first content is passed on unchanged (no failover once bytes went out)', async () => {
+  it('an error event after the first content is passed on classified and redacted (no failover once bytes went out)', async () => {
     const h = gated();
     h.relay.data(Buffer.from(event(contentChunk('a', 'Par')) + errorLine(502)));
     h.relay.end();
     const outcome = await h.relay.done;
     expect(outcome.isStarted).toBe(true);
     expect(h.calls).toEqual(['start']);
-    expect(h.out.text).toBe(event(contentChunk('a', 'Par')) + errorLine(502) + doneEvent);
+    const redacted = `data: ${JSON.stringify({ error: { message: '上游服务出错，请稍后再试或联系管理员', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\n`;
+    expect(h.out.text).toBe(event(contentChunk('a', 'Par')) + redacted + doneEvent);
   });
 
   it('a chunk with choices and an error field is content, not a failure', async () => {

@@ -84,7 +84,7 @@ describe('streaming failover before the first byte', () => {
     const error = await streamChat('claude-d', `${apiKey}-${pinned}`).then(collect).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
-    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('Overloaded');
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('上游服务出错，请稍后再试或联系管理员');
     expect(upstream.requests.length).toBe(before + 1);
   });
 
@@ -112,7 +112,7 @@ describe('streaming failover before the first byte', () => {
     })().catch((caught: unknown) => caught);
     expect(seen).toBe('Hel');
     expect(failure).toBeInstanceOf(OpenAI.APIError);
-    expect((failure as Error).message).toContain('Overloaded');
+    expect((failure as Error).message).toContain('上游服务出错，请稍后再试或联系管理员');
     expect(upstream.requests.length).toBe(before + 2);
     const log = await lastLog();
     expect(log.channel_id).toBe(only);
@@ -165,14 +165,14 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(502);
     expect(raw.headers.get('content-type')).toContain('application/json');
-    expect(await raw.json()).toEqual({ error: { message: 'Provider returned error', type: 'upstream_error', param: null, code: 'server_error' } });
+    expect(await raw.json()).toEqual({ error: { message: '上游服务暂时不可用，请稍后再试', type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
     await flushRelay(server.ctx);
     const logsAfter = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').where('type', '=', 2).executeTakeFirstOrThrow();
     expect(Number(logsAfter.n)).toBe(0);
     expect(Number(logsBefore.n)).toBe(0);
   });
 
-  it('OpenAI wire: an error event after the first content chunk is passed on (no retry) and the stream ends with [DONE]', async () => {
+  it('OpenAI wire: an error event after the first content chunk is passed on, classified and redacted (no retry) and the stream ends with [DONE]', async () => {
     const only = await channel(1, 'gpt-late', 10);
     await channel(1, 'gpt-late', 0);
     upstream.reply(sse(`${openAiChunk('Par')}${errorEvent(502)}`));
@@ -184,7 +184,7 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(200);
     const text = await raw.text();
-    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: 'Provider returned error', code: 502 } })}\n\ndata: [DONE]\n\n`);
+    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: '上游服务出错，请稍后再试或联系管理员', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\ndata: [DONE]\n\n`);
     expect(upstream.requests.length).toBe(before + 1);
     expect((await lastLog()).channel_id).toBe(only);
   });

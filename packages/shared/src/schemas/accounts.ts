@@ -9,6 +9,7 @@ import { maxPageSize, passwordMaxLength, passwordMinLength, Role, usernameMaxLen
  */
 export const accountMessages = {
   loginFieldsRequired: '请输入用户名和密码！',
+  exclusiveModes: '自用模式和演示站点模式不能同时开启',
   usernamePasswordRequired: '用户名和密码不能为空！',
   usernameTooLong: `用户名长度不得超过 ${usernameMaxLength} 位！`,
   passwordTooShort: `密码长度不得小于 ${passwordMinLength} 位！`,
@@ -74,10 +75,12 @@ export const setupSchema = z
     ]),
   );
 /** Only the usage mode matters once an admin exists. */
-export const setupModeSchema = z.object({
-  SelfUseModeEnabled: z.boolean().default(false),
-  DemoSiteEnabled: z.boolean().default(false),
-});
+export const setupModeSchema = z
+  .object({
+    SelfUseModeEnabled: z.boolean().default(false),
+    DemoSiteEnabled: z.boolean().default(false),
+  })
+  .refine((mode) => !(mode.SelfUseModeEnabled && mode.DemoSiteEnabled), { message: accountMessages.exclusiveModes });
 
 export const loginSchema = z
   .object({ username: text(200).default(''), password: text(200).default('') })

@@ -1,15 +1,24 @@
 import type { FastifyInstance } from 'fastify';
+import { forbidden } from '../../lib/errors.js';
 import { ok } from '../../lib/envelope.js';
+import { canManageOption, isOptionKey } from '../../options/registry.js';
+import { authOf } from '../auth/guards.js';
+import { isRootRole } from '../auth/roles.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { optionUpdateSchema } from './schemas.js';
 
-/** GET /api/option/ lists every non-secret option; PUT stores one (validated by the registry). */
+/**
+ * GET /api/option/ lists the non-secret options the caller may manage; PUT stores one (validated by
+ * the registry). The root manages every option; an admin the operation, rate-limit, models and other
+ * tabs' ones (canManageOption), and gets a 403 for the rest.
+ */
 export function registerOptionRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
-  const root = { preHandler: guards.root };
-  api.get('/option/', root, async () => ok(ctx.options.listPublic()));
-  api.put('/option/', root, async (request) => {
+  const admin = { preHandler: guards.admin };
+  api.get('/option/', admin, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
+  api.put('/option/', admin, async (request) => {
     const { key, value } = parseInput(optionUpdateSchema, request.body);
+    if (isOptionKey(key) && !canManageOption(key, isRootRole(authOf(request).role))) throw forbidden('无权修改此配置项，仅超级管理员可以修改');
     await ctx.options.set(key, value);
     return ok(null, '更新成功');
   });

@@ -3,10 +3,13 @@ import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { randomKey } from '../../lib/crypto.js';
 import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../context.js';
-import { dollarsOf, redemptionColumns, type RedemptionView } from './redemption-rules.js';
+import { dollarsOf } from './redemption-rules.js';
 
-/** POST /api/redemption/: `count` unused codes with 32-character random keys, in one transaction. */
-export async function createRedemptions(ctx: AppContext, admin: AuthUser, input: CreateRedemptionInput): Promise<RedemptionView[]> {
+/**
+ * POST /api/redemption/: `count` unused codes with 32-character random keys, in one transaction.
+ * Answers the keys as strings, in creation order (as new-api does: scripts that mint codes read them).
+ */
+export async function createRedemptions(ctx: AppContext, admin: AuthUser, input: CreateRedemptionInput): Promise<string[]> {
   const common = {
     user_id: admin.id,
     status: RedemptionStatus.unused,
@@ -17,10 +20,12 @@ export async function createRedemptions(ctx: AppContext, admin: AuthUser, input:
   };
   return ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };
-    const ids: number[] = [];
+    const keys: string[] = [];
     for (let i = 0; i < input.count; i++) {
-      ids.push(await insertReturningId(storage, 'redemptions', { ...common, key: randomKey(redemptionKeyLength) }));
+      const key = randomKey(redemptionKeyLength);
+      await insertReturningId(storage, 'redemptions', { ...common, key });
+      keys.push(key);
     }
-    return trx.selectFrom('redemptions').select([...redemptionColumns]).where('id', 'in', ids).orderBy('id', 'asc').execute();
+    return keys;
   });
 }

@@ -10,6 +10,9 @@ import { setupModeSchema, setupSchema } from './schemas.js';
 
 export const alreadySetUpMessage = '系统已经初始化完成';
 
+/** The root's starting balance, as new-api gives it, so the operator's first call with their own token works. */
+export const rootInitialQuota = 100_000_000;
+
 /**
  * First-run setup: the super admin (only when none exists), the usage mode and the setups row.
  * The setups row has the fixed id 1, so two racing requests cannot both succeed.
@@ -17,8 +20,8 @@ export const alreadySetUpMessage = '系统已经初始化完成';
 export async function completeSetup(ctx: AppContext, body: unknown): Promise<void> {
   const status = await getSetupStatus(ctx);
   if (status.status) throw new AppError('conflict', alreadySetUpMessage);
-  const account = status.root_init ? null : parseInput(setupSchema, body);
   const mode = parseInput(setupModeSchema, body);
+  const account = status.root_init ? null : parseInput(setupSchema, body);
   const password = account ? await hashPassword(account.password) : '';
   const { storage } = ctx;
   try {
@@ -30,6 +33,7 @@ export async function completeSetup(ctx: AppContext, body: unknown): Promise<voi
           password,
           display_name: 'Root User',
           role: Role.root,
+          quota: rootInitialQuota,
           created_time: nowSeconds(),
         });
       }

@@ -13,7 +13,7 @@ import { generateAccessToken } from './generate-access-token.js';
 import { getAffCode } from './get-aff-code.js';
 import { getSelf } from './get-self.js';
 import { getUser } from './get-user.js';
-import { loginUser } from './login-user.js';
+import { loginUser, wrongCredentialsMessage } from './login-user.js';
 import { logoutUser } from './logout-user.js';
 import { manageUser } from './manage-user.js';
 import { registerUser } from './register-user.js';
@@ -28,10 +28,15 @@ import { updateUserSetting } from './update-user-setting.js';
 import { updateUser } from './update-user.js';
 
 /** Sign-in, registration, self service and user administration under /api/user. */
-export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical, signIn }: RouteDeps): void {
   // Sign-in and registration
-  api.post('/user/login', { preHandler: critical }, async (request, reply) => {
-    const { user, sessionVersion } = await loginUser(ctx, parseInput(loginSchema, request.body));
+  api.post('/user/login', async (request, reply) => {
+    const input = parseInput(loginSchema, request.body);
+    await signIn.assertAllowed(reply, request.ip, input.username);
+    const { user, sessionVersion } = await loginUser(ctx, input).catch(async (error: unknown) => {
+      if (error instanceof Error && error.message === wrongCredentialsMessage) await signIn.recordFailure(request.ip, input.username);
+      throw error;
+    });
     setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
     return ok(user, '登录成功！');
   });

@@ -9,10 +9,22 @@ export function countTextTokens(text: string): number {
   return countTokens(text);
 }
 
-/** Cheap prompt estimate for the pre-consume hold (no tokenizer on the hot path): ~4 chars/token. */
-export function roughTokenEstimate(chars: number): number {
-  return Math.ceil(chars / 4);
+/**
+ * Cheap estimate of a text's tokens for the pre-consume hold (no tokenizer on the hot path): its
+ * UTF-8 bytes ÷ 2 (Buffer.byteLength is native). ASCII: 2 characters per token (tokenizers give
+ * 3.5–4.5 for prose, 2–3 for code, digits and symbols); CJK (3 bytes): 1.5 per character (o200k
+ * ~0.7–1, cl100k and Claude ~1–1.3); Cyrillic, Greek, Arabic (2 bytes): 1; emoji: 2 or more.
+ * A token is at least one byte, so no text can have more than twice this estimate: the bound of
+ * docs/billing.md. Fractional: round the sum up.
+ */
+export function estimateTextTokens(text: string): number {
+  return Buffer.byteLength(text, 'utf8') / 2;
 }
+
+/** Tokens an image part costs at most (GPT-4o high detail ~1,105; Claude up to ~1,600). */
+export const imagePartTokens = 1_600;
+/** Framing tokens of one chat message (role and separators; OpenAI counts 3 + the role). */
+export const messageFramingTokens = 4;
 
 /** Counts a chat request's prompt the way OpenAI frames it: 3 tokens per message + 3 for the reply. */
 export function countChatPromptTokens(messages: unknown): number {

@@ -1,6 +1,7 @@
+import type { Multipart } from '@fastify/multipart';
 import { FormData } from 'undici';
 import { countTextTokens } from '../billing/token-count.js';
-import { relayErrors } from '../errors.js';
+import { RelayError, relayErrors } from '../errors.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 
 export interface UploadedFile {
@@ -8,6 +9,36 @@ export interface UploadedFile {
   filename: string;
   mimetype: string;
   data: Buffer;
+}
+
+/**
+ * Reads the multipart form of an audio request (the first file and the text fields). Anything
+ * malformed, truncated, with a wrong or missing boundary, or over a limit is the caller's 4xx
+ * (busboy's own errors carry no status and would otherwise be a 500).
+ */
+export async function readTranscriptionForm(parts: () => AsyncIterable<Multipart>): Promise<{ fields: Record<string, string>; file: UploadedFile | null }> {
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | null = null;
+  try {
+    for await (const part of parts()) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (!file) file = { fieldname: part.fieldname, filename: part.filename || 'audio', mimetype: part.mimetype, data };
+      } else {
+        fields[part.fieldname] = String(part.value);
+      }
+    }
+  } catch (error) {
+    throw formError(error);
+  }
+  return { fields, file };
+}
+
+function formError(error: unknown): RelayError {
+  if (error instanceof RelayError) return error;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (status === 413) return new RelayError(413, 'payload_too_large', '请求体过大（文件或字段超出限制）');
+  return relayErrors.badRequest('multipart/form-data 请求体格式错误或不完整', 'invalid_multipart');
 }
 
 /**
@@ -23,7 +54,7 @@ export function transcriptionJob(endpoint: 'transcriptions' | 'translations', fi
     model,
     isStream: false,
     clientWantsUsage: false,
-    promptChars: 0,
+    promptTokens: 0,
     maxTokens: 0,
     calls: 1,
     buildBody: (_channel, { upstreamModel }) => {

@@ -1,7 +1,7 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, textOf } from '../billing/token-count.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { planChat } from './chat-plan.js';
-import { channelJsonBody, charsOf, positiveInt, requireModel, type JsonBody } from './json-body.js';
+import { channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
 /** stream_options for an OpenAI-wire upstream: include_usage where supported, else none. */
 export function streamRules(body: JsonBody, isStream: boolean) {
@@ -32,7 +32,7 @@ export function chatJob(body: JsonBody): RelayJob {
     model,
     isStream,
     clientWantsUsage: wantsUsage(body),
-    promptChars: charsOf(body.messages),
+    promptTokens: estimateChatPromptTokens(body),
     maxTokens: positiveInt(body.max_tokens) || positiveInt(body.max_completion_tokens),
     calls: 1,
     buildBody: planChat({
@@ -60,7 +60,7 @@ export function completionsJob(body: JsonBody): RelayJob {
     model,
     isStream,
     clientWantsUsage: wantsUsage(body),
-    promptChars: charsOf(body.prompt),
+    promptTokens: estimatePromptTokens(body.prompt),
     maxTokens: positiveInt(body.max_tokens),
     calls: 1,
     buildBody: planChat({

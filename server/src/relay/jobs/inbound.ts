@@ -4,7 +4,7 @@ import type { InboundFormat } from '../formats/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { planChat } from './chat-plan.js';
 import { streamRules } from './chat.js';
-import { charsOf, positiveInt, type JsonBody } from './json-body.js';
+import { estimateChatPromptTokens, positiveInt, type JsonBody } from './json-body.js';
 
 /** Fields of a converted Claude request that OpenAI upstreams reject. */
 function stripClaudeOnly(body: JsonBody): void {
@@ -33,7 +33,7 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
     model,
     isStream,
     clientWantsUsage: false,
-    promptChars: charsOf(canonical.messages),
+    promptTokens: estimateChatPromptTokens(canonical),
     maxTokens: positiveInt(canonical.max_tokens) || positiveInt(canonical.max_completion_tokens),
     calls: 1,
     clientHeaders,

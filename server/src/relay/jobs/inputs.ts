@@ -5,7 +5,7 @@ import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer } from '../pipeline/respond.js';
 import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
-import { channelJsonBody, charsOf, positiveInt, requireModel, type JsonBody } from './json-body.js';
+import { channelJsonBody, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
 function inputJob(endpoint: RelayEndpoint, body: JsonBody, model: string, input: unknown): RelayJob {
   return {
@@ -13,7 +13,7 @@ function inputJob(endpoint: RelayEndpoint, body: JsonBody, model: string, input:
     model,
     isStream: false,
     clientWantsUsage: false,
-    promptChars: charsOf(input),
+    promptTokens: estimatePromptTokens(input),
     maxTokens: 0,
     calls: 1,
     buildBody: channelJsonBody(body),

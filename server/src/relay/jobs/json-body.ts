@@ -1,5 +1,6 @@
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import { estimateTextTokens, imagePartTokens, messageFramingTokens } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 
 export type JsonBody = Record<string, unknown>;
@@ -33,17 +34,47 @@ export function channelJsonBody(body: JsonBody, adapt?: (out: JsonBody, channel:
   };
 }
 
-/** Character count of a prompt-like value (string, list of strings, or chat content parts). */
-export function charsOf(value: unknown): number {
-  if (typeof value === 'string') return value.length;
+/**
+ * Upper token estimate of a prompt-like value (string, list of strings, chat messages and their
+ * content parts) for the hold: text by estimateTextTokens, message framing, a fixed cost per image
+ * part; rounded up. No tokenizer: this runs on every request.
+ */
+export function estimatePromptTokens(value: unknown): number {
+  return Math.ceil(promptTokensOf(value));
+}
+
+/** The prompt estimate of a chat body: its messages and, when present, its tool definitions. */
+export function estimateChatPromptTokens(body: JsonBody): number {
+  const tools = body.tools === undefined ? 0 : jsonTokensOf(body.tools, 0);
+  return Math.ceil(promptTokensOf(body.messages) + tools);
+}
+
+/** Every key and string of JSON-like data (tool definitions, tool call arguments), plus 1 per value. */
+function jsonTokensOf(value: unknown, depth: number): number {
+  if (typeof value === 'string') return estimateTextTokens(value) + 1;
+  if (!value || typeof value !== 'object' || depth > 32) return 1;
+  let total = 1;
+  if (Array.isArray(value)) {
+    for (const item of value) total += jsonTokensOf(item, depth + 1);
+    return total;
+  }
+  for (const key in value as Record<string, unknown>) total += estimateTextTokens(key) + jsonTokensOf((value as Record<string, unknown>)[key], depth + 1);
+  return total;
+}
+
+function promptTokensOf(value: unknown): number {
+  if (typeof value === 'string') return estimateTextTokens(value);
   if (Array.isArray(value)) {
     let total = 0;
-    for (const item of value) total += charsOf(item);
+    for (const item of value) total += promptTokensOf(item);
     return total;
   }
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    return charsOf(record.content) + charsOf(record.text);
+    if (record.image_url !== undefined || record.type === 'image_url' || record.type === 'input_image' || record.type === 'image') return imagePartTokens;
+    const framing = typeof record.role === 'string' ? messageFramingTokens : 0;
+    const calls = record.tool_calls === undefined ? 0 : jsonTokensOf(record.tool_calls, 0);
+    return framing + calls + promptTokensOf(record.content) + promptTokensOf(record.text);
   }
   return 0;
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../api/context.js';
-import type { UpstreamError } from '../errors.js';
+import { redactSecrets, type UpstreamError } from '../errors.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
 
@@ -22,7 +22,8 @@ export function disableChannelIfBanned(ctx: AppContext, relay: RelayState, chann
   if (!ctx.options.bool('AutomaticDisableChannelEnabled') || !channel.isAutoBan || channel.status !== 1) return;
   if (!isKeyFailure(ctx, error)) return;
   channel.status = autoDisabled;
-  const reason = `status ${error.upstreamStatus}: ${error.message}`.slice(0, 500);
+  // Shown to admins: an echoed channel key is taken out.
+  const reason = `status ${error.upstreamStatus}: ${redactSecrets(error.message)}`.slice(0, 500);
   void disableChannel(ctx, channel.id, reason).catch(() => undefined);
 }
 

@@ -1,6 +1,6 @@
 import type { Usage } from '../billing/quota.js';
 import type { InboundFormat } from '../formats/types.js';
-import { RelayError } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf } from '../errors.js';
 import { claudeErrorBody } from '../formats/claude/response.js';
 import { geminiErrorBody } from '../formats/gemini/errors.js';
 import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent, WireFormat } from '../providers/types.js';
@@ -16,10 +16,31 @@ export interface ChunkSink {
   fail?(error: unknown, usage: Usage): string;
 }
 
-/** Status, message and code of a stream failure (a RelayError's own, else a 502 upstream error). */
+/**
+ * Whether chunk choices carry any answer: an error chunk with choices (OpenRouter's mid-stream error
+ * has `delta.content: ""` and `finish_reason: "error"`) carries none.
+ */
+export function hasContent(choices: unknown): boolean {
+  if (!Array.isArray(choices)) return false;
+  return choices.some((choice: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }) =>
+    (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) || choice?.delta?.tool_calls !== undefined || (choice?.finish_reason != null && choice.finish_reason !== 'error'));
+}
+
+/** An error chunk (`{"error":{…}}` without answer content) as an UpstreamError, else null. */
+export function errorOfChunk(chunk: Record<string, unknown>, data: string): UpstreamError | null {
+  const error = chunk.error;
+  if (!error || typeof error !== 'object' || hasContent(chunk.choices)) return null;
+  const { message, code } = error as { message?: unknown; code?: unknown };
+  const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : 0;
+  return new UpstreamError(status, typeof message === 'string' && message ? message : '上游流返回错误', typeof code === 'string' ? code : null, data.trim());
+}
+
+/** Status, message and code of a stream failure as the client sees it (upstream failures classified and redacted, errors.ts). */
 export function failureOf(error: unknown): { status: number; message: string; code: string } {
-  if (error instanceof RelayError) return { status: error.status, message: error.message, code: error.code };
-  return { status: 502, message: `上游流中断：${(error as Error | null)?.message ?? 'unknown error'}`, code: 'upstream_error' };
+  const relayError = error instanceof UpstreamError ? publicErrorOf(error) : error;
+  if (relayError instanceof RelayError) return { status: relayError.status, message: relayError.message, code: relayError.code };
+  // A broken upstream connection: its text (addresses, socket errors) stays in the gateway.
+  return { status: 502, message: '上游流中断', code: 'upstream_error' };
 }
 
 const errorBodies: Record<Exclude<WireFormat, 'openai'>, (status: number, message: string, code: string) => unknown> = {
@@ -141,6 +162,8 @@ export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): E
       } catch {
         return { output: '', text: '', usage: null };
       }
+      const failure = chunk.error !== undefined ? errorOfChunk(chunk, event.data) : null;
+      if (failure) throw failure;
       const verdict = transform.onChunk(chunk);
       const hasChoices = Array.isArray(chunk.choices) && chunk.choices.length > 0;
       return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage };

@@ -1,6 +1,6 @@
 import { request, type Dispatcher, type FormData } from 'undici';
 import type { AppContext } from '../../api/context.js';
-import { RelayError, UpstreamError, relayErrors } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
@@ -175,11 +175,15 @@ function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: 
   return new UpstreamError(status, parsed.message, parsed.code, text);
 }
 
-function mapStatus(channel: RelayChannel | null, error: UpstreamError): RelayError {
+/**
+ * The last failure as the caller sees it: logged in full (keys redacted), answered classified and
+ * redacted (errors.ts publicErrorOf), with the channel's status code mapping applied.
+ */
+function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError): RelayError {
+  relay.log.warn(upstreamLogFields(error, channel?.id), 'upstream request failed');
   const mapped = channel?.statusCodeMapping?.[String(error.upstreamStatus)];
   const status = mapped !== undefined ? Number(mapped) : NaN;
-  if (!Number.isInteger(status) || status < 100 || status > 599) return error;
-  return new RelayError(status, error.code, error.message, error.retryable);
+  return publicErrorOf(error, Number.isInteger(status) && status >= 100 && status <= 599 ? status : undefined);
 }
 
 /**
@@ -224,5 +228,5 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       if (!error.retryable) break;
     }
   }
-  throw mapStatus(lastChannel, lastError!);
+  throw publicFailure(relay, lastChannel, lastError!);
 }

@@ -5,6 +5,7 @@ import type { Usage } from '../billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
 import type { StreamEvent } from '../providers/types.js';
 import type { FramingDecoder } from './framing.js';
+import { IdleTimer } from './idle-timer.js';
 
 /** What one upstream event (or the end of the stream) gives the client and the bill. */
 export interface EventStep {
@@ -94,7 +95,12 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
       frtMs = Date.now() - options.startedAt;
       options.start();
     }
-    if (!out.write(text)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    if (!out.write(text)) {
+      // Waiting on a slow client is not an idle upstream.
+      idle.pause();
+      await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      idle.resume();
+    }
   };
   /** Runs the handler over decoded events and writes their output; what came before an in-stream error still goes out. */
   const feed = async (events: Iterable<StreamEvent>, end?: () => string) => {
@@ -112,7 +118,7 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
     if (!out.writableFinished) options.abort('client closed');
   };
   out.on('close', onClose);
-  const idle = setTimeout(() => options.abort('stream idle timeout'), options.idleTimeoutMs);
+  const idle = new IdleTimer(options.idleTimeoutMs, () => options.abort('stream idle timeout'));
   const ping = options.pingIntervalMs > 0
     ? setInterval(() => {
       if (isStarted && !out.writableEnded) out.write(': PING\n\n');
@@ -120,7 +126,7 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
     : null;
   try {
     for await (const piece of options.upstream.body) {
-      idle.refresh();
+      idle.touch();
       await feed(options.decoder.push(piece as Buffer));
     }
     await feed(options.decoder.finish(), () => take(handler.end()));
@@ -128,7 +134,7 @@ export async function pipeEvents(options: EventStreamOptions): Promise<EventStre
     // Aborted (client gone, idle), a broken upstream or an in-stream error: bill what was produced.
     error = caught;
   } finally {
-    clearTimeout(idle);
+    idle.stop();
     if (ping) clearInterval(ping);
     out.off('close', onClose);
   }

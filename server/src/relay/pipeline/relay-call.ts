@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../api/context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
-import { roughTokenEstimate } from '../billing/token-count.js';
+import { outputAllowance } from '../billing/output-allowance.js';
 import { RelayError, UpstreamError } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
@@ -10,7 +10,7 @@ import { checkModelAllowed, type RelayCaller } from './authenticate.js';
 import type { RelayChannel } from './channel-index.js';
 import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
-import { checkModelRateLimit } from './rate-limit.js';
+import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
 import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
 import { SseRelay } from './stream.js';
 
@@ -25,8 +25,8 @@ export interface RelayJob {
   model: string;
   isStream: boolean;
   clientWantsUsage: boolean;
-  /** Characters of prompt text, for the cheap pre-consume estimate. */
-  promptChars: number;
+  /** Upper estimate of the prompt's tokens, for the hold (jobs/json-body.ts estimatePromptTokens). */
+  promptTokens: number;
   maxTokens: number;
   /** Calls billed for per-call models (images: n). */
   calls: number;
@@ -48,6 +48,8 @@ export interface RelayJob {
   /** Completion tokens of a non-stream response without usage. */
   countCompletionTokens?(response: Record<string, unknown>): number;
 }
+
+const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
 
 const insufficientUserQuota = () => new RelayError(403, 'insufficient_user_quota', '用户额度不足');
 
@@ -117,10 +119,19 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
     throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
   }
-  await checkModelRateLimit(ctx, caller.user.id);
+  // A success slot is kept when the request is billed (settle), given back when it fails.
+  const successSlot = await checkModelRateLimit(ctx, caller.user.id);
   const groupRatio = findGroupRatio(options, caller.group);
-  const holdAmount = estimateHold(pricing, groupRatio, roughTokenEstimate(job.promptChars), job.maxTokens, options.number('PreConsumedQuota'), options.number('QuotaPerUnit'), job.calls);
-  const hold = reserve(caller, holdAmount);
+  // Without max_tokens a chat answer may run to the model's default output: hold for that (docs/billing.md).
+  const outputTokens = job.maxTokens > 0 || !producesText(job.endpoint) ? job.maxTokens : outputAllowance(job.model);
+  const holdAmount = estimateHold(pricing, groupRatio, job.promptTokens, outputTokens, options.number('PreConsumedQuota'), options.number('QuotaPerUnit'), job.calls);
+  let hold: Hold;
+  try {
+    hold = reserve(caller, holdAmount);
+  } catch (error) {
+    releaseSuccessSlot(ctx, successSlot);
+    throw error;
+  }
 
   const out = exchange.raw;
   const controller = new CallSignal(out);
@@ -181,6 +192,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   } catch (error) {
     out.off('close', abortOnClose);
     releaseHold(hold);
+    releaseSuccessSlot(ctx, successSlot);
     throw error;
   }
   if (success.respond || job.isStream) return;

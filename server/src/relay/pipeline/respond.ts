@@ -71,7 +71,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
       releaseHold(rc.hold);
       throw outcome.error;
     }
-    throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, null, '');
+    throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, 'upstream_read_failed', '');
   }
   settle(rc.ctx, rc.relay, { ...rc.base, usage: outcome.usage, isStream: !mode.isCollected, frtMs: outcome.frtMs });
 }
@@ -85,7 +85,8 @@ export async function readAnswer(rc: ResponseContext): Promise<{ bytes: Buffer; 
     rc.detach();
     releaseHold(rc.hold);
     if (rc.signal.aborted) throw relayErrors.clientClosed();
-    throw new RelayError(502, 'upstream_error', `读取上游响应失败：${(error as Error).message}`, true);
+    rc.relay.log.warn({ err: error }, 'upstream answer could not be read');
+    throw new RelayError(502, 'upstream_read_failed', '读取上游响应失败', true, 'upstream_error');
   }
   rc.detach();
   let json: Record<string, unknown> | null = null;
@@ -115,7 +116,8 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
   } catch (error) {
     releaseHold(rc.hold);
     if (error instanceof RelayError) throw error;
-    throw new RelayError(502, 'upstream_error', `上游响应无法解析：${(error as Error).message}`, true);
+    rc.relay.log.warn({ err: error }, 'upstream answer could not be read');
+    throw new RelayError(502, 'upstream_bad_response', '上游响应无法解析', true, 'upstream_error');
   }
   settle(rc.ctx, rc.relay, { ...rc.base, calls: result.calls ?? rc.base.calls, usage: result.usage, isStream: false, frtMs: Date.now() - rc.startedAt });
   const isBytes = Buffer.isBuffer(result.body);

@@ -3,9 +3,9 @@ import type { NewLog } from '../../db/schema.js';
 import { defaultCacheCreationRatioFallback } from '../billing/default-ratios.js';
 import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
+import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import type { RelayCaller } from './authenticate.js';
-import { countModelSuccess } from './rate-limit.js';
 
 /** Quota reserved before dispatch and given back at settle or on failure. */
 export interface Hold {
@@ -42,12 +42,15 @@ export interface SettleInput {
 export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): number {
   const { caller } = input.hold;
   releaseHold(input.hold);
-  const quota = computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls);
+  // Every bill passes here: usage (untrusted upstream input, already read with usageCount by the
+  // adapters) and the quota are clamped once more so no reader can put a value into the ledger
+  // that the columns cannot hold (same object when clean: no allocation).
+  input.usage = clampUsage(input.usage);
+  const quota = clampQuota(computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls));
   const log = ctx.options.bool('LogConsumeEnabled')
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Usage } from '../../relay/billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
-import { RelayError, UpstreamError } from '../errors.js';
+import { RelayError, publicErrorOf, type UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
-import { streamErrorFrame } from './chunk-handlers.js';
+import { errorOfChunk, streamErrorFrame } from './chunk-handlers.js';
+import { IdleTimer } from './idle-timer.js';
 import type { AnswerSink } from './upstream-answer.js';
 
 export interface StreamOptions {
@@ -44,20 +45,11 @@ export interface StreamOutcome {
 
 const done = 'data: [DONE]\n\n';
 const usageKey = 'usage"';
+const errorKey = 'error"';
 const nonBlank = /\S/;
 
 /** Unparsed event text kept for counting (read-only transforms) before it is counted in one go. */
 const maxDeferredChars = 64 * 1024;
-
-/**
- * Whether chunk choices carry any answer: an error chunk with choices (OpenRouter's mid-stream error
- * has `delta.content: ""` and `finish_reason: "error"`) carries none.
- */
-function hasContent(choices: unknown): boolean {
-  if (!Array.isArray(choices)) return false;
-  return choices.some((choice: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }) =>
-    (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) || choice?.delta?.tool_calls !== undefined || (choice?.finish_reason != null && choice.finish_reason !== 'error'));
-}
 
 /**
  * The one streaming pipeline of OpenAI-wire answers, driven by the upstream (`AnswerSink`): splits
@@ -96,8 +88,7 @@ export class SseRelay implements AnswerSink {
   private deferredChars = 0;
   /** The latest passed-through text: its last event is parsed for its id only if a usage chunk must be synthesized. */
   private lastPassed: string | null = null;
-  private lastActivity = Date.now();
-  private idle: NodeJS.Timeout;
+  private readonly idle: IdleTimer;
   private readonly ping: NodeJS.Timeout | null;
   private isWaitingForDrain = false;
   private isCorked = false;
@@ -116,7 +107,7 @@ export class SseRelay implements AnswerSink {
     });
     const out = options.out;
     out.on('close', this.onClose);
-    this.idle = setTimeout(this.onIdle, options.idleTimeoutMs);
+    this.idle = new IdleTimer(options.idleTimeoutMs, this.onIdle);
     this.ping = options.pingIntervalMs > 0
       ? setInterval(() => {
         if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
@@ -131,25 +122,21 @@ export class SseRelay implements AnswerSink {
     }
   };
 
-  /** Fires idleTimeoutMs after the start, then after each re-arm: a piece came since, so wait for the rest. */
+  /** The upstream sent nothing for idleTimeoutMs while the client kept up (idle-timer.ts). */
   private readonly onIdle = (): void => {
-    const quiet = Date.now() - this.lastActivity;
-    if (quiet < this.options.idleTimeoutMs) {
-      this.idle = setTimeout(this.onIdle, this.options.idleTimeoutMs - quiet);
-      return;
-    }
     this.isIdleTimeout = true;
     this.options.abort('stream idle timeout');
   };
 
   private readonly onDrain = (): void => {
     this.isWaitingForDrain = false;
+    this.idle.resume();
     this.resume();
   };
 
   data(piece: Buffer): boolean {
     if (this.isFinished) return true;
-    this.lastActivity = Date.now();
+    this.idle.touch();
     const decoded = this.decode(piece);
     const text = this.carry.length === 0 ? decoded : this.carry + decoded;
     const cut = text.lastIndexOf('\n') + 1;
@@ -178,6 +165,7 @@ export class SseRelay implements AnswerSink {
     if (out.write(output)) return true;
     if (!this.isWaitingForDrain) {
       this.isWaitingForDrain = true;
+      this.idle.pause();
       out.once('drain', this.onDrain);
     }
     return false;
@@ -230,11 +218,7 @@ export class SseRelay implements AnswerSink {
         } catch {
           return null;
         }
-        const error = chunk.error;
-        if (!error || typeof error !== 'object' || hasContent(chunk.choices)) return null;
-        const { message, code } = error as { message?: unknown; code?: unknown };
-        const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : 0;
-        return new UpstreamError(status, typeof message === 'string' && message ? message : '上游流返回错误', typeof code === 'string' ? code : null, data.trim());
+        return errorOfChunk(chunk, data);
       }
       start = newline + 1;
     }
@@ -279,6 +263,8 @@ export class SseRelay implements AnswerSink {
     // Searched without its opening quote: JSON has a quote every few characters, which slows a
     // search whose first character is one.
     let usageAt = text.indexOf(usageKey);
+    // Error events are rewritten (classified and redacted, errors.ts), never copied.
+    let errorAt = text.indexOf(errorKey);
     let runStart = 0;
     let runHasData = false;
     let start = 0;
@@ -293,10 +279,12 @@ export class SseRelay implements AnswerSink {
       }
       if (usageAt >= 0 && usageAt < start) usageAt = text.indexOf(usageKey, start);
       const hasUsage = usageAt >= 0 && usageAt < lineEnd;
-      if (hasUsage || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
+      if (errorAt >= 0 && errorAt < start) errorAt = text.indexOf(errorKey, start);
+      const hasError = errorAt >= 0 && errorAt < lineEnd;
+      if (hasUsage || hasError || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
         if (runStart < start) output += this.passRun(text.slice(runStart, start), runHasData);
         runHasData = false;
-        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage);
+        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage, hasError);
         if (answered.length > 0) {
           if (this.isInsideEvent) output += '\n';
           output += answered;
@@ -378,18 +366,22 @@ export class SseRelay implements AnswerSink {
     if (verdict.text) (this.counter ??= new StreamingTokenCounter()).push(verdict.text);
   }
 
-  /** One line; `hasUsage`: the caller already found `usage"` in it. */
-  private handleLine(line: string, hasUsage = false): string {
+  /** One line; `hasUsage`/`hasError`: the caller already found `usage"`/`error"` in it. */
+  private handleLine(line: string, hasUsage = false, hasError = false): string {
     if (!line.startsWith('data:')) return '';
     const hasSpace = line.charCodeAt(5) === 32;
     const data = hasSpace ? line.slice(6) : line.slice(5);
     if (data === '[DONE]') return '';
-    if (this.isReadOnly && !hasUsage && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`, true);
+    if (this.isReadOnly && !hasUsage && !hasError && !data.includes('"usage"')) return this.passRun(`data: ${data}\n\n`, true);
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(data) as Record<string, unknown>;
     } catch {
       return `data: ${data}\n\n`;
+    }
+    if (chunk.error !== undefined) {
+      const failure = errorOfChunk(chunk, data);
+      if (failure) return `data: ${JSON.stringify(publicErrorOf(failure).toBody())}\n\n`;
     }
     const verdict = this.options.transform.onChunk(chunk);
     if (typeof chunk.id === 'string') {
@@ -419,7 +411,7 @@ export class SseRelay implements AnswerSink {
 
   private finish(streamError: unknown): void {
     this.isFinished = true;
-    clearTimeout(this.idle);
+    this.idle.stop();
     if (this.ping) clearInterval(this.ping);
     const { out } = this.options;
     out.off('close', this.onClose);

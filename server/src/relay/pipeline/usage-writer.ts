@@ -1,87 +1,29 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Storage } from '../../db/index.js';
-import type { NewLog } from '../../db/schema.js';
+import type { Database, NewLog } from '../../db/schema.js';
 import type { CachedToken, CachedUser } from './access-cache.js';
+import { toStorableRow, type PendingLog } from './log-rows.js';
+import { SqliteFlushStatements } from './sqlite-flush.js';
 
 const logBatchSize = 100;
 
-/** A queued consume log: the row, or a record that builds it at flush time (settle's ConsumeLogRecord). */
-export type PendingLog = NewLog | { toRow(): NewLog };
+export type { PendingLog } from './log-rows.js';
 
-const toRow = (log: PendingLog): NewLog => ('toRow' in log && typeof log.toRow === 'function' ? log.toRow() : (log as NewLog));
-
-/** The logs columns in insert order (putLogValues writes them in this order). */
-const logColumns = [
-  'user_id', 'created_at', 'type', 'content', 'username', 'token_name', 'model_name', 'quota', 'prompt_tokens',
-  'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'ip', 'other',
-] as const satisfies ReadonlyArray<keyof NewLog>;
-const logInsertHead = `insert into "logs" (${logColumns.map((name) => `"${name}"`).join(', ')}) values `;
-const logTuple = `(${logColumns.map(() => '?').join(', ')})`;
-
-/** Writes a row's values in logColumns order at `at` (the migration's default for a left-out column); returns the next index. */
-function putLogValues(values: Array<string | number>, at: number, row: NewLog): number {
-  values[at] = row.user_id ?? 0;
-  values[at + 1] = row.created_at;
-  values[at + 2] = row.type;
-  values[at + 3] = row.content ?? '';
-  values[at + 4] = row.username ?? '';
-  values[at + 5] = row.token_name ?? '';
-  values[at + 6] = row.model_name ?? '';
-  values[at + 7] = row.quota ?? 0;
-  values[at + 8] = row.prompt_tokens ?? 0;
-  values[at + 9] = row.completion_tokens ?? 0;
-  values[at + 10] = row.use_time ?? 0;
-  values[at + 11] = row.is_stream ?? 0;
-  values[at + 12] = row.channel_id ?? 0;
-  values[at + 13] = row.token_id ?? 0;
-  values[at + 14] = row.group ?? '';
-  values[at + 15] = row.ip ?? '';
-  values[at + 16] = row.other ?? '';
-  return at + 17;
-}
-
-/**
- * SQLite statements of the flush, prepared once per handle (Kysely prepares every query anew):
- * the counter updates and one multi-row log insert per batch size. Run only inside a Kysely
- * transaction callback, which holds SQLite's one connection and its BEGIN.
- */
-class SqliteFlushStatements {
-  readonly user: BetterSqlite3.Statement;
-  readonly token: BetterSqlite3.Statement;
-  readonly unlimitedToken: BetterSqlite3.Statement;
-  readonly channel: BetterSqlite3.Statement;
-  readonly tokenStatus: BetterSqlite3.Statement;
-  private readonly inserts = new Map<number, BetterSqlite3.Statement>();
-
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
-    this.user = sqlite.prepare('update "users" set "quota" = quota - ?, "used_quota" = used_quota + ?, "request_count" = request_count + ? where "id" = ?');
-    this.token = sqlite.prepare('update "tokens" set "remain_quota" = remain_quota - ?, "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
-    this.unlimitedToken = sqlite.prepare('update "tokens" set "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
-    this.channel = sqlite.prepare('update "channels" set "used_quota" = used_quota + ? where "id" = ?');
-    this.tokenStatus = sqlite.prepare('update "tokens" set "status" = ? where "id" = ?');
-  }
-
-  insertLogs(logs: PendingLog[]): void {
-    for (let i = 0; i < logs.length; i += logBatchSize) {
-      const count = Math.min(logBatchSize, logs.length - i);
-      let statement = this.inserts.get(count);
-      if (!statement) {
-        statement = this.sqlite.prepare(logInsertHead + new Array<string>(count).fill(logTuple).join(', '));
-        this.inserts.set(count, statement);
-      }
-      const values = new Array<string | number>(count * logColumns.length);
-      let at = 0;
-      for (let j = i; j < i + count; j += 1) at = putLogValues(values, at, toRow(logs[j]!));
-      statement.run(values);
-    }
-  }
+/** A log row the database refused in a flush, left out of the ledger (see writeIsolated). */
+export interface SetAsideLog {
+  userId: number;
+  tokenId: number;
+  channelId: number;
+  quota: number;
+  row: NewLog | null;
 }
 
 /**
  * Write-behind for the hot path. Requests add deltas in memory; flush() writes them with atomic
  * `UPDATE ... SET x = x + ?` and inserts log rows in batches, all in one transaction, at least every
- * BATCH_UPDATE_INTERVAL_MS and at shutdown. A failed flush keeps its deltas for the next one.
+ * BATCH_UPDATE_INTERVAL_MS and at shutdown. When that transaction fails, the rows are written one
+ * by one (writeIsolated): a row the database refuses is set aside with its quota, the rest is
+ * written. A flush that fails even so (database down) keeps its deltas for the next one.
  * Reloads of cached rows run through exclusive() so they never interleave with a flush.
  */
 export class UsageWriter {
@@ -94,7 +36,14 @@ export class UsageWriter {
   private timer: NodeJS.Timeout | null = null;
   private sqliteStatements: SqliteFlushStatements | null = null;
 
-  constructor(private readonly storage: Storage, private readonly onError: (error: unknown) => void) {}
+  /** Log rows set aside by flushes since start (refused by the database; reported through onRowSetAside). */
+  setAsideCount = 0;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly onError: (error: unknown) => void,
+    private readonly onRowSetAside: (error: unknown, log: SetAsideLog) => void = () => undefined,
+  ) {}
 
   start(intervalMs: number): void {
     this.timer = setInterval(() => void this.flush().catch(this.onError), intervalMs);
@@ -141,11 +90,13 @@ export class UsageWriter {
 
   private async writePending(): Promise<void> {
     if (this.dirtyUsers.size === 0 && this.dirtyTokens.size === 0 && this.channelQuota.size === 0 && this.logs.length === 0 && this.tokenStatus.size === 0) return;
-    const users = [...this.dirtyUsers].map((user) => ({ user, quota: user.pendingQuota, count: user.pendingCount }));
-    const tokens = [...this.dirtyTokens].map((token) => ({ token, quota: token.pendingQuota }));
-    const channels = this.channelQuota;
-    const logs = this.logs;
-    const statuses = this.tokenStatus;
+    const batch: FlushBatch = {
+      users: [...this.dirtyUsers].map((user) => ({ user, quota: user.pendingQuota, count: user.pendingCount })),
+      tokens: [...this.dirtyTokens].map((token) => ({ token, quota: token.pendingQuota })),
+      channels: this.channelQuota,
+      logs: this.logs,
+      statuses: this.tokenStatus,
+    };
     this.dirtyUsers = new Set();
     this.dirtyTokens = new Set();
     this.channelQuota = new Map();
@@ -153,67 +104,180 @@ export class UsageWriter {
     this.tokenStatus = new Map();
     // Moving the snapshot out of pending and into base happens together below; until the
     // transaction commits both stay counted as pending.
+    let setAside: SetAsideLog[] = [];
     try {
-      const now = Math.floor(Date.now() / 1000);
-      const { sqlite } = this.storage;
-      await this.storage.db.transaction().execute(async (trx) => {
-        if (sqlite) {
-          // SQLite: cached prepared statements on the connection this transaction holds.
-          const statements = (this.sqliteStatements ??= new SqliteFlushStatements(sqlite));
-          for (const { user, quota, count } of users) {
-            if (quota === 0 && count === 0) continue;
-            statements.user.run(quota, quota, count, user.id);
-          }
-          for (const { token, quota } of tokens) {
-            if (token.isUnlimited) statements.unlimitedToken.run(quota, now, token.id);
-            else statements.token.run(quota, quota, now, token.id);
-          }
-          for (const [id, quota] of channels) statements.channel.run(quota, id);
-          for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
-          statements.insertLogs(logs);
-          return;
-        }
-        for (const { user, quota, count } of users) {
-          if (quota === 0 && count === 0) continue;
-          await trx.updateTable('users')
-            .set({ quota: sql`quota - ${quota}`, used_quota: sql`used_quota + ${quota}`, request_count: sql`request_count + ${count}` })
-            .where('id', '=', user.id).execute();
-        }
-        for (const { token, quota } of tokens) {
-          const update = token.isUnlimited
-            ? { used_quota: sql<number>`used_quota + ${quota}`, accessed_time: now }
-            : { remain_quota: sql<number>`remain_quota - ${quota}`, used_quota: sql<number>`used_quota + ${quota}`, accessed_time: now };
-          await trx.updateTable('tokens').set(update).where('id', '=', token.id).execute();
-        }
-        for (const [id, quota] of channels) {
-          await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${quota}` }).where('id', '=', id).execute();
-        }
-        for (const [id, status] of statuses) {
-          await trx.updateTable('tokens').set({ status }).where('id', '=', id).execute();
-        }
-        for (let i = 0; i < logs.length; i += logBatchSize) {
-          await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toRow)).execute();
-        }
-      });
+      try {
+        await this.writeBatch(batch);
+      } catch (error) {
+        // One bad log row must not hold back the rest: write them one by one, setting aside what
+        // the database refuses. A database that is down fails here too, and all is kept.
+        if (batch.logs.length === 0) throw error;
+        setAside = await this.writeIsolated(batch);
+      }
     } catch (error) {
       // Keep everything for the next flush: nothing of this transaction was committed.
-      for (const { user } of users) this.dirtyUsers.add(user);
-      for (const { token } of tokens) this.dirtyTokens.add(token);
-      for (const [id, quota] of channels) this.channelQuota.set(id, (this.channelQuota.get(id) ?? 0) + quota);
-      for (const [id, status] of statuses) if (!this.tokenStatus.has(id)) this.tokenStatus.set(id, status);
-      this.logs = logs.concat(this.logs);
+      for (const { user } of batch.users) this.dirtyUsers.add(user);
+      for (const { token } of batch.tokens) this.dirtyTokens.add(token);
+      for (const [id, quota] of batch.channels) this.channelQuota.set(id, (this.channelQuota.get(id) ?? 0) + quota);
+      for (const [id, status] of batch.statuses) if (!this.tokenStatus.has(id)) this.tokenStatus.set(id, status);
+      this.logs = batch.logs.concat(this.logs);
       throw error;
     }
-    for (const { user, quota, count } of users) {
+    const userAside = sumBy(setAside, (item) => item.userId);
+    const tokenAside = sumBy(setAside, (item) => item.tokenId);
+    for (const { user, quota, count } of batch.users) {
+      const written = quota - (userAside.get(user.id) ?? 0);
       user.pendingQuota -= quota;
       user.pendingCount -= count;
-      user.quota -= quota;
-      user.usedQuota += quota;
+      user.quota -= written;
+      user.usedQuota += written;
     }
-    for (const { token, quota } of tokens) {
+    for (const { token, quota } of batch.tokens) {
+      const written = quota - (tokenAside.get(token.id) ?? 0);
       token.pendingQuota -= quota;
-      if (!token.isUnlimited) token.remainQuota -= quota;
-      token.usedQuota += quota;
+      if (!token.isUnlimited) token.remainQuota -= written;
+      token.usedQuota += written;
     }
+  }
+
+  /** The fast flush: one transaction, counters then log rows in multi-row inserts. */
+  private async writeBatch({ users, tokens, channels, logs, statuses }: FlushBatch): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    const { sqlite } = this.storage;
+    await this.storage.db.transaction().execute(async (trx) => {
+      if (sqlite) {
+        // SQLite: cached prepared statements on the connection this transaction holds.
+        const statements = (this.sqliteStatements ??= new SqliteFlushStatements(sqlite, logBatchSize));
+        for (const { user, quota, count } of users) {
+          if (quota === 0 && count === 0) continue;
+          statements.user.run(quota, quota, count, user.id);
+        }
+        for (const { token, quota } of tokens) {
+          if (token.isUnlimited) statements.unlimitedToken.run(quota, now, token.id);
+          else statements.token.run(quota, quota, now, token.id);
+        }
+        for (const [id, quota] of channels) statements.channel.run(quota, id);
+        for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
+        statements.insertLogs(logs);
+        return;
+      }
+      await writeCounters(trx, users, tokens, channels, statuses, now, noneAside);
+      for (let i = 0; i < logs.length; i += logBatchSize) {
+        await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toStorableRow)).execute();
+      }
+    });
+  }
+
+  /**
+   * The slow flush after a failed batch, in one transaction: log rows are inserted 100 at a time, each
+   * batch inside a savepoint, and a refused batch again row by row; a row that cannot be built or
+   * that the database refuses is rolled back to its savepoint, reported and set aside, and its quota
+   * is left out of the counters of its user, token and channel, so the counters always equal the sum
+   * of the log rows written. Returns the rows set aside. Counter updates are not isolated: a failing one fails the flush (kept for the next).
+   */
+  private async writeIsolated(batch: FlushBatch): Promise<SetAsideLog[]> {
+    const now = Math.floor(Date.now() / 1000);
+    const setAside: SetAsideLog[] = [];
+    await this.storage.db.transaction().execute(async (trx) => {
+      setAside.length = 0;
+      const rows: NewLog[] = [];
+      for (const log of batch.logs) {
+        try {
+          rows.push(toStorableRow(log));
+        } catch (error) {
+          // A record that cannot build its row: nothing to attribute, its quota stays counted.
+          const item = { userId: 0, tokenId: 0, channelId: 0, quota: 0, row: null };
+          setAside.push(item);
+          this.onRowSetAside(error, item);
+        }
+      }
+      // Batches of 100 in a savepoint each; only a refused batch is retried row by row.
+      for (let i = 0; i < rows.length; i += logBatchSize) {
+        const chunk = rows.slice(i, i + logBatchSize);
+        if ((await insertInSavepoint(trx, chunk)) === null) continue;
+        for (const row of chunk) {
+          const refused = await insertInSavepoint(trx, [row]);
+          if (refused === null) continue;
+          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), row };
+          setAside.push(item);
+          this.onRowSetAside(refused.error, item);
+        }
+      }
+      await writeCounters(trx, batch.users, batch.tokens, batch.channels, batch.statuses, now, {
+        users: sumBy(setAside, (item) => item.userId),
+        tokens: sumBy(setAside, (item) => item.tokenId),
+        channels: sumBy(setAside, (item) => item.channelId),
+      });
+    });
+    this.setAsideCount += setAside.length;
+    return setAside;
+  }
+}
+
+interface FlushBatch {
+  users: Array<{ user: CachedUser; quota: number; count: number }>;
+  tokens: Array<{ token: CachedToken; quota: number }>;
+  channels: Map<number, number>;
+  logs: PendingLog[];
+  statuses: Map<number, number>;
+}
+
+/** Quota of set-aside rows per user, token and channel id, left out of their counters. */
+interface AsideQuota {
+  users: Map<number, number>;
+  tokens: Map<number, number>;
+  channels: Map<number, number>;
+}
+const noneAside: AsideQuota = { users: new Map(), tokens: new Map(), channels: new Map() };
+
+/**
+ * Inserts rows inside a savepoint: null when written, else the database's error (the insert rolled
+ * back to the savepoint, the transaction still usable). Throws when even the rollback fails (the
+ * connection is gone): then the whole flush fails and is kept.
+ */
+async function insertInSavepoint(trx: Transaction<Database>, rows: NewLog[]): Promise<{ error: unknown } | null> {
+  await sql`savepoint usage_logs`.execute(trx);
+  try {
+    await trx.insertInto('logs').values(rows).execute();
+  } catch (error) {
+    await sql`rollback to savepoint usage_logs`.execute(trx);
+    await sql`release savepoint usage_logs`.execute(trx);
+    return { error };
+  }
+  await sql`release savepoint usage_logs`.execute(trx);
+  return null;
+}
+
+const safeQuota = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) ? value : 0);
+
+function sumBy(items: SetAsideLog[], keyOf: (item: SetAsideLog) => number): Map<number, number> {
+  const sums = new Map<number, number>();
+  for (const item of items) if (item.quota !== 0) sums.set(keyOf(item), (sums.get(keyOf(item)) ?? 0) + item.quota);
+  return sums;
+}
+
+/** Counter updates through Kysely (PostgreSQL, MySQL, and SQLite's slow flush), minus set-aside quota. */
+async function writeCounters(trx: Transaction<Database>, users: FlushBatch['users'], tokens: FlushBatch['tokens'], channels: FlushBatch['channels'], statuses: FlushBatch['statuses'], now: number, aside: AsideQuota): Promise<void> {
+  for (const { user, count, quota: pending } of users) {
+    const quota = pending - (aside.users.get(user.id) ?? 0);
+    if (quota === 0 && count === 0) continue;
+    await trx.updateTable('users')
+      .set({ quota: sql`quota - ${quota}`, used_quota: sql`used_quota + ${quota}`, request_count: sql`request_count + ${count}` })
+      .where('id', '=', user.id).execute();
+  }
+  for (const { token, quota: pending } of tokens) {
+    const quota = pending - (aside.tokens.get(token.id) ?? 0);
+    const update = token.isUnlimited
+      ? { used_quota: sql<number>`used_quota + ${quota}`, accessed_time: now }
+      : { remain_quota: sql<number>`remain_quota - ${quota}`, used_quota: sql<number>`used_quota + ${quota}`, accessed_time: now };
+    await trx.updateTable('tokens').set(update).where('id', '=', token.id).execute();
+  }
+  for (const [id, pending] of channels) {
+    const quota = pending - (aside.channels.get(id) ?? 0);
+    if (quota === 0) continue;
+    await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${quota}` }).where('id', '=', id).execute();
+  }
+  for (const [id, status] of statuses) {
+    await trx.updateTable('tokens').set({ status }).where('id', '=', id).execute();
   }
 }

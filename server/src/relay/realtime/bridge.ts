@@ -9,8 +9,8 @@ const closeGraceMs = 5_000;
 type Frame = WebSocket.RawData;
 
 export interface BridgeEvents {
-  /** Each upstream frame before it is forwarded (usage counting). */
-  onUpstreamFrame(frame: Buffer, isBinary: boolean): void;
+  /** Each upstream frame before it is forwarded (usage counting); a frame it returns is sent instead. */
+  onUpstreamFrame(frame: Buffer, isBinary: boolean): Buffer | undefined;
   /** Once, when the upstream socket has closed (the session is over for billing). */
   onUpstreamClosed(): void;
 }
@@ -38,7 +38,7 @@ function closeSocket(socket: WebSocket, code: number, reason: string): void {
 }
 
 /** One direction: frames from `from` are sent to `to` unchanged; `from` pauses while `to` is backed up. */
-function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBinary: boolean) => void): (data: Frame, isBinary: boolean) => void {
+function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBinary: boolean) => Buffer | undefined): (data: Frame, isBinary: boolean) => void {
   let isPaused = false;
   const onSent = () => {
     if (isPaused && to.bufferedAmount <= lowWaterBytes) {
@@ -47,8 +47,8 @@ function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBin
     }
   };
   return (data, isBinary) => {
-    const frame = asBuffer(data);
-    onFrame?.(frame, isBinary);
+    const raw = asBuffer(data);
+    const frame = onFrame?.(raw, isBinary) ?? raw;
     if (to.readyState !== WebSocket.OPEN) return;
     to.send(frame, { binary: isBinary }, onSent);
     if (!isPaused && to.bufferedAmount > highWaterBytes) {

@@ -31,7 +31,6 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
   if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
     throw new RelayError(400, 'model_price_error', `模型 ${model} 倍率或价格未配置，请联系管理员设置`);
   }
-  await checkModelRateLimit(ctx, caller.user.id);
   const groupRatio = findGroupRatio(ctx.options, caller.group);
   const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
   const shortfall = quotaShortfall(caller, holdAmount);
@@ -41,7 +40,9 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
     throw relayErrors.noChannel(caller.group, model);
   }
   const beta = request.headers['openai-beta'];
-  return { caller, model, pricing, groupRatio, holdAmount, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt };
+  // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
+  const successSlot = await checkModelRateLimit(ctx, caller.user.id);
+  return { caller, model, pricing, groupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt };
 }
 
 function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {

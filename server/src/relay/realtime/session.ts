@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { AppContext } from '../../api/context.js';
-import { RelayError, UpstreamError, relayErrors } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
@@ -20,6 +21,8 @@ export interface RealtimeRequest {
   pricing: RealtimePricing;
   groupRatio: number;
   holdAmount: number;
+  /** The ModelRequestRateLimitSuccessCount slot taken at admission (given back when nothing is billed). */
+  successSlot: SuccessSlot;
   beta?: string;
   apiVersion?: string;
   startedAt: number;
@@ -39,6 +42,33 @@ export function errorEvent(error: RelayError): string {
     event_id: `event_mg${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
     error: { type: error.type, code: error.code, message: error.message, param: null, event_id: null },
   });
+}
+
+const errorMarker = Buffer.from('"error"');
+const statusOfErrorType: Record<string, number> = { invalid_request_error: 400, rate_limit_error: 429, authentication_error: 401, permission_error: 403 };
+
+/**
+ * An upstream `error` event as the client gets it: classified and redacted like every upstream
+ * error (errors.ts), keeping the id of the client event it refers to; undefined for other frames.
+ */
+export function clientErrorFrame(frame: Buffer): Buffer | undefined {
+  if (!frame.includes(errorMarker)) return undefined;
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(frame.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (event?.type !== 'error') return undefined;
+  const error = (event.error && typeof event.error === 'object' ? event.error : {}) as Record<string, unknown>;
+  const status = (typeof error.type === 'string' ? statusOfErrorType[error.type] : undefined) ?? 500;
+  const upstream = new UpstreamError(status, typeof error.message === 'string' ? error.message : '', typeof error.code === 'string' ? error.code : null, frame.toString('utf8'));
+  const shown = publicErrorOf(upstream);
+  return Buffer.from(JSON.stringify({
+    type: 'error',
+    event_id: typeof event.event_id === 'string' ? event.event_id : null,
+    error: { type: shown.type, code: shown.code, message: shown.message, param: typeof error.param === 'string' ? error.param : null, event_id: typeof error.event_id === 'string' ? error.event_id : null },
+  }));
 }
 
 /** Whether the caller has quota left beyond `amount` (user, and the token unless unlimited). */
@@ -104,7 +134,7 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
   const tried: number[] = [];
   const attempts = caller.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
-  let lastError: RelayError | null = null;
+  let lastError: UpstreamError | null = null;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const channel = selectRealtimeChannel(relay, caller, model, failed);
     if (!channel) break;
@@ -122,7 +152,9 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
       if (!error.retryable) break;
     }
   }
-  throw lastError ?? relayErrors.noChannel(caller.group, model);
+  if (!lastError) throw relayErrors.noChannel(caller.group, model);
+  relay.log.warn(upstreamLogFields(lastError, tried.at(-1)), 'realtime upstream failed');
+  throw publicErrorOf(lastError);
 }
 
 /**
@@ -139,6 +171,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     isClientGone = true;
   });
   const fail = (error: RelayError, code: number) => {
+    releaseSuccessSlot(ctx, request.successSlot);
     client.off('message', queue);
     client.resume(); // the closing handshake needs the client's close frame read
     if (client.readyState !== client.OPEN) return;
@@ -156,12 +189,13 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     connected = await connectWithFailover(ctx, relay, request);
   } catch (error) {
     releaseHold(hold);
-    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', (error as Error).message), upstreamFailureCloseCode);
+    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error'), upstreamFailureCloseCode);
   }
   const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
   if (isClientGone) {
     releaseHold(hold);
+    releaseSuccessSlot(ctx, request.successSlot);
     upstream.removeAllListeners();
     upstream.on('error', () => undefined);
     upstream.close(1001, '');
@@ -184,15 +218,17 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   const bridge: RealtimeBridge = new RealtimeBridge(client, upstream, {
     onUpstreamFrame(frame, isBinary) {
       if (frtMs < 0) frtMs = Date.now() - request.startedAt;
-      if (isBinary || isSettled || !readServerEvent(usage, frame)) return;
+      if (isBinary) return undefined;
+      if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame);
       growHold(hold, computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit));
       const exhausted = exhaustedQuota(request.caller);
-      if (!exhausted) return;
+      if (!exhausted) return undefined;
       // The response that used the quota up is still delivered; nothing more is started.
       setImmediate(() => {
         if (client.readyState === client.OPEN) client.send(errorEvent(exhausted));
         bridge.close(quotaCloseCode, exhausted.code);
       });
+      return undefined;
     },
     onUpstreamClosed: finish,
   }, queued, early);

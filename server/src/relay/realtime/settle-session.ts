@@ -1,6 +1,6 @@
 import type { AppContext } from '../../api/context.js';
 import type { NewLog } from '../../db/schema.js';
-import { countModelSuccess } from '../pipeline/rate-limit.js';
+import { clampQuota, usageCount } from '../billing/usage-count.js';
 import { releaseHold, type Hold } from '../pipeline/settle.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -27,10 +27,9 @@ export interface RealtimeSettleInput {
 export function settleRealtimeSession(ctx: AppContext, relay: RelayState, input: RealtimeSettleInput): number {
   const { caller } = input.hold;
   releaseHold(input.hold);
-  const quota = computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'));
+  const quota = clampQuota(computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit')));
   const log = ctx.options.bool('LogConsumeEnabled') ? buildRealtimeLog(input, quota) : null;
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
-  countModelSuccess(ctx, caller.user.id);
   return quota;
 }
 
@@ -76,8 +75,8 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
     token_name: caller.token?.name ?? '',
     model_name: input.model,
     quota,
-    prompt_tokens: inputTokensOf(usage),
-    completion_tokens: outputTokensOf(usage),
+    prompt_tokens: usageCount(inputTokensOf(usage)),
+    completion_tokens: usageCount(outputTokensOf(usage)),
     use_time: Math.floor((now - input.startedAt) / 1000),
     is_stream: 1,
     channel_id: input.channelId,

@@ -1,3 +1,5 @@
+import { usageCount } from '../billing/usage-count.js';
+
 /** Token counts of a realtime session, summed over every `response.done` event (providers.md §5.4). */
 export interface RealtimeUsage {
   responses: number;
@@ -20,7 +22,8 @@ export const cachedTokensOf = (usage: RealtimeUsage) => usage.cachedTextTokens +
 
 type Json = Record<string, unknown>;
 
-const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : null);
+/** A counter (clamped by usageCount), or null when absent or not a usable number (then a fallback applies). */
+const count = (value: unknown): number | null => (typeof value === 'number' && value >= 0 ? usageCount(value) : null);
 const objectOf = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
 
 /**

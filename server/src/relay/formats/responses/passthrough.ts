@@ -1,9 +1,11 @@
 import type { Usage } from '../../billing/quota.js';
+import { UpstreamError } from '../../errors.js';
 import type { ChatCall, StreamEvent, StreamFraming, UpstreamRequest } from '../../providers/types.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const num = usageCount;
 
 /** Usage of a native Responses object: input/output tokens, cached from input_tokens_details. */
 export function readResponsesUsage(json: Json): Usage | null {
@@ -42,6 +44,9 @@ export const responsesPassThrough = {
           return { usage, text: '' };
         }
         const type = typeof data.type === 'string' ? data.type : event.event;
+        // An `error` event is not passed on as it came: it ends the stream (or fails over before the
+        // first byte) and reaches the client classified and redacted (errors.ts).
+        if (type === 'error') throw new UpstreamError(0, typeof data.message === 'string' ? data.message : '上游流返回错误', typeof data.code === 'string' ? data.code : null, event.data);
         if ((type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta') && typeof data.delta === 'string') {
           return { usage, text: data.delta };
         }

@@ -1,4 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
+import { usageCount } from '../../billing/usage-count.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildCohereHeaders, buildCohereUrl } from './api.js';
 
@@ -31,8 +32,8 @@ const documentOf = (raw: unknown): Json | undefined => {
 export function parseCohereRerank(json: Json, model: string): CohereRerankResult {
   const results = Array.isArray(json.results) ? (json.results as Json[]) : [];
   const meta = json.meta as { billed_units?: { search_units?: number; input_tokens?: number } } | undefined;
-  const searchUnits = typeof meta?.billed_units?.search_units === 'number' ? meta.billed_units.search_units : 1;
-  const inputTokens = meta?.billed_units?.input_tokens;
+  const searchUnits = meta?.billed_units?.search_units === undefined ? 1 : Math.max(1, usageCount(meta.billed_units.search_units));
+  const inputTokens = meta?.billed_units?.input_tokens === undefined ? undefined : usageCount(meta.billed_units.input_tokens);
   return {
     response: {
       id: json.id,

@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const num = usageCount;
 
 /** Usage from `meta.billed_units` (preferred) or `meta.tokens`; null when neither is present. */
 export function readCohereUsage(json: Json): Usage | null {

@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const num = usageCount;
 
 /**
  * Chat apps: `metadata.usage{prompt_tokens, completion_tokens}`. Workflow apps report only
@@ -16,7 +17,7 @@ export function readDifyUsage(json: Json): Usage | null {
   const usage = (json.metadata as { usage?: Json } | undefined)?.usage;
   if (usage) return { promptTokens: num(usage.prompt_tokens), completionTokens: num(usage.completion_tokens), cachedTokens: 0 };
   const data = json.data as Json | undefined;
-  if (data && typeof data.total_tokens === 'number') return { promptTokens: data.total_tokens, completionTokens: 0, cachedTokens: 0 };
+  if (data && typeof data.total_tokens === 'number') return { promptTokens: num(data.total_tokens), completionTokens: 0, cachedTokens: 0 };
   return null;
 }
 

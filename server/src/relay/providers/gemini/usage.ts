@@ -1,6 +1,8 @@
 import type { Usage } from '../../billing/quota.js';
+import { usageCount } from '../../billing/usage-count.js';
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
+/** Usage counters are untrusted: non-negative safe integers (billing/usage-count.ts). */
+const count = usageCount;
 
 /**
  * Gemini usageMetadata → Usage. prompt = promptTokenCount + toolUsePromptTokenCount (tool-use

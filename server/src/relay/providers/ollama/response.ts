@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const num = usageCount;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** prompt = prompt_eval_count, completion = eval_count; null when neither is present. */

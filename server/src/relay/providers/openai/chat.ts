@@ -1,4 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
+import { usageCount } from '../../billing/usage-count.js';
 
 const reasoningModel = /^(o1|o3|o4|gpt-5)/;
 
@@ -11,7 +12,8 @@ export function prepareOpenAiChatBody(body: Record<string, unknown>): void {
   }
 }
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+/** Usage counters are untrusted: non-negative safe integers (billing/usage-count.ts). */
+const num = usageCount;
 
 export interface UsageReadOptions {
   /** xAI: completion_tokens leaves out reasoning tokens, so completion = total − prompt. */

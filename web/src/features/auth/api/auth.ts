@@ -1,4 +1,4 @@
-import { http } from '../../../lib/http';
+import { http, requestEnvelope } from '../../../lib/http';
 import type { StoredUser } from '../../../lib/user-store';
 
 export interface LoginPayload {
@@ -29,13 +29,13 @@ export const register = (payload: RegisterPayload, turnstile = '') =>
 export const sendVerificationCode = (email: string, turnstile = '') =>
   http.get<unknown>('/api/verification', { ...critical, query: { email, turnstile } });
 
-/** The raw envelope message matters here ('bind'), so this call reads the response itself. */
-export async function exchangeOAuthCodeWithMessage(provider: OAuthProvider, code: string, state: string) {
-  const params = new URLSearchParams({ code, state });
-  const response = await fetch(`/api/oauth/${provider}?${params.toString()}`, { credentials: 'same-origin' });
-  const body = (await response.json()) as { success: boolean; message: string; data: StoredUser | null };
-  return body;
-}
+/**
+ * The callback exchange: the envelope's message matters here ('bind'), so the whole envelope is
+ * answered. The provider's `iss` goes along (OIDC checks it); New-Api-User is sent when signed in,
+ * which makes the server bind instead of sign in.
+ */
+export const exchangeOAuthCode = (provider: OAuthProvider, query: { code: string; state: string; iss?: string }) =>
+  requestEnvelope<StoredUser | null>(`/api/oauth/${provider}`, { silent: true, noAuthRedirect: true, query });
 
 export const loginWithWeChat = (code: string) => http.get<StoredUser>('/api/oauth/wechat', { ...critical, query: { code } });
 

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { userStore } from '../../../lib/user-store';
-import { exchangeOAuthCodeWithMessage, type OAuthProvider } from '../api/auth';
+import { exchangeOAuthCode, type OAuthProvider } from '../api/auth';
 
 /** Third-party callback: exchanges the code, then binds (→ /setting) or signs in (→ /token). */
 export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
@@ -18,12 +18,14 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
     started.current = true;
     const code = params.get('code') ?? '';
     const state = params.get('state') ?? '';
-    exchangeOAuthCodeWithMessage(provider, code, state)
+    const iss = params.get('iss') ?? undefined;
+    // Bindings live on /personal here (the spec's /setting is new-api's personal page; ours is admin-only).
+    const settingsPath = userStore.get() ? '/personal' : '/login';
+    exchangeOAuthCode(provider, { code, state, iss })
       .then((body) => {
-        if (!body.success) throw new Error(body.message);
         if (body.message === 'bind') {
           showSuccess(t('auth.bindSuccess'));
-          navigate('/setting');
+          navigate('/personal');
           return;
         }
         if (body.data) userStore.set(body.data);
@@ -33,7 +35,7 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
       .catch((error: unknown) => {
         showError(error instanceof Error ? error.message : String(error));
         showError(t('auth.oauthFailed'));
-        window.setTimeout(() => navigate('/setting'), 1500);
+        window.setTimeout(() => navigate(settingsPath), 1500);
       });
   }, [navigate, params, provider, t]);
 

@@ -19,7 +19,7 @@ export function WeChatLoginModal({ open, qrcode, onClose }: { open: boolean; qrc
       userStore.set(user);
       showSuccess(t('auth.loginSuccess'));
       onClose();
-      navigate('/');
+      navigate('/token');
     } catch {
       // shown by the http client
     } finally {

@@ -45,7 +45,7 @@ export const fetchModels = () => http.get<string[]>('/api/user/models');
 export const useModels = () => useQuery({ queryKey: ['user-models'], queryFn: fetchModels });
 
 export const transferAffQuota = (quota: number) => http.post<unknown>('/api/user/aff_transfer', { quota });
-export const updateSelf = (fields: Partial<Pick<SelfUser, 'username' | 'display_name'>> & { password?: string }) => http.put<unknown>('/api/user/self', fields);
+export const updateSelf = (fields: Partial<Pick<SelfUser, 'username' | 'display_name'>> & { password?: string; original_password?: string }) => http.put<unknown>('/api/user/self', fields);
 export const deleteSelf = () => http.delete<unknown>('/api/user/self');
 export const generateAccessToken = () => http.get<string>('/api/user/token');
 export const updateUserSetting = (setting: UserSetting) => http.put<unknown>('/api/user/setting', setting);

@@ -7,17 +7,17 @@ import { updateSelf } from '../api/personal';
 
 export function PasswordModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
-  const [form] = Form.useForm<{ password: string; password2: string }>();
+  const [form] = Form.useForm<{ original_password: string; password: string; password2: string }>();
   const [loading, setLoading] = useState(false);
   const submit = async () => {
-    const { password, password2 } = await form.validateFields();
+    const { original_password, password, password2 } = await form.validateFields();
     if (password !== password2) {
       showError(t('personal.passwordMismatch'));
       return;
     }
     setLoading(true);
     try {
-      await updateSelf({ password });
+      await updateSelf({ original_password, password });
       showSuccess(t('personal.passwordChanged'));
       form.resetFields();
       onClose();
@@ -30,6 +30,9 @@ export function PasswordModal({ open, onClose }: { open: boolean; onClose: () =>
   return (
     <Modal open={open} title={t('personal.changePassword')} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
       <Form form={form} layout="vertical" requiredMark={false}>
+        <Form.Item name="original_password" label={t('personal.originalPassword')} rules={[{ required: true, message: t('personal.originalPasswordRequired') }]}>
+          <Input.Password maxLength={passwordMaxLength} autoComplete="current-password" />
+        </Form.Item>
         <Form.Item name="password" label={t('personal.newPassword')} rules={[{ required: true, message: t('auth.passwordRequired') }, { min: passwordMinLength, message: t('auth.passwordTooShort') }]}>
           <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" placeholder={t('auth.passwordPlaceholder')} />
         </Form.Item>

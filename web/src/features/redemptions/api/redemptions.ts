@@ -27,10 +27,9 @@ export function fetchRedemptions(keyword: string, page: number, pageSize: number
 export const useRedemption = (id: number | null) =>
   useQuery({ queryKey: [...redemptionsQueryKey, 'one', id], queryFn: () => http.get<Redemption>(`/api/redemption/${id}`), enabled: id !== null, gcTime: 0 });
 
-/** POST /api/redemption/: the created codes (plain keys or rows with a key). */
+/** POST /api/redemption/: the created codes, as strings. */
 export async function createRedemptions(payload: { name: string; quota: number; count: number }): Promise<string[]> {
-  const created = await http.post<Array<string | { key: string }>>('/api/redemption/', payload);
-  return (created ?? []).map((item) => (typeof item === 'string' ? item : item.key));
+  return (await http.post<string[]>('/api/redemption/', payload)) ?? [];
 }
 
 export const updateRedemption = (payload: { id: number; name: string; quota: number }) => http.put<unknown>('/api/redemption/', payload);

@@ -8,7 +8,7 @@ function redemptionServer(extra: Record<string, (call: FakeCall) => unknown> = {
   return fakeServer({
     'GET /api/redemption/': () => ok({ items: [code(1), code(2, { status: 3, used_user_id: 7 })], page: 1, page_size: 10, total: 2 }),
     'GET /api/redemption/search': () => ok({ items: [code(1)], page: 1, page_size: 10, total: 1 }),
-    'POST /api/redemption/': (call) => ok(Array.from({ length: (call.body as { count: number }).count }, (_v, index) => code(10 + index))),
+    'POST /api/redemption/': (call) => ok(Array.from({ length: (call.body as { count: number }).count }, (_v, index) => code(10 + index).key)),
     'PUT /api/redemption/': () => ok(null),
     ...extra,
   });

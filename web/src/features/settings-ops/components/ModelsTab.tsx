@@ -1,18 +1,20 @@
-import { Flex, Spin } from 'antd';
-import { useOptions } from '../../settings/api/options';
+import { Flex } from 'antd';
 import { OptionsPanel } from '../../settings/components/OptionsPanel';
+import { WithOptions } from '../../settings/components/WithOptions';
 import * as panels from './ops-panels';
 import { validateJsonChanges } from './OperationTab';
 
 /** The models tab: Gemini, Claude, global pass-through and ping settings. */
 export function ModelsTab() {
-  const { data: options } = useOptions();
-  if (!options) return <Spin />;
   return (
-    <Flex vertical gap={16}>
-      <OptionsPanel {...panels.geminiPanel} options={options} validate={validateJsonChanges} />
-      <OptionsPanel {...panels.claudePanel} options={options} validate={validateJsonChanges} />
-      <OptionsPanel {...panels.globalPanel} options={options} />
-    </Flex>
+    <WithOptions>
+      {(options) => (
+        <Flex vertical gap={16}>
+          <OptionsPanel {...panels.geminiPanel} options={options} validate={validateJsonChanges} />
+          <OptionsPanel {...panels.claudePanel} options={options} validate={validateJsonChanges} />
+          <OptionsPanel {...panels.globalPanel} options={options} />
+        </Flex>
+      )}
+    </WithOptions>
   );
 }

@@ -134,4 +134,35 @@ describe('system settings save rules', () => {
     expect(await screen.findByRole('tab', { name: '运营设置', selected: true })).toBeTruthy();
     expect(await screen.findByText('分组倍率设置')).toBeTruthy();
   });
+
+  it('shows an admin the tabs it may manage, not the root-only system tab', async () => {
+    optionServer({ QuotaPerUnit: '500000', Notice: '' });
+    await renderRoute('/setting', { user: { ...adminUser, id: 7, username: 'ops', role: 10 } });
+    const tabs = (await screen.findAllByRole('tab')).map((tab) => tab.textContent);
+    expect(tabs).toHaveLength(4);
+    expect(tabs).not.toContain('系统设置');
+    expect(await screen.findByText('分组倍率设置')).toBeTruthy();
+  });
+
+  it('shows the reason and a retry instead of spinning when the options cannot be read', async () => {
+    let isDown = true;
+    fakeServer({
+      'GET /api/option/': () => (isDown ? fail('无权进行此操作，权限不足', 403) : ok([{ key: 'Notice', value: '' }])),
+    });
+    await renderRoute('/setting', { user: adminUser });
+    expect(await screen.findByText('加载设置失败')).toBeTruthy();
+    expect(screen.getAllByText(/无权进行此操作，权限不足/).length).toBeGreaterThan(0);
+    isDown = false;
+    fireEvent.click(screen.getByRole('button', { name: /重\s*试/ }));
+    expect(await screen.findByText('分组倍率设置')).toBeTruthy();
+  });
+
+  it('shows the server\'s reason when a toggle is refused', async () => {
+    optionServer(storedOptions, (call) => ((call.body as { key: string }).key === 'GitHubOAuthEnabled' ? fail('请先填写 GitHub Client ID 和 Client Secret', 400) : ok(null)));
+    await openSection('login');
+    const login = await panel('配置登录注册');
+    fireEvent.click(within(login).getByRole('switch', { name: '允许通过 GitHub 账户登录 & 注册' }));
+    fireEvent.click(within(login).getByText(/^保存/));
+    expect(await screen.findByText('请先填写 GitHub Client ID 和 Client Secret')).toBeTruthy();
+  });
 });

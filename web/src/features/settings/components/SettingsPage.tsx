@@ -1,6 +1,7 @@
 import { Card, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { isRoot, useCurrentUser } from '../../../lib/user-store';
 import type { ReactNode } from 'react';
 import { ModelsTab } from '../../settings-ops/components/ModelsTab';
 import { OperationTab } from '../../settings-ops/components/OperationTab';
@@ -8,9 +9,11 @@ import { RateLimitTab } from '../../settings-ops/components/RateLimitTab';
 import { OtherSettingsTab } from './OtherSettingsTab';
 import { SystemSettingsTab } from './SystemSettingsTab';
 
-const tabs = ['operation', 'ratelimit', 'models', 'system', 'other'] as const;
+const allTabs = ['operation', 'ratelimit', 'models', 'system', 'other'] as const;
+/** The system tab holds the root-only options (server, payment, login, mail, OAuth, bot check). */
+const rootOnlyTabs: ReadonlySet<string> = new Set(['system']);
 
-const tabContent: Record<(typeof tabs)[number], () => ReactNode> = {
+const tabContent: Record<(typeof allTabs)[number], () => ReactNode> = {
   operation: () => <OperationTab />,
   ratelimit: () => <RateLimitTab />,
   models: () => <ModelsTab />,
@@ -18,9 +21,11 @@ const tabContent: Record<(typeof tabs)[number], () => ReactNode> = {
   other: () => <OtherSettingsTab />,
 };
 
-/** Settings page; the tab comes from ?tab= (default operation). */
+/** Settings page; the tab comes from ?tab= (default operation). Admins see the tabs they may manage. */
 export function SettingsPage() {
   const { t } = useTranslation();
+  const isRootUser = isRoot(useCurrentUser());
+  const tabs = allTabs.filter((tab) => isRootUser || !rootOnlyTabs.has(tab));
   const [params, setParams] = useSearchParams();
   const requested = params.get('tab');
   const active = tabs.find((tab) => tab === requested) ?? 'operation';

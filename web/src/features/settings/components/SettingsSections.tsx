@@ -1,8 +1,9 @@
-import { Flex, Menu, Spin } from 'antd';
+import { Flex, Menu } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { useOptions, type OptionMap } from '../api/options';
+import type { OptionMap } from '../api/options';
+import { WithOptions } from './WithOptions';
 import type { OptionField } from './option-fields';
 import { OptionsPanel, type OptionsPanelProps } from './OptionsPanel';
 
@@ -27,7 +28,6 @@ export const panelSection = (key: string, titleKey: string, fields: OptionField[
 export function SettingsSections({ sections }: { sections: SettingsSection[] }) {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const { data: options } = useOptions();
   const requested = params.get('section');
   const active = sections.find((section) => section.key === requested) ?? sections[0]!;
   const choose = (key: string) =>
@@ -46,7 +46,9 @@ export function SettingsSections({ sections }: { sections: SettingsSection[] }) 
         items={sections.map((section) => ({ key: section.key, label: t(section.labelKey) }))}
         style={{ width: 200, flex: '0 0 auto', borderInlineEnd: 'none' }}
       />
-      <div style={{ flex: '1 1 480px', minWidth: 0 }}>{options ? active.render(options) : <Spin />}</div>
+      <div style={{ flex: '1 1 480px', minWidth: 0 }}>
+        <WithOptions>{(options) => active.render(options)}</WithOptions>
+      </div>
     </Flex>
   );
 }

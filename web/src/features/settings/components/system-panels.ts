@@ -59,7 +59,11 @@ export const oidcFields: OptionField[] = [
 
 export const githubFields: OptionField[] = [f('GitHubClientId', 'text', 'settings.clientId'), f('GitHubClientSecret', 'secret', 'settings.clientSecret')];
 
-export const linuxdoFields: OptionField[] = [f('LinuxDOClientId', 'text', 'settings.clientId'), f('LinuxDOClientSecret', 'secret', 'settings.clientSecret')];
+export const linuxdoFields: OptionField[] = [
+  f('LinuxDOClientId', 'text', 'settings.clientId'),
+  f('LinuxDOClientSecret', 'secret', 'settings.clientSecret'),
+  f('LinuxDOMinimumTrustLevel', 'number', 'oauth.linuxDoMinTrustLevel', { min: 0, max: 4 }),
+];
 
 export const wechatFields: OptionField[] = [
   f('WeChatServerAddress', 'url', 'settings.wechatServer'),

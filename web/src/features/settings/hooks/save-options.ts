@@ -6,7 +6,11 @@ export const isToggleKey = (key: string): boolean => /enabled$/i.test(key);
 export interface SaveResult {
   attempted: number;
   failed: string[];
+  /** The server's message for each failed key (e.g. a toggle whose settings are missing). */
+  messages: string[];
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * Saves changed options: toggles first and one by one, the others in parallel (spec 01 §4).
@@ -17,18 +21,23 @@ export async function saveChangedOptions(changes: Record<string, string>, save =
   const toggles = keys.filter(isToggleKey);
   const others = keys.filter((key) => !isToggleKey(key));
   const failed: string[] = [];
+  const messages: string[] = [];
   for (const key of toggles) {
     try {
       await save(key, changes[key]!);
-    } catch {
+    } catch (error) {
       failed.push(key);
+      messages.push(messageOf(error));
     }
   }
   const results = await Promise.allSettled(others.map((key) => save(key, changes[key]!)));
   results.forEach((result, index) => {
-    if (result.status === 'rejected') failed.push(others[index]!);
+    if (result.status === 'rejected') {
+      failed.push(others[index]!);
+      messages.push(messageOf(result.reason));
+    }
   });
-  return { attempted: keys.length, failed };
+  return { attempted: keys.length, failed, messages };
 }
 
 export const stripTrailingSlashes = (value: string): string => value.trim().replace(/\/+$/, '');

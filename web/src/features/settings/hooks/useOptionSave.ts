@@ -19,9 +19,12 @@ export function useOptionSave() {
     setSaving(true);
     try {
       const result = await saveChangedOptions(changes);
+      const reasons = [...new Set(result.messages.filter(Boolean))];
       if (result.failed.length === 0) showSuccess(t('settings.saved'));
       else if (result.attempted > 1) showError(t('settings.partialFailed'));
-      else showError(t('settings.saveFailed'));
+      else if (reasons.length === 0) showError(t('settings.saveFailed'));
+      // The server's own reasons (e.g. a toggle whose settings are missing) follow the summary.
+      for (const reason of reasons) showError(reason);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: optionsQueryKey }),
         queryClient.invalidateQueries({ queryKey: statusQueryKey }),

@@ -1,13 +1,17 @@
-import { Role, UserStatus } from '@modelgate/shared';
-import { Button, Popconfirm, Space } from 'antd';
+import { Button, Popconfirm, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { ManageAction, User } from '../api/users';
+import { useCurrentUser } from '../../../lib/user-store';
+import { isCancelled, type ManageAction, type User } from '../api/users';
 import { useManageUser } from '../hooks/useManageUser';
+import { userRowAbilities } from './user-actions';
 
-/** Promote, demote, disable, enable, edit and cancel, each confirmed first. */
+/** Promote, demote, disable, enable, edit and cancel, each confirmed first; only those the signed-in role may do. */
 export function UserRowActions({ user, onEdit }: { user: User; onEdit: (id: number) => void }) {
   const { t } = useTranslation();
   const manage = useManageUser();
+  const me = useCurrentUser();
+  const { actions, canEdit } = userRowAbilities(me ?? { id: 0, role: 0 }, { ...user, isCancelled: isCancelled(user) });
+  const can = (action: ManageAction) => actions.includes(action);
   const run = (action: ManageAction) => manage.mutateAsync({ id: user.id, action }).catch(() => undefined);
   const confirmed = (action: ManageAction, label: string, danger = false) => (
     <Popconfirm
@@ -24,16 +28,19 @@ export function UserRowActions({ user, onEdit }: { user: User; onEdit: (id: numb
       </Button>
     </Popconfirm>
   );
+  if (actions.length === 0 && !canEdit) return <Typography.Text type="secondary">—</Typography.Text>;
   return (
     <Space size={0} wrap>
-      {user.role < Role.admin && confirmed('promote', t('users.promote'))}
-      {user.role >= Role.admin && user.role < Role.root && confirmed('demote', t('users.demote'))}
-      {user.status === UserStatus.enabled && confirmed('disable', t('users.disable'), true)}
-      {user.status === UserStatus.disabled && confirmed('enable', t('users.enable'))}
-      <Button size="small" type="link" onClick={() => onEdit(user.id)}>
-        {t('common.edit')}
-      </Button>
-      {confirmed('delete', t('users.cancelAccount'), true)}
+      {can('promote') && confirmed('promote', t('users.promote'))}
+      {can('demote') && confirmed('demote', t('users.demote'))}
+      {can('disable') && confirmed('disable', t('users.disable'), true)}
+      {can('enable') && confirmed('enable', t('users.enable'))}
+      {canEdit && (
+        <Button size="small" type="link" onClick={() => onEdit(user.id)}>
+          {t('common.edit')}
+        </Button>
+      )}
+      {can('delete') && confirmed('delete', t('users.cancelAccount'), true)}
     </Space>
   );
 }

@@ -60,7 +60,7 @@ export function useUserColumns(onEdit: (id: number) => void): DataColumn<User>[]
       key: 'actions',
       title: t('common.actions'),
       fixed: 'right',
-      render: (_value, user) => (isCancelled(user) ? <Typography.Text type="secondary">—</Typography.Text> : <UserRowActions user={user} onEdit={onEdit} />),
+      render: (_value, user) => <UserRowActions user={user} onEdit={onEdit} />,
     },
   ];
 }

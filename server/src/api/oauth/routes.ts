@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { AppError, forbidden } from '../../lib/errors.js';
+import { authOf, type AuthUser } from '../auth/guards.js';
+import { sessionCookieName } from '../auth/session.js';
+import type { AppContext } from '../context.js';
+import type { RouteDeps } from '../routes.js';
+import { setSessionCookie } from '../users/session-cookie.js';
+import { parseInput } from '../validate.js';
+import { bindAccount } from './bind-account.js';
+import { consumeOAuthState, createOAuthState } from './oauth-state.js';
+import { providerInfo } from './providers/columns.js';
+import { fetchGitHubAccount } from './providers/github.js';
+import { fetchLinuxDoAccount } from './providers/linuxdo.js';
+import { fetchOidcAccount } from './providers/oidc.js';
+import { verifyTelegramLogin } from './providers/telegram.js';
+import type { ExchangeContext, ProviderAccount, ProviderName } from './providers/types.js';
+import { fetchWeChatAccount } from './providers/wechat.js';
+import {
+  callbackParamsSchema, callbackQuerySchema, stateQuerySchema, telegramQuerySchema, unbindParamsSchema, weChatQuerySchema,
+} from './schemas.js';
+import { signInWithAccount } from './sign-in-with-account.js';
+import { unbindAccount } from './unbind-account.js';
+
+const codeExchanges = { github: fetchGitHubAccount, oidc: fetchOidcAccount, linuxdo: fetchLinuxDoAccount };
+
+function requireEnabled(ctx: AppContext, provider: ProviderName): void {
+  const { enabledOption, label } = providerInfo[provider];
+  if (!ctx.options.bool(enabledOption)) throw forbidden(`管理员未开启通过 ${label} 登录以及注册`);
+}
+
+/** Where the provider sends the browser back: ServerAddress when set, else this request's origin. */
+function redirectUriOf(ctx: AppContext, request: FastifyRequest, provider: string): string {
+  const base = ctx.options.get('ServerAddress').replace(/\/+$/, '') || `${request.protocol}://${request.host}`;
+  return `${base}/oauth/${provider}`;
+}
+
+/** Signs in the account's user and sets the session cookie; answers what the console stores. */
+async function signIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, account: ProviderAccount, aff = '') {
+  const { user, sessionVersion } = await signInWithAccount(ctx, account, aff);
+  setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
+  return ok(user, '登录成功！');
+}
+
+/** Third-party sign-in and account binding under /api/oauth. */
+export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+  /** The signed-in user when the request carries a valid session, else null (a banned user is refused). */
+  async function signedInUser(request: FastifyRequest, reply: FastifyReply): Promise<AuthUser | null> {
+    if (!request.cookies?.[sessionCookieName]) return null;
+    try {
+      await guards.user.call(api, request, reply);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthenticated') return null;
+      throw error;
+    }
+    return request.auth;
+  }
+
+  api.get('/oauth/state', async (request, reply) => {
+    const { aff } = parseInput(stateQuerySchema, request.query);
+    return ok(await createOAuthState(ctx, request, reply, aff));
+  });
+
+  api.get('/oauth/:provider', { preHandler: critical }, async (request, reply) => {
+    const { provider } = parseInput(callbackParamsSchema, request.params);
+    const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
+    requireEnabled(ctx, provider);
+    const { aff } = await consumeOAuthState(ctx, request, reply, state);
+    const user = await signedInUser(request, reply);
+    const exchange: ExchangeContext = { log: request.log, redirectUri: redirectUriOf(ctx, request, provider), state, issuer: iss };
+    const account = await codeExchanges[provider](ctx, code, exchange);
+    if (user) {
+      await bindAccount(ctx, user.id, account);
+      return ok(null, 'bind');
+    }
+    return signIn(ctx, request, reply, account, aff);
+  });
+
+  api.get('/oauth/wechat', { preHandler: critical }, async (request, reply) => {
+    const { code } = parseInput(weChatQuerySchema, request.query);
+    requireEnabled(ctx, 'wechat');
+    return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
+  });
+
+  api.get('/oauth/telegram/login', { preHandler: critical }, async (request, reply) => {
+    const fields = parseInput(telegramQuerySchema, request.query);
+    requireEnabled(ctx, 'telegram');
+    return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));
+  });
+
+  // Binding and unbinding for the signed-in user (/personal)
+  const user = { preHandler: guards.user };
+  api.get('/oauth/wechat/bind', user, async (request) => {
+    const { code } = parseInput(weChatQuerySchema, request.query);
+    requireEnabled(ctx, 'wechat');
+    await bindAccount(ctx, authOf(request).id, await fetchWeChatAccount(ctx, code, request.log));
+    return ok(null, '微信账户绑定成功！');
+  });
+  api.get('/oauth/telegram/bind', user, async (request) => {
+    const fields = parseInput(telegramQuerySchema, request.query);
+    requireEnabled(ctx, 'telegram');
+    await bindAccount(ctx, authOf(request).id, verifyTelegramLogin(ctx, fields));
+    return ok(null, 'Telegram 账户绑定成功！');
+  });
+  api.delete('/oauth/:provider/bind', user, async (request) => {
+    const { provider } = parseInput(unbindParamsSchema, request.params);
+    await unbindAccount(ctx, authOf(request).id, provider);
+    return ok(null, '解绑成功');
+  });
+}

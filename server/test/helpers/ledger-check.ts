@@ -1,0 +1,40 @@
+import { expect } from 'vitest';
+import type { Storage } from '../../src/db/index.js';
+import { maxRequestQuota, maxUsageTokens } from '../../src/relay/billing/usage-count.js';
+
+/**
+ * The ledger invariants of docs/billing.md, read from the database: every consume log row holds
+ * non-negative integers within the ceilings, and for every user, token and channel the sum of the
+ * log quotas equals the used_quota counter (users: quota = start − used). Returns the log rows.
+ */
+export async function expectLedgerExact(storage: Storage, startQuota: Map<number, number>): Promise<Array<Record<string, unknown>>> {
+  const db = storage.db;
+  const logs = await db.selectFrom('logs').selectAll().where('type', '=', 2).execute();
+  const byUser = new Map<number, number>();
+  const byToken = new Map<number, number>();
+  const byChannel = new Map<number, number>();
+  const add = (sums: Map<number, number>, id: number, quota: number) => sums.set(id, (sums.get(id) ?? 0) + quota);
+  for (const log of logs) {
+    const quota = Number(log.quota);
+    for (const [name, value, max] of [['quota', quota, maxRequestQuota], ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens], ['completion_tokens', Number(log.completion_tokens), maxUsageTokens]] as const) {
+      expect(Number.isSafeInteger(value), `${name} ${value}`).toBe(true);
+      expect(value, name).toBeGreaterThanOrEqual(0);
+      expect(value, name).toBeLessThanOrEqual(max);
+    }
+    add(byUser, log.user_id, quota);
+    add(byToken, log.token_id, quota);
+    add(byChannel, log.channel_id, quota);
+  }
+  const users = await db.selectFrom('users').select(['id', 'quota', 'used_quota']).execute();
+  for (const user of users) {
+    const used = byUser.get(user.id) ?? 0;
+    expect(Number(user.used_quota), `user ${user.id} used_quota`).toBe(used);
+    const start = startQuota.get(user.id);
+    if (start !== undefined) expect(Number(user.quota), `user ${user.id} quota`).toBe(start - used);
+  }
+  const tokens = await db.selectFrom('tokens').select(['id', 'used_quota']).execute();
+  for (const token of tokens) expect(Number(token.used_quota), `token ${token.id} used_quota`).toBe(byToken.get(token.id) ?? 0);
+  const channels = await db.selectFrom('channels').select(['id', 'used_quota']).execute();
+  for (const channel of channels) expect(Number(channel.used_quota), `channel ${channel.id} used_quota`).toBe(byChannel.get(channel.id) ?? 0);
+  return logs as unknown as Array<Record<string, unknown>>;
+}
