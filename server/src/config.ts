@@ -32,6 +32,8 @@ export interface Config {
   version: string;
   /** Base URLs of third-party sign-in providers; overridable so tests can run local servers. */
   oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
+  /** Cloudflare Turnstile's siteverify endpoint (a local server in tests). */
+  turnstileVerifyUrl: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -124,5 +126,6 @@ export function loadConfig(env: Env = process.env): Config {
       githubApi: baseUrlFrom(env, 'GITHUB_API_BASE_URL', 'https://api.github.com'),
       linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
     },
+    turnstileVerifyUrl: baseUrlFrom(env, 'TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   };
 }

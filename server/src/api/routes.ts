@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { createGuards } from './auth/guards.js';
+import { createTurnstileCheck } from './auth/turnstile.js';
 import type { AppContext } from './context.js';
 import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
@@ -23,7 +24,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
-  const deps = { ctx, guards, critical, signIn };
+  const turnstile = createTurnstileCheck(ctx);
+  const deps = { ctx, guards, critical, signIn, turnstile };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -47,4 +49,6 @@ export type RouteDeps = {
   critical: ReturnType<typeof rateLimitByIp>;
   /** Failed sign-ins per IP and per account (successful ones are not counted). */
   signIn: SignInLimiter;
+  /** preHandler: the bot check (TurnstileCheckEnabled) for login, register, verification and reset. */
+  turnstile: preHandlerAsyncHookHandler;
 };

@@ -70,13 +70,14 @@ describe('WeChat (WeChat server protocol) and Telegram (login widget) sign-in', 
     expect((await wu.client.get('/api/user/self')).body.data.wechat_id).toBe('');
   });
 
-  it('refuses binds and unbinds for a banned user (403) and unknown providers (400)', async () => {
+  it('refuses binds and unbinds for a banned user (disabling ended the session: 401) and unknown providers (400)', async () => {
     const ban = await createUserAndLogin(server, root.client, 'banned1');
     await root.client.post('/api/user/manage', { id: ban.userId, action: 'disable' });
-    expect((await ban.client.get(`/api/oauth/wechat/bind?code=${wechat.issueCode('openid-ban')}`)).status).toBe(403);
+    expect((await ban.client.get(`/api/oauth/wechat/bind?code=${wechat.issueCode('openid-ban')}`)).status).toBe(401);
     const fields = new URLSearchParams(signTelegramLogin(botToken, { id: 5, auth_date: Math.floor(Date.now() / 1000) })).toString();
-    expect((await ban.client.get(`/api/oauth/telegram/bind?${fields}`)).status).toBe(403);
-    expect((await ban.client.delete('/api/oauth/wechat/bind')).status).toBe(403);
+    expect((await ban.client.get(`/api/oauth/telegram/bind?${fields}`)).status).toBe(401);
+    expect((await ban.client.delete('/api/oauth/wechat/bind')).status).toBe(401);
+    expect(await server.ctx.storage.db.selectFrom('users').select(['wechat_id', 'telegram_id']).where('id', '=', ban.userId).executeTakeFirstOrThrow()).toEqual({ wechat_id: '', telegram_id: '' });
     expect((await root.client.delete('/api/oauth/qq/bind')).status).toBe(400);
   });
 

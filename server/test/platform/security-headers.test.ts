@@ -75,12 +75,8 @@ describe('security headers on the console and the management API', () => {
     const api = directivesOf((await root.client.get('/api/status')).headers.get('content-security-policy'));
     expect(api['frame-src']).toEqual(after['frame-src']);
 
-    // Turnstile needs its keys before it can be turned on.
-    for (const [key, value] of [['TurnstileSiteKey', 'site-key'], ['TurnstileSecretKey', 'secret-key']]) {
-      expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
-    }
-    const turnstile = await root.client.put('/api/option/', { key: 'TurnstileCheckEnabled', value: true });
-    expect(turnstile.status, turnstile.text).toBe(200);
+    for (const key of ['TurnstileSiteKey', 'TurnstileSecretKey']) expect((await root.client.put('/api/option/', { key, value: 'x' })).status).toBe(200);
+    expect((await root.client.put('/api/option/', { key: 'TurnstileCheckEnabled', value: true })).status).toBe(200);
     const withTurnstile = directivesOf((await fetch(server.url)).headers.get('content-security-policy'));
     expect(withTurnstile['script-src']).toEqual(["'self'", 'https://challenges.cloudflare.com']);
     expect(withTurnstile['frame-src']).toContain('https://challenges.cloudflare.com');

@@ -28,9 +28,9 @@ import { updateUserSetting } from './update-user-setting.js';
 import { updateUser } from './update-user.js';
 
 /** Sign-in, registration, self service and user administration under /api/user. */
-export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical, signIn }: RouteDeps): void {
+export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical, signIn, turnstile }: RouteDeps): void {
   // Sign-in and registration
-  api.post('/user/login', async (request, reply) => {
+  api.post('/user/login', { preHandler: turnstile }, async (request, reply) => {
     const input = parseInput(loginSchema, request.body);
     await signIn.assertAllowed(reply, request.ip, input.username);
     const { user, sessionVersion } = await loginUser(ctx, input).catch(async (error: unknown) => {
@@ -45,7 +45,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     clearSessionCookie(request, reply);
     return ok(null);
   });
-  api.post('/user/register', { preHandler: critical }, async (request) => {
+  api.post('/user/register', { preHandler: [critical, turnstile] }, async (request) => {
     await registerUser(ctx, parseInput(registerSchema, request.body));
     return ok(null, '注册成功！');
   });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { forbidden, invalidInput } from '../../../lib/errors.js';
 import type { AppContext } from '../../context.js';
-import { fetchJson } from './fetch-json.js';
+import { fetchJson } from '../../../lib/fetch-json.js';
 import type { ExchangeContext, ProviderAccount } from './types.js';
 
 const tokenSchema = z.object({ access_token: z.string().max(4096).nullish() });

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { invalidInput } from '../../../lib/errors.js';
 import type { AppContext } from '../../context.js';
-import { fetchJson } from './fetch-json.js';
+import { fetchJson } from '../../../lib/fetch-json.js';
 import type { ProviderAccount } from './types.js';
 
 const answerSchema = z.object({ success: z.boolean().nullish(), message: z.string().nullish(), data: z.string().max(191).nullish() });

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { invalidInput } from '../../../lib/errors.js';
+import { invalidInput } from './errors.js';
 
 const timeoutMs = 10_000;
 const maxBodyBytes = 1024 * 1024;
 
 /**
- * One outgoing call to a sign-in provider: a 10 s timeout, a 1 MiB answer at most, JSON expected.
+ * One outgoing call to an outside party (sign-in providers, the bot check): a 10 s timeout, a 1 MiB answer at most, JSON expected.
  * Network failures and non-JSON answers become a 400 naming the provider (logged without secrets);
  * HTTP error statuses are returned for the caller to judge, since some providers explain in the body.
  */
