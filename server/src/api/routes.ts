@@ -16,6 +16,7 @@ import { registerOptionRoutes } from './options/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
+import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
@@ -40,6 +41,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerRedemptionRoutes(api, deps);
   registerTopUpRoutes(api, deps);
   registerOAuthRoutes(api, deps);
+  registerVerificationRoutes(api, deps);
 }
 
 export type RouteDeps = {

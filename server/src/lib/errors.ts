@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'unavailable'
   | 'internal';
 
 const statusByCode: Record<ErrorCode, number> = {
@@ -21,6 +22,8 @@ const statusByCode: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  /** An outside party we depend on (the mail server) failed: the request was fine, try later. */
+  unavailable: 503,
   internal: 500,
 };
 

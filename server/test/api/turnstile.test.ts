@@ -96,6 +96,13 @@ describe('Turnstile bot check against a local siteverify server', () => {
     expect(verify.received).toEqual([]);
   });
 
+  it('guards the verification and password-reset mails too, before anything is sent', async () => {
+    for (const path of ['/api/verification?email=bot@example.com', '/api/reset_password?email=bot@example.com']) {
+      expect((await server.client().get(path)).body, path).toEqual({ success: false, message: 'Turnstile token 为空', data: null });
+      expect((await server.client().get(`${path}&turnstile=forged-token`)).body.message, path).toBe('Turnstile 校验失败，请刷新重试！');
+    }
+  });
+
   it('asks for nothing when the check is off', async () => {
     expect((await root.client.put('/api/option/', { key: 'TurnstileCheckEnabled', value: 'false' })).status).toBe(200);
     expect((await login()).status).toBe(200);

@@ -1,5 +1,7 @@
 import type { RegisterInput } from '@modelgate/shared';
 import { AppError, forbidden, invalidInput } from '../../lib/errors.js';
+import { assertEmailAllowed, emailMessages, normalizeEmail } from '../../mail/email-rules.js';
+import { OneTimeCodes } from '../../mail/one-time-codes.js';
 import type { AppContext } from '../context.js';
 import { insertInvitedUser } from './insert-invited-user.js';
 import { hashPassword } from './passwords.js';
@@ -14,11 +16,16 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
   const { options, storage } = ctx;
   if (!options.bool('RegisterEnabled')) throw forbidden(registrationClosedMessage);
   if (!options.bool('PasswordRegisterEnabled')) throw forbidden(passwordRegistrationClosedMessage);
+  let email = input.email;
   if (options.bool('EmailVerificationEnabled')) {
     if (input.email === '') throw invalidInput('请输入邮箱！');
     if (input.verification_code === '') throw invalidInput('请输入邮箱验证码！');
-    // No code is ever issued yet (mail sending is not built), so every code is wrong.
-    throw invalidInput(wrongVerificationCodeMessage);
+    email = normalizeEmail(input.email);
+    assertEmailAllowed(options, email);
+    if (!(await new OneTimeCodes(ctx.cache).consume('verify', email, input.verification_code.trim()))) throw invalidInput(wrongVerificationCodeMessage);
+  }
+  if (email !== '' && (await storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())) {
+    throw new AppError('conflict', emailMessages.taken);
   }
   const taken = await storage.db.selectFrom('users').select('id').where('username', '=', input.username).executeTakeFirst();
   if (taken) throw new AppError('conflict', usernameTakenMessage);
@@ -29,7 +36,7 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
       username: input.username,
       password,
       display_name: input.username,
-      email: input.email,
+      email,
     }, input.aff_code);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('conflict', usernameTakenMessage);
