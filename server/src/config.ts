@@ -34,8 +34,8 @@ export interface Config {
   oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
   /** Cloudflare Turnstile's siteverify endpoint (a local server in tests). */
   turnstileVerifyUrl: string;
-  /** A PEM file of extra CAs the SMTP client trusts (a private mail relay, or tests); '' for the system's. */
-  smtpCaFile: string;
+  /** A PEM file of extra CAs trusted by the SMTP client and the notification webhooks (a private relay, or tests). */
+  extraCaFile: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -129,6 +129,6 @@ export function loadConfig(env: Env = process.env): Config {
       linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
     },
     turnstileVerifyUrl: baseUrlFrom(env, 'TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify'),
-    smtpCaFile: env.SMTP_CA_FILE?.trim() ?? '',
+    extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
   };
 }

@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../api/context.js';
 import { AppError } from '../lib/errors.js';
+import { extraCa } from '../lib/extra-ca.js';
 
 export interface MailMessage {
   to: string;
@@ -18,20 +18,13 @@ export const mailMessages = {
 /** Timeouts so a mail server that accepts and then says nothing never holds a request. */
 const timeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
-let cachedCa: { file: string; pem: string } | null = null;
-function extraCa(file: string): string | undefined {
-  if (!file) return undefined;
-  if (cachedCa?.file !== file) cachedCa = { file, pem: fs.readFileSync(file, 'utf8') };
-  return cachedCa.pem;
-}
-
 /** A transport from the current SMTP options (they may change at any time, so one per mail). */
 function createTransport(ctx: AppContext) {
   const { options } = ctx;
   const host = options.get('SMTPServer').trim();
   if (!host) throw new AppError('unavailable', mailMessages.notConfigured);
   const account = options.get('SMTPAccount').trim();
-  const ca = extraCa(ctx.config.smtpCaFile);
+  const ca = extraCa(ctx.config.extraCaFile);
   return nodemailer.createTransport({
     host,
     port: options.number('SMTPPort'),

@@ -2,6 +2,7 @@ import { Agent } from 'undici';
 import type { AppContext } from '../api/context.js';
 import { AccessCache } from './pipeline/access-cache.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
+import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './pipeline/usage-writer.js';
 
 /** Everything the relay keeps in memory, built once per app and shut down with it. */
@@ -37,6 +38,8 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     headersTimeout: ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 300_000,
     bodyTimeout: 0,
   });
+  const reminder = new QuotaReminder(ctx, logger as ConstructorParameters<typeof QuotaReminder>[1]);
+  usage.onUsersWritten = (users) => reminder.check(users);
   await channels.rebuild();
   usage.start(ctx.config.batchUpdateIntervalMs);
 

@@ -132,7 +132,7 @@ describe('mail over implicit TLS with SMTP auth, and mail servers that fail', ()
   beforeAll(async () => {
     sink = await startSmtpSink({ secure: tls, account: { user: 'tls-user', pass: 'tls-secret-pass' } });
     server = await startTestServer({
-      env: { SMTP_CA_FILE: tls.certFile, LOG_LEVEL: 'info' },
+      env: { EXTRA_CA_FILE: tls.certFile, LOG_LEVEL: 'info' },
       loggerStream: new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } }),
     });
     root = await setupRootAndLogin(server);
@@ -142,7 +142,7 @@ describe('mail over implicit TLS with SMTP auth, and mail servers that fail', ()
     await sink?.close();
   });
 
-  it('delivers over TLS (SMTPSSLEnabled) to a server whose certificate SMTP_CA_FILE trusts', async () => {
+  it('delivers over TLS (SMTPSSLEnabled) to a server whose certificate EXTRA_CA_FILE trusts', async () => {
     await setOptions(root, smtpOptions(sink.port, { SMTPSSLEnabled: 'true', SMTPAccount: 'tls-user', SMTPToken: 'tls-secret-pass' }));
     expect((await server.client().get('/api/verification?email=tls@example.com')).status).toBe(200);
     expect(codeIn(await sink.nextMail('tls@example.com'))).toMatch(/^\d{6}$/);

@@ -18,6 +18,8 @@ export interface CachedUser {
   /** users.session_version: the playground's session cookie must carry it. */
   sessionVersion: number;
   acceptsUnsetModels: boolean;
+  /** setting.quota_warning_threshold; 0 = the QuotaRemindThreshold option (notify/quota-reminder.ts). */
+  warningThreshold: number;
   quota: number;
   usedQuota: number;
   pendingQuota: number;
@@ -45,6 +47,17 @@ export interface CachedToken {
 
 const missingKeyTtlMs = 5_000;
 const reloadChunk = 500;
+
+/** setting.quota_warning_threshold as a non-negative number, 0 when unset or unreadable. */
+function settingWarningThreshold(setting: string): number {
+  if (!setting) return 0;
+  try {
+    const value = Number((JSON.parse(setting) as Record<string, unknown>).quota_warning_threshold);
+    return Number.isFinite(value) && value > 0 ? value : 0;
+  } catch {
+    return 0;
+  }
+}
 
 function settingAcceptsUnset(setting: string): boolean {
   if (!setting) return false;
@@ -152,6 +165,7 @@ export class AccessCache {
       sessionVersion: Number(row.session_version),
       // Only an admin (role 10+) may make unpriced models free for themselves.
       acceptsUnsetModels: row.role >= 10 && settingAcceptsUnset(row.setting),
+      warningThreshold: settingWarningThreshold(row.setting),
       quota: Number(row.quota),
       usedQuota: Number(row.used_quota),
     };

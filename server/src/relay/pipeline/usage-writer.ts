@@ -39,6 +39,9 @@ export class UsageWriter {
   /** Log rows set aside by flushes since start (refused by the database; reported through onRowSetAside). */
   setAsideCount = 0;
 
+  /** Told, after a flush committed, which users' spending it wrote (their `quota` is current then). */
+  onUsersWritten: ((users: CachedUser[]) => void) | null = null;
+
   constructor(
     private readonly storage: Storage,
     private readonly onError: (error: unknown) => void,
@@ -138,6 +141,7 @@ export class UsageWriter {
       if (!token.isUnlimited) token.remainQuota -= written;
       token.usedQuota += written;
     }
+    if (this.onUsersWritten && batch.users.length > 0) this.onUsersWritten(batch.users.map(({ user }) => user));
   }
 
   /** The fast flush: one transaction, counters then log rows in multi-row inserts. */
