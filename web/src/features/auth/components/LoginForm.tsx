@@ -7,7 +7,7 @@ import { Turnstile } from '../../../components/Turnstile';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
 import { userStore } from '../../../lib/user-store';
 import { login } from '../api/auth';
-import { useTurnstile } from '../hooks/useTurnstile';
+import { useTurnstile } from '../../../lib/use-turnstile';
 
 interface LoginValues {
   username?: string;

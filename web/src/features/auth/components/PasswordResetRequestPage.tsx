@@ -5,7 +5,7 @@ import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
 import { requestPasswordReset } from '../api/auth';
 import { useEmailRequest } from '../hooks/useEmailRequest';
-import { useTurnstile } from '../hooks/useTurnstile';
+import { useTurnstile } from '../../../lib/use-turnstile';
 import { AuthCard } from './AuthCard';
 
 /** Password reset request: email, optional bot check, then a 30 s retry lock. */

@@ -9,7 +9,7 @@ import { showSuccess } from '../../../lib/feedback';
 import { readString } from '../../../lib/storage-keys';
 import { register, sendVerificationCode } from '../api/auth';
 import { useEmailRequest } from '../hooks/useEmailRequest';
-import { useTurnstile } from '../hooks/useTurnstile';
+import { useTurnstile } from '../../../lib/use-turnstile';
 
 interface RegisterValues {
   username: string;

@@ -1,7 +1,7 @@
 import type { FormInstance } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import type { useTurnstile } from './useTurnstile';
+import type { useTurnstile } from '../../../lib/use-turnstile';
 
 /**
  * The click handler of a countdown button that mails something to the form's email field

@@ -49,7 +49,7 @@ export const updateSelf = (fields: Partial<Pick<SelfUser, 'username' | 'display_
 export const deleteSelf = () => http.delete<unknown>('/api/user/self');
 export const generateAccessToken = () => http.get<string>('/api/user/token');
 export const updateUserSetting = (setting: UserSetting) => http.put<unknown>('/api/user/setting', setting);
-export const sendEmailCode = (email: string) => http.get<unknown>('/api/verification', { query: { email } });
+export const sendEmailCode = (email: string, turnstile = '') => http.get<unknown>('/api/verification', { query: { email, turnstile } });
 export const bindEmail = (email: string, code: string) => http.get<unknown>('/api/oauth/email/bind', { query: { email, code } });
 export const bindWeChat = (code: string) => http.get<unknown>('/api/oauth/wechat/bind', { query: { code } });
 

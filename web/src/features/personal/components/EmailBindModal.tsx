@@ -3,7 +3,9 @@ import { Form, Input, Modal, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CountdownButton } from '../../../components/CountdownButton';
+import { Turnstile } from '../../../components/Turnstile';
 import { showError, showSuccess } from '../../../lib/feedback';
+import { useTurnstile } from '../../../lib/use-turnstile';
 import { bindEmail, selfQueryKey, sendEmailCode } from '../api/personal';
 
 /** Email binding: email required ('请输入邮箱！'), code required ('请输入邮箱验证码！'). */
@@ -13,13 +15,15 @@ export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () =
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
+  const turnstile = useTurnstile();
   const sendCode = async () => {
     if (!email.trim()) {
       showError(t('personal.emailRequired'));
       return false;
     }
+    if (!turnstile.isReady()) return false;
     try {
-      await sendEmailCode(email.trim());
+      await sendEmailCode(email.trim(), turnstile.token);
       showSuccess(t('auth.codeSent'));
       return true;
     } catch {
@@ -53,6 +57,7 @@ export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () =
         <Form.Item label={t('auth.verificationCode')}>
           <Input value={code} onChange={(event) => setCode(event.target.value)} aria-label={t('auth.verificationCode')} />
         </Form.Item>
+        {turnstile.isEnabled && <Turnstile siteKey={turnstile.siteKey} onToken={turnstile.onToken} />}
       </Form>
     </Modal>
   );

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { showInfo } from '../../../lib/feedback';
-import { useStatus } from '../../../lib/status';
+import { showInfo } from './feedback';
+import { useStatus } from './status';
 
 /** Bot-check state: whether it is on, the token, and a guard that asks to retry before the token arrives. */
 export function useTurnstile() {
