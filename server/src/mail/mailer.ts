@@ -43,35 +43,32 @@ function senderOf(ctx: AppContext): string {
 }
 
 /**
- * Sends one mail through the configured SMTP server. A server that is missing, refuses, or is down
- * is a 503 with a clear message for the user and a logged reason for the operator (never the
- * SMTP password: only the error's message and code are logged).
+ * Runs one exchange with the configured SMTP server. A server that is missing, refuses, or is down
+ * is a 503 with a clear message for the user and a logged reason for the operator (never the SMTP
+ * password: only the error's code and message are logged).
  */
-export async function sendMail(ctx: AppContext, log: FastifyBaseLogger, message: MailMessage): Promise<void> {
+async function withTransport(ctx: AppContext, log: FastifyBaseLogger, failure: string, exchange: (transport: ReturnType<typeof createTransport>) => Promise<unknown>): Promise<void> {
   const transport = createTransport(ctx);
   try {
-    await transport.sendMail({ from: senderOf(ctx), to: message.to, subject: message.subject, html: message.html });
+    await exchange(transport);
   } catch (error) {
     const { code, message: reason } = error as { code?: string; message?: string };
-    log.error({ code, reason, smtpServer: ctx.options.get('SMTPServer') }, 'mail not sent');
+    log.error({ code, reason, smtpServer: ctx.options.get('SMTPServer') }, failure);
     throw new AppError('unavailable', mailMessages.failed);
   } finally {
     transport.close();
   }
 }
 
+/** Sends one mail through the configured SMTP server. */
+export function sendMail(ctx: AppContext, log: FastifyBaseLogger, message: MailMessage): Promise<void> {
+  return withTransport(ctx, log, 'mail not sent', (transport) =>
+    transport.sendMail({ from: senderOf(ctx), to: message.to, subject: message.subject, html: message.html }));
+}
+
 /** Connects and signs in to the SMTP server without sending anything (same failures as sendMail). */
-export async function checkMailer(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
-  const transport = createTransport(ctx);
-  try {
-    await transport.verify();
-  } catch (error) {
-    const { code, message: reason } = error as { code?: string; message?: string };
-    log.error({ code, reason, smtpServer: ctx.options.get('SMTPServer') }, 'mail server check failed');
-    throw new AppError('unavailable', mailMessages.failed);
-  } finally {
-    transport.close();
-  }
+export function checkMailer(ctx: AppContext, log: FastifyBaseLogger): Promise<void> {
+  return withTransport(ctx, log, 'mail server check failed', (transport) => transport.verify());
 }
 
 /** Text placed into a mail's HTML. */
