@@ -1,7 +1,8 @@
-import { request, type Dispatcher, type FormData } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import type { AppContext } from '../../api/context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
-import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
+import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
+import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
 import { disableChannelIfBanned } from './auto-disable.js';
@@ -56,7 +57,7 @@ export interface UpstreamCall {
  * with its head (and whole body unless it streams); for a responder, undici.request's response.
  */
 export type UpstreamReply =
-  | { respond: Responder; response: Dispatcher.ResponseData; answer?: undefined; head?: undefined }
+  | { respond: Responder; response: UpstreamResponse; answer?: undefined; head?: undefined }
   | { respond?: undefined; response?: undefined; answer: UpstreamAnswer; head: AnswerHead };
 
 export type UpstreamSuccess = UpstreamReply & {
@@ -73,7 +74,7 @@ export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHe
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function readLimited(body: UpstreamResponse['body']): Promise<string> {
   let text = '';
   for await (const chunk of body) {
     if (text.length < maxErrorBody) text += (chunk as Buffer).toString('utf8');
@@ -116,29 +117,13 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     if (error instanceof RelayError) throw error;
     throw new UpstreamError(0, `构造上游请求失败：${(error as Error).message}`, 'request_build_failed', '');
   }
-  let url: string;
-  let headers: Record<string, string>;
-  let payload: string | FormData | Uint8Array;
-  if (body.kind === 'request') {
-    const built = body.value;
-    url = built.url;
-    headers = built.headers;
-    // A string or bytes body goes out unchanged (Bedrock signs it).
-    payload = typeof built.body === 'string' || built.body instanceof Uint8Array ? built.body : JSON.stringify(built.body);
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  } else {
-    url = adapter.api.url(call.endpoint, target, upstreamModel, call.requestOptions);
-    headers = adapter.api.headers(target);
-    if (body.kind === 'json') {
-      headers['content-type'] = 'application/json';
-      payload = JSON.stringify(body.value);
-    } else {
-      payload = body.value;
-    }
-  }
+  // The one request path (providers/upstream-request.ts): a request the job built, or the OpenAI wire.
+  const built = body.kind === 'request' ? body.value : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions);
   if (call.signal.aborted) throw relayErrors.clientClosed();
   if (!body.respond) {
-    const answer = dispatchAnswer(dispatcher, url, headers, payload, call);
+    // The OpenAI pass-through on undici's dispatch API (a transport adapter converts every endpoint it serves).
+    const { headers, payload } = serializeRequest(built);
+    const answer = dispatchAnswer(dispatcher, built.url, headers, payload!, call);
     let head: AnswerHead;
     try {
       head = await answer.head;
@@ -148,15 +133,9 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head };
     throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '');
   }
-  let response: Dispatcher.ResponseData;
+  let response: UpstreamResponse;
   try {
-    response = await request(url, {
-      method: 'POST',
-      headers,
-      body: payload as string,
-      dispatcher,
-      signal: call.signal,
-    });
+    response = await sendUpstream(adapter, built, { dispatcher, signal: call.signal });
   } catch (error) {
     throw connectionFailure(call, error);
   }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
+import type { UpstreamResponse } from '../providers/types.js';
 import type { Usage } from '../billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
 import type { StreamEvent } from '../providers/types.js';
@@ -33,7 +33,7 @@ export interface EventHandler {
 }
 
 export interface EventStreamOptions {
-  upstream: Dispatcher.ResponseData;
+  upstream: UpstreamResponse;
   out: ServerResponse;
   /** Sends the response head; called once, right before the first byte goes out. */
   start(): void;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import type { Dispatcher } from 'undici';
+import type { UpstreamResponse } from '../providers/types.js';
 import type { AppContext } from '../../api/context.js';
 import type { Usage } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
@@ -15,7 +15,7 @@ export interface ResponseContext {
   ctx: AppContext;
   relay: RelayState;
   exchange: RelayExchange;
-  response: Dispatcher.ResponseData;
+  response: UpstreamResponse;
   hold: Hold;
   /** Settle fields known before the answer (pricing, model, channel, timing). */
   base: Omit<SettleInput, 'usage' | 'isStream' | 'frtMs'>;

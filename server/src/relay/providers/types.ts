@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, FormData } from 'undici';
 import type { Usage } from '../billing/quota.js';
 
 /** The relay endpoints a provider may serve. */
@@ -85,7 +85,36 @@ export interface StreamEvent {
 export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
-  body: Record<string, unknown> | string | Uint8Array;
+  body: Record<string, unknown> | string | Uint8Array | FormData;
+  /** POST unless set (model lists, balances: GET without a body). */
+  method?: 'GET' | 'POST';
+}
+
+/**
+ * An upstream's answer as the relay reads it: undici's response, or what a non-HTTP transport
+ * (iFlytek Spark's WebSocket) makes of its frames. `body` is read once: iterated, or text/arrayBuffer.
+ */
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Buffer> & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump?(): Promise<void> };
+}
+
+/** How one upstream call is sent and answered; timeouts in ms (0: none). */
+export interface SendOptions {
+  dispatcher: Dispatcher;
+  signal?: AbortSignal;
+  headersTimeout?: number;
+  bodyTimeout?: number;
+}
+
+/**
+ * A provider that is not reached by an HTTP request (iFlytek Spark: a signed WebSocket). `send`
+ * opens the exchange for a built request and answers in the framing of the adapter's converter
+ * (Spark: one NDJSON line per frame), so the relay's readers stay the same.
+ */
+export interface UpstreamTransport {
+  send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse>;
 }
 
 /** Read access to option values an adapter may need (claude.*, gemini.* settings). */
@@ -212,4 +241,6 @@ export interface ProviderAdapter {
   fetchModels?(target: UpstreamTarget): Promise<string[]>;
   /** Remaining balance in US$ (update_balance), when the provider exposes it. */
   fetchBalance?(target: UpstreamTarget): Promise<number>;
+  /** Set when the provider is not reached over HTTP (upstream-request.ts sendUpstream uses it). */
+  transport?: UpstreamTransport;
 }

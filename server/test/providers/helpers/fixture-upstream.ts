@@ -1,3 +1,5 @@
+import { serializeRequest } from '../../../src/relay/providers/upstream-request.js';
+import type { UpstreamRequest } from '../../../src/relay/providers/types.js';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,10 +69,10 @@ export async function startFixtureUpstream(): Promise<FixtureUpstream> {
 }
 
 /** Sends an adapter-built request with undici, as the relay will: objects as JSON, text and bytes as they are. */
-export async function sendUpstream(built: { url: string; headers: Record<string, string>; body: Record<string, unknown> | string | Uint8Array }) {
+export async function sendUpstream(built: UpstreamRequest) {
   const { request } = await import('undici');
-  const body = typeof built.body === 'string' || built.body instanceof Uint8Array ? built.body : JSON.stringify(built.body);
-  const response = await request(built.url, { method: 'POST', headers: built.headers, body });
+  const { headers, payload } = serializeRequest({ ...built, headers: { ...built.headers } });
+  const response = await request(built.url, { method: built.method ?? 'POST', headers, body: payload as string | undefined });
   const bytes = Buffer.from(await response.body.arrayBuffer());
   return { status: response.statusCode, bytes, text: bytes.toString('utf8') };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { serializeRequest } from '../../../src/relay/providers/upstream-request.js';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,13 +83,8 @@ export function makeTarget(baseURL: string, key: string, other = '', headers: Re
 
 /** Sends a built upstream request (POST, JSON body) and returns status and body text. */
 export async function sendUpstream(built: UpstreamRequest): Promise<{ status: number; text: string }> {
-  const body = typeof built.body === 'string' || built.body instanceof Uint8Array ? built.body : JSON.stringify(built.body);
-  const response = await request(built.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...built.headers },
-    body,
-    dispatcher: recordedDispatcher,
-  });
+  const { headers, payload } = serializeRequest({ ...built, headers: { ...built.headers } });
+  const response = await request(built.url, { method: built.method ?? 'POST', headers, body: payload as string | undefined, dispatcher: recordedDispatcher });
   return { status: response.statusCode, text: await response.body.text() };
 }
 

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { hmacSha256 as hmac, sha256Hex } from '../shared/crypto.js';
 
 /** AWS Signature Version 4 (header form), written against AWS's published test suite. */
 export interface SigV4Input {
@@ -24,8 +24,6 @@ export interface SigV4Result {
   authorization: string;
 }
 
-const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
 /** RFC 3986 encoding as SigV4 wants it: only A-Z a-z 0-9 - _ . ~ stay as they are. */
 export function uriEncode(value: string): string {
@@ -83,7 +81,7 @@ export function signRequest(input: SigV4Input): SigV4Result {
   ].join('\n');
   const scope = `${date}/${input.region}/${input.service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = createHmac('sha256', signingKey(input.secretAccessKey, date, input.region, input.service)).update(stringToSign, 'utf8').digest('hex');
+  const signature = hmac(signingKey(input.secretAccessKey, date, input.region, input.service), stringToSign).toString('hex');
   const authorization = `AWS4-HMAC-SHA256 Credential=${input.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   headers.authorization = authorization;
   return { headers, canonicalRequest, stringToSign, signature, authorization };

@@ -1,9 +1,9 @@
 import { sign } from 'node:crypto';
+import { base64url } from '../shared/crypto.js';
 import type { ServiceAccount } from './credentials.js';
 
 export const cloudPlatformScope = 'https://www.googleapis.com/auth/cloud-platform';
 
-const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
 /**
  * The signed JWT assertion of Google's service-account OAuth flow: RS256 over

@@ -2,14 +2,14 @@ import { request, type Dispatcher } from 'undici';
 import { UpstreamError } from '../../errors.js';
 import type { ServiceAccount } from './credentials.js';
 import { createServiceAccountJwt } from './jwt.js';
+import { TokenCache, type IssuedToken } from '../shared/token-cache.js';
 
-interface CachedToken { accessToken: string; expiresAtMs: number }
 
 /** Refresh this long before the token's expiry, so a request never starts with a dying token. */
 const refreshMarginMs = 5 * 60 * 1000;
 
 /** POST token_uri with the JWT bearer grant → `{access_token, expires_in}`. */
-async function exchangeJwt(account: ServiceAccount, dispatcher: Dispatcher, nowMs: number): Promise<CachedToken> {
+async function exchangeJwt(account: ServiceAccount, dispatcher: Dispatcher, nowMs: number): Promise<IssuedToken> {
   const assertion = createServiceAccountJwt(account, Math.floor(nowMs / 1000));
   const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion });
   let response;
@@ -39,39 +39,26 @@ async function exchangeJwt(account: ServiceAccount, dispatcher: Dispatcher, nowM
     throw new UpstreamError(status, `Vertex AI 获取访问令牌失败：${detail}`, typeof json.error === 'string' ? json.error : null, text);
   }
   const expiresIn = typeof json.expires_in === 'number' && json.expires_in > 0 ? json.expires_in : 3600;
-  return { accessToken: json.access_token, expiresAtMs: nowMs + expiresIn * 1000 };
+  return { token: json.access_token, expiresAtMs: nowMs + expiresIn * 1000 };
 }
 
 /**
  * In-memory access tokens per service account (client_email + private_key_id), reused until five
- * minutes before expiry. Concurrent callers share one in-flight exchange per account; a failed
- * exchange is not cached.
+ * minutes before expiry; concurrent callers share one exchange (shared/token-cache.ts).
  */
 export class VertexTokenCache {
-  private readonly tokens = new Map<string, CachedToken>();
-  private readonly inFlight = new Map<string, Promise<CachedToken>>();
+  private readonly cache: TokenCache<{ account: ServiceAccount; dispatcher: Dispatcher }>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.cache = new TokenCache(({ account, dispatcher }, nowMs) => exchangeJwt(account, dispatcher, nowMs), refreshMarginMs, now);
+  }
 
-  async getAccessToken(account: ServiceAccount, dispatcher: Dispatcher): Promise<string> {
-    const cacheKey = `${account.client_email}\n${account.private_key_id}\n${account.token_uri}`;
-    const cached = this.tokens.get(cacheKey);
-    if (cached && this.now() < cached.expiresAtMs - refreshMarginMs) return cached.accessToken;
-    let pending = this.inFlight.get(cacheKey);
-    if (!pending) {
-      pending = exchangeJwt(account, dispatcher, this.now())
-        .then((token) => {
-          this.tokens.set(cacheKey, token);
-          return token;
-        })
-        .finally(() => this.inFlight.delete(cacheKey));
-      this.inFlight.set(cacheKey, pending);
-    }
-    return (await pending).accessToken;
+  getAccessToken(account: ServiceAccount, dispatcher: Dispatcher): Promise<string> {
+    return this.cache.get(`${account.client_email}\n${account.private_key_id}\n${account.token_uri}`, { account, dispatcher });
   }
 
   clear(): void {
-    this.tokens.clear();
+    this.cache.clear();
   }
 }
 

@@ -1,0 +1,73 @@
+import { FormData, request } from 'undici';
+import type { ChatCall, ProviderAdapter, RelayEndpoint, RequestOptions, SendOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from './types.js';
+
+/**
+ * The one upstream request path. Every caller that talks to a provider (the relay's dispatch, the
+ * channel test, fetch-models) builds its request here and sends it with `sendUpstream`; an
+ * adapter's `api.url/headers` and converters are read in this folder only (an ESLint rule keeps
+ * it so).
+ */
+
+type Json = Record<string, unknown>;
+
+/** The converter that owns an endpoint's wire when it is not OpenAI's, if any. */
+function converterOf(adapter: ProviderAdapter, endpoint: RelayEndpoint) {
+  if (endpoint === 'chat') return adapter.chatConverter;
+  if (endpoint === 'completions') return adapter.completionsConverter;
+  if (endpoint === 'embeddings') return adapter.embeddingsConverter;
+  if (endpoint === 'rerank') return adapter.rerankConverter;
+  return undefined;
+}
+
+/** Whether the endpoint's body is converted to the provider's own wire (its answer then needs the converter too). */
+export const isConvertedEndpoint = (adapter: ProviderAdapter, endpoint: RelayEndpoint): boolean => converterOf(adapter, endpoint) !== undefined;
+
+/**
+ * An OpenAI-wire request: the adapter's URL and headers for the endpoint, the body as given (an
+ * OpenAI body already prepared for the provider, or a multipart form).
+ */
+export function openAiWireRequest(adapter: ProviderAdapter, endpoint: RelayEndpoint, body: Json | FormData, target: UpstreamTarget, upstreamModel: string, options?: RequestOptions): UpstreamRequest {
+  return { url: adapter.api.url(endpoint, target, upstreamModel, options), headers: adapter.api.headers(target), body };
+}
+
+/**
+ * The complete, authenticated request for one operation: the provider's converter when its wire
+ * for the endpoint is not OpenAI's (signatures, tokens and the body in its format), else the
+ * OpenAI wire. `body` is the canonical OpenAI body (for the OpenAI wire: already prepared).
+ */
+export async function buildUpstreamRequest(adapter: ProviderAdapter, endpoint: RelayEndpoint, body: Json | FormData, call: ChatCall, options?: RequestOptions): Promise<UpstreamRequest> {
+  const converter = converterOf(adapter, endpoint);
+  if (converter && !(body instanceof FormData)) return converter.buildRequest(body, call);
+  return openAiWireRequest(adapter, endpoint, body, call.target, call.upstreamModel, options);
+}
+
+/** `GET` of the provider's OpenAI-shaped model list (`data[].id`). */
+export function modelListRequest(adapter: ProviderAdapter, target: UpstreamTarget): UpstreamRequest {
+  return { url: adapter.api.url('models', target, ''), headers: adapter.api.headers(target), body: '', method: 'GET' };
+}
+
+/** The bytes (or form) a built request sends, and its headers with the content type set. */
+export function serializeRequest(built: UpstreamRequest): { headers: Record<string, string>; payload: string | Uint8Array | FormData | undefined } {
+  const { headers, body } = built;
+  if (built.method === 'GET') return { headers, payload: undefined };
+  if (body instanceof FormData) return { headers, payload: body };
+  // A string or bytes body goes out unchanged (Bedrock and Hunyuan sign it).
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  return { headers, payload };
+}
+
+/** Sends a built request: over the adapter's own transport when it has one (WebSocket), else HTTP. */
+export async function sendUpstream(adapter: ProviderAdapter, built: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
+  if (adapter.transport) return adapter.transport.send(built, options);
+  const { headers, payload } = serializeRequest(built);
+  return request(built.url, {
+    method: built.method ?? 'POST',
+    headers,
+    body: payload as string | undefined,
+    dispatcher: options.dispatcher,
+    signal: options.signal,
+    headersTimeout: options.headersTimeout,
+    bodyTimeout: options.bodyTimeout,
+  }) as Promise<UpstreamResponse>;
+}
