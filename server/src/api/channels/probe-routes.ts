@@ -10,7 +10,10 @@ import { updateAllBalances, updateChannelBalance } from './probe/update-balance.
 
 const idParams = z.object({ id: idParam() });
 const testQuery = z.object({ model: z.string().max(255).optional() });
-const fetchModelsBody = z.object({ base_url: z.string().max(512).default(''), type: z.coerce.number().int().min(0).max(int32Max), key: z.string().max(100_000).default('') });
+/** An unsaved channel's form: `other` carries what the type needs to list models (Cloudflare's account id, Vertex's region). */
+const fetchModelsBody = z.object({
+  base_url: z.string().max(512).default(''), type: z.coerce.number().int().min(0).max(int32Max), key: z.string().max(100_000).default(''), other: z.string().max(10_000).default(''),
+});
 
 /** Channel probes (admin): test, update_balance, fetch_models. */
 export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
@@ -32,6 +35,6 @@ export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }
   api.get('/channel/fetch_models/:id', admin, async (request) => ok(await fetchChannelModels(ctx, parseInput(idParams, request.params).id)));
   api.post('/channel/fetch_models', admin, async (request) => {
     const body = parseInput(fetchModelsBody, request.body);
-    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key, (body as { other?: unknown }).other === undefined ? '' : String((body as { other?: unknown }).other)));
+    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key, body.other));
   });
 }

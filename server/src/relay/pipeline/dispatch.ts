@@ -149,9 +149,9 @@ function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 
-function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string): UpstreamError {
+export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string): UpstreamError {
   const parsed = adapter.errors.parse(status, text);
-  return new UpstreamError(status, parsed.message, parsed.code, text);
+  return new UpstreamError(parsed.status ?? status, parsed.message, parsed.code, text);
 }
 
 /**

@@ -228,7 +228,11 @@ export interface ProviderAdapter {
     createTransform(): ChunkTransform;
   };
   embeddings: { readUsage(response: Record<string, unknown>): Usage | null };
-  errors: { parse(status: number, bodyText: string): { message: string; code: string | null } };
+  /**
+   * Reads an error answer. `status`, when set, is the status the failure stands for where the
+   * provider's HTTP status misstates it (Gemini answers a bad key with 400 API_KEY_INVALID: 401).
+   */
+  errors: { parse(status: number, bodyText: string): { message: string; code: string | null; status?: number } };
   /** Set when `embeddings` requests must be converted (the OpenAI body is not sent as is). */
   embeddingsConverter?: EmbeddingsConverter;
   /** Set when `completions` requests must be converted (Ollama /api/generate); same shape as chat. */

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../../lib/errors.js';
-import { toRelayChannel, type RelayChannel } from '../../../relay/pipeline/channel-index.js';
+import { toRelayChannel, type RelayChannel } from '../../../relay/probes.js';
 
 /** A channel row (any status) in the relay's parsed form. */
 export async function loadRelayChannel(ctx: AppContext, id: number): Promise<RelayChannel & { testModel: string; status: number }> {

@@ -1,8 +1,7 @@
-import { request } from 'undici';
 import type { AppContext } from '../../context.js';
-import { redactSecrets, UpstreamError } from '../../../relay/errors.js';
-import { disableChannel, enableChannel, isKeyFailure } from '../../../relay/pipeline/auto-disable.js';
-import { targetOf } from '../../../relay/pipeline/dispatch.js';
+import { redactSecrets, type UpstreamError } from '../../../relay/errors.js';
+import { disableChannel, enableChannel, isKeyFailure, probeChannel } from '../../../relay/probes.js';
+import type { AdapterOptions } from '../../../relay/providers/types.js';
 import { loadRelayChannel } from './load-channel.js';
 
 export interface ChannelTestResult {
@@ -12,43 +11,18 @@ export interface ChannelTestResult {
   time: number;
 }
 
-const isEmbeddingModel = (model: string) => /embed|bge-|m3e/i.test(model);
-
 /**
- * Sends one small request through the channel (chat, or embeddings for embedding models),
- * records response_time (ms) and test_time, and applies the automatic enable/disable rules.
+ * Sends one small request through the channel like a relayed call (relay/probes.ts: chat, or
+ * embeddings for embedding models, converted and read through the adapter), records
+ * response_time (ms) and test_time, and applies the automatic enable/disable rules.
  */
 export async function testChannel(ctx: AppContext, id: number, requestedModel?: string): Promise<ChannelTestResult> {
   const channel = await loadRelayChannel(ctx, id);
   const adapter = channel.adapter;
   if (!adapter) return { success: false, message: `渠道类型 ${channel.type} 暂不支持测试`, time: 0 };
   const model = requestedModel || channel.testModel || channel.models[0] || 'gpt-4o-mini';
-  const upstreamModel = channel.modelMapping?.[model] || model;
-  const endpoint = isEmbeddingModel(model) && adapter.endpoints.has('embeddings') ? 'embeddings' : 'chat';
-  const body = endpoint === 'embeddings'
-    ? { model: upstreamModel, input: 'hello' }
-    : { model: upstreamModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 };
-  const dispatcher = ctx.relay!.dispatcher;
-  const target = targetOf(channel, dispatcher);
   const started = Date.now();
-  let error: UpstreamError | null = null;
-  try {
-    const response = await request(adapter.api.url(endpoint, target, upstreamModel), {
-      method: 'POST',
-      headers: { ...adapter.api.headers(target), 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      dispatcher,
-      headersTimeout: 60_000,
-      bodyTimeout: 60_000,
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) {
-      const parsed = adapter.errors.parse(response.statusCode, text);
-      error = new UpstreamError(response.statusCode, parsed.message, parsed.code, text);
-    }
-  } catch (cause) {
-    error = new UpstreamError(0, `上游连接失败：${(cause as Error).message}`, null, '');
-  }
+  const error: UpstreamError | null = await probeChannel(ctx.relay!, channel, model, ctx.options as unknown as AdapterOptions);
   const elapsedMs = Date.now() - started;
   const seconds = Math.round(elapsedMs) / 1000;
   await ctx.storage.db.updateTable('channels')

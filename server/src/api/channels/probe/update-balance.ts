@@ -1,19 +1,18 @@
 import type { AppContext } from '../../context.js';
 import { invalidInput } from '../../../lib/errors.js';
-import { targetOf } from '../../../relay/pipeline/dispatch.js';
+import { readUpstreamBalance } from '../../../relay/probes.js';
 import { loadRelayChannel } from './load-channel.js';
 
 /** Reads the provider's balance (providers.md §6) and stores it on the channel. */
 export async function updateChannelBalance(ctx: AppContext, id: number): Promise<number> {
   const channel = await loadRelayChannel(ctx, id);
-  const fetchBalance = channel.adapter?.fetchBalance;
-  if (!fetchBalance) throw invalidInput('该渠道类型暂不支持查询余额');
-  let balance: number;
+  let balance: number | null;
   try {
-    balance = await fetchBalance(targetOf(channel, ctx.relay!.dispatcher));
+    balance = await readUpstreamBalance(ctx.relay!, channel);
   } catch (error) {
     throw invalidInput(`查询余额失败：${(error as Error).message}`);
   }
+  if (balance === null) throw invalidInput('该渠道类型暂不支持查询余额');
   await ctx.storage.db.updateTable('channels')
     .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
     .where('id', '=', id).execute();

@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../errors.js';
 
 /** Google's error envelope `{"error":{"code","message","status"}}` (also as a one-element array). */
-export function parseGoogleError(status: number, bodyText: string): { message: string; code: string | null } {
+export function parseGoogleError(status: number, bodyText: string): { message: string; code: string | null; status?: number } {
   try {
     let parsed = JSON.parse(bodyText) as unknown;
     if (Array.isArray(parsed)) parsed = parsed[0];
@@ -12,6 +12,8 @@ export function parseGoogleError(status: number, bodyText: string): { message: s
       return {
         message: typeof fields.message === 'string' && fields.message ? fields.message : `upstream status ${status}`,
         code: typeof code === 'string' || typeof code === 'number' ? String(code) : null,
+        // Google answers an invalid API key with 400 (reason API_KEY_INVALID): it is the key's fault.
+        ...(status === 400 && bodyText.includes('API_KEY_INVALID') ? { status: 401 } : {}),
       };
     }
   } catch {

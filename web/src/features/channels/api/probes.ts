@@ -17,4 +17,4 @@ export async function updateBalance(id: number): Promise<number> {
 export const updateAllBalances = () => http.get<unknown>('/api/channel/update_balance');
 
 export const fetchModelsOfChannel = (id: number) => http.get<string[]>(`/api/channel/fetch_models/${id}`, { silent: true });
-export const fetchUpstreamModels = (body: { base_url: string; type: number; key: string }) => http.post<string[]>('/api/channel/fetch_models', body, { silent: true });
+export const fetchUpstreamModels = (body: { base_url: string; type: number; key: string; other: string }) => http.post<string[]>('/api/channel/fetch_models', body, { silent: true });

@@ -34,7 +34,7 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
     try {
       const fetched = key === '' && channelId !== null
         ? await fetchModelsOfChannel(channelId)
-        : await fetchUpstreamModels({ base_url: stripTrailingSlash((form.getFieldValue('base_url') as string) ?? ''), type: form.getFieldValue('type') as number, key });
+        : await fetchUpstreamModels({ base_url: stripTrailingSlash((form.getFieldValue('base_url') as string) ?? ''), type: form.getFieldValue('type') as number, key, other: (form.getFieldValue('other') as string | undefined) ?? '' });
       setModels([...currentModels(), ...fetched]);
       showSuccess(t('channels.msg.fetchModelsOk'));
     } catch {
