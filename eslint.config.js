@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -12,6 +13,32 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // Layers point down (docs/architecture.md): the management API reaches the relay only through
+    // its public entries (probes, the provider registry, billing); the relay never imports the API.
+    files: ['server/src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: 'server/tsconfig.json' } },
+      'boundaries/include': ['server/src/**/*.ts'],
+      'boundaries/elements': [
+        { type: 'relay-entry', pattern: ['server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts', 'server/src/relay/billing/**'], mode: 'full' },
+        { type: 'relay', pattern: 'server/src/relay/**', mode: 'full' },
+        { type: 'api', pattern: 'server/src/api/**', mode: 'full' },
+        { type: 'root', pattern: 'server/src/*.ts', mode: 'full' },
+        { type: 'shared', pattern: 'server/src/*/**', mode: 'full' },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': ['error', {
+        default: 'allow',
+        policies: [
+          { from: { element: { type: 'api' } }, disallow: { to: { element: { type: 'relay' } } }, message: 'api/ may use the relay only through relay/probes.ts, relay/providers/registry.ts and relay/billing/' },
+          { from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } }, disallow: { to: { element: { type: 'api' } } }, message: 'relay/ must not import api/ (shared pieces live in context.ts or lib/)' },
+        ],
+      }],
     },
   },
   {

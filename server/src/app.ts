@@ -3,7 +3,7 @@ import http from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
-import type { AppContext } from './api/context.js';
+import type { AppContext } from './context.js';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { registerApiRoutes } from './api/routes.js';

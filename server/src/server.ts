@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from './api/context.js';
+import type { AppContext } from './context.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { createBus } from './cache/bus.js';
 import { openCache } from './cache/index.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import { createTurnstileCheck } from './auth/turnstile.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context.js';
 import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { extraCa } from '../lib/extra-ca.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { escapeHtml, sendMail } from '../mail/mailer.js';
 import type { CachedUser } from '../relay/pipeline/access-cache.js';
 import { deliverWebhook, type WebhookLog } from './webhook.js';

@@ -3,7 +3,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';

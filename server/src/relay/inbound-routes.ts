@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { RelayError } from './errors.js';
 import { authenticateToken, type RelayCaller } from './pipeline/authenticate.js';
 import type { RelayState } from './state.js';

@@ -1,7 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
 import { clientStatus, RelayError, toRelayError } from './errors.js';
 import { readTranscriptionForm, transcriptionJob } from './jobs/audio-transcription.js';

@@ -151,3 +151,5 @@ export async function readUpstreamBalance(relay: RelayState, channel: RelayChann
 
 export { disableChannel, enableChannel, isKeyFailure } from './pipeline/auto-disable.js';
 export { toRelayChannel, type RelayChannel } from './pipeline/channel-index.js';
+export { redactSecrets, type UpstreamError } from './errors.js';
+export type { AdapterOptions } from './providers/types.js';

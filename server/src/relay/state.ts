@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { AccessCache } from './pipeline/access-cache.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';

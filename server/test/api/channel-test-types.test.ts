@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signSession } from '../../src/api/auth/session.js';
+import { signSession } from '../../src/lib/session.js';
 import { channelTypeSlugs } from '../../src/relay/providers/registry.js';
 import { vertexTokenCache } from '../../src/relay/providers/vertex/token.js';
 import type { ApiClient } from '../helpers/api-client.js';

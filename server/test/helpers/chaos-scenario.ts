@@ -1,4 +1,4 @@
-import type { AppContext } from '../../src/api/context.js';
+import type { AppContext } from '../../src/context.js';
 import { aggregateQuotaData } from '../../src/api/data/aggregate-quota-data.js';
 import { callChat, runPool, tally, type CallResult } from './chaos-load.js';
 import type { ChaosUpstream } from './chaos-upstream.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../src/api/context.js';
+import type { AppContext } from '../../src/context.js';
 import { insertReturningId } from '../../src/db/index.js';
 
 /**

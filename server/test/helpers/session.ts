@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { signSession, sessionCookieName } from '../../src/api/auth/session.js';
+import { signSession, sessionCookieName } from '../../src/lib/session.js';
 import { insertReturningId, nowSeconds } from '../../src/db/index.js';
 import type { ApiClient } from './api-client.js';
 import type { TestServer } from './test-server.js';

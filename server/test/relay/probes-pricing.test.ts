@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signSession } from '../../src/api/auth/session.js';
+import { signSession } from '../../src/lib/session.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startHostileUpstream } from '../helpers/hostile-upstream.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';

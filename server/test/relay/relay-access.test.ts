@@ -145,7 +145,7 @@ describe('relay token auth, limits and error statuses', () => {
 
   it('serves the playground with the session cookie and bills the user', async () => {
     const api = server.client();
-    const { signSession } = await import('../../src/api/auth/session.js');
+    const { signSession } = await import('../../src/lib/session.js');
     const playUser = await createRelayUser(server.ctx, { quota: 1_000_000 });
     const cookie = `session=${signSession('test-session-secret', playUser, 0)}`;
     const noHeader = await fetch(`${server.url}/pg/chat/completions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });

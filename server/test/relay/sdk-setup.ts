@@ -1,4 +1,4 @@
-import type { AppContext } from '../../src/api/context.js';
+import type { AppContext } from '../../src/context.js';
 import { createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 
 /** A user with a token for SDK tests; returns the client key. */

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { UserRow } from '../../db/schema.js';
 import { AppError, forbidden, unauthenticated } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { isAdminRole, isRootRole, UserStatus } from './roles.js';
-import { readSession, sessionCookieName } from './session.js';
+import { readSession, sessionCookieName } from '../../lib/session.js';
 
 export type AuthUser = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'display_name'>;
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError, invalidInput } from '../../lib/errors.js';
 import { fetchJson } from '../../lib/fetch-json.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 export const turnstileMessages = {
   missing: 'Turnstile token 为空',

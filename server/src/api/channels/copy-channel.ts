@@ -1,7 +1,7 @@
 import { channelMessages } from '@modelgate/shared';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { notFound } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 
 export interface CopyChannelOptions {

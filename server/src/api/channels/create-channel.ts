@@ -1,7 +1,7 @@
 import { channelDefaults, splitChannelKeys, type CreateChannelInput } from '@modelgate/shared';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { invalidInput } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelValuesOf } from './channel-values.js';
 import { checkChannelValues } from './validate-channel.js';

@@ -1,7 +1,7 @@
 import { ChannelStatus, channelMessages } from '@modelgate/shared';
 import type { Db } from '../../db/index.js';
 import { notFound } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { chunks } from './abilities.js';
 
 async function deleteByIds(trx: Db, ids: number[]): Promise<number> {

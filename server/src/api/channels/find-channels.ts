@@ -1,5 +1,5 @@
 import { ChannelStatus, type ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { channelListColumns } from './channel-values.js';
 import type { ListChannelsQuery, SearchChannelsQuery } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 
 /** POST /api/channel/fix: rebuilds every ability from the channel rows; returns how many channels were fixed. */

@@ -1,5 +1,5 @@
 import { channelMessages } from '@modelgate/shared';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import { channelListColumns } from './channel-values.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** GET /api/channel/models: every model any channel lists, as [{id}] sorted by name. */
 export async function listChannelModels(ctx: AppContext): Promise<Array<{ id: string }>> {

@@ -1,6 +1,6 @@
 import { channelMessages } from '@modelgate/shared';
 import { notFound } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** POST /api/channel/:id/key (root only, an explicit reveal): the channel's stored key. */
 export async function revealChannelKey(ctx: AppContext, id: number): Promise<{ key: string }> {

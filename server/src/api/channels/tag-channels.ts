@@ -6,7 +6,7 @@ import {
   type EditChannelTagInput,
 } from '@modelgate/shared';
 import { invalidInput, notFound } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { chunks, rebuildAbilities } from './abilities.js';
 import type { ChannelValues } from './channel-values.js';
 

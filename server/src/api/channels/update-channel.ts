@@ -1,6 +1,6 @@
 import { channelMessages, type UpdateChannelInput } from '@modelgate/shared';
 import { notFound } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelListColumns, channelValuesOf } from './channel-values.js';
 import { checkChannelValues } from './validate-channel.js';

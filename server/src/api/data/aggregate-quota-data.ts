@@ -1,7 +1,7 @@
 import { LogType } from '@modelgate/shared';
 import { sql } from 'kysely';
 import type { Db, Storage } from '../../db/index.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** The last log id folded into quota_data; kept in the options table under a key the registry never lists. */
 export const quotaDataWatermarkKey = 'internal.quota_data.last_log_id';

@@ -1,5 +1,5 @@
 import type { QuotaDataRow } from '../../db/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import type { QuotaDataQuery } from './schemas.js';
 
 /** Whose buckets to read: every user's (optionally one username) for admins, or the caller's own. */

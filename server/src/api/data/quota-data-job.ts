@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { aggregateQuotaData } from './aggregate-quota-data.js';
 
 /**

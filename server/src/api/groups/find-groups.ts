@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** Group names: the keys of GroupRatio. */
 export function findGroups(ctx: AppContext): string[] {

@@ -2,7 +2,7 @@ import { LogType } from '@modelgate/shared';
 import type { SelectQueryBuilder } from 'kysely';
 import { nowSeconds } from '../../db/index.js';
 import type { Database, LogRow } from '../../db/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import type { LogQuery } from './schemas.js';
 
 /** Whose logs a query reads: every user's (admin, who may filter by username and channel) or one user's. */

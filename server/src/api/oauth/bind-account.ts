@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../users/user-views.js';
 import { providerInfo } from './providers/columns.js';
 import type { ProviderAccount } from './providers/types.js';

@@ -1,6 +1,6 @@
 import { usernameMaxLength } from '@modelgate/shared';
 import { randomKey } from '../../lib/crypto.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { hashPassword } from '../users/passwords.js';
 import { insertInvitedUser } from '../users/insert-invited-user.js';
 import { isUniqueViolation } from '../users/user-views.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidInput } from '../../lib/errors.js';
 import { randomHex, safeEqual } from '../../lib/crypto.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 export const stateCookieName = 'oauth_state';
 const stateTtlSeconds = 600;

@@ -1,6 +1,6 @@
 import { AppError, forbidden } from '../../lib/errors.js';
 import { UserStatus } from '../auth/roles.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { registrationClosedMessage } from '../users/register-user.js';
 import { sessionUserColumns } from '../users/user-views.js';
 import { createAccountUser } from './create-account-user.js';

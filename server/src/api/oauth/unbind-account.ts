@@ -1,5 +1,5 @@
 import { invalidInput } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { providerInfo } from './providers/columns.js';
 import type { ProviderName } from './providers/types.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { findModelPricing } from '../../relay/billing/pricing.js';
 
 export interface PricingEntry {

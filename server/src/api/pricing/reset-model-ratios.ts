@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { optionRegistry } from '../../options/registry.js';
 
 const pricingKeys = ['ModelRatio', 'CompletionRatio', 'CacheRatio', 'CacheCreationRatio', 'ModelPrice'] as const;

@@ -2,7 +2,7 @@ import { RedemptionStatus, redemptionKeyLength, type CreateRedemptionInput } fro
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { randomKey } from '../../lib/crypto.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { dollarsOf } from './redemption-rules.js';
 
 /**

@@ -1,5 +1,5 @@
 import { nowSeconds } from '../../db/index.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { findRedemption } from './redemption-rules.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { redemptionColumns, type RedemptionView } from './redemption-rules.js';
 import type { RedemptionPageQuery } from './schemas.js';
 

@@ -2,7 +2,7 @@ import { RedemptionStatus, redemptionMessages } from '@modelgate/shared';
 import type { RedemptionRow } from '../../db/schema.js';
 import { notFound } from '../../lib/errors.js';
 import type { OptionStore } from '../../options/store.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** Columns an admin sees (the key is shown in full: admins hand codes out). */
 export const redemptionColumns = [

@@ -2,7 +2,7 @@ import { redemptionMessages, type UpdateRedemptionInput } from '@modelgate/share
 import type { Updateable } from 'kysely';
 import type { RedemptionsTable } from '../../db/schema.js';
 import { AppError } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { findRedemption, RedemptionStatus, type RedemptionView } from './redemption-rules.js';
 
 /**

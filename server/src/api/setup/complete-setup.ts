@@ -1,7 +1,7 @@
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { AppError } from '../../lib/errors.js';
 import { Role } from '../auth/roles.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { hashPassword } from '../users/passwords.js';
 import { isUniqueViolation } from '../users/user-views.js';
 import { parseInput } from '../validate.js';

@@ -1,5 +1,5 @@
 import { Role } from '../auth/roles.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { isSetupDone } from './setup-state.js';
 
 /** Whether first-run setup is done, whether a super admin exists, and the database kind. */

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** The platform status object of spec 01 §3, read by the console at start. */
 export async function getStatus(ctx: AppContext, isSetupDone: boolean) {

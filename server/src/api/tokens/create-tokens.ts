@@ -2,7 +2,7 @@ import { TokenStatus, tokenBatchSuffixLength, tokenDefaults, tokenKeyLength, typ
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { randomKey } from '../../lib/crypto.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { allowIpsOf, assertUsableGroup, flagOf, modelLimitsOf, tokenColumns, type TokenView } from './token-rules.js';
 
 /** POST /api/token/: one token, or `count` of them (extra ones named name-<6 random chars>). */

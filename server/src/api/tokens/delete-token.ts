@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { findOwnToken } from './token-rules.js';
 
 /** DELETE /api/token/:id: removes the caller's own token; the relay drops it from its cache. */

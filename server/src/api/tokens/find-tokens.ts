@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import type { SearchTokensQuery, TokenPageQuery } from './schemas.js';
 import { tokenColumns, type TokenView } from './token-rules.js';
 

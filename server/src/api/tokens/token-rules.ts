@@ -3,7 +3,7 @@ import { nowSeconds } from '../../db/index.js';
 import type { TokenRow } from '../../db/schema.js';
 import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** Token columns returned to their owner (the key is shown as stored; the console adds 'sk-'). */
 export const tokenColumns = [

@@ -2,7 +2,7 @@ import type { UpdateTokenInput } from '@modelgate/shared';
 import type { Updateable } from 'kysely';
 import type { TokensTable } from '../../db/schema.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import {
   allowIpsOf,
   assertCanEnable,

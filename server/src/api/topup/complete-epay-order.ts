@@ -1,6 +1,6 @@
 import { LogType } from '@modelgate/shared';
 import { nowSeconds } from '../../db/index.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { formatQuota } from '../users/format-quota.js';
 import { epaySettingsOf, isEpaySignValid } from './epay.js';
 import { moneyText } from './top-up-price.js';

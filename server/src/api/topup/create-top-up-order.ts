@@ -3,7 +3,7 @@ import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { randomKey } from '../../lib/crypto.js';
 import { invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { epaySettingsOf, epaySign, epayTypeOf } from './epay.js';
 import { assertMinTopUp, moneyText, topUpPriceOf } from './top-up-price.js';
 

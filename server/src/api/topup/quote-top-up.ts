@@ -1,7 +1,7 @@
 import { walletMessages, type TopUpAmountInput } from '@modelgate/shared';
 import { invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { epaySettingsOf } from './epay.js';
 import { assertMinTopUp, moneyText, topUpPriceOf } from './top-up-price.js';
 

@@ -2,7 +2,7 @@ import { LogType, RedemptionStatus, walletMessages } from '@modelgate/shared';
 import { nowSeconds } from '../../db/index.js';
 import { invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { formatQuota } from '../users/format-quota.js';
 
 /** Why a code could not be claimed, read after the conditional UPDATE matched nothing. */

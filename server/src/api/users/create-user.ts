@@ -2,7 +2,7 @@ import type { CreateUserInput } from '@modelgate/shared';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { AppError, forbidden } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { hashPassword } from './passwords.js';
 import { isUniqueViolation, usernameTakenMessage } from './user-views.js';
 

@@ -3,7 +3,7 @@ import { forbidden } from '../../lib/errors.js';
 import { nextSessionVersion } from '../auth/revoke-sessions.js';
 import { isRootRole } from '../auth/roles.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 export const rootCannotBeDeletedMessage = '不能删除超级管理员账户';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** Model names served by enabled abilities of the user's group. */
 export async function findUserModels(ctx: AppContext, group: string): Promise<string[]> {

@@ -1,7 +1,7 @@
 import type { UserPageQuery, UserSearchQuery } from '@modelgate/shared';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { adminUserColumns, toAdminView } from './user-views.js';
 
 type UserFilter = (eb: ExpressionBuilder<Database, 'users'>) => Expression<SqlBool>;

@@ -1,5 +1,5 @@
 import { randomKey } from '../../lib/crypto.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /** A new 32-character system access token replaces the old one. */
 export async function generateAccessToken(ctx: AppContext, userId: number): Promise<string> {

@@ -1,5 +1,5 @@
 import { randomKey } from '../../lib/crypto.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from './user-views.js';
 
 /** The user's invite code, created once (4 characters, longer after a collision). */

@@ -1,6 +1,6 @@
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { viewHigherRoleMessage } from './user-permissions.js';
 import { adminUserColumns, toAdminView, userNotFoundMessage } from './user-views.js';
 

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 export type NewUserRow = Pick<Insertable<Database['users']>, 'username' | 'password' | 'display_name' | 'email'
   | 'github_id' | 'oidc_id' | 'wechat_id' | 'telegram_id' | 'linux_do_id'>;

@@ -1,7 +1,7 @@
 import type { LoginInput } from '@modelgate/shared';
 import { AppError, forbidden, invalidInput } from '../../lib/errors.js';
 import { UserStatus } from '../auth/roles.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { isPasswordCorrect } from './passwords.js';
 import { sessionUserColumns } from './user-views.js';
 

@@ -1,6 +1,6 @@
-import { readSession } from '../auth/session.js';
+import { readSession } from '../../lib/session.js';
 import { revokeSessions } from '../auth/revoke-sessions.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /**
  * Logout ends the session of the cookie sent, and with it every other session of that user (one

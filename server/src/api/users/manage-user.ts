@@ -5,7 +5,7 @@ import { forbidden, invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
 import { nextSessionVersion } from '../auth/revoke-sessions.js';
 import { isAdminRole, isRootRole, Role, UserStatus } from '../auth/roles.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { assertCanManage } from './user-permissions.js';
 import { findManagedUser } from './user-views.js';
 

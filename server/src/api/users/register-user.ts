@@ -2,7 +2,7 @@ import type { RegisterInput } from '@modelgate/shared';
 import { AppError, forbidden, invalidInput } from '../../lib/errors.js';
 import { assertEmailAllowed, emailMessages, normalizeEmail } from '../../mail/email-rules.js';
 import { OneTimeCodes } from '../../mail/one-time-codes.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { insertInvitedUser } from './insert-invited-user.js';
 import { hashPassword } from './passwords.js';
 import { isUniqueViolation, usernameTakenMessage } from './user-views.js';

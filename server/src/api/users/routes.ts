@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
-import { sessionCookieName } from '../auth/session.js';
+import { sessionCookieName } from '../../lib/session.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { createUser } from './create-user.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sessionCookieName, sessionMaxAgeSeconds, signSession } from '../auth/session.js';
+import { sessionCookieName, sessionMaxAgeSeconds, signSession } from '../../lib/session.js';
 
 /**
  * Starts a session: sets the 30-day session cookie (HttpOnly, SameSite=Strict, Secure over https)

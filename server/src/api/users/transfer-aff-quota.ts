@@ -1,5 +1,5 @@
 import { invalidInput } from '../../lib/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { formatQuota } from './format-quota.js';
 
 export const affQuotaInsufficientMessage = '邀请额度不足！';

@@ -2,7 +2,7 @@ import type { UpdateSelfInput } from '@modelgate/shared';
 import type { UserUpdate } from '../../db/schema.js';
 import { AppError, invalidInput } from '../../lib/errors.js';
 import { nextSessionVersion } from '../auth/revoke-sessions.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { hashPassword, isPasswordCorrect } from './passwords.js';
 import { isUniqueViolation, usernameTakenMessage } from './user-views.js';
 

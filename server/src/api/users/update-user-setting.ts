@@ -2,7 +2,7 @@ import type { UserSettingInput } from '@modelgate/shared';
 import { forbidden } from '../../lib/errors.js';
 import { isAdminRole } from '../auth/roles.js';
 import type { AuthUser } from '../auth/guards.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 export const acceptUnsetAdminOnlyMessage = '仅管理员可以开启未设置价格模型的使用';
 

@@ -4,7 +4,7 @@ import type { UserUpdate } from '../../db/schema.js';
 import { AppError, invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
 import { nextSessionVersion } from '../auth/revoke-sessions.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { formatQuota } from './format-quota.js';
 import { hashPassword } from './passwords.js';
 import { assertCanEdit } from './user-permissions.js';

@@ -1,7 +1,7 @@
 import { AppError, invalidInput } from '../../lib/errors.js';
 import { assertEmailAllowed, emailMessages, normalizeEmail } from '../../mail/email-rules.js';
 import type { OneTimeCodes } from '../../mail/one-time-codes.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { wrongVerificationCodeMessage } from '../users/register-user.js';
 
 export const emailBoundMessage = '邮箱账户绑定成功！';

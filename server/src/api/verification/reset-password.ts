@@ -5,7 +5,7 @@ import { normalizeEmail } from '../../mail/email-rules.js';
 import { checkMailer, escapeHtml, sendMail } from '../../mail/mailer.js';
 import { codeLifetimeSeconds, type OneTimeCodes } from '../../mail/one-time-codes.js';
 import { nextSessionVersion } from '../auth/revoke-sessions.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { hashPassword } from '../users/passwords.js';
 
 export const resetMessages = {

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import { assertEmailAllowed, emailMessages, normalizeEmail } from '../../mail/email-rules.js';
 import { escapeHtml, sendMail } from '../../mail/mailer.js';
 import { codeLifetimeSeconds, type OneTimeCodes } from '../../mail/one-time-codes.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 
 /**
  * GET /api/verification: mails a six-digit code for registration or binding the address. The address

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { readSession, sessionCookieName } from '../../api/auth/session.js';
-import type { AppContext } from '../../api/context.js';
+import { readSession, sessionCookieName } from '../../lib/session.js';
+import type { AppContext } from '../../context.js';
 import { RelayError, relayErrors } from '../errors.js';
 import type { RelayState } from '../state.js';
 import type { CachedToken, CachedUser } from './access-cache.js';

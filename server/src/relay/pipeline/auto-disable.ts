@@ -1,4 +1,4 @@
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { redactSecrets, type UpstreamError } from '../errors.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';

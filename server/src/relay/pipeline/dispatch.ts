@@ -1,5 +1,5 @@
 import type { Dispatcher, FormData } from 'undici';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';

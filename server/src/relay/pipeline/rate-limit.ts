@@ -1,4 +1,4 @@
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { relayErrors } from '../errors.js';
 
 const windowOf = (ctx: AppContext) => Math.max(0, ctx.options.number('ModelRequestRateLimitDurationMinutes')) * 60;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
 import { outputAllowance } from '../billing/output-allowance.js';

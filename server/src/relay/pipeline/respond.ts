@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import type { UpstreamResponse } from '../providers/types.js';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import type { Usage } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { RelayState } from '../state.js';

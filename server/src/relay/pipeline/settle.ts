@@ -1,4 +1,4 @@
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { defaultCacheCreationRatioFallback } from '../billing/default-ratios.js';
 import type { ModelPricing } from '../billing/pricing.js';

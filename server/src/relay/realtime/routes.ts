@@ -1,6 +1,6 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { RelayError, relayErrors } from '../errors.js';
 import { findGroupRatio } from '../billing/pricing.js';
 import { estimateHold } from '../billing/quota.js';

@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import { disableChannelIfBanned } from '../pipeline/auto-disable.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
 import { releaseHold, type Hold } from '../pipeline/settle.js';

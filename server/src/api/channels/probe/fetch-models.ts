@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../../context.js';
 import { invalidInput } from '../../../lib/errors.js';
 import { listUpstreamModels } from '../../../relay/probes.js';
 import { loadRelayChannel } from './load-channel.js';

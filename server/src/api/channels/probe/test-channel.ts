@@ -1,7 +1,6 @@
-import type { AppContext } from '../../context.js';
-import { redactSecrets, type UpstreamError } from '../../../relay/errors.js';
-import { disableChannel, enableChannel, isKeyFailure, probeChannel } from '../../../relay/probes.js';
-import type { AdapterOptions } from '../../../relay/providers/types.js';
+import type { AppContext } from '../../../context.js';
+
+import { disableChannel, enableChannel, isKeyFailure, probeChannel, redactSecrets, type AdapterOptions, type UpstreamError } from '../../../relay/probes.js';
 import { loadRelayChannel } from './load-channel.js';
 
 export interface ChannelTestResult {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { forbidden, invalidInput } from '../../../lib/errors.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../../context.js';
 import { fetchJson } from '../../../lib/fetch-json.js';
 import type { ExchangeContext, ProviderAccount } from './types.js';
 

@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../../lib/errors.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../../context.js';
 import type { ExchangeContext, ProviderAccount } from './types.js';
 
 const discoveryTtlMs = 5 * 60_000;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { invalidInput } from '../../../lib/errors.js';
 import { safeEqual } from '../../../lib/crypto.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../../context.js';
 import type { ProviderAccount } from './types.js';
 
 const maxAgeSeconds = 24 * 3600;

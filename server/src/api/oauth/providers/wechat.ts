@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { invalidInput } from '../../../lib/errors.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../../context.js';
 import { fetchJson } from '../../../lib/fetch-json.js';
 import type { ProviderAccount } from './types.js';
 

@@ -1,9 +1,9 @@
-import type { Bus } from '../cache/bus.js';
-import type { Cache } from '../cache/index.js';
-import type { Config } from '../config.js';
-import type { Storage } from '../db/index.js';
-import type { OptionStore } from '../options/store.js';
-import type { RelayState } from '../relay/state.js';
+import type { Bus } from './cache/bus.js';
+import type { Cache } from './cache/index.js';
+import type { Config } from './config.js';
+import type { Storage } from './db/index.js';
+import type { OptionStore } from './options/store.js';
+import type { RelayState } from './relay/state.js';
 
 /** What every route module and use case may reach: built once in main.ts (or a test). */
 export interface AppContext {

@@ -1,4 +1,4 @@
-import { hmacSha256, safeEqual } from '../../lib/crypto.js';
+import { hmacSha256, safeEqual } from './crypto.js';
 
 export const sessionCookieName = 'session';
 export const sessionMaxAgeSeconds = 30 * 24 * 3600;
