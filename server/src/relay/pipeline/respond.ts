@@ -114,6 +114,9 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
   try {
     result = answer(read);
   } catch (error) {
+    // An UpstreamError (an error answered with HTTP 200) goes back to the failover loop: the hold
+    // stays while another channel is tried, and the request releases it if it ends in failure.
+    if (error instanceof UpstreamError) throw error;
     releaseHold(rc.hold);
     if (error instanceof RelayError) throw error;
     rc.relay.log.warn({ err: error }, 'upstream answer could not be read');
