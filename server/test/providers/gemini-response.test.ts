@@ -96,7 +96,7 @@ describe('Gemini adapter: response → OpenAI', () => {
   it('parses the Google error envelope', async () => {
     const answer = await roundTrip('error-400.json', 'gemini-2.5-flash', false, 400);
     expect(answer.status).toBe(400);
-    expect(geminiAdapter.errors.parse(400, answer.text)).toEqual({ message: 'API key not valid. Please pass a valid API key.', code: 'INVALID_ARGUMENT' });
+    expect(geminiAdapter.errors.parse(400, answer.text)).toEqual({ message: 'API key not valid. Please pass a valid API key.', code: 'INVALID_ARGUMENT', status: 401 }); // a bad key, answered 400 by Google, is the key's fault
     expect(geminiAdapter.errors.parse(502, '[{"error":{"code":502,"message":"bad gateway"}}]')).toEqual({ message: 'bad gateway', code: '502' });
     expect(geminiAdapter.errors.parse(500, '<html>oops</html>')).toEqual({ message: '<html>oops</html>', code: null });
   });
