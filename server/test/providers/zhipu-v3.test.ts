@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/relay/errors.js';
-import { createFramingDecoder } from '../../src/relay/pipeline/framing.js';
 import { zhipuAdapter, validateZhipuChannel } from '../../src/relay/providers/zhipu/index.js';
 import { ZhipuTokenCache, createZhipuJwt, zhipuTokenCache } from '../../src/relay/providers/zhipu/jwt.js';
 import { adapterForType } from '../../src/relay/providers/registry.js';
-import type { ChatCall, StreamEvent, StreamFraming } from '../../src/relay/providers/types.js';
+import type { ChatCall, StreamFraming } from '../../src/relay/providers/types.js';
+import { decodeStream } from './helpers/decode-stream.js';
 import { emptyOptions, makeTarget, readFixture, sendUpstream, startRecordedUpstream, type RecordedUpstream } from './helpers/recorded-upstream.js';
 
 let upstream: RecordedUpstream;
@@ -17,14 +17,7 @@ const key = 'a1b2c3d4e5.s3cr3tS3cr3t';
 const callFor = (isStream: boolean, model = 'chatglm_turbo'): ChatCall => ({ upstreamModel: model, isStream, target: makeTarget(upstream.baseURL, key), options: emptyOptions });
 const converter = zhipuAdapter.chatConverter;
 
-/** Decodes stream text with the relay's own framing decoder, fed in small pieces. */
-function decode(text: string, framing: StreamFraming = 'sse-raw'): StreamEvent[] {
-  const decoder = createFramingDecoder(framing);
-  const bytes = Buffer.from(text, 'utf8');
-  const events: StreamEvent[] = [];
-  for (let at = 0; at < bytes.length; at += 7) events.push(...decoder.push(bytes.subarray(at, at + 7)));
-  return [...events, ...decoder.finish()];
-}
+const decode = (text: string, framing: StreamFraming = 'sse-raw') => decodeStream(text, framing);
 
 /** Splits a JWT and checks its HS256 signature with node:crypto, independently of the adapter. */
 function verifyJwt(token: string, secret: string) {
