@@ -131,6 +131,8 @@ describe('Zhipu v3 adapter (type 16)', () => {
     const refused = decode(readFixture('zhipu-v3', 'sse-refused.txt'));
     expect(refused).toHaveLength(1);
     expect(() => converter.createStreamTransform('m').onEvent(refused[0]!)).toThrow(expect.objectContaining({ status: 403, upstreamCode: '1113' }));
+    // Text that merely looks like JSON (no code/success) stays text.
+    expect(converter.createStreamTransform('m').onEvent({ event: null, data: '{"answer": 42}' }).text).toBe('{"answer": 42}');
   });
 
   it('parses error bodies, validates id.secret keys, registered as type 16', () => {

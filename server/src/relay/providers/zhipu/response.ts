@@ -52,6 +52,18 @@ function metaOf(event: StreamEvent): Json | null {
   }
 }
 
+/** A JSON `{code, msg, success}` failure answering the stream request; null for anything else (text). */
+function refusalOf(data: string): UpstreamError | null {
+  if (!data.startsWith('{')) return null;
+  try {
+    const json = JSON.parse(data) as unknown;
+    if (!json || typeof json !== 'object' || !('code' in json || 'success' in json)) return null;
+    return zhipuErrorOf(json as Json, data);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Zhipu v3 SSE ('sse-raw' framing) → OpenAI chunks. `add` data is raw text (several data lines are
  * one text with newlines); `finish` may add text and carries usage in its `meta:` JSON; `error` and
@@ -63,17 +75,8 @@ export function createZhipuStreamTransform(model: string) {
   let isFinished = false;
   return {
     onEvent(event: StreamEvent): ConvertedEvents {
-      if (event.event === null && event.data.startsWith('{')) {
-        let json: Json = {};
-        try {
-          json = JSON.parse(event.data) as Json;
-        } catch {
-          // lenient: not an error body
-        }
-        const failure = zhipuErrorOf(json, event.data);
-        if (failure) throw failure;
-        return { chunks: [], text: '', usage };
-      }
+      const refusal = event.event === null ? refusalOf(event.data) : null;
+      if (refusal) throw refusal;
       const name = event.event ?? 'add';
       if (name === 'error' || name === 'interrupted') {
         const message = event.data.trim() || (name === 'interrupted' ? '智谱流被中断' : '智谱流返回错误');
