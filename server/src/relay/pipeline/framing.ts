@@ -10,27 +10,39 @@ export interface FramingDecoder {
 /** 'whole': the complete body as one event (upstreams that cannot stream, e.g. PaLM). */
 export type DecoderFraming = StreamFraming | 'whole';
 
-/** SSE: `event:` and `data:` lines up to a blank line make one event; comments are dropped. */
-function createSseDecoder(): FramingDecoder {
+/**
+ * SSE: `event:` and `data:` lines up to a blank line make one event; comments are dropped. `isRaw`
+ * ('sse-raw' framing): values are kept verbatim, other fields than event/data/id/retry go into
+ * `fields`, and a bare JSON object line before any field is an event of its own.
+ */
+function createSseDecoder(isRaw = false): FramingDecoder {
   const text = new TextDecoder();
   let carry = '';
   let event: string | null = null;
   let data: string[] = [];
+  let fields: Record<string, string> | null = null;
   const flush = (out: StreamEvent[]) => {
-    if (data.length > 0) out.push({ event, data: data.join('\n') });
+    if (fields) out.push({ event, data: data.join('\n'), fields });
+    else if (data.length > 0) out.push({ event, data: data.join('\n') });
     event = null;
     data = [];
+    fields = null;
   };
   const line = (raw: string, out: StreamEvent[]) => {
     const value = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (value === '') return flush(out);
     if (value.charCodeAt(0) === 58 /* ':' */) return;
+    if (isRaw && value.charCodeAt(0) === 123 /* '{' */ && event === null && data.length === 0 && !fields) {
+      out.push({ event: null, data: value });
+      return;
+    }
     const colon = value.indexOf(':');
     const field = colon === -1 ? value : value.slice(0, colon);
     let rest = colon === -1 ? '' : value.slice(colon + 1);
-    if (rest.charCodeAt(0) === 32) rest = rest.slice(1);
+    if (!isRaw && rest.charCodeAt(0) === 32) rest = rest.slice(1);
     if (field === 'data') data.push(rest);
     else if (field === 'event') event = rest;
+    else if (isRaw && field !== 'id' && field !== 'retry') (fields ??= {})[field] = rest;
   };
   return {
     push(bytes) {
@@ -89,5 +101,6 @@ export function createFramingDecoder(framing: DecoderFraming): FramingDecoder {
   if (framing === 'ndjson') return createNdjsonDecoder();
   if (framing === 'aws-eventstream') return createBedrockEventDecoder();
   if (framing === 'whole') return createWholeDecoder();
+  if (framing === 'sse-raw') return createSseDecoder(true);
   return createSseDecoder();
 }

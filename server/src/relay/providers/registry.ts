@@ -11,6 +11,7 @@ import { difyAdapter } from './dify/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { jinaAdapter } from './jina/index.js';
 import { m3eAdapter } from './m3e/index.js';
+import { miniMaxAdapter } from './minimax/index.js';
 import { mistralAdapter } from './mistral/index.js';
 import { moonshotAdapter } from './moonshot/index.js';
 import { ollamaAdapter } from './ollama/index.js';
@@ -24,6 +25,7 @@ import { volcEngineAdapter } from './volcengine/index.js';
 import { xaiAdapter } from './xai/index.js';
 import { xinferenceAdapter } from './xinference/index.js';
 import { yiAdapter } from './yi/index.js';
+import { zhipuAdapter } from './zhipu/index.js';
 import { zhipuV4Adapter } from './zhipu-v4/index.js';
 
 /** Every adapter by slug. */
@@ -40,6 +42,7 @@ export const providers = {
   xinference: xinferenceAdapter,
   xai: xaiAdapter,
   ai360: ai360Adapter,
+  zhipu: zhipuAdapter,
   'zhipu-v4': zhipuV4Adapter,
   ali: aliAdapter,
   jina: jinaAdapter,
@@ -54,6 +57,7 @@ export const providers = {
   gemini: geminiAdapter,
   vertex: vertexAdapter,
   palm: palmAdapter,
+  minimax: miniMaxAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -65,6 +69,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   4: 'ollama',
   8: 'custom',
   14: 'anthropic',
+  16: 'zhipu',
   11: 'palm',
   17: 'ali',
   19: 'ai360',
@@ -74,6 +79,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   26: 'zhipu-v4',
   31: 'yi',
   34: 'cohere',
+  35: 'minimax',
   37: 'dify',
   33: 'aws-bedrock',
   38: 'jina',

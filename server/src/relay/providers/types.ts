@@ -69,8 +69,13 @@ export interface ChunkTransform {
  */
 export type WireFormat = 'openai' | 'claude' | 'gemini' | 'responses';
 
-/** How an upstream stream is framed on the wire. */
-export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
+/**
+ * How an upstream stream is framed on the wire. 'sse-raw' is SSE as Zhipu v3 bends it: values kept
+ * verbatim (its `data:` lines are raw text, a leading space is text), extra fields such as `meta:`
+ * in `StreamEvent.fields`, and a bare JSON object line (an error answering a stream request) as an
+ * event of its own (`event: null`).
+ */
+export type StreamFraming = 'sse' | 'sse-raw' | 'ndjson' | 'aws-eventstream';
 
 /**
  * One decoded upstream stream event: for SSE the `event:` name (or null) and the joined `data:`
@@ -79,6 +84,8 @@ export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
 export interface StreamEvent {
   event: string | null;
   data: string;
+  /** 'sse-raw' only: the event's other fields (not event/data/id/retry) by name, last value wins. */
+  fields?: Record<string, string>;
 }
 
 /** An upstream request an adapter built: the URL, extra headers and the body to send. */
