@@ -59,6 +59,14 @@ const cases: TypeCase[] = [
       expect(request.json).toMatchObject({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 });
     },
   },
+  {
+    // Errors come back with HTTP 200: a rejected token is still a bad key.
+    type: 16, key: 'zhipu-id.zhipu-secret', model: 'chatglm_pro', path: '/api/paas/v3/model-api/chatglm_pro/invoke', healthy: [json(readFixture('zhipu-v3', 'invoke.json'))], badKey: [json(readFixture('zhipu-v3', 'invoke-auth-error.json'))],
+    check: (request) => {
+      expect(request.headers.authorization).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(request.json).toMatchObject({ prompt: [{ role: 'user', content: 'hi' }] });
+    },
+  },
   openAiCase(17, 'qwen-plus', '/compatible-mode/v1/chat/completions'),
   openAiCase(19, '360gpt-pro'),
   openAiCase(20, 'openai/gpt-4o-mini'),
@@ -86,6 +94,7 @@ const cases: TypeCase[] = [
   { type: 37, key: 'app-chat', other: 'chat', model: 'dify-chat', path: '/v1/chat-messages', healthy: [json(readFixture('dify', 'chat-blocking.json'))], badKey: [json({ code: 'unauthorized', message: 'Access token is invalid', status: 401 }, 401)], check: (request) => expect(request.json).toMatchObject({ query: 'hi', response_mode: 'blocking' }) },
   { type: 38, key: 'jina_key', model: 'jina-embeddings-v3', path: '/v1/embeddings', healthy: [json(readFixture('jina', 'embeddings.json'))], badKey: [openAiBadKey], check: (request) => expect(request.json).toMatchObject({ model: 'jina-embeddings-v3', input: 'hello' }) },
   { type: 39, key: 'cf-token', other: 'acc123', model: '@cf/meta/llama-3.1-8b-instruct', path: '/client/v4/accounts/acc123/ai/v1/chat/completions', healthy: [openAiChat], badKey: [json({ success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, 401)], check: bearer('cf-token') },
+  { ...openAiCase(35, 'MiniMax-Text-01', '/v1/text/chatcompletion_v2'), healthy: [json(readFixture('minimax', 'chat.json'))], badKey: [json(readFixture('minimax', 'chat-auth-error.json'))] },
   openAiCase(40, 'Qwen/Qwen2.5-7B-Instruct'),
   {
     type: 41, model: 'gemini-2.5-flash', other: 'us-central1', path: '/v1/projects/demo-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent',

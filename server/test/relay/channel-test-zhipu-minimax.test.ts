@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signSession } from '../../src/api/auth/session.js';
+import { signSession } from '../../src/lib/session.js';
 import { zhipuTokenCache } from '../../src/relay/providers/zhipu/jwt.js';
 import type { ApiClient } from '../helpers/api-client.js';
 import { createRelayChannel, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
