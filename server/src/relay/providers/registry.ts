@@ -9,6 +9,7 @@ import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
 import { difyAdapter } from './dify/index.js';
 import { geminiAdapter } from './gemini/index.js';
+import { hunyuanAdapter } from './hunyuan/index.js';
 import { jinaAdapter } from './jina/index.js';
 import { m3eAdapter } from './m3e/index.js';
 import { mistralAdapter } from './mistral/index.js';
@@ -54,6 +55,7 @@ export const providers = {
   gemini: geminiAdapter,
   vertex: vertexAdapter,
   palm: palmAdapter,
+  hunyuan: hunyuanAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -69,6 +71,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',
+  23: 'hunyuan',
   24: 'gemini',
   25: 'moonshot',
   26: 'zhipu-v4',
