@@ -79,6 +79,8 @@ describe('openai client → Hunyuan (type 23) channels', () => {
     expect(upstream.requests.at(-1)).toMatchObject({ authFailure: null, headers: { 'x-tc-action': 'GetEmbedding' }, json: { InputList: ['一', '二'] } });
     const state = await billedState(server.ctx, { ...caller, channelId });
     expect(state.logs[0]).toMatchObject({ model_name: 'hunyuan-embedding', prompt_tokens: 8 });
+    const refused = await client.embeddings.create({ model: 'hunyuan-embedding', input: [[1, 2, 3]], encoding_format: 'float' }).catch((caught: unknown) => caught);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
   });
 
   it('an HTTP-200 error body is an upstream error with its mapped status, and nothing is billed', async () => {
