@@ -79,6 +79,15 @@ const cases: TypeCase[] = [
       expect(request.json.contents).toEqual([{ role: 'user', parts: [{ text: 'hi' }] }]);
     },
   },
+  {
+    type: 23, key: '1300000000|AKIDhunyuan|hunyuan-secret', model: 'hunyuan-lite', path: '/', healthy: [json(readFixture('hunyuan', 'chat.json'))],
+    badKey: [json({ Response: { Error: { Code: 'AuthFailure.SignatureFailure', Message: 'The provided credentials could not be validated.' }, RequestId: 'r-1' } })],
+    check: (request) => {
+      expect(request.headers['x-tc-action']).toBe('ChatCompletions');
+      expect(request.headers.authorization).toMatch(/^TC3-HMAC-SHA256 Credential=AKIDhunyuan\/\d{4}-\d{2}-\d{2}\/hunyuan\/tc3_request, SignedHeaders=content-type;host;x-tc-action, Signature=[0-9a-f]{64}$/);
+      expect(request.json).toMatchObject({ Model: 'hunyuan-lite', Messages: [{ Role: 'user', Content: 'hi' }] });
+    },
+  },
   openAiCase(25, 'moonshot-v1-8k'),
   openAiCase(26, 'glm-4-flash', '/api/paas/v4/chat/completions'),
   openAiCase(31, 'yi-lightning'),

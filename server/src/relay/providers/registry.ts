@@ -9,6 +9,7 @@ import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
 import { difyAdapter } from './dify/index.js';
 import { geminiAdapter } from './gemini/index.js';
+import { hunyuanAdapter } from './hunyuan/index.js';
 import { jinaAdapter } from './jina/index.js';
 import { m3eAdapter } from './m3e/index.js';
 import { miniMaxAdapter } from './minimax/index.js';
@@ -58,6 +59,7 @@ export const providers = {
   vertex: vertexAdapter,
   palm: palmAdapter,
   minimax: miniMaxAdapter,
+  hunyuan: hunyuanAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -74,6 +76,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',
+  23: 'hunyuan',
   24: 'gemini',
   25: 'moonshot',
   26: 'zhipu-v4',
