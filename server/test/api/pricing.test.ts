@@ -1,7 +1,11 @@
+import { channelTypeNames } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterForType } from '../../src/relay/providers/registry.js';
 import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
 import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const typeWithoutAdapter = Object.keys(channelTypeNames).map(Number).find((type) => adapterForType(type) === null)!;
 
 type Entry = { model_name: string; is_priced: boolean; is_available: boolean; model_ratio: number | null; model_price: number | null; quota_type: number; enable_groups: string[] };
 
@@ -14,12 +18,14 @@ describe('pricing list: priced and available flags per viewer', () => {
     server = await startTestServer();
     const { ctx } = server;
     await setOption(ctx, 'SelfUseModeEnabled', 'false');
-    await setOption(ctx, 'ModelRatio', JSON.stringify({ 'priced-ratio': 2.5, 'vip-only': 1, 'disabled-only': 1 }));
+    await setOption(ctx, 'ModelRatio', JSON.stringify({ 'priced-ratio': 2.5, 'vip-only': 1, 'disabled-only': 1, 'legacy-only': 1 }));
     await setOption(ctx, 'ModelPrice', JSON.stringify({ 'priced-call': 0.05 }));
     await setOption(ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组' }));
     await createRelayChannel(ctx, { key: 'k1', baseURL: url, models: ['priced-ratio', 'priced-call', 'unpriced-model'] });
     await createRelayChannel(ctx, { key: 'k2', baseURL: url, models: ['vip-only'], groups: ['vip'] });
     await createRelayChannel(ctx, { key: 'k3', baseURL: url, models: ['disabled-only'], status: 2 });
+    // A row of a type without an adapter left enabled by an earlier version: the relay cannot serve it.
+    await createRelayChannel(ctx, { type: typeWithoutAdapter, key: 'k4', baseURL: url, models: ['legacy-only', 'priced-ratio'], groups: ['default', 'legacy'] });
   });
   afterAll(async () => {
     await server.stop();
@@ -39,6 +45,8 @@ describe('pricing list: priced and available flags per viewer', () => {
     expect(models.get('vip-only')).toMatchObject({ is_priced: true, is_available: false, enable_groups: ['vip'] });
     // Only a disabled channel serves it: not offered at all.
     expect(models.has('disabled-only')).toBe(false);
+    // Served only by a channel of a type without an adapter: not offered, and its group is not listed.
+    expect(models.has('legacy-only')).toBe(false);
   });
 
   it('an unpriced model is flagged, never given a price of 0, and not available', async () => {
