@@ -22,7 +22,7 @@ export interface TableMapper<T extends IdTable> {
   /** Source columns ModelGate has no place for: the report says how many rows had them set. */
   droppedColumns?: string[];
   /** Remarks on a source row that is imported but loses something (counted per remark). */
-  rowNotes?(row: SourceRow): string[];
+  rowNotes?(row: SourceRow, ctx: ImportContext): string[];
   /** The ModelGate row, or the reason the row cannot be imported. */
   map(row: SourceRow, ctx: ImportContext): TargetRow<T> | string;
   /** Runs in the transaction of each written batch (channels rebuild their abilities). */
@@ -133,7 +133,7 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
       for (const column of mapper.droppedColumns ?? []) {
         if (isSet(row[column])) dropped.set(column, (dropped.get(column) ?? 0) + 1);
       }
-      for (const note of mapper.rowNotes?.(row) ?? []) remarks.set(note, (remarks.get(note) ?? 0) + 1);
+      for (const note of mapper.rowNotes?.(row, ctx) ?? []) remarks.set(note, (remarks.get(note) ?? 0) + 1);
       const result = mapper.map(row, ctx);
       if (typeof result === 'string') report.rejected.push({ id: String(row.id), reason: result });
       else mapped.push(result);

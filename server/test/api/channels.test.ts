@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyTypeDefaults } from '../../src/api/channels/channel-values.js';
 import type { ApiClient } from '../helpers/api-client.js';
 import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -65,8 +66,9 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const id = await create({ name: 'defaults', key: 'k', models: 'm1, m2,m1' });
     const detail = (await admin.get(`/api/channel/${id}`)).body.data;
     expect(detail).toMatchObject({ type: 1, group: 'default', priority: 0, weight: 0, auto_ban: 1, models: 'm1,m2' });
-    const spark = await create({ name: 'spark', type: 18, key: 'a|b|c', models: ['SparkDesk'] });
-    expect((await admin.get(`/api/channel/${spark}`)).body.data.other).toBe('v2.1');
+    // iFlytek (18) has no adapter yet, so it cannot be created through the API (channel-unsupported-types.test.ts).
+    expect(applyTypeDefaults({ name: 'spark' }, 18)).toEqual({ name: 'spark', other: 'v2.1' });
+    expect(applyTypeDefaults({ other: 'v3.5' }, 18)).toEqual({ other: 'v3.5' });
   });
 
   it('rejects create input with the spec messages', async () => {
@@ -88,7 +90,7 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
       [{ ...base, weight: -1 }, '权重必须是非负整数！'],
       [{ ...base, weight: '2.5' }, '权重必须是非负整数！'],
       [{ ...base, type: 9999 }, '未知的渠道类型'],
-      [{ ...base, type: 41, key: 'not-json' }, '该渠道类型的密钥必须是合法的 JSON 格式！'],
+      [{ ...base, type: 41, key: '{not-json' }, '该渠道类型的密钥必须是合法的 JSON 格式！'],
     ];
     for (const [body, message] of cases) {
       const res = await admin.post('/api/channel/', body);

@@ -51,8 +51,8 @@ describe('reading values the way each driver returns them', () => {
     expect(tokensMapper.map(row, contextOf('new-api', [2]))).toMatchObject({ key, user_id: 2, remain_quota: 5 });
     expect(tokensMapper.map(row, contextOf('new-api', []))).toBe('its user 2 is not imported');
     expect(tokensMapper.map({ ...row, key: `${key}x` }, contextOf('new-api', [2]))).toBe('its key is longer than 48 characters');
-    expect(tokensMapper.rowNotes!({ ...row, key: 'sk-abc' })).toHaveLength(1);
-    expect(tokensMapper.rowNotes!(row)).toEqual([]);
+    expect(tokensMapper.rowNotes!({ ...row, key: 'sk-abc' }, contextOf('new-api', [2]))).toHaveLength(1);
+    expect(tokensMapper.rowNotes!(row, contextOf('new-api', [2]))).toEqual([]);
   });
 
   it('maps one-api channel types to ModelGate\'s numbers', () => {

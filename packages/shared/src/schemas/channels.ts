@@ -13,8 +13,13 @@ export const channelTypeNames: Readonly<Record<number, string>> = {
 
 export const isKnownChannelType = (type: number): boolean => Object.hasOwn(channelTypeNames, type);
 
-/** Types whose key is a JSON credential document rather than a plain API key. */
+/**
+ * Types whose key may be a JSON credential document. Vertex AI (41) also takes a plain API key
+ * (express mode): a key that does not start with `{` or `[` is read as plain key(s).
+ */
 export const jsonKeyChannelTypes: readonly number[] = [41];
+
+const isJsonKey = (type: number, key: string): boolean => jsonKeyChannelTypes.includes(type) && /^[[{]/.test(key.trim());
 
 export const channelDefaults = { type: 1, autoBan: 1, groups: ['default'], priority: 0, weight: 0 } as const;
 export const channelPriorityMin = -999;
@@ -143,10 +148,10 @@ export function checkPriorityAndWeight(
 
 /**
  * The keys a create call makes channels from: one key, or in batch mode one per non-empty line
- * (JSON-credential types take a JSON array of credential objects instead). Null when malformed.
+ * (a JSON credential takes a JSON array of credential objects instead). Null when malformed JSON.
  */
 export function splitChannelKeys(type: number, key: string, isBatch: boolean): string[] | null {
-  if (!jsonKeyChannelTypes.includes(type)) {
+  if (!isJsonKey(type, key)) {
     if (!isBatch) return key.trim() === '' ? [] : [key.trim()];
     return [...new Set(key.split('\n').map((line) => line.trim()).filter((line) => line !== ''))];
   }
@@ -172,9 +177,8 @@ export const createChannelSchema = z
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] });
     if (!value.name?.trim() || !value.key?.trim()) fail(channelMessages.nameAndKeyRequired);
     if (toNameList(value.models).length === 0) fail(channelMessages.modelsRequired);
-    if (value.key && value.type !== undefined && jsonKeyChannelTypes.includes(value.type)) {
-      const keys = splitChannelKeys(value.type, value.key, value.mode === 'batch');
-      if (keys === null) fail(channelMessages.jsonKeyInvalid);
+    if (value.key && value.type !== undefined && splitChannelKeys(value.type, value.key, value.mode === 'batch') === null) {
+      fail(channelMessages.jsonKeyInvalid);
     }
     checkChannelFields(value, ctx);
   });

@@ -54,12 +54,25 @@ function guard(ctx: AppContext, allowed: (role: number) => boolean): preHandlerA
   };
 }
 
-/** preHandlers for the three access levels; each re-reads the user so bans apply at once. */
+/** For public routes that answer a signed-in viewer differently: the user, or null (never an error). */
+function optionalViewer(ctx: AppContext): preHandlerAsyncHookHandler {
+  return async function readViewer(request: FastifyRequest, _reply: FastifyReply) {
+    try {
+      request.auth = await authenticate(ctx, request);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      request.auth = null;
+    }
+  };
+}
+
+/** preHandlers for the three access levels (and the optional viewer); each re-reads the user so bans apply at once. */
 export function createGuards(ctx: AppContext) {
   return {
     user: guard(ctx, () => true),
     admin: guard(ctx, isAdminRole),
     root: guard(ctx, isRootRole),
+    viewer: optionalViewer(ctx),
   };
 }
 

@@ -3,6 +3,7 @@ import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
+import { checkChannelTypeSupported } from './validate-channel.js';
 
 export interface CopyChannelOptions {
   suffix?: string;
@@ -15,6 +16,7 @@ export async function copyChannel(ctx: AppContext, id: number, options: CopyChan
   const newId = await ctx.storage.db.transaction().execute(async (trx) => {
     const source = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     if (!source) throw notFound(channelMessages.copyNotFound);
+    checkChannelTypeSupported(source.type);
     const { id: _sourceId, ...fields } = source;
     const copy = {
       ...fields,

@@ -4,13 +4,14 @@ import { invalidInput } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelValuesOf } from './channel-values.js';
-import { checkChannelValues } from './validate-channel.js';
+import { checkChannelTypeSupported, checkChannelValues } from './validate-channel.js';
 
 const maxBatchKeys = 1000;
 
 /** POST /api/channel/: one channel, or in batch mode one per key line; abilities written in the same transaction. */
 export async function createChannels(ctx: AppContext, input: CreateChannelInput): Promise<{ ids: number[] }> {
   const type = input.type ?? channelDefaults.type;
+  checkChannelTypeSupported(type);
   const keys = splitChannelKeys(type, input.key ?? '', input.mode === 'batch') ?? [];
   if (keys.length === 0) throw invalidInput('请填写渠道名称和渠道密钥！');
   if (keys.length > maxBatchKeys) throw invalidInput(`批量添加一次最多 ${maxBatchKeys} 个密钥`);

@@ -9,6 +9,7 @@ import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { chunks, rebuildAbilities } from './abilities.js';
 import type { ChannelValues } from './channel-values.js';
+import { checkTypesCanBeEnabled } from './validate-channel.js';
 
 const tagNotFound = () => notFound('该标签下没有渠道');
 
@@ -31,8 +32,9 @@ export async function setChannelsTag(ctx: AppContext, ids: number[], tag: string
 
 async function updateTag(ctx: AppContext, tag: string, values: ChannelValues): Promise<number> {
   const count = await ctx.storage.db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('channels').select('id').where('tag', '=', tag).execute();
+    const rows = await trx.selectFrom('channels').select(['id', 'type']).where('tag', '=', tag).execute();
     if (rows.length === 0) throw tagNotFound();
+    if (values.status === ChannelStatus.enabled) checkTypesCanBeEnabled(rows.map((row) => row.type));
     const ids = rows.map((row) => row.id);
     for (const batch of chunks(ids)) await trx.updateTable('channels').set(values).where('id', 'in', batch).execute();
     await rebuildAbilities(trx, ids);

@@ -1,27 +1,52 @@
+import { defaultGroup } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
 import { findModelPricing } from '../../relay/billing/pricing.js';
 
 export interface PricingEntry {
   model_name: string;
   quota_type: 0 | 1;
-  model_ratio: number;
-  completion_ratio: number;
-  model_price: number;
+  /** null when the model has neither a ratio nor a price (is_priced false): never shown as free. */
+  model_ratio: number | null;
+  completion_ratio: number | null;
+  model_price: number | null;
   enable_groups: string[];
+  /** A ratio or a fixed price is set (ModelRatio / ModelPrice). */
+  is_priced: boolean;
+  /** The viewer can call it: priced (or self-use mode) and an enabled channel serves it in one of the viewer's groups. */
+  is_available: boolean;
 }
 
-/** Every model some enabled channel serves, with its price and the groups that can use it. */
-export function findPricing(ctx: AppContext) {
+/** Whose groups availability is judged by: a signed-in user's group, or anonymous (the default group). */
+export interface PricingViewer {
+  group: string;
+}
+
+/** Groups the viewer may call with: UserUsableGroups plus their own group; anonymous viewers the default group. */
+function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string> {
+  if (!viewer) return new Set([defaultGroup]);
+  const groups = new Set(Object.keys(ctx.options.json<Record<string, string>>('UserUsableGroups')));
+  groups.add(viewer.group || defaultGroup);
+  return groups;
+}
+
+/** Every model some enabled channel serves, with its price, the groups that can use it, and whether the viewer can. */
+export function findPricing(ctx: AppContext, viewer: PricingViewer | null) {
   const channels = ctx.relay!.channels;
+  const groups = viewerGroups(ctx, viewer);
+  const isUnpricedUsable = ctx.options.bool('SelfUseModeEnabled');
   const data: PricingEntry[] = channels.allModels().map((model) => {
     const pricing = findModelPricing(ctx.options, model);
+    const enableGroups = channels.groupsOf(model).sort();
+    const isServed = enableGroups.some((group) => groups.has(group));
     return {
       model_name: model,
       quota_type: pricing.quotaType,
-      model_ratio: pricing.modelRatio,
-      completion_ratio: pricing.completionRatio,
-      model_price: pricing.modelPrice < 0 ? 0 : pricing.modelPrice,
-      enable_groups: channels.groupsOf(model).sort(),
+      model_ratio: pricing.isKnown ? pricing.modelRatio : null,
+      completion_ratio: pricing.isKnown ? pricing.completionRatio : null,
+      model_price: pricing.isKnown ? Math.max(0, pricing.modelPrice) : null,
+      enable_groups: enableGroups,
+      is_priced: pricing.isKnown,
+      is_available: isServed && (pricing.isKnown || isUnpricedUsable),
     };
   });
   return {

@@ -6,8 +6,9 @@ import { resetModelRatios } from './reset-model-ratios.js';
 
 /** GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). */
 export function registerPricingRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
-  api.get('/pricing', async () => {
-    const { data, group_ratio, usable_group } = findPricing(ctx);
+  // Public; a signed-in viewer (session or access token) gets availability for their own groups.
+  api.get('/pricing', { preHandler: guards.viewer }, async (request) => {
+    const { data, group_ratio, usable_group } = findPricing(ctx, request.auth);
     return { success: true, message: '', data, group_ratio, usable_group };
   });
   api.post('/option/rest_model_ratio', { preHandler: guards.root }, async () => {

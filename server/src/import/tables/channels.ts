@@ -1,4 +1,8 @@
+import { ChannelStatus } from '@modelgate/shared';
 import { abilitiesOf, rebuildAbilities } from '../../api/channels/abilities.js';
+import { isChannelTypeSupported, unsupportedTypeMessage } from '../../api/channels/validate-channel.js';
+import type { ImportContext } from '../context.js';
+import type { SourceRow } from '../source.js';
 import type { TableMapper, TargetRow } from '../table-import.js';
 import { float, int, text, inexactInteger } from '../values.js';
 import { mapOneApiType } from './one-api-types.js';
@@ -54,6 +58,27 @@ function oneApiValues(row: Record<string, unknown>, type: number): { key: string
   return { key, other };
 }
 
+/** The channel's ModelGate type (one-api numbers are mapped), or why it has none. */
+function targetTypeOf(row: SourceRow, ctx: ImportContext): number | string {
+  const type = int(row.type);
+  if (ctx.schema.flavor !== 'one-api') return type;
+  const mapped = mapOneApiType(type);
+  return typeof mapped === 'string' ? mapped : mapped.type;
+}
+
+/**
+ * A channel of a type ModelGate has no adapter for is imported disabled (2) with the reason in
+ * other_info, as the console shows it: it is kept for the record but never selected by the relay.
+ */
+function statusAndInfoOf(row: SourceRow, type: number): { status: number; other_info: string } {
+  const status = int(row.status, 1);
+  const otherInfo = text(row.other_info);
+  if (isChannelTypeSupported(type) || status !== ChannelStatus.enabled) return { status, other_info: otherInfo };
+  const info = parseConfig(otherInfo) as Record<string, unknown>;
+  const reason = `${unsupportedTypeMessage(type)}（导入时已禁用）`;
+  return { status: ChannelStatus.manuallyDisabled, other_info: JSON.stringify({ ...info, status_reason: reason, status_time: Math.floor(Date.now() / 1000) }) };
+}
+
 /**
  * channels: every field, the status with its reason (new-api keeps status_reason/status_time in
  * other_info, as ModelGate does) and the balance. Multi-key channels keep their keys one per line,
@@ -65,27 +90,32 @@ export const channelsMapper: TableMapper<'channels'> = {
   naturalKey: 'name',
   isNaturalKeyUnique: false,
   droppedColumns: ['system_prompt', 'header_override', 'remark', 'settings', 'need_reconcile'],
-  rowNotes(row) {
+  rowNotes(row, ctx) {
+    const notes: string[] = [];
     const info = parseConfig(row.channel_info) as { is_multi_key?: boolean; multi_key_status_list?: Record<string, number> };
     const statuses = Object.values(info.multi_key_status_list ?? {});
-    return info.is_multi_key && statuses.some((status) => status !== 1)
-      ? ['a multi-key channel with disabled keys; ModelGate keeps no per-key status, so every key is used again']
-      : [];
+    if (info.is_multi_key && statuses.some((status) => status !== 1)) {
+      notes.push('a multi-key channel with disabled keys; ModelGate keeps no per-key status, so every key is used again');
+    }
+    const type = targetTypeOf(row, ctx);
+    if (typeof type === 'number' && !isChannelTypeSupported(type) && int(row.status, 1) === ChannelStatus.enabled) {
+      notes.push(`an enabled channel of type ${type}, which ModelGate cannot serve yet: imported disabled (status 2) with the reason in other_info`);
+    }
+    return notes;
   },
   map(row, ctx): TargetRow<'channels'> | string {
     const id = int(row.id);
     if (id <= 0) return 'it has no id';
     const inexact = inexactInteger(row, ['used_quota']);
     if (inexact) return inexact;
-    let type = int(row.type);
+    const type = targetTypeOf(row, ctx);
+    if (typeof type === 'string') return type;
     let baseUrl = text(row.base_url);
     let key = text(row.key);
     let other = text(row.other);
     if (ctx.schema.flavor === 'one-api') {
-      const mapped = mapOneApiType(type);
-      if (typeof mapped === 'string') return mapped;
-      type = mapped.type;
-      if (baseUrl === '' && mapped.baseUrl) baseUrl = mapped.baseUrl;
+      const mapped = mapOneApiType(int(row.type));
+      if (typeof mapped !== 'string' && baseUrl === '' && mapped.baseUrl) baseUrl = mapped.baseUrl;
       ({ key, other } = oneApiValues(row, type));
     }
     key = oneKeyPerLine(key, row.channel_info);
@@ -97,7 +127,7 @@ export const channelsMapper: TableMapper<'channels'> = {
       key,
       openai_organization: text(row.openai_organization).slice(0, 255),
       test_model: text(row.test_model).slice(0, 255),
-      status: int(row.status, 1),
+      ...statusAndInfoOf(row, type),
       name: text(row.name).slice(0, 191),
       weight: int(row.weight),
       created_time: int(row.created_time),
@@ -114,7 +144,6 @@ export const channelsMapper: TableMapper<'channels'> = {
       status_code_mapping: text(row.status_code_mapping).slice(0, 1024),
       priority: int(row.priority),
       auto_ban: ctx.schema.has('channels', 'auto_ban') ? int(row.auto_ban, 1) : 1,
-      other_info: text(row.other_info),
       tag: text(row.tag).slice(0, 191),
       setting: text(row.setting),
       param_override: text(row.param_override),

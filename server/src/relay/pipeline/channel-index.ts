@@ -31,6 +31,9 @@ interface Candidate {
 /** group → model → candidates grouped by priority, highest first. */
 type Index = Map<string, Map<string, Candidate[][]>>;
 
+const hasServableChannel = (priorities: Candidate[][] | undefined): boolean =>
+  priorities?.some((list) => list.some(({ channel }) => channel.adapter !== null)) ?? false;
+
 function parseObject<T>(text: string): T | null {
   if (!text || !text.trim() || text.trim() === '{}') return null;
   try {
@@ -135,16 +138,19 @@ export class ChannelIndex {
     return [...(this.index.get(group)?.keys() ?? [])];
   }
 
-  /** Groups that have at least one channel for the model. */
+  /** Groups that have at least one channel for the model whose type has an adapter (the pricing list). */
   groupsOf(model: string): string[] {
     const groups: string[] = [];
-    for (const [group, models] of this.index) if (models.has(model)) groups.push(group);
+    for (const [group, models] of this.index) if (hasServableChannel(models.get(model))) groups.push(group);
     return groups;
   }
 
+  /** Models some channel with an adapter serves (a row of a type without one, left enabled, does not count). */
   allModels(): string[] {
     const models = new Set<string>();
-    for (const byModel of this.index.values()) for (const model of byModel.keys()) models.add(model);
+    for (const byModel of this.index.values()) {
+      for (const [model, priorities] of byModel) if (hasServableChannel(priorities)) models.add(model);
+    }
     return [...models].sort();
   }
 

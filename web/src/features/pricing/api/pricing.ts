@@ -1,14 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
 import { requestEnvelope } from '../../../lib/http';
 
-/** A pricing entry (spec 02 §3): quota_type 0 per token, 1 per call. */
+/**
+ * A pricing entry (spec 02 §3): quota_type 0 per token, 1 per call. An unpriced model
+ * (is_priced false) has null ratio and price; is_available is judged by the server for the viewer.
+ */
 export interface PricingModel {
   model_name: string;
   quota_type: number;
-  model_ratio: number;
-  completion_ratio: number;
-  model_price: number;
+  model_ratio: number | null;
+  completion_ratio: number | null;
+  model_price: number | null;
   enable_groups: string[];
+  is_priced: boolean;
+  is_available: boolean;
 }
 
 export interface PricingData {

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fakeServer, renderRoute, regularUser } from '../../../test/render-route';
 
@@ -6,9 +6,9 @@ const pricing = {
   success: true,
   message: '',
   data: [
-    { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default'] },
-    { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default', 'vip'] },
-    { model_name: 'mj_imagine', quota_type: 1, model_ratio: 0, completion_ratio: 1, model_price: 0.1, enable_groups: ['vip'] },
+    { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default'], is_priced: true, is_available: true },
+    { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default', 'vip'], is_priced: true, is_available: true },
+    { model_name: 'mj_imagine', quota_type: 1, model_ratio: 0, completion_ratio: 1, model_price: 0.1, enable_groups: ['vip'], is_priced: true, is_available: true },
   ],
   group_ratio: { default: 1, vip: 2 },
   usable_group: { default: '默认分组', vip: 'vip分组' },
@@ -34,5 +34,28 @@ describe('pricing page', { timeout: 60_000 }, () => {
     await renderRoute('/pricing');
     expect(await screen.findByText('您还未登录，显示的价格为默认分组倍率：1')).toBeTruthy();
     expect((await screen.findByText('gpt-4o-mini')).closest('tr')!.textContent).toContain('提示 $0.15 / 1M tokens');
+  });
+
+  it('shows an unpriced model as "price not set", never $0, and marks availability as the server judged it', async () => {
+    const models = [
+      { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default'], is_priced: true, is_available: true },
+      { model_name: 'mystery-model', quota_type: 0, model_ratio: null, completion_ratio: null, model_price: null, enable_groups: ['default'], is_priced: false, is_available: false },
+      { model_name: 'vip-model', quota_type: 0, model_ratio: 1, completion_ratio: 1, model_price: 0, enable_groups: ['vip'], is_priced: true, is_available: false },
+    ];
+    fakeServer({ 'GET /api/pricing': () => ({ status: 200, body: { ...pricing, data: models } }) });
+    await renderRoute('/pricing');
+    const rowOf = async (name: string) => (await screen.findByText(name)).closest('tr')!;
+    const mystery = await rowOf('mystery-model');
+    expect(within(mystery).getAllByText('未设置价格').length).toBeGreaterThanOrEqual(2);
+    expect(mystery.textContent).not.toContain('$0');
+    expect(within(mystery).getByLabelText('未设置价格')).toBeTruthy();
+    expect(within(await rowOf('gpt-4o-mini')).getByLabelText('您的分组可以使用该模型')).toBeTruthy();
+    expect(within(await rowOf('vip-model')).getByLabelText('您的分组无权使用该模型')).toBeTruthy();
+
+    // Looking at another group: priced models that group serves.
+    fireEvent.click(within(await rowOf('vip-model')).getByText('vip'));
+    await waitFor(async () => expect(within(await rowOf('vip-model')).getByLabelText('您的分组可以使用该模型')).toBeTruthy());
+    expect(within(await rowOf('gpt-4o-mini')).getByLabelText('您的分组无权使用该模型')).toBeTruthy();
+    expect(within(await rowOf('mystery-model')).getByLabelText('未设置价格')).toBeTruthy();
   });
 });

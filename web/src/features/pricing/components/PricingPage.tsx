@@ -23,7 +23,7 @@ export function PricingPage() {
   const group = picked ?? ownGroup;
   const ratioOf = (name: string) => (Object.hasOwn(groupRatios, name) ? Number(groupRatios[name]) : 1);
   const groupRatio = ratioOf(group);
-  const columns = usePricingColumns({ group, groupRatio, groupRatios, onGroup: setPicked });
+  const columns = usePricingColumns({ group, pickedGroup: picked, groupRatio, groupRatios, onGroup: setPicked });
   const models = useMemo(() => (data?.models ?? []).filter((model) => matchesModel(model.model_name, search)).sort(comparePricing), [data, search]);
 
   return (

@@ -26,15 +26,23 @@ export function matchesModel(name: string, query: string): boolean {
 
 const round = (value: number) => Number(value.toFixed(6));
 
-/** Per 1M tokens in USD: prompt = ratio × 2 × group; completion = ratio × completion ratio × 2 × group. */
+/** Per 1M tokens in USD: prompt = ratio × 2 × group; completion = ratio × completion ratio × 2 × group. Only for priced models. */
 export function tokenPrices(model: PricingModel, groupRatio: number) {
+  const ratio = model.model_ratio ?? 0;
   return {
-    prompt: round(model.model_ratio * 2 * groupRatio),
-    completion: round(model.model_ratio * model.completion_ratio * 2 * groupRatio),
+    prompt: round(ratio * 2 * groupRatio),
+    completion: round(ratio * (model.completion_ratio ?? 1) * 2 * groupRatio),
   };
 }
 
-/** Per call in USD: model price × group ratio. */
-export const callPrice = (model: PricingModel, groupRatio: number) => round(model.model_price * groupRatio);
+/** Per call in USD: model price × group ratio. Only for priced models. */
+export const callPrice = (model: PricingModel, groupRatio: number) => round((model.model_price ?? 0) * groupRatio);
+
+/**
+ * Whether the model can be called: the server's answer for the viewer, or for a group the viewer
+ * picked to look at, priced and served in that group.
+ */
+export const isAvailableIn = (model: PricingModel, pickedGroup: string | null): boolean =>
+  pickedGroup === null ? model.is_available : model.is_priced && model.enable_groups.includes(pickedGroup);
 
 export const formatUsd = (value: number) => `$${value}`;

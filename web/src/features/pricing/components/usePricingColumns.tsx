@@ -1,35 +1,49 @@
-import { CheckCircleFilled, CloseCircleFilled } from '@ant-design/icons';
+import { CheckCircleFilled, CloseCircleFilled, ExclamationCircleFilled } from '@ant-design/icons';
 import { Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import type { PricingModel } from '../api/pricing';
-import { callPrice, formatUsd, tokenPrices } from './pricing-math';
+import { callPrice, formatUsd, isAvailableIn, tokenPrices } from './pricing-math';
 
 interface Options {
   group: string;
+  /** The group the viewer clicked to look at; null for their own view. */
+  pickedGroup: string | null;
   groupRatio: number;
   groupRatios: Record<string, number>;
   onGroup: (group: string) => void;
 }
 
 /** Columns: availability, name (click copies), billing type, usable groups, ratio, price. */
-export function usePricingColumns({ group, groupRatio, groupRatios, onGroup }: Options): DataColumn<PricingModel>[] {
+export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios, onGroup }: Options): DataColumn<PricingModel>[] {
   const { t } = useTranslation();
+  const unpriced = (
+    <Tooltip title={t('pricing.unpricedTip')}>
+      <Typography.Text type="secondary">{t('pricing.unpriced')}</Typography.Text>
+    </Tooltip>
+  );
   return [
     {
       key: 'available',
       title: t('pricing.available'),
-      render: (_: unknown, model: PricingModel) =>
-        model.enable_groups.includes(group) ? (
-          <Tooltip title={t('pricing.availableYes')}>
-            <CheckCircleFilled style={{ color: '#52c41a' }} aria-label={t('pricing.availableYes')} />
+      render: (_: unknown, model: PricingModel) => {
+        if (isAvailableIn(model, pickedGroup)) {
+          return (
+            <Tooltip title={t('pricing.availableYes')}>
+              <CheckCircleFilled style={{ color: '#52c41a' }} aria-label={t('pricing.availableYes')} />
+            </Tooltip>
+          );
+        }
+        // Unavailable because nobody priced it, or because the group has no channel for it.
+        const [label, tip] = model.is_priced ? ['pricing.availableNo', 'pricing.availableNo'] : ['pricing.unpriced', 'pricing.unpricedTip'];
+        const Icon = model.is_priced ? CloseCircleFilled : ExclamationCircleFilled;
+        return (
+          <Tooltip title={t(tip)}>
+            <Icon style={{ color: model.is_priced ? '#ff4d4f' : '#faad14' }} aria-label={t(label)} />
           </Tooltip>
-        ) : (
-          <Tooltip title={t('pricing.availableNo')}>
-            <CloseCircleFilled style={{ color: '#ff4d4f' }} aria-label={t('pricing.availableNo')} />
-          </Tooltip>
-        ),
+        );
+      },
     },
     {
       key: 'model',
@@ -44,8 +58,12 @@ export function usePricingColumns({ group, groupRatio, groupRatios, onGroup }: O
     {
       key: 'type',
       title: t('pricing.billingType'),
-      dataIndex: 'quota_type',
-      render: (type: number) => <Tag color={type === 1 ? 'teal' : 'violet'}>{t(type === 1 ? 'pricing.perCall' : 'pricing.perToken')}</Tag>,
+      render: (_: unknown, model: PricingModel) =>
+        model.is_priced ? (
+          <Tag color={model.quota_type === 1 ? 'teal' : 'violet'}>{t(model.quota_type === 1 ? 'pricing.perCall' : 'pricing.perToken')}</Tag>
+        ) : (
+          <Tag>{t('pricing.unpriced')}</Tag>
+        ),
     },
     {
       key: 'groups',
@@ -67,12 +85,12 @@ export function usePricingColumns({ group, groupRatio, groupRatios, onGroup }: O
       key: 'ratio',
       title: t('pricing.ratio'),
       render: (_: unknown, model: PricingModel) =>
-        model.quota_type === 1 ? (
+        !model.is_priced ? unpriced : model.quota_type === 1 ? (
           <Typography.Text type="secondary">{t('pricing.noRatio')}</Typography.Text>
         ) : (
           <Space orientation="vertical" size={0}>
             <span>{t('pricing.modelRatio', { value: model.model_ratio })}</span>
-            <span>{t('pricing.completionRatio', { value: model.completion_ratio.toFixed(3) })}</span>
+            <span>{t('pricing.completionRatio', { value: (model.completion_ratio ?? 1).toFixed(3) })}</span>
             <span>{t('pricing.groupRatio', { value: groupRatio })}</span>
           </Space>
         ),
@@ -81,6 +99,8 @@ export function usePricingColumns({ group, groupRatio, groupRatios, onGroup }: O
       key: 'price',
       title: t('pricing.price'),
       render: (_: unknown, model: PricingModel) => {
+        // Never "$0" for a model nobody priced.
+        if (!model.is_priced) return unpriced;
         if (model.quota_type === 1) return <span>{t('pricing.callPrice', { value: formatUsd(callPrice(model, groupRatio)) })}</span>;
         const prices = tokenPrices(model, groupRatio);
         return (
