@@ -3,6 +3,8 @@ import { anthropicAdapter } from './anthropic/index.js';
 import { awsBedrockAdapter } from './aws-bedrock/index.js';
 import { aliAdapter } from './ali/index.js';
 import { azureAdapter } from './azure/index.js';
+import { baiduAdapter } from './baidu/index.js';
+import { baiduV2Adapter } from './baidu-v2/index.js';
 import { cloudflareAdapter } from './cloudflare/index.js';
 import { cohereAdapter } from './cohere/index.js';
 import { customAdapter } from './custom/index.js';
@@ -54,6 +56,8 @@ export const providers = {
   gemini: geminiAdapter,
   vertex: vertexAdapter,
   palm: palmAdapter,
+  baidu: baiduAdapter,
+  'baidu-v2': baiduV2Adapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -65,6 +69,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   4: 'ollama',
   8: 'custom',
   14: 'anthropic',
+  15: 'baidu',
   11: 'palm',
   17: 'ali',
   19: 'ai360',
@@ -84,6 +89,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   43: 'deepseek',
   44: 'm3e',
   45: 'volcengine',
+  46: 'baidu-v2',
   47: 'xinference',
   48: 'xai',
 };
