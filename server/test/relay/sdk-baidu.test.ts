@@ -95,6 +95,14 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     expectBilledExactly(state);
   });
 
+  it('type 15 embeddings with the client\'s default encoding: base64 float32 vectors the client decodes', async () => {
+    const result = await client.embeddings.create({ model: 'bge-large-zh', input: ['你好', '世界'] });
+    expect(upstream.requests.at(-1)!.json).toEqual({ input: ['你好', '世界'] });
+    const second = Array.from(result.data[1]!.embedding);
+    expect(second).toHaveLength(3);
+    [0.12, -0.5, 0.25].forEach((value, at) => expect(second[at]).toBeCloseTo(value, 6));
+  });
+
   it('type 15: an HTTP-200 error 110 (token no longer valid) fails the call and the next call gets a new token', async () => {
     await client.chat.completions.create(ask('ERNIE-3.5-8K'));
     const cachedUrl = upstream.requests.at(-1)!.url;
