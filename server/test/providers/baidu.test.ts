@@ -102,7 +102,8 @@ describe('Baidu ERNIE adapter (type 15): errors', () => {
     expectUpstreamError(() => converter.parseResponse(JSON.parse(readFixture('baidu', 'error-200.json')), 'ERNIE-3.5-8K'),
       { status: 400, upstreamCode: '336003', message: 'the first message role must be user', retryable: false });
     expectUpstreamError(() => converter.parseResponse(JSON.parse(readFixture('baidu', 'error-qps.json')), 'ERNIE-3.5-8K'), { status: 429, retryable: true });
-    expect([110, 111, 6, 14, 336004].map(baiduStatusOf)).toEqual([401, 401, 401, 401, 401]);
+    expect([6, 13, 14, 15, 336004].map(baiduStatusOf)).toEqual([401, 401, 401, 401, 401]);
+    expect([110, 111].map(baiduStatusOf)).toEqual([503, 503]);
     expect([4, 17, 18, 336501, 336502].map(baiduStatusOf)).toEqual([429, 429, 429, 429, 429]);
     expect([336001, 336006, 336104].map(baiduStatusOf)).toEqual([400, 400, 400]);
     expect([1, 336000, 336200, 999].map(baiduStatusOf)).toEqual([500, 500, 500, 500]);
@@ -121,7 +122,7 @@ describe('Baidu ERNIE adapter (type 15): errors', () => {
     await converter.buildRequest({ messages: [] }, callFor('ERNIE-3.5-8K'));
     await converter.buildRequest({ messages: [] }, callFor('ERNIE-3.5-8K'));
     expect(tokenRequests()).toHaveLength(1);
-    expectUpstreamError(() => converter.parseResponse(JSON.parse(readFixture('baidu', 'error-token-expired.json')), 'ERNIE-3.5-8K'), { status: 401, upstreamCode: '111' });
+    expectUpstreamError(() => converter.parseResponse(JSON.parse(readFixture('baidu', 'error-token-expired.json')), 'ERNIE-3.5-8K'), { status: 503, upstreamCode: '111', retryable: true });
     upstream.reply({ body: JSON.stringify({ access_token: 'fresh-token', expires_in: 2592000 }) });
     const built = await converter.buildRequest({ messages: [] }, callFor('ERNIE-3.5-8K'));
     expect(tokenRequests()).toHaveLength(2);

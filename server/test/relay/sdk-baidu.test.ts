@@ -103,17 +103,41 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     [0.12, -0.5, 0.25].forEach((value, at) => expect(second[at]).toBeCloseTo(value, 6));
   });
 
-  it('type 15: an HTTP-200 error 110 (token no longer valid) fails the call and the next call gets a new token', async () => {
+  it('type 15: an HTTP-200 error 110 (token no longer valid) fails the call without disabling the channel; the next call gets a new token', async () => {
+    await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
     await client.chat.completions.create(ask('ERNIE-3.5-8K'));
     const cachedUrl = upstream.requests.at(-1)!.url;
     const issuedBefore = tokenRequests().length;
     upstream.revokeTokens();
-    await expect(client.chat.completions.create(ask('ERNIE-3.5-8K'))).rejects.toMatchObject({ status: 502, error: { code: 'upstream_error' } });
+    await expect(client.chat.completions.create(ask('ERNIE-3.5-8K'))).rejects.toMatchObject({ status: 503, error: { code: 'upstream_error' } });
     expect(upstream.requests.at(-1)!.url).toBe(cachedUrl);
+    const row = await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', channels.ernie!).executeTakeFirstOrThrow();
+    expect(row.status).toBe(1);
     const completion = await client.chat.completions.create(ask('ERNIE-3.5-8K'));
     expect(completion.choices[0]!.message.content).toContain('文心一言');
     expect(tokenRequests()).toHaveLength(issuedBefore + 1);
     expect(upstream.requests.at(-1)!.url).toBe(`${chatPath}?access_token=tok-${issuedBefore + 1}`);
+    await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
+  });
+
+  it('type 15: a key the token endpoint rejects fails with 401 upstream and auto-disables the channel', async () => {
+    await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
+    const broken = await createRelayChannel(server.ctx, { type: 15, key: 'ak-bad|sk-bad', baseURL: upstream.url, models: ['ERNIE-Speed-8K'] });
+    await expect(client.chat.completions.create(ask('ERNIE-Speed-8K'))).rejects.toMatchObject({ status: 502 });
+    expect(upstream.requests.at(-1)!.url).toContain('/oauth/2.0/token?grant_type=client_credentials&client_id=ak-bad');
+    await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
+    await expect.poll(async () => (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', broken).executeTakeFirstOrThrow()).status).toBe(3);
+  });
+
+  it('type 15 stream: a bare JSON error body answering a stream fails the call, and the next stream gets a new token', async () => {
+    await client.chat.completions.create(ask('ERNIE-3.5-8K'));
+    const issuedBefore = tokenRequests().length;
+    upstream.revokeTokens();
+    // The error comes before the first byte: the client gets an error status, not a broken stream.
+    await expect(client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true }).then(collect)).rejects.toMatchObject({ status: 503, error: { code: 'upstream_error' } });
+    const { text } = await collect(await client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true }));
+    expect(text).toBe('当然可以，以下是一些建议。');
+    expect(tokenRequests()).toHaveLength(issuedBefore + 1);
   });
 
   it('type 46 stream: /v2/chat/completions with Bearer, appid and include_usage; usage billed', async () => {

@@ -4,13 +4,16 @@ type Json = Record<string, unknown>;
 
 /**
  * Baidu `error_code` → the HTTP status failover and auto-disable read (Baidu mostly answers HTTP 200).
- * Auth (the channel key's fault): 6 no permission, 13/14/15 token/IAM/app, 110/111 access token
- * invalid/expired, 336004 permission. Limits: 4 cluster limit, 17/18/19 daily/QPS/total limits,
- * 336501/336502 RPM/TPM. Request: 3, 100, 336001–336003, 336005–336008, 336103–336105. 2 and 336100
- * (busy, try again) → 503; anything else → 500.
+ * Auth (the channel key's fault, 401): 6 no permission, 13/14/15 token/IAM/app, 336004 permission.
+ * 110/111 (access token invalid/expired) are not the key's fault: the cached token is forgotten and
+ * the next call issues a new one (a key Baidu no longer accepts then fails there with 401), so they
+ * answer 503: retried on another channel, never a reason to auto-disable this one.
+ * Limits (429): 4 cluster limit, 17/18/19 daily/QPS/total limits, 336501/336502 RPM/TPM.
+ * Request (400): 3, 100, 336001–336003, 336005–336008, 336103–336105. Busy (503): 2, 336100. Else 500.
  */
 const statusByCode: Record<number, number> = {
-  6: 401, 13: 401, 14: 401, 15: 401, 110: 401, 111: 401, 336004: 401,
+  6: 401, 13: 401, 14: 401, 15: 401, 336004: 401,
+  110: 503, 111: 503,
   4: 429, 17: 429, 18: 429, 19: 429, 336501: 429, 336502: 429,
   3: 400, 100: 400, 336001: 400, 336002: 400, 336003: 400, 336005: 400, 336006: 400, 336007: 400, 336008: 400,
   336103: 400, 336104: 400, 336105: 400,
