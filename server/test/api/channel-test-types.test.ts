@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/lib/session.js';
 import { channelTypeSlugs } from '../../src/relay/providers/registry.js';
+import { baiduTokenCache } from '../../src/relay/providers/baidu/token.js';
 import { vertexTokenCache } from '../../src/relay/providers/vertex/token.js';
 import type { ApiClient } from '../helpers/api-client.js';
 import { createRelayChannel, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
@@ -18,6 +19,11 @@ const json = (body: unknown, status = 200): FixtureReply => ({ status, contentTy
 const openAiChat = json({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } });
 const openAiEmbedding = json({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], model: 'm', usage: { prompt_tokens: 1, total_tokens: 1 } });
 const openAiBadKey = json({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }, 401);
+/** Issued credentials are cached: each case starts without them, so the bad key really is sent. */
+const clearTokenCaches = () => {
+  vertexTokenCache.clear();
+  baiduTokenCache.clear();
+};
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 
 interface TypeCase {
@@ -58,6 +64,12 @@ const cases: TypeCase[] = [
       expect(request.headers['anthropic-version']).toBe('2023-06-01');
       expect(request.json).toMatchObject({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16 });
     },
+  },
+  {
+    // An access token from the key pair first (cached), then chat with the token in the query.
+    type: 15, key: 'baidu-api-key|baidu-secret', model: 'ERNIE-4.0-8K', path: /^\/rpc\/2\.0\/ai_custom\/v1\/wenxinworkshop\/chat\/completions_pro\?access_token=24\./,
+    healthy: [json(readFixture('baidu', 'token.json')), json(readFixture('baidu', 'chat.json'))], badKey: [json(readFixture('baidu', 'token-error.json'), 401)],
+    check: (request) => expect(request.json).toMatchObject({ messages: [{ role: 'user', content: 'hi' }], max_output_tokens: 16 }),
   },
   {
     // Errors come back with HTTP 200: a rejected token is still a bad key.
@@ -103,6 +115,10 @@ const cases: TypeCase[] = [
   { type: 37, key: 'app-chat', other: 'chat', model: 'dify-chat', path: '/v1/chat-messages', healthy: [json(readFixture('dify', 'chat-blocking.json'))], badKey: [json({ code: 'unauthorized', message: 'Access token is invalid', status: 401 }, 401)], check: (request) => expect(request.json).toMatchObject({ query: 'hi', response_mode: 'blocking' }) },
   { type: 38, key: 'jina_key', model: 'jina-embeddings-v3', path: '/v1/embeddings', healthy: [json(readFixture('jina', 'embeddings.json'))], badKey: [openAiBadKey], check: (request) => expect(request.json).toMatchObject({ model: 'jina-embeddings-v3', input: 'hello' }) },
   { type: 39, key: 'cf-token', other: 'acc123', model: '@cf/meta/llama-3.1-8b-instruct', path: '/client/v4/accounts/acc123/ai/v1/chat/completions', healthy: [openAiChat], badKey: [json({ success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, 401)], check: bearer('cf-token') },
+  { ...openAiCase(46, 'ernie-4.0-8k', '/v2/chat/completions'), key: 'bce-v3/ALTAK-probe/secret|app-7', healthy: [json(readFixture('baidu-v2', 'chat.json'))], check: (request) => {
+    expect(request.headers.authorization).toBe('Bearer bce-v3/ALTAK-probe/secret');
+    expect(request.headers.appid).toBe('app-7');
+  } },
   { ...openAiCase(35, 'MiniMax-Text-01', '/v1/text/chatcompletion_v2'), healthy: [json(readFixture('minimax', 'chat.json'))], badKey: [json(readFixture('minimax', 'chat-auth-error.json'))] },
   openAiCase(40, 'Qwen/Qwen2.5-7B-Instruct'),
   {
@@ -135,7 +151,7 @@ describe('the channel test of every channel type, against its own wire', () => {
     await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
   });
   afterAll(async () => {
-    vertexTokenCache.clear();
+    clearTokenCaches();
     await server.stop();
     await upstream.close();
   });
@@ -146,7 +162,7 @@ describe('the channel test of every channel type, against its own wire', () => {
   });
 
   it.each(cases)('type $type: a healthy channel tests healthy; a bad key tests as a bad key', async (entry) => {
-    vertexTokenCache.clear();
+    clearTokenCaches();
     const key = typeof entry.key === 'function' ? entry.key(upstream.url) : entry.key;
     const baseURL = `${upstream.url}${entry.basePath ?? ''}`;
     const id = await createRelayChannel(server.ctx, { type: entry.type, key, baseURL, models: [entry.model] });
@@ -164,7 +180,7 @@ describe('the channel test of every channel type, against its own wire', () => {
     else expect(decodeURIComponent(call.url)).toMatch(entry.path);
     entry.check?.(call);
 
-    vertexTokenCache.clear();
+    clearTokenCaches();
     for (const reply of entry.badKey) upstream.reply(reply);
     const bad = await admin.get(`/api/channel/test/${id}`);
     expect(bad.body.success, bad.text).toBe(false);

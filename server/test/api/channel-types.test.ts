@@ -13,6 +13,7 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   8: { slug: 'custom', extra: ['base_url'], endpoints: ['chat'], hasBalance: true },
   11: { slug: 'palm', endpoints: ['chat'], baseURL: 'https://generativelanguage.googleapis.com' },
   14: { slug: 'anthropic', endpoints: ['chat'], keyHint: /x-api-key/, baseURL: 'https://api.anthropic.com' },
+  15: { slug: 'baidu', endpoints: ['chat', 'embeddings'], validatesKey: true, keyHint: /APIKey\|SecretKey/, baseURL: 'https://aip.baidubce.com' },
   16: { slug: 'zhipu', endpoints: ['chat'], validatesKey: true, keyHint: /id\.secret/, baseURL: 'https://open.bigmodel.cn' },
   17: { slug: 'ali', endpoints: ['chat', 'embeddings'] },
   19: { slug: 'ai360', endpoints: ['chat'] },
@@ -34,6 +35,7 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   43: { slug: 'deepseek', endpoints: ['chat'], hasBalance: true, baseURL: 'https://api.deepseek.com' },
   44: { slug: 'm3e', endpoints: ['embeddings'] },
   45: { slug: 'volcengine', endpoints: ['chat'] },
+  46: { slug: 'baidu-v2', endpoints: ['chat', 'embeddings', 'rerank'], baseURL: 'https://qianfan.baidubce.com' },
   47: { slug: 'xinference', extra: ['base_url'], endpoints: ['chat', 'rerank'] },
   48: { slug: 'xai', endpoints: ['chat'] },
 };

@@ -3,6 +3,7 @@ import type { Usage } from '../billing/quota.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer } from '../pipeline/respond.js';
+import { withBase64Embeddings } from '../providers/shared/embedding-encoding.js';
 import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { channelJsonBody, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
@@ -36,7 +37,9 @@ function convertedBody(
     value: request,
     respond: (rc) => sendJsonAnswer(rc, ({ json }) => {
       const { response, usage, calls } = converter.parseResponse(json ?? {}, rc.model);
-      return { body: response, usage: usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 }, calls };
+      // Converters answer float lists; a client that asked for base64 (the openai client's default) gets base64.
+      const answer = body.encoding_format === 'base64' ? withBase64Embeddings(response) : response;
+      return { body: answer, usage: usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 }, calls };
     }),
   }));
 }

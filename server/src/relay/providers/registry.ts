@@ -3,6 +3,8 @@ import { anthropicAdapter } from './anthropic/index.js';
 import { awsBedrockAdapter } from './aws-bedrock/index.js';
 import { aliAdapter } from './ali/index.js';
 import { azureAdapter } from './azure/index.js';
+import { baiduAdapter } from './baidu/index.js';
+import { baiduV2Adapter } from './baidu-v2/index.js';
 import { cloudflareAdapter } from './cloudflare/index.js';
 import { cohereAdapter } from './cohere/index.js';
 import { customAdapter } from './custom/index.js';
@@ -60,6 +62,8 @@ export const providers = {
   palm: palmAdapter,
   minimax: miniMaxAdapter,
   hunyuan: hunyuanAdapter,
+  baidu: baiduAdapter,
+  'baidu-v2': baiduV2Adapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -72,6 +76,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   8: 'custom',
   14: 'anthropic',
   16: 'zhipu',
+  15: 'baidu',
   11: 'palm',
   17: 'ali',
   19: 'ai360',
@@ -93,6 +98,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   43: 'deepseek',
   44: 'm3e',
   45: 'volcengine',
+  46: 'baidu-v2',
   47: 'xinference',
   48: 'xai',
 };

@@ -19,6 +19,8 @@ export interface OpenAiApiConfig {
   /** Custom (type 8): the base URL is the full endpoint URL, with `{model}` substituted. */
   isFullUrl?: boolean;
   extraHeaders?: Record<string, string>;
+  /** Auth headers from the channel key when it is not a plain Bearer token (Qianfan v2: `token|appid`). */
+  authHeaders?: (key: string) => Record<string, string>;
 }
 
 const trimSlash = (url: string) => (url.endsWith('/') ? url.slice(0, -1) : url);
@@ -34,7 +36,7 @@ export function createOpenAiApi(config: OpenAiApiConfig) {
     },
     headers(target: UpstreamTarget): Record<string, string> {
       const headers: Record<string, string> = { ...config.extraHeaders, ...target.headers };
-      if (target.key) headers.authorization = `Bearer ${target.key}`;
+      if (target.key) Object.assign(headers, config.authHeaders ? config.authHeaders(target.key) : { authorization: `Bearer ${target.key}` });
       return headers;
     },
   };

@@ -21,6 +21,10 @@ export interface OpenAiCompatibleConfig {
   versionPath?: string;
   isFullUrl?: boolean;
   extraHeaders?: Record<string, string>;
+  /** Auth headers from the key when it is not a plain Bearer token (see openai/api.ts). */
+  authHeaders?: (key: string) => Record<string, string>;
+  /** Provider body rules applied to each OpenAI chat body (in place), after the reasoning rules if any. */
+  prepareChatBody?: (body: Record<string, unknown>) => void;
   endpoints?: RelayEndpoint[];
   /** Whether stream_options.include_usage may be sent (providers.md §1). */
   supportsStreamUsage?: boolean;
@@ -29,6 +33,15 @@ export interface OpenAiCompatibleConfig {
   /** Apply OpenAI's o-series/gpt-5 body rules. */
   hasReasoningRules?: boolean;
   fetchBalance?: (target: UpstreamTarget) => Promise<number>;
+}
+
+function prepareBodyOf(config: OpenAiCompatibleConfig): (body: Record<string, unknown>) => void {
+  const { hasReasoningRules, prepareChatBody } = config;
+  if (!prepareChatBody) return hasReasoningRules ? prepareOpenAiChatBody : () => undefined;
+  return (body) => {
+    if (hasReasoningRules) prepareOpenAiChatBody(body);
+    prepareChatBody(body);
+  };
 }
 
 /** Builds an adapter for any OpenAI-compatible provider from its config file. */
@@ -47,9 +60,9 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
     slug: config.slug,
     meta,
     endpoints: new Set(config.endpoints ?? allEndpoints),
-    api: createOpenAiApi({ versionPath: config.versionPath ?? '/v1', isFullUrl: config.isFullUrl, extraHeaders: config.extraHeaders }),
+    api: createOpenAiApi({ versionPath: config.versionPath ?? '/v1', isFullUrl: config.isFullUrl, extraHeaders: config.extraHeaders, authHeaders: config.authHeaders }),
     chat: {
-      prepareBody: config.hasReasoningRules ? prepareOpenAiChatBody : () => undefined,
+      prepareBody: prepareBodyOf(config),
       readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
       readUsageFromBytes: (body) => readOpenAiUsageFromBytes(body, usageOptions),
     },
