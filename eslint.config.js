@@ -42,6 +42,17 @@ export default tseslint.config(
     },
   },
   {
+    // One upstream request path: outside providers/, requests are built by providers/upstream-request.ts.
+    files: ['server/src/**/*.ts'],
+    ignores: ['server/src/relay/providers/**'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "MemberExpression[object.property.name='api'][property.name='url'], MemberExpression[object.property.name='api'][property.name='headers']",
+        message: 'Build upstream requests with relay/providers/upstream-request.ts (buildUpstreamRequest, modelListRequest), not adapter.api.',
+      }],
+    },
+  },
+  {
     files: ['server/test/**', 'e2e/**', 'bench/**', '**/*.test.ts', '**/*.test.tsx'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
