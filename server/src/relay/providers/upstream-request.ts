@@ -46,6 +46,12 @@ export function modelListRequest(adapter: ProviderAdapter, target: UpstreamTarge
   return { url: adapter.api.url('models', target, ''), headers: adapter.api.headers(target), body: '', method: 'GET' };
 }
 
+/** Whether a header set names a content type in any letter case (adapters write `Content-Type` too). */
+function hasContentType(headers: Record<string, string>): boolean {
+  for (const name in headers) if (name.length === 12 && name.toLowerCase() === 'content-type') return true;
+  return false;
+}
+
 /** The bytes (or form) a built request sends, and its headers with the content type set. */
 export function serializeRequest(built: UpstreamRequest): { headers: Record<string, string>; payload: string | Uint8Array | FormData | undefined } {
   const { headers, body } = built;
@@ -53,7 +59,7 @@ export function serializeRequest(built: UpstreamRequest): { headers: Record<stri
   if (body instanceof FormData) return { headers, payload: body };
   // A string or bytes body goes out unchanged (Bedrock and Hunyuan sign it).
   const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (headers['content-type'] === undefined && !hasContentType(headers)) headers['content-type'] = 'application/json';
   return { headers, payload };
 }
 
