@@ -36,7 +36,9 @@ export function createOpenAiApi(config: OpenAiApiConfig) {
     },
     headers(target: UpstreamTarget): Record<string, string> {
       const headers: Record<string, string> = { ...config.extraHeaders, ...target.headers };
-      if (target.key) Object.assign(headers, config.authHeaders ? config.authHeaders(target.key) : { authorization: `Bearer ${target.key}` });
+      if (!target.key) return headers;
+      if (config.authHeaders) Object.assign(headers, config.authHeaders(target.key));
+      else headers.authorization = `Bearer ${target.key}`;
       return headers;
     },
   };
