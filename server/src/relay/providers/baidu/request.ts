@@ -1,16 +1,10 @@
+import { alternatingTurns, type ChatTurn } from '../shared/chat-turns.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { baiduUrl, splitBaiduKey, withAccessToken, baiduBase } from './api.js';
 import { baiduTokenCache } from './token.js';
 import { UpstreamError } from '../../errors.js';
 
 type Json = Record<string, unknown>;
-
-/** Text of an OpenAI message content (a string, or the text parts of a list). */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as Json[]).filter((part) => part.type === 'text' && typeof part.text === 'string').map((part) => part.text as string).join('\n');
-}
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
@@ -20,21 +14,9 @@ const isNumber = (value: unknown): value is number => typeof value === 'number' 
  * assistant turns stay, every other role is a user turn; consecutive turns of one role are joined
  * (Baidu wants user and assistant to alternate).
  */
-export function baiduMessagesOf(messages: Json[]): { system: string; messages: Array<{ role: 'user' | 'assistant'; content: string }> } {
-  const system: string[] = [];
-  const turns: Array<{ role: 'user' | 'assistant'; content: string }> = [];
-  for (const message of messages) {
-    const text = textOf(message.content);
-    if (message.role === 'system' || message.role === 'developer') {
-      if (text) system.push(text);
-      continue;
-    }
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const last = turns.at(-1);
-    if (last && last.role === role) last.content = `${last.content}\n${text}`;
-    else turns.push({ role, content: text });
-  }
-  return { system: system.join('\n'), messages: turns };
+export function baiduMessagesOf(messages: Json[]): { system: string; messages: ChatTurn[] } {
+  const { system, turns } = alternatingTurns(messages);
+  return { system, messages: turns };
 }
 
 /** OpenAI chat body → the wenxinworkshop chat body. Baidu's ranges: temperature (0, 1], penalty_score [1, 2]. */

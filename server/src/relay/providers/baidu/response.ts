@@ -5,6 +5,7 @@ import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { baiduErrorCode, baiduUpstreamError, isTokenRejected } from './errors.js';
 import { baiduTokenCache } from './token.js';
+import { jsonOfStreamLine } from '../shared/stream-lines.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,17 +46,6 @@ export function parseBaiduResponse(json: Json, model: string): { completion: Jso
   return { completion: openAiCompletion(id, model, { role: 'assistant', content }, finishReasonOf(json), usage), usage };
 }
 
-/** One Baidu stream line: `data: {…}` frames, or a bare JSON error body (Baidu answers errors so even to streams). */
-function frameOf(event: StreamEvent): { json: Json; text: string } | null {
-  let text = event.data.trim();
-  if (text.startsWith('data:')) text = text.slice(5).trim();
-  if (!text.startsWith('{')) return null;
-  try {
-    return { json: JSON.parse(text) as Json, text };
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Baidu stream frames `{id, sentence_id, result, is_end, is_truncated, usage}` → OpenAI chunks. Read
@@ -69,10 +59,9 @@ export function createBaiduStreamTransform(model: string) {
   let isFinished = false;
   return {
     onEvent(event: StreamEvent): ConvertedEvents {
-      const frame = frameOf(event);
-      if (!frame) return { chunks: [], text: '', usage };
-      const { json } = frame;
-      throwIfBaiduError(json, frame.text);
+      const json = jsonOfStreamLine(event.data);
+      if (!json) return { chunks: [], text: '', usage };
+      throwIfBaiduError(json, event.data);
       if (!isIdSet && typeof json.id === 'string' && json.id) {
         chunks.useId(json.id);
         isIdSet = true;

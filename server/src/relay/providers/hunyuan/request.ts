@@ -1,3 +1,4 @@
+import { alternatingTurns } from '../shared/chat-turns.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildSignedHunyuanRequest } from './api.js';
 
@@ -11,16 +12,6 @@ interface HunyuanMessage {
 /** Hunyuan keeps at most this many messages (the system message included). */
 export const maxHunyuanMessages = 40;
 
-/** Text of an OpenAI content (string, or the text parts of an array). */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as Json[])
-    .filter((part) => part && part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text as string)
-    .join('\n');
-}
-
 /**
  * OpenAI messages → Hunyuan's: one system message, first (every system/developer text joined);
  * the rest user/assistant (tool results count as user), consecutive same-role turns merged so
@@ -28,23 +19,12 @@ export function textOf(content: unknown): string {
  * assistant turn dropped too (Hunyuan wants the conversation to open with the user).
  */
 export function toHunyuanMessages(messages: Json[]): HunyuanMessage[] {
-  const system: string[] = [];
-  const turns: HunyuanMessage[] = [];
-  for (const message of messages) {
-    const text = textOf(message.content);
-    if (message.role === 'system' || message.role === 'developer') {
-      if (text) system.push(text);
-      continue;
-    }
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const last = turns.at(-1);
-    if (last && last.Role === role) last.Content = last.Content && text ? `${last.Content}\n${text}` : last.Content || text;
-    else turns.push({ Role: role, Content: text });
-  }
-  const room = maxHunyuanMessages - (system.length > 0 ? 1 : 0);
+  const { system, turns: all } = alternatingTurns(messages);
+  const turns: HunyuanMessage[] = all.map((turn) => ({ Role: turn.role, Content: turn.content }));
+  const room = maxHunyuanMessages - (system ? 1 : 0);
   let kept = turns.slice(Math.max(0, turns.length - room));
   if (kept[0]?.Role === 'assistant' && kept.length > 1) kept = kept.slice(1);
-  return system.length > 0 ? [{ Role: 'system', Content: system.join('\n') }, ...kept] : kept;
+  return system ? [{ Role: 'system', Content: system }, ...kept] : kept;
 }
 
 /** OpenAI chat body → a signed `ChatCompletions` call: `{Model, Messages, Stream, TopP?, Temperature?}`. */

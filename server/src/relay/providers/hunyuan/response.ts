@@ -4,6 +4,7 @@ import { usageCount } from '../../billing/usage-count.js';
 import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { throwIfHunyuanError } from './errors.js';
+import { jsonOfStreamLine } from '../shared/stream-lines.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,17 +40,6 @@ export function parseHunyuanResponse(json: Json, model: string): { completion: J
   return { completion: openAiCompletion(id, model, out, finishOf(choice.FinishReason), usage), usage };
 }
 
-/** A stream line's JSON: `data: {...}` or a bare JSON line (an error answered to a stream request). */
-function lineJson(line: string): Json | null {
-  const text = line.startsWith('data:') ? line.slice(5).trim() : line.trim();
-  if (!text.startsWith('{')) return null;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isObject(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Hunyuan's stream, read line by line: `data:` frames with `Choices[].Delta{Content,
@@ -63,7 +53,7 @@ export function createHunyuanStreamTransform(model: string) {
   let isFinished = false;
   return {
     onEvent(event: StreamEvent): ConvertedEvents {
-      const frame = lineJson(event.data);
+      const frame = jsonOfStreamLine(event.data);
       if (!frame) return { chunks: [], text: '', usage };
       throwIfHunyuanError(frame, event.data);
       if (!isStarted && str(frame.Id)) chunks.useId(frame.Id as string);

@@ -1,5 +1,6 @@
 import type { ChatCall, RelayEndpoint, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { zhipuTokenCache } from './jwt.js';
+import { messageText } from '../shared/chat-turns.js';
 
 type Json = Record<string, unknown>;
 
@@ -15,12 +16,6 @@ export function zhipuApiUrl(endpoint: RelayEndpoint | 'models', target: Upstream
   return buildZhipuUrl(target, model, false);
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return (content as Json[]).filter((part) => part.type === 'text' && typeof part.text === 'string').map((part) => part.text as string).join('\n');
-}
-
 /**
  * OpenAI messages → Zhipu `prompt`. There is no system role: a system (or developer) message is
  * sent as a user turn followed by an assistant "Okay"; every non-assistant role is a user turn.
@@ -28,7 +23,7 @@ function textOf(content: unknown): string {
 export function zhipuPromptOf(messages: Json[]): Array<{ role: 'user' | 'assistant'; content: string }> {
   const prompt: Array<{ role: 'user' | 'assistant'; content: string }> = [];
   for (const message of messages) {
-    const content = textOf(message.content);
+    const content = messageText(message.content);
     if (message.role === 'system' || message.role === 'developer') {
       prompt.push({ role: 'user', content }, { role: 'assistant', content: 'Okay' });
     } else {
