@@ -4,7 +4,7 @@ import { targetOf, upstreamFailure } from './pipeline/dispatch.js';
 import type { RelayChannel } from './pipeline/channel-index.js';
 import { adapterForType } from './providers/registry.js';
 import type { AdapterOptions, ChatCall, ChatConverter, ProviderAdapter, RelayEndpoint, UpstreamResponse, UpstreamTarget } from './providers/types.js';
-import { buildUpstreamRequest, modelListRequest, sendUpstream } from './providers/upstream-request.js';
+import { buildUpstreamRequest, getUpstreamJson, modelListRequest, namesIn, sendUpstream } from './providers/upstream-request.js';
 import type { RelayState } from './state.js';
 
 /**
@@ -129,17 +129,8 @@ export async function listUpstreamModels(relay: RelayState, source: ModelListSou
   const target: UpstreamTarget = { baseURL: source.baseURL || adapter.meta.defaultBaseURL, key: source.key.split('\n')[0]?.trim() ?? '', headers: {}, other: source.other, dispatcher: relay.dispatcher };
   if (adapter.fetchModels) return adapter.fetchModels(target);
   if (!target.baseURL) throw new Error('请填写 base_url');
-  const response = await sendUpstream(adapter, modelListRequest(adapter, target), { dispatcher: relay.dispatcher, headersTimeout: 20_000, bodyTimeout: 20_000 });
-  const text = await readText(response, 4 * 1024 * 1024);
-  if (response.statusCode !== 200) throw new Error(adapter.errors.parse(response.statusCode, text).message);
-  let parsed: { data?: Array<{ id?: unknown }> };
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    throw new Error('上游返回的不是 JSON');
-  }
-  const models = Array.isArray(parsed.data) ? parsed.data : [];
-  return models.map((model) => model?.id).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 255);
+  const { url, headers } = modelListRequest(adapter, target);
+  return namesIn((await getUpstreamJson(url, headers, target, adapter.errors.parse)).data, 'id');
 }
 
 /** The provider's remaining balance in US$, or null when its type has no balance API. */

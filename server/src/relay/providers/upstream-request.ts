@@ -66,6 +66,11 @@ export function serializeRequest(built: UpstreamRequest): { headers: Record<stri
 /** Sends a built request: over the adapter's own transport when it has one (WebSocket), else HTTP. */
 export async function sendUpstream(adapter: ProviderAdapter, built: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
   if (adapter.transport) return adapter.transport.send(built, options);
+  return sendHttp(built, options);
+}
+
+/** An HTTP request of the one path (model lists and balances, which no transport carries). */
+function sendHttp(built: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
   const { headers, payload } = serializeRequest(built);
   return request(built.url, {
     method: built.method ?? 'POST',
@@ -76,4 +81,40 @@ export async function sendUpstream(adapter: ProviderAdapter, built: UpstreamRequ
     headersTimeout: options.headersTimeout,
     bodyTimeout: options.bodyTimeout,
   }) as Promise<UpstreamResponse>;
+}
+
+const listTimeoutMs = 20_000;
+/** A model list or balance larger than this is refused (a hostile or broken upstream). */
+const maxListBytes = 8 * 1024 * 1024;
+
+/**
+ * GETs a JSON object from the provider (model lists, balances): a non-2xx or a body that is not a
+ * JSON object throws an Error whose message (the provider's, read by `parseError`) the admin sees.
+ */
+export async function getUpstreamJson(url: string, headers: Record<string, string>, target: UpstreamTarget, parseError?: (status: number, text: string) => { message: string }): Promise<Json> {
+  const response = await sendHttp({ url, headers: { accept: 'application/json', ...headers }, body: '', method: 'GET' }, { dispatcher: target.dispatcher, headersTimeout: listTimeoutMs, bodyTimeout: listTimeoutMs });
+  let text = '';
+  for await (const chunk of response.body) {
+    text += Buffer.from(chunk).toString('utf8');
+    if (text.length > maxListBytes) {
+      response.body.dump?.().catch(() => undefined);
+      throw new Error('上游返回的内容过大');
+    }
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(parseError?.(response.statusCode, text).message ?? `上游返回状态码 ${response.statusCode}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('上游返回的不是 JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('上游返回的不是 JSON 对象');
+  return parsed as Json;
+}
+
+/** The non-empty string values of `field` in a list of objects (model names), at most 255 characters each. */
+export function namesIn(list: unknown, field: string): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => (item && typeof item === 'object' ? (item as Json)[field] : undefined))
+    .filter((name): name is string => typeof name === 'string' && name.length > 0 && name.length <= 255);
 }

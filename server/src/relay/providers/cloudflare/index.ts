@@ -1,7 +1,7 @@
-import { request } from 'undici';
 import { createOpenAiCompatible } from '../openai/index.js';
 import { parseOpenAiError } from '../openai/errors.js';
 import type { ProviderAdapter, UpstreamTarget } from '../types.js';
+import { getUpstreamJson, namesIn } from '../upstream-request.js';
 import { buildCloudflareUrl } from './api.js';
 
 export { buildCloudflareUrl } from './api.js';
@@ -28,13 +28,8 @@ export function validateCloudflareChannel(key: string, other: string): string | 
 
 /** `GET /client/v4/accounts/{acct}/ai/models/search` → `result[].name`. */
 export async function fetchCloudflareModels(target: UpstreamTarget): Promise<string[]> {
-  const response = await request(buildCloudflareUrl('models', target, ''), {
-    method: 'GET', headers: { authorization: `Bearer ${target.key}` }, dispatcher: target.dispatcher, headersTimeout: 20_000, bodyTimeout: 20_000,
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(parseCloudflareError(response.statusCode, text).message);
-  const parsed = JSON.parse(text) as { result?: Array<{ name?: unknown }> };
-  return (parsed.result ?? []).map((model) => model.name).filter((name): name is string => typeof name === 'string');
+  const json = await getUpstreamJson(buildCloudflareUrl('models', target, ''), { authorization: `Bearer ${target.key}` }, target, parseCloudflareError);
+  return namesIn(json.result, 'name');
 }
 
 const base = createOpenAiCompatible({

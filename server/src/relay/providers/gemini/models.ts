@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import type { UpstreamTarget } from '../types.js';
+import { getUpstreamJson, namesIn } from '../upstream-request.js';
 import { geminiBase } from './api.js';
 import { parseGoogleError } from './errors.js';
 
@@ -10,15 +10,8 @@ export async function fetchGeminiModels(target: UpstreamTarget): Promise<string[
   for (let page = 0; page < 20; page++) {
     const query = new URLSearchParams({ key: target.key, pageSize: '1000' });
     if (pageToken) query.set('pageToken', pageToken);
-    const response = await request(`${geminiBase(target.baseURL)}/v1beta/models?${query.toString()}`, {
-      method: 'GET', headers: { accept: 'application/json' }, dispatcher: target.dispatcher, headersTimeout: 20_000, bodyTimeout: 20_000,
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(parseGoogleError(response.statusCode, text).message);
-    const json = JSON.parse(text) as { models?: Array<{ name?: unknown }>; nextPageToken?: unknown };
-    for (const model of json.models ?? []) {
-      if (typeof model.name === 'string') names.push(model.name.replace(/^models\//, ''));
-    }
+    const json = await getUpstreamJson(`${geminiBase(target.baseURL)}/v1beta/models?${query.toString()}`, {}, target, parseGoogleError);
+    for (const name of namesIn(json.models, 'name')) names.push(name.replace(/^models\//, ''));
     if (typeof json.nextPageToken !== 'string' || json.nextPageToken === '') break;
     pageToken = json.nextPageToken;
   }

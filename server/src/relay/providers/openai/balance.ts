@@ -1,18 +1,7 @@
-import { request } from 'undici';
 import type { UpstreamTarget } from '../types.js';
+import { getUpstreamJson } from '../upstream-request.js';
 
-async function getJson(url: string, target: UpstreamTarget): Promise<Record<string, unknown>> {
-  const response = await request(url, {
-    method: 'GET',
-    headers: { authorization: `Bearer ${target.key}`, accept: 'application/json' },
-    dispatcher: target.dispatcher,
-    headersTimeout: 15_000,
-    bodyTimeout: 15_000,
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`上游返回状态码 ${response.statusCode}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
+const getJson = (url: string, target: UpstreamTarget) => getUpstreamJson(url, { authorization: `Bearer ${target.key}` }, target);
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 const dateOf = (time: number) => new Date(time).toISOString().slice(0, 10);
