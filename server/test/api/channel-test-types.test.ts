@@ -92,6 +92,11 @@ const cases: TypeCase[] = [
     },
   },
   {
+    type: 21, key: 'aip-key', other: 'lib-42', model: 'gpt-4o-mini', path: '/api/library/ask', healthy: [json(readFixture('aiproxy-library', 'ask.json'))], badKey: [json(readFixture('aiproxy-library', 'error-key.json'))],
+    check: (request) => expect(request.json).toEqual({ model: 'gpt-4o-mini', query: 'hi', libraryId: 'lib-42', stream: false }),
+  },
+  { ...openAiCase(22, 'fastgpt'), healthy: [json(readFixture('fastgpt', 'chat.json'))], check: (request) => expect(request.json).toMatchObject({ detail: false, messages: [{ role: 'user', content: 'hi' }] }) },
+  {
     type: 23, key: '1300000000|AKIDhunyuan|hunyuan-secret', model: 'hunyuan-lite', path: '/', healthy: [json(readFixture('hunyuan', 'chat.json'))],
     badKey: [json({ Response: { Error: { Code: 'AuthFailure.SignatureFailure', Message: 'The provided credentials could not be validated.' }, RequestId: 'r-1' } })],
     check: (request) => {

@@ -18,6 +18,8 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   17: { slug: 'ali', endpoints: ['chat', 'embeddings'] },
   19: { slug: 'ai360', endpoints: ['chat'] },
   20: { slug: 'openrouter', endpoints: ['chat'], hasBalance: true, baseURL: 'https://openrouter.ai/api' },
+  21: { slug: 'aiproxy-library', extra: ['other'], endpoints: ['chat'], validatesKey: true, baseURL: 'https://api.aiproxy.io' },
+  22: { slug: 'fastgpt', endpoints: ['chat'], baseURL: 'https://fastgpt.run/api/openapi' },
   23: { slug: 'hunyuan', extra: ['other'], endpoints: ['chat', 'embeddings'], validatesKey: true, keyHint: /SecretId\|SecretKey/, baseURL: 'https://hunyuan.tencentcloudapi.com' },
   24: { slug: 'gemini', endpoints: ['chat', 'embeddings'] },
   25: { slug: 'moonshot', endpoints: ['chat'], hasBalance: true },

@@ -1,4 +1,5 @@
 import { ai360Adapter } from './ai360/index.js';
+import { aiProxyLibraryAdapter } from './aiproxy-library/index.js';
 import { anthropicAdapter } from './anthropic/index.js';
 import { awsBedrockAdapter } from './aws-bedrock/index.js';
 import { aliAdapter } from './ali/index.js';
@@ -10,6 +11,7 @@ import { cohereAdapter } from './cohere/index.js';
 import { customAdapter } from './custom/index.js';
 import { deepSeekAdapter } from './deepseek/index.js';
 import { difyAdapter } from './dify/index.js';
+import { fastGptAdapter } from './fastgpt/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { hunyuanAdapter } from './hunyuan/index.js';
 import { jinaAdapter } from './jina/index.js';
@@ -64,6 +66,8 @@ export const providers = {
   hunyuan: hunyuanAdapter,
   baidu: baiduAdapter,
   'baidu-v2': baiduV2Adapter,
+  'aiproxy-library': aiProxyLibraryAdapter,
+  fastgpt: fastGptAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -81,6 +85,8 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   17: 'ali',
   19: 'ai360',
   20: 'openrouter',
+  21: 'aiproxy-library',
+  22: 'fastgpt',
   23: 'hunyuan',
   24: 'gemini',
   25: 'moonshot',
