@@ -162,7 +162,8 @@ describe('the channel test of every channel type, against its own wire', () => {
   });
 
   it('covers every type that has an adapter', () => {
-    const tested = new Set(cases.map((entry) => entry.type));
+    // iFlytek Spark (18) speaks a signed WebSocket: its channel test runs against its own server in test/relay/sdk-spark.test.ts.
+    const tested = new Set([...cases.map((entry) => entry.type), 18]);
     expect(Object.keys(channelTypeSlugs).map(Number).filter((type) => !tested.has(type))).toEqual([]);
   });
 

@@ -16,6 +16,7 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   15: { slug: 'baidu', endpoints: ['chat', 'embeddings'], validatesKey: true, keyHint: /APIKey\|SecretKey/, baseURL: 'https://aip.baidubce.com' },
   16: { slug: 'zhipu', endpoints: ['chat'], validatesKey: true, keyHint: /id\.secret/, baseURL: 'https://open.bigmodel.cn' },
   17: { slug: 'ali', endpoints: ['chat', 'embeddings'] },
+  18: { slug: 'spark', extra: ['other'], endpoints: ['chat'], validatesKey: true, keyHint: /APPID\|APISecret\|APIKey/, baseURL: 'wss://spark-api.xf-yun.com' },
   19: { slug: 'ai360', endpoints: ['chat'] },
   20: { slug: 'openrouter', endpoints: ['chat'], hasBalance: true, baseURL: 'https://openrouter.ai/api' },
   21: { slug: 'aiproxy-library', extra: ['other'], endpoints: ['chat'], validatesKey: true, baseURL: 'https://api.aiproxy.io' },

@@ -66,8 +66,8 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const id = await create({ name: 'defaults', key: 'k', models: 'm1, m2,m1' });
     const detail = (await admin.get(`/api/channel/${id}`)).body.data;
     expect(detail).toMatchObject({ type: 1, group: 'default', priority: 0, weight: 0, auto_ban: 1, models: 'm1,m2' });
-    // iFlytek (18) has no adapter yet, so it cannot be created through the API (channel-unsupported-types.test.ts).
-    expect(applyTypeDefaults({ name: 'spark' }, 18)).toEqual({ name: 'spark', other: 'v2.1' });
+    const spark = await create({ name: 'spark', type: 18, key: 'a|b|c', models: ['SparkDesk'] });
+    expect((await admin.get(`/api/channel/${spark}`)).body.data.other).toBe('v2.1');
     expect(applyTypeDefaults({ other: 'v3.5' }, 18)).toEqual({ other: 'v3.5' });
   });
 

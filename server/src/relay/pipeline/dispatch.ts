@@ -26,6 +26,7 @@ export interface ChannelCall {
   upstreamModel: string;
   target: UpstreamTarget;
   options: AdapterOptions;
+  requestOptions?: RequestOptions;
 }
 
 export interface UpstreamCall {
@@ -112,7 +113,7 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
   const target = targetOf(channel, dispatcher, call.clientHeaders);
   let body: UpstreamBody;
   try {
-    body = await call.buildBody(channel, { upstreamModel, target, options: call.options });
+    body = await call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
   } catch (error) {
     if (error instanceof RelayError) throw error;
     throw new UpstreamError(0, `构造上游请求失败：${(error as Error).message}`, 'request_build_failed', '');

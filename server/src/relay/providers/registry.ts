@@ -24,6 +24,7 @@ import { openAiAdapter } from './openai/index.js';
 import { openRouterAdapter } from './openrouter/index.js';
 import { palmAdapter } from './palm/index.js';
 import { siliconCloudAdapter } from './siliconcloud/index.js';
+import { sparkAdapter } from './spark/index.js';
 import type { ProviderAdapter, ProviderMeta } from './types.js';
 import { vertexAdapter } from './vertex/index.js';
 import { volcEngineAdapter } from './volcengine/index.js';
@@ -68,6 +69,7 @@ export const providers = {
   'baidu-v2': baiduV2Adapter,
   'aiproxy-library': aiProxyLibraryAdapter,
   fastgpt: fastGptAdapter,
+  spark: sparkAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -83,6 +85,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   15: 'baidu',
   11: 'palm',
   17: 'ali',
+  18: 'spark',
   19: 'ai360',
   20: 'openrouter',
   21: 'aiproxy-library',

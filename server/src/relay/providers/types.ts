@@ -138,6 +138,8 @@ export interface ChatCall {
   isStream: boolean;
   target: UpstreamTarget;
   options: AdapterOptions;
+  /** Per-request values from the client's query (`?api-version=`: Azure, iFlytek Spark). */
+  requestOptions?: RequestOptions;
 }
 
 /** What a converting stream transform yields for one upstream event (or at the end). */
