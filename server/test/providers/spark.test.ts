@@ -5,7 +5,7 @@ import { UpstreamError } from '../../src/relay/errors.js';
 import { sparkAdapter } from '../../src/relay/providers/spark/index.js';
 import { validateSparkKey } from '../../src/relay/providers/spark/key.js';
 import { buildSparkRequest } from '../../src/relay/providers/spark/request.js';
-import { signSparkRequest } from '../../src/relay/providers/spark/sign.js';
+import { signedSparkUrl, signSparkRequest } from '../../src/relay/providers/spark/sign.js';
 import { chooseSparkVersion, sparkEndpointOf } from '../../src/relay/providers/spark/version.js';
 import { adapterForType } from '../../src/relay/providers/registry.js';
 import type { ChatCall } from '../../src/relay/providers/types.js';
@@ -56,6 +56,20 @@ describe('iFlytek Spark (type 18)', () => {
     expect(url.searchParams.get('date')).toBe(date);
     expect(url.searchParams.get('host')).toBe('spark-api.xf-yun.com');
     expect(url.searchParams.get('authorization')).toBe(signed.authorization);
+  });
+
+  it("reproduces iFlytek's published authentication example (iat-api.xfyun.cn, Wed, 10 Jul 2019 07:35:43 GMT)", () => {
+    // The example URL of iFlytek's WebSocket authentication guide, with its sample APIKey and APISecret.
+    const published = 'YXBpX2tleT0ia2V5eHh4eHh4eHg4ZWUyNzkzNDg1MTlleHh4eHh4eHgiLCBhbGdvcml0aG09ImhtYWMtc2hhMjU2IiwgaGVhZGVycz0iaG9zdCBkYXRlIHJlcXVlc3QtbGluZSIsIHNpZ25hdHVyZT0iSHAzVHk0WmtTQm1MOGpLeU9McFFpdjlTcjVudm1lWUVIN1dzTC9aTzJKZz0i';
+    const apiKey = 'keyxxxxxxxx8ee279348519exxxxxxxx';
+    const apiSecret = 'secretxxxxxxxx2df7900c09xxxxxxxx';
+    const signed = signSparkRequest(apiKey, apiSecret, 'iat-api.xfyun.cn', '/v2/iat', 'Wed, 10 Jul 2019 07:35:43 GMT');
+    expect(signed.signature).toBe('Hp3Ty4ZkSBmL8jKyOLpQiv9Sr5nvmeYEH7WsL/ZO2Jg=');
+    expect(signed.authorization).toBe(published);
+    const url = new URL(signedSparkUrl('wss://iat-api.xfyun.cn', '/v2/iat', apiKey, apiSecret, Date.parse('2019-07-10T07:35:43Z')));
+    expect(url.searchParams.get('authorization')).toBe(published);
+    expect(url.searchParams.get('date')).toBe('Wed, 10 Jul 2019 07:35:43 GMT');
+    expect(url.searchParams.get('host')).toBe('iat-api.xfyun.cn');
   });
 
   it('chooses the version: client api-version, then the model suffix, then the channel, else v2.1', () => {
