@@ -9,6 +9,7 @@ import { registerPricingRoutes } from './pricing/routes.js';
 import { registerChannelRoutes } from './channels/routes.js';
 import { registerTokenRoutes } from './tokens/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
+import { registerTaskLogRoutes } from './task-logs/routes.js';
 import { registerDataRoutes } from './data/routes.js';
 import { registerSetupRoutes } from './setup/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -33,6 +34,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerChannelRoutes(api, deps);
   registerTokenRoutes(api, deps);
   registerLogRoutes(api, deps);
+  registerTaskLogRoutes(api, deps);
   registerDataRoutes(api, deps);
   registerSetupRoutes(api, deps);
   registerUserRoutes(api, deps);

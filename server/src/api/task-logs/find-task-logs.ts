@@ -1,0 +1,52 @@
+import type { AppContext } from '../../context.js';
+import type { DrawingLogQuery, MusicLogQuery } from './schemas.js';
+
+/** Whose tasks a query reads: every user's (admin, who may filter by channel) or one user's own. */
+export type TaskScope = { isAdmin: true } | { isAdmin: false; userId: number };
+
+/** Columns only operators see (the channel; for drawings the submit code and the upstream state). */
+const adminOnlyDrawing = ['channel_id', 'code', 'state'] as const;
+
+/**
+ * GET /api/mj/ and /api/mj/self/: drawing tasks newest first, filtered by task id and the submit
+ * time window (epoch seconds); a user sees only their own and no admin-only columns.
+ */
+export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query: DrawingLogQuery) {
+  let q = ctx.storage.db.selectFrom('midjourneys').selectAll();
+  if (scope.isAdmin) {
+    if (query.channel_id) q = q.where('channel_id', '=', query.channel_id);
+  } else {
+    q = q.where('user_id', '=', scope.userId);
+  }
+  if (query.mj_id) q = q.where('mj_id', '=', query.mj_id);
+  if (query.start_timestamp) q = q.where('submit_time', '>=', query.start_timestamp);
+  if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
+  const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
+  return rows.map((row) => {
+    const entry: Record<string, unknown> = { ...row, created_at: row.submit_time };
+    if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
+    return entry;
+  });
+}
+
+/**
+ * GET /api/task/ and /api/task/self: music tasks newest first, filtered by task id and the submit
+ * time window; a user sees only their own and not the channel.
+ */
+export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: MusicLogQuery) {
+  let q = ctx.storage.db.selectFrom('tasks').selectAll();
+  if (scope.isAdmin) {
+    if (query.channel_id) q = q.where('channel_id', '=', query.channel_id);
+  } else {
+    q = q.where('user_id', '=', scope.userId);
+  }
+  if (query.task_id) q = q.where('task_id', '=', query.task_id);
+  if (query.start_timestamp) q = q.where('submit_time', '>=', query.start_timestamp);
+  if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
+  const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
+  return rows.map((row) => {
+    const entry: Record<string, unknown> = { ...row };
+    if (!scope.isAdmin) delete entry.channel_id;
+    return entry;
+  });
+}

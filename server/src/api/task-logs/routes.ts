@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { findDrawingTasks, findMusicTasks } from './find-task-logs.js';
+import { drawingLogQuery, musicLogQuery } from './schemas.js';
+
+/** Drawing (Midjourney) and music (Suno) task logs: every user's for admins, one's own for everybody. */
+export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+  const admin = { preHandler: guards.admin };
+  const user = { preHandler: guards.user };
+  const self = (request: Parameters<typeof authOf>[0]) => ({ isAdmin: false as const, userId: authOf(request).id });
+
+  api.get('/mj/', admin, async (request) => ok(await findDrawingTasks(ctx, { isAdmin: true }, parseInput(drawingLogQuery, request.query))));
+  api.get('/mj/self/', user, async (request) => ok(await findDrawingTasks(ctx, self(request), parseInput(drawingLogQuery, request.query))));
+  api.get('/task/', admin, async (request) => ok(await findMusicTasks(ctx, { isAdmin: true }, parseInput(musicLogQuery, request.query))));
+  api.get('/task/self', user, async (request) => ok(await findMusicTasks(ctx, self(request), parseInput(musicLogQuery, request.query))));
+}
