@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { NotFoundPage } from '../components/NotFoundPage';
-import { PlaceholderPage } from '../components/PlaceholderPage';
 import { LoginPage } from '../features/auth/components/LoginPage';
 import { OAuthCallbackPage } from '../features/auth/components/OAuthCallbackPage';
 import { PasswordResetConfirmPage } from '../features/auth/components/PasswordResetConfirmPage';
@@ -20,6 +19,8 @@ import { PricingPage } from '../features/pricing/components/PricingPage';
 import { RedemptionListPage } from '../features/redemptions/components/RedemptionListPage';
 import { SettingsPage } from '../features/settings/components/SettingsPage';
 import { SetupPage } from '../features/setup/components/SetupPage';
+import { DrawingLogPage } from '../features/task-logs/components/DrawingLogPage';
+import { MusicLogPage } from '../features/task-logs/components/MusicLogPage';
 import { TokenListPage } from '../features/tokens/components/TokenListPage';
 import { UserListPage } from '../features/users/components/UserListPage';
 import { WalletPage } from '../features/wallet/components/WalletPage';
@@ -28,7 +29,6 @@ import { AppShell } from './layouts/AppShell';
 
 const authed = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
 const admin = (element: ReactNode) => <RequireAdmin>{element}</RequireAdmin>;
-const later = (titleKey: string) => <PlaceholderPage titleKey={titleKey} />;
 
 /** The route table of spec 01 §2. */
 export const routes: RouteObject[] = [
@@ -61,8 +61,8 @@ export const routes: RouteObject[] = [
       { path: '/topup', element: authed(<WalletPage />) },
       { path: '/log', element: authed(<LogsPage />) },
       { path: '/detail', element: authed(<DashboardPage />) },
-      { path: '/midjourney', element: authed(later('menu.drawingLog')) },
-      { path: '/task', element: authed(later('menu.taskLog')) },
+      { path: '/midjourney', element: authed(<DrawingLogPage />) },
+      { path: '/task', element: authed(<MusicLogPage />) },
       { path: '/chat2link', element: authed(<ChatRedirectPage />) },
       { path: '*', element: <NotFoundPage /> },
     ],
