@@ -24,6 +24,10 @@ export interface Config {
   /** Seconds a client may take to send a whole request, headers and body (REQUEST_BODY_TIMEOUT; 0 = no limit). */
   requestBodyTimeoutSeconds: number;
   streamIdleTimeoutSeconds: number;
+  /** Seconds between polls of unfinished tasks (TASK_POLL_INTERVAL; 0 = this instance does not poll). */
+  taskPollIntervalSeconds: number;
+  /** Seconds after which an unfinished task fails and is refunded (TASK_TIMEOUT). */
+  taskTimeoutSeconds: number;
   relayTimeoutSeconds: number;
   batchUpdateIntervalMs: number;
   logLevel: string;
@@ -117,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
     ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
+    taskPollIntervalSeconds: intFrom(env, 'TASK_POLL_INTERVAL', 15, 0),
+    taskTimeoutSeconds: intFrom(env, 'TASK_TIMEOUT', 3600, 60),
     relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),
     batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),
     logLevel: env.LOG_LEVEL?.trim() || 'info',

@@ -8,6 +8,7 @@ import type { DatabaseKind } from '../config.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { sessionVersionMigration } from './migrations/0002_session_version.js';
 import { oauthUniqueIdsMigration } from './migrations/0003_oauth_unique_ids.js';
+import { taskLeasesMigration } from './migrations/0004_task_leases.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -80,6 +81,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0001_initial': initialMigration(kind),
     '0002_session_version': sessionVersionMigration(),
     '0003_oauth_unique_ids': oauthUniqueIdsMigration(kind),
+    '0004_task_leases': taskLeasesMigration(),
   };
 }
 

@@ -208,6 +208,13 @@ export interface TasksTable {
   progress: Defaulted<string>;
   properties: Defaulted<string>;
   data: Defaulted<string>;
+  /** The token that paid (0: none); a refund gives the quota back to it. */
+  token_id: Defaulted<number>;
+  /** The upstream's task id; clients see only `task_id`, the gateway's. */
+  upstream_id: Defaulted<string>;
+  /** Poll lease: the instance polling the task and until when (unix seconds). */
+  lease_owner: Defaulted<string>;
+  lease_until: Defaulted<number>;
 }
 
 export interface Database {

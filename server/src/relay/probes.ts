@@ -75,6 +75,14 @@ export async function probeChannel(relay: RelayState, channel: RelayChannel, mod
   const adapter = channel.adapter;
   if (!adapter) return new UpstreamError(400, `渠道类型 ${channel.type} 暂不支持`, 'unsupported_channel_type', '');
   const endpoint = probeEndpoint(adapter, model);
+  if (!endpoint && adapter.checkHealth) {
+    try {
+      await adapter.checkHealth(targetOf(channel, relay.dispatcher));
+      return null;
+    } catch (error) {
+      return error instanceof UpstreamError ? error : new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+    }
+  }
   if (!endpoint) return new UpstreamError(400, `渠道类型 ${channel.type} 不支持对话或向量接口，无法测试`, 'unsupported_endpoint', '');
   const upstreamModel = channel.modelMapping?.[model] || model;
   const converter = endpoint === 'chat' ? adapter.chatConverter : undefined;

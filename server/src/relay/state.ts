@@ -4,6 +4,7 @@ import { AccessCache } from './pipeline/access-cache.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './pipeline/usage-writer.js';
+import { TaskPoller } from './tasks/poller.js';
 
 /** Everything the relay keeps in memory, built once per app and shut down with it. */
 export interface RelayState {
@@ -14,6 +15,8 @@ export interface RelayState {
   dispatcher: Agent;
   /** The server log (upstream failures are logged here in full, never sent to callers). */
   log: RelayLog;
+  /** Polls unfinished tasks (relay/tasks). */
+  tasks: TaskPoller;
 }
 
 export interface RelayLog {
@@ -58,11 +61,15 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   }, ctx.config.syncFrequencySeconds * 1000);
   sync.unref();
 
+  const tasks = new TaskPoller(ctx, dispatcher, (error) => log(error, 'task poll failed'));
+  tasks.start(ctx.config.taskPollIntervalSeconds);
+
   ctx.onClose.push(async () => {
     clearInterval(sync);
+    await tasks.stop();
     usage.stop();
     await usage.flush();
     await dispatcher.close();
   });
-  return { access, channels, usage, dispatcher, log: logger };
+  return { access, channels, usage, dispatcher, log: logger, tasks };
 }

@@ -117,6 +117,14 @@ const cases: TypeCase[] = [
     },
   },
   { type: 34, key: 'co-key', model: 'command-r', path: '/v1/chat', healthy: [json(readFixture('cohere', 'chat.json'))], badKey: [json({ message: 'invalid api token' }, 401)], check: (request) => expect(request.json).toMatchObject({ message: 'hi', model: 'command-r' }) },
+  {
+    // A task channel: the test is a free fetch of no task (Suno-API answers success with an empty list).
+    type: 36, key: 'suno-key', model: 'suno_music', path: '/suno/fetch', healthy: [json({ code: 'success', message: '', data: [] })], badKey: [openAiBadKey],
+    check: (request) => {
+      expect(request.headers.authorization).toBe('Bearer suno-key');
+      expect(request.json).toEqual({ ids: [] });
+    },
+  },
   { type: 37, key: 'app-chat', other: 'chat', model: 'dify-chat', path: '/v1/chat-messages', healthy: [json(readFixture('dify', 'chat-blocking.json'))], badKey: [json({ code: 'unauthorized', message: 'Access token is invalid', status: 401 }, 401)], check: (request) => expect(request.json).toMatchObject({ query: 'hi', response_mode: 'blocking' }) },
   { type: 38, key: 'jina_key', model: 'jina-embeddings-v3', path: '/v1/embeddings', healthy: [json(readFixture('jina', 'embeddings.json'))], badKey: [openAiBadKey], check: (request) => expect(request.json).toMatchObject({ model: 'jina-embeddings-v3', input: 'hello' }) },
   { type: 39, key: 'cf-token', other: 'acc123', model: '@cf/meta/llama-3.1-8b-instruct', path: '/client/v4/accounts/acc123/ai/v1/chat/completions', healthy: [openAiChat], badKey: [json({ success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, 401)], check: bearer('cf-token') },

@@ -29,6 +29,7 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   33: { slug: 'aws-bedrock', endpoints: ['chat'], validatesKey: true, keyHint: /Region/ },
   34: { slug: 'cohere', endpoints: ['chat', 'rerank'], validatesKey: true },
   35: { slug: 'minimax', extra: ['other'], endpoints: ['chat', 'embeddings'], validatesKey: true, baseURL: 'https://api.minimax.chat' },
+  36: { slug: 'suno', extra: ['base_url'], endpoints: [], validatesKey: true },
   37: { slug: 'dify', extra: ['other'], endpoints: ['chat'], validatesKey: true },
   38: { slug: 'jina', endpoints: ['embeddings', 'rerank'], validatesKey: true },
   39: { slug: 'cloudflare', extra: ['other'], endpoints: ['chat', 'embeddings'], validatesKey: true },

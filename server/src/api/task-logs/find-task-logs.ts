@@ -6,6 +6,7 @@ export type TaskScope = { isAdmin: true } | { isAdmin: false; userId: number };
 
 /** Columns only operators see (the channel; for drawings the submit code and the upstream state). */
 const adminOnlyDrawing = ['channel_id', 'code', 'state'] as const;
+const adminOnlyMusic = ['channel_id', 'upstream_id', 'token_id'] as const;
 
 /**
  * GET /api/mj/ and /api/mj/self/: drawing tasks newest first, filtered by task id and the submit
@@ -45,8 +46,9 @@ export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: M
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
   const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
   return rows.map((row) => {
-    const entry: Record<string, unknown> = { ...row };
-    if (!scope.isAdmin) delete entry.channel_id;
+    // The poll lease is internal; the upstream's task id and the paying token are the operators'.
+    const { lease_owner: _owner, lease_until: _until, ...entry } = row as Record<string, unknown>;
+    if (!scope.isAdmin) for (const column of adminOnlyMusic) delete entry[column];
     return entry;
   });
 }

@@ -53,7 +53,8 @@ const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' |
 
 const insufficientUserQuota = () => new RelayError(403, 'insufficient_user_quota', '用户额度不足');
 
-function reserve(caller: RelayCaller, amount: number): Hold {
+/** Reserves `amount` of the caller's quota in memory (403 when the user or token cannot cover it). */
+export function reserve(caller: RelayCaller, amount: number): Hold {
   const { user, token } = caller;
   const userLeft = user.quota - user.pendingQuota - user.held;
   if (userLeft <= 0 || userLeft < amount) throw insufficientUserQuota();

@@ -25,6 +25,7 @@ import { openRouterAdapter } from './openrouter/index.js';
 import { palmAdapter } from './palm/index.js';
 import { siliconCloudAdapter } from './siliconcloud/index.js';
 import { sparkAdapter } from './spark/index.js';
+import { sunoAdapter } from './suno/index.js';
 import type { ProviderAdapter, ProviderMeta } from './types.js';
 import { vertexAdapter } from './vertex/index.js';
 import { volcEngineAdapter } from './volcengine/index.js';
@@ -70,6 +71,7 @@ export const providers = {
   'aiproxy-library': aiProxyLibraryAdapter,
   fastgpt: fastGptAdapter,
   spark: sparkAdapter,
+  suno: sunoAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -97,6 +99,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   31: 'yi',
   34: 'cohere',
   35: 'minimax',
+  36: 'suno',
   37: 'dify',
   33: 'aws-bedrock',
   38: 'jina',

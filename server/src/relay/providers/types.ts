@@ -256,4 +256,9 @@ export interface ProviderAdapter {
   fetchBalance?(target: UpstreamTarget): Promise<number>;
   /** Set when the provider is not reached over HTTP (upstream-request.ts sendUpstream uses it). */
   transport?: UpstreamTransport;
+  /**
+   * The channel test of a type with neither chat nor embeddings (task channels): one free request
+   * that proves the base URL and key work; throws an UpstreamError when they do not.
+   */
+  checkHealth?(target: UpstreamTarget): Promise<void>;
 }

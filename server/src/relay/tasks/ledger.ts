@@ -1,0 +1,99 @@
+import { LogType } from '@modelgate/shared';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowSeconds } from '../../db/index.js';
+import { storableText } from '../pipeline/log-rows.js';
+import type { RelayCaller } from '../pipeline/authenticate.js';
+
+/** Task states after which nothing changes (and nothing more is billed or refunded). */
+export const finalStatuses = ['SUCCESS', 'FAILURE'] as const;
+
+export interface NewTask {
+  /** The gateway's task id, the only one clients see. */
+  taskId: string;
+  upstreamId: string;
+  platform: string;
+  action: string;
+  model: string;
+  channelId: number;
+  quota: number;
+  properties: string;
+}
+
+/**
+ * Records an accepted task and takes its price, in one transaction: the task row, the user's and
+ * token's quota (and the channel's used quota) by atomic increments, and the consume log row. The
+ * in-memory copies are re-read afterwards on every instance (bus), so a later balance check sees it.
+ */
+export async function chargeTask(ctx: AppContext, caller: RelayCaller, task: NewTask, ip: string, startedAt: number): Promise<void> {
+  const now = nowSeconds();
+  const { user, token } = caller;
+  await ctx.storage.db.transaction().execute(async (trx) => {
+    await trx.insertInto('tasks').values({
+      created_at: now, updated_at: now, task_id: task.taskId, upstream_id: task.upstreamId, platform: task.platform, user_id: user.id,
+      token_id: token?.id ?? 0, channel_id: task.channelId, quota: task.quota, action: task.action, status: 'SUBMITTED', fail_reason: '',
+      submit_time: now, start_time: 0, finish_time: 0, progress: '0%', properties: task.properties, data: '', lease_owner: '', lease_until: 0,
+    }).execute();
+    if (task.quota === 0) return;
+    await trx.updateTable('users').set({ quota: sql`quota - ${task.quota}`, used_quota: sql`used_quota + ${task.quota}`, request_count: sql`request_count + 1` }).where('id', '=', user.id).execute();
+    if (token) {
+      await trx.updateTable('tokens').set(token.isUnlimited
+        ? { used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }
+        : { remain_quota: sql<number>`remain_quota - ${task.quota}`, used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }).where('id', '=', token.id).execute();
+    }
+    await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${task.quota}` }).where('id', '=', task.channelId).execute();
+    await trx.insertInto('logs').values({
+      user_id: user.id, created_at: now, type: LogType.consume, content: storableText(`${task.platform} 任务 ${task.taskId}（${task.action}）`, 0),
+      username: user.username, token_name: storableText(token?.name ?? '', 191), model_name: storableText(task.model, 191), quota: task.quota,
+      prompt_tokens: 0, completion_tokens: 0, use_time: Math.max(0, Math.round((Date.now() - startedAt) / 1000)), is_stream: 0,
+      channel_id: task.channelId, token_id: token?.id ?? 0, group: storableText(caller.group, 64), ip: storableText(ip, 64),
+      other: JSON.stringify({ task_id: task.taskId, platform: task.platform, action: task.action }),
+    }).execute();
+  });
+  await reloadPayers(ctx, user.id, token?.id ?? 0);
+}
+
+/** The user's and token's cached rows are re-read on every instance (this one through the bus too). */
+async function reloadPayers(ctx: AppContext, userId: number, tokenId: number): Promise<void> {
+  const relay = ctx.relay!;
+  await relay.usage.exclusive(async () => {
+    await relay.access.reloadUsers(userId);
+    if (tokenId) await relay.access.reloadTokens(tokenId);
+  });
+  await ctx.bus.publish('users', String(userId));
+  if (tokenId) await ctx.bus.publish('tokens', String(tokenId));
+}
+
+/**
+ * Ends a task in FAILURE and gives its quota back, exactly once: the conditional UPDATE moves only a
+ * task that is not final yet, so two instances (or a poll and a timeout) cannot both refund; the
+ * refund (user, token, channel, and a system log row) is in the same transaction. Returns whether
+ * this call refunded.
+ */
+export async function failAndRefund(ctx: AppContext, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
+  const now = nowSeconds();
+  const refunded = await ctx.storage.db.transaction().execute(async (trx) => {
+    const moved = await trx.updateTable('tasks')
+      .set({ status: 'FAILURE', fail_reason: storableText(reason, 0), progress, finish_time: now, updated_at: now, lease_owner: '', lease_until: 0 })
+      .where('task_id', '=', taskId).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return null;
+    const task = await trx.selectFrom('tasks').select(['user_id', 'token_id', 'channel_id', 'quota', 'platform', 'action']).where('task_id', '=', taskId).executeTakeFirstOrThrow();
+    const quota = Number(task.quota);
+    if (quota > 0) {
+      await trx.updateTable('users').set({ quota: sql`quota + ${quota}`, used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.user_id).execute();
+      if (task.token_id) await trx.updateTable('tokens').set({ remain_quota: sql<number>`remain_quota + ${quota}`, used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', task.token_id).where('unlimited_quota', '=', 0).execute();
+      if (task.token_id) await trx.updateTable('tokens').set({ used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', task.token_id).where('unlimited_quota', '<>', 0).execute();
+      await trx.updateTable('channels').set({ used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.channel_id).execute();
+      const user = await trx.selectFrom('users').select('username').where('id', '=', task.user_id).executeTakeFirst();
+      await trx.insertInto('logs').values({
+        user_id: task.user_id, created_at: now, type: LogType.system, content: storableText(`${task.platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
+        username: user?.username ?? '', token_name: '', model_name: '', quota, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0,
+        channel_id: task.channel_id, token_id: task.token_id, group: '', ip: '', other: JSON.stringify({ task_id: taskId, refund: quota }),
+      }).execute();
+    }
+    return { userId: task.user_id, tokenId: task.token_id };
+  });
+  if (!refunded) return false;
+  if (ctx.relay) await reloadPayers(ctx, refunded.userId, refunded.tokenId);
+  return true;
+}
