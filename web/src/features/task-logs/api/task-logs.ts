@@ -44,6 +44,8 @@ export interface TaskLogFilters {
   task_id: string;
   start_timestamp: number;
   end_timestamp: number;
+  /** When the query button was pressed: a new search always reloads, even with the same filters. */
+  searchedAt?: number;
 }
 
 export const taskLogsQueryKey = ['task-logs'] as const;

@@ -28,6 +28,7 @@ export function TaskLogFilterBar({ initial, isAdmin, onSearch }: { initial: Task
     task_id: (values.task_id ?? '').trim(),
     start_timestamp: values.range?.[0]?.unix() ?? 0,
     end_timestamp: values.range?.[1]?.unix() ?? 0,
+    searchedAt: Date.now(),
   });
   return (
     <Form
