@@ -8,6 +8,9 @@ import type { RelayCaller } from '../pipeline/authenticate.js';
 /** Task states after which nothing changes (and nothing more is billed or refunded). */
 export const finalStatuses = ['SUCCESS', 'FAILURE'] as const;
 
+/** Every state a task may be polled in (an IN list the status index serves, unlike NOT IN). */
+export const unfinishedStatuses = ['', 'NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'UNKNOWN', 'MODAL'] as const;
+
 export interface NewTask {
   /** The gateway's task id, the only one clients see. */
   taskId: string;

@@ -6,7 +6,7 @@ import { storableText } from '../pipeline/log-rows.js';
 import { toRelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import { fetchSunoTasks, type SunoTaskState } from '../providers/suno/platform.js';
-import { failAndRefund, finalStatuses } from './ledger.js';
+import { failAndRefund, finalStatuses, unfinishedStatuses } from './ledger.js';
 
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
 const leaseSeconds = 120;
@@ -42,11 +42,11 @@ export class TaskPoller {
   /** One poll (the interval calls it; tests call it directly). `now` in unix seconds. */
   async pollOnce(now = nowSeconds()): Promise<void> {
     const db = this.ctx.storage.db;
-    const expired = await db.selectFrom('tasks').select('task_id').where('status', 'not in', [...finalStatuses])
+    const expired = await db.selectFrom('tasks').select('task_id').where('status', 'in', [...unfinishedStatuses])
       .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).limit(batchSize).execute();
     for (const task of expired) await failAndRefund(this.ctx, task.task_id, '任务超时');
 
-    const candidates = await db.selectFrom('tasks').select(['id']).where('status', 'not in', [...finalStatuses])
+    const candidates = await db.selectFrom('tasks').select(['id']).where('status', 'in', [...unfinishedStatuses])
       .where('lease_until', '<', now).where('platform', '=', 'suno').orderBy('id').limit(batchSize).execute();
     const leased: number[] = [];
     for (const { id } of candidates) {
