@@ -8,6 +8,7 @@ import { aggregateQuotaData } from '../server/src/api/data/aggregate-quota-data.
 import type { RunningServer } from '../server/src/server.js';
 import { startMockOpenAi, type MockOpenAi } from '../server/test/helpers/mock-openai.js';
 import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { Session } from './helpers/session.js';
 import { artifactsDir, startModelGate } from './helpers/server.js';
 
 const rootPassword = 'rootpass123';
@@ -84,27 +85,6 @@ async function startDrip(target: string) {
   };
 }
 
-/** A signed-in API session (cookie + New-Api-User), as the console holds one. */
-class Session {
-  cookie = '';
-  userId = 0;
-  async call<T = any>(method: string, url: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.cookie) headers.cookie = this.cookie;
-    if (this.userId) headers['New-Api-User'] = String(this.userId);
-    const response = await fetch(baseUrl + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('session='));
-    if (cookie) this.cookie = cookie.split(';')[0]!;
-    const json = (await response.json()) as { success: boolean; message: string; data: T };
-    if (!json.success) throw new Error(`${method} ${url}: ${json.message}`);
-    return json.data;
-  }
-  async login(username: string, password: string) {
-    const user = await this.call<{ id: number }>('POST', '/api/user/login', { username, password });
-    this.userId = user.id;
-  }
-}
-
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: false });
 
 async function newPage(): Promise<Page> {
@@ -128,8 +108,8 @@ async function signIn(page: Page, username: string, password: string, look: { la
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 }
 
-const root = new Session();
-const alice = new Session();
+const root = new Session(() => baseUrl);
+const alice = new Session(() => baseUrl);
 let aliceKey = '';
 let rootKey = '';
 let channelId = 0;

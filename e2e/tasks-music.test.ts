@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../server/src/server.js';
 import { startSunoUpstream, type SunoUpstream } from '../server/test/helpers/suno-upstream.js';
 import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { Session } from './helpers/session.js';
 import { artifactsDir, startModelGate } from './helpers/server.js';
 
 const rootPassword = 'rootpass123';
@@ -15,28 +16,8 @@ let baseUrl: string;
 let stop: () => Promise<void>;
 let suno: SunoUpstream;
 
-/** A signed-in API session (cookie + New-Api-User), as the console holds one. */
-class Session {
-  cookie = '';
-  userId = 0;
-  async call<T = any>(method: string, url: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.cookie) headers.cookie = this.cookie;
-    if (this.userId) headers['New-Api-User'] = String(this.userId);
-    const response = await fetch(baseUrl + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('session='));
-    if (cookie) this.cookie = cookie.split(';')[0]!;
-    const json = (await response.json()) as { success: boolean; message: string; data: T };
-    if (!json.success) throw new Error(`${method} ${url}: ${json.message}`);
-    return json.data;
-  }
-  async login(username: string, password: string) {
-    this.userId = (await this.call<{ id: number }>('POST', '/api/user/login', { username, password })).id;
-  }
-}
-
-const root = new Session();
-const alice = new Session();
+const root = new Session(() => baseUrl);
+const alice = new Session(() => baseUrl);
 let taskId = '';
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import type { ApiClient } from '../helpers/api-client.js';
 import { baiduGoodKey, qianfanGoodToken, startBaiduUpstream, type BaiduUpstream } from '../helpers/baidu-upstream.js';
 import { createRelayChannel, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { billedState, createSdkCaller, quotaOfLog } from './sdk-setup.js';
+import { billedState, collect, createSdkCaller, quotaOfLog } from './sdk-setup.js';
 
 const goodKey = `${baiduGoodKey.apiKey}|${baiduGoodKey.secretKey}`;
 const chatPath = '/rpc/2.0/ai_custom/v1/wenxinworkshop/chat/completions';
@@ -17,16 +17,6 @@ function expectBilledExactly(state: Awaited<ReturnType<typeof billedState>>) {
   expect(log.quota).toBeGreaterThan(0);
   expect(log.quota).toBe(quotaOfLog(log, log.other));
   expect(state.channelUsed).toBe(state.logs.reduce((sum, row) => sum + row.quota, 0));
-}
-
-async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
-  let text = '';
-  let usage: OpenAI.CompletionUsage | undefined;
-  for await (const chunk of stream) {
-    text += chunk.choices[0]?.delta?.content ?? '';
-    if (chunk.usage) usage = chunk.usage;
-  }
-  return { text, usage };
 }
 
 describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (type 46)', () => {

@@ -3,20 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { readFixture, startFixtureUpstream, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
-import { billedState, createSdkCaller, quotaOfLog, setChannelOther } from './sdk-setup.js';
+import { billedState, collect, createSdkCaller, quotaOfLog, setChannelOther } from './sdk-setup.js';
 
 const json = (body: string) => ({ status: 200, contentType: 'application/json', body });
 const sse = (body: string) => ({ status: 200, contentType: 'text/event-stream', body });
-
-async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
-  let text = '';
-  let usage: OpenAI.CompletionUsage | undefined;
-  for await (const chunk of stream) {
-    text += chunk.choices[0]?.delta?.content ?? '';
-    if (chunk.usage) usage = chunk.usage;
-  }
-  return { text, usage };
-}
 
 /** The openai client on the knowledge-base channels: AI Proxy library (21) and FastGPT (22), billed on counted tokens. */
 describe('openai client → knowledge-base channels (AI Proxy library, FastGPT)', () => {

@@ -4,20 +4,10 @@ import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { bedrockChunkFrame } from '../providers/helpers/aws-event-stream-encoder.js';
 import { readFixture, startFixtureUpstream, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
-import { billedState, createSdkCaller } from './sdk-setup.js';
+import { billedState, collect, createSdkCaller } from './sdk-setup.js';
 
 const json = (body: string) => ({ status: 200, contentType: 'application/json', body });
 const sse = (body: string) => ({ status: 200, contentType: 'text/event-stream', body });
-
-async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
-  let text = '';
-  let usage: OpenAI.CompletionUsage | undefined;
-  for await (const chunk of stream) {
-    text += chunk.choices[0]?.delta?.content ?? '';
-    if (chunk.usage) usage = chunk.usage;
-  }
-  return { text, usage };
-}
 
 /** The official openai client's chat completions served by non-OpenAI channels (converted). */
 describe('openai client → /v1/chat/completions on Claude, Gemini, Azure, Ollama and Bedrock channels', () => {

@@ -1,3 +1,4 @@
+import type OpenAI from 'openai';
 import type { AppContext } from '../../src/context.js';
 import { createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 
@@ -39,4 +40,15 @@ export async function setChannelOther(ctx: AppContext, channelId: number, other:
   await ctx.storage.db.updateTable('channels').set({ other }).where('id', '=', channelId).execute();
   await ctx.bus.publish('channels');
   await ctx.relay!.channels.rebuild();
+}
+
+/** The text and the usage (when sent) of a streamed chat completion, as the openai client yields it. */
+export async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
+  let text = '';
+  let usage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+    if (chunk.usage) usage = chunk.usage;
+  }
+  return { text, usage };
 }
