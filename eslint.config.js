@@ -1,3 +1,4 @@
+import path from 'node:path';
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -21,7 +22,7 @@ export default tseslint.config(
     files: ['server/src/**/*.ts'],
     plugins: { boundaries },
     settings: {
-      'import/resolver': { typescript: { project: 'server/tsconfig.json' } },
+      'import/resolver': { [path.resolve(import.meta.dirname, 'scripts/eslint-ts-resolver.cjs')]: {} },
       'boundaries/files': [{ category: 'relay-entry', pattern: ['server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts'] }],
       'boundaries/include': ['server/src/**/*.ts'],
       'boundaries/elements': [
