@@ -54,6 +54,12 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS on purpose: ESLint's import-resolver loader require()s resolvers.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['server/test/**', 'e2e/**', 'bench/**', '**/*.test.ts', '**/*.test.tsx'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
