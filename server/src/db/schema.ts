@@ -188,6 +188,16 @@ export interface MidjourneysTable {
   quota: Defaulted<number>;
   buttons: Defaulted<string>;
   properties: Defaulted<string>;
+  /** The token that paid (0: none); a refund gives the quota back to it. */
+  token_id: Defaulted<number>;
+  /** The upstream's task id; clients see only `mj_id`, the gateway's. */
+  upstream_id: Defaulted<string>;
+  /** Poll lease: the instance polling the task and until when (unix seconds). */
+  lease_owner: Defaulted<string>;
+  lease_until: Defaulted<number>;
+  video_url: Defaulted<string>;
+  /** Where the caller asked to be told of changes (MjNotifyEnabled); '' for none. */
+  notify_hook: Defaulted<string>;
 }
 
 export interface TasksTable {

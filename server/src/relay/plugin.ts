@@ -11,6 +11,7 @@ import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes } from './json-routes.js';
 import { registerInboundRoutes } from './inbound-routes.js';
 import { registerModelAndBillingRoutes } from './models-routes.js';
+import { registerMidjourneyRoutes } from './tasks/mj-routes.js';
 import { registerSunoRoutes } from './tasks/suno-routes.js';
 import { authenticateSession, authenticateToken } from './pipeline/authenticate.js';
 import { fastifyExchange } from './pipeline/exchange.js';
@@ -79,6 +80,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
     });
     registerModelAndBillingRoutes(scope, ctx, relay);
     registerSunoRoutes(scope, ctx, relay);
+    await registerMidjourneyRoutes(scope, ctx, relay);
     await registerInboundRoutes(scope, ctx, relay);
   });
   return lane.serve;

@@ -4,6 +4,7 @@ import { AccessCache } from './pipeline/access-cache.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './pipeline/usage-writer.js';
+import { taskPlatforms } from './tasks/platforms.js';
 import { TaskPoller } from './tasks/poller.js';
 
 /** Everything the relay keeps in memory, built once per app and shut down with it. */
@@ -61,7 +62,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   }, ctx.config.syncFrequencySeconds * 1000);
   sync.unref();
 
-  const tasks = new TaskPoller(ctx, dispatcher, (error) => log(error, 'task poll failed'));
+  const tasks = new TaskPoller(ctx, dispatcher, taskPlatforms, (error) => log(error, 'task poll failed'));
   tasks.start(ctx.config.taskPollIntervalSeconds);
 
   ctx.onClose.push(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowSeconds } from '../../src/db/index.js';
 import { failAndRefund } from '../../src/relay/tasks/ledger.js';
+import { taskPlatforms } from '../../src/relay/tasks/platforms.js';
 import { TaskPoller } from '../../src/relay/tasks/poller.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
@@ -101,7 +102,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     await server.ctx.relay!.tasks.pollOnce();
     const row = await server.ctx.storage.db.selectFrom('tasks').selectAll().where('task_id', '=', submitted.body.data).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'FAILURE', fail_reason: 'content policy', progress: '100%' });
-    expect(await failAndRefund(server.ctx, submitted.body.data, 'again')).toBe(false);
+    expect(await failAndRefund(server.ctx, 'tasks', submitted.body.data, 'again')).toBe(false);
     const after = await ledger(user.id, user.tokenId);
     expect(after.quota).toBe(before.quota);
     expect(after.tokenRemain).toBe(before.tokenRemain);
@@ -120,7 +121,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     await Promise.all([server.ctx.relay!.tasks.pollOnce(), ...(second ? [peer.pollOnce()] : [])]);
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);
     // An instance that crashed holding a lease: another instance takes the task once the lease is over.
-    const crashed = new TaskPoller(server.ctx, server.ctx.relay!.dispatcher, () => undefined);
+    const crashed = new TaskPoller(server.ctx, server.ctx.relay!.dispatcher, taskPlatforms, () => undefined);
     await server.ctx.storage.db.updateTable('tasks').set({ lease_owner: crashed.owner, lease_until: nowSeconds() + 1000 }).where('task_id', '=', stuck.body.data).execute();
     await peer.pollOnce();
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);

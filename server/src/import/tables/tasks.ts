@@ -16,6 +16,8 @@ export const tasksMapper: TableMapper<'tasks'> = {
       created_at: int(row.created_at),
       updated_at: int(row.updated_at),
       task_id: text(row.task_id).slice(0, 191),
+      // new-api's task id is the upstream's: polling asks the channel for it.
+      upstream_id: text(row.task_id).slice(0, 191),
       platform: text(row.platform).slice(0, 30),
       user_id: int(row.user_id),
       channel_id: int(row.channel_id),
@@ -39,7 +41,7 @@ export const midjourneysMapper: TableMapper<'midjourneys'> = {
   target: 'midjourneys',
   naturalKey: 'mj_id',
   isNaturalKeyUnique: false,
-  droppedColumns: ['video_url', 'video_urls'],
+  droppedColumns: ['video_urls'],
   map(row) {
     const id = int(row.id);
     if (id <= 0) return 'it has no id';
@@ -49,6 +51,8 @@ export const midjourneysMapper: TableMapper<'midjourneys'> = {
       user_id: int(row.user_id),
       action: text(row.action).slice(0, 40),
       mj_id: text(row.mj_id).slice(0, 191),
+      upstream_id: text(row.mj_id).slice(0, 191),
+      video_url: text(row.video_url).slice(0, 2048),
       prompt: text(row.prompt),
       prompt_en: text(row.prompt_en),
       description: text(row.description),

@@ -22,6 +22,7 @@ import { moonshotAdapter } from './moonshot/index.js';
 import { ollamaAdapter } from './ollama/index.js';
 import { openAiAdapter } from './openai/index.js';
 import { openRouterAdapter } from './openrouter/index.js';
+import { midjourneyPlusAdapter, midjourneyProxyAdapter } from './midjourney/index.js';
 import { palmAdapter } from './palm/index.js';
 import { siliconCloudAdapter } from './siliconcloud/index.js';
 import { sparkAdapter } from './spark/index.js';
@@ -72,6 +73,8 @@ export const providers = {
   fastgpt: fastGptAdapter,
   spark: sparkAdapter,
   suno: sunoAdapter,
+  midjourney: midjourneyProxyAdapter,
+  'midjourney-plus': midjourneyPlusAdapter,
 } satisfies Record<string, ProviderAdapter>;
 
 export type ProviderSlug = keyof typeof providers;
@@ -79,8 +82,10 @@ export type ProviderSlug = keyof typeof providers;
 /** The one table mapping the spec's channel type numbers to adapters. */
 export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   1: 'openai',
+  2: 'midjourney',
   3: 'azure',
   4: 'ollama',
+  5: 'midjourney-plus',
   8: 'custom',
   14: 'anthropic',
   16: 'zhipu',

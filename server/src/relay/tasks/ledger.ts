@@ -1,7 +1,8 @@
 import { LogType } from '@modelgate/shared';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 import { storableText } from '../pipeline/log-rows.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 
@@ -11,16 +12,31 @@ export const finalStatuses = ['SUCCESS', 'FAILURE'] as const;
 /** Every state a task may be polled in (an IN list the status index serves, unlike NOT IN). */
 export const unfinishedStatuses = ['', 'NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'UNKNOWN', 'MODAL'] as const;
 
+/** Where tasks live: Suno (and other platforms) in `tasks`, Midjourney drawings in `midjourneys`. */
+export type TaskTable = 'tasks' | 'midjourneys';
+
+/** The column holding the gateway's task id (the one clients see) in each table. */
+export const taskIdColumn = { tasks: 'task_id', midjourneys: 'mj_id' } as const;
+
+/**
+ * Both tables share the columns the ledger, the poller and the lease touch (status, progress,
+ * fail_reason, finish_time, lease_*, user/token/channel ids, quota, action, upstream_id): code written
+ * once for both names the table through these, typed as `tasks`, and touches only those columns.
+ */
+export const sharedTable = (table: TaskTable) => table as 'tasks';
+export const sharedIdColumn = (table: TaskTable) => taskIdColumn[table] as 'task_id';
+
+/** What a submit is billed for; the task row itself is written by `record` in the same transaction. */
 export interface NewTask {
   /** The gateway's task id, the only one clients see. */
   taskId: string;
-  upstreamId: string;
+  /** Names the task in log rows ("suno", "Midjourney"). */
   platform: string;
   action: string;
   model: string;
   channelId: number;
   quota: number;
-  properties: string;
+  record(trx: Transaction<Database>, now: number): Promise<void>;
 }
 
 /**
@@ -32,11 +48,7 @@ export async function chargeTask(ctx: AppContext, caller: RelayCaller, task: New
   const now = nowSeconds();
   const { user, token } = caller;
   await ctx.storage.db.transaction().execute(async (trx) => {
-    await trx.insertInto('tasks').values({
-      created_at: now, updated_at: now, task_id: task.taskId, upstream_id: task.upstreamId, platform: task.platform, user_id: user.id,
-      token_id: token?.id ?? 0, channel_id: task.channelId, quota: task.quota, action: task.action, status: 'SUBMITTED', fail_reason: '',
-      submit_time: now, start_time: 0, finish_time: 0, progress: '0%', properties: task.properties, data: '', lease_owner: '', lease_until: 0,
-    }).execute();
+    await task.record(trx, now);
     if (task.quota === 0) return;
     await trx.updateTable('users').set({ quota: sql`quota - ${task.quota}`, used_quota: sql`used_quota + ${task.quota}`, request_count: sql`request_count + 1` }).where('id', '=', user.id).execute();
     if (token) {
@@ -73,14 +85,16 @@ async function reloadPayers(ctx: AppContext, userId: number, tokenId: number): P
  * refund (user, token, channel, and a system log row) is in the same transaction. Returns whether
  * this call refunded.
  */
-export async function failAndRefund(ctx: AppContext, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
+export async function failAndRefund(ctx: AppContext, table: TaskTable, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
   const now = nowSeconds();
   const refunded = await ctx.storage.db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable('tasks')
-      .set({ status: 'FAILURE', fail_reason: storableText(reason, 0), progress, finish_time: now, updated_at: now, lease_owner: '', lease_until: 0 })
-      .where('task_id', '=', taskId).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
+    const moved = await trx.updateTable(sharedTable(table))
+      .set({ status: 'FAILURE', fail_reason: storableText(reason, 0), progress, finish_time: now, lease_owner: '', lease_until: 0, ...(table === 'tasks' ? { updated_at: now } : {}) })
+      .where(sharedIdColumn(table), '=', taskId).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return null;
-    const task = await trx.selectFrom('tasks').select(['user_id', 'token_id', 'channel_id', 'quota', 'platform', 'action']).where('task_id', '=', taskId).executeTakeFirstOrThrow();
+    const task = await trx.selectFrom(sharedTable(table)).select(['user_id', 'token_id', 'channel_id', 'quota', 'action']).where(sharedIdColumn(table), '=', taskId).executeTakeFirstOrThrow();
+    const platform = table === 'midjourneys' ? 'Midjourney'
+      : (await trx.selectFrom('tasks').select('platform').where('task_id', '=', taskId).executeTakeFirst())?.platform ?? '';
     const quota = Number(task.quota);
     if (quota > 0) {
       await trx.updateTable('users').set({ quota: sql`quota + ${quota}`, used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.user_id).execute();
@@ -89,7 +103,7 @@ export async function failAndRefund(ctx: AppContext, taskId: string, reason: str
       await trx.updateTable('channels').set({ used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.channel_id).execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', task.user_id).executeTakeFirst();
       await trx.insertInto('logs').values({
-        user_id: task.user_id, created_at: now, type: LogType.system, content: storableText(`${task.platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
+        user_id: task.user_id, created_at: now, type: LogType.system, content: storableText(`${platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
         username: user?.username ?? '', token_name: '', model_name: '', quota, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0,
         channel_id: task.channel_id, token_id: task.token_id, group: '', ip: '', other: JSON.stringify({ task_id: taskId, refund: quota }),
       }).execute();

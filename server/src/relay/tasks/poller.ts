@@ -3,27 +3,63 @@ import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
 import { storableText } from '../pipeline/log-rows.js';
-import { toRelayChannel } from '../pipeline/channel-index.js';
+import { toRelayChannel, type RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
-import { fetchSunoTasks, type SunoTaskState } from '../providers/suno/platform.js';
-import { failAndRefund, finalStatuses, unfinishedStatuses } from './ledger.js';
+import type { UpstreamTarget } from '../providers/types.js';
+import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type TaskTable } from './ledger.js';
 
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
 const leaseSeconds = 120;
 const batchSize = 100;
 
+/** What a poll learns of one upstream task, in the gateway's terms. */
+export interface TaskUpdate {
+  upstreamId: string;
+  /** One of the platform's statuses; FAILURE ends the task and refunds it. */
+  status: string;
+  failReason: string;
+  progress: string;
+  startTime: number;
+  finishTime: number;
+  /** The table's own columns the poll fills (Suno: data; Midjourney: image_url, prompt_en, ...). */
+  columns: Record<string, string | number>;
+}
+
+/** A leased task as the poller hands it to its platform. */
+export interface PolledTask {
+  taskId: string;
+  upstreamId: string;
+  status: string;
+  progress: string;
+}
+
+/** One asynchronous platform: where its tasks are kept and how a channel is asked about them. */
+export interface PolledPlatform {
+  table: TaskTable;
+  /** In `tasks`, the platform column's value; `midjourneys` holds one platform. */
+  platform?: string;
+  fetch(channel: RelayChannel, target: UpstreamTarget, upstreamIds: string[]): Promise<TaskUpdate[]>;
+  /** Told after a task's status or progress changed (Midjourney's notify hook). */
+  changed?(ctx: AppContext, taskId: string): void;
+}
+
 /**
- * Polls unfinished tasks from their channels. Each poll first fails (and refunds, once) the tasks
- * older than the timeout, then leases up to a batch of the others — a conditional UPDATE per task,
- * so of several instances only one polls a task — asks each channel for its tasks, and stores what
- * it learns; a task that ends in FAILURE is refunded (ledger.ts).
+ * Polls unfinished tasks from their channels, platform by platform. Each poll first fails (and
+ * refunds, once) the tasks older than the timeout, then leases up to a batch of the others — a
+ * conditional UPDATE per task, so of several instances only one polls a task — asks each channel
+ * for its tasks, and stores what it learns; a task that ends in FAILURE is refunded (ledger.ts).
  */
 export class TaskPoller {
   readonly owner = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly ctx: AppContext, private readonly dispatcher: Dispatcher, private readonly log: (error: unknown) => void) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly dispatcher: Dispatcher,
+    private readonly platforms: readonly PolledPlatform[],
+    private readonly log: (error: unknown) => void,
+  ) {}
 
   start(intervalSeconds: number): void {
     if (intervalSeconds <= 0 || this.timer) return;
@@ -39,57 +75,77 @@ export class TaskPoller {
     await this.running;
   }
 
-  /** One poll (the interval calls it; tests call it directly). `now` in unix seconds. */
+  /** One poll of every platform (the interval calls it; tests call it directly). `now` in unix seconds. */
   async pollOnce(now = nowSeconds()): Promise<void> {
-    const db = this.ctx.storage.db;
-    const expired = await db.selectFrom('tasks').select('task_id').where('status', 'in', [...unfinishedStatuses])
-      .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).limit(batchSize).execute();
-    for (const task of expired) await failAndRefund(this.ctx, task.task_id, '任务超时');
+    for (const platform of this.platforms) await this.pollPlatform(platform, now).catch(this.log);
+  }
 
-    const candidates = await db.selectFrom('tasks').select(['id']).where('status', 'in', [...unfinishedStatuses])
-      .where('lease_until', '<', now).where('platform', '=', 'suno').orderBy('id').limit(batchSize).execute();
+  private async pollPlatform(platform: PolledPlatform, now: number): Promise<void> {
+    const db = this.ctx.storage.db;
+    const table = sharedTable(platform.table);
+    const idColumn = sharedIdColumn(platform.table);
+    // `tasks` holds several platforms; `midjourneys` one (and has no platform column).
+    const kind = platform.platform;
+    const expired = await db.selectFrom(table).select(`${idColumn} as task_id`).where('status', 'in', [...unfinishedStatuses])
+      .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).limit(batchSize).execute();
+    for (const task of expired) await failAndRefund(this.ctx, platform.table, task.task_id, '任务超时');
+
+    const candidates = await db.selectFrom(table).select(['id']).where('status', 'in', [...unfinishedStatuses])
+      .where('lease_until', '<', now).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).orderBy('id').limit(batchSize).execute();
     const leased: number[] = [];
     for (const { id } of candidates) {
-      const taken = await db.updateTable('tasks').set({ lease_owner: this.owner, lease_until: now + leaseSeconds })
+      const taken = await db.updateTable(table).set({ lease_owner: this.owner, lease_until: now + leaseSeconds })
         .where('id', '=', id).where('lease_until', '<', now).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
       if (Number(taken.numUpdatedRows) === 1) leased.push(id);
     }
     if (leased.length === 0) return;
-    const tasks = await db.selectFrom('tasks').select(['task_id', 'upstream_id', 'channel_id']).where('id', 'in', leased).execute();
-    const byChannel = new Map<number, typeof tasks>();
-    for (const task of tasks) byChannel.set(task.channel_id, [...(byChannel.get(task.channel_id) ?? []), task]);
-    for (const [channelId, list] of byChannel) {
-      await this.pollChannel(channelId, list).catch(this.log);
+    const rows = await db.selectFrom(table).select([`${idColumn} as task_id`, 'upstream_id', 'channel_id', 'status', 'progress']).where('id', 'in', leased).execute();
+    const byChannel = new Map<number, PolledTask[]>();
+    for (const row of rows) {
+      byChannel.set(row.channel_id, [...(byChannel.get(row.channel_id) ?? []), { taskId: row.task_id, upstreamId: row.upstream_id, status: row.status, progress: row.progress }]);
+    }
+    for (const [channelId, tasks] of byChannel) {
+      await this.pollChannel(platform, channelId, tasks).catch(this.log);
       // Whatever happened, the lease is given back so the next poll (here or elsewhere) retries.
-      await db.updateTable('tasks').set({ lease_owner: '', lease_until: 0 }).where('task_id', 'in', list.map((task) => task.task_id)).where('lease_owner', '=', this.owner).execute();
+      await db.updateTable(table).set({ lease_owner: '', lease_until: 0 })
+        .where(idColumn, 'in', tasks.map((task) => task.taskId)).where('lease_owner', '=', this.owner).execute();
     }
   }
 
-  private async pollChannel(channelId: number, tasks: Array<{ task_id: string; upstream_id: string }>): Promise<void> {
+  private async pollChannel(platform: PolledPlatform, channelId: number, tasks: PolledTask[]): Promise<void> {
     const row = await this.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     const channel = row ? toRelayChannel(row) : null;
     if (!channel?.adapter) {
-      for (const task of tasks) await failAndRefund(this.ctx, task.task_id, `渠道 #${channelId} 已不存在或不可用`);
+      for (const task of tasks) await failAndRefund(this.ctx, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`);
       return;
     }
-    const states = await fetchSunoTasks(channel.adapter, targetOf(channel, this.dispatcher), tasks.map((task) => task.upstream_id));
-    const byUpstream = new Map(states.map((state) => [state.upstreamId, state]));
+    const updates = await platform.fetch(channel, targetOf(channel, this.dispatcher), tasks.map((task) => task.upstreamId));
+    const byUpstream = new Map(updates.map((update) => [update.upstreamId, update]));
     for (const task of tasks) {
-      const state = byUpstream.get(task.upstream_id);
-      if (state) await this.store(task.task_id, state);
+      const update = byUpstream.get(task.upstreamId);
+      if (!update) continue;
+      await this.store(platform, task.taskId, update);
+      if (update.status !== task.status || update.progress !== task.progress) platform.changed?.(this.ctx, task.taskId);
     }
   }
 
-  private async store(taskId: string, state: SunoTaskState): Promise<void> {
-    if (state.status === 'FAILURE') {
-      await failAndRefund(this.ctx, taskId, state.failReason || '上游任务失败');
+  private async store(platform: PolledPlatform, taskId: string, update: TaskUpdate): Promise<void> {
+    const now = nowSeconds();
+    const table = sharedTable(platform.table);
+    const columns = Object.fromEntries(Object.entries(update.columns).map(([key, value]) => [key, typeof value === 'string' ? storableText(value, 0) : value]));
+    if (update.status === 'FAILURE') {
+      if (Object.keys(columns).length > 0) {
+        await this.ctx.storage.db.updateTable(table).set(columns).where(sharedIdColumn(platform.table), '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
+      }
+      await failAndRefund(this.ctx, platform.table, taskId, update.failReason || '上游任务失败', update.progress || '100%');
       return;
     }
-    const now = nowSeconds();
-    await this.ctx.storage.db.updateTable('tasks').set({
-      status: state.status, progress: state.progress, fail_reason: storableText(state.failReason, 0), data: storableText(state.data, 0), updated_at: now,
-      ...(state.startTime ? { start_time: state.startTime } : {}),
-      ...(state.status === 'SUCCESS' ? { finish_time: state.finishTime || now } : {}),
-    }).where('task_id', '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
+    await this.ctx.storage.db.updateTable(table).set({
+      ...columns,
+      status: update.status, progress: update.progress, fail_reason: storableText(update.failReason, 0),
+      ...(platform.table === 'tasks' ? { updated_at: now } : {}),
+      ...(update.startTime ? { start_time: update.startTime } : {}),
+      ...(update.status === 'SUCCESS' ? { finish_time: update.finishTime || now } : {}),
+    }).where(sharedIdColumn(platform.table), '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
   }
 }

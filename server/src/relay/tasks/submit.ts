@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { computeQuota } from '../billing/quota.js';
@@ -9,18 +8,34 @@ import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import { reserve } from '../pipeline/relay-call.js';
 import { releaseHold } from '../pipeline/settle.js';
+import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
-import { chargeTask } from './ledger.js';
+import { chargeTask, type NewTask } from './ledger.js';
 
-/** One task to submit: a per-call model and how one channel accepts it (the upstream's task id). */
-export interface TaskSubmission {
+/** One task to submit: a per-call model, how one channel accepts it, and how its row is written. */
+export interface TaskSubmission<Accepted> {
   platform: string;
   action: string;
   model: string;
   ip: string;
-  properties: string;
-  send(channel: RelayChannel, target: UpstreamTarget): Promise<string>;
+  /** A follow-up action goes to the channel of the task it acts on, and nowhere else. */
+  channelId?: number;
+  /** The gateway's id for a new task. */
+  newTaskId(): string;
+  /** Submits to one channel; throws an UpstreamError when the channel refuses. */
+  send(channel: RelayChannel, target: UpstreamTarget): Promise<Accepted>;
+  /** Writes the task row (in the billing transaction). */
+  record(trx: Parameters<NewTask['record']>[0], row: AcceptedTask, accepted: Accepted, now: number): Promise<void>;
+}
+
+/** Who and what a task row records, once a channel accepted it. */
+export interface AcceptedTask {
+  taskId: string;
+  userId: number;
+  tokenId: number;
+  channelId: number;
+  quota: number;
 }
 
 /** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
@@ -39,23 +54,25 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
  * on a retryable failure) under a hold of its price, then records it and takes the price durably
  * (ledger.ts). Returns the gateway's task id. Nothing is billed when no channel accepts it.
  */
-export async function submitTask(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission): Promise<string> {
+export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
   checkModelAllowed(caller, submission.model);
   const quota = priceOf(ctx, caller, submission.model);
   const hold = reserve(caller, quota);
   try {
     const failed = new Set<number>();
-    const attempts = caller.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
-    let accepted: { channel: RelayChannel; upstreamId: string } | null = null;
+    const pinned = submission.channelId ?? caller.pinnedChannelId;
+    const attempts = pinned !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
+    let accepted: { channel: RelayChannel; answer: Accepted } | null = null;
     let lastError: UpstreamError | null = null;
     let lastChannel: RelayChannel | null = null;
     for (let attempt = 0; attempt < attempts && !accepted; attempt += 1) {
-      const channel = caller.pinnedChannelId !== null ? relay.channels.findById(caller.pinnedChannelId) : relay.channels.select(caller.group, submission.model, failed);
+      const channel = pinned !== null ? relay.channels.findById(pinned) : relay.channels.select(caller.group, submission.model, failed);
       if (!channel) break;
       try {
-        accepted = { channel, upstreamId: await submission.send(channel, targetOf(channel, relay.dispatcher)) };
+        accepted = { channel, answer: await submission.send(channel, targetOf(channel, relay.dispatcher)) };
       } catch (error) {
+        if (error instanceof TaskRefusal) throw error;
         const failure = error instanceof UpstreamError ? error : new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
         failed.add(channel.id);
         lastError = failure;
@@ -65,17 +82,20 @@ export async function submitTask(ctx: AppContext, relay: RelayState, caller: Rel
       }
     }
     if (!accepted) {
+      if (!lastError && submission.channelId !== undefined) throw new RelayError(503, 'channel_unavailable', `原任务的渠道 #${submission.channelId} 已不可用`);
       if (!lastError) throw relayErrors.noChannel(caller.group, submission.model);
       relay.log.warn(upstreamLogFields(lastError, lastChannel?.id), 'task submit failed');
       throw publicErrorOf(lastError);
     }
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
-    const taskId = `task_${randomUUID().replace(/-/g, '')}`;
+    const taskId = submission.newTaskId();
+    const { channel, answer } = accepted;
+    const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota };
     await chargeTask(ctx, caller, {
-      taskId, upstreamId: accepted.upstreamId, platform: submission.platform, action: submission.action, model: submission.model,
-      channelId: accepted.channel.id, quota, properties: submission.properties,
+      taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota,
+      record: (trx, now) => submission.record(trx, row, answer, now),
     }, submission.ip, startedAt);
-    return taskId;
+    return { taskId, accepted: answer };
   } finally {
     releaseHold(hold);
   }

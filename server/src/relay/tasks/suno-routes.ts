@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { RelayError, clientStatus } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
+import { storableText } from '../pipeline/log-rows.js';
 import { submitSunoTask } from '../providers/suno/platform.js';
 import type { RelayState } from '../state.js';
 import { submitTask } from './submit.js';
@@ -56,10 +58,19 @@ export function registerSunoRoutes(scope: FastifyInstance, ctx: AppContext, rela
     if (!parsed.success) throw badRequest(parsed.error.issues);
     if (action === 'LYRICS' && !parsed.data.prompt?.trim()) throw new RelayError(400, 'invalid_request', '生成歌词需要 prompt');
     const body = { ...parsed.data, ...(action === 'MUSIC' ? { mv: parsed.data.mv || 'chirp-v3-0' } : {}) };
-    return submitTask(ctx, relay, who, {
-      platform: 'suno', action, model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics', ip: request.ip, properties: JSON.stringify({ prompt: body.prompt ?? '' }).slice(0, 10_000),
+    const { taskId } = await submitTask(ctx, relay, who, {
+      platform: 'suno', action, model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics', ip: request.ip,
+      newTaskId: () => `task_${randomUUID().replace(/-/g, '')}`,
       send: (channel, target) => submitSunoTask(channel.adapter!, target, action, body),
+      record: async (trx, row, upstreamId, now) => {
+        await trx.insertInto('tasks').values({
+          created_at: now, updated_at: now, task_id: row.taskId, upstream_id: upstreamId, platform: 'suno', user_id: row.userId, token_id: row.tokenId,
+          channel_id: row.channelId, quota: row.quota, action, status: 'SUBMITTED', fail_reason: '', submit_time: now, start_time: 0, finish_time: 0,
+          progress: '0%', properties: storableText(JSON.stringify({ prompt: body.prompt ?? '' }), 10_000), data: '', lease_owner: '', lease_until: 0,
+        }).execute();
+      },
     });
+    return taskId;
   }));
   const ownTasks = (userId: number, ids: string[]) => ctx.storage.db.selectFrom('tasks')
     .select(['task_id', 'action', 'status', 'fail_reason', 'submit_time', 'start_time', 'finish_time', 'progress', 'data'])

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../errors.js';
-import type { ProviderAdapter, SendOptions, UpstreamTarget } from '../types.js';
-import { sendUpstream } from '../upstream-request.js';
+import { epochSeconds, sendTaskJson } from '../shared/task-json.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { sunoFetchRequest, sunoSubmitRequest } from './requests.js';
 
 type Json = Record<string, unknown>;
@@ -17,22 +17,11 @@ export interface SunoTaskState {
 }
 
 const sunoStatuses = new Set(['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'FAILURE', 'SUCCESS', 'UNKNOWN']);
-const timeout = { headersTimeout: 60_000, bodyTimeout: 60_000 };
 
-async function postJson(adapter: ProviderAdapter, request: ReturnType<typeof sunoFetchRequest>, options: SendOptions): Promise<Json> {
-  const response = await sendUpstream(adapter, request, { ...timeout, ...options });
-  const text = (await response.body.text()).slice(0, 4 * 1024 * 1024);
-  if (response.statusCode < 200 || response.statusCode >= 300) {
-    const parsed = adapter.errors.parse(response.statusCode, text);
-    throw new UpstreamError(response.statusCode, parsed.message, parsed.code, text);
-  }
-  try {
-    const json: unknown = JSON.parse(text);
-    if (json && typeof json === 'object' && !Array.isArray(json)) return json as Json;
-  } catch {
-    // reported below
-  }
-  throw new UpstreamError(502, `Suno 上游返回的不是 JSON：${text.slice(0, 200)}`, 'upstream_bad_response', text);
+async function postJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest): Promise<Json> {
+  const json = await sendTaskJson(adapter, target, request, 'Suno');
+  if (json && typeof json === 'object' && !Array.isArray(json)) return json as Json;
+  throw new UpstreamError(502, 'Suno 上游返回的不是 JSON 对象', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
 }
 
 /**
@@ -40,7 +29,7 @@ async function postJson(adapter: ProviderAdapter, request: ReturnType<typeof sun
  * fault as the proxy saw it (400 with its message); an HTTP error keeps its status (failover).
  */
 export async function submitSunoTask(adapter: ProviderAdapter, target: UpstreamTarget, action: 'MUSIC' | 'LYRICS', body: Json): Promise<string> {
-  const json = await postJson(adapter, sunoSubmitRequest(target, action, body), { dispatcher: target.dispatcher });
+  const json = await postJson(adapter, target, sunoSubmitRequest(target, action, body));
   const id = json.data;
   if (json.code !== 'success' || typeof id !== 'string' || !id || id.length > 191) {
     const message = typeof json.message === 'string' && json.message ? json.message : 'Suno 提交失败';
@@ -49,16 +38,9 @@ export async function submitSunoTask(adapter: ProviderAdapter, target: UpstreamT
   return id;
 }
 
-const seconds = (value: unknown): number => {
-  const number = typeof value === 'number' ? value : Number(value);
-  if (!Number.isFinite(number) || number <= 0) return 0;
-  // Suno-API reports seconds or milliseconds: the task columns hold seconds.
-  return Math.floor(number > 1e11 ? number / 1000 : number);
-};
-
 /** Polls the upstream tasks `{code:"success", data:[{task_id, status, fail_reason, …, data}]}`. */
 export async function fetchSunoTasks(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<SunoTaskState[]> {
-  const json = await postJson(adapter, sunoFetchRequest(target, upstreamIds), { dispatcher: target.dispatcher });
+  const json = await postJson(adapter, target, sunoFetchRequest(target, upstreamIds));
   const list = Array.isArray(json.data) ? (json.data as Json[]) : [];
   return list.filter((item) => item && typeof item === 'object' && typeof item.task_id === 'string').map((item) => {
     const status = typeof item.status === 'string' && sunoStatuses.has(item.status) ? item.status : 'UNKNOWN';
@@ -68,8 +50,8 @@ export async function fetchSunoTasks(adapter: ProviderAdapter, target: UpstreamT
       status,
       failReason: typeof item.fail_reason === 'string' ? item.fail_reason.slice(0, 2000) : '',
       progress: isDone ? '100%' : typeof item.progress === 'string' && /^\d{1,3}%$/.test(item.progress) ? item.progress : status === 'IN_PROGRESS' ? '50%' : '0%',
-      startTime: seconds(item.start_time),
-      finishTime: seconds(item.finish_time),
+      startTime: epochSeconds(item.start_time),
+      finishTime: epochSeconds(item.finish_time),
       data: item.data === undefined ? '' : JSON.stringify(item.data).slice(0, 1_000_000),
     };
   });

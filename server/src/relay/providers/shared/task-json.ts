@@ -1,0 +1,53 @@
+import { UpstreamError } from '../../errors.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
+import { sendUpstream } from '../upstream-request.js';
+
+const timeout = { headersTimeout: 60_000, bodyTimeout: 60_000 };
+/** A task proxy's answer larger than this is refused (a hostile or broken upstream). */
+const maxBytes = 4 * 1024 * 1024;
+
+/**
+ * Sends one request of a task platform (Suno, Midjourney) over the one request path and reads its
+ * JSON answer, bounded. A non-2xx throws an UpstreamError with the provider's message and status
+ * (failover decides on it); a 2xx that is not JSON is a 502.
+ */
+export async function sendTaskJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest, platform: string): Promise<unknown> {
+  const response = await sendUpstream(adapter, request, { ...timeout, dispatcher: target.dispatcher });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > maxBytes) {
+      await response.body.dump?.().catch(() => undefined);
+      throw new UpstreamError(502, `${platform} 上游的回答过大`, 'upstream_bad_response', '');
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const parsed = adapter.errors.parse(response.statusCode, text);
+    throw new UpstreamError(parsed.status ?? response.statusCode, parsed.message, parsed.code, text);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UpstreamError(502, `${platform} 上游返回的不是 JSON：${text.slice(0, 200)}`, 'upstream_bad_response', text);
+  }
+}
+
+/** A task time as the task columns hold it (unix seconds): proxies report seconds or milliseconds. */
+export function epochSeconds(value: unknown): number {
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(number) || number <= 0) return 0;
+  return Math.floor(number > 1e11 ? number / 1000 : number);
+}
+
+/**
+ * A channel refused a task for the request's own sake (Midjourney's banned prompt, a validation
+ * error): it is not tried elsewhere, nothing is billed, and the caller gets the platform's answer.
+ */
+export class TaskRefusal extends Error {
+  constructor(readonly answer: Record<string, unknown>, message: string) {
+    super(message);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Selectable } from 'kysely';
+import { request } from 'undici';
+import type { AppContext } from '../../context.js';
+import type { MidjourneysTable } from '../../db/schema.js';
+
+export type MjRow = Selectable<MidjourneysTable>;
+
+const parsed = (text: string, fallback: unknown): unknown => {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fallback;
+  }
+};
+
+/**
+ * A drawing as Midjourney-Proxy clients read it (fetch, list-by-condition, the notify hook): the
+ * gateway's id, times in milliseconds, and — with MjForwardUrlEnabled and a ServerAddress — the
+ * image URL pointing at the gateway's `/mj/image/{id}` proxy instead of the upstream's.
+ */
+export function mjTaskObject(ctx: AppContext, row: MjRow): Record<string, unknown> {
+  const serverAddress = ctx.options.get('ServerAddress').replace(/\/+$/, '');
+  const isForwarded = ctx.options.bool('MjForwardUrlEnabled') && !!row.image_url && !!serverAddress;
+  return {
+    id: row.mj_id,
+    action: row.action,
+    prompt: row.prompt,
+    promptEn: row.prompt_en,
+    description: row.description,
+    state: row.state,
+    submitTime: Number(row.submit_time) * 1000,
+    startTime: Number(row.start_time) * 1000,
+    finishTime: Number(row.finish_time) * 1000,
+    imageUrl: isForwarded ? `${serverAddress}/mj/image/${encodeURIComponent(row.mj_id)}` : row.image_url,
+    videoUrl: row.video_url,
+    status: row.status,
+    progress: row.progress,
+    failReason: row.fail_reason,
+    buttons: parsed(row.buttons, []),
+    properties: parsed(row.properties, {}),
+  };
+}
+
+const hookTimeoutMs = 10_000;
+
+/**
+ * MjNotifyEnabled: the caller's `notifyHook` is POSTed the task object when its status or progress
+ * changed. One attempt with a short timeout; a failing hook is logged, never retried or billed.
+ */
+export function notifyMjHook(ctx: AppContext, mjId: string): void {
+  if (!ctx.options.bool('MjNotifyEnabled') || !ctx.relay) return;
+  const relay = ctx.relay;
+  void (async () => {
+    const row = await ctx.storage.db.selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).executeTakeFirst();
+    if (!row?.notify_hook) return;
+    const response = await request(row.notify_hook, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mjTaskObject(ctx, row)),
+      dispatcher: relay.dispatcher, headersTimeout: hookTimeoutMs, bodyTimeout: hookTimeoutMs,
+    });
+    await response.body.dump();
+  })().catch((error: unknown) => relay.log.warn({ mjId, err: (error as Error).message }, 'midjourney notify hook failed'));
+}
