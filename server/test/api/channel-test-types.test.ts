@@ -125,6 +125,14 @@ const cases: TypeCase[] = [
       expect(request.json).toEqual({ ids: [] });
     },
   },
+  ...([2, 5] as const).map((type): TypeCase => ({
+    // Midjourney-Proxy: the test lists no task (free), with the key in mj-api-secret.
+    type, key: 'mj-secret', model: 'mj_imagine', path: '/mj/task/list-by-condition', healthy: [json([])], badKey: [json({ code: 4, description: 'invalid mj-api-secret' }, 401)],
+    check: (request) => {
+      expect(request.headers['mj-api-secret']).toBe('mj-secret');
+      expect(request.json).toEqual({ ids: [] });
+    },
+  })),
   { type: 37, key: 'app-chat', other: 'chat', model: 'dify-chat', path: '/v1/chat-messages', healthy: [json(readFixture('dify', 'chat-blocking.json'))], badKey: [json({ code: 'unauthorized', message: 'Access token is invalid', status: 401 }, 401)], check: (request) => expect(request.json).toMatchObject({ query: 'hi', response_mode: 'blocking' }) },
   { type: 38, key: 'jina_key', model: 'jina-embeddings-v3', path: '/v1/embeddings', healthy: [json(readFixture('jina', 'embeddings.json'))], badKey: [openAiBadKey], check: (request) => expect(request.json).toMatchObject({ model: 'jina-embeddings-v3', input: 'hello' }) },
   { type: 39, key: 'cf-token', other: 'acc123', model: '@cf/meta/llama-3.1-8b-instruct', path: '/client/v4/accounts/acc123/ai/v1/chat/completions', healthy: [openAiChat], badKey: [json({ success: false, errors: [{ code: 10000, message: 'Authentication error' }] }, 401)], check: bearer('cf-token') },

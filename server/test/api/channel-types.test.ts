@@ -8,8 +8,10 @@ import { startFixtureUpstream, type FixtureUpstream } from '../providers/helpers
 /** The spec's channel types that have an adapter, with what the console must render for each. */
 const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'base_url' | 'openai_organization'>; endpoints: string[]; hasBalance?: boolean; validatesKey?: boolean; keyHint?: RegExp; baseURL?: string }> = {
   1: { slug: 'openai', extra: ['openai_organization'], endpoints: ['chat', 'embeddings', 'rerank'], hasBalance: true, baseURL: 'https://api.openai.com' },
+  2: { slug: 'midjourney', extra: ['base_url'], endpoints: [], validatesKey: true },
   3: { slug: 'azure', extra: ['base_url', 'other'], endpoints: ['chat', 'embeddings'], validatesKey: true },
   4: { slug: 'ollama', extra: ['base_url'], endpoints: ['chat', 'completions', 'embeddings'], baseURL: 'http://localhost:11434' },
+  5: { slug: 'midjourney-plus', extra: ['base_url'], endpoints: [], validatesKey: true },
   8: { slug: 'custom', extra: ['base_url'], endpoints: ['chat'], hasBalance: true },
   11: { slug: 'palm', endpoints: ['chat'], baseURL: 'https://generativelanguage.googleapis.com' },
   14: { slug: 'anthropic', endpoints: ['chat'], keyHint: /x-api-key/, baseURL: 'https://api.anthropic.com' },

@@ -42,6 +42,9 @@ describe.each(storageKinds())('drawing and music task logs on %s', (kind) => {
     const all = await admin.get('/api/mj/?p=0');
     expect(all.body.success).toBe(true);
     expect(all.body.data.map((row: any) => row.mj_id)).toEqual(['mj-b1', 'mj-a2', 'mj-a1']);
+    // The poll lease stays internal even for admins.
+    expect(all.body.data[0]).toHaveProperty('upstream_id');
+    expect(all.body.data[0]).not.toHaveProperty('lease_until');
     expect(all.body.data[2]).toMatchObject({ channel_id: 7, code: 1, state: 'ok', image_url: 'https://img.example/a1.png', created_at: t0 });
     expect((await admin.get('/api/mj/?channel_id=7')).body.data.map((row: any) => row.mj_id)).toEqual(['mj-b1', 'mj-a1']);
     expect((await admin.get('/api/mj/?mj_id=mj-a2')).body.data.map((row: any) => row.mj_id)).toEqual(['mj-a2']);
@@ -55,6 +58,10 @@ describe.each(storageKinds())('drawing and music task logs on %s', (kind) => {
       expect(row).not.toHaveProperty('channel_id');
       expect(row).not.toHaveProperty('code');
       expect(row).not.toHaveProperty('state');
+      expect(row).not.toHaveProperty('upstream_id');
+      expect(row).not.toHaveProperty('token_id');
+      expect(row).not.toHaveProperty('lease_owner');
+      expect(row).not.toHaveProperty('notify_hook');
     }
     expect((await alice.get('/api/mj/self/?mj_id=mj-b1')).body.data).toEqual([]);
     expect((await alice.get('/api/mj/')).status).toBe(403);

@@ -4,8 +4,8 @@ import type { DrawingLogQuery, MusicLogQuery } from './schemas.js';
 /** Whose tasks a query reads: every user's (admin, who may filter by channel) or one user's own. */
 export type TaskScope = { isAdmin: true } | { isAdmin: false; userId: number };
 
-/** Columns only operators see (the channel; for drawings the submit code and the upstream state). */
-const adminOnlyDrawing = ['channel_id', 'code', 'state'] as const;
+/** Columns only operators see (the channel, the upstream's task id, the paying token; for drawings the submit code and the upstream state). */
+const adminOnlyDrawing = ['channel_id', 'code', 'state', 'upstream_id', 'token_id'] as const;
 const adminOnlyMusic = ['channel_id', 'upstream_id', 'token_id'] as const;
 
 /**
@@ -24,7 +24,9 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
   const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
   return rows.map((row) => {
-    const entry: Record<string, unknown> = { ...row, created_at: row.submit_time };
+    // The poll lease is internal; the caller's notify hook may carry its own secret.
+    const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, ...rest } = row;
+    const entry: Record<string, unknown> = { ...rest, created_at: row.submit_time };
     if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
     return entry;
   });
