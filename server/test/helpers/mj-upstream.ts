@@ -28,13 +28,14 @@ export interface MjUpstream {
   close(): Promise<void>;
 }
 
-export const pngBytes = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+/** A real 1×1 PNG (browsers decode it). */
+export const pngBytes = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 export async function startMjUpstream(secret: string): Promise<MjUpstream> {
   const submits: MjUpstream['submits'] = [];
   const listed = new Map<string, number>();
   const seeds: string[] = [];
-  const tasks = new Map<string, { action: string; prompt: string; steps: MjScriptStep[] }>();
+  const tasks = new Map<string, { action: string; prompt: string; steps: MjScriptStep[]; submittedAt: number; finishedAt?: number }>();
   let script: MjScriptStep[] = [{ status: 'SUCCESS' }];
   let answers: Array<{ status: number; body: unknown }> = [];
   let next = 0;
@@ -55,7 +56,7 @@ export async function startMjUpstream(secret: string): Promise<MjUpstream> {
         if (path === '/mj/submit/upload-discord-images') return send(200, { code: 1, description: 'success', result: [`${url}/images/upload-${submits.length}.png`] });
         next += 1;
         const id = `17000000000${String(next).padStart(5, '0')}`;
-        tasks.set(id, { action: path.split('/').pop()!.toUpperCase(), prompt: typeof body.prompt === 'string' ? body.prompt : '', steps: script });
+        tasks.set(id, { action: path.split('/').pop()!.toUpperCase(), prompt: typeof body.prompt === 'string' ? body.prompt : '', steps: script, submittedAt: Date.now() });
         return send(200, { code: 1, description: '提交成功', result: id, properties: { discordInstanceId: 'inst-1' } });
       }
       if (path === '/mj/task/list-by-condition' && req.method === 'POST') {
@@ -65,10 +66,11 @@ export async function startMjUpstream(secret: string): Promise<MjUpstream> {
           const task = tasks.get(id)!;
           const step = task.steps[Math.min(count, task.steps.length) - 1]!;
           const isSuccess = step.status === 'SUCCESS';
+          if (isSuccess) task.finishedAt ??= Date.now();
           return {
             id, action: task.action, prompt: task.prompt, promptEn: `${task.prompt} (en)`, description: '/imagine', state: '', status: step.status,
             progress: step.progress ?? (isSuccess ? '100%' : step.status === 'IN_PROGRESS' ? '46%' : '0%'), failReason: step.failReason ?? null,
-            submitTime: 1_760_000_000_000, startTime: 1_760_000_002_000, finishTime: isSuccess ? 1_760_000_040_000 : null,
+            submitTime: task.submittedAt, startTime: task.submittedAt + 1000, finishTime: isSuccess ? task.finishedAt : null,
             imageUrl: isSuccess ? `${url}/images/${id}.png` : null,
             buttons: isSuccess ? [{ customId: `MJ::JOB::upsample::1::${id}`, emoji: '', label: 'U1', style: 2, type: 2 }] : [],
             properties: { finalPrompt: task.prompt },

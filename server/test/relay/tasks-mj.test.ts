@@ -59,7 +59,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   beforeAll(async () => {
     mjA = await startMjUpstream('mj-a');
     mjB = await startMjUpstream('mj-b');
-    const shared = kind !== 'sqlite' && redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-mj-${Math.random().toString(36).slice(2, 8)}:` } : {};
+    const shared: Record<string, string> = kind !== 'sqlite' && redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-mj-${Math.random().toString(36).slice(2, 8)}:` } : {};
     // Polling is driven by the tests (pollOnce), not by the interval.
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0', ...shared } });
     if (kind !== 'sqlite') second = await startTestServer({ database: server.database, env: { TASK_POLL_INTERVAL: '0', ...shared } });

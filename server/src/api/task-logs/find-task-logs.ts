@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { shownImageUrl } from '../../lib/mj-image-url.js';
 import type { DrawingLogQuery, MusicLogQuery } from './schemas.js';
 
 /** Whose tasks a query reads: every user's (admin, who may filter by channel) or one user's own. */
@@ -26,7 +27,7 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
   return rows.map((row) => {
     // The poll lease is internal; the caller's notify hook may carry its own secret.
     const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, ...rest } = row;
-    const entry: Record<string, unknown> = { ...rest, created_at: row.submit_time };
+    const entry: Record<string, unknown> = { ...rest, created_at: row.submit_time, image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url) };
     if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
     return entry;
   });

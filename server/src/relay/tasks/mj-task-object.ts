@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { request } from 'undici';
 import type { AppContext } from '../../context.js';
 import type { MidjourneysTable } from '../../db/schema.js';
+import { shownImageUrl } from '../../lib/mj-image-url.js';
 
 export type MjRow = Selectable<MidjourneysTable>;
 
@@ -20,8 +21,6 @@ const parsed = (text: string, fallback: unknown): unknown => {
  * image URL pointing at the gateway's `/mj/image/{id}` proxy instead of the upstream's.
  */
 export function mjTaskObject(ctx: AppContext, row: MjRow): Record<string, unknown> {
-  const serverAddress = ctx.options.get('ServerAddress').replace(/\/+$/, '');
-  const isForwarded = ctx.options.bool('MjForwardUrlEnabled') && !!row.image_url && !!serverAddress;
   return {
     id: row.mj_id,
     action: row.action,
@@ -32,7 +31,7 @@ export function mjTaskObject(ctx: AppContext, row: MjRow): Record<string, unknow
     submitTime: Number(row.submit_time) * 1000,
     startTime: Number(row.start_time) * 1000,
     finishTime: Number(row.finish_time) * 1000,
-    imageUrl: isForwarded ? `${serverAddress}/mj/image/${encodeURIComponent(row.mj_id)}` : row.image_url,
+    imageUrl: shownImageUrl(ctx.options, row.mj_id, row.image_url),
     videoUrl: row.video_url,
     status: row.status,
     progress: row.progress,

@@ -1,0 +1,12 @@
+import type { OptionStore } from '../options/store.js';
+
+/**
+ * A drawing's image URL as callers see it (the relay's task object and the drawing log): with
+ * MjForwardUrlEnabled and a ServerAddress, the gateway's `/mj/image/{id}` proxy instead of the
+ * upstream's URL, as new-api shows it.
+ */
+export function shownImageUrl(options: OptionStore, mjId: string, imageUrl: string): string {
+  const serverAddress = options.get('ServerAddress').replace(/\/+$/, '');
+  if (!imageUrl || !serverAddress || !options.bool('MjForwardUrlEnabled')) return imageUrl;
+  return `${serverAddress}/mj/image/${encodeURIComponent(mjId)}`;
+}
