@@ -145,6 +145,11 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'owl --turbo' });
     expect(mjA.submits.at(-1)!.body.prompt).toBe('owl');
     await setOption(server.ctx, 'MjModeClearEnabled', 'false');
+    // MjAccountFilterEnabled: the Plus account filter is passed on.
+    await setOption(server.ctx, 'MjAccountFilterEnabled', 'true');
+    await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'fox', accountFilter: { instanceId: 'inst-2', modes: ['FAST'] } });
+    expect(mjA.submits.at(-1)!.body).toEqual({ prompt: 'fox', accountFilter: { instanceId: 'inst-2', modes: ['FAST'] } });
+    await setOption(server.ctx, 'MjAccountFilterEnabled', 'false');
     // The fetch routes are served under a prefix too.
     expect((await call(user.key, 'GET', `/mj-fast/mj/task/${proxyStyle.body.result}/fetch`)).body.id).toBe(proxyStyle.body.result);
     expect((await fetch(`${server.url}/mj/task/${proxyStyle.body.result}/fetch`)).status).toBe(401);
@@ -162,6 +167,12 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     // Before SUCCESS, actions are refused (MjActionCheckSuccessEnabled, on by default), unbilled.
     const early = await call(user.key, 'POST', '/mj/submit/action', { taskId: imagine.body.result, customId: `MJ::JOB::upsample::1::${original.upstream_id}` });
     expect(early).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('SUCCESS') } });
+    // With MjActionCheckSuccessEnabled off, an action on an unfinished task is sent.
+    await setOption(server.ctx, 'MjActionCheckSuccessEnabled', 'false');
+    const unchecked = await call(user.key, 'POST', '/mj/submit/change', { taskId: imagine.body.result, action: 'UPSCALE', index: 3 });
+    expect(unchecked.body.code).toBe(1);
+    expect(mjB.submits.at(-1)).toMatchObject({ path: '/mj/submit/change', body: { taskId: original.upstream_id, index: 3 } });
+    await setOption(server.ctx, 'MjActionCheckSuccessEnabled', 'true');
     await pollAll(1);
     const before = await ledger(user);
     const aSubmits = mjA.submits.length;
@@ -302,6 +313,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
 
   it('refuses bad input, unpriced actions and the disabled feature with Midjourney-shaped 4xx, billing nothing', async () => {
     const before = await ledger(user);
+    const tasksBefore = (await db().selectFrom('midjourneys').select('id').where('user_id', '=', user.id).execute()).length;
     expect(await call(user.key, 'POST', '/mj/submit/imagine', {})).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('prompt') } });
     expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 7 })).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'POST', '/mj/submit/imagine', '{"prompt": "x"')).toMatchObject({ status: 400, body: { code: 4 } });
@@ -314,12 +326,25 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     expect(await call(user.key, 'GET', `/mj/task/${'9'.repeat(300)}/fetch`)).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'GET', '/mj/task/123/image-seed')).toMatchObject({ status: 404, body: { code: 3 } });
     expect((await fetch(`${server.url}/mj/image/123`)).status).toBe(404);
+    // Hostile bodies on every submit route: a 4xx (or an accepted task), never a 5xx.
+    const hostile: unknown[] = [[], 'x', null, { prompt: {} }, { taskId: { $gt: 1 }, action: 'UPSCALE', index: 1 }, { prompt: 'a\u0000b\ud800' },
+      { base64Array: Array.from({ length: 1000 }, () => 'a') }, { customId: 'MJ::', taskId: '1' }, { content: `${'9'.repeat(500)} U1` }, { ids: [null] }];
+    for (const route of ['imagine', 'change', 'simple-change', 'describe', 'blend', 'action', 'modal', 'shorten', 'edits', 'video', 'upload-discord-images']) {
+      for (const body of hostile) {
+        const answer = await call(user.key, 'POST', `/mj/submit/${route}`, JSON.stringify(body));
+        expect(answer.status, `${route} ${JSON.stringify(body).slice(0, 60)}`).toBeLessThan(500);
+        if (answer.status !== 200) expect(answer.body).toMatchObject({ code: expect.any(Number), description: expect.any(String) });
+      }
+    }
     // mj_blend has no price: refused by name.
     expect(await call(user.key, 'POST', '/mj/submit/blend', { base64Array: ['a', 'b'] })).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('mj_blend') } });
     await setOption(server.ctx, 'DrawingEnabled', 'false');
     expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 4, description: '绘图功能未启用' } });
     expect((await fetch(`${server.url}/mj/image/123`)).status).toBe(403);
     await setOption(server.ctx, 'DrawingEnabled', 'true');
-    expect((await ledger(user)).consumed).toBe(before.consumed);
+    // What was accepted among the hostile bodies was billed like any task, and nothing else.
+    const accepted = await db().selectFrom('midjourneys').select(['quota']).where('user_id', '=', user.id).orderBy('id').execute();
+    const billed = accepted.slice(tasksBefore).reduce((sum, task) => sum + Number(task.quota), 0);
+    expect((await ledger(user)).consumed).toBe(before.consumed + billed);
   });
 });
