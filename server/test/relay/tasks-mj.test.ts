@@ -209,11 +209,20 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     expect(mjB.submits.length).toBe(bSubmits);
     expect((await ledger(user)).consumed).toBe(before.consumed);
 
+    // "Already exists" (21) naming a task the caller has: answered with that task, not billed twice.
+    const first = await call(user.key, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,BBBB' });
+    const firstRow = await row(first.body.result);
+    mjA.answerSubmits(200, { code: 21, description: '任务已存在', result: firstRow.upstream_id, properties: {} });
+    const again = await call(user.key, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,BBBB' });
+    expect(again).toMatchObject({ status: 200, body: { code: 21, result: first.body.result } });
+    expect((await ledger(user)).consumed).toBe(before.consumed + quotaOf('mj_describe'));
+    expect((await db().selectFrom('midjourneys').select('id').where('upstream_id', '=', firstRow.upstream_id).execute()).length).toBe(1);
+
     const upload = await call(user.key, 'POST', '/mj/submit/upload-discord-images', { base64Array: ['data:image/png;base64,AAAA'] });
     expect(upload).toMatchObject({ status: 200, body: { code: 1, result: [expect.stringContaining('/images/upload-')] } });
     const kept = await db().selectFrom('midjourneys').selectAll().where('user_id', '=', user.id).where('action', '=', 'UPLOAD').executeTakeFirstOrThrow();
     expect(kept).toMatchObject({ status: 'SUCCESS', progress: '100%', quota: quotaOf('mj_upload') });
-    expect((await ledger(user)).consumed).toBe(before.consumed + quotaOf('mj_upload'));
+    expect((await ledger(user)).consumed).toBe(before.consumed + quotaOf('mj_describe') + quotaOf('mj_upload'));
   });
 
   it('refunds a failed task exactly once, and calls the notify hook with the gateway task when it changes', async () => {

@@ -86,6 +86,12 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
           if (!midjourneyTypes.has(channel.type)) throw new UpstreamError(503, `渠道 #${channel.id} 不是 Midjourney 渠道`, 'channel_type_mismatch', '');
           return submitMjTask(channel.adapter!, target, path, body);
         },
+        existingTask: async (channel, answer) => {
+          if (answer.code !== 21 || typeof answer.result !== 'string') return null;
+          const found = await ctx.storage.db.selectFrom('midjourneys').select('mj_id')
+            .where('channel_id', '=', channel.id).where('upstream_id', '=', answer.result).where('user_id', '=', who.user.id).executeTakeFirst();
+          return found?.mj_id ?? null;
+        },
         record: async (trx, row, answer, now) => {
           const urls = Array.isArray(answer.result) ? answer.result : [];
           await trx.insertInto('midjourneys').values({

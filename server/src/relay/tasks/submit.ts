@@ -25,6 +25,11 @@ export interface TaskSubmission<Accepted> {
   newTaskId(): string;
   /** Submits to one channel; throws an UpstreamError when the channel refuses. */
   send(channel: RelayChannel, target: UpstreamTarget): Promise<Accepted>;
+  /**
+   * The caller's task the accepted answer names when the upstream says it already has it (Midjourney's
+   * code 21 with an id the gateway recorded): answered with that task, not recorded or billed again.
+   */
+  existingTask?(channel: RelayChannel, accepted: Accepted): Promise<string | null>;
   /** Writes the task row (in the billing transaction). */
   record(trx: Parameters<NewTask['record']>[0], row: AcceptedTask, accepted: Accepted, now: number): Promise<void>;
 }
@@ -88,8 +93,10 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
       throw publicErrorOf(lastError);
     }
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
-    const taskId = submission.newTaskId();
     const { channel, answer } = accepted;
+    const existing = await submission.existingTask?.(channel, answer);
+    if (existing) return { taskId: existing, accepted: answer };
+    const taskId = submission.newTaskId();
     const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota };
     await chargeTask(ctx, caller, {
       taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota,
