@@ -5,7 +5,8 @@ import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
 import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const typeWithoutAdapter = Object.keys(channelTypeNames).map(Number).find((type) => adapterForType(type) === null)!;
+/** Every spec type has an adapter; a row imported from a newer new-api can hold one without (49: its Coze). */
+const typeWithoutAdapter = Object.keys(channelTypeNames).map(Number).find((type) => adapterForType(type) === null) ?? 49;
 
 type Entry = { model_name: string; is_priced: boolean; is_available: boolean; model_ratio: number | null; model_price: number | null; quota_type: number; enable_groups: string[] };
 
