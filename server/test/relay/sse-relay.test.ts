@@ -5,8 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Usage } from '../../src/relay/billing/quota.js';
 import { StreamingTokenCounter } from '../../src/relay/billing/token-count.js';
 import { UpstreamError } from '../../src/relay/errors.js';
-import { SseRelay, type StreamOptions, type StreamOutcome } from '../../src/relay/pipeline/stream.js';
-import { pipeStream } from '../helpers/pipe-stream.js';
+import { openAiStream, pipeStream, type OpenAiStream, type StreamOptions, type StreamOutcome } from '../helpers/pipe-stream.js';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 import type { ChunkTransform, ChunkVerdict } from '../../src/relay/providers/types.js';
 
@@ -65,7 +64,7 @@ class FakeOut extends EventEmitter {
 }
 
 interface Harness {
-  relay: SseRelay;
+  relay: OpenAiStream;
   out: FakeOut;
   aborts: string[];
   resumes: () => number;
@@ -94,7 +93,7 @@ function harness(overrides: Partial<Omit<StreamOptions, 'out' | 'abort' | 'count
     },
     ...overrides,
   };
-  const relay = new SseRelay(options, () => {
+  const relay = openAiStream(options, () => {
     resumes += 1;
   });
   return { relay, out, aborts, resumes: () => resumes, promptCalls: () => promptCalls };

@@ -4,7 +4,7 @@ import type { InboundFormat } from '../formats/types.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler, openAiChunkSink, openAiWireHandler, type ChunkSink } from '../pipeline/chunk-handlers.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
-import { sendJsonAnswer, streamAnswer, type ResponseContext } from '../pipeline/respond.js';
+import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
 import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
 
 type Json = Record<string, unknown>;
@@ -68,7 +68,7 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
   const body = withOverride({ ...spec.canonical, model: call.upstreamModel }, channel);
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
-  const respond = async (rc: ResponseContext) => {
+  const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
       return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(converter.createStreamTransform(rc.model), sinkFor(spec, rc.model)));
@@ -84,14 +84,13 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
 }
 
 /** Streams an upstream that only streams into one answer for a non-stream client. */
-async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec): Promise<void> {
+async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec): Promise<Delivery> {
   const aggregate = createChunkAggregate(rc.model);
-  let final: Usage | null = null;
   const handler = converterHandler(converter.createStreamTransform(rc.model), aggregate.sink);
-  await streamAnswer(rc, converter.framing, { ...handler, close: (usage) => ((final = usage), '') }, { isCollected: true });
-  const usage: Usage = final ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 };
-  const completion = aggregate.completion(usage);
-  rc.exchange.send(200, 'application/json; charset=utf-8', JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, usage) : completion));
+  const collected = await streamAnswer(rc, converter.framing, { ...handler, close: () => '' }, { isCollected: true });
+  const completion = aggregate.completion(collected.usage);
+  const body = JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, collected.usage) : completion);
+  return { ...collected, send: () => rc.exchange.send(200, 'application/json; charset=utf-8', body) };
 }
 
 function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {

@@ -4,7 +4,7 @@ import { RelayError, UpstreamError, publicErrorOf } from '../errors.js';
 import { claudeErrorBody } from '../formats/claude/response.js';
 import { geminiErrorBody } from '../formats/gemini/errors.js';
 import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent, WireFormat } from '../providers/types.js';
-import type { EventHandler, EventStep } from './event-stream.js';
+import type { EventHandler, EventStep } from './event-codec.js';
 
 type Json = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 const stalledClientFactor = 5;
 
 /**
- * The stream idle timeout of both stream paths (stream.ts SseRelay, event-stream.ts pipeEvents):
+ * The stream idle timeout of the stream driver (stream-driver.ts):
  * fires `onIdle` once the upstream has sent nothing for `timeoutMs` while the client kept up. While
  * the relay waits for a slow client to drain (backpressure, the upstream paused by us), the idle
  * timer does not run; it counts again from zero once the client has caught up. A client that drains

@@ -11,13 +11,10 @@ import type { RelayChannel } from './channel-index.js';
 import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
 import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
-import { releaseHold, settle, type Hold, type SettleInput } from './settle.js';
-import { SseRelay } from './stream.js';
-
-type SettleBase = Omit<SettleInput, 'usage' | 'isStream' | 'frtMs'>;
-
-/** Placeholder usage of the base a responder gets (it settles with its own usage). */
-const noUsage: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+import { OpenAiSseCodec } from './openai-sse-codec.js';
+import type { Delivery } from './respond.js';
+import { releaseHold, settle, type Hold } from './settle.js';
+import { StreamDriver, type StreamOut } from './stream-driver.js';
 
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {
@@ -138,46 +135,40 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   const controller = new CallSignal(out);
   const abortOnClose = controller.onClientClose;
   out.on('close', abortOnClose);
-  // The settle input in one object literal (an object spread per call showed in profiles).
-  const settleInput = (success: UpstreamSuccess, usage: Usage, isStream: boolean, frtMs: number): SettleInput => ({
-    hold, pricing, groupRatio, usage, calls: job.calls, model: job.model, upstreamModel: success.upstreamModel, channelId: success.channel.id,
-    tried: success.tried, isStream, startedAt, frtMs, ip: exchange.ip, requestPath: exchange.path,
-  });
-  const passStream = async (answered: UpstreamSuccess): Promise<void> => {
+  const passStream = async (answered: UpstreamSuccess): Promise<Delivery> => {
     const answer = answered.answer!;
     out.off('close', abortOnClose);
     const pingEnabled = options.bool('general_setting.ping_interval_enabled');
-    const sse = new SseRelay({
-      out,
-      transform: answered.channel.adapter!.chatStream.createTransform(),
-      clientWantsUsage: job.clientWantsUsage,
+    const driver = new StreamDriver({
+      out: out as unknown as StreamOut,
+      codec: new OpenAiSseCodec({ transform: answered.channel.adapter!.chatStream.createTransform(), clientWantsUsage: job.clientWantsUsage, startedAt, model: job.model }),
       idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
       pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
       abort: () => controller.abort(),
       startedAt,
-      model: job.model,
       countPromptTokens: job.countPromptTokens,
       start: () => exchange.startStream(sseHeaders),
       cancel: () => answer.cancel(),
     }, () => answer.resume());
-    answer.stream(sse);
-    const outcome = await sse.done;
+    answer.stream(driver);
+    const outcome = await driver.done;
     if (!outcome.isStarted && outcome.error !== null && !outcome.isClientGone && !outcome.isIdleTimeout) {
       // Failed before its first byte (an error event first, the upstream gone): another channel may serve it.
       out.on('close', abortOnClose);
       if (outcome.error instanceof RelayError) throw outcome.error;
       throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error).message}`, null, '');
     }
-    settle(ctx, relay, settleInput(answered, outcome.usage, true, outcome.frtMs));
+    return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs };
   };
   let success: UpstreamSuccess;
+  let delivery: Delivery | undefined;
   try {
     success = await dispatchWithFailover(ctx, relay, {
       // Every streamed answer, and converted, native and inbound answers, are given inside the
       // failover loop, so a stream that fails before its first byte is retried on another channel.
-      deliver: (answered) => {
-        if (answered.respond) return deliver(ctx, relay, exchange, job, controller, answered, settleInput(answered, noUsage, false, 0));
-        return job.isStream ? passStream(answered) : Promise.resolve();
+      deliver: async (answered) => {
+        if (answered.respond) delivery = await deliver(ctx, relay, exchange, job, controller, answered, startedAt);
+        else if (job.isStream) delivery = await passStream(answered);
       },
       endpoint: job.endpoint,
       model: job.model,
@@ -191,18 +182,28 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
       requestOptions: job.requestOptions,
     });
   } catch (error) {
+    // The one place a failed request gives its hold (and rate-limit slot) back.
     out.off('close', abortOnClose);
     releaseHold(hold);
     releaseSuccessSlot(ctx, successSlot);
     throw error;
   }
-  if (success.respond || job.isStream) return;
+  out.off('close', abortOnClose);
+  delivery ??= passAnswer(job, success, exchange, startedAt);
+  // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
+  settle(ctx, relay, {
+    hold, pricing, groupRatio, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
+    channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
+  });
+  delivery.send?.();
+}
+
+/** A non-stream OpenAI-wire answer passed through as it came: its usage (read fast from the bytes when it can). */
+function passAnswer(job: RelayJob, success: UpstreamSuccess, exchange: RelayExchange, startedAt: number): Delivery {
   const { channel, head } = success;
   const adapter = channel.adapter!;
-  out.off('close', abortOnClose);
-
-  const bytes = head.body!;
-  const contentType = head.contentType || 'application/json';
+  const bytes = head!.body!;
+  const contentType = head!.contentType || 'application/json';
   const isJson = contentType.includes('json');
   let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;
@@ -220,20 +221,18 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
   }
-  settle(ctx, relay, settleInput(success, usage, false, Date.now() - startedAt));
-  exchange.send(head.statusCode, contentType, bytes);
+  return { usage, isStream: false, frtMs: Date.now() - startedAt, send: () => exchange.send(head!.statusCode, contentType, bytes) };
 }
 
 /** Gives a responder's answer (conversion, native pass-through, inbound formats) to the client. */
-async function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, base: SettleBase): Promise<void> {
-  if (!success.respond) return;
+async function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, startedAt: number): Promise<Delivery> {
   const out = exchange.raw;
   const abortOnClose = controller.onClientClose;
   out.off('close', abortOnClose);
   out.on('close', abortOnClose);
-  await success.respond({
-    ctx, relay, exchange, response: success.response, hold: base.hold, base, model: job.model, upstreamModel: success.upstreamModel,
-    signal: controller.signal, startedAt: base.startedAt,
+  return success.respond!({
+    ctx, relay, exchange, response: success.response!, model: job.model, upstreamModel: success.upstreamModel,
+    signal: controller.signal, startedAt,
     abort: () => controller.abort(),
     detach: () => out.off('close', abortOnClose),
     countPromptTokens: job.countPromptTokens,

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 
-/** Where a streamed answer goes, chunk by chunk (the SSE relay of `stream.ts`). */
+/** Where a streamed answer goes, chunk by chunk (the stream driver of `stream-driver.ts`). */
 export interface AnswerSink {
   /** One piece of the body; false pauses the upstream until the sink calls the resume it was given. */
   data(chunk: Buffer): boolean;

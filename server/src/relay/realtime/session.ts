@@ -184,17 +184,19 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   const hold: Hold = { caller: request.caller, amount: 0, isReleased: false };
   growHold(hold, request.holdAmount);
 
-  let connected: Connected;
+  let connected: Connected | null = null;
+  let failure: RelayError | null = null;
   try {
     connected = await connectWithFailover(ctx, relay, request);
   } catch (error) {
-    releaseHold(hold);
-    return fail(error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error'), upstreamFailureCloseCode);
+    failure = error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error');
   }
+  // The one place a session that never started gives its hold back (a started one settles in finish).
+  if (!connected || isClientGone) releaseHold(hold);
+  if (!connected) return fail(failure!, upstreamFailureCloseCode);
   const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
   if (isClientGone) {
-    releaseHold(hold);
     releaseSuccessSlot(ctx, request.successSlot);
     upstream.removeAllListeners();
     upstream.on('error', () => undefined);

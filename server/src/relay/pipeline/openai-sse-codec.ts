@@ -1,62 +1,29 @@
-import type { ServerResponse } from 'node:http';
-import type { Usage } from '../../relay/billing/quota.js';
+import type { Usage } from '../billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
-import { RelayError, publicErrorOf, type UpstreamError } from '../errors.js';
+import { publicErrorOf, type UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
 import { errorOfChunk, streamErrorFrame } from './chunk-handlers.js';
-import { IdleTimer } from './idle-timer.js';
-import type { AnswerSink } from './upstream-answer.js';
+import type { StreamCodec } from './stream-driver.js';
 
-export interface StreamOptions {
-  out: ServerResponse;
+export interface OpenAiSseOptions {
   transform: ChunkTransform;
   /** The client asked for stream_options.include_usage: forward (or synthesize) the usage chunk. */
   clientWantsUsage: boolean;
-  idleTimeoutMs: number;
-  pingIntervalMs: number;
-  /** Aborts the upstream request (client gone or idle). */
-  abort: (reason: string) => void;
   startedAt: number;
   model: string;
-  /** Tokenizes the request's prompt; only called when the upstream reported no usage. */
-  countPromptTokens: () => number;
-  /**
-   * Writes the answer's head, called before the first byte goes out. Without it the head is already
-   * out. With it, a stream that fails before its first byte (an error event first, the upstream gone)
-   * writes nothing: `done` gives `isStarted: false` and the error, and the caller may fail over.
-   */
-  start?: () => void;
-  /** Stops this upstream answer (a first-event error) without aborting the client's call. */
-  cancel?: () => void;
-}
-
-export interface StreamOutcome {
-  /** Upstream usage, or prompt and streamed text counted here when the upstream sent none. */
-  usage: Usage;
-  isUsageCounted: boolean;
-  frtMs: number;
-  isClientGone: boolean;
-  isIdleTimeout: boolean;
-  /** Whether anything reached the client (always true without `start`). */
-  isStarted: boolean;
-  /** Why the stream ended early (null when it ended normally). */
-  error: unknown;
 }
 
 const done = 'data: [DONE]\n\n';
 const usageKey = 'usage"';
 const errorKey = 'error"';
-const nonBlank = /\S/;
 
 /** Unparsed event text kept for counting (read-only transforms) before it is counted in one go. */
 const maxDeferredChars = 64 * 1024;
 
 /**
- * The one streaming pipeline of OpenAI-wire answers, driven by the upstream (`AnswerSink`): splits
- * upstream SSE into lines, runs the provider's chunk transform on data events, totals usage as chunks
- * pass, and writes to the client with backpressure (`data` returns false while the client's buffer is
- * full; `resume` is called on its 'drain'). `done` resolves when the stream has ended, broken or been
- * aborted, with the usage to bill.
+ * The codec of OpenAI-wire answers (stream-driver.ts drives it): splits upstream SSE into lines,
+ * runs the provider's chunk transform on data events and totals usage as chunks pass; the OpenAI
+ * pass-through is its read-only case.
  *
  * Fast path for read-only transforms (OpenAI wire): runs of plain `data: ` lines without `"usage"`
  * are copied to the client as they came (one search for `"usage"` per piece, no per-event strings);
@@ -65,9 +32,10 @@ const maxDeferredChars = 64 * 1024;
  * without the space) are looked at one by one. With upstream usage no tokenizer runs.
  * Memory per stream is bounded by one upstream read, the deferred text and the counter's small buffer.
  */
-export class SseRelay implements AnswerSink {
-  readonly done: Promise<StreamOutcome>;
-  private resolveDone!: (outcome: StreamOutcome) => void;
+export class OpenAiSseCodec implements StreamCodec {
+  failure: unknown = null;
+  readonly holdsUntilContent = false;
+  readonly hasContent = false;
   /** Made for the first piece that ends inside a multi-byte character. */
   private decoder: TextDecoder | null = null;
   /** The decoder holds the first bytes of a character split across pieces. */
@@ -77,125 +45,51 @@ export class SseRelay implements AnswerSink {
   /** The unfinished last line of the previous piece. */
   private carry = '';
   private usage: Usage | null = null;
-  private frtMs = 0;
-  private isClientGone = false;
-  private isIdleTimeout = false;
+  /** Time to the first passed or transformed data line. */
+  frtMs = 0;
   private isLastUsageChunkSeen = false;
-  private isFinished = false;
   private lastId = '';
   /** Passed-through text not yet counted (read-only transforms, while no usage has been seen). */
   private deferred: string[] = [];
   private deferredChars = 0;
   /** The latest passed-through text: its last event is parsed for its id only if a usage chunk must be synthesized. */
   private lastPassed: string | null = null;
-  private readonly idle: IdleTimer;
-  private readonly ping: NodeJS.Timeout | null;
-  private isWaitingForDrain = false;
-  private isCorked = false;
-  /** The head has been written (`options.start`); nothing is written before. */
-  private isStarted: boolean;
   /** Read-only framing: a copied data line's event has not been closed by a blank line yet. */
   private isInsideEvent = false;
   /** Read-only framing: the blank lines that follow are the end of a line already answered or dropped. */
   private isSkippingBlank = false;
 
-  constructor(private readonly options: StreamOptions, private readonly resume: () => void) {
+  constructor(private readonly options: OpenAiSseOptions) {
     this.isReadOnly = options.transform.isReadOnly === true;
-    this.isStarted = options.start === undefined;
-    this.done = new Promise((resolve) => {
-      this.resolveDone = resolve;
-    });
-    const out = options.out;
-    out.on('close', this.onClose);
-    this.idle = new IdleTimer(options.idleTimeoutMs, this.onIdle);
-    this.ping = options.pingIntervalMs > 0
-      ? setInterval(() => {
-        if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
-      }, options.pingIntervalMs)
-      : null;
   }
 
-  private readonly onClose = (): void => {
-    if (!this.options.out.writableFinished) {
-      this.isClientGone = true;
-      this.options.abort('client closed');
-    }
-  };
-
-  /** The upstream sent nothing for idleTimeoutMs while the client kept up (idle-timer.ts). */
-  private readonly onIdle = (): void => {
-    this.isIdleTimeout = true;
-    this.options.abort('stream idle timeout');
-  };
-
-  private readonly onDrain = (): void => {
-    this.isWaitingForDrain = false;
-    this.idle.resume();
-    this.resume();
-  };
-
-  data(piece: Buffer): boolean {
-    if (this.isFinished) return true;
-    this.idle.touch();
+  push(piece: Buffer, isStarted: boolean): string {
     const decoded = this.decode(piece);
     const text = this.carry.length === 0 ? decoded : this.carry + decoded;
     const cut = text.lastIndexOf('\n') + 1;
     if (cut === 0) {
       this.carry = text;
-      return true;
+      return '';
     }
     this.carry = cut === text.length ? '' : text.slice(cut);
-    if (!this.isStarted) {
+    if (!isStarted) {
       const failure = this.firstEventError(text, cut);
       if (failure) {
-        this.options.cancel?.();
-        this.finish(failure);
-        return true;
+        this.failure = failure;
+        return '';
       }
     }
-    const output = this.isReadOnly ? this.passLines(text, cut) : this.transformLines(text, cut);
-    const out = this.options.out;
-    if (output.length === 0 || out.writableEnded || out.destroyed) return true;
-    if (!this.isStarted) {
-      // Blank lines and dropped lines alone do not start the answer.
-      if (!nonBlank.test(output)) return true;
-      this.begin();
-    }
-    this.cork();
-    if (out.write(output)) return true;
-    if (!this.isWaitingForDrain) {
-      this.isWaitingForDrain = true;
-      this.idle.pause();
-      out.once('drain', this.onDrain);
-    }
-    return false;
+    return this.isReadOnly ? this.passLines(text, cut) : this.transformLines(text, cut);
   }
 
-  end(): void {
-    if (this.isFinished) return;
+  end(): string {
     const rest = this.carry.trim();
-    if (rest) {
-      const output = this.handleLine(rest);
-      if (output && !this.options.out.destroyed) {
-        this.begin();
-        this.options.out.write(this.isInsideEvent ? `\n${output}` : output);
-        this.isInsideEvent = false;
-      }
-    }
-    this.finish(null);
-  }
-
-  error(error: Error): void {
-    if (this.isFinished) return;
-    // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced, and
-    // tell the client with an error event before [DONE].
-    this.finish(this.isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error);
-  }
-
-  private begin(): void {
-    if (this.isStarted) return;
-    this.isStarted = true;
-    this.options.start!();
+    if (!rest) return '';
+    const output = this.handleLine(rest);
+    if (!output) return '';
+    const closed = this.isInsideEvent ? `\n${output}` : output;
+    this.isInsideEvent = false;
+    return closed;
   }
 
   /**
@@ -234,22 +128,6 @@ export class SseRelay implements AnswerSink {
     this.isDecoderPending = last >= 0x80;
     return this.decoder.decode(piece, { stream: true });
   }
-
-  /**
-   * Holds this tick's writes in the socket until the next tick: when the upstream's last pieces and
-   * its end arrive in one read (short answers), the events and the closing [DONE] leave in one write.
-   */
-  private cork(): void {
-    if (this.isCorked) return;
-    this.isCorked = true;
-    this.options.out.cork();
-    process.nextTick(this.uncork);
-  }
-
-  private readonly uncork = (): void => {
-    this.isCorked = false;
-    this.options.out.uncork();
-  };
 
   /**
    * Read-only transforms: the complete lines text[0, end) as output. Runs of plain lines (`data: `
@@ -349,7 +227,7 @@ export class SseRelay implements AnswerSink {
 
   private countDeferred(): void {
     for (const run of this.deferred) {
-      for (const data of SseRelay.dataLines(run)) this.countText(data);
+      for (const data of OpenAiSseCodec.dataLines(run)) this.countText(data);
     }
     this.deferred = [];
     this.deferredChars = 0;
@@ -409,40 +287,27 @@ export class SseRelay implements AnswerSink {
     return `data: ${verdict.isModified ? JSON.stringify(chunk) : data}\n\n`;
   }
 
-  private finish(streamError: unknown): void {
-    this.isFinished = true;
-    this.idle.stop();
-    if (this.ping) clearInterval(this.ping);
-    const { out } = this.options;
-    out.off('close', this.onClose);
-    if (this.isWaitingForDrain) out.off('drain', this.onDrain);
-    if (!this.isStarted && streamError !== null && !this.isClientGone && !this.isIdleTimeout) {
-      // The upstream failed before anything reached the client: nothing is billed, the caller answers
-      // the error or fails over. (A client gone or an idle upstream is billed as before: the prompt.)
-      this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, isUsageCounted: false, frtMs: 0, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, isStarted: false, error: streamError });
-      return;
-    }
-    const isUsageCounted = this.usage === null;
-    let final: Usage;
-    if (this.usage === null) {
-      this.countDeferred();
-      final = { promptTokens: this.options.countPromptTokens(), completionTokens: this.counter?.finish() ?? 0, cachedTokens: 0 };
-    } else {
-      final = this.usage;
-    }
-    if (!out.destroyed && !out.writableEnded) {
-      this.begin();
-      if (this.isInsideEvent) out.write('\n');
-      if (this.options.clientWantsUsage && !this.isLastUsageChunkSeen) out.write(this.synthesizedUsage(final));
-      out.end(streamError !== null ? streamErrorFrame('openai', streamError) + done : done);
-    }
-    this.resolveDone({ usage: final, isUsageCounted, frtMs: this.frtMs, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, isStarted: this.isStarted, error: streamError });
+  /** The bill was counted here (the upstream sent no usage). */
+  get isUsageCounted(): boolean {
+    return this.usage === null;
+  }
+
+  billedUsage(_isComplete: boolean, countPromptTokens: () => number): Usage {
+    if (this.usage !== null) return this.usage;
+    this.countDeferred();
+    return { promptTokens: countPromptTokens(), completionTokens: this.counter?.finish() ?? 0, cachedTokens: 0 };
+  }
+
+  close(usage: Usage, error: unknown): string {
+    let frames = this.isInsideEvent ? '\n' : '';
+    if (this.options.clientWantsUsage && !this.isLastUsageChunkSeen) frames += this.synthesizedUsage(usage);
+    return frames + (error !== null ? streamErrorFrame('openai', error) + done : done);
   }
 
   private synthesizedUsage(final: Usage): string {
     if (this.lastPassed !== null) {
       let lastData: string | null = null;
-      for (const data of SseRelay.dataLines(this.lastPassed)) lastData = data;
+      for (const data of OpenAiSseCodec.dataLines(this.lastPassed)) lastData = data;
       try {
         const id = lastData === null ? undefined : (JSON.parse(lastData) as Record<string, unknown>).id;
         if (typeof id === 'string') this.lastId = id;

@@ -1,0 +1,280 @@
+import type { Usage } from '../billing/quota.js';
+import { RelayError } from '../errors.js';
+import { IdleTimer } from './idle-timer.js';
+import type { AnswerSink } from './upstream-answer.js';
+
+/** Where the driver writes: the client's response, or a discarding writable for collected answers. */
+export interface StreamOut {
+  readonly writableEnded: boolean;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+  write(chunk: string): boolean;
+  end(chunk?: string): unknown;
+  cork(): void;
+  uncork(): void;
+  on(event: 'close', listener: () => void): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  off(event: 'close' | 'drain', listener: () => void): unknown;
+}
+
+/**
+ * One stream's format work, between the upstream's bytes and the client's: decode (SSE lines, a
+ * provider's framing), transform (the provider's chunk transform, a conversion to another API's
+ * events) and encode. The OpenAI pass-through is one codec (a read-only transform: lines copied),
+ * every converted or inbound format another (stream-codecs.ts).
+ */
+export interface StreamCodec {
+  /**
+   * Client output for one upstream piece. An error that ends the stream (an in-stream error event;
+   * before the first byte, one the caller may fail over on) is left in `failure`, with the output
+   * produced before it returned.
+   */
+  push(piece: Buffer, isStarted: boolean): string;
+  /** The upstream ended normally: what is left to write (a final partial line, a flush). */
+  end(): string;
+  /** Set by push/end when the stream fails; the driver stops there. */
+  failure: unknown;
+  /**
+   * Whether output so far carries the answer's content. Codecs that hold their opening frames
+   * (role chunk, message_start) until content set `holdsUntilContent`: an error right after them
+   * still counts as before the first byte, so the request can fail over.
+   */
+  readonly holdsUntilContent: boolean;
+  readonly hasContent: boolean;
+  /**
+   * What to bill. A stream that ended normally bills the upstream's usage (or the counted prompt
+   * and text when it sent none); one that ended early (client gone, idle, broken) bills at least the
+   * text it streamed, whatever partial usage the upstream had sent.
+   */
+  billedUsage(isComplete: boolean, countPromptTokens: () => number): Usage;
+  /** The closing frames: the end of a normal stream, or the error in the client's format. */
+  close(usage: Usage, error: unknown): string;
+  /** Time to the first content, if the codec tracks it (else the driver's first write). */
+  readonly frtMs?: number;
+}
+
+export interface StreamDriverOptions {
+  out: StreamOut;
+  codec: StreamCodec;
+  idleTimeoutMs: number;
+  pingIntervalMs: number;
+  /** Aborts the upstream request (client gone or idle). */
+  abort(reason: string): void;
+  startedAt: number;
+  countPromptTokens(): number;
+  /**
+   * Writes the answer's head, right before the first byte goes out. A stream that fails before
+   * its first byte writes nothing: `done` gives `isStarted: false` and the error (failover).
+   * Without it the head is already out.
+   */
+  start?(): void;
+  /** Stops this upstream answer (a failure before the first byte) without aborting the client's call. */
+  cancel?(): void;
+  /** Nothing reaches the client (a collected answer): the client's own connection is watched here. */
+  clientOut?: StreamOut;
+}
+
+export interface StreamDriverOutcome {
+  usage: Usage;
+  frtMs: number;
+  isStarted: boolean;
+  isClientGone: boolean;
+  isIdleTimeout: boolean;
+  /** Why the stream ended early; null when it ended normally. */
+  error: unknown;
+}
+
+/** Opening frames held back (codecs that hold until content) beyond which they are written anyway. */
+const maxHeldChars = 16 * 1024;
+const nonBlank = /\S/;
+
+/**
+ * The one stream driver, push-driven (`AnswerSink`: the upstream answer calls `data`, `end`,
+ * `error`; `data` returning false pauses it until `resume`). Whatever the format, it owns the
+ * rules: the idle timeout (not while waiting on a slow client), optional pings, a client that goes
+ * away aborts the upstream, backpressure, writes corked per tick, the head sent lazily so a failure
+ * before the first byte is still an error answer (and another channel may serve the request), and
+ * the outcome to bill.
+ */
+export class StreamDriver implements AnswerSink {
+  readonly done: Promise<StreamDriverOutcome>;
+  private resolveDone!: (outcome: StreamDriverOutcome) => void;
+  private isStarted = false;
+  private isFinished = false;
+  private isClientGone = false;
+  private isIdleTimeout = false;
+  private isWaitingForDrain = false;
+  private isCorked = false;
+  private frtMs = 0;
+  private held = '';
+  private readonly idle: IdleTimer;
+  private readonly ping: NodeJS.Timeout | null;
+  private readonly watched: StreamOut;
+
+  constructor(private readonly options: StreamDriverOptions, private readonly resume: () => void) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.isStarted = options.start === undefined;
+    this.watched = options.clientOut ?? options.out;
+    this.watched.on('close', this.onClose);
+    this.idle = new IdleTimer(options.idleTimeoutMs, this.onIdle);
+    const out = options.out;
+    this.ping = options.pingIntervalMs > 0
+      ? setInterval(() => {
+        if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
+      }, options.pingIntervalMs)
+      : null;
+  }
+
+  /** The stream has ended (normally, broken, or failed before its first byte). */
+  get isDone(): boolean {
+    return this.isFinished;
+  }
+
+  private readonly onClose = (): void => {
+    if (!this.watched.writableFinished) {
+      this.isClientGone = true;
+      this.options.abort('client closed');
+      // A reader paused for the client's drain goes on, to meet the abort.
+      if (this.isWaitingForDrain) {
+        this.isWaitingForDrain = false;
+        this.options.out.off('drain', this.onDrain);
+        this.resume();
+      }
+    }
+  };
+
+  /** The upstream sent nothing for idleTimeoutMs while the client kept up (idle-timer.ts). */
+  private readonly onIdle = (): void => {
+    this.isIdleTimeout = true;
+    this.options.abort('stream idle timeout');
+  };
+
+  private readonly onDrain = (): void => {
+    this.isWaitingForDrain = false;
+    this.idle.resume();
+    this.resume();
+  };
+
+  data(piece: Buffer): boolean {
+    if (this.isFinished) return true;
+    this.idle.touch();
+    const { codec } = this.options;
+    const output = codec.push(piece, this.isStarted);
+    if (codec.failure !== null) {
+      // What came before the failure still goes out (unless held back: then the request may fail over).
+      const written = this.write(output, false);
+      if (!this.isStarted) this.options.cancel?.();
+      this.finish(codec.failure);
+      return written;
+    }
+    return this.write(output, false);
+  }
+
+  end(): void {
+    if (this.isFinished) return;
+    const { codec } = this.options;
+    const output = codec.end();
+    this.write(output, codec.failure === null);
+    this.finish(codec.failure);
+  }
+
+  error(error: Error): void {
+    if (this.isFinished) return;
+    // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced, and
+    // tell the client in its format.
+    this.finish(this.isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error);
+  }
+
+  /** Writes output (held back while the codec holds its opening frames); false when the client's buffer is full. */
+  private write(produced: string, isEnd: boolean): boolean {
+    const { out, codec } = this.options;
+    let text = produced;
+    if (!this.isStarted && codec.holdsUntilContent) {
+      this.held += produced;
+      if (!isEnd && !codec.hasContent && this.held.length < maxHeldChars) return true;
+      text = this.held;
+      this.held = '';
+    }
+    if (text.length === 0 || out.writableEnded || out.destroyed) return true;
+    if (!this.isStarted) {
+      // Blank lines and dropped lines alone do not start the answer.
+      if (!nonBlank.test(text)) return true;
+      this.begin();
+    }
+    this.cork();
+    if (out.write(text)) return true;
+    if (!this.isWaitingForDrain) {
+      this.isWaitingForDrain = true;
+      this.idle.pause();
+      out.once('drain', this.onDrain);
+    }
+    return false;
+  }
+
+  private begin(): void {
+    if (this.isStarted) return;
+    this.isStarted = true;
+    this.frtMs = Date.now() - this.options.startedAt;
+    this.options.start!();
+  }
+
+  /**
+   * Holds this tick's writes in the socket until the next tick: when the upstream's last pieces and
+   * its end arrive in one read (short answers), the events and the closing frames leave in one write.
+   */
+  private cork(): void {
+    if (this.isCorked) return;
+    this.isCorked = true;
+    this.options.out.cork();
+    process.nextTick(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    this.isCorked = false;
+    this.options.out.uncork();
+  };
+
+  private finish(streamError: unknown): void {
+    this.isFinished = true;
+    this.idle.stop();
+    if (this.ping) clearInterval(this.ping);
+    const { out, codec } = this.options;
+    this.watched.off('close', this.onClose);
+    if (this.isWaitingForDrain) out.off('drain', this.onDrain);
+    const outcome = { isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError };
+    if (!this.isStarted && streamError !== null && !this.isClientGone && !this.isIdleTimeout) {
+      // The upstream failed before anything reached the client: nothing is billed; the caller answers
+      // the error or fails over. (A client gone or an idle upstream is billed: at least the prompt.)
+      this.resolveDone({ ...outcome, usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false });
+      return;
+    }
+    const usage = codec.billedUsage(streamError === null, this.options.countPromptTokens);
+    if (!out.destroyed && !out.writableEnded) {
+      if (!this.isStarted && this.held.length > 0) {
+        this.begin();
+        out.write(this.held);
+      }
+      this.begin();
+      out.end(codec.close(usage, streamError));
+    }
+    this.resolveDone({ ...outcome, usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted });
+  }
+}
+
+/**
+ * Feeds an upstream body that is read by iteration (responders' undici bodies, transports) into the
+ * driver, honouring its backpressure; stops reading (the body is destroyed) once the driver is done.
+ */
+export async function pump(body: AsyncIterable<Buffer>, driver: StreamDriver, waiter: { resume: () => void }): Promise<void> {
+  try {
+    for await (const piece of body) {
+      if (!driver.data(piece as Buffer)) await new Promise<void>((resolve) => (waiter.resume = resolve));
+      if (driver.isDone) return;
+    }
+    driver.end();
+  } catch (error) {
+    driver.error(error as Error);
+  }
+}
