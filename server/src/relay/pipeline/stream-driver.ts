@@ -243,11 +243,10 @@ export class StreamDriver implements AnswerSink {
     const { out, codec } = this.options;
     this.watched.off('close', this.onClose);
     if (this.isWaitingForDrain) out.off('drain', this.onDrain);
-    const outcome = { isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError };
     if (!this.isStarted && streamError !== null && !this.isClientGone && !this.isIdleTimeout) {
       // The upstream failed before anything reached the client: nothing is billed; the caller answers
       // the error or fails over. (A client gone or an idle upstream is billed: at least the prompt.)
-      this.resolveDone({ ...outcome, usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false });
+      this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false, isClientGone: false, isIdleTimeout: false, error: streamError });
       return;
     }
     const usage = codec.billedUsage(streamError === null, this.options.countPromptTokens);
@@ -259,7 +258,7 @@ export class StreamDriver implements AnswerSink {
       this.begin();
       out.end(codec.close(usage, streamError));
     }
-    this.resolveDone({ ...outcome, usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted });
+    this.resolveDone({ usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError });
   }
 }
 
