@@ -10,6 +10,7 @@ import { registerApiRoutes } from './api/routes.js';
 import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
+import { applyCors } from './relay/cors.js';
 import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
 
@@ -27,7 +28,8 @@ const requestIdKey = Symbol('modelgate.requestId');
 type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
 
 /**
- * The HTTP server with two steps before Fastify: the request id is chosen; the relay's direct lane
+ * The HTTP server with three steps before Fastify: the relay's CORS (relay/cors.ts: headers on relay
+ * answers, preflights answered); the request id is chosen; the relay's direct lane
  * (relay/direct-lane.ts) serves the JSON calls of the OpenAI routes itself; for all else the id is
  * set as the X-Request-Id response header on the raw response (Node merges it into the head whatever
  * way the answer is written, hijacked streams included), so no app-wide onRequest hook runs per request.
@@ -40,6 +42,7 @@ function createHttpServer(handler: http.RequestListener, options: { keepAliveTim
   // Node checks the deadlines on an interval: often enough that a limit is kept to within a quarter of the headers timeout.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
   const server = http.createServer({ headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval }, (request: TaggedRequest, response) => {
+    if (applyCors(request, response)) return;
     const id = requestIdOf(request.headers['x-request-id']);
     if (lane.serve?.(request, response, id)) return;
     request[requestIdKey] = id;

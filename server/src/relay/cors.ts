@@ -1,0 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * CORS for the relay, as new-api answers it: the API families clients call from the browser (`/v1`,
+ * `/v1beta`, `/mj` and its mode prefixes, `/suno`, `/pg`) allow any origin; the management API `/api`
+ * and the console stay same-origin (no CORS headers at all). Credentials are never allowed, so a
+ * cross-origin page cannot ride the console's session cookie (`/pg` needs it: it stays usable only
+ * from the console's own origin in practice).
+ */
+const corsPrefixes = ['/v1/', '/v1beta/', '/mj/', '/mj-fast/', '/mj-turbo/', '/mj-relax/', '/suno/', '/pg/'];
+const corsPaths = new Set(corsPrefixes.map((prefix) => prefix.slice(0, -1)));
+
+/** What browser clients of the relay send: the official SDKs (x-stainless-*), Anthropic, Gemini and Midjourney clients. */
+const defaultAllowedHeaders = [
+  'authorization', 'content-type', 'accept', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access',
+  'x-goog-api-key', 'x-goog-api-client', 'openai-organization', 'openai-project', 'openai-beta', 'mj-api-secret', 'new-api-user', 'x-request-id',
+  'x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count', 'x-stainless-runtime',
+  'x-stainless-runtime-version', 'x-stainless-timeout', 'x-stainless-helper-method', 'x-stainless-poll-helper',
+].join(', ');
+/** Headers a browser client may read from an answer. */
+const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms';
+/** A header-name list as a preflight asks for it (tokens separated by commas), echoed only when well formed. */
+const headerList = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:[ \t]*,[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+
+export function isCorsPath(url: string): boolean {
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  for (const prefix of corsPrefixes) if (path.startsWith(prefix)) return true;
+  return corsPaths.has(path);
+}
+
+/**
+ * Adds the CORS headers to a relay answer (whatever writes it later: the direct lane or Fastify,
+ * Node merges them into the head) and answers a preflight itself: 204, no token needed, nothing else
+ * runs. Returns whether the request was answered.
+ */
+export function applyCors(request: IncomingMessage, response: ServerResponse): boolean {
+  const url = request.url ?? '';
+  if (url.charCodeAt(0) !== 47 /* / */ || !isCorsPath(url)) return false;
+  response.setHeader('Access-Control-Allow-Origin', '*');
+  if (request.method !== 'OPTIONS') {
+    response.setHeader('Access-Control-Expose-Headers', exposedHeaders);
+    return false;
+  }
+  const requested = request.headers['access-control-request-headers'];
+  const allowed = typeof requested === 'string' && requested.length <= 2000 && headerList.test(requested.trim()) ? requested.trim() : defaultAllowedHeaders;
+  response.writeHead(204, {
+    'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': allowed,
+    'Access-Control-Max-Age': '86400',
+    Vary: 'Access-Control-Request-Headers',
+  });
+  response.end();
+  return true;
+}
