@@ -18,8 +18,12 @@ export interface InboundFormat {
   toOpenAI(body: Record<string, unknown>, params: Record<string, string>): Record<string, unknown>;
   /** OpenAI `chat.completion` → this format's response body. */
   fromOpenAI(completion: Record<string, unknown>, model: string, usage: Usage): unknown;
-  /** Stateful: OpenAI chunks → this format's stream text (complete SSE frames). */
-  createStreamEncoder(model: string): {
+  /**
+   * Stateful: OpenAI chunks → this format's stream text (complete SSE frames). `promptTokens` counts
+   * the request's prompt locally, for formats that state it before the upstream's usage comes
+   * (Anthropic's message_start).
+   */
+  createStreamEncoder(model: string, promptTokens?: () => number): {
     onChunk(chunk: Record<string, unknown>): string;
     /** Closing frames, with the final usage. */
     finish(usage: Usage): string;

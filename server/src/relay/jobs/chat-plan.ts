@@ -36,8 +36,9 @@ export function countAnswerTokens(completion: Json): number {
 const usageOr = (usage: Usage | null, rc: ResponseContext, completion: Json): Usage =>
   usage ?? { promptTokens: rc.countPromptTokens(), completionTokens: countAnswerTokens(completion), cachedTokens: 0 };
 
-function sinkFor(spec: ChatSpec, model: string): ChunkSink {
-  if (spec.inbound) return formatChunkSink(spec.inbound, model);
+function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
+  const model = rc.model;
+  if (spec.inbound) return formatChunkSink(spec.inbound, model, rc.countPromptTokens);
   return openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
 }
 
@@ -71,7 +72,7 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(converter.createStreamTransform(rc.model), sinkFor(spec, rc.model)));
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(converter.createStreamTransform(rc.model), sinkFor(spec, rc)));
     }
     if (upstreamStreams) return aggregateStream(rc, converter, spec);
     return sendJsonAnswer(rc, ({ json }) => {
@@ -98,7 +99,7 @@ function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: Relay
   const inbound = spec.inbound;
   if (!inbound) return { kind: 'json', value: body };
   const respond = spec.isStream
-    ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), formatChunkSink(inbound, rc.model)))
+    ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), formatChunkSink(inbound, rc.model, rc.countPromptTokens)))
     : (rc: ResponseContext) => sendJsonAnswer(rc, ({ json }) => {
       const completion = json ?? {};
       const usage = usageOr(adapter.chat.readUsage(completion), rc, completion);

@@ -39,7 +39,13 @@ function convertedBody(
       const { response, usage, calls } = converter.parseResponse(json ?? {}, rc.model);
       // Converters answer float lists; a client that asked for base64 (the openai client's default) gets base64.
       const answer = body.encoding_format === 'base64' ? withBase64Embeddings(response) : response;
-      return { body: answer, usage: usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 }, calls };
+      const billed = usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 };
+      // An upstream without usage (Gemini's batchEmbedContents): the client is told what it is billed for.
+      const stated = answer.usage as { prompt_tokens?: unknown } | undefined;
+      if (answer.object === 'list' && (typeof stated?.prompt_tokens !== 'number' || stated.prompt_tokens <= 0)) {
+        answer.usage = { prompt_tokens: billed.promptTokens, total_tokens: billed.promptTokens + billed.completionTokens };
+      }
+      return { body: answer, usage: billed, calls };
     }),
   }));
 }

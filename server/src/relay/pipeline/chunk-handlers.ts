@@ -86,8 +86,8 @@ export function openAiChunkSink(model: string, clientWantsUsage: boolean, object
 }
 
 /** OpenAI chunks re-encoded in an inbound format (Claude, Gemini, Responses SSE). */
-export function formatChunkSink(format: InboundFormat, model: string): ChunkSink {
-  const encoder = format.createStreamEncoder(model);
+export function formatChunkSink(format: InboundFormat, model: string, promptTokens?: () => number): ChunkSink {
+  const encoder = format.createStreamEncoder(model, promptTokens);
   return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage), fail: (error) => streamErrorFrame(format.wire === 'responses' ? 'responses' : format.wire, error) };
 }
 

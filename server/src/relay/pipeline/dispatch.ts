@@ -68,8 +68,11 @@ export type UpstreamSuccess = UpstreamReply & {
   tried: number[];
 };
 
+/** Channel types that can serve Claude (Anthropic, AWS Claude, Vertex AI): only they get the client's anthropic-* headers. */
+const claudeChannelTypes = new Set([14, 33, 41]);
+
 export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>): UpstreamTarget {
-  const headers: Record<string, string> = clientHeaders ? { ...clientHeaders } : {};
+  const headers: Record<string, string> = clientHeaders && claudeChannelTypes.has(channel.type) ? { ...clientHeaders } : {};
   if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
   const key = channel.keys.length <= 1 ? (channel.keys[0] ?? '') : channel.keys[Math.floor(Math.random() * channel.keys.length)]!;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };

@@ -8,10 +8,11 @@ const frame = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.string
 /**
  * OpenAI chat.completion.chunk objects → Anthropic SSE. Blocks are opened lazily and numbered in
  * order: switching between thinking, text and a tool call closes the open block and opens the next
- * index; each new OpenAI tool-call index opens a new tool_use block. message_delta (stop_reason and
- * the final usage) and message_stop are written by finish().
+ * index; each new OpenAI tool-call index opens a new tool_use block. message_start states the
+ * prompt's tokens (counted locally); message_delta (stop_reason and the upstream's final usage) and
+ * message_stop are written by finish().
  */
-export function createClaudeStreamEncoder(model: string) {
+export function createClaudeStreamEncoder(model: string, promptTokens?: () => number) {
   let isStarted = false;
   let nextIndex = 0;
   let open: { index: number; kind: 'text' | 'thinking' | 'tool'; toolIndex?: number } | null = null;
@@ -22,7 +23,8 @@ export function createClaudeStreamEncoder(model: string) {
     isStarted = true;
     const message = {
       id: messageIdOf(id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-      usage: { input_tokens: 0, output_tokens: 0 },
+      // The upstream's count comes only at the end (OpenAI, Gemini): the prompt counted here, as Claude states it up front.
+      usage: { input_tokens: promptTokens ? promptTokens() : 0, output_tokens: 0 },
     };
     return frame('message_start', { message });
   };

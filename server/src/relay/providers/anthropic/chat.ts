@@ -1,4 +1,5 @@
 import type { AdapterOptions } from '../types.js';
+import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import { convertMessages } from './chat-messages.js';
 
 type Json = Record<string, unknown>;
@@ -60,6 +61,7 @@ const stopSequencesOf = (stop: unknown): string[] | undefined => {
  * `model` is the upstream model; a `-thinking` suffix turns on the thinking adapter when enabled.
  */
 export function openAiToClaude(body: Json, model: string, options: AdapterOptions): Json {
+  refuseUnhonoured(body, 'Claude', { n: true, logprobs: true });
   let upstreamModel = model;
   const isThinkingSuffix = model.endsWith('-thinking') && options.bool('claude.thinking_adapter_enabled');
   if (isThinkingSuffix) upstreamModel = model.slice(0, -'-thinking'.length);

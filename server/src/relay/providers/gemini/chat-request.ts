@@ -1,3 +1,4 @@
+import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import type { AdapterOptions } from '../types.js';
 import { convertMessages } from './messages.js';
 import { cleanParameters, cleanSchema } from './schema.js';
@@ -50,6 +51,8 @@ function isImageModel(options: AdapterOptions, model: string): boolean {
 }
 
 function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
+  // n maps to candidateCount (each candidate a choice); log probabilities are not converted back.
+  refuseUnhonoured(body, 'Gemini', { logprobs: true });
   const config: Json = {
     temperature: num(body.temperature),
     topP: num(body.top_p),

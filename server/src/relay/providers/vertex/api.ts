@@ -47,6 +47,8 @@ export async function vertexEndpoint(target: UpstreamTarget, model: string, isSt
   // Versioned ids keep their literal `@` (claude-sonnet-4@20250514), as in Vertex URLs.
   const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model).replace(/%40/g, '@')}:${actionOf(model, isStream)}`;
   const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
+  // The client's anthropic-* headers are for Claude models only.
+  if (publisher === 'google') for (const name of Object.keys(headers)) if (name.toLowerCase().startsWith('anthropic-')) delete headers[name];
   if (key.kind === 'api-key') {
     if (isClaudeModel(model)) throw relayErrors.badRequest('Vertex AI API Key 仅支持 Gemini 模型；Claude 模型请使用服务账号 JSON');
     headers['x-goog-api-key'] = key.apiKey;
