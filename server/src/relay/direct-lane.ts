@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import type { AppContext } from '../context.js';
-import { clientStatus, RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
@@ -73,7 +73,7 @@ class DirectExchange implements RelayExchange {
     const status = clientStatus(relayError);
     if (!this.raw.headersSent && !this.raw.destroyed) {
       const body = JSON.stringify(relayError.toBody());
-      this.raw.writeHead(status, this.withCommon({ 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), ...extra }));
+      this.raw.writeHead(status, this.withCommon({ 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), ...retryAfterHeaders(relayError), ...extra }));
       this.raw.end(body);
     }
     return status;

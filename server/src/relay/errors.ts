@@ -20,6 +20,9 @@ export class RelayError extends Error {
     this.name = 'RelayError';
   }
 
+  /** How long the caller should wait before retrying (an upstream's Retry-After), in ms; null when unknown. */
+  retryAfterMs: number | null = null;
+
   toBody(): { error: { message: string; type: string; param: null; code: string } } {
     return { error: { message: this.message, type: this.type, param: null, code: this.code } };
   }
@@ -64,8 +67,13 @@ export const relayErrors = {
   invalidToken: (message = '无效的令牌') => new RelayError(401, 'invalid_api_key', message),
   forbidden: (code: string, message: string) => new RelayError(403, code, message),
   badRequest: (message: string, code = 'invalid_request') => new RelayError(400, code, message),
+  /**
+   * No enabled channel serves the model in the caller's group: a configuration matter no retry
+   * within seconds can change, so a 404 (OpenAI's own answer for a model one cannot use), which
+   * the SDKs do not retry — a 503 would make each of them ask three times.
+   */
   noChannel: (group: string, model: string) =>
-    new RelayError(503, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`),
+    new RelayError(404, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, false, 'invalid_request_error'),
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
   /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
   clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),
@@ -127,6 +135,12 @@ const misleadingCodes = new Set(['invalid_api_key', 'authentication_error', 'per
  * code, redacted. `status` overrides the answer's status (the channel's status code mapping).
  */
 export function publicErrorOf(error: UpstreamError, status?: number): RelayError {
+  const answer = classify(error, status);
+  answer.retryAfterMs = error.retryAfterMs;
+  return answer;
+}
+
+function classify(error: UpstreamError, status?: number): RelayError {
   const upstream = error.upstreamStatus;
   if (callerFaultStatuses.has(upstream)) {
     const code = error.upstreamCode !== null && safeCode.test(error.upstreamCode) && !misleadingCodes.has(error.upstreamCode) ? error.upstreamCode : 'upstream_invalid_request';
@@ -168,4 +182,33 @@ export function toRelayError(error: FastifyError | Error, log: { error(object: o
     }
   }
   return relayError;
+}
+
+/** The longest wait passed on to a caller (a hostile upstream cannot park clients for days). */
+const maxRetryAfterMs = 3_600_000;
+const retryDelayInBody = /"retryDelay"\s*:\s*"(\d{1,7}(?:\.\d{1,9})?)s"/;
+
+/**
+ * The wait an upstream asks for on a 429 or 503: `retry-after-ms`, `retry-after` (seconds or an
+ * HTTP date), or Gemini's `RetryInfo.retryDelay` ("23s") in the error body. Bounded; null when absent.
+ */
+export function retryAfterOf(status: number, header: (name: string) => string | undefined, body: string): number | null {
+  if (status !== 429 && status !== 503) return null;
+  let ms: number | null = null;
+  const inMs = header('retry-after-ms');
+  const after = header('retry-after');
+  if (inMs !== undefined && /^\d{1,10}(\.\d+)?$/.test(inMs.trim())) ms = Number(inMs.trim());
+  else if (after !== undefined && /^\d{1,10}$/.test(after.trim())) ms = Number(after.trim()) * 1000;
+  else if (after !== undefined && after.length <= 64 && Number.isFinite(Date.parse(after))) ms = Math.max(0, Date.parse(after) - Date.now());
+  else {
+    const delay = retryDelayInBody.exec(body.slice(0, 64 * 1024));
+    if (delay) ms = Number(delay[1]) * 1000;
+  }
+  return ms === null || !Number.isFinite(ms) ? null : Math.min(maxRetryAfterMs, Math.max(0, Math.round(ms)));
+}
+
+/** The Retry-After headers of an error answer (both the standard seconds and the SDKs' `retry-after-ms`). */
+export function retryAfterHeaders(error: RelayError): Record<string, string> | null {
+  if (error.retryAfterMs === null) return null;
+  return { 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)), 'retry-after-ms': String(error.retryAfterMs) };
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { clientStatus, RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
 import { responsesFormat } from './formats/responses/index.js';
@@ -19,6 +19,8 @@ function formatErrorHandler(format: InboundFormat) {
     if (reply.sent || reply.raw.headersSent) return;
     const relayError = toRelayError(error, request.log);
     const status = clientStatus(relayError);
+    const wait = retryAfterHeaders(relayError);
+    if (wait) reply.headers(wait);
     return reply.code(status).send(format.errorBody(status, relayError.message, relayError instanceof RelayError ? relayError.code : null));
   };
 }

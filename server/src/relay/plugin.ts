@@ -3,7 +3,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
-import { clientStatus, RelayError, toRelayError } from './errors.js';
+import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { readTranscriptionForm, transcriptionJob } from './jobs/audio-transcription.js';
 import { chatJob } from './jobs/chat.js';
 import { embeddingsJob } from './jobs/inputs.js';
@@ -21,6 +21,8 @@ import { createRelayState, type RelayState } from './state.js';
 function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (reply.sent || reply.raw.headersSent) return;
   const relayError = toRelayError(error, request.log);
+  const wait = retryAfterHeaders(relayError);
+  if (wait) reply.headers(wait);
   return reply.code(clientStatus(relayError)).send(relayError.toBody());
 }
 

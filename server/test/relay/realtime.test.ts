@@ -277,7 +277,7 @@ describe('GET /v1/realtime', () => {
 
     const token = await createRelayToken(server.ctx, userId);
     const noChannel = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
-    expect(noChannel.status).toBe(503);
+    expect(noChannel.status).toBe(404);
     expect(JSON.parse(noChannel.body).error.code).toBe('model_not_found');
   });
 

@@ -97,10 +97,10 @@ describe('relay token auth, limits and error statuses', () => {
     expect(await errorOf(await chat(poor.apiKey))).toMatchObject({ status: 403, error: { code: 'insufficient_user_quota' } });
   });
 
-  it('answers 503 model_not_found when no channel serves the model in the group', async () => {
+  it('answers 404 model_not_found when no channel serves the model in the group', async () => {
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'orphan-model': 1 }));
     const token = await createRelayToken(server.ctx, userId);
-    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-model' }))).toMatchObject({ status: 503, error: { code: 'model_not_found' } });
+    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-model' }))).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
   });
 
   it('refuses a model with no price (400) unless self-use mode or the user setting allows it', async () => {

@@ -1,6 +1,6 @@
 import type { Dispatcher, FormData } from 'undici';
 import type { AppContext } from '../../context.js';
-import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors, retryAfterOf, upstreamLogFields } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
@@ -135,7 +135,7 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
       throw connectionFailure(call, error);
     }
     if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head };
-    throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '');
+    throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '', (name) => head.retryAfter?.[name]);
   }
   let response: UpstreamResponse;
   try {
@@ -144,7 +144,11 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     throw connectionFailure(call, error);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { channel, upstreamModel, tried, response, respond: body.respond };
-  throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''));
+  const header = (name: string) => {
+    const value = response.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''), header);
 }
 
 /** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
@@ -153,9 +157,11 @@ function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 
-export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string): UpstreamError {
+export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string, header: (name: string) => string | undefined = () => undefined): UpstreamError {
   const parsed = adapter.errors.parse(status, text);
-  return new UpstreamError(parsed.status ?? status, parsed.message, parsed.code, text);
+  const failure = new UpstreamError(parsed.status ?? status, parsed.message, parsed.code, text);
+  failure.retryAfterMs = retryAfterOf(status, header, text);
+  return failure;
 }
 
 /**
@@ -177,6 +183,7 @@ function publicFailure(relay: RelayState, channel: RelayChannel | null, error: U
 export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: UpstreamCall): Promise<UpstreamSuccess> {
   const failed = new Set<number>();
   const tried: number[] = [];
+  let shortestWait: number | null = null;
   const attempts = call.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   let lastError: UpstreamError | null = null;
   let lastChannel: RelayChannel | null = null;
@@ -207,9 +214,13 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       failed.add(channel.id);
       lastError = error;
       lastChannel = channel;
+      if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
       disableChannelIfBanned(ctx, relay, channel, error);
       if (!error.retryable) break;
     }
   }
-  throw publicFailure(relay, lastChannel, lastError!);
+  const answer = publicFailure(relay, lastChannel, lastError!);
+  // Every channel failed: the shortest wait any of them asked for.
+  if (shortestWait !== null) answer.retryAfterMs = shortestWait;
+  throw answer;
 }

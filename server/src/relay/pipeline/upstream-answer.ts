@@ -14,6 +14,8 @@ export interface AnswerHead {
   contentType: string;
   /** The body of a buffered answer (capped at `maxErrorBody` for error statuses); null for a stream. */
   body: Buffer | null;
+  /** `retry-after` and `retry-after-ms` of a 429 or 503 (read only for those). */
+  retryAfter?: Record<string, string>;
 }
 
 /** The part of the call signal the upstream call listens to (`CallSignal` of relay-call.ts). */
@@ -41,6 +43,7 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
   private rejectHead!: (error: Error) => void;
   private statusCode = 0;
   private contentType = '';
+  private retryAfter: Record<string, string> | undefined;
   private chunks: Buffer[] = [];
   private size = 0;
   private isStreaming = false;
@@ -108,7 +111,10 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
       const name = headers[i]!;
       if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
         this.contentType = headers[i + 1]!.toString('latin1');
-        break;
+        if (statusCode !== 429 && statusCode !== 503) break;
+      } else if ((statusCode === 429 || statusCode === 503) && (name.length === 11 || name.length === 14)) {
+        const lower = name.toString('latin1').toLowerCase();
+        if (lower === 'retry-after' || lower === 'retry-after-ms') (this.retryAfter ??= {})[lower] = headers[i + 1]!.toString('latin1');
       }
     }
     if (this.isStreamWanted && statusCode < 300) {
@@ -165,6 +171,6 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
   private settleHead(body: Buffer | null): void {
     if (this.isHeadSettled) return;
     this.isHeadSettled = true;
-    this.resolveHead({ statusCode: this.statusCode, contentType: this.contentType, body });
+    this.resolveHead({ statusCode: this.statusCode, contentType: this.contentType, body, retryAfter: this.retryAfter });
   }
 }
