@@ -5,6 +5,7 @@ import type { RelayChannel } from '../pipeline/channel-index.js';
 import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler, openAiChunkSink, openAiWireHandler, type ChunkSink } from '../pipeline/chunk-handlers.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
+import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from '../providers/shared/structured-output.js';
 import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
 
 type Json = Record<string, unknown>;
@@ -67,27 +68,35 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   // Dify agent apps only stream: the answer is aggregated for non-stream clients.
   const isStreamOnly = converter.isStreamOnly?.(chatCall) === true;
   const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
-  const body = withOverride({ ...spec.canonical, model: call.upstreamModel }, channel);
+  const asked = withOverride({ ...spec.canonical, model: call.upstreamModel }, channel);
+  // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
+  const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(converter.createStreamTransform(rc.model), sinkFor(spec, rc)));
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor(spec, rc)));
     }
-    if (upstreamStreams) return aggregateStream(rc, converter, spec);
+    if (upstreamStreams) return aggregateStream(rc, converter, spec, tool);
     return sendJsonAnswer(rc, ({ json }) => {
-      const { completion, usage } = converter.parseResponse(json ?? {}, rc.model);
-      const final = usageOr(usage, rc, completion);
+      const parsed = converter.parseResponse(json ?? {}, rc.model);
+      const completion = tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion;
+      const final = usageOr(parsed.usage, rc, completion);
       return { body: spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, final) : completion, usage: final };
     });
   };
   return { kind: 'request', value: request, respond };
 }
 
+function streamTransform(converter: ChatConverter, model: string, tool: JsonTool | null) {
+  const transform = converter.createStreamTransform(model);
+  return tool ? jsonFromToolStream(transform, tool) : transform;
+}
+
 /** Streams an upstream that only streams into one answer for a non-stream client. */
-async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec): Promise<Delivery> {
+async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec, tool: JsonTool | null): Promise<Delivery> {
   const aggregate = createChunkAggregate(rc.model);
-  const handler = converterHandler(converter.createStreamTransform(rc.model), aggregate.sink);
+  const handler = converterHandler(streamTransform(converter, rc.model, tool), aggregate.sink);
   const collected = await streamAnswer(rc, converter.framing, { ...handler, close: () => '' }, { isCollected: true });
   const completion = aggregate.completion(collected.usage);
   const body = JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, collected.usage) : completion);

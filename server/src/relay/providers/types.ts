@@ -170,6 +170,11 @@ export interface ChatConverter {
    * `createStreamTransform(model).onEvent`, then calls `finish()`, and frames the chunks as SSE.
    */
   isStreamingUnsupported?: boolean;
+  /**
+   * Set when the upstream has no JSON mode for this model (Claude): a `response_format` becomes a
+   * tool the model must call and its arguments the answer's text (providers/shared/structured-output.ts).
+   */
+  jsonByTool?(upstreamModel: string): boolean;
   /** Set when the upstream only streams for this call (Dify agent apps): non-stream clients get the aggregate. */
   isStreamOnly?(call: ChatCall): boolean;
 }

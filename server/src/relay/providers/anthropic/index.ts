@@ -34,6 +34,7 @@ export const claudeChatConverter: ChatConverter = {
   },
   parseResponse: claudeToOpenAi,
   createStreamTransform: createClaudeStreamTransform,
+  jsonByTool: () => true,
 };
 
 export const anthropicAdapter: ProviderAdapter = {

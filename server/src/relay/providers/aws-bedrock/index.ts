@@ -31,6 +31,7 @@ export const bedrockChatConverter: ChatConverter = {
     return buildBedrockRequest(claudeBody, call, call.isStream);
   },
   parseResponse: claudeToOpenAi,
+  jsonByTool: () => true,
   createStreamTransform(model: string) {
     const transform = createClaudeStreamTransform(model);
     return {

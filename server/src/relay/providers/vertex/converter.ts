@@ -33,4 +33,5 @@ export const vertexChatConverter: ChatConverter = {
   buildRequest: buildVertexChatRequest,
   parseResponse: (json, model) => (isClaudeModel(model) ? claudeToOpenAi(json, model) : parseGeminiResponse(json, model)),
   createStreamTransform: (model) => (isClaudeModel(model) ? createClaudeStreamTransform(model) : createGeminiStreamTransform(model)),
+  jsonByTool: (model) => isClaudeModel(model),
 };

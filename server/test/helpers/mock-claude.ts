@@ -1,0 +1,162 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local upstream speaking Anthropic's Messages wire (POST /v1/messages), stream and not, that
+ * behaves like a model following instructions:
+ *   - a forced tool (`tool_choice` tool / any) or an "Answer only by calling the X tool" system
+ *     line: it calls that tool (for `any`, a caller tool first, the last tool once a tool result
+ *     is in the conversation) with an input generated from the tool's input_schema;
+ *   - otherwise it answers `textAnswer` (default "Hello from Claude."), cut at the first of the
+ *     request's `stop_sequences` it contains (stop_reason "stop_sequence", as Claude does).
+ * Usage is deterministic: input_tokens = 10 + JSON length of the messages / 4, output_tokens =
+ * output characters / 4 (rounded up).
+ */
+export interface MockClaude {
+  url: string;
+  requests: Array<{ path: string; headers: http.IncomingHttpHeaders; body: any }>;
+  /** The text of later text answers. */
+  textAnswer: string;
+  close(): Promise<void>;
+}
+
+type Schema = Record<string, any>;
+
+/** A value matching a JSON schema (the subset structured output uses: $ref/$defs, anyOf, enums, nullable types). */
+export function instanceOf(schema: Schema | undefined, root: Schema = schema ?? {}, depth = 0): unknown {
+  if (!schema || depth > 12) return null;
+  if (typeof schema.$ref === 'string') {
+    const path = schema.$ref.replace(/^#\//, '').split('/');
+    let target: any = root;
+    for (const part of path) target = target?.[part];
+    return instanceOf(target, root, depth + 1);
+  }
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const options = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(options)) return instanceOf(options.find((option: Schema) => option.type !== 'null') ?? options[0], root, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'string':
+      return schema.format === 'date-time' ? '2026-11-24T10:00:00Z' : schema.format === 'email' ? 'ada@example.com' : 'Ada';
+    case 'number':
+      return 4.5;
+    case 'integer':
+      return 42;
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => instanceOf(schema.items, root, depth + 1));
+    case 'null':
+      return null;
+    default: {
+      const out: Record<string, unknown> = {};
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) out[name] = instanceOf(property, root, depth + 1);
+      return out;
+    }
+  }
+}
+
+const systemText = (system: unknown): string =>
+  typeof system === 'string' ? system : Array.isArray(system) ? system.map((block: any) => block?.text ?? '').join('\n') : '';
+
+function toolToCall(body: any): any | null {
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  if (tools.length === 0) return null;
+  const choice = body.tool_choice;
+  if (choice?.type === 'tool') return tools.find((tool) => tool.name === choice.name) ?? null;
+  const named = /Answer only by calling the ([\w-]+) tool/.exec(systemText(body.system));
+  if (named) return tools.find((tool) => tool.name === named[1]) ?? null;
+  if (choice?.type === 'any') {
+    const hasResult = JSON.stringify(body.messages ?? []).includes('"tool_result"');
+    return hasResult ? tools[tools.length - 1] : tools[0];
+  }
+  return null;
+}
+
+function cutAtStop(text: string, stops: unknown): { text: string; stop: string | null } {
+  let at = -1;
+  let matched: string | null = null;
+  for (const stop of Array.isArray(stops) ? stops : []) {
+    const index = typeof stop === 'string' && stop ? text.indexOf(stop) : -1;
+    if (index >= 0 && (at < 0 || index < at)) {
+      at = index;
+      matched = stop;
+    }
+  }
+  return at < 0 ? { text, stop: null } : { text: text.slice(0, at), stop: matched };
+}
+
+export async function startMockClaude(): Promise<MockClaude> {
+  const requests: MockClaude['requests'] = [];
+  const state = { textAnswer: 'Hello from Claude.' };
+  const server = http.createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
+      requests.push({ path: req.url ?? '', headers: req.headers, body });
+      const inputTokens = 10 + Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+      const tool = toolToCall(body);
+      const id = `msg_mock${requests.length}`;
+      const model = body.model;
+      if (tool) {
+        const input = instanceOf(tool.input_schema);
+        const json = JSON.stringify(input);
+        const outputTokens = Math.ceil(json.length / 4);
+        const block = { type: 'tool_use', id: `toolu_mock${requests.length}`, name: tool.name, input };
+        if (body.stream !== true) {
+          return send(res, { id, type: 'message', role: 'assistant', model, content: [block], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
+        }
+        const pieces = json.match(/.{1,7}/gs) ?? [];
+        return stream(res, [
+          ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }],
+          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }],
+          ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } }]),
+          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+          ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: outputTokens } }],
+          ['message_stop', { type: 'message_stop' }],
+        ]);
+      }
+      const { text, stop } = cutAtStop(state.textAnswer, body.stop_sequences);
+      const outputTokens = Math.ceil(text.length / 4);
+      const stopReason = stop ? 'stop_sequence' : 'end_turn';
+      if (body.stream !== true) {
+        return send(res, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: stopReason, stop_sequence: stop, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
+      }
+      const pieces = text.match(/.{1,6}/gs) ?? [];
+      return stream(res, [
+        ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }],
+        ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+        ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }]),
+        ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+        ['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stop }, usage: { output_tokens: outputTokens } }],
+        ['message_stop', { type: 'message_stop' }],
+      ]);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    get textAnswer() {
+      return state.textAnswer;
+    },
+    set textAnswer(value: string) {
+      state.textAnswer = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function send(res: http.ServerResponse, payload: object): void {
+  const text = JSON.stringify(payload);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function stream(res: http.ServerResponse, events: Array<[string, object]>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const [event, data] of events) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.end();
+}
