@@ -10,6 +10,7 @@ import { sessionVersionMigration } from './migrations/0002_session_version.js';
 import { oauthUniqueIdsMigration } from './migrations/0003_oauth_unique_ids.js';
 import { taskLeasesMigration } from './migrations/0004_task_leases.js';
 import { midjourneyTasksMigration } from './migrations/0005_midjourney_tasks.js';
+import { storedResponsesMigration } from './migrations/0006_stored_responses.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -84,6 +85,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0003_oauth_unique_ids': oauthUniqueIdsMigration(kind),
     '0004_task_leases': taskLeasesMigration(),
     '0005_midjourney_tasks': midjourneyTasksMigration(),
+    '0006_stored_responses': storedResponsesMigration(kind),
   };
 }
 

@@ -227,6 +227,18 @@ export interface TasksTable {
   lease_until: Defaulted<number>;
 }
 
+/** Responses the gateway produced, for `previous_response_id` (migration 0006). */
+export interface StoredResponsesTable {
+  id: string;
+  user_id: number;
+  /** 0 while the answer is being produced, 1 when complete. */
+  status: number;
+  /** JSON: the conversation up to and including this response, as Responses input items. */
+  items: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   options: OptionsTable;
@@ -240,6 +252,7 @@ export interface Database {
   quota_data: QuotaDataTable;
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
+  stored_responses: StoredResponsesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
-import { responsesFormat } from './formats/responses/index.js';
+import { responsesFormat, responsesFormatFor } from './formats/responses/index.js';
 import type { InboundFormat } from './formats/types.js';
 import { inboundChatJob } from './jobs/inbound.js';
 import { requireObject } from './jobs/json-body.js';
@@ -11,6 +11,7 @@ import { modelsFor } from './models-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
 import { fastifyExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
+import { openResponseThread } from './response-store.js';
 import type { RelayState } from './state.js';
 
 /** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI). */
@@ -80,7 +81,13 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
     scope.setErrorHandler(formatErrorHandler(responsesFormat));
     scope.post('/v1/responses', { bodyLimit }, async (request, reply) => {
       const caller = await authenticateToken(ctx, relay, request);
-      await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(responsesFormat, requireObject(request.body), {}));
+      // previous_response_id: a conversation the gateway kept is rebuilt; this response is kept unless store is false.
+      const { body, thread } = await openResponseThread(ctx, request.log, caller.user.id, requireObject(request.body));
+      try {
+        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(thread ? responsesFormatFor(thread) : responsesFormat, body, {}));
+      } finally {
+        await thread?.finish().catch((error: unknown) => request.log.error({ err: error }, 'stored response not kept'));
+      }
       return reply;
     });
   });

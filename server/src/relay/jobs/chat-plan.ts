@@ -7,6 +7,7 @@ import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
 import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from '../providers/shared/structured-output.js';
 import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
+import { unresolvedPreviousId } from '../response-store.js';
 
 type Json = Record<string, unknown>;
 
@@ -127,6 +128,8 @@ export function planChat(spec: ChatSpec) {
     const adapter = channel.adapter!;
     const native = nativeOf(adapter, spec, call.upstreamModel);
     if (native) return planNative(native, spec, channel, call);
+    // A previous_response_id the gateway did not keep: only a channel that keeps responses itself knows it.
+    if (spec.inbound?.wire === 'responses') unresolvedPreviousId(spec.nativeBody);
     const converter = spec.endpoint === 'chat' ? adapter.chatConverter : adapter.completionsConverter;
     if (converter) return planConverted(converter, spec, channel, call);
     return planOpenAiWire(adapter, spec, channel, call);

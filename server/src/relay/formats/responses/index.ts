@@ -23,6 +23,22 @@ export const responsesFormat: InboundFormat = {
   isStream: (body) => body.stream === true,
   toOpenAI: (body) => responsesToChat(body),
   fromOpenAI: chatToResponses,
-  createStreamEncoder: createResponsesStreamEncoder,
+  createStreamEncoder: (model) => createResponsesStreamEncoder(model),
   errorBody: (status, message, code) => ({ error: { message, type: errorTypeOf(status), param: null, code } }),
 };
+
+/**
+ * The Responses format for one kept response (response-store.ts): the answer carries the thread's
+ * id, and the thread gets the answer (non-stream, or the stream's final response object).
+ */
+export function responsesFormatFor(thread: { id: string; answer: Record<string, unknown> | null }): InboundFormat {
+  return {
+    ...responsesFormat,
+    fromOpenAI(completion, model, usage) {
+      const response = { ...chatToResponses(completion, model, usage), id: thread.id };
+      thread.answer = response;
+      return response;
+    },
+    createStreamEncoder: (model) => createResponsesStreamEncoder(model, { id: thread.id, onComplete: (response) => (thread.answer = response) }),
+  };
+}

@@ -21,6 +21,7 @@ export function toChatMessages(input: unknown): Json[] {
   if (!Array.isArray(input)) return [];
   const messages: Json[] = [];
   for (const item of input as Json[]) {
+    if (!item || typeof item !== 'object') continue;
     const type = item.type ?? (item.role ? 'message' : undefined);
     if (type === 'message') {
       const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');

@@ -16,8 +16,8 @@ interface OpenCall {
  * `sequence_number`). Text becomes one message item; each tool call a function_call item. Items
  * are closed in `finish`, followed by `response.completed` (or `response.incomplete`) with usage.
  */
-export function createResponsesStreamEncoder(model: string) {
-  const id = newId('resp');
+export function createResponsesStreamEncoder(model: string, kept?: { id: string; onComplete(response: Json): void }) {
+  const id = kept?.id ?? newId('resp');
   const createdAt = Math.floor(Date.now() / 1000);
   let sequence = 0;
   let isStarted = false;
@@ -110,6 +110,7 @@ export function createResponsesStreamEncoder(model: string) {
       const output = done.sort((a, b) => a.outputIndex - b.outputIndex).map((entry) => entry.item);
       const { status, incomplete_details } = statusOf(finishReason);
       const response = snapshot(status, output, responsesUsage(usage, reasoningTokens), incomplete_details);
+      kept?.onComplete(response);
       out += frame(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
       return out;
     },
