@@ -3,6 +3,9 @@ import { countTextTokens, textOf } from '../billing/token-count.js';
 import type { InboundFormat } from '../formats/types.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler, openAiChunkSink, openAiWireHandler, type ChunkSink } from '../pipeline/chunk-handlers.js';
+import type { EventHandler } from '../pipeline/event-codec.js';
+import type { DecoderFraming } from '../pipeline/framing.js';
+import { stopScanner } from '../pipeline/stop-scanner.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
 import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from '../providers/shared/structured-output.js';
@@ -22,6 +25,11 @@ export interface ChatSpec {
   inbound: InboundFormat | null;
   /** The client's body as sent, for native pass-through. */
   nativeBody: Json | null;
+  /**
+   * Stop sequences the gateway applies itself (Anthropic clients on converted channels, told which one
+   * matched): the upstream is asked without them, always streaming, and its text scanned.
+   */
+  stopSequences?: string[] | null;
   /** The OpenAI-wire body for OpenAI-compatible channels (stream rules, prepareBody, overrides). */
   openAiBody(channel: RelayChannel, upstreamModel: string): Json;
 }
@@ -40,9 +48,12 @@ const usageOr = (usage: Usage | null, rc: ResponseContext, completion: Json): Us
 
 function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
   const model = rc.model;
-  if (spec.inbound) return formatChunkSink(spec.inbound, model, rc.countPromptTokens);
-  return openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
+  const sink = spec.inbound ? formatChunkSink(spec.inbound, model, rc.countPromptTokens) : openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
+  return spec.stopSequences ? stopScanner(sink, spec.stopSequences) : sink;
 }
+
+/** The stop sequences the gateway applies to an upstream that streams (null: the upstream applies them). */
+const scannedStops = (spec: ChatSpec, upstreamStreams: boolean): string[] | null => (upstreamStreams ? spec.stopSequences ?? null : null);
 
 const withOverride = (body: Json, channel: RelayChannel): Json => (channel.paramOverride ? { ...body, ...channel.paramOverride } : body);
 
@@ -66,19 +77,22 @@ async function planNative(native: NativeWire, spec: ChatSpec, channel: RelayChan
 
 async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): Promise<UpstreamBody> {
   const chatCall = { ...call, isStream: spec.isStream };
-  // Dify agent apps only stream: the answer is aggregated for non-stream clients.
-  const isStreamOnly = converter.isStreamOnly?.(chatCall) === true;
+  // Dify agent apps only stream: the answer is aggregated for non-stream clients. Stop sequences
+  // the gateway applies need the stream too.
+  const isStreamOnly = converter.isStreamOnly?.(chatCall) === true || Boolean(spec.stopSequences);
   const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
-  const asked = withOverride({ ...spec.canonical, model: call.upstreamModel }, channel);
+  const stops = scannedStops(spec, upstreamStreams);
+  const canonical = stops ? withoutStop(spec.canonical) : spec.canonical;
+  const asked = withOverride({ ...canonical, model: call.upstreamModel }, channel);
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
   const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor(spec, rc)));
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor({ ...spec, stopSequences: stops }, rc)));
     }
-    if (upstreamStreams) return aggregateStream(rc, converter, spec, tool);
+    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), stops ? stopScanner(sink, stops) : sink));
     return sendJsonAnswer(rc, ({ json }) => {
       const parsed = converter.parseResponse(json ?? {}, rc.model);
       const completion = tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion;
@@ -94,11 +108,13 @@ function streamTransform(converter: ChatConverter, model: string, tool: JsonTool
   return tool ? jsonFromToolStream(transform, tool) : transform;
 }
 
-/** Streams an upstream that only streams into one answer for a non-stream client. */
-async function aggregateStream(rc: ResponseContext, converter: ChatConverter, spec: ChatSpec, tool: JsonTool | null): Promise<Delivery> {
+const withoutStop = ({ stop: _stop, ...body }: Json): Json => body;
+
+/** Streams an upstream that only streams (or is made to) into one answer for a non-stream client. */
+async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: DecoderFraming, handlerFor: (sink: ChunkSink) => EventHandler): Promise<Delivery> {
   const aggregate = createChunkAggregate(rc.model);
-  const handler = converterHandler(streamTransform(converter, rc.model, tool), aggregate.sink);
-  const collected = await streamAnswer(rc, converter.framing, { ...handler, close: () => '' }, { isCollected: true });
+  const handler = handlerFor(aggregate.sink);
+  const collected = await streamAnswer(rc, framing, { ...handler, close: () => '' }, { isCollected: true });
   const completion = aggregate.completion(collected.usage);
   const body = JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, collected.usage) : completion);
   return { ...collected, send: () => rc.exchange.send(200, 'application/json; charset=utf-8', body) };
@@ -108,8 +124,14 @@ function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: Relay
   const body = spec.openAiBody(channel, call.upstreamModel);
   const inbound = spec.inbound;
   if (!inbound) return { kind: 'json', value: body };
+  const stops = spec.stopSequences;
+  if (stops && !spec.isStream) {
+    // Asked streaming (openAiBody), scanned, and answered whole.
+    const respond = (rc: ResponseContext) => aggregateStream(rc, spec, 'sse', (sink) => openAiWireHandler(adapter.chatStream.createTransform(), stopScanner(sink, stops)));
+    return { kind: 'json', value: body, respond };
+  }
   const respond = spec.isStream
-    ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), formatChunkSink(inbound, rc.model, rc.countPromptTokens)))
+    ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), sinkFor(spec, rc)))
     : (rc: ResponseContext) => sendJsonAnswer(rc, ({ json }) => {
       const completion = json ?? {};
       const usage = usageOr(adapter.chat.readUsage(completion), rc, completion);

@@ -17,6 +17,12 @@ function stripClaudeOnly(body: JsonBody): void {
   });
 }
 
+/** The request's stop sequences (non-empty strings), or null when it has none. */
+function stopSequencesOf(stop: unknown): string[] | null {
+  const list = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter((item): item is string => typeof item === 'string' && item !== '');
+  return list.length > 0 ? list : null;
+}
+
 /**
  * A chat request in another API's format (Anthropic Messages, Gemini generateContent, OpenAI
  * Responses): converted to the canonical OpenAI body, and answered in the client's format, natively
@@ -27,7 +33,12 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
   if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
   const isStream = format.isStream(body, params);
   const canonical: JsonBody = { ...format.toOpenAI(body, params), model, stream: isStream };
-  const applyStream = streamRules(canonical, isStream);
+  // Anthropic clients are told which stop sequence matched: the gateway applies them (stop-scanner.ts),
+  // so converted upstreams are asked without them, streaming.
+  const stopSequences = format.wire === 'claude' ? stopSequencesOf(canonical.stop) : null;
+  const { stop: _stop, ...withoutStop } = canonical;
+  const upstreamCanonical = stopSequences ? { ...withoutStop, stream: true } : canonical;
+  const applyStream = streamRules(upstreamCanonical, isStream || stopSequences !== null);
   return {
     endpoint: 'chat',
     model,
@@ -38,13 +49,13 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
     calls: 1,
     clientHeaders,
     buildBody: planChat({
-      endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body,
+      endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body, stopSequences,
       openAiBody: (channel, upstreamModel) => {
-        const out: JsonBody = { ...canonical, model: upstreamModel };
+        const out: JsonBody = { ...upstreamCanonical, model: upstreamModel };
         if (channel.paramOverride) Object.assign(out, channel.paramOverride);
         stripClaudeOnly(out);
         applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);
-        if (!isStream) delete out.stream_options;
+        if (!isStream && !stopSequences) delete out.stream_options;
         channel.adapter?.chat.prepareBody(out);
         return out;
       },

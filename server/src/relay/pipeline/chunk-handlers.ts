@@ -14,6 +14,8 @@ export interface ChunkSink {
   close(usage: Usage): string;
   /** The closing frames when the stream broke after the first byte (see EventHandler.fail). */
   fail?(error: unknown, usage: Usage): string;
+  /** Set once the answer is complete before the upstream ended (a stop sequence matched: stop-scanner.ts). */
+  readonly isAnswered?: boolean;
 }
 
 /**
@@ -97,6 +99,7 @@ export function createChunkAggregate(model: string) {
   let content = '';
   let reasoning = '';
   let finishReason: unknown = null;
+  let stopReason: unknown = null;
   const calls = new Map<number, { id: unknown; name: string; args: string }>();
   const sink: ChunkSink = {
     onChunk(chunk) {
@@ -114,6 +117,7 @@ export function createChunkAggregate(model: string) {
           calls.set(index, entry);
         }
         if (choice.finish_reason) finishReason = choice.finish_reason;
+        if (typeof choice.stop_reason === 'string') stopReason = choice.stop_reason;
       }
       return '';
     },
@@ -128,7 +132,7 @@ export function createChunkAggregate(model: string) {
     }
     return {
       id: id || `chatcmpl-${Date.now()}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-      choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop' }],
+      choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop', ...(stopReason !== null ? { stop_reason: stopReason } : {}) }],
       usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
     };
   };
@@ -138,7 +142,7 @@ export function createChunkAggregate(model: string) {
 const writeChunks = (sink: ChunkSink, events: ConvertedEvents): EventStep => {
   let output = '';
   for (const chunk of events.chunks) output += sink.onChunk(chunk);
-  return { output, text: events.text, usage: events.usage };
+  return { output, text: events.text, usage: events.usage, isLast: sink.isAnswered === true };
 };
 
 /** A converting provider's stream transform (Claude, Gemini, Ollama, …) feeding a sink. */
@@ -166,7 +170,7 @@ export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): E
       if (failure) throw failure;
       const verdict = transform.onChunk(chunk);
       const hasChoices = Array.isArray(chunk.choices) && chunk.choices.length > 0;
-      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage };
+      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage, isLast: sink.isAnswered === true };
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: (usage) => sink.close(usage),

@@ -11,6 +11,8 @@ export interface EventStep {
   text: string;
   /** Usage known after the event (cumulative; the last non-null value wins). */
   usage: Usage | null;
+  /** The answer is complete before the upstream ended (a stop sequence the gateway applies matched). */
+  isLast?: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export class EventCodec implements StreamCodec {
   failure: unknown = null;
   readonly holdsUntilContent = true;
   hasContent = false;
+  isAnswered = false;
   private readonly counter = new StreamingTokenCounter();
   private last: Usage | null = null;
 
@@ -48,6 +51,7 @@ export class EventCodec implements StreamCodec {
 
   private take(step: EventStep): string {
     if (step.usage) this.last = step.usage;
+    if (step.isLast) this.isAnswered = true;
     if (step.text) {
       this.counter.push(step.text);
       this.hasContent = true;
@@ -59,7 +63,11 @@ export class EventCodec implements StreamCodec {
   private feed(events: () => Iterable<StreamEvent>, isEnd: boolean): string {
     let output = '';
     try {
-      for (const event of events()) output += this.take(this.handler.onEvent(event));
+      for (const event of events()) {
+        output += this.take(this.handler.onEvent(event));
+        // Answered (a stop sequence matched): what the upstream sent after it is neither passed on nor billed.
+        if (this.isAnswered) return output;
+      }
       if (isEnd) output += this.take(this.handler.end());
     } catch (caught) {
       this.failure = caught;

@@ -41,6 +41,8 @@ export interface StreamCodec {
    */
   readonly holdsUntilContent: boolean;
   readonly hasContent: boolean;
+  /** The answer is complete before the upstream ended: the driver ends the stream and stops reading. */
+  readonly isAnswered?: boolean;
   /**
    * What to bill. A stream that ended normally bills the upstream's usage (or the counted prompt
    * and text when it sent none); one that ended early (client gone, idle, broken) bills at least the
@@ -105,6 +107,8 @@ export class StreamDriver implements AnswerSink {
   private isIdleTimeout = false;
   private isWaitingForDrain = false;
   private isCorked = false;
+  /** Ended by the codec before the upstream did: billed as produced (at least the streamed text). */
+  private isCutShort = false;
   private frtMs = 0;
   private held = '';
   private readonly idle: IdleTimer;
@@ -167,6 +171,12 @@ export class StreamDriver implements AnswerSink {
       const written = this.write(output, false);
       if (!this.isStarted) this.options.cancel?.();
       this.finish(codec.failure);
+      return written;
+    }
+    if (codec.isAnswered === true) {
+      const written = this.write(output, true);
+      this.isCutShort = true;
+      this.finish(null);
       return written;
     }
     return this.write(output, false);
@@ -249,7 +259,7 @@ export class StreamDriver implements AnswerSink {
       this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false, isClientGone: false, isIdleTimeout: false, error: streamError });
       return;
     }
-    const usage = codec.billedUsage(streamError === null, this.options.countPromptTokens);
+    const usage = codec.billedUsage(streamError === null && !this.isCutShort, this.options.countPromptTokens);
     if (!out.destroyed && !out.writableEnded) {
       if (!this.isStarted && this.held.length > 0) {
         this.begin();

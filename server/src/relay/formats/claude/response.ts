@@ -17,6 +17,15 @@ export function stopReasonOf(finishReason: unknown): string {
   }
 }
 
+/**
+ * stop_reason and stop_sequence of an OpenAI finish: a `stop` that names the matched sequence in
+ * `stop_reason` (vLLM's field; set by the gateway's stop scanner) is Claude's "stop_sequence".
+ */
+export function stopOf(finishReason: unknown, matched: unknown): { stop_reason: string; stop_sequence: string | null } {
+  if (finishReason === 'stop' && typeof matched === 'string' && matched !== '') return { stop_reason: 'stop_sequence', stop_sequence: matched };
+  return { stop_reason: stopReasonOf(finishReason), stop_sequence: null };
+}
+
 /** Usage in Claude's terms: input_tokens excludes cache reads and writes (never negative). */
 export function claudeUsageOf(usage: Usage): Json {
   const cacheRead = Math.max(0, usage.cachedTokens);
@@ -63,8 +72,7 @@ export function openAiToClaudeResponse(completion: Json, model: string, usage: U
     role: 'assistant',
     model,
     content,
-    stop_reason: stopReasonOf(choice.finish_reason),
-    stop_sequence: null,
+    ...stopOf(choice.finish_reason, choice.stop_reason),
     usage: claudeUsageOf(usage),
   };
 }

@@ -1,5 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
-import { claudeUsageOf, messageIdOf, stopReasonOf } from './response.js';
+import { claudeUsageOf, messageIdOf, stopOf } from './response.js';
 
 type Json = Record<string, unknown>;
 
@@ -17,6 +17,7 @@ export function createClaudeStreamEncoder(model: string, promptTokens?: () => nu
   let nextIndex = 0;
   let open: { index: number; kind: 'text' | 'thinking' | 'tool'; toolIndex?: number } | null = null;
   let finishReason: unknown = null;
+  let stopSequence: string | null = null;
 
   const start = (id: unknown): string => {
     if (isStarted) return '';
@@ -64,6 +65,7 @@ export function createClaudeStreamEncoder(model: string, promptTokens?: () => nu
       if (typeof fn.arguments === 'string' && fn.arguments) out += delta({ type: 'input_json_delta', partial_json: fn.arguments });
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
+    if (typeof choice.stop_reason === 'string') stopSequence = choice.stop_reason;
     return out;
   }
 
@@ -71,7 +73,7 @@ export function createClaudeStreamEncoder(model: string, promptTokens?: () => nu
     onChunk,
     finish(usage: Usage): string {
       let out = start(null) + close();
-      out += frame('message_delta', { delta: { stop_reason: stopReasonOf(finishReason), stop_sequence: null }, usage: claudeUsageOf(usage) });
+      out += frame('message_delta', { delta: stopOf(finishReason, stopSequence), usage: claudeUsageOf(usage) });
       return out + frame('message_stop', {});
     },
   };
