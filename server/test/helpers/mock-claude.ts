@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
  *   - a forced tool (`tool_choice` tool / any) or an "Answer only by calling the X tool" system
  *     line: it calls that tool (for `any`, a caller tool first, the last tool once a tool result
  *     is in the conversation) with an input generated from the tool's input_schema;
+ *   - with a free choice, the first tool until a tool result is in the conversation;
  *   - otherwise it answers `textAnswer` (default "Hello from Claude."), cut at the first of the
  *     request's `stop_sequences` it contains (stop_reason "stop_sequence", as Claude does).
  * Usage is deterministic: input_tokens = 10 + JSON length of the messages / 4, output_tokens =
@@ -15,6 +16,8 @@ import type { AddressInfo } from 'node:net';
 export interface MockClaude {
   url: string;
   requests: Array<{ path: string; headers: http.IncomingHttpHeaders; body: any }>;
+  /** The usage each answer reported, in request order. */
+  usages: Array<{ prompt: number; completion: number }>;
   /** The text of later text answers. */
   textAnswer: string;
   close(): Promise<void>;
@@ -67,11 +70,11 @@ function toolToCall(body: any): any | null {
   if (choice?.type === 'tool') return tools.find((tool) => tool.name === choice.name) ?? null;
   const named = /Answer only by calling the ([\w-]+) tool/.exec(systemText(body.system));
   if (named) return tools.find((tool) => tool.name === named[1]) ?? null;
-  if (choice?.type === 'any') {
-    const hasResult = JSON.stringify(body.messages ?? []).includes('"tool_result"');
-    return hasResult ? tools[tools.length - 1] : tools[0];
-  }
-  return null;
+  const hasResult = JSON.stringify(body.messages ?? []).includes('"tool_result"');
+  if (choice?.type === 'any') return hasResult ? tools[tools.length - 1] : tools[0];
+  // A free choice: the first tool until a result came back, then the answer.
+  if (choice?.type === 'none') return null;
+  return hasResult ? null : tools[0];
 }
 
 function cutAtStop(text: string, stops: unknown): { text: string; stop: string | null } {
@@ -89,6 +92,7 @@ function cutAtStop(text: string, stops: unknown): { text: string; stop: string |
 
 export async function startMockClaude(): Promise<MockClaude> {
   const requests: MockClaude['requests'] = [];
+  const usages: MockClaude['usages'] = [];
   const state = { textAnswer: 'Hello from Claude.' };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -104,6 +108,7 @@ export async function startMockClaude(): Promise<MockClaude> {
         const input = instanceOf(tool.input_schema);
         const json = JSON.stringify(input);
         const outputTokens = Math.ceil(json.length / 4);
+        usages.push({ prompt: inputTokens, completion: outputTokens });
         const block = { type: 'tool_use', id: `toolu_mock${requests.length}`, name: tool.name, input };
         if (body.stream !== true) {
           return send(res, { id, type: 'message', role: 'assistant', model, content: [block], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
@@ -120,6 +125,7 @@ export async function startMockClaude(): Promise<MockClaude> {
       }
       const { text, stop } = cutAtStop(state.textAnswer, body.stop_sequences);
       const outputTokens = Math.ceil(text.length / 4);
+      usages.push({ prompt: inputTokens, completion: outputTokens });
       const stopReason = stop ? 'stop_sequence' : 'end_turn';
       if (body.stream !== true) {
         return send(res, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: stopReason, stop_sequence: stop, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
@@ -139,6 +145,7 @@ export async function startMockClaude(): Promise<MockClaude> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    usages,
     get textAnswer() {
       return state.textAnswer;
     },

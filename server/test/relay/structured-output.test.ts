@@ -29,6 +29,8 @@ describe('structured output on Claude channels', () => {
 
   beforeAll(async () => {
     setTracingDisabled(true);
+    // The AI SDK warns about unknown model names (their output limits): noise here.
+    (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
     server = await startTestServer();
     claude = await startMockClaude();
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-so': 1 }));
