@@ -1,3 +1,5 @@
+import { invalidPart } from '../../providers/shared/content-parts.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
@@ -87,8 +89,36 @@ export function effortOfBudget(budget: number): string {
   return 'high';
 }
 
+const sourceTypes: Record<string, ReadonlySet<string>> = { image: new Set(['base64', 'url']), document: new Set(['base64', 'url', 'text', 'content']) };
+
+/** Malformed messages and content blocks are the caller's 400 (in Anthropic's shape), not skipped. */
+function checkMessages(messages: unknown): void {
+  if (!Array.isArray(messages)) throw invalidPart('messages', 'messages 必须是数组');
+  messages.forEach((message: unknown, i) => {
+    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) throw invalidPart(`messages[${i}]`, 'role 必须是 user 或 assistant');
+    const { content } = message;
+    if (typeof content === 'string') return;
+    if (!Array.isArray(content)) throw invalidPart(`messages[${i}].content`, 'content 必须是字符串或内容块数组');
+    content.forEach((block: unknown, j) => {
+      const path = `messages[${i}].content[${j}]`;
+      if (!isObject(block) || typeof block.type !== 'string') throw invalidPart(path, '内容块必须是带 type 的对象');
+      if (block.type === 'text' && typeof block.text !== 'string') throw invalidPart(path, 'text 必须是字符串');
+      const sources = sourceTypes[block.type];
+      if (sources) {
+        const source = isObject(block.source) ? block.source : null;
+        if (!source || typeof source.type !== 'string' || !sources.has(source.type)) throw invalidPart(path, `${block.type}.source.type 无效`);
+        if (source.type === 'base64' && (typeof source.data !== 'string' || typeof source.media_type !== 'string')) throw invalidPart(path, 'base64 来源需要 media_type 与 data');
+        if (source.type === 'url' && typeof source.url !== 'string') throw invalidPart(path, 'url 来源需要 url');
+      }
+      if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string')) throw invalidPart(path, 'tool_use 需要 id 与 name');
+      if (block.type === 'tool_result' && typeof block.tool_use_id !== 'string') throw invalidPart(path, 'tool_result 需要 tool_use_id');
+    });
+  });
+}
+
 /** An Anthropic Messages request → the canonical OpenAI chat completion body. */
 export function claudeRequestToOpenAi(body: Json): Json {
+  checkMessages(body.messages);
   const messages: Json[] = [];
   const system = systemMessage(body.system);
   if (system) messages.push(system);

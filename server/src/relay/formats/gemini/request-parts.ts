@@ -1,5 +1,7 @@
 /** Gemini `contents` → OpenAI chat messages. */
 
+import { invalidPart } from '../../providers/shared/content-parts.js';
+
 type Json = Record<string, unknown>;
 
 let sequence = 0;
@@ -24,8 +26,29 @@ function contentOf(items: Json[]): string | Json[] {
   return items.every((item) => item.type === 'text') ? items.map((item) => String(item.text)).join('') : items;
 }
 
+const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** Malformed contents and parts are the caller's 400 (in Google's shape), not skipped. */
+function checkContents(contents: unknown): void {
+  if (contents === undefined) return;
+  if (!Array.isArray(contents)) throw invalidPart('contents', 'contents 必须是数组');
+  contents.forEach((content: unknown, i) => {
+    if (!isObject(content) || (content.parts !== undefined && !Array.isArray(content.parts))) throw invalidPart(`contents[${i}]`, 'parts 必须是数组');
+    ((content.parts ?? []) as unknown[]).forEach((part, j) => {
+      const path = `contents[${i}].parts[${j}]`;
+      if (!isObject(part)) throw invalidPart(path, 'part 必须是对象');
+      if (part.text !== undefined && typeof part.text !== 'string') throw invalidPart(path, 'text 必须是字符串');
+      if (part.inlineData !== undefined && (!isObject(part.inlineData) || typeof part.inlineData.data !== 'string')) throw invalidPart(path, 'inlineData.data 必须是 base64 字符串');
+      if (part.fileData !== undefined && (!isObject(part.fileData) || typeof part.fileData.fileUri !== 'string')) throw invalidPart(path, 'fileData.fileUri 必须是字符串');
+      if (part.functionCall !== undefined && (!isObject(part.functionCall) || typeof part.functionCall.name !== 'string')) throw invalidPart(path, 'functionCall.name 必须是字符串');
+      if (part.functionResponse !== undefined && (!isObject(part.functionResponse) || typeof part.functionResponse.name !== 'string')) throw invalidPart(path, 'functionResponse.name 必须是字符串');
+    });
+  });
+}
+
 /** Converts contents; function calls get ids that the following functionResponses (by name) reuse. */
 export function contentsToMessages(contents: unknown): Json[] {
+  checkContents(contents);
   const messages: Json[] = [];
   const pendingIds = new Map<string, string[]>();
   for (const content of (Array.isArray(contents) ? contents : []) as Json[]) {

@@ -1,3 +1,5 @@
+import { invalidPart } from '../../providers/shared/content-parts.js';
+
 type Json = Record<string, unknown>;
 
 /** Responses content parts → OpenAI chat content (a string when it is text only). */
@@ -57,8 +59,27 @@ function toResponseFormat(text: unknown): Json | undefined {
   return undefined;
 }
 
+const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** Malformed input items and content parts are the caller's 400, not skipped. */
+function checkInput(input: unknown): void {
+  if (input === undefined || typeof input === 'string') return;
+  if (!Array.isArray(input)) throw invalidPart('input', 'input 必须是字符串或数组');
+  input.forEach((item: unknown, i) => {
+    if (!isObject(item)) throw invalidPart(`input[${i}]`, '输入项必须是对象');
+    if (!Array.isArray(item.content)) return;
+    item.content.forEach((part: unknown, j) => {
+      const path = `input[${i}].content[${j}]`;
+      if (!isObject(part) || typeof part.type !== 'string') throw invalidPart(path, '内容片段必须是带 type 的对象');
+      if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') throw invalidPart(path, 'text 必须是字符串');
+      if (part.type === 'input_image' && typeof part.image_url !== 'string' && typeof part.file_id !== 'string') throw invalidPart(path, 'input_image 需要 image_url 或 file_id');
+    });
+  });
+}
+
 /** Responses request → canonical OpenAI chat completion body. */
 export function responsesToChat(body: Json): Json {
+  checkInput(body.input);
   const messages = toChatMessages(body.input);
   if (typeof body.instructions === 'string' && body.instructions) messages.unshift({ role: 'system', content: body.instructions });
   const out: Json = { model: body.model, messages, stream: body.stream === true };

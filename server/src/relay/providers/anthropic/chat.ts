@@ -1,4 +1,5 @@
 import type { AdapterOptions } from '../types.js';
+import { checkContentParts } from '../shared/content-parts.js';
 import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import { convertMessages } from './chat-messages.js';
 
@@ -21,6 +22,9 @@ export function defaultMaxTokens(model: string, options: AdapterOptions): number
   const fallback = table.default;
   return typeof fallback === 'number' && fallback > 0 ? fallback : 8192;
 }
+
+/** The canonical content parts Claude takes (audio it cannot). */
+const claudeParts = new Set(['text', 'input_text', 'refusal', 'image_url', 'file']);
 
 /** reasoning_effort → a thinking budget (tokens); `none` turns thinking off. */
 const effortBudgets: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384 };
@@ -62,6 +66,7 @@ const stopSequencesOf = (stop: unknown): string[] | undefined => {
  */
 export function openAiToClaude(body: Json, model: string, options: AdapterOptions): Json {
   refuseUnhonoured(body, 'Claude', { n: true, logprobs: true });
+  checkContentParts(body.messages, 'Claude', claudeParts);
   let upstreamModel = model;
   const isThinkingSuffix = model.endsWith('-thinking') && options.bool('claude.thinking_adapter_enabled');
   if (isThinkingSuffix) upstreamModel = model.slice(0, -'-thinking'.length);

@@ -1,3 +1,4 @@
+import { checkContentParts } from '../shared/content-parts.js';
 import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import type { AdapterOptions } from '../types.js';
 import { convertMessages } from './messages.js';
@@ -74,8 +75,12 @@ function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
 }
 
+/** The canonical content parts Gemini takes. */
+const geminiParts = new Set(['text', 'input_text', 'refusal', 'image_url', 'input_audio', 'file']);
+
 /** The canonical OpenAI chat body → a Gemini generateContent body, and the model to put in the URL. */
 export function toGeminiRequest(body: Json, upstreamModel: string, options: AdapterOptions): { model: string; request: Json } {
+  checkContentParts(body.messages, 'Gemini', geminiParts);
   const { model, thinkingConfig } = chooseThinking(upstreamModel, body);
   const { contents, systemInstruction } = convertMessages(body.messages, { needsThoughtSignature: /^gemini-3/.test(model) });
   const request: Json = { contents };

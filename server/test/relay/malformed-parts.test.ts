@@ -1,0 +1,95 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockClaude, type MockClaude } from '../helpers/mock-claude.js';
+import { startMockModels, type MockModels } from '../helpers/mock-models.js';
+import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { createSdkCaller } from './sdk-setup.js';
+
+/** A content part a conversion cannot read is the caller's 400 in its own format, naming where it is: never dropped. */
+describe('malformed and unconvertible content parts', () => {
+  let server: TestServer;
+  let models: MockModels;
+  let claude: MockClaude;
+  let caller: { userId: number; tokenId: number; apiKey: string };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    models = await startMockModels();
+    claude = await startMockClaude();
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-parts': 1, 'claude-parts': 1, 'gemini-parts': 1 }));
+    caller = await createSdkCaller(server.ctx);
+    await createRelayChannel(server.ctx, { type: 1, key: 'sk-parts', baseURL: models.url, models: ['gpt-parts'] });
+    await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant-parts', baseURL: claude.url, models: ['claude-parts'] });
+    await createRelayChannel(server.ctx, { type: 24, key: 'AIza-parts', baseURL: models.url, models: ['gemini-parts'] });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await models?.close();
+    await claude?.close();
+  });
+
+  const openai = () => new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+  const sentUpstream = () => models.requests.length + claude.requests.length;
+
+  it('OpenAI chat parts a Claude or Gemini channel cannot take: a 400 naming the part, nothing sent or billed', async () => {
+    const before = sentUpstream();
+    const cases: Array<[string, unknown, string]> = [
+      ['claude-parts', { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }, 'Claude 渠道不支持内容类型 input_audio'],
+      ['claude-parts', { type: 'image_url', image_url: { url: 'ftp://example.com/cat.png' } }, 'image_url.url'],
+      ['gemini-parts', { type: 'file', file: { file_id: 'file-abc' } }, '不支持 file_id'],
+      ['gemini-parts', 42, '内容片段必须是对象'],
+      ['claude-parts', { type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, '不支持内容类型 video_url'],
+    ];
+    for (const [model, part, message] of cases) {
+      const failure = await openai().chat.completions.create({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part as OpenAI.Chat.Completions.ChatCompletionContentPart] }] }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((failure as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('invalid_content_part');
+      expect((failure as Error).message).toContain('messages[0].content[1]');
+      expect((failure as Error).message).toContain(message);
+    }
+    expect(sentUpstream()).toBe(before);
+    await flushRelay(server.ctx);
+    const consumed = await server.ctx.storage.db.selectFrom('logs').select('id').where('user_id', '=', caller.userId).where('type', '=', 2).execute();
+    expect(consumed).toEqual([]);
+  });
+
+  it('the Anthropic API: a malformed block is an Anthropic-shaped 400 on any channel', async () => {
+    const client = new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 });
+    for (const model of ['gpt-parts', 'gemini-parts']) {
+      const failure = await client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } as never }] }] }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
+      const body = (failure as InstanceType<typeof Anthropic.BadRequestError>).error as any;
+      expect(body.type).toBe('error');
+      expect(body.error.type).toBe('invalid_request_error');
+      expect(body.error.message).toContain('messages[0].content[0]');
+    }
+    const noRole = await client.messages.create({ model: 'gpt-parts', max_tokens: 16, messages: [{ role: 'system' as never, content: 'x' }] }).catch((error: unknown) => error);
+    expect(noRole).toBeInstanceOf(Anthropic.BadRequestError);
+  });
+
+  it('the Gemini API and the Responses API: malformed parts are 400s in their own shapes', async () => {
+    const gemini = await fetch(`${server.url}/v1beta/models/claude-parts:generateContent`, {
+      method: 'POST', headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'see' }, { inlineData: { mimeType: 'image/png' } }] }] }),
+    });
+    expect(gemini.status).toBe(400);
+    const googleError = ((await gemini.json()) as any).error;
+    expect(googleError.status).toBe('INVALID_ARGUMENT');
+    expect(googleError.message).toContain('contents[0].parts[1]');
+
+    const responses = await openai().responses.create({ model: 'claude-parts', input: [{ role: 'user', content: [{ type: 'input_text', text: 5 as never }] }] }).catch((error: unknown) => error);
+    expect(responses).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((responses as Error).message).toContain('input[0].content[0]');
+  });
+
+  it('well-formed parts still pass: an image on Claude, audio on Gemini', async () => {
+    const image = await openai().chat.completions.create({ model: 'claude-parts', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] });
+    expect(image.choices[0]!.message.content).toBe('Hello from Claude.');
+    expect(claude.requests.at(-1)!.body.messages[0].content[1]).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png' } });
+    const audio = await openai().chat.completions.create({ model: 'gemini-parts', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }] });
+    expect(audio.choices[0]!.message.content).toBe('The answer is 42.');
+    expect(models.requests.at(-1)!.body.contents[0].parts[0]).toEqual({ inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } });
+  });
+});
