@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
+import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
@@ -72,6 +73,22 @@ describe('Retry-After and the no-channel answer', () => {
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError);
     expect(upstream.requests.length).toBe(before + 2);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(750);
+  });
+
+  it('LangChain retries a 429 only with that hint: with Retry-After it waits and succeeds, without it fails at once', async () => {
+    const model = new ChatOpenAI({ model: 'gpt-busy', apiKey: caller.apiKey, configuration: { baseURL: `${server.url}/v1` }, maxRetries: 2 });
+    upstream.reply(rateLimited({ 'retry-after': '1' }));
+    upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-busy', choices: [{ index: 0, message: { role: 'assistant', content: 'after the wait' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } }) });
+    const before = upstream.requests.length;
+    const startedAt = Date.now();
+    expect((await model.invoke('hi')).text).toBe('after the wait');
+    expect(upstream.requests.length).toBe(before + 2);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(950);
+
+    upstream.reply(rateLimited({}));
+    const headerless = await model.invoke('hi').catch((error: unknown) => error);
+    expect((headerless as Error).name).toBe('RateLimitCapacityError');
+    expect(upstream.requests.length).toBe(before + 3);
   });
 
   it('Gemini\'s RetryInfo becomes Retry-After, in each route\'s own error format', async () => {
