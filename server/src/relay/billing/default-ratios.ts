@@ -88,6 +88,20 @@ export const defaultCacheRatio: Record<string, number> = {};
 export const defaultCacheCreationRatioFallback = 1.25;
 export const defaultCacheCreationRatio: Record<string, number> = { 'claude-3-haiku-20240307': 1.2 };
 
+/**
+ * AudioRatio = audio input price / text input price (new-api's meaning, as for realtime), for audio
+ * billed outside realtime: transcriptions and translations (docs/relay.md "Audio"). Audio measured
+ * by its length counts 1,000 tokens a minute (audio-tokens.ts), so each default lands on OpenAI's
+ * per-minute price: whisper-1 15 × 0.2 × 1,000 quota = US$0.006 a minute; gpt-4o-transcribe
+ * (US$6 per 1M audio tokens vs 2.5 text) 2.4, ≈ US$0.006 a minute; gpt-4o-mini-transcribe (3 vs 1.25)
+ * 2.4, ≈ US$0.003. No option yet: other models bill audio like text (1).
+ */
+export const defaultAudioRatio: Record<string, number> = {
+  'whisper-1': 0.2,
+  'gpt-4o-transcribe': 2.4,
+  'gpt-4o-mini-transcribe': 2.4,
+};
+
 for (const [model, prompt, completion, cached] of tokenPriced) {
   defaultModelRatio[model] = round(prompt / 2);
   defaultCompletionRatio[model] = prompt === 0 ? 1 : round(completion / prompt);

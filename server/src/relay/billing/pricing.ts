@@ -1,5 +1,5 @@
 import type { OptionStore } from '../../options/store.js';
-import { defaultCacheCreationRatioFallback } from './default-ratios.js';
+import { defaultAudioRatio, defaultCacheCreationRatioFallback } from './default-ratios.js';
 
 /** How one model is billed, read from the pricing options (ModelPrice wins over ratios). */
 export interface ModelPricing {
@@ -14,6 +14,11 @@ export interface ModelPricing {
   cacheCreationRatio?: number;
   /** US$ per call; -1 when billed by tokens. */
   modelPrice: number;
+  /**
+   * Audio input price / text input price, for Usage.audioInputTokens (transcriptions); absent = 1.
+   * From defaultAudioRatio (no option yet).
+   */
+  audioRatio?: number;
 }
 
 type NumberMap = Record<string, number>;
@@ -33,7 +38,9 @@ export function findModelPricing(options: OptionStore, model: string): ModelPric
     return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: numberOr(prices, model, 0) };
   }
   if (Object.hasOwn(ratios, model)) {
-    return { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
+    const pricing: ModelPricing = { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
+    if (Object.hasOwn(defaultAudioRatio, model)) pricing.audioRatio = defaultAudioRatio[model];
+    return pricing;
   }
   return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: defaultCacheCreationRatioFallback, modelPrice: -1 };
 }

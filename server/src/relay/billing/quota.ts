@@ -12,14 +12,19 @@ export interface Usage {
    * billed with its own ratio. Absent means 0.
    */
   cacheCreationTokens?: number;
+  /**
+   * Part of promptTokens that is audio input (transcriptions: the upstream's audio tokens, or the
+   * audio's length as tokens), billed with the model's audio ratio. Absent means 0.
+   */
+  audioInputTokens?: number;
 }
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
 
 /**
  * The quota formula (docs/billing.md):
- *   per token: round(groupRatio × modelRatio × (prompt − cached − creation + cached × cacheRatio
- *              + creation × cacheCreationRatio + completion × completionRatio)),
+ *   per token: round(groupRatio × modelRatio × (prompt − cached − creation − audio + cached × cacheRatio
+ *              + creation × cacheCreationRatio + audio × audioRatio + completion × completionRatio)),
  *              at least 1 when the ratios are non-zero and tokens were used; 0 with no tokens;
  *   per call:  round(modelPrice × QuotaPerUnit × groupRatio × calls).
  */
@@ -28,8 +33,9 @@ export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: U
   const prompt = Math.max(0, usage.promptTokens);
   const cached = Math.min(Math.max(0, usage.cachedTokens), prompt);
   const creation = Math.min(Math.max(0, usage.cacheCreationTokens ?? 0), prompt - cached);
-  const weighted = prompt - cached - creation + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
-    + Math.max(0, usage.completionTokens) * pricing.completionRatio;
+  const audio = Math.min(Math.max(0, usage.audioInputTokens ?? 0), prompt - cached - creation);
+  const weighted = prompt - cached - creation - audio + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
+    + audio * (pricing.audioRatio ?? 1) + Math.max(0, usage.completionTokens) * pricing.completionRatio;
   if (weighted <= 0) return 0;
   const ratio = groupRatio * pricing.modelRatio;
   if (ratio === 0) return 0;

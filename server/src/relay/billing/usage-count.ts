@@ -39,16 +39,17 @@ const isCount = (value: number | undefined): boolean => value === undefined || (
 
 /**
  * A Usage as settle() bills and logs it: every field a count (usageCount), sums of parts clamped
- * again, cached ≤ prompt and cache writes ≤ prompt − cached. Returns the same object when it is
- * already clean (the common case: no allocation on the hot path).
+ * again, cached ≤ prompt, cache writes ≤ prompt − cached and audio ≤ prompt − cached − writes.
+ * Returns the same object when it is already clean (the common case: no allocation on the hot path).
  */
 export function clampUsage(usage: Usage): Usage {
-  const { promptTokens, completionTokens, cachedTokens, cacheCreationTokens } = usage;
-  if (isCount(promptTokens) && isCount(completionTokens) && isCount(cachedTokens) && isCount(cacheCreationTokens)
-    && cachedTokens + (cacheCreationTokens ?? 0) <= promptTokens) return usage;
+  const { promptTokens, completionTokens, cachedTokens, cacheCreationTokens, audioInputTokens } = usage;
+  if (isCount(promptTokens) && isCount(completionTokens) && isCount(cachedTokens) && isCount(cacheCreationTokens) && isCount(audioInputTokens)
+    && cachedTokens + (cacheCreationTokens ?? 0) + (audioInputTokens ?? 0) <= promptTokens) return usage;
   const prompt = usageCount(promptTokens);
   const cached = Math.min(usageCount(cachedTokens), prompt);
   const clean: Usage = { promptTokens: prompt, completionTokens: usageCount(completionTokens), cachedTokens: cached };
   if (cacheCreationTokens !== undefined) clean.cacheCreationTokens = Math.min(usageCount(cacheCreationTokens), prompt - cached);
+  if (audioInputTokens !== undefined) clean.audioInputTokens = Math.min(usageCount(audioInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0));
   return clean;
 }

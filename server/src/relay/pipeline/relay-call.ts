@@ -44,6 +44,12 @@ export interface RelayJob {
   readUsage(adapter: ProviderAdapter, response: Record<string, unknown> | null): Usage | null;
   /** Completion tokens of a non-stream response without usage. */
   countCompletionTokens?(response: Record<string, unknown>): number;
+  /**
+   * The usage of a non-stream answer passed through as it came, read by the job from its bytes and
+   * content type (transcriptions: text, srt and vtt answers are not JSON). When present it replaces
+   * readUsageFromBytes, readUsage and countCompletionTokens there.
+   */
+  readAnswerUsage?(adapter: ProviderAdapter, answer: { bytes: Buffer; contentType: string }): Usage;
 }
 
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
@@ -204,6 +210,8 @@ function passAnswer(job: RelayJob, success: UpstreamSuccess, exchange: RelayExch
   const adapter = channel.adapter!;
   const bytes = head!.body!;
   const contentType = head!.contentType || 'application/json';
+  const send = () => exchange.send(head!.statusCode, contentType, bytes);
+  if (job.readAnswerUsage) return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs: Date.now() - startedAt, send };
   const isJson = contentType.includes('json');
   let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;
@@ -221,7 +229,7 @@ function passAnswer(job: RelayJob, success: UpstreamSuccess, exchange: RelayExch
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
   }
-  return { usage, isStream: false, frtMs: Date.now() - startedAt, send: () => exchange.send(head!.statusCode, contentType, bytes) };
+  return { usage, isStream: false, frtMs: Date.now() - startedAt, send };
 }
 
 /** Gives a responder's answer (conversion, native pass-through, inbound formats) to the client. */

@@ -77,9 +77,13 @@ export class ConsumeLogRecord {
 function buildConsumeLog(input: SettleInput, quota: number, now: number, username: string, tokenName: string): NewLog {
   const { caller } = input.hold;
   const { pricing } = input;
+  const audio = input.usage.audioInputTokens;
+  const audioRatio = pricing.audioRatio ?? 1;
   const content = pricing.quotaType === 1
     ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
-    : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
+    : audio !== undefined
+      ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${input.groupRatio}`
+      : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
   const other = {
     model_ratio: pricing.modelRatio,
     model_price: pricing.modelPrice,
@@ -91,6 +95,7 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
     ...(input.usage.cacheCreationTokens !== undefined
       ? { cache_creation_tokens: input.usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
       : {}),
+    ...(audio !== undefined ? { audio: true, audio_input: audio, audio_ratio: audioRatio } : {}),
     frt: input.frtMs,
     is_model_mapped: input.upstreamModel !== input.model,
     upstream_model_name: input.upstreamModel,
