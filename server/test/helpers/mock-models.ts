@@ -9,7 +9,8 @@ import { instanceOf } from './mock-claude.js';
  * mock-claude.ts, Anthropic — with one behaviour, so a client × channel matrix can check the same
  * journey everywhere: with tools and no tool result yet in the conversation (or a forced choice) it
  * calls the first (or forced) tool with arguments generated from its schema; otherwise it answers
- * `text`. Streams use each wire's full event sequence. Usage is deterministic per request and kept in
+ * `text` (on Gemini, with `responseMimeType: application/json`, an instance of the response schema).
+ * Streams use each wire's full event sequence. Usage is deterministic per request and kept in
  * `usages` (prompt = 10 + JSON length of the conversation / 4, completion = output length / 4).
  */
 export interface MockModels {
@@ -114,7 +115,11 @@ function openAiAnswer(res: http.ServerResponse, body: any, state: Omit<MockModel
   res.end('data: [DONE]\n\n');
 }
 
-function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, state: Omit<MockModels, 'url' | 'close'>): void {
+function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, shared: Omit<MockModels, 'url' | 'close'>): void {
+  // JSON mode: the answer is an instance of the requested schema.
+  const config = body.generationConfig ?? {};
+  const schema = config.responseJsonSchema ?? config.responseSchema;
+  const state = config.responseMimeType === 'application/json' ? { ...shared, text: JSON.stringify(schema ? instanceOf(jsonSchemaOf(schema)) : {}) } : shared;
   const { tool } = decideGemini(body);
   const args = tool ? instanceOf(jsonSchemaOf(tool.schema)) : null;
   const output = tool ? JSON.stringify(args) : state.text;

@@ -8,6 +8,7 @@ import { zodResponseFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { instanceOf, startMockClaude, type MockClaude } from '../helpers/mock-claude.js';
+import { startMockModels, type MockModels } from '../helpers/mock-models.js';
 import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { billedState, createSdkCaller } from './sdk-setup.js';
@@ -189,6 +190,26 @@ describe('structured output on Claude channels', () => {
     expect(result.finalOutput).toEqual(expected);
     const state = await billedState(server.ctx, { ...caller, channelId });
     expect(state.logs.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('on a Gemini channel, response_format becomes responseMimeType + responseSchema (openai parse, AI SDK generateObject)', async () => {
+    const models: MockModels = await startMockModels();
+    try {
+      await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-so': 1, 'gemini-so': 1 }));
+      const geminiChannel = await createRelayChannel(server.ctx, { type: 24, key: 'AIza-so', baseURL: models.url, models: ['gemini-so'] });
+      const parsed = await openai().chat.completions.parse({ model: 'gemini-so', messages: [{ role: 'user', content: 'Describe Ada' }], response_format: zodResponseFormat(person, 'person') });
+      expect(parsed.choices[0]!.message.parsed).toEqual(expected);
+      const config = models.requests.at(-1)!.body.generationConfig;
+      expect(config.responseMimeType).toBe('application/json');
+      expect(config.responseSchema).toMatchObject({ type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } } });
+      expect(models.requests.at(-1)!.body.tools).toBeUndefined();
+      const viaAiSdk = await generateObject({ model: createOpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1` }).chat('gemini-so'), schema: person, prompt: 'Describe Ada', maxRetries: 0 });
+      expect(viaAiSdk.object).toEqual(expected);
+      const state = await billedState(server.ctx, { ...caller, channelId: geminiChannel });
+      expect({ prompt: state.logs[0]!.prompt_tokens, completion: state.logs[0]!.completion_tokens }).toEqual(models.usages.at(-1));
+    } finally {
+      await models.close();
+    }
   });
 
   it('the generator of the mock follows the schema it is given', () => {
