@@ -50,6 +50,18 @@ export function textOf(content: unknown): string {
   return '';
 }
 
+/** The text of a chat request's messages (contents and text parts), one message per line: what sensitive words are checked on. */
+export function messagesText(messages: unknown): string {
+  if (!Array.isArray(messages)) return '';
+  return (messages as Array<Record<string, unknown>>).map((message) => textOf(message?.content)).join('\n');
+}
+
+/** The text of completions/embeddings/moderation inputs (a string or a string list; token ids have none). */
+export function inputText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  return Array.isArray(input) ? input.map(inputText).join('\n') : '';
+}
+
 /** Prompt tokens of completions/embeddings/moderation inputs: a string, a string list or token ids. */
 export function countInputTokens(input: unknown): number {
   if (typeof input === 'string') return countTextTokens(input);

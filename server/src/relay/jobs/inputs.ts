@@ -1,4 +1,4 @@
-import { countInputTokens, countTextTokens } from '../billing/token-count.js';
+import { countInputTokens, countTextTokens, inputText } from '../billing/token-count.js';
 import type { Usage } from '../billing/quota.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
@@ -18,6 +18,7 @@ function inputJob(endpoint: RelayEndpoint, body: JsonBody, model: string, input:
     maxTokens: 0,
     calls: 1,
     buildBody: channelJsonBody(body),
+    promptText: () => inputText(input),
     countPromptTokens: () => countInputTokens(input),
     readUsage: (adapter, response) => (response ? adapter.embeddings.readUsage(response) : null),
   };
@@ -30,6 +31,7 @@ function convertedBody(
   call: ChannelCall,
   channel: RelayChannel,
   converter: { buildRequest: EmbeddingsConverter['buildRequest']; parseResponse(json: JsonBody, model: string): { response: JsonBody; usage: Usage | null; calls?: number } },
+  answerAs: (answer: JsonBody) => JsonBody = (answer) => answer,
 ) {
   const source = channel.paramOverride ? { ...body, ...channel.paramOverride, model: call.upstreamModel } : { ...body, model: call.upstreamModel };
   return Promise.resolve(converter.buildRequest(source, { ...call, isStream: false })).then((request): UpstreamBody => ({
@@ -45,27 +47,41 @@ function convertedBody(
       if (answer.object === 'list' && (typeof stated?.prompt_tokens !== 'number' || stated.prompt_tokens <= 0)) {
         answer.usage = { prompt_tokens: billed.promptTokens, total_tokens: billed.promptTokens + billed.completionTokens };
       }
-      return { body: answer, usage: billed, calls };
+      return { body: answerAs(answer), usage: billed, calls };
     }),
   }));
 }
 
-/** POST /v1/embeddings (converted for Gemini batchEmbedContents and Ollama /api/embed). */
-export function embeddingsJob(body: JsonBody): RelayJob {
+/**
+ * POST /v1/embeddings (converted for Gemini batchEmbedContents and Ollama /api/embed). `answerAs`
+ * reshapes the OpenAI answer for another inbound API (Gemini embedContent); without it an
+ * OpenAI-wire answer passes through as it came.
+ */
+export function embeddingsJob(body: JsonBody, answerAs?: (answer: JsonBody) => JsonBody): RelayJob {
   const job = inputJob('embeddings', body, requireModel(body), body.input);
   const plain = job.buildBody;
   return {
     ...job,
     buildBody: (channel, call) => {
       const converter = channel.adapter?.embeddingsConverter;
-      return converter ? convertedBody(body, body.input, call, channel, converter) : plain(channel, call);
+      if (converter) return convertedBody(body, body.input, call, channel, converter, answerAs);
+      const passed = plain(channel, call) as UpstreamBody;
+      if (!answerAs) return passed;
+      return {
+        ...passed,
+        respond: (rc) => sendJsonAnswer(rc, ({ json }) => {
+          const answer = json ?? {};
+          const usage = channel.adapter?.embeddings.readUsage(answer) ?? { promptTokens: countInputTokens(body.input), completionTokens: 0, cachedTokens: 0 };
+          return { body: answerAs(answer), usage };
+        }),
+      };
     },
   };
 }
 
 /** POST /v1/moderations (the model is optional, as at OpenAI). */
 export const moderationsJob = (body: JsonBody): RelayJob =>
-  ({ ...inputJob('moderations', body, requireModel(body, 'omni-moderation-latest'), body.input), readUsage: () => null });
+  ({ ...inputJob('moderations', body, requireModel(body, 'omni-moderation-latest'), body.input), readUsage: () => null, promptText: undefined });
 
 /** POST /v1/rerank (Jina/Cohere shape: query + documents); Cohere bills search units as calls. */
 export function rerankJob(body: JsonBody): RelayJob {

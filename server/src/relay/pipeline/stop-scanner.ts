@@ -45,7 +45,7 @@ export function stopScanner(sink: ChunkSink, stops: string[]): ChunkSink & { rea
 
   return {
     get isAnswered() {
-      return isAnswered;
+      return isAnswered || sink.isAnswered === true;
     },
     onChunk(chunk) {
       if (isAnswered) return '';
