@@ -5,6 +5,8 @@ import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
 import { responsesFormat, responsesFormatFor } from './formats/responses/index.js';
 import type { InboundFormat } from './formats/types.js';
+import { countPromptTokens } from './count-tokens.js';
+import { geminiEmbeddingsJob } from './jobs/gemini-embeddings.js';
 import { inboundChatJob } from './jobs/inbound.js';
 import { requireObject } from './jobs/json-body.js';
 import { modelsFor } from './models-routes.js';
@@ -12,6 +14,7 @@ import { authenticateToken } from './pipeline/authenticate.js';
 import { fastifyExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
 import { openResponseThread } from './response-store.js';
+import type { AdapterOptions } from './providers/types.js';
 import type { RelayState } from './state.js';
 
 /** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI). */
@@ -42,7 +45,16 @@ function anthropicHeadersOf(request: FastifyRequest): Record<string, string> {
 const googleKeyOf = (request: FastifyRequest): string | undefined =>
   headerValue(request.headers['x-goog-api-key']) ?? (request.query as Record<string, string | undefined> | undefined)?.key;
 
-const geminiActions = new Set(['generateContent', 'streamGenerateContent']);
+const geminiChatActions = new Set(['generateContent', 'streamGenerateContent']);
+
+/** Gemini countTokens takes `contents` or a whole `generateContentRequest`. */
+const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknown> => {
+  const nested = body.generateContentRequest;
+  if (nested === undefined) return body;
+  if (!nested || typeof nested !== 'object' || Array.isArray(nested)) throw new RelayError(400, 'invalid_request', 'generateContentRequest 必须是对象');
+  const { model: _model, ...request } = nested as Record<string, unknown>;
+  return request;
+};
 
 /**
  * Inbound APIs besides OpenAI chat (providers.md §5): Anthropic Messages, Gemini generateContent
@@ -51,6 +63,7 @@ const geminiActions = new Set(['generateContent', 'streamGenerateContent']);
  */
 export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
+  const options = ctx.options as unknown as AdapterOptions;
   await app.register(async (scope) => {
     scope.setErrorHandler(formatErrorHandler(claudeFormat));
     scope.post('/v1/messages', { bodyLimit }, async (request, reply) => {
@@ -59,16 +72,31 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
       await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
       return reply;
     });
+    // Counted by Anthropic on a Claude channel, locally elsewhere; not billed.
+    scope.post('/v1/messages/count_tokens', { bodyLimit }, async (request) => {
+      const caller = await authenticateToken(ctx, relay, request);
+      const body = { max_tokens: 1, ...requireObject(request.body) };
+      const inputTokens = await countPromptTokens(relay, options, caller, { format: claudeFormat, body, params: {}, clientHeaders: anthropicHeadersOf(request) });
+      return { input_tokens: inputTokens };
+    });
   });
   await app.register(async (scope) => {
     scope.setErrorHandler(formatErrorHandler(geminiFormat));
     for (const version of ['v1beta', 'v1']) {
       scope.post(`/${version}/models/*`, { bodyLimit }, async (request, reply) => {
         const params = request.params as Record<string, string>;
-        const { action } = parseModelPath(params);
-        if (!geminiActions.has(action)) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
+        const { model, action } = parseModelPath(params);
+        const isKnown = geminiChatActions.has(action) || action === 'countTokens' || action === 'embedContent' || action === 'batchEmbedContents';
+        if (!isKnown) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
         const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
-        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(geminiFormat, requireObject(request.body), params));
+        const body = requireObject(request.body);
+        if (action === 'countTokens') {
+          const chatParams = { ...params, '*': `${model}:generateContent` };
+          const totalTokens = await countPromptTokens(relay, options, caller, { format: geminiFormat, body: countedGeminiBody(body), params: chatParams });
+          return reply.send({ totalTokens });
+        }
+        const job = action === 'embedContent' || action === 'batchEmbedContents' ? geminiEmbeddingsJob(model, action, body) : inboundChatJob(geminiFormat, body, params);
+        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
         return reply;
       });
     }

@@ -1,4 +1,4 @@
-import { countChatPromptTokens, countInputTokens, countTextTokens, textOf } from '../billing/token-count.js';
+import { countChatPromptTokens, countInputTokens, countTextTokens, inputText, messagesText, textOf } from '../billing/token-count.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { planChat } from './chat-plan.js';
 import { channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
@@ -39,6 +39,7 @@ export function chatJob(body: JsonBody): RelayJob {
       endpoint: 'chat', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
+    promptText: () => messagesText(body.messages),
     countPromptTokens: () => countChatPromptTokens(body.messages),
     readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
@@ -67,6 +68,7 @@ export function completionsJob(body: JsonBody): RelayJob {
       endpoint: 'completions', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
+    promptText: () => inputText(body.prompt),
     countPromptTokens: () => countInputTokens(body.prompt),
     readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),

@@ -1,4 +1,4 @@
-import { countChatPromptTokens } from '../billing/token-count.js';
+import { countChatPromptTokens, messagesText } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 import type { InboundFormat } from '../formats/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
@@ -60,6 +60,7 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
         return out;
       },
     }),
+    promptText: () => messagesText(canonical.messages),
     countPromptTokens: () => countChatPromptTokens(canonical.messages),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
   };

@@ -210,6 +210,14 @@ export interface NativeWire {
   readUsage(json: Record<string, unknown>): Usage | null;
   /** Stateful usage reader over native stream events; returns the usage known so far (or null). */
   createUsageReader(): { onEvent(event: StreamEvent): { usage: Usage | null; text: string } };
+  /**
+   * The provider's own token counting (Anthropic count_tokens, Gemini countTokens): the count request
+   * made from a chat request already built in this wire, and the count read from its answer.
+   */
+  countTokens?: {
+    request(chat: UpstreamRequest): UpstreamRequest;
+    read(json: Record<string, unknown>): number | null;
+  };
 }
 
 export interface ProviderAdapter {

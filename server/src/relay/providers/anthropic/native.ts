@@ -38,6 +38,8 @@ export function createClaudeUsageReader() {
   };
 }
 
+const countedFields = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers'];
+
 /** Pass-through of Claude-format clients: the body goes unchanged but for the model name. */
 export const claudeNativeWire: NativeWire = {
   format: 'claude',
@@ -48,4 +50,14 @@ export const claudeNativeWire: NativeWire = {
   },
   readUsage: (json) => readClaudeUsage(json.usage),
   createUsageReader: createClaudeUsageReader,
+  countTokens: {
+    // POST /v1/messages/count_tokens takes the request's prompt fields only (no max_tokens, stream, sampling).
+    request(chat: UpstreamRequest): UpstreamRequest {
+      const body = (chat.body ?? {}) as Record<string, unknown>;
+      const counted: Record<string, unknown> = {};
+      for (const field of countedFields) if (body[field] !== undefined) counted[field] = body[field];
+      return { ...chat, url: `${chat.url.replace(/\?.*$/, '')}/count_tokens`, body: counted };
+    },
+    read: (json) => (typeof json.input_tokens === 'number' && Number.isFinite(json.input_tokens) && json.input_tokens >= 0 ? Math.floor(json.input_tokens) : null),
+  },
 };

@@ -48,4 +48,14 @@ export const geminiNativeWire: NativeWire = {
   buildRequest: buildNativeGeminiRequest,
   readUsage: (json) => readGeminiUsage(json.usageMetadata),
   createUsageReader: createGeminiUsageReader,
+  countTokens: {
+    // models/{m}:countTokens with the whole request as generateContentRequest (system instruction and tools counted too).
+    request(chat: UpstreamRequest): UpstreamRequest {
+      const url = chat.url.replace(/:(streamGenerateContent|generateContent)(\?alt=sse)?/, ':countTokens');
+      const model = /\/models\/([^:/?]+):countTokens/.exec(url)?.[1] ?? '';
+      const body = (chat.body ?? {}) as Record<string, unknown>;
+      return { ...chat, url, body: { generateContentRequest: { ...body, model: `models/${decodeURIComponent(model)}` } } };
+    },
+    read: (json) => (typeof json.totalTokens === 'number' && Number.isFinite(json.totalTokens) && json.totalTokens >= 0 ? Math.floor(json.totalTokens) : null),
+  },
 };
