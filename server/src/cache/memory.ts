@@ -11,6 +11,7 @@ export class MemoryCache implements Cache {
   readonly kind = 'memory' as const;
   private readonly values = new Map<string, Entry>();
   private readonly events = new EventEmitter();
+  private readonly leases = new Map<string, Map<string, number>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor() {
@@ -18,6 +19,8 @@ export class MemoryCache implements Cache {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
+
+  async ping(): Promise<void> {}
 
   private live(key: string): Entry | undefined {
     const entry = this.values.get(key);
@@ -70,6 +73,40 @@ export class MemoryCache implements Cache {
   async giveBack(key: string): Promise<void> {
     const entry = this.live(key);
     if (entry && Number(entry.value) > 0) entry.value = String(Number(entry.value) - 1);
+  }
+
+  async acquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<boolean> {
+    return this.leaseNow(key, leaseId, limit, ttlMs);
+  }
+
+  /** acquireLease without a promise (the concurrency limiter's fast path on one instance). */
+  leaseNow(key: string, leaseId: string, limit: number, ttlMs: number): boolean {
+    const now = Date.now();
+    let set = this.leases.get(key);
+    if (!set) this.leases.set(key, (set = new Map()));
+    for (const [id, expiresAt] of set) if (expiresAt <= now) set.delete(id);
+    if (set.size >= limit) return false;
+    set.set(leaseId, now + ttlMs);
+    return true;
+  }
+
+  async releaseLease(key: string, leaseId: string): Promise<void> {
+    this.releaseNow(key, leaseId);
+  }
+
+  releaseNow(key: string, leaseId: string): void {
+    const set = this.leases.get(key);
+    if (!set) return;
+    set.delete(leaseId);
+    if (set.size === 0) this.leases.delete(key);
+  }
+
+  async renewLeases(leases: ReadonlyArray<{ key: string; leaseId: string }>, ttlMs: number): Promise<void> {
+    const expiresAt = Date.now() + ttlMs;
+    for (const { key, leaseId } of leases) {
+      const set = this.leases.get(key);
+      if (set?.has(leaseId)) set.set(leaseId, expiresAt);
+    }
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -16,6 +16,21 @@ const giveBackScript = `
 if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
+// Leases: a sorted set of lease ids scored by expiry (ms, Redis's own clock so instances agree).
+const nowMs = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+const acquireLeaseScript = `${nowMs}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+const renewLeaseScript = `${nowMs}
+if redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
 /** Redis-backed cache shared by every instance; a second connection carries subscriptions. */
 export class RedisCache implements Cache {
   readonly kind = 'redis' as const;
@@ -28,6 +43,8 @@ export class RedisCache implements Cache {
     this.client.defineCommand('mgHit', { numberOfKeys: 1, lua: hitScript });
     this.client.defineCommand('mgTake', { numberOfKeys: 1, lua: takeScript });
     this.client.defineCommand('mgGiveBack', { numberOfKeys: 1, lua: giveBackScript });
+    this.client.defineCommand('mgAcquireLease', { numberOfKeys: 1, lua: acquireLeaseScript });
+    this.client.defineCommand('mgRenewLease', { numberOfKeys: 1, lua: renewLeaseScript });
   }
 
   async ping(): Promise<void> {
@@ -65,6 +82,22 @@ export class RedisCache implements Cache {
 
   async giveBack(key: string): Promise<void> {
     await (this.client as unknown as { mgGiveBack(key: string): Promise<number> }).mgGiveBack(this.prefix + key);
+  }
+
+  async acquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<boolean> {
+    const client = this.client as unknown as { mgAcquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<number> };
+    return Number(await client.mgAcquireLease(this.prefix + key, leaseId, limit, ttlMs)) === 1;
+  }
+
+  async releaseLease(key: string, leaseId: string): Promise<void> {
+    await this.client.zrem(this.prefix + key, leaseId);
+  }
+
+  async renewLeases(leases: ReadonlyArray<{ key: string; leaseId: string }>, ttlMs: number): Promise<void> {
+    if (leases.length === 0) return;
+    const pipeline = this.client.pipeline() as unknown as { mgRenewLease(key: string, leaseId: string, ttlMs: number): void; exec(): Promise<unknown> };
+    for (const { key, leaseId } of leases) pipeline.mgRenewLease(this.prefix + key, leaseId, ttlMs);
+    await pipeline.exec();
   }
 
   async publish(channel: string, message: string): Promise<void> {

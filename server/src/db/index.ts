@@ -11,6 +11,7 @@ import { oauthUniqueIdsMigration } from './migrations/0003_oauth_unique_ids.js';
 import { taskLeasesMigration } from './migrations/0004_task_leases.js';
 import { midjourneyTasksMigration } from './migrations/0005_midjourney_tasks.js';
 import { storedResponsesMigration } from './migrations/0006_stored_responses.js';
+import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -86,6 +87,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0004_task_leases': taskLeasesMigration(),
     '0005_midjourney_tasks': midjourneyTasksMigration(),
     '0006_stored_responses': storedResponsesMigration(kind),
+    '0007_token_concurrency': tokenConcurrencyMigration(),
   };
 }
 

@@ -67,6 +67,8 @@ export interface TokensTable {
   used_quota: Defaulted<number>;
   group: Defaulted<string>;
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** At most this many requests in flight at once (0: no limit; migration 0007). */
+  max_concurrency: Defaulted<number>;
 }
 
 export interface ChannelsTable {

@@ -52,6 +52,15 @@ const arrayCheck = (value: string): string | null =>
 const urlCheck = (value: string): string | null =>
   value === '' || /^https?:\/\/[^\s]+$/i.test(value) ? null : '必须是 http:// 或 https:// 开头的地址';
 
+/** A status list such as `429,500-599`: codes and ranges within 100–599. */
+export const statusListCheck = (value: string): string | null => {
+  for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const range = /^(\d{3})(?:-(\d{3}))?$/.exec(item);
+    if (!range || Number(range[1]) < 100 || Number(range[2] ?? range[1]) > 599 || Number(range[2] ?? range[1]) < Number(range[1])) return `${item} 不是有效的状态码或范围（如 429,500-599）`;
+  }
+  return null;
+};
+
 export const defaultGroupRatio = { default: 1, vip: 1, svip: 1 };
 
 export const optionRegistry = {
@@ -141,6 +150,20 @@ export const optionRegistry = {
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
   ChannelDisableThreshold: float(5),
+  // Retry policy and circuit breaker (relay/pipeline/retry-policy.ts, channel-cooldown.ts)
+  RetryStatusCodes: text('401,403,408,429,500-503,505-523,525-599', { check: statusListCheck }),
+  RetryOnConnectionError: bool(true),
+  ChannelCooldownFailures: int(0, 0, 1000),
+  ChannelCooldownSeconds: int(30, 1, 86_400),
+  // Prometheus metrics at GET /metrics (metrics/), root only: the token is a secret.
+  MetricsEnabled: bool(false),
+  MetricsToken: secret(),
+  // Logs older than this many days are deleted daily (api/logs/log-retention.ts); 0 keeps them.
+  LogRetentionDays: int(0, 0, 36_500),
+  // Concurrency limits (tokens.max_concurrency, channel setting max_concurrency / key_max_concurrency)
+  ConcurrencyQueueEnabled: bool(false),
+  ConcurrencyQueueTimeoutSeconds: int(30, 1, 600),
+  ConcurrencyQueueSize: int(100, 1, 100_000),
   AutomaticDisableKeywords: text([
     'Your credit balance is too low',
     'This organization has been disabled.',
@@ -206,7 +229,9 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
-  'LogConsumeEnabled',
+  'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
+  'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
+  'LogConsumeEnabled', 'LogRetentionDays',
   'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
   'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',
   'DataExportEnabled', 'DataExportDefaultTime', 'DataExportInterval',

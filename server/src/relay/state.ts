@@ -1,6 +1,8 @@
 import { Agent } from 'undici';
 import type { AppContext } from '../context.js';
 import { AccessCache } from './pipeline/access-cache.js';
+import { ChannelCooldown } from './pipeline/channel-cooldown.js';
+import { ConcurrencyLimiter } from './pipeline/concurrency.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './pipeline/usage-writer.js';
@@ -18,6 +20,10 @@ export interface RelayState {
   log: RelayLog;
   /** Polls unfinished tasks (relay/tasks). */
   tasks: TaskPoller;
+  /** Concurrency slots of tokens, channels and keys, shared by every instance through the cache. */
+  limiter: ConcurrencyLimiter;
+  /** The circuit breaker: channels cooling down after consecutive failures. */
+  cooldown: ChannelCooldown;
 }
 
 export interface RelayLog {
@@ -55,6 +61,9 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   await ctx.bus.subscribe('channels', rebuildChannels);
   await ctx.bus.subscribe('tokens', reloadTokens);
   await ctx.bus.subscribe('users', reloadUsers);
+  const limiter = new ConcurrencyLimiter(ctx.cache, (error) => logger.warn({ err: error }, 'concurrency slot not kept in the cache; the request goes on'));
+  const cooldown = new ChannelCooldown(ctx, channels);
+  await ctx.bus.subscribe('cooldowns', (payload) => cooldown.apply(payload));
   const sync = setInterval(() => {
     rebuildChannels();
     reloadTokens('');
@@ -67,10 +76,16 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
 
   ctx.onClose.push(async () => {
     clearInterval(sync);
+    limiter.close();
     await tasks.stop();
     usage.stop();
     await usage.flush();
     await dispatcher.close();
   });
-  return { access, channels, usage, dispatcher, log: logger, tasks };
+  ctx.metrics.setSources({
+    relayCallsInFlight: () => ctx.lifecycle.callsInFlight,
+    channelStates: () => channels.enabledIds().map((id) => ({ id, isUp: !channels.isCooling(id) })),
+    billing: () => ({ pendingLogs: usage.pendingLogCount, lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000, flushFailures: usage.flushFailures }),
+  });
+  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown };
 }

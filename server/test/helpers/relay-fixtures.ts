@@ -37,6 +37,7 @@ export interface TokenFixture {
   allowIps?: string;
   group?: string;
   status?: number;
+  maxConcurrency?: number;
 }
 
 export async function createRelayToken(ctx: AppContext, userId: number, options: TokenFixture = {}): Promise<{ id: number; key: string; apiKey: string }> {
@@ -54,6 +55,7 @@ export async function createRelayToken(ctx: AppContext, userId: number, options:
     model_limits: (options.modelLimits ?? []).join(','),
     allow_ips: options.allowIps ?? '',
     group: options.group ?? '',
+    max_concurrency: options.maxConcurrency ?? 0,
   });
   await ctx.bus.publish('tokens', String(id));
   return { id, key, apiKey: `sk-${key}` };
@@ -77,6 +79,8 @@ export interface ChannelFixture {
   autoBan?: boolean;
   status?: number;
   testModel?: string;
+  /** The channel's `setting` JSON (limits, multi-key mode). */
+  setting?: Record<string, unknown>;
 }
 
 export async function createRelayChannel(ctx: AppContext, options: ChannelFixture): Promise<number> {
@@ -97,6 +101,7 @@ export async function createRelayChannel(ctx: AppContext, options: ChannelFixtur
     auto_ban: options.autoBan === false ? 0 : 1,
     status: options.status ?? 1,
     test_model: options.testModel ?? '',
+    setting: options.setting ? JSON.stringify(options.setting) : '',
     created_time: Math.floor(Date.now() / 1000),
   });
   const rows = groups.flatMap((group) => options.models.map((model) => ({

@@ -75,6 +75,8 @@ export const tokenFieldsShape = {
   model_limits: nameList.nullish(),
   allow_ips: z.string({ error: 'allow_ips 必须是字符串' }).max(65535).nullish(),
   group: z.string({ error: '分组必须是字符串' }).trim().max(64).nullish(),
+  max_concurrency: z.number({ error: 'max_concurrency 必须是 0 到 10000 的整数' }).int({ error: 'max_concurrency 必须是 0 到 10000 的整数' })
+    .min(0, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).max(10_000, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).optional(),
 };
 
 function checkAllowIps(allowIps: string | null | undefined, ctx: z.RefinementCtx): void {

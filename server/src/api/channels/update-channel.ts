@@ -5,12 +5,24 @@ import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelListColumns, channelValuesOf } from './channel-values.js';
 import { checkChannelTypeSupported, checkChannelValues } from './validate-channel.js';
 
+/** other_info without disabled_keys, or null when it has none. */
+function withoutDisabledKeys(otherInfo: string | null): string | null {
+  try {
+    const value: unknown = JSON.parse(otherInfo || '{}');
+    if (!value || typeof value !== 'object' || Array.isArray(value) || !('disabled_keys' in value)) return null;
+    const { disabled_keys: _dropped, ...rest } = value as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return null;
+  }
+}
+
 /** PUT /api/channel/: changes the given fields (a status-, priority- or weight-only update included). */
 export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) {
   const { id, ...fields } = input;
   const db = ctx.storage.db;
   const updated = await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('channels').select(['id', 'type', 'status', 'other', 'key', 'base_url']).where('id', '=', id).executeTakeFirst();
+    const current = await trx.selectFrom('channels').select(['id', 'type', 'status', 'other', 'key', 'base_url', 'other_info']).where('id', '=', id).executeTakeFirst();
     if (!current) throw notFound(channelMessages.notFound);
     const type = fields.type ?? current.type;
     // A type without an adapter is never switched to, nor enabled (an already enabled row may still be edited).
@@ -25,6 +37,11 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) 
       for (const line of keys) {
         checkChannelValues(type, line, String(values.other ?? current.other ?? ''), String(values.base_url ?? current.base_url ?? ''));
       }
+    }
+    // New keys, or the channel enabled again: keys an auto-ban disabled alone are back in rotation.
+    if ((fields.key || isBeingEnabled) && values.other_info === undefined) {
+      const otherInfo = withoutDisabledKeys(current.other_info);
+      if (otherInfo !== null) values.other_info = otherInfo;
     }
     if (Object.keys(values).length > 0) await trx.updateTable('channels').set(values).where('id', '=', id).execute();
     await rebuildAbilities(trx, [id]);

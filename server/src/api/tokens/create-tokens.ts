@@ -22,6 +22,7 @@ export async function createTokens(ctx: AppContext, user: AuthUser, input: Creat
     model_limits: modelLimitsOf(input.model_limits),
     allow_ips: allowIpsOf(input.allow_ips),
     group: input.group ?? '',
+    max_concurrency: input.max_concurrency ?? 0,
   };
   return ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 /** Token columns returned to their owner (the key is shown as stored; the console adds 'sk-'). */
 export const tokenColumns = [
   'id', 'user_id', 'key', 'status', 'name', 'created_time', 'accessed_time', 'expired_time', 'remain_quota',
-  'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group',
+  'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group', 'max_concurrency',
 ] as const;
 
 export type TokenView = Pick<TokenRow, (typeof tokenColumns)[number]>;

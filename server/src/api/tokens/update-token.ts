@@ -43,6 +43,7 @@ export async function updateToken(ctx: AppContext, user: AuthUser, input: Update
   if (input.model_limits !== undefined) values.model_limits = modelLimitsOf(input.model_limits);
   if (input.allow_ips !== undefined) values.allow_ips = allowIpsOf(input.allow_ips);
   if (input.group !== undefined) values.group = input.group ?? '';
+  if (input.max_concurrency !== undefined) values.max_concurrency = input.max_concurrency;
   const isToggle = input.status === TokenStatus.enabled || input.status === TokenStatus.disabled;
   if (input.status !== undefined && isToggle && input.status !== token.status) {
     if (input.status === TokenStatus.enabled) assertCanEnable({ ...token, ...values } as TokenView);

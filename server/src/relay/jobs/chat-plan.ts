@@ -6,6 +6,8 @@ import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler,
 import type { EventHandler } from '../pipeline/event-codec.js';
 import type { DecoderFraming } from '../pipeline/framing.js';
 import { stopScanner } from '../pipeline/stop-scanner.js';
+import { guardCompletion, sensitiveSink } from '../sensitive/completion.js';
+import { sensitiveGuard, type SensitiveGuard } from '../sensitive/guard.js';
 import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
 import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
 import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from '../providers/shared/structured-output.js';
@@ -30,6 +32,8 @@ export interface ChatSpec {
    * matched): the upstream is asked without them, always streaming, and its text scanned.
    */
   stopSequences?: string[] | null;
+  /** Completions checked for sensitive words (set per attempt by planChat from the options of the moment). */
+  completionGuard?: SensitiveGuard | null;
   /** The OpenAI-wire body for OpenAI-compatible channels (stream rules, prepareBody, overrides). */
   openAiBody(channel: RelayChannel, upstreamModel: string): Json;
 }
@@ -49,8 +53,17 @@ const usageOr = (usage: Usage | null, rc: ResponseContext, completion: Json): Us
 function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
   const model = rc.model;
   const sink = spec.inbound ? formatChunkSink(spec.inbound, model, rc.countPromptTokens) : openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
-  return spec.stopSequences ? stopScanner(sink, spec.stopSequences) : sink;
+  return guarded(spec, sink);
 }
+
+/** A sink behind the checks the gateway applies to the answer's text: stop sequences, then sensitive words. */
+function guarded(spec: ChatSpec, sink: ChunkSink): ChunkSink {
+  const checked = spec.completionGuard ? sensitiveSink(sink, spec.completionGuard) : sink;
+  return spec.stopSequences ? stopScanner(checked, spec.stopSequences) : checked;
+}
+
+/** A whole answer with its sensitive words masked (or cut), when completions are checked. */
+const guardedCompletion = (spec: ChatSpec, completion: Json): Json => (spec.completionGuard ? guardCompletion(completion, spec.completionGuard) : completion);
 
 /** The stop sequences the gateway applies to an upstream that streams (null: the upstream applies them). */
 const scannedStops = (spec: ChatSpec, upstreamStreams: boolean): string[] | null => (upstreamStreams ? spec.stopSequences ?? null : null);
@@ -92,10 +105,10 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
       return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor({ ...spec, stopSequences: stops }, rc)));
     }
-    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), stops ? stopScanner(sink, stops) : sink));
+    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), guarded({ ...spec, stopSequences: stops }, sink)));
     return sendJsonAnswer(rc, ({ json }) => {
       const parsed = converter.parseResponse(json ?? {}, rc.model);
-      const completion = tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion;
+      const completion = guardedCompletion(spec, tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion);
       const final = usageOr(parsed.usage, rc, completion);
       return { body: spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, final) : completion, usage: final };
     });
@@ -123,19 +136,18 @@ async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: Dec
 function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
   const body = spec.openAiBody(channel, call.upstreamModel);
   const inbound = spec.inbound;
-  if (!inbound) return { kind: 'json', value: body };
-  const stops = spec.stopSequences;
-  if (stops && !spec.isStream) {
+  if (!inbound && !spec.completionGuard) return { kind: 'json', value: body };
+  if (spec.stopSequences && !spec.isStream) {
     // Asked streaming (openAiBody), scanned, and answered whole.
-    const respond = (rc: ResponseContext) => aggregateStream(rc, spec, 'sse', (sink) => openAiWireHandler(adapter.chatStream.createTransform(), stopScanner(sink, stops)));
+    const respond = (rc: ResponseContext) => aggregateStream(rc, spec, 'sse', (sink) => openAiWireHandler(adapter.chatStream.createTransform(), guarded(spec, sink)));
     return { kind: 'json', value: body, respond };
   }
   const respond = spec.isStream
     ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), sinkFor(spec, rc)))
     : (rc: ResponseContext) => sendJsonAnswer(rc, ({ json }) => {
-      const completion = json ?? {};
-      const usage = usageOr(adapter.chat.readUsage(completion), rc, completion);
-      return { body: inbound.fromOpenAI(completion, rc.model, usage), usage };
+      const completion = guardedCompletion(spec, json ?? {});
+      const usage = usageOr(adapter.chat.readUsage(json ?? {}), rc, completion);
+      return { body: inbound ? inbound.fromOpenAI(completion, rc.model, usage) : completion, usage };
     });
   return { kind: 'json', value: body, respond };
 }
@@ -145,10 +157,13 @@ function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: Relay
  * the client's format, the provider's converter when its wire is not OpenAI's, else the OpenAI
  * wire (plain OpenAI clients keep the pass-through fast path: no responder).
  */
-export function planChat(spec: ChatSpec) {
+export function planChat(asked: ChatSpec) {
   return (channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody> => {
     const adapter = channel.adapter!;
-    const native = nativeOf(adapter, spec, call.upstreamModel);
+    // Completions checked for sensitive words are read as OpenAI chunks: no native pass-through then.
+    const guard = sensitiveGuard(call.options);
+    const spec = guard?.checksCompletion ? { ...asked, completionGuard: guard } : asked;
+    const native = spec.completionGuard ? null : nativeOf(adapter, spec, call.upstreamModel);
     if (native) return planNative(native, spec, channel, call);
     // A previous_response_id the gateway did not keep: only a channel that keeps responses itself knows it.
     if (spec.inbound?.wire === 'responses') unresolvedPreviousId(spec.nativeBody);

@@ -43,6 +43,8 @@ export interface CachedToken {
   usedQuota: number;
   pendingQuota: number;
   held: number;
+  /** Requests in flight allowed at once, across instances (0: no limit). */
+  maxConcurrency: number;
 }
 
 const missingKeyTtlMs = 5_000;
@@ -140,6 +142,7 @@ export class AccessCache {
       isDeleted: row.deleted_at !== null,
       remainQuota: Number(row.remain_quota),
       usedQuota: Number(row.used_quota),
+      maxConcurrency: Math.max(0, Number(row.max_concurrency ?? 0)),
     };
     if (existing) {
       if (existing.key !== row.key) this.tokensByKey.delete(existing.key);

@@ -35,6 +35,7 @@ export async function disableChannel(ctx: AppContext, channelId: number, reason:
 }
 
 export async function enableChannel(ctx: AppContext, channelId: number): Promise<void> {
+  // Enabled again: every key is back (an auto-disable wrote other_info without disabled_keys).
   await ctx.storage.db.updateTable('channels').set({ status: 1 }).where('id', '=', channelId).execute();
   await ctx.storage.db.updateTable('abilities').set({ enabled: 1 }).where('channel_id', '=', channelId).execute();
   await ctx.bus.publish('channels');

@@ -2,6 +2,7 @@ import type { Storage } from '../../db/index.js';
 import type { ChannelRow } from '../../db/schema.js';
 import { adapterForType } from '../providers/registry.js';
 import type { ProviderAdapter } from '../providers/types.js';
+import { keyFingerprint } from './key-health.js';
 
 /** A channel as the relay uses it: parsed once per rebuild, never re-read per request. */
 export interface RelayChannel {
@@ -21,6 +22,31 @@ export interface RelayChannel {
   status: number;
   models: string[];
   groups: string[];
+  /** Concurrency and rate limits from the channel's `setting` (null: none, the free case). */
+  limits: ChannelLimits | null;
+  /** How a multi-key channel picks a key: at random, or each in turn. */
+  keyMode: 'random' | 'polling';
+}
+
+/** `setting` fields: max_concurrency, rpm_limit, key_max_concurrency (0 or absent: no limit). */
+export interface ChannelLimits {
+  maxConcurrency: number;
+  rpm: number;
+  keyMaxConcurrency: number;
+}
+
+const limitOf = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? Math.min(value, 1_000_000) : 0);
+
+function limitsOf(setting: Record<string, unknown> | null): ChannelLimits | null {
+  if (!setting) return null;
+  const limits = { maxConcurrency: limitOf(setting.max_concurrency), rpm: limitOf(setting.rpm_limit), keyMaxConcurrency: limitOf(setting.key_max_concurrency) };
+  return limits.maxConcurrency || limits.rpm || limits.keyMaxConcurrency ? limits : null;
+}
+
+/** Keys an auto-ban took out alone (other_info.disabled_keys: fingerprint → reason and time). */
+function disabledKeysOf(otherInfo: Record<string, unknown> | null): Set<string> {
+  const disabled = otherInfo?.disabled_keys;
+  return new Set(disabled && typeof disabled === 'object' && !Array.isArray(disabled) ? Object.keys(disabled) : []);
 }
 
 interface Candidate {
@@ -46,12 +72,25 @@ function parseObject<T>(text: string): T | null {
 
 const splitList = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
 
+/** The channel's keys, one per line, but those disabled alone (all of them when every one is: the channel is then off anyway). */
+function usableKeys(row: ChannelRow): string[] {
+  // A JSON key (a Vertex service account) is one key over several lines.
+  if (row.key.trim().startsWith('{')) return [row.key.trim()];
+  const keys = row.key.split('\n').map((key) => key.trim()).filter(Boolean);
+  if (keys.length <= 1) return keys;
+  const disabled = disabledKeysOf(parseObject<Record<string, unknown>>(row.other_info));
+  if (disabled.size === 0) return keys;
+  const usable = keys.filter((key) => !disabled.has(keyFingerprint(key)));
+  return usable.length > 0 ? usable : keys;
+}
+
 export function toRelayChannel(row: ChannelRow): RelayChannel {
+  const setting = parseObject<Record<string, unknown>>(row.setting);
   return {
     id: row.id,
     type: row.type,
     name: row.name,
-    keys: row.key.split('\n').map((key) => key.trim()).filter(Boolean),
+    keys: usableKeys(row),
     baseURL: row.base_url || adapterForType(row.type)?.meta.defaultBaseURL || '',
     other: row.other ?? '',
     organization: row.openai_organization ?? '',
@@ -63,6 +102,8 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     status: row.status,
     models: splitList(row.models),
     groups: splitList(row.group),
+    limits: limitsOf(setting),
+    keyMode: setting?.multi_key_mode === 'polling' ? 'polling' : 'random',
   };
 }
 
@@ -71,6 +112,8 @@ export class ChannelIndex {
   private byId = new Map<number, RelayChannel>();
   private rebuilding: Promise<void> | null = null;
   private isDirty = false;
+  /** Channels cooling down (circuit breaker, an upstream's Retry-After): id → until (ms); kept across rebuilds. */
+  private readonly cooldowns = new Map<number, number>();
 
   constructor(private readonly storage: Storage) {}
 
@@ -123,6 +166,11 @@ export class ChannelIndex {
     this.byId = byId;
   }
 
+  /** Ids of the channels enabled in this index. */
+  enabledIds(): number[] {
+    return [...this.byId.values()].filter((channel) => channel.status === 1).map((channel) => channel.id);
+  }
+
   /** Enabled channel by id (a pinned channel), or null. */
   findById(id: number): RelayChannel | null {
     const channel = this.byId.get(id);
@@ -154,14 +202,51 @@ export class ChannelIndex {
     return [...models].sort();
   }
 
+  /** Takes a channel out of selection until `until` (ms); a later end wins. */
+  coolDown(channelId: number, until: number): void {
+    if (until > (this.cooldowns.get(channelId) ?? 0)) this.cooldowns.set(channelId, until);
+  }
+
+  /** Whether a channel is cooling down now (expired cooldowns are forgotten). */
+  isCooling(channelId: number, now = Date.now()): boolean {
+    const until = this.cooldowns.get(channelId);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.cooldowns.delete(channelId);
+    return false;
+  }
+
+  /** When the first cooling channel for the model comes back (ms), or null when none is cooling. */
+  cooldownEnd(group: string, model: string): number | null {
+    if (this.cooldowns.size === 0) return null;
+    let end: number | null = null;
+    for (const candidates of this.index.get(group)?.get(model) ?? []) {
+      for (const { channel } of candidates) {
+        const until = channel.status === 1 && this.isCooling(channel.id) ? this.cooldowns.get(channel.id)! : null;
+        if (until !== null && (end === null || until < end)) end = until;
+      }
+    }
+    return end;
+  }
+
   /**
    * Highest priority first; within a priority, weighted random (weights are the ability weights;
    * when they are all 0 the choice is uniform). Channels in `excluded` (already failed in this
    * request) and channels disabled since the last rebuild are skipped.
    */
-  select(group: string, model: string, excluded: ReadonlySet<number>): RelayChannel | null {
+  select(group: string, model: string, failed: ReadonlySet<number>): RelayChannel | null {
     const priorities = this.index.get(group)?.get(model);
     if (!priorities) return null;
+    // Cooling channels are skipped like failed ones (the common case, none cooling, costs nothing).
+    let excluded = failed;
+    if (this.cooldowns.size > 0) {
+      const now = Date.now();
+      for (const candidates of priorities) {
+        for (const { channel } of candidates) {
+          if (!excluded.has(channel.id) && this.isCooling(channel.id, now)) excluded = new Set([...excluded, channel.id]);
+        }
+      }
+    }
     for (const candidates of priorities) {
       let total = 0;
       let count = 0;

@@ -5,7 +5,10 @@ import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, Up
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
+import { admitChannel, pickKey, queueDeadline, type Admission } from './admission.js';
 import { disableChannelIfBanned } from './auto-disable.js';
+import { disableKeyIfBanned } from './key-health.js';
+import { retryPolicy } from './retry-policy.js';
 
 import type { Responder } from './respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
@@ -71,10 +74,9 @@ export type UpstreamSuccess = UpstreamReply & {
 /** Channel types that can serve Claude (Anthropic, AWS Claude, Vertex AI): only they get the client's anthropic-* headers. */
 const claudeChannelTypes = new Set([14, 33, 41]);
 
-export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>): UpstreamTarget {
+export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>, key = pickKey(channel)): UpstreamTarget {
   const headers: Record<string, string> = clientHeaders && claudeChannelTypes.has(channel.type) ? { ...clientHeaders } : {};
   if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
-  const key = channel.keys.length <= 1 ? (channel.keys[0] ?? '') : channel.keys[Math.floor(Math.random() * channel.keys.length)]!;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
 }
 
@@ -109,11 +111,11 @@ function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<str
   return answer;
 }
 
-async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher: Dispatcher, tried: number[]): Promise<UpstreamSuccess> {
+async function callChannel(channel: RelayChannel, key: string, call: UpstreamCall, dispatcher: Dispatcher, tried: number[]): Promise<UpstreamSuccess> {
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
-  const target = targetOf(channel, dispatcher, call.clientHeaders);
+  const target = targetOf(channel, dispatcher, call.clientHeaders, key);
   let body: UpstreamBody;
   try {
     body = await call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
@@ -149,6 +151,20 @@ async function callChannel(channel: RelayChannel, call: UpstreamCall, dispatcher
     return Array.isArray(value) ? value[0] : value;
   };
   throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''), header);
+}
+
+/** Every channel for the model is at a concurrency or RPM limit (a client may retry shortly). */
+function channelsBusy(): RelayError {
+  const error = new RelayError(429, 'channel_concurrency_exceeded', '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试', false, 'rate_limit_error');
+  error.retryAfterMs = 1000;
+  return error;
+}
+
+/** Every channel for the model is cooling down after failures: 503 until the first comes back. */
+function channelsCooling(until: number): RelayError {
+  const error = new RelayError(503, 'channel_cooling_down', '当前模型的渠道连续失败，正在冷却，请稍后再试', false, 'upstream_error');
+  error.retryAfterMs = Math.max(1000, until - Date.now());
+  return error;
 }
 
 /** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
@@ -187,13 +203,30 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
   const attempts = call.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   let lastError: UpstreamError | null = null;
   let lastChannel: RelayChannel | null = null;
+  // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
+  let busy: Set<number> | null = null;
+  let queueUntil = -1;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const channel = call.pinnedChannelId !== null
-      ? relay.channels.findById(call.pinnedChannelId)
-      : relay.channels.select(call.group, call.model, failed);
+    const isPinned = call.pinnedChannelId !== null;
+    const channel = isPinned
+      ? (busy ? null : relay.channels.findById(call.pinnedChannelId!))
+      : relay.channels.select(call.group, call.model, busy ? new Set([...failed, ...busy]) : failed);
     if (!channel) {
       if (lastError) break;
-      if (call.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${call.pinnedChannelId} 不存在或已被禁用`);
+      if (busy) {
+        // Every channel left is at a limit: wait for a slot (ConcurrencyQueueEnabled), else a 429.
+        if (queueUntil < 0) queueUntil = queueDeadline(ctx);
+        if (Date.now() < queueUntil && !call.signal.aborted) {
+          await relay.limiter.nextChance(Math.min(100, queueUntil - Date.now()));
+          busy = null;
+          attempt -= 1;
+          continue;
+        }
+        throw channelsBusy();
+      }
+      if (isPinned) throw new RelayError(503, 'channel_not_found', `渠道 #${call.pinnedChannelId} 不存在或已被禁用`);
+      const coolingEnd = relay.channels.cooldownEnd(call.group, call.model);
+      if (coolingEnd !== null) throw channelsCooling(coolingEnd);
       throw relayErrors.noChannel(call.group, call.model);
     }
     if (!channel.adapter?.endpoints.has(call.endpoint) && call.pinnedChannelId === null) {
@@ -204,10 +237,23 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       attempt -= 1;
       continue;
     }
+    // The common channel (no limits) is admitted without a wait; a limited one may be busy.
+    let admission: Admission | null = null;
+    if (channel.limits !== null) {
+      const admitted = admitChannel(ctx, relay, channel);
+      admission = admitted instanceof Promise ? await admitted : admitted;
+    }
+    if (channel.limits !== null && !admission) {
+      (busy ??= new Set()).add(channel.id);
+      attempt -= 1;
+      continue;
+    }
+    const key = admission ? admission.key : pickKey(channel);
     tried.push(channel.id);
     try {
-      const success = await callChannel(channel, call, relay.dispatcher, tried);
+      const success = await callChannel(channel, key, call, relay.dispatcher, tried);
       if (call.deliver) await call.deliver(success);
+      relay.cooldown.onSuccess(channel.id);
       return success;
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
@@ -215,8 +261,13 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       lastError = error;
       lastChannel = channel;
       if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
-      disableChannelIfBanned(ctx, relay, channel, error);
-      if (!error.retryable) break;
+      const retries = retryPolicy(call.options).retries(error);
+      relay.cooldown.onFailure(channel.id, error, retries);
+      // A multi-key channel loses the failing key alone; a single-key one is auto-disabled as a whole.
+      if (!disableKeyIfBanned(ctx, relay, channel, key, error)) disableChannelIfBanned(ctx, relay, channel, error);
+      if (!retries) break;
+    } finally {
+      admission?.release();
     }
   }
   const answer = publicFailure(relay, lastChannel, lastError!);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
 import { outputAllowance } from '../billing/output-allowance.js';
-import { RelayError, UpstreamError } from '../errors.js';
+import { clientStatus, RelayError, UpstreamError } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
@@ -14,6 +14,9 @@ import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
 import { OpenAiSseCodec } from './openai-sse-codec.js';
 import type { Delivery } from './respond.js';
 import { releaseHold, settle, type Hold } from './settle.js';
+import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
+import { admitToken } from './admission.js';
+import { freeLease, type Lease } from './concurrency.js';
 import { StreamDriver, type StreamOut } from './stream-driver.js';
 
 /** One relay request, described by its endpoint module. */
@@ -33,6 +36,8 @@ export interface RelayJob {
   clientHeaders?: Record<string, string>;
   /** Per-request URL values (Azure api-version from the query). */
   requestOptions?: RequestOptions;
+  /** The prompt's text, checked for sensitive words before any upstream call (sensitive/guard.ts). */
+  promptText?(): string;
   /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
   countPromptTokens(): number;
   /**
@@ -115,7 +120,27 @@ class CallSignal {
 }
 
 /** Checks, holds, dispatches with failover, relays the answer and settles the bill. */
-export async function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
+export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
+  // Counted so a graceful shutdown waits for the bill of a call it had to cut (no async frame of its own: this is every request).
+  const { lifecycle } = ctx;
+  lifecycle.callStarted();
+  const startedAt = Date.now();
+  return relayCall(ctx, relay, exchange, caller, job).then(() => lifecycle.callEnded(), (error: unknown) => {
+    lifecycle.callEnded();
+    if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
+    throw error;
+  });
+}
+
+/** A failed relay call in the metrics: the status the caller is answered; an unpriced model name is not a label. */
+function observeFailure(ctx: AppContext, exchange: RelayExchange, job: RelayJob, error: unknown, startedAt: number): void {
+  const failure = error instanceof RelayError ? error : null;
+  const status = failure ? clientStatus(failure) : 500;
+  const model = findModelPricing(ctx.options, job.model).isKnown ? job.model : 'other';
+  ctx.metrics.observe({ route: exchange.path, model, channelId: null, status, durationMs: Date.now() - startedAt });
+}
+
+async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
   const startedAt = Date.now();
   checkModelAllowed(caller, job.model);
   const { options } = ctx;
@@ -123,6 +148,7 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
     throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
   }
+  if (job.promptText) checkPrompt(sensitiveGuard(options), job.promptText);
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
   const groupRatio = findGroupRatio(options, caller.group);
@@ -135,6 +161,18 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
   } catch (error) {
     releaseSuccessSlot(ctx, successSlot);
     throw error;
+  }
+  // The token's concurrency slot (tokens.max_concurrency), held until the answer is complete.
+  let tokenLease: Lease = freeLease;
+  if (caller.token !== null && caller.token.maxConcurrency > 0) {
+    try {
+      const admitted = admitToken(ctx, relay, caller, () => exchange.raw.destroyed);
+      tokenLease = admitted instanceof Promise ? await admitted : admitted;
+    } catch (error) {
+      releaseHold(hold);
+      releaseSuccessSlot(ctx, successSlot);
+      throw error;
+    }
   }
 
   const out = exchange.raw;
@@ -192,16 +230,25 @@ export async function runRelay(ctx: AppContext, relay: RelayState, exchange: Rel
     out.off('close', abortOnClose);
     releaseHold(hold);
     releaseSuccessSlot(ctx, successSlot);
+    tokenLease.release();
     throw error;
   }
+  // The answer is complete (a stream was delivered inside the failover loop; a non-stream one is read).
+  tokenLease.release();
   out.off('close', abortOnClose);
   delivery ??= passAnswer(job, success, exchange, startedAt);
   // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
-  settle(ctx, relay, {
+  const quota = settle(ctx, relay, {
     hold, pricing, groupRatio, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
     channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
   delivery.send?.();
+  if (ctx.metrics.isEnabled) {
+    ctx.metrics.observe({
+      route: exchange.path, model: job.model, channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,
+      firstByteMs: delivery.isStream ? delivery.frtMs : undefined, promptTokens: delivery.usage.promptTokens, completionTokens: delivery.usage.completionTokens, quota,
+    });
+  }
 }
 
 /** A non-stream OpenAI-wire answer passed through as it came: its usage (read fast from the bytes when it can). */

@@ -87,8 +87,17 @@ export class UsageWriter {
     return this.logs.length;
   }
 
+  /** When the last flush committed (ms), and how many failed since start (metrics). */
+  lastFlushedAt = Date.now();
+  flushFailures = 0;
+
   flush(): Promise<void> {
-    return this.exclusive(() => this.writePending());
+    return this.exclusive(() => this.writePending()).then(() => {
+      this.lastFlushedAt = Date.now();
+    }, (error: unknown) => {
+      this.flushFailures += 1;
+      throw error;
+    });
   }
 
   private async writePending(): Promise<void> {

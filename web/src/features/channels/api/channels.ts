@@ -87,6 +87,7 @@ export interface ChannelPayload {
   priority: number;
   weight: number;
   tag: string;
+  setting: string;
   mode?: 'single' | 'batch';
 }
 

@@ -89,6 +89,18 @@ export function ChannelFormFields({ form, types, meta, channelId }: Props) {
             <Switch aria-label={t('channels.field.autoBan')} />
           </Form.Item>
         </Col>
+        {(['max_concurrency', 'rpm_limit', 'key_max_concurrency'] as const).map((field) => (
+          <Col span={8} key={field}>
+            <Form.Item name={field} label={t(`channels.field.${field}`)} extra={t(`channels.field.${field}Help`)}>
+              <InputNumber aria-label={t(`channels.field.${field}`)} precision={0} min={0} max={1000000} style={{ width: '100%' }} />
+            </Form.Item>
+          </Col>
+        ))}
+        <Col span={24}>
+          <Form.Item name="multi_key_mode" label={t('channels.field.multiKeyMode')} extra={t('channels.field.multiKeyModeHelp')}>
+            <Select aria-label={t('channels.field.multiKeyMode')} options={[{ value: 'random', label: t('channels.field.multiKeyRandom') }, { value: 'polling', label: t('channels.field.multiKeyPolling') }]} />
+          </Form.Item>
+        </Col>
       </Row>
     </>
   );

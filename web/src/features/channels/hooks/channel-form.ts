@@ -20,7 +20,25 @@ export interface ChannelFormValues {
   weight: number | null;
   auto_ban: boolean;
   test_model: string;
+  /** Limits and multi-key mode, kept in the channel's `setting` JSON (its other fields are kept as they are). */
+  max_concurrency: number | null;
+  rpm_limit: number | null;
+  key_max_concurrency: number | null;
+  multi_key_mode: 'random' | 'polling';
+  setting: string;
 }
+
+/** The `setting` fields the form edits. */
+function settingOf(text: string | undefined): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text || '{}');
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const limitOf = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0);
 
 export const emptyChannelForm: ChannelFormValues = {
   type: channelDefaults.type,
@@ -40,6 +58,11 @@ export const emptyChannelForm: ChannelFormValues = {
   weight: channelDefaults.weight,
   auto_ban: channelDefaults.autoBan === 1,
   test_model: '',
+  max_concurrency: 0,
+  rpm_limit: 0,
+  key_max_concurrency: 0,
+  multi_key_mode: 'random',
+  setting: '',
 };
 
 export function formValuesOf(channel: Channel): ChannelFormValues {
@@ -61,7 +84,32 @@ export function formValuesOf(channel: Channel): ChannelFormValues {
     weight: channel.weight,
     auto_ban: channel.auto_ban === 1,
     test_model: channel.test_model ?? '',
+    ...limitsOf(channel.setting),
+    setting: channel.setting ?? '',
   };
+}
+
+function limitsOf(text: string | undefined) {
+  const setting = settingOf(text);
+  return {
+    max_concurrency: limitOf(setting.max_concurrency),
+    rpm_limit: limitOf(setting.rpm_limit),
+    key_max_concurrency: limitOf(setting.key_max_concurrency),
+    multi_key_mode: setting.multi_key_mode === 'polling' ? ('polling' as const) : ('random' as const),
+  };
+}
+
+/** The `setting` JSON: the channel's own fields with the form's limits over them (a 0 limit is left out). */
+function settingText(values: ChannelFormValues): string {
+  const setting = settingOf(values.setting);
+  for (const field of ['max_concurrency', 'rpm_limit', 'key_max_concurrency'] as const) {
+    const limit = Math.max(0, Math.trunc(Number(values[field] ?? 0)) || 0);
+    if (limit > 0) setting[field] = limit;
+    else delete setting[field];
+  }
+  if (values.multi_key_mode === 'polling') setting.multi_key_mode = 'polling';
+  else delete setting.multi_key_mode;
+  return Object.keys(setting).length > 0 ? JSON.stringify(setting) : '';
 }
 
 /** Spec 02 §5 channel-form rules in order; the first failing rule's message (zh text of the shared constants' keys). */
@@ -97,6 +145,7 @@ export function payloadOf(values: ChannelFormValues): ChannelPayload {
     priority: Math.trunc(Number(values.priority ?? 0)),
     weight: Math.trunc(Number(values.weight ?? 0)),
     tag: values.tag?.trim() ?? '',
+    setting: settingText(values),
     mode: values.isBatch ? 'batch' : 'single',
   };
 }

@@ -21,10 +21,11 @@ const operationSections: SettingsSection[] = [
   section('logs', panels.logsPanel, { extra: () => <LogCleanup /> }),
   section('dashboard', panels.dashboardPanel),
   section('monitoring', panels.monitoringPanel),
+  section('reliability', panels.reliabilityPanel),
   section('quota', panels.quotaPanel),
 ];
 
-/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, quota — one section at a time. */
+/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, quota — one section at a time. */
 export function OperationTab() {
   return <SettingsSections sections={operationSections} />;
 }

@@ -67,7 +67,10 @@ export const sensitivePanel: PanelSpec = {
 
 export const logsPanel: PanelSpec = {
   titleKey: 'settingsOps.logsPanel',
-  fields: [f('LogConsumeEnabled', 'switch', 'logConsume', { span: 24 })],
+  fields: [
+    f('LogConsumeEnabled', 'switch', 'logConsume', { span: 24 }),
+    f('LogRetentionDays', 'number', 'logRetentionDays', { min: 0, max: 36500, extraKey: 'settingsOps.logRetentionDaysHint' }),
+  ],
 };
 
 export const dashboardPanel: PanelSpec = {
@@ -88,6 +91,20 @@ export const monitoringPanel: PanelSpec = {
     f('AutomaticDisableChannelEnabled', 'switch', 'autoDisable', { span: 12 }),
     f('AutomaticEnableChannelEnabled', 'switch', 'autoEnable', { span: 12 }),
     f('AutomaticDisableKeywords', 'textarea', 'autoDisableKeywords', { extraKey: 'settingsOps.autoDisableKeywordsHint' }),
+  ],
+};
+
+/** Retry policy, circuit breaker and the concurrency queue (docs/relay.md "Limits and routing"). */
+export const reliabilityPanel: PanelSpec = {
+  titleKey: 'settingsOps.reliabilityPanel',
+  fields: [
+    f('RetryStatusCodes', 'text', 'retryStatusCodes', { span: 24, placeholder: '401,403,408,429,500-503,505-523,525-599', extraKey: 'settingsOps.retryStatusCodesHint' }),
+    f('RetryOnConnectionError', 'switch', 'retryOnConnectionError', { span: 24 }),
+    f('ChannelCooldownFailures', 'number', 'channelCooldownFailures', { min: 0, max: 1000, extraKey: 'settingsOps.channelCooldownFailuresHint' }),
+    f('ChannelCooldownSeconds', 'number', 'channelCooldownSeconds', { min: 1, max: 86400 }),
+    f('ConcurrencyQueueEnabled', 'switch', 'concurrencyQueue', { span: 24, extraKey: 'settingsOps.concurrencyQueueHint' }),
+    f('ConcurrencyQueueTimeoutSeconds', 'number', 'concurrencyQueueTimeout', { min: 1, max: 600 }),
+    f('ConcurrencyQueueSize', 'number', 'concurrencyQueueSize', { min: 1, max: 100000 }),
   ],
 };
 

@@ -15,6 +15,7 @@ export interface Token {
   model_limits: string;
   allow_ips: string;
   group: string;
+  max_concurrency?: number;
   created_time: number;
   accessed_time?: number;
 }
@@ -33,6 +34,7 @@ export interface TokenPayload {
   model_limits: string[];
   allow_ips: string;
   group: string;
+  max_concurrency: number;
   count?: number;
 }
 

@@ -80,6 +80,9 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
       <Form.Item name="allow_ips" label={t('tokens.field.allowIps')} extra={t('tokens.field.allowIpsHelp')}>
         <Input.TextArea aria-label={t('tokens.field.allowIps')} autoSize={{ minRows: 2, maxRows: 6 }} placeholder={'192.168.1.1\n10.0.0.0/8'} />
       </Form.Item>
+      <Form.Item name="max_concurrency" label={t('tokens.field.maxConcurrency')} extra={t('tokens.field.maxConcurrencyHelp')}>
+        <InputNumber aria-label={t('tokens.field.maxConcurrency')} min={0} max={10000} precision={0} style={{ width: '100%' }} />
+      </Form.Item>
     </>
   );
 }

@@ -65,7 +65,7 @@ describe('tokens', { timeout: 240_000 }, () => {
     fireEvent.change(form.getByLabelText('IP 白名单'), { target: { value: '10.0.0.0/8' } });
     submit(form);
     await waitFor(() => expect(bodies(calls, 'POST /api/token/')).toHaveLength(1));
-    expect(bodies(calls, 'POST /api/token/')[0]).toMatchObject({ name: 'ci', remain_quota: 5000000, unlimited_quota: false, expired_time: expiry, count: 20, allow_ips: '10.0.0.0/8', group: '' });
+    expect(bodies(calls, 'POST /api/token/')[0]).toMatchObject({ name: 'ci', remain_quota: 5000000, unlimited_quota: false, expired_time: expiry, count: 20, allow_ips: '10.0.0.0/8', group: '', max_concurrency: 0 });
     expect(await screen.findByText('令牌创建成功，请在列表页面点击复制获取令牌！')).toBeTruthy();
   });
 

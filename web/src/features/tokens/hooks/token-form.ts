@@ -11,6 +11,7 @@ export interface TokenFormValues {
   model_limits: string[];
   allow_ips: string;
   group: string;
+  max_concurrency: number | null;
   count: number | null;
 }
 
@@ -28,6 +29,7 @@ export const newTokenForm: TokenFormValues = {
   model_limits: [],
   allow_ips: '',
   group: '',
+  max_concurrency: 0,
   count: 1,
 };
 
@@ -40,6 +42,7 @@ export const tokenFormOf = (token: Token): TokenFormValues => ({
   model_limits: toNameList(token.model_limits),
   allow_ips: token.allow_ips ?? '',
   group: token.group ?? '',
+  max_concurrency: token.max_concurrency ?? 0,
   count: 1,
 });
 
@@ -65,6 +68,7 @@ export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { pa
       model_limits: values.model_limits ?? [],
       allow_ips: values.allow_ips ?? '',
       group: values.group ?? '',
+      max_concurrency: Math.max(0, Math.floor(Number(values.max_concurrency ?? 0)) || 0),
       ...(isCreate ? { count } : {}),
     },
   };
