@@ -24,6 +24,8 @@ export interface Config {
   /** Seconds a client may take to send a whole request, headers and body (REQUEST_BODY_TIMEOUT; 0 = no limit). */
   requestBodyTimeoutSeconds: number;
   streamIdleTimeoutSeconds: number;
+  /** Seconds shutdown lets requests and streams in flight finish before it cuts them (SHUTDOWN_TIMEOUT). */
+  shutdownTimeoutSeconds: number;
   /** Seconds between polls of unfinished tasks (TASK_POLL_INTERVAL; 0 = this instance does not poll). */
   taskPollIntervalSeconds: number;
   /** Seconds after which an unfinished task fails and is refunded (TASK_TIMEOUT). */
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
     ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
+    shutdownTimeoutSeconds: intFrom(env, 'SHUTDOWN_TIMEOUT', 30, 0),
     taskPollIntervalSeconds: intFrom(env, 'TASK_POLL_INTERVAL', 15, 0),
     taskTimeoutSeconds: intFrom(env, 'TASK_TIMEOUT', 3600, 60),
     relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),

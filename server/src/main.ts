@@ -13,8 +13,9 @@ let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down: flushing pending writes');
-  const forced = setTimeout(() => process.exit(1), 15_000);
+  log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down: draining requests in flight, then flushing pending writes');
+  // Past the drain (SHUTDOWN_TIMEOUT) and the final flush, the process is ended whatever hangs.
+  const forced = setTimeout(() => process.exit(1), (config.shutdownTimeoutSeconds + 30) * 1000);
   forced.unref();
   try {
     await server.close();

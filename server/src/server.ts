@@ -6,6 +6,8 @@ import { openCache } from './cache/index.js';
 import type { Config } from './config.js';
 import { migrate, openStorage, type Storage } from './db/index.js';
 import { OptionStore } from './options/store.js';
+import { Lifecycle } from './lifecycle.js';
+import { Metrics } from './metrics/metrics.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -41,6 +43,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     bus: createBus(cache),
     startTime: Math.floor(Date.now() / 1000),
     onClose: [],
+    lifecycle: new Lifecycle(storage, cache),
+    metrics: new Metrics(optionStore),
   };
   const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
@@ -57,6 +61,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     async close() {
       if (closed) return;
       closed = true;
+      // Graceful: /readyz turns 503 and new requests are refused; what is in flight (streams included)
+      // may finish for SHUTDOWN_TIMEOUT, then is cut (a cut stream is billed for what it produced).
+      if (url) {
+        const cut = await ctx.lifecycle.drain(app.server, config.shutdownTimeoutSeconds * 1000);
+        if (cut > 0) app.log.warn({ connections: cut }, 'shutdown: requests still in flight after SHUTDOWN_TIMEOUT were cut');
+      }
+      ctx.lifecycle.isDraining = true;
       await app.close();
       for (const task of ctx.onClose) await task();
       optionStore.stop();

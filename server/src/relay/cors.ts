@@ -35,6 +35,8 @@ export function isCorsPath(url: string): boolean {
  * runs. Returns whether the request was answered.
  */
 export function applyCors(request: IncomingMessage, response: ServerResponse): boolean {
+  // Only a browser's cross-origin call carries Origin: SDK and server traffic gets no CORS headers.
+  if (request.headers.origin === undefined) return false;
   const url = request.url ?? '';
   if (url.charCodeAt(0) !== 47 /* / */ || !isCorsPath(url)) return false;
   response.setHeader('Access-Control-Allow-Origin', '*');

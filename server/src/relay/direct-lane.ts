@@ -22,7 +22,7 @@ interface Lane {
   log: Logger;
   bodyLimit: number;
   ipOf(request: IncomingMessage): string;
-  /** The app is shutting down: new calls go to Fastify (503), answers close their connection. */
+  /** The server drains or the app closes: new calls are refused (503), answers close their connection. */
   isClosing: boolean;
 }
 
@@ -165,6 +165,7 @@ function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, r
  * — other methods, paths or content types, and every call while the app shuts down — goes to Fastify.
  */
 export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger): { serve: DirectLane; close(): void } {
+  let isClosed = false;
   const trustAll = () => true;
   const lane: Lane = {
     ctx,
@@ -177,7 +178,10 @@ export function createDirectLane(ctx: AppContext, relay: RelayState, log: Fastif
         return addresses[addresses.length - 1] ?? '';
       }
       : (request) => request.socket.remoteAddress ?? '',
-    isClosing: false,
+    // Draining (lifecycle.ts) or Fastify closing: answers say Connection: close, new calls go to the refusal.
+    get isClosing() {
+      return isClosed || ctx.lifecycle.isDraining;
+    },
   };
   return {
     serve(request, response, requestId) {
@@ -192,7 +196,7 @@ export function createDirectLane(ctx: AppContext, relay: RelayState, log: Fastif
       return true;
     },
     close() {
-      lane.isClosing = true;
+      isClosed = true;
     },
   };
 }

@@ -36,6 +36,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     GLOBAL_API_RATE_LIMIT: '100000',
     CRITICAL_RATE_LIMIT: '100000',
     WEB_DIST_DIR: '/nonexistent-web-dist',
+    // A test that stops its server with a request still open does not wait the production 30 s.
+    SHUTDOWN_TIMEOUT: '2',
     ...options.env,
   });
   const server = await startServer(config, { onRoute: options.onRoute, loggerStream: options.loggerStream });

@@ -714,7 +714,7 @@ function parseResponses(text: string): Answer[] {
 }
 
 describe('direct lane while the app closes', () => {
-  it('finishes a call in flight (closing its connection) and leaves calls that arrive later to Fastify (503)', async () => {
+  it('finishes a call in flight (closing its connection) and refuses calls that arrive later (503)', async () => {
     const server = await startTestServer();
     let stopping: Promise<void> | null = null;
     try {
@@ -747,10 +747,10 @@ describe('direct lane while the app closes', () => {
       const [busy, late] = parseResponses(await busyRead);
       expect(busy?.status, busy?.text).toBe(200);
       expect(JSON.parse(busy!.text).data).toHaveLength(1);
-      // Fastify's own answer to a call arriving while it closes: not the lane's.
+      // A call arriving while the server drains is refused before the lane and Fastify (lifecycle.ts).
       expect(late?.status, late?.text).toBe(503);
       expect(late!.headers.connection).toBe('close');
-      expect(JSON.parse(late!.text)).toEqual({ error: 'Service Unavailable', message: 'Service Unavailable', statusCode: 503 });
+      expect(JSON.parse(late!.text)).toMatchObject({ error: { code: 'server_shutting_down', type: 'server_error' } });
     } finally {
       await (stopping ?? server.stop());
     }

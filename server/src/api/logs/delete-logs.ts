@@ -16,6 +16,8 @@ export async function deleteLogsBefore(ctx: AppContext, targetTimestamp: number)
     const result = await db.deleteFrom('logs').where('id', 'in', rows.map((row) => row.id)).executeTakeFirst();
     removed += Number(result.numDeletedRows);
     if (rows.length < batchSize) break;
+    // Between batches the event loop serves requests.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return removed;
 }
