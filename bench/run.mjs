@@ -70,7 +70,16 @@ async function startModelGate(upstreamUrl, mainPath = defaultMain) {
   db.prepare("INSERT INTO tokens (user_id, key, name, status, created_time, expired_time, remain_quota, unlimited_quota, \"group\") VALUES (?, ?, 'bench', 1, ?, -1, 0, 1, '')").run(userId, key, now);
   const channelId = db.prepare("INSERT INTO channels (type, key, name, status, base_url, models, \"group\", created_time) VALUES (1, 'upstream-key', 'bench', 1, ?, 'gpt-4o-mini', 'default', ?)").run(upstreamUrl, now).lastInsertRowid;
   db.prepare("INSERT INTO abilities (\"group\", model, channel_id, enabled, priority, weight, tag) VALUES ('default', 'gpt-4o-mini', ?, 1, 0, 0, '')").run(channelId);
+  // BENCH_LIMITS_AND_METRICS=1: the measured build runs with metrics on and a token and channel
+  // concurrency limit (never reached), so their cost shows against a baseline without them.
+  const withLimits = Boolean(process.env.BENCH_LIMITS_AND_METRICS) && mainPath === defaultMain;
+  if (withLimits) {
+    db.prepare("INSERT INTO options (key, value) VALUES ('MetricsEnabled', 'true'), ('MetricsToken', 'bench-metrics')").run();
+    db.prepare('UPDATE tokens SET max_concurrency = 100000').run();
+    db.prepare('UPDATE channels SET setting = ?').run(JSON.stringify({ max_concurrency: 100000 }));
+  }
   db.close();
+  if (withLimits) await sleep(2500); // SYNC_FREQUENCY 1: options, tokens and channels reloaded
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
   return { child, url, key, sqlitePath, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };

@@ -6,13 +6,16 @@ import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } f
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './api/error-handler.js';
+import { documentOnly, registerOpenApi } from './api/openapi.js';
 import { registerApiRoutes } from './api/routes.js';
 import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
 import { loggerOptions } from './lib/logger.js';
+import type { Lifecycle } from './lifecycle.js';
 import { applyCors } from './relay/cors.js';
 import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
+import { registerMetricsRoute } from './metrics/route.js';
 
 const managementBodyLimit = 2 * 1024 * 1024;
 
@@ -37,11 +40,13 @@ type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
  * is slower than REQUEST_HEADERS_TIMEOUT with its headers or REQUEST_BODY_TIMEOUT with the whole request
  * gets Node's 408 and its connection closed (the direct lane and Fastify's routes alike).
  */
-function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }, config: Config): http.Server {
+function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }, config: Config, lifecycle: Lifecycle): http.Server {
   const headersTimeout = config.requestHeadersTimeoutSeconds * 1000;
   // Node checks the deadlines on an interval: often enough that a limit is kept to within a quarter of the headers timeout.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
   const server = http.createServer({ headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval }, (request: TaggedRequest, response) => {
+    // /healthz, /readyz, and the 503 while shutting down; else the request is counted in flight.
+    if (lifecycle.intercept(request, response)) return;
     if (applyCors(request, response)) return;
     const id = requestIdOf(request.headers['x-request-id']);
     if (lane.serve?.(request, response, id)) return;
@@ -131,7 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     trustProxy: ctx.config.trustProxy,
     requestIdHeader: false,
     childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
-    serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane, ctx.config),
+    serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane, ctx.config, ctx.lifecycle),
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -153,8 +158,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // Security headers on the console and /api only: the relay's hot path gets no hook for them.
   const securityHeaders = createSecurityHeaders(ctx.options);
 
+  await registerOpenApi(app, ctx.config.version);
   await app.register(
     async (api) => {
+      documentOnly(api);
       api.addHook('onRequest', securityHeaders.onRequest);
       // Sessions are read only under /api and by /pg (which registers its own): no cookie hooks on /v1.
       await api.register(fastifyCookie);
@@ -167,6 +174,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   );
 
   lane.serve = await registerRelay(app, ctx);
+  registerMetricsRoute(app, ctx);
 
   await registerConsole(app, ctx.config.webDistDir, securityHeaders);
   return app;

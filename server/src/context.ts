@@ -1,3 +1,5 @@
+import type { Metrics } from './metrics/metrics.js';
+import type { Lifecycle } from './lifecycle.js';
 import type { Bus } from './cache/bus.js';
 import type { Cache } from './cache/index.js';
 import type { Config } from './config.js';
@@ -17,6 +19,10 @@ export interface AppContext {
   startTime: number;
   /** Tasks to run on graceful shutdown (flush write-behind counters, close pools), in order. */
   onClose: Array<() => Promise<void>>;
+  /** Health checks, requests in flight and draining at shutdown (lifecycle.ts). */
+  lifecycle: Lifecycle;
+  /** Prometheus metrics of this app (metrics/metrics.ts). */
+  metrics: Metrics;
   /** In-memory relay state (token/user cache, channel index, write-behind); set by the relay plugin. */
   relay?: RelayState;
 }

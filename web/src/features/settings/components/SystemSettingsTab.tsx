@@ -22,6 +22,7 @@ export const systemSections: SettingsSection[] = [
   panelSection('wechat', 'settings.wechatPanel', panels.wechatFields),
   panelSection('telegram', 'settings.telegramPanel', panels.telegramFields),
   panelSection('turnstile', 'settings.turnstilePanel', panels.turnstileFields),
+  panelSection('metrics', 'settings.metricsPanel', panels.metricsFields),
 ];
 
 /** The system settings panels of spec 01 §2 (presentation panels live in the other tab), one section at a time. */

@@ -39,6 +39,12 @@ export const emailDomainFields: OptionField[] = [
   f('EmailDomainWhitelist', 'tags', 'settings.emailDomainWhitelist', { span: 24, extraKey: 'settings.emailDomainWhitelistHint' }),
 ];
 
+/** Prometheus metrics at GET /metrics (root only: the token is a secret). */
+export const metricsFields: OptionField[] = [
+  f('MetricsEnabled', 'switch', 'settings.metricsEnabled', { span: 24, extraKey: 'settings.metricsHint' }),
+  f('MetricsToken', 'secret', 'settings.metricsToken'),
+];
+
 export const smtpFields: OptionField[] = [
   f('SMTPServer', 'text', 'settings.smtpServer', { placeholder: 'smtp.example.com' }),
   f('SMTPPort', 'number', 'settings.smtpPort', { min: 1 }),
