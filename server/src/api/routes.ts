@@ -19,10 +19,12 @@ import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
 import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
+import { startLogRetention } from './logs/log-retention.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
   api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
+  startLogRetention(ctx, api.log);
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });

@@ -1,3 +1,4 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
@@ -9,9 +10,9 @@ import { quotaDataQuery } from './schemas.js';
 
 /** Dashboard data; the master instance also runs the hourly aggregation job. */
 export function registerDataRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
-  api.get('/data/', { preHandler: guards.admin }, async (request) =>
+  api.get('/data/', { preHandler: guards.admin, schema: doc('data', 'find quota data', { querystring: quotaDataQuery }) }, async (request) =>
     ok(await findQuotaData(ctx, { isAdmin: true }, parseInput(quotaDataQuery, request.query))));
-  api.get('/data/self', { preHandler: guards.user }, async (request) =>
+  api.get('/data/self', { preHandler: guards.user, schema: doc('data', 'find quota data', { querystring: quotaDataQuery }) }, async (request) =>
     ok(await findQuotaData(ctx, { isAdmin: false, userId: authOf(request).id }, parseInput(quotaDataQuery, request.query))));
 
   if (ctx.config.isMaster) ctx.onClose.push(startQuotaDataJob(ctx, api.log));

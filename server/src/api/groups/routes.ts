@@ -1,8 +1,9 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import type { RouteDeps } from '../routes.js';
 import { findGroups } from './find-groups.js';
 
 export function registerGroupRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
-  api.get('/group/', { preHandler: guards.admin }, async () => ok(findGroups(ctx)));
+  api.get('/group/', { preHandler: guards.admin, schema: doc('groups', 'list groups') }, async () => ok(findGroups(ctx)));
 }

@@ -1,3 +1,4 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { AppError, forbidden } from '../../lib/errors.js';
@@ -56,12 +57,12 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return request.auth;
   }
 
-  api.get('/oauth/state', async (request, reply) => {
+  api.get('/oauth/state', { schema: doc('oauth', 'create o auth state', { querystring: stateQuerySchema }) }, async (request, reply) => {
     const { aff } = parseInput(stateQuerySchema, request.query);
     return ok(await createOAuthState(ctx, request, reply, aff));
   });
 
-  api.get('/oauth/:provider', { preHandler: critical }, async (request, reply) => {
+  api.get('/oauth/:provider', { preHandler: critical, schema: doc('oauth', 'consume o auth state', { params: callbackParamsSchema, querystring: callbackQuerySchema }) }, async (request, reply) => {
     const { provider } = parseInput(callbackParamsSchema, request.params);
     const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
     requireEnabled(ctx, provider);
@@ -76,13 +77,13 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return signIn(ctx, request, reply, account, aff);
   });
 
-  api.get('/oauth/wechat', { preHandler: critical }, async (request, reply) => {
+  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'fetch we chat account', { querystring: weChatQuerySchema }) }, async (request, reply) => {
     const { code } = parseInput(weChatQuerySchema, request.query);
     requireEnabled(ctx, 'wechat');
     return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
   });
 
-  api.get('/oauth/telegram/login', { preHandler: critical }, async (request, reply) => {
+  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema }) }, async (request, reply) => {
     const fields = parseInput(telegramQuerySchema, request.query);
     requireEnabled(ctx, 'telegram');
     return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));
@@ -90,19 +91,19 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
 
   // Binding and unbinding for the signed-in user (/personal)
   const user = { preHandler: guards.user };
-  api.get('/oauth/wechat/bind', user, async (request) => {
+  api.get('/oauth/wechat/bind', { ...user, schema: doc('oauth', 'bind account', { querystring: weChatQuerySchema }) }, async (request) => {
     const { code } = parseInput(weChatQuerySchema, request.query);
     requireEnabled(ctx, 'wechat');
     await bindAccount(ctx, authOf(request).id, await fetchWeChatAccount(ctx, code, request.log));
     return ok(null, '微信账户绑定成功！');
   });
-  api.get('/oauth/telegram/bind', user, async (request) => {
+  api.get('/oauth/telegram/bind', { ...user, schema: doc('oauth', 'bind account', { querystring: telegramQuerySchema }) }, async (request) => {
     const fields = parseInput(telegramQuerySchema, request.query);
     requireEnabled(ctx, 'telegram');
     await bindAccount(ctx, authOf(request).id, verifyTelegramLogin(ctx, fields));
     return ok(null, 'Telegram 账户绑定成功！');
   });
-  api.delete('/oauth/:provider/bind', user, async (request) => {
+  api.delete('/oauth/:provider/bind', { ...user, schema: doc('oauth', 'unbind account', { params: unbindParamsSchema }) }, async (request) => {
     const { provider } = parseInput(unbindParamsSchema, request.params);
     await unbindAccount(ctx, authOf(request).id, provider);
     return ok(null, '解绑成功');

@@ -1,3 +1,4 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../../lib/errors.js';
 import { ok } from '../../lib/envelope.js';
@@ -15,8 +16,8 @@ import { optionUpdateSchema } from './schemas.js';
  */
 export function registerOptionRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
-  api.get('/option/', admin, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
-  api.put('/option/', admin, async (request) => {
+  api.get('/option/', { ...admin, schema: doc('options', 'list options the caller may manage') }, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
+  api.put('/option/', { ...admin, schema: doc('options', 'update one option', { body: optionUpdateSchema }) }, async (request) => {
     const { key, value } = parseInput(optionUpdateSchema, request.body);
     if (isOptionKey(key) && !canManageOption(key, isRootRole(authOf(request).role))) throw forbidden('无权修改此配置项，仅超级管理员可以修改');
     await ctx.options.set(key, value);

@@ -1,3 +1,4 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import type { RouteDeps } from '../routes.js';
@@ -7,11 +8,11 @@ import { resetModelRatios } from './reset-model-ratios.js';
 /** GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). */
 export function registerPricingRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
   // Public; a signed-in viewer (session or access token) gets availability for their own groups.
-  api.get('/pricing', { preHandler: guards.viewer }, async (request) => {
+  api.get('/pricing', { preHandler: guards.viewer, schema: doc('pricing', 'list models with prices and availability') }, async (request) => {
     const { data, group_ratio, usable_group } = findPricing(ctx, request.auth);
     return { success: true, message: '', data, group_ratio, usable_group };
   });
-  api.post('/option/rest_model_ratio', { preHandler: guards.root }, async () => {
+  api.post('/option/rest_model_ratio', { preHandler: guards.root, schema: doc('pricing', 'reset model ratios') }, async () => {
     await resetModelRatios(ctx);
     return ok(null, '重置成功');
   });

@@ -1,3 +1,4 @@
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import type { RouteDeps } from '../routes.js';
@@ -5,8 +6,8 @@ import { isSetupDone } from '../setup/setup-state.js';
 import { getStatus } from './get-status.js';
 
 export function registerStatusRoutes(api: FastifyInstance, { ctx }: RouteDeps): void {
-  api.get('/status', async () => ok(await getStatus(ctx, await isSetupDone(ctx))));
-  api.get('/notice', async () => ok(ctx.options.get('Notice')));
-  api.get('/about', async () => ok(ctx.options.get('About')));
-  api.get('/home_page_content', async () => ok(ctx.options.get('HomePageContent')));
+  api.get('/status', { schema: doc('status', 'get status') }, async () => ok(await getStatus(ctx, await isSetupDone(ctx))));
+  api.get('/notice', { schema: doc('status', 'get the notice') }, async () => ok(ctx.options.get('Notice')));
+  api.get('/about', { schema: doc('status', 'get the about page') }, async () => ok(ctx.options.get('About')));
+  api.get('/home_page_content', { schema: doc('status', 'get the home page content') }, async () => ok(ctx.options.get('HomePageContent')));
 }

@@ -1,4 +1,5 @@
 import { walletMessages } from '@modelgate/shared';
+import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
@@ -17,15 +18,15 @@ export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critica
   const limited = { preHandler: [guards.user, critical] };
   const user = { preHandler: guards.user };
 
-  api.post('/user/topup', limited, async (request) =>
+  api.post('/user/topup', { ...limited, schema: doc('topup', 'redeem code', { body: redeemCodeSchema }) }, async (request) =>
     ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed));
-  api.post('/user/amount', user, async (request) =>
+  api.post('/user/amount', { ...user, schema: doc('topup', 'price of a top-up amount', { body: topUpAmountSchema }) }, async (request) =>
     ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
-  api.post('/user/pay', limited, async (request) =>
+  api.post('/user/pay', { ...limited, schema: doc('topup', 'create top up order', { body: topUpPaySchema }) }, async (request) =>
     ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'));
 
   // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
-  api.get('/user/epay/notify', async (request, reply) => {
+  api.get('/user/epay/notify', { schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) }, async (request, reply) => {
     const fields = parseInput(epayNotifyQuery, request.query);
     const answer = await completeEpayOrder(ctx, fields);
     return reply.type('text/plain; charset=utf-8').send(answer);

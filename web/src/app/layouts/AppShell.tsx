@@ -1,5 +1,5 @@
 import { Grid, Layout, Spin, theme } from 'antd';
-import { useState } from 'react';
+import { Suspense, useState } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { readFlag, StorageKey, writeString } from '../../lib/storage-keys';
 import { storedStatus, useStatus } from '../../lib/status';
@@ -54,7 +54,9 @@ export function AppShell() {
           }}
         >
           <Layout.Content style={{ padding: isMobile ? 12 : 24, minHeight: 'calc(100vh - 64px - 70px)' }}>
-            <Outlet />
+            <Suspense fallback={<div style={{ display: 'flex', justifyContent: 'center', padding: 48 }}><Spin /></div>}>
+              <Outlet />
+            </Suspense>
           </Layout.Content>
           <SiteFooter version={status?.version} />
         </Layout>
