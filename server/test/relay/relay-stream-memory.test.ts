@@ -1,7 +1,13 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+// Retained memory is what matters, not when the collector last ran: sample the heap after a full collection.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 describe('long streams', () => {
   let server: TestServer;
@@ -33,6 +39,7 @@ describe('long streams', () => {
     let events = 0;
     let bytes = 0;
     const heapSamples: number[] = [];
+    let nextSample = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -40,14 +47,19 @@ describe('long streams', () => {
       const text = tail + decoder.decode(value, { stream: true });
       events += text.split('\n\n').length - 1;
       tail = text.slice(text.lastIndexOf('\n\n') + 2);
-      if (events % 20_000 < 50) heapSamples.push(process.memoryUsage().heapUsed);
+      if (events >= nextSample) {
+        nextSample += 20_000;
+        collectGarbage();
+        heapSamples.push(process.memoryUsage().heapUsed);
+      }
     }
     expect(events).toBeGreaterThan(pieces);
     expect(bytes).toBeGreaterThan(pieces * 100);
-    // The gateway and this reader share a process: the heap must not grow with the stream (~25 MB relayed).
+    // The gateway and this reader share a process: the retained heap must not grow with the stream (~36 MB relayed).
     const first = heapSamples[1] ?? heapSamples[0]!;
     const peak = Math.max(...heapSamples);
-    expect(peak - first).toBeLessThan(bytes / 2);
+    // Measured: ~0.3 MB retained for ~36 MB relayed; holding even 10 bytes a chunk would show as 2 MB.
+    expect(peak - first).toBeLessThan(bytes / 16);
     await flushRelay(server.ctx);
     const log = await server.ctx.storage.db.selectFrom('logs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     // No upstream usage: completion counted with the tokenizer as chunks passed.
