@@ -198,6 +198,16 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     mjA.answerSubmits(500, { code: 9, description: 'internal' });
     expect((await call(user.key, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,AAAA' })).body.code).toBe(1);
     expect(mjB.submits.at(-1)!.path).toBe('/mj/submit/describe');
+    // Submits follow the chat relay's retry policy: with 5xx left out of RetryStatusCodes, A's 500 is the answer, unbilled.
+    await setOption(server.ctx, 'RetryStatusCodes', '429');
+    mjA.answerSubmits(500, { code: 9, description: 'internal' });
+    const bSubmits = mjB.submits.length;
+    const beforeRefusal = await ledger(user);
+    const refused = await call(user.key, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,AAAA' });
+    expect(refused.body.code).not.toBe(1);
+    expect(mjB.submits.length).toBe(bSubmits);
+    expect((await ledger(user)).consumed).toBe(beforeRefusal.consumed);
+    await setOption(server.ctx, 'RetryStatusCodes', '401,403,408,429,500-503,505-523,525-599');
   });
 
   it('passes a refusal through unbilled and untried elsewhere; uploads are answered at once and kept as finished', async () => {

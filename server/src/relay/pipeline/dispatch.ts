@@ -6,9 +6,7 @@ import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
 import { admitChannel, pickKey, queueDeadline, type Admission } from './admission.js';
-import { disableChannelIfBanned } from './auto-disable.js';
-import { disableKeyIfBanned } from './key-health.js';
-import { retryPolicy } from './retry-policy.js';
+import { onUpstreamFailure } from './upstream-failure.js';
 
 import type { Responder } from './respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
@@ -242,11 +240,11 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
     if (channel.limits !== null) {
       const admitted = admitChannel(ctx, relay, channel);
       admission = admitted instanceof Promise ? await admitted : admitted;
-    }
-    if (channel.limits !== null && !admission) {
-      (busy ??= new Set()).add(channel.id);
-      attempt -= 1;
-      continue;
+      if (!admission) {
+        (busy ??= new Set()).add(channel.id);
+        attempt -= 1;
+        continue;
+      }
     }
     const key = admission ? admission.key : pickKey(channel);
     tried.push(channel.id);
@@ -261,11 +259,7 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       lastError = error;
       lastChannel = channel;
       if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
-      const retries = retryPolicy(call.options).retries(error);
-      relay.cooldown.onFailure(channel.id, error, retries);
-      // A multi-key channel loses the failing key alone; a single-key one is auto-disabled as a whole.
-      if (!disableKeyIfBanned(ctx, relay, channel, key, error)) disableChannelIfBanned(ctx, relay, channel, error);
-      if (!retries) break;
+      if (!onUpstreamFailure(ctx, relay, channel, key, error)) break;
     } finally {
       admission?.release();
     }

@@ -2,11 +2,11 @@ import type WebSocket from 'ws';
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
-import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import { releaseHold, type Hold } from '../pipeline/settle.js';
+import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -143,13 +143,13 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
     const target = targetOf(channel, relay.dispatcher);
     try {
       const { socket, early } = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
+      relay.cooldown.onSuccess(channel.id);
       return { upstream: socket, early, channel, upstreamModel, tried };
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       failed.add(channel.id);
       lastError = error;
-      disableChannelIfBanned(ctx, relay, channel, error);
-      if (!error.retryable) break;
+      if (!onUpstreamFailure(ctx, relay, channel, target.key, error)) break;
     }
   }
   if (!lastError) throw relayErrors.noChannel(caller.group, model);

@@ -3,10 +3,10 @@ import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { computeQuota } from '../billing/quota.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
-import { disableChannelIfBanned } from '../pipeline/auto-disable.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import { reserve } from '../pipeline/relay-call.js';
+import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
 import { releaseHold } from '../pipeline/settle.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
@@ -74,16 +74,17 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
     for (let attempt = 0; attempt < attempts && !accepted; attempt += 1) {
       const channel = pinned !== null ? relay.channels.findById(pinned) : relay.channels.select(caller.group, submission.model, failed);
       if (!channel) break;
+      const target = targetOf(channel, relay.dispatcher);
       try {
-        accepted = { channel, answer: await submission.send(channel, targetOf(channel, relay.dispatcher)) };
+        accepted = { channel, answer: await submission.send(channel, target) };
+        relay.cooldown.onSuccess(channel.id);
       } catch (error) {
         if (error instanceof TaskRefusal) throw error;
         const failure = error instanceof UpstreamError ? error : new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
         failed.add(channel.id);
         lastError = failure;
         lastChannel = channel;
-        disableChannelIfBanned(ctx, relay, channel, failure);
-        if (!failure.retryable) break;
+        if (!onUpstreamFailure(ctx, relay, channel, target.key, failure)) break;
       }
     }
     if (!accepted) {
