@@ -45,7 +45,7 @@ function createHttpServer(handler: http.RequestListener, options: { keepAliveTim
   // Node checks the deadlines on an interval: often enough that a limit is kept to within a quarter of the headers timeout.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
   const server = http.createServer({ headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval }, (request: TaggedRequest, response) => {
-    // /healthz, /readyz, and the 503 while shutting down; else the request is counted in flight.
+    // /healthz, /readyz, and the 503 while shutting down (lifecycle.ts), before CORS, the direct lane and Fastify.
     if (lifecycle.intercept(request, response)) return;
     if (applyCors(request, response)) return;
     const id = requestIdOf(request.headers['x-request-id']);

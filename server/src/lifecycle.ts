@@ -11,7 +11,8 @@ const checkTimeoutMs = 2_000;
  * covered: `/healthz` (the process answers), `/readyz` (the database and Redis answer; not while
  * shutting down), and the drain: once it begins, new requests get 503 with `Connection: close`, idle
  * keep-alive connections are closed as requests finish, and shutdown waits until no connection is
- * left (nothing is counted per request: the server's connections are the requests in flight).
+ * left (the server's connections are the requests in flight). Relay calls are counted besides, so
+ * a stream cut at the deadline is still billed before shutdown flushes the ledger.
  */
 export class Lifecycle {
   isDraining = false;

@@ -85,6 +85,21 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(text, 'modelgate_process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 
+  it('labels an unpriced model served in self-use mode as other, success or not', async () => {
+    const model = `self-use-${Date.now()}`;
+    const selfUseChannel = await createRelayChannel(server.ctx, { key: 'ok', baseURL: mock.url, models: [model] });
+    await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
+    try {
+      const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+      await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'unpriced' }] });
+      const text = await (await scrape(`Bearer ${token}`)).text();
+      expect(sample(text, 'modelgate_relay_requests_total', { route: '/v1/chat/completions', model: 'other', channel: String(selfUseChannel), status: '200' })).toBe(1);
+      expect(text).not.toContain(model);
+    } finally {
+      await setOption(server.ctx, 'SelfUseModeEnabled', 'false');
+    }
+  });
+
   it('the token is a root secret: never sent to an admin, who cannot set it either', async () => {
     const { client: admin } = await signedInClient(server, { username: `madm${Date.now()}`, role: 10 });
     const options = await admin.request('GET', '/api/option/');

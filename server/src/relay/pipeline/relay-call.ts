@@ -245,7 +245,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   delivery.send?.();
   if (ctx.metrics.isEnabled) {
     ctx.metrics.observe({
-      route: exchange.path, model: job.model, channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,
+      route: exchange.path, model: pricing.isKnown ? job.model : 'other', channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,
       firstByteMs: delivery.isStream ? delivery.frtMs : undefined, promptTokens: delivery.usage.promptTokens, completionTokens: delivery.usage.completionTokens, quota,
     });
   }
