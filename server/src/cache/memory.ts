@@ -76,11 +76,6 @@ export class MemoryCache implements Cache {
   }
 
   async acquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<boolean> {
-    return this.leaseNow(key, leaseId, limit, ttlMs);
-  }
-
-  /** acquireLease without a promise (the concurrency limiter's fast path on one instance). */
-  leaseNow(key: string, leaseId: string, limit: number, ttlMs: number): boolean {
     const now = Date.now();
     let set = this.leases.get(key);
     if (!set) this.leases.set(key, (set = new Map()));
@@ -91,10 +86,6 @@ export class MemoryCache implements Cache {
   }
 
   async releaseLease(key: string, leaseId: string): Promise<void> {
-    this.releaseNow(key, leaseId);
-  }
-
-  releaseNow(key: string, leaseId: string): void {
     const set = this.leases.get(key);
     if (!set) return;
     set.delete(leaseId);

@@ -61,15 +61,17 @@ const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g
 const labelsText = (labels: Record<string, string>) => `{${Object.entries(labels).map(([name, value]) => `${name}="${escapeLabel(value)}"`).join(',')}}`;
 
 export class RelaySeries {
-  private readonly series = new Map<string, Series>();
+  /** Route label → model → series (no key string built per request). */
+  private readonly series = new Map<string, Map<string, Series>>();
 
   observe(observation: RelayObservation): void {
     const route = routeLabel(observation.route);
-    const key = `${route}\u0000${observation.model}`;
-    let series = this.series.get(key);
+    let byModel = this.series.get(route);
+    if (!byModel) this.series.set(route, (byModel = new Map()));
+    let series = byModel.get(observation.model);
     if (!series) {
       series = { route, model: observation.model, requests: new Map(), duration: new LatencyHistogram(), firstByte: new LatencyHistogram(), promptTokens: 0, completionTokens: 0, quota: 0 };
-      this.series.set(key, series);
+      byModel.set(observation.model, series);
     }
     const requestKey = observation.channelId === null ? -observation.status : observation.channelId * 1000 + observation.status;
     const requests = series.requests.get(requestKey);
@@ -84,7 +86,7 @@ export class RelaySeries {
 
   /** The exposition text of the relay's counters and histograms. */
   text(): string {
-    const all = [...this.series.values()];
+    const all = [...this.series.values()].flatMap((byModel) => [...byModel.values()]);
     const lines: string[] = [];
     const header = (name: string, help: string, type: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     header('modelgate_relay_requests_total', 'Relayed requests by route, model, channel and answered status', 'counter');

@@ -95,12 +95,16 @@ export function admitToken(ctx: AppContext, relay: RelayState, caller: RelayCall
   const limit = caller.token?.maxConcurrency ?? 0;
   if (limit <= 0) return freeLease;
   const key = `token:${caller.token!.id}`;
-  const deadline = queueDeadline(ctx);
-  const lease = deadline > 0
-    ? relay.limiter.acquire(key, limit, { deadline, maxQueued: ctx.options.number('ConcurrencyQueueSize'), isCancelled: isGone })
-    : relay.limiter.tryAcquire(key, limit);
-  if (lease instanceof Promise) return lease.then((taken) => taken ?? refuseToken(limit));
-  return lease ?? refuseToken(limit);
+  // The queue settings are read only when the token is at its limit.
+  const waitOrRefuse = (): Promise<Lease> => {
+    const deadline = queueDeadline(ctx);
+    if (deadline <= 0) refuseToken(limit);
+    const waiting = relay.limiter.acquire(key, limit, { deadline, maxQueued: ctx.options.number('ConcurrencyQueueSize'), isCancelled: isGone });
+    return waiting.then((taken) => taken ?? refuseToken(limit));
+  };
+  const lease = relay.limiter.tryAcquire(key, limit);
+  if (lease instanceof Promise) return lease.then((taken) => taken ?? waitOrRefuse());
+  return lease ?? waitOrRefuse();
 }
 
 function refuseToken(limit: number): never {

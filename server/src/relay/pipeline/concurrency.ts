@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { MemoryCache } from '../../cache/memory.js';
 import type { Cache } from '../../cache/types.js';
 
 /** A slot held while a request is in flight; release is idempotent. */
@@ -16,9 +15,11 @@ const renewEveryMs = 20_000;
 const pollMs = 100;
 
 /**
- * Concurrency limits held across instances: a slot is a lease in a cache set (Redis when
- * configured) that admits `limit` at once. Leases this instance holds are renewed while their
- * requests run, so a long stream keeps its slot and a crashed instance's slots expire.
+ * Concurrency limits held across instances: with Redis a slot is a lease in a cache set that admits
+ * `limit` at once; leases this instance holds are renewed while their requests run, so a long
+ * stream keeps its slot and a crashed instance's slots expire. On one instance (no Redis) a slot is
+ * a count in this process, taken and given back without a promise: nothing outlives the process,
+ * and every request gives its slot back (release runs in a finally).
  */
 export class ConcurrencyLimiter {
   private readonly held = new Map<string, string>();
@@ -28,11 +29,11 @@ export class ConcurrencyLimiter {
   private sequence = 0;
   private heartbeat: NodeJS.Timeout | null = null;
 
-  /** The one-instance cache, used without promises (the common single-instance case costs no await). */
-  private readonly memory: MemoryCache | null;
+  /** One instance: slots taken per key, in this process (null with Redis). */
+  private readonly local: Map<string, number> | null;
 
   constructor(private readonly cache: Cache, private readonly onError: (error: unknown) => void) {
-    this.memory = cache instanceof MemoryCache ? cache : null;
+    this.local = cache.kind === 'memory' ? new Map() : null;
   }
 
   /**
@@ -41,9 +42,14 @@ export class ConcurrencyLimiter {
    * reported.
    */
   tryAcquire(key: string, limit: number): Lease | null | Promise<Lease | null> {
+    if (this.local) {
+      const taken = this.local.get(key) ?? 0;
+      if (taken >= limit) return null;
+      this.local.set(key, taken + 1);
+      return this.localLease(this.local, key);
+    }
     const setKey = `conc:${key}`;
     const leaseId = `${this.instance}:${(this.sequence += 1)}`;
-    if (this.memory) return this.memory.leaseNow(setKey, leaseId, limit, leaseTtlMs) ? this.hold(setKey, leaseId) : null;
     return this.cache.acquireLease(setKey, leaseId, limit, leaseTtlMs).then(
       (isTaken) => (isTaken ? this.hold(setKey, leaseId) : null),
       (error: unknown) => {
@@ -51,6 +57,20 @@ export class ConcurrencyLimiter {
         return freeLease;
       },
     );
+  }
+
+  private localLease(local: Map<string, number>, key: string): Lease {
+    let isReleased = false;
+    return {
+      release: () => {
+        if (isReleased) return;
+        isReleased = true;
+        const left = (local.get(key) ?? 1) - 1;
+        if (left > 0) local.set(key, left);
+        else local.delete(key);
+        this.wake();
+      },
+    };
   }
 
   private hold(setKey: string, leaseId: string): Lease {
@@ -62,11 +82,6 @@ export class ConcurrencyLimiter {
         if (isReleased) return;
         isReleased = true;
         this.held.delete(leaseId);
-        if (this.memory) {
-          this.memory.releaseNow(setKey, leaseId);
-          this.wake();
-          return;
-        }
         this.cache.releaseLease(setKey, leaseId).catch(this.onError).finally(() => this.wake());
       },
     };
