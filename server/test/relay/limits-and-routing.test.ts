@@ -151,6 +151,8 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     expect(refused.every((answer) => answer.code === 'token_concurrency_exceeded' && answer.retryAfter === '1')).toBe(true);
     expect(upstream.maxInFlight.get(key)).toBeLessThanOrEqual(3);
     expect(upstream.seen).toHaveLength(statusCount(answers, 200));
+    // A refusal gives its hold back: nothing stays held against the user on either instance.
+    for (const server of new Set([a, b])) for (const cached of server.ctx.relay!.access.cachedUsers()) expect(cached.held).toBe(0);
     // Slots come back: the next burst is admitted again.
     expect(statusCount(await burst(token.apiKey, 3), 200)).toBe(3);
   });

@@ -162,18 +162,8 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     releaseSuccessSlot(ctx, successSlot);
     throw error;
   }
-  // The token's concurrency slot (tokens.max_concurrency), held until the answer is complete.
+  // The token's concurrency slot (tokens.max_concurrency), taken in the try below and held until the answer is complete.
   let tokenLease: Lease = freeLease;
-  if (caller.token !== null && caller.token.maxConcurrency > 0) {
-    try {
-      const admitted = admitToken(ctx, relay, caller, () => exchange.raw.destroyed);
-      tokenLease = admitted instanceof Promise ? await admitted : admitted;
-    } catch (error) {
-      releaseHold(hold);
-      releaseSuccessSlot(ctx, successSlot);
-      throw error;
-    }
-  }
 
   const out = exchange.raw;
   const controller = new CallSignal(out);
@@ -207,6 +197,10 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   let success: UpstreamSuccess;
   let delivery: Delivery | undefined;
   try {
+    if (caller.token !== null && caller.token.maxConcurrency > 0) {
+      const admitted = admitToken(ctx, relay, caller, () => exchange.raw.destroyed);
+      tokenLease = admitted instanceof Promise ? await admitted : admitted;
+    }
     success = await dispatchWithFailover(ctx, relay, {
       // Every streamed answer, and converted, native and inbound answers, are given inside the
       // failover loop, so a stream that fails before its first byte is retried on another channel.
@@ -226,7 +220,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       requestOptions: job.requestOptions,
     });
   } catch (error) {
-    // The one place a failed request gives its hold (and rate-limit slot) back.
+    // The one place a failed request gives its hold (and rate-limit and concurrency slots) back.
     out.off('close', abortOnClose);
     releaseHold(hold);
     releaseSuccessSlot(ctx, successSlot);
