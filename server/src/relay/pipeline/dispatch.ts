@@ -1,4 +1,4 @@
-import type { Dispatcher, FormData } from 'undici';
+import { FormData, type Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, retryAfterOf, upstreamLogFields } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
@@ -101,6 +101,23 @@ function partsOf(url: string): { origin: string; path: string } {
   return parts;
 }
 
+/**
+ * A built request with its JSON body already turned into text, so nothing can fail in serialising
+ * once the connection is being made (a transport adapter, which frames the body itself, keeps it).
+ */
+function withSerializedBody(adapter: NonNullable<RelayChannel['adapter']>, built: UpstreamRequest): UpstreamRequest {
+  const { body } = built;
+  if (adapter.transport || built.method === 'GET' || typeof body === 'string' || body instanceof Uint8Array || body instanceof FormData) return built;
+  return { ...built, body: JSON.stringify(body) };
+}
+
+/** The gateway could not build or serialise a channel's request: logged with its cause, answered as the request's fault. */
+function requestBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
+  const error = new RelayError(400, 'request_build_failed', `请求无法转换为渠道 #${channel.id} 的上游格式`);
+  error.cause = cause;
+  return error;
+}
+
 /** Sends the pass-through request on the dispatch API; its head (and buffered body) resolves later. */
 function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<string, string>, payload: string | FormData | Uint8Array, call: UpstreamCall): UpstreamAnswer {
   const answer = new UpstreamAnswer(call.signal, call.isStream);
@@ -114,15 +131,18 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
   const target = targetOf(channel, dispatcher, call.clientHeaders, key);
+  // Building and serialising happen inside the gateway: a failure there is the gateway's (or the
+  // request's), never the channel's, so it is not an UpstreamError and counts against no channel.
   let body: UpstreamBody;
+  let built: UpstreamRequest;
   try {
     body = await call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
+    // The one request path (providers/upstream-request.ts): a request the job built, or the OpenAI wire.
+    built = withSerializedBody(adapter, body.kind === 'request' ? body.value : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions));
   } catch (error) {
     if (error instanceof RelayError) throw error;
-    throw new UpstreamError(0, `构造上游请求失败：${(error as Error).message}`, 'request_build_failed', '');
+    throw requestBuildFailed(channel, error);
   }
-  // The one request path (providers/upstream-request.ts): a request the job built, or the OpenAI wire.
-  const built = body.kind === 'request' ? body.value : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions);
   if (call.signal.aborted) throw relayErrors.clientClosed();
   if (!body.respond) {
     // The OpenAI pass-through on undici's dispatch API (a transport adapter converts every endpoint it serves).
@@ -254,7 +274,10 @@ export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, c
       relay.cooldown.onSuccess(channel.id);
       return success;
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
+      if (!(error instanceof UpstreamError)) {
+        if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
+        throw error;
+      }
       failed.add(channel.id);
       lastError = error;
       lastChannel = channel;

@@ -43,6 +43,12 @@ export interface AcceptedTask {
   quota: number;
 }
 
+/** The gateway could not build a task's request: logged with its cause, counted against no channel. */
+function taskBuildFailed(relay: RelayState, channel: RelayChannel, cause: unknown): RelayError {
+  relay.log.error({ err: cause, channelId: channel.id }, 'task request could not be built');
+  return new RelayError(400, 'request_build_failed', `请求无法转换为渠道 #${channel.id} 的上游格式`);
+}
+
 /** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
 function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
   const pricing = findModelPricing(ctx.options, model);
@@ -80,7 +86,9 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
         relay.cooldown.onSuccess(channel.id);
       } catch (error) {
         if (error instanceof TaskRefusal) throw error;
-        const failure = error instanceof UpstreamError ? error : new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+        // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
+        if (!(error instanceof UpstreamError)) throw error instanceof RelayError ? error : taskBuildFailed(relay, channel, error);
+        const failure = error;
         failed.add(channel.id);
         lastError = failure;
         lastChannel = channel;

@@ -1,5 +1,6 @@
 import { UpstreamError } from '../../errors.js';
-import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
+import { FormData } from 'undici';
+import type { ProviderAdapter, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../types.js';
 import { sendUpstream } from '../upstream-request.js';
 
 const timeout = { headersTimeout: 60_000, bodyTimeout: 60_000 };
@@ -8,11 +9,20 @@ const maxBytes = 4 * 1024 * 1024;
 
 /**
  * Sends one request of a task platform (Suno, Midjourney) over the one request path and reads its
- * JSON answer, bounded. A non-2xx throws an UpstreamError with the provider's message and status
+ * JSON answer, bounded. Anything the upstream does wrong (no connection, a non-2xx, a bad answer) is
+ * an UpstreamError; any other error is the gateway's. A non-2xx throws an UpstreamError with the provider's message and status
  * (failover decides on it); a 2xx that is not JSON is a 502.
  */
 export async function sendTaskJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest, platform: string): Promise<unknown> {
-  const response = await sendUpstream(adapter, request, { ...timeout, dispatcher: target.dispatcher });
+  // Serialised before the connection: a body the gateway cannot write is its own failure, not the channel's.
+  const { body } = request;
+  const serialized = typeof body === 'object' && !(body instanceof FormData) && !(body instanceof Uint8Array) && !adapter.transport ? { ...request, body: JSON.stringify(body) } : request;
+  let response: UpstreamResponse;
+  try {
+    response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher });
+  } catch (error) {
+    throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response.body) {
