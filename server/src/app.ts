@@ -16,6 +16,8 @@ import { applyCors } from './relay/cors.js';
 import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
 import { registerMetricsRoute } from './metrics/route.js';
+import { installBodyHandling } from './http/json-parser.js';
+import { BodyBudget } from './http/request-body.js';
 
 const managementBodyLimit = 2 * 1024 * 1024;
 
@@ -155,6 +157,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     done();
   });
   installErrorHandlers(app);
+  // Bodies: the route's limit, the instance's memory budget, the JSON depth bound, refusals drained.
+  const bodies = { budget: new BodyBudget(ctx.config.bodyMemoryBytes), drainBytes: 2 * Math.max(ctx.config.maxRequestBodyBytes, managementBodyLimit) };
+  installBodyHandling(app, bodies.budget, ctx.config.maxJsonDepth, bodies.drainBytes);
   // Security headers on the console and /api only: the relay's hot path gets no hook for them.
   const securityHeaders = createSecurityHeaders(ctx.options);
 
@@ -173,7 +178,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     { prefix: '/api' },
   );
 
-  lane.serve = await registerRelay(app, ctx);
+  lane.serve = await registerRelay(app, ctx, bodies);
   registerMetricsRoute(app, ctx);
 
   await registerConsole(app, ctx.config.webDistDir, securityHeaders);

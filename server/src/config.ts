@@ -19,6 +19,10 @@ export interface Config {
   globalApiRateLimit: { max: number; durationSeconds: number };
   criticalRateLimit: { max: number; durationSeconds: number };
   maxRequestBodyBytes: number;
+  /** Bytes that request bodies being read may hold in memory at once, over all requests (MAX_BODY_MEMORY_MB). */
+  bodyMemoryBytes: number;
+  /** Deepest nesting of objects and arrays a JSON body may have (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   /** Seconds a client may take to send a request's headers (REQUEST_HEADERS_TIMEOUT). */
   requestHeadersTimeoutSeconds: number;
   /** Seconds a client may take to send a whole request, headers and body (REQUEST_BODY_TIMEOUT; 0 = no limit). */
@@ -121,6 +125,8 @@ export function loadConfig(env: Env = process.env): Config {
       durationSeconds: intFrom(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
     },
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
+    bodyMemoryBytes: intFrom(env, 'MAX_BODY_MEMORY_MB', 512, 1) * 1024 * 1024,
+    maxJsonDepth: intFrom(env, 'MAX_JSON_DEPTH', 64, 8),
     ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),
     shutdownTimeoutSeconds: intFrom(env, 'SHUTDOWN_TIMEOUT', 30, 0),

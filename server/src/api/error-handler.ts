@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDataValueError } from '../lib/db-errors.js';
 import { AppError } from '../lib/errors.js';
+import { JsonBodyError } from '../lib/json-body.js';
 import { fail } from '../lib/envelope.js';
 
 /** Paths answered with OpenAI-shaped errors instead of the management envelope. */
@@ -23,7 +24,11 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, mess
 /** Turns every thrown error into a 4xx/5xx answer; details of a 500 stay in the server log. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
-    if (error instanceof AppError) return send(request, reply, error.status, error.message, error.code);
+    if (error instanceof JsonBodyError && error.reason === 'invalid_request') return send(request, reply, 400, '请求体不是合法的 JSON', 'invalid_json');
+    if (error instanceof AppError) {
+      if (error.retryAfterMs !== null) reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+      return send(request, reply, error.status, error.message, error.code);
+    }
     const fastifyError = error as FastifyError;
     const status = fastifyError.statusCode ?? 500;
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'unavailable'
+  | 'busy'
   | 'internal';
 
 const statusByCode: Record<ErrorCode, number> = {
@@ -24,12 +25,16 @@ const statusByCode: Record<ErrorCode, number> = {
   rate_limited: 429,
   /** An outside party we depend on (the mail server) failed: the request was fine, try later. */
   unavailable: 503,
+  /** This instance is at a limit of its own (memory for request bodies): the same request may pass shortly. */
+  busy: 503,
   internal: 500,
 };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** How long the caller should wait before trying again (sent as Retry-After), when known. */
+  retryAfterMs: number | null = null;
   constructor(code: ErrorCode, message: string) {
     super(message);
     this.name = 'AppError';

@@ -2,15 +2,22 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
-import secureJson from 'secure-json-parse';
 import type { AppContext } from '../context.js';
-import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
+import { canDrain, drainRequest, readBody, type BodyBudget } from '../http/request-body.js';
+import { parseJsonBody } from '../lib/json-body.js';
+import { clientStatus, retryAfterHeaders, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
 import type { RelayExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
 import type { RelayState } from './state.js';
+
+/** The instance's budget for request bodies being read, and how much of a refused body is drained (http/request-body.ts). */
+export interface RelayBodies {
+  budget: BodyBudget;
+  drainBytes: number;
+}
 
 /** Serves a request and returns true, or returns false and leaves it to Fastify. */
 export type DirectLane = (request: IncomingMessage, response: ServerResponse, requestId: string) => boolean;
@@ -21,12 +28,13 @@ interface Lane {
   relay: RelayState;
   log: Logger;
   bodyLimit: number;
+  maxJsonDepth: number;
+  bodies: RelayBodies;
   ipOf(request: IncomingMessage): string;
   /** The server drains or the app closes: new calls are refused (503), answers close their connection. */
   isClosing: boolean;
 }
 
-const jsonParseOptions = { protoAction: 'error', constructorAction: 'error' } as const;
 const jsonType = 'application/json';
 const errorContentType = 'application/json; charset=utf-8';
 
@@ -97,63 +105,30 @@ class DirectExchange implements RelayExchange {
   }
 }
 
-async function relayBody(lane: Lane, exchange: DirectExchange, build: JobBuilder, text: string, query: string | null, startedAt: number): Promise<void> {
+/**
+ * Serves one call: the caller is checked from the headers first, so a refused request is answered
+ * before its body is read (and the body drained, not buffered); then the body is read within the
+ * limit and the body budget, parsed with the depth bound, and relayed.
+ */
+async function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, requestId: string, path: string, build: JobBuilder, query: string | null): Promise<void> {
+  const startedAt = performance.now();
+  const exchange = new DirectExchange(lane, request, response, path, requestId);
   let status = 200;
   try {
-    if (text.length === 0) throw new RelayError(400, 'invalid_request', "Body cannot be empty when content-type is set to 'application/json'");
-    let body: unknown;
-    try {
-      body = secureJson.parse(text, jsonParseOptions);
-    } catch {
-      throw new RelayError(400, 'invalid_request', "Body is not valid JSON but content-type is set to 'application/json'");
-    }
-    const caller = await authenticateToken(lane.ctx, lane.relay, exchange);
+    const found = authenticateToken(lane.ctx, lane.relay, exchange);
+    const caller = found instanceof Promise ? await found : found;
+    const body = await readBody(request, lane.bodyLimit, lane.bodies.budget, (bytes) => parseJsonBody(bytes.toString('utf8'), lane.maxJsonDepth));
     const job = build(requireObject(body));
     if (query !== null) applyQueryOptions(job, apiVersionOf(query));
     await runRelay(lane.ctx, lane.relay, exchange, caller, job);
   } catch (error) {
-    status = exchange.fail(error);
+    const { drainBytes } = lane.bodies;
+    // What is left of a refused body is drained so the client reads the answer; a body declared past that is cut.
+    const isDrained = canDrain(request, drainBytes);
+    status = exchange.fail(error, isDrained ? undefined : { connection: 'close' });
+    if (isDrained) drainRequest(request, drainBytes);
   }
   exchange.logLine(status, startedAt);
-}
-
-/** Reads the body (up to the relay's limit), then relays it; a body over the limit is a 413. */
-function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, requestId: string, path: string, build: JobBuilder, query: string | null): void {
-  const startedAt = performance.now();
-  const exchange = new DirectExchange(lane, request, response, path, requestId);
-  const tooLarge = () => new RelayError(413, 'payload_too_large', '请求体过大');
-  const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > lane.bodyLimit) {
-    // The client will send the body anyway: answer and close the connection (as Fastify does).
-    exchange.logLine(exchange.fail(tooLarge(), { connection: 'close' }), startedAt);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const stop = () => {
-    request.off('data', onData);
-    request.off('end', onEnd);
-  };
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > lane.bodyLimit) {
-      // The client may go on sending without end: answer and close the connection (as Fastify does)
-      // rather than read and drop the rest of the body.
-      stop();
-      exchange.logLine(exchange.fail(tooLarge(), { connection: 'close' }), startedAt);
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    // No listener is removed: the request has ended, and its listeners go with it.
-    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    void relayBody(lane, exchange, build, text, query, startedAt);
-  };
-  request.on('data', onData);
-  request.on('end', onEnd);
-  // A client that goes away while sending: there is no one to answer.
-  request.on('error', stop);
 }
 
 /**
@@ -164,7 +139,7 @@ function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, r
  * trust-proxy client address, X-Request-Id, OpenAI-shaped errors and access log lines. Anything else
  * — other methods, paths or content types, and every call while the app shuts down — goes to Fastify.
  */
-export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger): { serve: DirectLane; close(): void } {
+export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger, bodies: RelayBodies): { serve: DirectLane; close(): void } {
   let isClosed = false;
   const trustAll = () => true;
   const lane: Lane = {
@@ -172,6 +147,8 @@ export function createDirectLane(ctx: AppContext, relay: RelayState, log: Fastif
     relay,
     log: log as unknown as Logger,
     bodyLimit: ctx.config.maxRequestBodyBytes,
+    maxJsonDepth: ctx.config.maxJsonDepth,
+    bodies,
     ipOf: ctx.config.trustProxy
       ? (request) => {
         const addresses = proxyAddr.all(request, trustAll);
@@ -192,7 +169,7 @@ export function createDirectLane(ctx: AppContext, relay: RelayState, log: Fastif
       // Routes match with or without one trailing slash (Fastify's ignoreTrailingSlash).
       const build = jsonRoutes.get(path.length > 1 && path.charCodeAt(path.length - 1) === 47 /* / */ ? path.slice(0, -1) : path);
       if (!build || !isJsonContentType(request.headers['content-type'])) return false;
-      serve(lane, request, response, requestId, path, build, mark < 0 ? null : url.slice(mark + 1));
+      void serve(lane, request, response, requestId, path, build, mark < 0 ? null : url.slice(mark + 1));
       return true;
     },
     close() {

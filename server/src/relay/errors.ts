@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { AppError } from '../lib/errors.js';
+import { JsonBodyError } from '../lib/json-body.js';
 
 /**
  * The relay's one error type. Everything the /v1 path rejects or fails with is a RelayError; the
@@ -171,7 +172,11 @@ export function toRelayError(error: FastifyError | Error, log: { error(object: o
     log.error(upstreamLogFields(error), 'upstream failure');
     relayError = publicErrorOf(error);
   } else if (error instanceof RelayError) relayError = error;
-  else if (error instanceof AppError) relayError = new RelayError(error.status, error.code, error.message);
+  else if (error instanceof JsonBodyError) relayError = new RelayError(400, error.reason, error.message);
+  else if (error instanceof AppError) {
+    relayError = new RelayError(error.status, error.code, error.message);
+    relayError.retryAfterMs = error.retryAfterMs;
+  }
   else {
     const status = (error as FastifyError).statusCode ?? 500;
     if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') relayError = new RelayError(413, 'payload_too_large', '请求体过大');

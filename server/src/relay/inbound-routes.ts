@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
@@ -11,6 +11,7 @@ import { inboundChatJob } from './jobs/inbound.js';
 import { requireObject } from './jobs/json-body.js';
 import { modelsFor } from './models-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
+import { authenticateFirst, callerOf } from './pipeline/authenticate-first.js';
 import { fastifyExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
 import { openResponseThread } from './response-store.js';
@@ -61,20 +62,20 @@ const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknow
  * and model list, OpenAI Responses. Each runs through the same relay (auth, billing, failover) on
  * any channel: native pass-through when the channel speaks the format, conversion otherwise.
  */
-export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
+export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
   const options = ctx.options as unknown as AdapterOptions;
   await app.register(async (scope) => {
     scope.setErrorHandler(formatErrorHandler(claudeFormat));
-    scope.post('/v1/messages', { bodyLimit }, async (request, reply) => {
-      const caller = await authenticateToken(ctx, relay, request);
+    scope.post('/v1/messages', { bodyLimit, onRequest: byToken }, async (request, reply) => {
+      const caller = callerOf(request);
       const job = inboundChatJob(claudeFormat, requireObject(request.body), {}, anthropicHeadersOf(request));
       await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
       return reply;
     });
     // Counted by Anthropic on a Claude channel, locally elsewhere; not billed.
-    scope.post('/v1/messages/count_tokens', { bodyLimit }, async (request) => {
-      const caller = await authenticateToken(ctx, relay, request);
+    scope.post('/v1/messages/count_tokens', { bodyLimit, onRequest: byToken }, async (request) => {
+      const caller = callerOf(request);
       const body = { max_tokens: 1, ...requireObject(request.body) };
       const inputTokens = await countPromptTokens(relay, options, caller, { format: claudeFormat, body, params: {}, clientHeaders: anthropicHeadersOf(request) });
       return { input_tokens: inputTokens };
@@ -82,13 +83,14 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
   });
   await app.register(async (scope) => {
     scope.setErrorHandler(formatErrorHandler(geminiFormat));
+    const byGoogleKey = authenticateFirst((request) => authenticateToken(ctx, relay, request, googleKeyOf(request)));
     for (const version of ['v1beta', 'v1']) {
-      scope.post(`/${version}/models/*`, { bodyLimit }, async (request, reply) => {
+      scope.post(`/${version}/models/*`, { bodyLimit, onRequest: byGoogleKey }, async (request, reply) => {
         const params = request.params as Record<string, string>;
         const { model, action } = parseModelPath(params);
         const isKnown = geminiChatActions.has(action) || action === 'countTokens' || action === 'embedContent' || action === 'batchEmbedContents';
         if (!isKnown) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
-        const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
+        const caller = callerOf(request);
         const body = requireObject(request.body);
         if (action === 'countTokens') {
           const chatParams = { ...params, '*': `${model}:generateContent` };
@@ -107,8 +109,8 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
   });
   await app.register(async (scope) => {
     scope.setErrorHandler(formatErrorHandler(responsesFormat));
-    scope.post('/v1/responses', { bodyLimit }, async (request, reply) => {
-      const caller = await authenticateToken(ctx, relay, request);
+    scope.post('/v1/responses', { bodyLimit, onRequest: byToken }, async (request, reply) => {
+      const caller = callerOf(request);
       // previous_response_id: a conversation the gateway kept is rebuilt; this response is kept unless store is false.
       const { body, thread } = await openResponseThread(ctx, request.log, caller.user.id, requireObject(request.body));
       try {

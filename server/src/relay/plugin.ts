@@ -13,7 +13,9 @@ import { registerInboundRoutes } from './inbound-routes.js';
 import { registerModelAndBillingRoutes } from './models-routes.js';
 import { registerMidjourneyRoutes } from './tasks/mj-routes.js';
 import { registerSunoRoutes } from './tasks/suno-routes.js';
-import { authenticateSession, authenticateToken } from './pipeline/authenticate.js';
+import { authenticateSession, authenticateToken, withChosenGroup } from './pipeline/authenticate.js';
+import { authenticateFirst, callerOf, decorateRelayCaller } from './pipeline/authenticate-first.js';
+import type { RelayBodies } from './direct-lane.js';
 import { fastifyExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
 import { createRelayState, type RelayState } from './state.js';
@@ -30,10 +32,12 @@ function sendRelayError(error: FastifyError | Error, request: FastifyRequest, re
  * The /v1 relay, the dashboard billing endpoints and the /pg playground. Returns the direct lane
  * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes.
  */
-export async function registerRelay(app: FastifyInstance, ctx: AppContext): Promise<DirectLane> {
+export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodies: RelayBodies): Promise<DirectLane> {
   const relay: RelayState = await createRelayState(ctx, app.log);
   ctx.relay = relay;
-  const lane = createDirectLane(ctx, relay, app.log);
+  decorateRelayCaller(app);
+  const byToken = authenticateFirst((request) => authenticateToken(ctx, relay, request));
+  const lane = createDirectLane(ctx, relay, app.log, bodies);
   app.addHook('preClose', (done) => {
     lane.close();
     done();
@@ -48,8 +52,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
     const bodyLimit = ctx.config.maxRequestBodyBytes;
 
     for (const [url, build] of [...jsonRoutes, ['/v1/engines/:model/embeddings', embeddingsJob] as const]) {
-      scope.post(url, { bodyLimit }, async (request, reply) => {
-        const caller = await authenticateToken(ctx, relay, request);
+      scope.post(url, { bodyLimit, onRequest: byToken }, async (request, reply) => {
+        const caller = callerOf(request);
         const job = build(requireObject(request.body));
         applyQueryOptions(job, (request.query as Record<string, unknown> | undefined)?.['api-version']);
         await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
@@ -60,8 +64,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
       audio.removeContentTypeParser('multipart/form-data');
       await audio.register(fastifyMultipart, { limits: { fileSize: ctx.config.maxRequestBodyBytes, files: 1, fields: 50 } });
       for (const endpoint of ['transcriptions', 'translations'] as const) {
-        audio.post(`/v1/audio/${endpoint}`, { bodyLimit }, async (request, reply) => {
-          const caller = await authenticateToken(ctx, relay, request);
+        audio.post(`/v1/audio/${endpoint}`, { bodyLimit, onRequest: byToken }, async (request, reply) => {
+          const caller = callerOf(request);
           if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
           const { fields, file } = await readTranscriptionForm(() => request.parts());
           await runRelay(ctx, relay, fastifyExchange(request, reply), caller, transcriptionJob(endpoint, fields, file));
@@ -72,18 +76,19 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext): Prom
     // The playground reads the session cookie: @fastify/cookie (its onRequest/onSend hooks) only here.
     await scope.register(async (playground) => {
       await playground.register(fastifyCookie);
-      playground.post('/pg/chat/completions', { bodyLimit }, async (request, reply) => {
+      const bySession = authenticateFirst((request) => authenticateSession(ctx, relay, request));
+      playground.post('/pg/chat/completions', { bodyLimit, onRequest: bySession }, async (request, reply) => {
         const body = requireObject(request.body);
-        const caller = await authenticateSession(ctx, relay, request, body.group);
+        const caller = withChosenGroup(ctx, callerOf(request), body.group);
         const { group: _group, ...rest } = body;
         await runRelay(ctx, relay, fastifyExchange(request, reply), caller, chatJob(rest));
         return reply;
       });
     });
     registerModelAndBillingRoutes(scope, ctx, relay);
-    registerSunoRoutes(scope, ctx, relay);
+    await registerSunoRoutes(scope, ctx, relay);
     await registerMidjourneyRoutes(scope, ctx, relay);
-    await registerInboundRoutes(scope, ctx, relay);
+    await registerInboundRoutes(scope, ctx, relay, byToken);
   });
   return lane.serve;
 }

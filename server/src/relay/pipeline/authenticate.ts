@@ -92,8 +92,8 @@ export async function authenticateToken(ctx: AppContext, relay: RelayState, requ
   return { user, token, group, pinnedChannelId: parsed.channelId };
 }
 
-/** The playground: the session cookie plus a matching New-Api-User header; group from the body. */
-export async function authenticateSession(ctx: AppContext, relay: RelayState, request: FastifyRequest, bodyGroup: unknown): Promise<RelayCaller> {
+/** The playground: the session cookie plus a matching New-Api-User header (the group comes from the body: withChosenGroup). */
+export async function authenticateSession(ctx: AppContext, relay: RelayState, request: FastifyRequest): Promise<RelayCaller> {
   const session = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
   if (session === null) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const header = request.headers['new-api-user'];
@@ -103,12 +103,14 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
   // A revoked session (the version moved on) is signed out here as on the management API.
   if (cached && cached.sessionVersion !== session.version) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const user = checkUser(cached);
-  let group = user.group;
-  if (typeof bodyGroup === 'string' && bodyGroup) {
-    if (!usableGroups(ctx, user).has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
-    group = bodyGroup;
-  }
-  return { user, token: null, group, pinnedChannelId: null };
+  return { user, token: null, group: user.group, pinnedChannelId: null };
+}
+
+/** The playground's caller with the group its body chose, when the user may use that group. */
+export function withChosenGroup(ctx: AppContext, caller: RelayCaller, bodyGroup: unknown): RelayCaller {
+  if (typeof bodyGroup !== 'string' || !bodyGroup) return caller;
+  if (!usableGroups(ctx, caller.user).has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
+  return { ...caller, group: bodyGroup };
 }
 
 export function checkModelAllowed(caller: RelayCaller, model: string): void {

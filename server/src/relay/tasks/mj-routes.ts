@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js';
 import { clientStatus, RelayError, toRelayError, UpstreamError } from '../errors.js';
 import { requireObject } from '../jobs/json-body.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
+import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import { storableText } from '../pipeline/log-rows.js';
 import { fetchMjImageSeed, submitMjTask, type MjSubmitAnswer } from '../providers/midjourney/platform.js';
@@ -62,8 +63,10 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
     };
     const ownTask = (userId: number, mjId: string) => ctx.storage.db.selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).where('user_id', '=', userId).executeTakeFirst();
 
+    // Bodies are read only once the caller is known (authenticate-first.ts).
+    const byToken = authenticateFirst(caller);
     const submit = async (request: FastifyRequest, path: string, read: (body: Record<string, unknown>) => MjSubmit, mode: string | null) => {
-      const who = await caller(request);
+      const who = callerOf(request);
       const parsed = read(requireObject(request.body));
       let reference: MjRow | null = null;
       if (parsed.refTaskId !== null) {
@@ -124,7 +127,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
     const bodyLimit = ctx.config.maxRequestBodyBytes;
     for (const [prefix, mode] of modePrefixes) {
       for (const [path, read] of Object.entries(mjSubmitReaders)) {
-        scope.post(`${prefix}/mj/${path}`, { bodyLimit }, (request, reply) => answer(reply, () => submit(request, path, read, mode)));
+        scope.post(`${prefix}/mj/${path}`, { bodyLimit, onRequest: byToken }, (request, reply) => answer(reply, () => submit(request, path, read, mode)));
       }
       scope.get(`${prefix}/mj/task/:id/fetch`, (request, reply) => answer(reply, async () => {
         const who = await caller(request);
@@ -132,8 +135,8 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
         if (!row) throw notFound();
         return mjTaskObject(ctx, row);
       }));
-      scope.post(`${prefix}/mj/task/list-by-condition`, (request, reply) => answer(reply, async () => {
-        const who = await caller(request);
+      scope.post(`${prefix}/mj/task/list-by-condition`, { onRequest: byToken }, (request, reply) => answer(reply, async () => {
+        const who = callerOf(request);
         const parsed = listBody.safeParse(request.body ?? {});
         if (!parsed.success) throw new RelayError(400, 'invalid_request', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '));
         if (parsed.data.ids.length === 0) return [];

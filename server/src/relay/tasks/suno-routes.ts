@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { RelayError, clientStatus } from '../errors.js';
+import { RelayError, clientStatus, toRelayError } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
+import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
 import { storableText } from '../pipeline/log-rows.js';
 import { submitSunoTask } from '../providers/suno/platform.js';
 import type { RelayState } from '../state.js';
@@ -31,27 +32,41 @@ function sunoTaskOf(row: Row) {
   return { task_id: row.task_id, action: row.action, status: row.status, fail_reason: row.fail_reason, submit_time: Number(row.submit_time), start_time: Number(row.start_time), finish_time: Number(row.finish_time), progress: row.progress, data };
 }
 
+/** An error in Suno-API's shape. */
+const sunoError = (reply: FastifyReply, error: RelayError) => reply.code(clientStatus(error)).send({ code: 'error', message: error.message, data: null });
+
 /** Suno routes answer in Suno-API's shape: `{code:"success", message, data}` or `{code:"error", message, data:null}`. */
 async function answer(reply: FastifyReply, work: () => Promise<unknown>): Promise<FastifyReply> {
   try {
     return reply.send({ code: 'success', message: '', data: await work() });
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
-    return reply.code(clientStatus(error)).send({ code: 'error', message: error.message, data: null });
+    return sunoError(reply, error);
   }
 }
 
 const badRequest = (issues: z.core.$ZodIssue[]) => new RelayError(400, 'invalid_request', issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '));
 
 /** POST /suno/submit/{music|lyrics}, POST /suno/fetch, GET /suno/fetch/{id} (token auth, as the chat relay). */
-export function registerSunoRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState): void {
+export async function registerSunoRoutes(parent: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
+  await parent.register(async (scope) => registerIn(scope, ctx, relay));
+}
+
+function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState): void {
+  // Errors thrown before a handler (the caller refused, a body refused) in Suno-API's shape too.
+  scope.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (reply.sent || reply.raw.headersSent) return;
+    return sunoError(reply, toRelayError(error, request.log));
+  });
   const caller = async (request: Parameters<typeof authenticateToken>[2]): Promise<RelayCaller> => {
     const found = await authenticateToken(ctx, relay, request);
     if (!ctx.options.bool('TaskEnabled')) throw new RelayError(403, 'task_disabled', '任务功能未启用');
     return found;
   };
-  scope.post('/suno/submit/:action', async (request, reply) => answer(reply, async () => {
-    const who = await caller(request);
+  // Bodies are read only once the caller is known (authenticate-first.ts).
+  const byToken = authenticateFirst(caller);
+  scope.post('/suno/submit/:action', { onRequest: byToken }, async (request, reply) => answer(reply, async () => {
+    const who = callerOf(request);
     const action = actions[(request.params as { action: string }).action?.toLowerCase() as keyof typeof actions];
     if (!action) throw new RelayError(400, 'invalid_action', '不支持的任务类型（music 或 lyrics）');
     const parsed = submitBody.safeParse(request.body ?? {});
@@ -75,8 +90,8 @@ export function registerSunoRoutes(scope: FastifyInstance, ctx: AppContext, rela
   const ownTasks = (userId: number, ids: string[]) => ctx.storage.db.selectFrom('tasks')
     .select(['task_id', 'action', 'status', 'fail_reason', 'submit_time', 'start_time', 'finish_time', 'progress', 'data'])
     .where('user_id', '=', userId).where('platform', '=', 'suno').where('task_id', 'in', ids).execute();
-  scope.post('/suno/fetch', async (request, reply) => answer(reply, async () => {
-    const who = await caller(request);
+  scope.post('/suno/fetch', { onRequest: byToken }, async (request, reply) => answer(reply, async () => {
+    const who = callerOf(request);
     const parsed = fetchBody.safeParse(request.body ?? {});
     if (!parsed.success) throw badRequest(parsed.error.issues);
     if (parsed.data.ids.length === 0) return [];

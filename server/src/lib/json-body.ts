@@ -1,0 +1,61 @@
+import secureJson from 'secure-json-parse';
+import { AppError } from './errors.js';
+
+/**
+ * Request bodies as JSON: prototype poisoning refused (secure-json-parse), and nesting deeper than a
+ * bound refused before anything else reads the value. Deep input is what breaks a gateway from the
+ * outside: JSON.stringify and the recursive converters overflow the stack at a few thousand levels,
+ * and the failure would look like the upstream's. One parser for Fastify's routes and the direct lane.
+ */
+
+const parseOptions = { protoAction: 'error', constructorAction: 'error' } as const;
+
+/** The body is not JSON (Fastify's own wording, which clients already see for this case). */
+export const invalidJsonMessage = "Body is not valid JSON but content-type is set to 'application/json'";
+export const emptyJsonMessage = "Body cannot be empty when content-type is set to 'application/json'";
+
+export class JsonBodyError extends AppError {
+  constructor(message: string, readonly reason: 'invalid_request' | 'json_too_deep') {
+    super('invalid_input', message);
+  }
+}
+
+export const tooDeepMessage = (maxDepth: number): string => `请求体的 JSON 嵌套超过 ${maxDepth} 层`;
+
+/**
+ * Whether a parsed value nests objects and arrays deeper than `maxDepth` (a top-level object is depth
+ * 1). Walked with a stack of its own, so no input and no bound can overflow the call stack here.
+ */
+export function isDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const pending: unknown[] = [value];
+  const depths: number[] = [1];
+  while (pending.length > 0) {
+    const item = pending.pop() as object;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return true;
+    const children: unknown[] = Array.isArray(item) ? item : Object.values(item);
+    for (let i = 0; i < children.length; i += 1) {
+      const child = children[i];
+      if (child !== null && typeof child === 'object') {
+        pending.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** Parses a request body; throws a JsonBodyError (400) for empty, malformed, poisoned or too deep input. */
+export function parseJsonBody(text: string, maxDepth: number): unknown {
+  if (text.length === 0) throw new JsonBodyError(emptyJsonMessage, 'invalid_request');
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, parseOptions);
+  } catch {
+    // Malformed, poisoned, or nested beyond what the parser itself can take (a RangeError).
+    throw new JsonBodyError(invalidJsonMessage, 'invalid_request');
+  }
+  if (isDeeperThan(value, maxDepth)) throw new JsonBodyError(tooDeepMessage(maxDepth), 'json_too_deep');
+  return value;
+}
