@@ -39,6 +39,8 @@ export interface Config {
   logLevel: string;
   webDistDir: string;
   trustProxy: boolean;
+  /** Settings that work but should be changed, logged once at start-up. */
+  warnings: string[];
   version: string;
   /** Base URLs of third-party sign-in providers; overridable so tests can run local servers. */
   oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
@@ -101,6 +103,9 @@ export function loadConfig(env: Env = process.env): Config {
   const sessionSecret = env.SESSION_SECRET?.trim() || '';
   const generated = sessionSecret === '';
   const secret = generated ? randomBytes(32).toString('hex') : sessionSecret;
+  const warnings = [
+    ...(generated ? ['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances'] : []),
+  ];
   return {
     port: intFrom(env, 'PORT', 3000, 0),
     host: env.HOST?.trim() || '0.0.0.0',
@@ -137,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
     trustProxy: (env.TRUST_PROXY ?? 'false').toLowerCase() === 'true',
+    warnings,
     version: env.MODELGATE_VERSION?.trim() || '0.1.0',
     oauthEndpoints: {
       githubOAuth: baseUrlFrom(env, 'GITHUB_OAUTH_BASE_URL', 'https://github.com'),

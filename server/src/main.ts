@@ -4,9 +4,6 @@ import { startServer } from './server.js';
 const config = loadConfig();
 const server = await startServer(config);
 const log = server.app.log;
-if (config.isSessionSecretGenerated) {
-  log.warn('SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances');
-}
 log.info({ database: config.database.kind, redis: config.redisUrl !== null, master: config.isMaster }, `ModelGate listening on ${server.url}`);
 
 let stopping = false;

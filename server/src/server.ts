@@ -47,6 +47,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     metrics: new Metrics(optionStore),
   };
   const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
+  for (const warning of config.warnings) app.log.warn(warning);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   let url = '';
   if (options.listen !== false) {

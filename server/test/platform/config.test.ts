@@ -62,6 +62,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       trustProxy: false,
     });
+    expect(config.warnings).toEqual(['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances']);
     expect(config.sessionSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(config.cryptoSecret).toBe(config.sessionSecret);
     expect(config.webDistDir).toBe(path.resolve(import.meta.dirname, '../../../web/dist'));
@@ -115,6 +116,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       trustProxy: true,
       webDistDir: '/srv/console',
+      warnings: [],
     });
   });
 
