@@ -135,7 +135,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.maxRequestBodyBytes,
-    trustProxy: ctx.config.trustProxy,
+    // The one trust function the direct lane uses too: request.ip, .protocol and .host follow its hops.
+    trustProxy: ctx.config.trustProxy ?? false,
     requestIdHeader: false,
     childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
     serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane, ctx.config, ctx.lifecycle),

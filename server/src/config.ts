@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 
 /** Every environment variable ModelGate reads, parsed and typed in one place. */
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
+
+/**
+ * Whether the peer at `address` is a proxy whose X-Forwarded-* headers are believed. `hop` 0 is the
+ * socket peer, 1 the rightmost X-Forwarded-For entry, and so on leftwards (proxy-addr's trust function).
+ */
+export type ProxyTrust = (address: string, hop: number) => boolean;
 
 export interface Config {
   port: number;
@@ -38,7 +46,11 @@ export interface Config {
   batchUpdateIntervalMs: number;
   logLevel: string;
   webDistDir: string;
-  trustProxy: boolean;
+  /**
+   * The proxies in front (TRUST_PROXY); null = none, the socket peer is the client. Fastify and the
+   * relay's direct lane both take the client address, protocol and host through this one function.
+   */
+  trustProxy: ProxyTrust | null;
   /** Settings that work but should be changed, logged once at start-up. */
   warnings: string[];
   version: string;
@@ -98,13 +110,59 @@ function requestTimeoutsFrom(env: Env): Pick<Config, 'requestHeadersTimeoutSecon
   return { requestHeadersTimeoutSeconds: headers, requestBodyTimeoutSeconds: body };
 }
 
+const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const trustProxyForms = 'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
+
+/**
+ * One TRUST_PROXY entry: a name proxy-addr knows, or an IPv4/IPv6 address in its usual notation with an
+ * optional /prefix or /netmask (proxy-addr checks those; it would also take forms such as `127.1`).
+ */
+function isProxyEntry(entry: string): boolean {
+  if (proxyNames.has(entry)) return true;
+  const slash = entry.lastIndexOf('/');
+  return isIP(slash < 0 ? entry : entry.slice(0, slash)) !== 0;
+}
+
+/** n proxies in a row: the socket peer and the n - 1 rightmost X-Forwarded-For entries. */
+const trustHops = (hops: number): ProxyTrust => (_address, hop) => hop < hops;
+
+/**
+ * TRUST_PROXY, read as Fastify's `trustProxy`: empty or `false` (no proxy), a number of proxy hops n
+ * (the client is the n-th X-Forwarded-For entry from the right), or a comma-separated list of the
+ * proxies' addresses and CIDRs (the client is the first address, from the socket peer leftwards
+ * through X-Forwarded-For, that is not on the list). `true` is read as one hop, with a warning: it
+ * used to trust every entry, so the client could name its own address in the leftmost one.
+ */
+export function parseTrustProxy(raw: string | undefined): { trust: ProxyTrust | null; warning: string | null } {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value.toLowerCase() === 'false') return { trust: null, warning: null };
+  if (value.toLowerCase() === 'true') {
+    return { trust: trustHops(1), warning: 'TRUST_PROXY=true is read as one proxy hop (TRUST_PROXY=1); set the number of proxies in front or their addresses instead' };
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (!Number.isSafeInteger(hops)) throw new Error(`${trustProxyForms}, got "${value}"`);
+    return { trust: hops === 0 ? null : trustHops(hops), warning: null };
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  const invalid = entries.find((entry) => !isProxyEntry(entry));
+  if (invalid !== undefined) throw new Error(`${trustProxyForms}, got "${value}" ("${invalid}" is none of these)`);
+  try {
+    return { trust: proxyAddr.compile(entries), warning: null };
+  } catch (error) {
+    throw new Error(`${trustProxyForms}, got "${value}" (${(error as Error).message})`);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { kind, dsn } = parseSqlDsn(env.SQL_DSN ?? '');
   const sessionSecret = env.SESSION_SECRET?.trim() || '';
   const generated = sessionSecret === '';
   const secret = generated ? randomBytes(32).toString('hex') : sessionSecret;
+  const proxies = parseTrustProxy(env.TRUST_PROXY);
   const warnings = [
     ...(generated ? ['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances'] : []),
+    ...(proxies.warning ? [proxies.warning] : []),
   ];
   return {
     port: intFrom(env, 'PORT', 3000, 0),
@@ -141,7 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
-    trustProxy: (env.TRUST_PROXY ?? 'false').toLowerCase() === 'true',
+    trustProxy: proxies.trust,
     warnings,
     version: env.MODELGATE_VERSION?.trim() || '0.1.0',
     oauthEndpoints: {

@@ -141,7 +141,7 @@ async function serve(lane: Lane, request: IncomingMessage, response: ServerRespo
  */
 export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger, bodies: RelayBodies): { serve: DirectLane; close(): void } {
   let isClosed = false;
-  const trustAll = () => true;
+  const trust = ctx.config.trustProxy;
   const lane: Lane = {
     ctx,
     relay,
@@ -149,12 +149,8 @@ export function createDirectLane(ctx: AppContext, relay: RelayState, log: Fastif
     bodyLimit: ctx.config.maxRequestBodyBytes,
     maxJsonDepth: ctx.config.maxJsonDepth,
     bodies,
-    ipOf: ctx.config.trustProxy
-      ? (request) => {
-        const addresses = proxyAddr.all(request, trustAll);
-        return addresses[addresses.length - 1] ?? '';
-      }
-      : (request) => request.socket.remoteAddress ?? '',
+    // The trust function Fastify is given (app.ts), so both pick the same client address.
+    ipOf: trust ? (request) => proxyAddr(request, trust) ?? '' : (request) => request.socket.remoteAddress ?? '',
     // Draining (lifecycle.ts) or Fastify closing: answers say Connection: close, new calls go to the refusal.
     get isClosing() {
       return isClosed || ctx.lifecycle.isDraining;

@@ -28,7 +28,7 @@ describe('login, logout and sessions', () => {
   });
 
   it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
-    const proxied = await startTestServer({ database: server.database, env: { TRUST_PROXY: 'true' } });
+    const proxied = await startTestServer({ database: server.database, env: { TRUST_PROXY: '1' } });
     try {
       const res = await proxied.client().post('/api/user/login', { username: 'root', password: rootPassword }, { headers: { 'X-Forwarded-Proto': 'https' } });
       expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseSqlDsn } from '../../src/config.js';
+import { loadConfig, parseSqlDsn, parseTrustProxy } from '../../src/config.js';
 
 describe('parseSqlDsn', () => {
   it('keeps postgres:// and postgresql:// URLs as PostgreSQL DSNs', () => {
@@ -60,7 +60,7 @@ describe('loadConfig', () => {
       relayTimeoutSeconds: 0,
       batchUpdateIntervalMs: 1000,
       logLevel: 'info',
-      trustProxy: false,
+      trustProxy: null,
     });
     expect(config.warnings).toEqual(['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances']);
     expect(config.sessionSecret).toMatch(/^[0-9a-f]{64}$/);
@@ -91,7 +91,7 @@ describe('loadConfig', () => {
       RELAY_TIMEOUT: '600',
       BATCH_UPDATE_INTERVAL_MS: '250',
       LOG_LEVEL: 'debug',
-      TRUST_PROXY: 'TRUE',
+      TRUST_PROXY: '2',
       WEB_DIST_DIR: '/srv/console',
     });
     expect(config).toMatchObject({
@@ -114,10 +114,10 @@ describe('loadConfig', () => {
       relayTimeoutSeconds: 600,
       batchUpdateIntervalMs: 250,
       logLevel: 'debug',
-      trustProxy: true,
       webDistDir: '/srv/console',
       warnings: [],
     });
+    expect([0, 1, 2].map((hop) => config.trustProxy?.('203.0.113.1', hop))).toEqual([true, true, false]);
   });
 
   it('treats blank values as unset and any NODE_TYPE but slave as master', () => {
@@ -149,5 +149,47 @@ describe('loadConfig', () => {
 
   it('rejects an unusable SQL_DSN at start-up', () => {
     expect(() => loadConfig({ SQL_DSN: 'oracle://db/x' })).toThrow(/SQL_DSN/);
+  });
+});
+
+describe('parseTrustProxy', () => {
+  /** Which of the hops 0..3 the trust function believes for `address`. */
+  const trustedHops = (raw: string, address: string) => [0, 1, 2, 3].map((hop) => parseTrustProxy(raw).trust?.(address, hop) ?? false);
+
+  it('means no proxy when unset, empty, false or 0', () => {
+    for (const raw of [undefined, '', '  ', 'false', 'FALSE', '0']) expect(parseTrustProxy(raw), String(raw)).toEqual({ trust: null, warning: null });
+  });
+
+  it('reads a number as that many proxies: the socket peer and the entries right of the client', () => {
+    expect(trustedHops('1', '10.0.0.1')).toEqual([true, false, false, false]);
+    expect(trustedHops(' 3 ', '10.0.0.1')).toEqual([true, true, true, false]);
+    expect(parseTrustProxy('2').warning).toBeNull();
+  });
+
+  it('reads true as one hop, with a warning', () => {
+    for (const raw of ['true', 'TRUE', ' True ']) {
+      const { warning } = parseTrustProxy(raw);
+      expect(trustedHops(raw, '10.0.0.1')).toEqual([true, false, false, false]);
+      expect(warning).toMatch(/^TRUST_PROXY=true is read as one proxy hop \(TRUST_PROXY=1\)/);
+    }
+  });
+
+  it('reads a comma-separated list of addresses, CIDRs, netmasks and proxy-addr names, at every hop', () => {
+    const list = '127.0.0.1, 10.0.0.0/8,2001:db8::/32 ,192.168.1.0/255.255.255.0';
+    for (const address of ['127.0.0.1', '10.200.3.4', '2001:db8::7', '192.168.1.9', '::ffff:10.1.2.3']) expect(trustedHops(list, address), address).toEqual([true, true, true, true]);
+    for (const address of ['127.0.0.2', '11.0.0.1', '2001:db9::1', '192.168.2.1', 'garbage', '']) expect(trustedHops(list, address), address).toEqual([false, false, false, false]);
+    expect(trustedHops('loopback,uniquelocal', '::1')).toEqual([true, true, true, true]);
+    expect(trustedHops('loopback,uniquelocal', '172.20.0.1')).toEqual([true, true, true, true]);
+    expect(trustedHops('loopback,uniquelocal', '203.0.113.1')).toEqual([false, false, false, false]);
+    expect(trustedHops('linklocal', '169.254.1.1')).toEqual([true, true, true, true]);
+  });
+
+  it('refuses anything else at start-up, naming the variable and the forms it takes', () => {
+    const forms = 'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
+    for (const raw of ['yes', 'on', '-1', '1.5', '1e3', '127.1', '0x7f000001', 'localhost', 'nginx.internal', '10.0.0.0/33', '10.0.0.0/0', '10.0.0.0/', '10.0.0.0/abc',
+      '127.0.0.1,', ',', '127.0.0.1;10.0.0.1', 'loopback uniquelocal', '99999999999999999999']) {
+      expect(() => parseTrustProxy(raw), raw).toThrow(forms);
+      expect(() => loadConfig({ TRUST_PROXY: raw }), raw).toThrow(`got "${raw.trim()}"`);
+    }
   });
 });
