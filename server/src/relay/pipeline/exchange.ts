@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * (`fastifyExchange`) or the direct lane of Node's HTTP server (`relay/direct-lane.ts`).
  */
 export interface RelayExchange {
-  /** The client's address (X-Forwarded-For when TRUST_PROXY is on). */
+  /** The client's address: the first one, from the socket peer leftwards through X-Forwarded-For, that is not a TRUST_PROXY proxy. */
   readonly ip: string;
   /** The request path without its query (log rows). */
   readonly path: string;
