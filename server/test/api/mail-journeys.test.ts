@@ -115,6 +115,41 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     expect((await server.client().post('/api/user/reset', { email: 'frank@example.com' })).status).toBe(400);
   });
 
+  it('builds the reset link from ServerAddress, never from the Host the caller sends', async () => {
+    const gina = await createUserAndLogin(server, root.client, 'gina');
+    await server.ctx.storage.db.updateTable('users').set({ email: 'gina@example.com' }).where('id', '=', gina.userId).execute();
+    const spoofed = { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example:8443', 'x-forwarded-proto': 'http' };
+    const res = await server.client().get('/api/reset_password?email=gina@example.com', { headers: spoofed });
+    expect(res.body).toEqual({ success: true, message: '重置邮件发送成功，请检查邮箱！', data: null });
+    const mail = await sink.nextMail('gina@example.com');
+    expect(resetLinkIn(mail).href.startsWith('https://gate.example.com/user/reset?')).toBe(true);
+    expect(`${mail.html}${mail.text}`).not.toContain('evil.example');
+  });
+
+  it('refuses every reset while ServerAddress is empty: no token, no mail, known and unknown alike', async () => {
+    const hana = await createUserAndLogin(server, root.client, 'hana');
+    await server.ctx.storage.db.updateTable('users').set({ email: 'hana@example.com' }).where('id', '=', hana.userId).execute();
+    await setOptions(root, { ServerAddress: '' });
+    const mailsBefore = sink.mails.length;
+    const loginsBefore = sink.logins.length;
+    try {
+      for (const email of ['hana@example.com', 'nobody-else@example.com']) {
+        const res = await server.client().get(`/api/reset_password?email=${email}`, { headers: { host: 'evil.example:8443' } });
+        expect(res.status, email).toBe(403);
+        expect(res.body, email).toEqual({ success: false, message: '管理员未设置服务器地址，无法发送密码重置邮件', data: null });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The mail server was not even contacted.
+      expect(sink.mails.length).toBe(mailsBefore);
+      expect(sink.logins.length).toBe(loginsBefore);
+    } finally {
+      await setOptions(root, { ServerAddress: 'https://gate.example.com/' });
+    }
+    // Nothing was spent while refused: the 30-second wait starts only now.
+    expect((await server.client().get('/api/reset_password?email=hana@example.com')).status).toBe(200);
+    expect(resetLinkIn(await sink.nextMail('hana@example.com')).origin).toBe('https://gate.example.com');
+  });
+
   it('answers an unknown address exactly like a known one, and mails nothing', async () => {
     const res = await server.client().get('/api/reset_password?email=nobody@example.com');
     expect(res.body).toEqual({ success: true, message: '重置邮件发送成功，请检查邮箱！', data: null });
@@ -161,6 +196,7 @@ describe('mail over implicit TLS with SMTP auth, and mail servers that fail', ()
     await setOptions(root, smtpOptions(await closedPort()));
     expect((await server.client().get('/api/verification?email=down@example.com')).status).toBe(503);
     // The reset of an unknown address fails alike, so a down server reveals nothing about accounts.
+    await setOptions(root, { ServerAddress: 'https://gate.example.com' });
     expect((await server.client().get('/api/reset_password?email=down-unknown@example.com')).status).toBe(503);
     const refusing = await startSmtpSink({ refuse: true });
     try {

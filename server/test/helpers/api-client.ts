@@ -1,3 +1,5 @@
+import { request as sendRaw } from 'undici';
+
 /**
  * A tiny HTTP client for API tests: keeps the session cookie, sends New-Api-User once signed in,
  * and returns status, headers and the parsed body without throwing on 4xx/5xx.
@@ -27,7 +29,8 @@ export class ApiClient {
     if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const response = await fetch(this.baseUrl + path, { method, headers, body: payload });
+    const hasHost = Object.keys(headers).some((h) => h.toLowerCase() === 'host');
+    const response = hasHost ? await fetchWithHost(this.baseUrl + path, method, headers, payload) : await fetch(this.baseUrl + path, { method, headers, body: payload });
     const setCookie = response.headers.getSetCookie();
     for (const line of setCookie) {
       const pair = line.split(';')[0] ?? '';
@@ -47,4 +50,18 @@ export class ApiClient {
   post<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('POST', path, body, init); }
   put<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('PUT', path, body, init); }
   delete<T = any>(path: string, init?: { headers?: Record<string, string> }) { return this.request<T>('DELETE', path, undefined, init); }
+}
+
+/**
+ * fetch sends the URL's host whatever Host header it is given; undici's request sends the header as
+ * written, so a test can play a client that lies about the Host.
+ */
+async function fetchWithHost(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<Response> {
+  const res = await sendRaw(url, { method: method as 'GET', headers, body });
+  const answered = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    for (const item of [value ?? []].flat()) answered.append(name, item);
+  }
+  const content = await res.body.arrayBuffer();
+  return new Response([204, 304].includes(res.statusCode) ? null : content, { status: res.statusCode, headers: answered });
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomKey } from '../../lib/crypto.js';
 import { invalidInput } from '../../lib/errors.js';
+import { requireServerAddress } from '../../lib/server-address.js';
 import { normalizeEmail } from '../../mail/email-rules.js';
 import { checkMailer, escapeHtml, sendMail } from '../../mail/mailer.js';
 import { codeLifetimeSeconds, type OneTimeCodes } from '../../mail/one-time-codes.js';
@@ -12,23 +13,21 @@ export const resetMessages = {
   sent: '重置邮件发送成功，请检查邮箱！',
   invalidLink: '重置链接非法或已过期',
   done: '密码已重置并已复制到剪贴板',
+  noServerAddress: '管理员未设置服务器地址，无法发送密码重置邮件',
 } as const;
 
 const findUserByEmail = (ctx: AppContext, email: string) =>
   ctx.storage.db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
 
-/** The console's confirm screen, where the mailed link leads. */
-function resetLinkOf(ctx: AppContext, origin: string, email: string, token: string): string {
-  const base = ctx.options.get('ServerAddress').replace(/\/+$/, '') || origin;
-  return `${base}/user/reset?${new URLSearchParams({ email, token })}`;
-}
-
 /**
- * GET /api/reset_password: mails a one-use link to the address's account. An unknown address gets
- * the same answer as a known one (no account enumeration): the mail server is still contacted
- * (signed in to, nothing sent), so a server that is down fails both alike.
+ * GET /api/reset_password: mails a one-use link to the address's account. The link's base is
+ * ServerAddress only; while it is unset every request is refused (403) before a token is issued or
+ * the mail server contacted. An unknown address gets the same answer as a known one (no account
+ * enumeration): the mail server is still contacted (signed in to, nothing sent), so a server that is
+ * down fails both alike.
  */
-export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown, origin: string): Promise<void> {
+export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown): Promise<void> {
+  const base = requireServerAddress(ctx.options, resetMessages.noServerAddress);
   const email = normalizeEmail(rawEmail);
   await codes.claimSendSlot('reset', email);
   const user = await findUserByEmail(ctx, email);
@@ -37,7 +36,8 @@ export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes,
     return;
   }
   const token = await codes.issue('reset', email);
-  const link = resetLinkOf(ctx, origin, email, token);
+  // The console's confirm screen.
+  const link = `${base}/user/reset?${new URLSearchParams({ email, token })}`;
   const system = escapeHtml(ctx.options.get('SystemName') || 'ModelGate');
   await sendMail(ctx, log, {
     to: email,

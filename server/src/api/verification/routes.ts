@@ -19,7 +19,7 @@ export function registerVerificationRoutes(api: FastifyInstance, { ctx, guards, 
     return ok(null, '验证码发送成功，请检查你的邮箱！');
   });
   api.get('/reset_password', { ...guarded, schema: doc('verification', 'request password reset', { querystring: emailQuerySchema }) }, async (request) => {
-    await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, `${request.protocol}://${request.host}`);
+    await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email);
     return ok(null, resetMessages.sent);
   });
   api.post('/user/reset', { preHandler: critical, schema: doc('verification', 'confirm password reset', { body: passwordResetSchema }) }, async (request) => {
