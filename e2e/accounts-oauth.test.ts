@@ -56,6 +56,8 @@ beforeAll(async () => {
   root.userId = (await root.post('/api/user/login', { username: 'root', password: 'rootpass123' })).body.data.id;
   const discovery = await (await fetch(idp.wellKnown)).json() as Record<string, string>;
   for (const [key, value] of [
+    // Redirect sign-ins need the public address: the callback is {ServerAddress}/oauth/oidc.
+    ['ServerAddress', baseUrl],
     ['oidc.well_known', idp.wellKnown],
     ['oidc.client_id', 'modelgate-e2e'],
     ['oidc.client_secret', 'e2e-oidc-secret'],

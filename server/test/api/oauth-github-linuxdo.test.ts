@@ -27,8 +27,10 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
   beforeAll(async () => {
     github = await startGitHubServer('gh-client', 'gh-secret');
     linuxdo = await startLinuxDoServer('ld-client', 'ld-secret');
-    server = await startTestServer({ env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, LINUX_DO_BASE_URL: `${linuxdo.url}/` } });
+    // TRUST_PROXY on: even a proxy's X-Forwarded-Host must not reach a redirect URI.
+    server = await startTestServer({ env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, LINUX_DO_BASE_URL: `${linuxdo.url}/`, TRUST_PROXY: 'true' } });
     root = await setupRootAndLogin(server);
+    await setOption('ServerAddress', 'https://gate.example.com/');
     await setOption('GitHubClientId', 'gh-client');
     await setOption('GitHubClientSecret', 'gh-secret');
     await setOption('GitHubOAuthEnabled', 'true');
@@ -190,7 +192,7 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     const tokenCall = linuxdo.calls.find((c) => c.path === '/oauth2/token');
     const form = new URLSearchParams(tokenCall?.body);
     expect(form.get('grant_type')).toBe('authorization_code');
-    expect(form.get('redirect_uri')).toBe(`${server.url}/oauth/linuxdo`);
+    expect(form.get('redirect_uri')).toBe('https://gate.example.com/oauth/linuxdo');
     await setOption('LinuxDOMinimumTrustLevel', '2');
     const low = await signInThrough(server.client(), 'linuxdo', linuxdo.issueCode({ id: 9002, username: 'newbie', trust_level: 1 }));
     expect(low.status).toBe(403);
@@ -199,6 +201,46 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     const bad = await signInThrough(server.client(), 'linuxdo', 'bogus');
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('Linux DO 授权码无效或已过期，请重新登录');
+  });
+
+  it('sends ServerAddress as the redirect URI whatever Host and X-Forwarded-Host say', async () => {
+    const client = server.client();
+    client.headers = { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example:8443', 'x-forwarded-proto': 'http' };
+    const calls = linuxdo.calls.length;
+    const res = await signInThrough(client, 'linuxdo', linuxdo.issueCode({ id: 9003, username: 'spoofed' }));
+    expect(res.status, res.text).toBe(200);
+    const sent = linuxdo.calls.slice(calls).find((c) => c.path === '/oauth2/token');
+    expect(new URLSearchParams(sent?.body).get('redirect_uri')).toBe('https://gate.example.com/oauth/linuxdo');
+    expect(linuxdo.calls.slice(calls).map((c) => c.body).join('')).not.toContain('evil.example');
+  });
+
+  it('refuses the redirect sign-ins while ServerAddress is empty, before a state is issued or a code exchanged', async () => {
+    const client = server.client();
+    const { state, cookie } = await fetchOAuthState(client);
+    await setOption('ServerAddress', '');
+    const message = '管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录';
+    try {
+      const asked = await server.client().get('/api/oauth/state', { headers: { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' } });
+      expect(asked.status).toBe(403);
+      expect(asked.body).toEqual({ success: false, message, data: null });
+      expect(asked.headers.getSetCookie().some((c) => c.startsWith('oauth_state='))).toBe(false);
+      const calls = { github: github.calls.length, linuxdo: linuxdo.calls.length };
+      for (const provider of ['github', 'linuxdo'] as const) {
+        const code = provider === 'github' ? github.issueCode({ id: 501, login: 'late' }) : linuxdo.issueCode({ id: 501, username: 'late' });
+        const res = await callOAuthCallback(client, provider, { code, state }, cookie);
+        expect(res.status, provider).toBe(403);
+        expect(res.body, provider).toEqual({ success: false, message, data: null });
+      }
+      // A signed-in user's bind goes through the same callback.
+      const { client: rootBrowser } = root;
+      expect((await callOAuthCallback(rootBrowser, 'github', { code: 'c', state }, cookie)).body.message).toBe(message);
+      expect({ github: github.calls.length, linuxdo: linuxdo.calls.length }).toEqual(calls);
+    } finally {
+      await setOption('ServerAddress', 'https://gate.example.com');
+    }
+    // Refused before the state was spent: it still finishes the sign-in.
+    const done = await callOAuthCallback(client, 'github', { code: github.issueCode({ id: 502, login: 'patient' }), state }, cookie);
+    expect(done.status, done.text).toBe(200);
   });
 
   it('answers a 400 naming the provider when it cannot be reached', async () => {

@@ -14,11 +14,13 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
     const res = await root.client.put('/api/option/', { key, value });
     expect(res.status, `${key}: ${res.text}`).toBe(200);
   };
-  /** The authorize URL exactly as the console's login button builds it. */
+  /** The public address the gateway is configured with; the test server listens elsewhere (server.url). */
+  const serverAddress = 'https://gate.example.com';
+  /** The authorize URL exactly as the console's login button builds it (redirect_uri from status.server_address). */
   const authorizeUrl = (state: string) => {
     const url = new URL(endpoints.authorization_endpoint);
     url.searchParams.set('client_id', 'modelgate');
-    url.searchParams.set('redirect_uri', `${server.url}/oauth/oidc`);
+    url.searchParams.set('redirect_uri', `${serverAddress}/oauth/oidc`);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('scope', 'openid profile email');
     url.searchParams.set('state', state);
@@ -35,15 +37,16 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
     idp = await startOidcServer({
       clientId: 'modelgate',
       clientSecret: 'oidc-secret',
-      redirectUris: [`${server.url}/oauth/oidc`],
+      redirectUris: [`${serverAddress}/oauth/oidc`],
       accounts: { alice: { preferred_username: 'alice', name: 'Alice Liddell', email: 'alice@idp.test' } },
     });
     endpoints = await (await fetch(idp.wellKnown)).json() as typeof endpoints;
     root = await setupRootAndLogin(server);
+    await setOption('ServerAddress', serverAddress);
     await setOption('oidc.well_known', idp.wellKnown);
     await setOption('oidc.client_id', 'modelgate');
     await setOption('oidc.client_secret', 'oidc-secret');
@@ -66,6 +69,31 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
     // The same subject signs in as the same user next time.
     const again = await signInAs(server.client(), 'alice');
     expect(again.res.body.data.id).toBe(res.body.data.id);
+  });
+
+  it('exchanges the code with the ServerAddress redirect URI whatever Host and X-Forwarded-Host say (the provider checks it)', async () => {
+    const client = server.client();
+    client.headers = { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example:8443', 'x-forwarded-proto': 'http' };
+    const { res } = await signInAs(client, 'spoofed');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.username).toBe('spoofed');
+  });
+
+  it('refuses the callback while ServerAddress is empty, before the code is exchanged', async () => {
+    const client = server.client();
+    const { state, cookie } = await fetchOAuthState(client);
+    const back = await authorizeAs(authorizeUrl(state), 'nadia');
+    await setOption('ServerAddress', '');
+    try {
+      const res = await callOAuthCallback(client, 'oidc', Object.fromEntries(back.searchParams), cookie);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, message: '管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录', data: null });
+    } finally {
+      await setOption('ServerAddress', serverAddress);
+    }
+    // Neither the state nor the code was spent.
+    const done = await callOAuthCallback(client, 'oidc', Object.fromEntries(back.searchParams), cookie);
+    expect(done.status, done.text).toBe(200);
   });
 
   it('refuses a code used twice (the provider answers invalid_grant) with a 400', async () => {

@@ -16,7 +16,7 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
       env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, ...(process.env.TEST_REDIS_URL ? { REDIS_CONN_STRING: process.env.TEST_REDIS_URL } : {}) },
     });
     root = await setupRootAndLogin(server);
-    for (const [key, value] of [['GitHubClientId', 'id'], ['GitHubClientSecret', 'secret'], ['GitHubOAuthEnabled', 'true']]) {
+    for (const [key, value] of [['ServerAddress', server.url], ['GitHubClientId', 'id'], ['GitHubClientSecret', 'secret'], ['GitHubOAuthEnabled', 'true']]) {
       expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
     }
   });

@@ -19,6 +19,7 @@ describe('WeChat (WeChat server protocol) and Telegram (login widget) sign-in', 
     wechat = await startWeChatServer('wechat-server-token');
     server = await startTestServer();
     root = await setupRootAndLogin(server);
+    // ServerAddress stays empty: neither flow has a redirect URI, so neither needs one.
     await setOption('WeChatServerAddress', `${wechat.url}/`);
     await setOption('WeChatServerToken', 'wechat-server-token');
     await setOption('WeChatAuthEnabled', 'true');

@@ -13,7 +13,8 @@ export function authorizeUrl(provider: OAuthProvider, status: PlatformStatus, st
   }
   const url = new URL(status.oidc_authorization_endpoint);
   url.searchParams.set('client_id', status.oidc_client_id);
-  url.searchParams.set('redirect_uri', `${window.location.origin}/oauth/oidc`);
+  // The server exchanges the code with {ServerAddress}/oauth/oidc; the provider wants the same URI here.
+  url.searchParams.set('redirect_uri', `${(status.server_address ?? '').replace(/\/+$/, '')}/oauth/oidc`);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('scope', 'openid profile email');
   url.searchParams.set('state', state);

@@ -2,6 +2,7 @@ import { doc } from '../openapi.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { AppError, forbidden } from '../../lib/errors.js';
+import { requireServerAddress } from '../../lib/server-address.js';
 import { authOf, type AuthUser } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
 import type { AppContext } from '../../context.js';
@@ -30,10 +31,14 @@ function requireEnabled(ctx: AppContext, provider: ProviderName): void {
   if (!ctx.options.bool(enabledOption)) throw forbidden(`管理员未开启通过 ${label} 登录以及注册`);
 }
 
-/** Where the provider sends the browser back: ServerAddress when set, else this request's origin. */
-function redirectUriOf(ctx: AppContext, request: FastifyRequest, provider: string): string {
-  const base = ctx.options.get('ServerAddress').replace(/\/+$/, '') || `${request.protocol}://${request.host}`;
-  return `${base}/oauth/${provider}`;
+export const noServerAddressMessage = '管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录';
+
+/**
+ * Where the provider sends the browser back: {ServerAddress}/oauth/{provider}, never an origin taken
+ * from the request's Host or X-Forwarded-Host. Without ServerAddress the redirect sign-ins are refused.
+ */
+function redirectUriOf(ctx: AppContext, provider: string): string {
+  return `${requireServerAddress(ctx.options, noServerAddressMessage)}/oauth/${provider}`;
 }
 
 /** Signs in the account's user and sets the session cookie; answers what the console stores. */
@@ -59,6 +64,8 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
 
   api.get('/oauth/state', { schema: doc('oauth', 'create o auth state', { querystring: stateQuerySchema }) }, async (request, reply) => {
     const { aff } = parseInput(stateQuerySchema, request.query);
+    // A state starts a redirect sign-in (GitHub, OIDC, Linux DO): refused here, before the browser leaves, when it could not come back.
+    requireServerAddress(ctx.options, noServerAddressMessage);
     return ok(await createOAuthState(ctx, request, reply, aff));
   });
 
@@ -66,9 +73,10 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     const { provider } = parseInput(callbackParamsSchema, request.params);
     const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
     requireEnabled(ctx, provider);
+    const redirectUri = redirectUriOf(ctx, provider);
     const { aff } = await consumeOAuthState(ctx, request, reply, state);
     const user = await signedInUser(request, reply);
-    const exchange: ExchangeContext = { log: request.log, redirectUri: redirectUriOf(ctx, request, provider), state, issuer: iss };
+    const exchange: ExchangeContext = { log: request.log, redirectUri, state, issuer: iss };
     const account = await codeExchanges[provider](ctx, code, exchange);
     if (user) {
       await bindAccount(ctx, user.id, account);

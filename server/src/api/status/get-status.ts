@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { serverAddressOf } from '../../lib/server-address.js';
 
 /** The platform status object of spec 01 §3, read by the console at start. */
 export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
@@ -9,7 +10,8 @@ export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
     system_name: o.get('SystemName'),
     logo: o.get('Logo'),
     footer_html: o.get('Footer'),
-    server_address: o.get('ServerAddress'),
+    // Normalized as the server builds its URLs, so the console's OIDC redirect_uri matches the one the code is exchanged with.
+    server_address: serverAddressOf(o) ?? '',
     top_up_link: o.get('TopUpLink'),
     price: o.number('Price'),
     min_topup: o.number('MinTopUp'),
