@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { serverAddressOf } from '../lib/server-address.js';
 import { escapeHtml, sendMail } from '../mail/mailer.js';
 import type { CachedUser } from '../relay/pipeline/access-cache.js';
 import { deliverWebhook, type WebhookLog } from './webhook.js';
@@ -84,12 +85,14 @@ export class QuotaReminder {
       this.log.info({ userId }, 'quota warning not sent: the user has no mail address');
       return;
     }
-    const topUp = `${this.ctx.options.get('ServerAddress').replace(/\/+$/, '')}/topup`;
+    // The top-up link only with a ServerAddress (a mail link is never built from a request).
+    const address = serverAddressOf(this.ctx.options);
+    const topUp = address === null ? null : `${address}/topup`;
     // sendMail logs its own failures; the claim stays, so a broken mail server is not retried every second.
     await sendMail(this.ctx, this.log as never, {
       to,
       subject: title,
-      html: `<p>${escapeHtml(content)}</p>${topUp.startsWith('http') ? `<p><a href="${escapeHtml(topUp)}">${escapeHtml(topUp)}</a></p>` : ''}`,
+      html: `<p>${escapeHtml(content)}</p>${topUp ? `<p><a href="${escapeHtml(topUp)}">${escapeHtml(topUp)}</a></p>` : ''}`,
     });
     this.log.info({ userId }, 'quota warning sent by mail');
   }

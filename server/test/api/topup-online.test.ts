@@ -124,6 +124,26 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     expect(wx.body.data.data.out_trade_no).not.toBe(data.out_trade_no);
   });
 
+  it('refuses a pay order while ServerAddress is empty: its return and notify URLs have no other base', async () => {
+    const before = (await server.ctx.storage.db.selectFrom('top_ups').select('id').execute()).length;
+    await setOption('ServerAddress', '');
+    try {
+      const res = await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' }, { headers: { host: 'evil.example:8443' } });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, message: '管理员未设置服务器地址，无法发起在线充值', data: null });
+      expect((await server.ctx.storage.db.selectFrom('top_ups').select('id').execute()).length).toBe(before);
+    } finally {
+      await setOption('ServerAddress', 'https://gate.example.com/');
+    }
+    await setOption('CustomCallbackAddress', 'https://callback.example.com/');
+    try {
+      const res = await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' }, { headers: { host: 'evil.example:8443' } });
+      expect(res.body.data.data).toMatchObject({ notify_url: 'https://callback.example.com/api/user/epay/notify', return_url: 'https://gate.example.com/log' });
+    } finally {
+      await setOption('CustomCallbackAddress', '');
+    }
+  });
+
   async function newOrder(amount: number) {
     const res = await alice.client.post('/api/user/pay', { amount, payment_method: 'zfb' });
     expect(res.status, res.text).toBe(200);

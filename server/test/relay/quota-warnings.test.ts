@@ -70,6 +70,8 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     const mail = await sink.nextMail('low@example.com');
     expect(mail.subject).toBe('您的额度即将用尽');
     expect(mail.html).toContain('当前剩余额度为');
+    // No ServerAddress: no top-up link (a mail link is never built from anything else).
+    expect(mail.html).not.toContain('href');
     // More spending inside the 2-hour window: no second mail.
     expect((await chat(server, token.apiKey)).status).toBe(200);
     await flushRelay(server.ctx);
@@ -84,10 +86,11 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     await server.ctx.storage.db.updateTable('users').set({ email: 'poor@example.com' }).where('id', '=', poor).execute();
     const richToken = await createRelayToken(server.ctx, rich);
     const poorToken = await createRelayToken(server.ctx, poor);
+    await setOption(server.ctx, 'ServerAddress', 'https://gate.example.com/');
     expect((await chat(server, richToken.apiKey)).status).toBe(200);
     expect((await chat(server, poorToken.apiKey)).status).toBe(200);
     await flushRelay(server.ctx);
-    await sink.nextMail('poor@example.com');
+    expect((await sink.nextMail('poor@example.com')).html).toContain('<a href="https://gate.example.com/topup">');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sink.mails.filter((m) => m.to.includes('rich@example.com'))).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { walletMessages, type TopUpPayInput } from '@modelgate/shared';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { randomKey } from '../../lib/crypto.js';
-import { invalidInput } from '../../lib/errors.js';
+import { forbidden, invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../../context.js';
 import { epaySettingsOf, epaySign, epayTypeOf } from './epay.js';
@@ -13,13 +13,18 @@ export interface EpayForm {
   data: Record<string, string>;
 }
 
+export const noServerAddressMessage = '管理员未设置服务器地址，无法发起在线充值';
+
 /**
  * POST /api/user/pay: records a pending top_ups row under a fresh trade number and returns the
- * signed form the console submits to the Epay-compatible gateway.
+ * signed form the console submits to the Epay-compatible gateway. Its return and notify URLs are
+ * built on ServerAddress (CustomCallbackAddress for notify): refused while it is unset.
  */
 export async function createTopUpOrder(ctx: AppContext, user: AuthUser, input: TopUpPayInput): Promise<EpayForm> {
   const epay = epaySettingsOf(ctx.options);
   if (!epay) throw invalidInput(walletMessages.onlineTopUpOff);
+  const { serverAddress, callbackAddress } = epay;
+  if (serverAddress === null || callbackAddress === null) throw forbidden(noServerAddressMessage);
   assertMinTopUp(ctx.options, input.amount);
   const money = moneyText(topUpPriceOf(ctx.options, input.amount, user.group));
   if (Number(money) < 0.01) throw invalidInput('充值金额过低');
@@ -37,8 +42,8 @@ export async function createTopUpOrder(ctx: AppContext, user: AuthUser, input: T
     pid: epay.pid,
     type: epayTypeOf(input.payment_method),
     out_trade_no: tradeNo,
-    notify_url: `${epay.callbackAddress}/api/user/epay/notify`,
-    return_url: `${epay.serverAddress}/log`,
+    notify_url: `${callbackAddress}/api/user/epay/notify`,
+    return_url: `${serverAddress}/log`,
     name: `TUC${input.amount}`,
     money,
   };

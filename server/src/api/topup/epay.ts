@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PaymentMethod } from '@modelgate/shared';
 import { safeEqual } from '../../lib/crypto.js';
+import { normalizeAddress, serverAddressOf } from '../../lib/server-address.js';
 import type { OptionStore } from '../../options/store.js';
 
 /** Epay `type` per wallet payment method. */
@@ -11,9 +12,10 @@ export interface EpaySettings {
   payAddress: string;
   pid: string;
   key: string;
-  /** Where the gateway calls back and sends the buyer, without a trailing slash. */
-  serverAddress: string;
-  callbackAddress: string;
+  /** Where the payment gateway sends the buyer back (ServerAddress, normalized); null while unset. */
+  serverAddress: string | null;
+  /** Where the payment gateway calls back: CustomCallbackAddress, else ServerAddress; null while both are unset. */
+  callbackAddress: string | null;
 }
 
 /** Online top-up is on only when PayAddress, EpayId and EpayKey are all set. */
@@ -22,8 +24,8 @@ export function epaySettingsOf(options: OptionStore): EpaySettings | null {
   const pid = options.get('EpayId').trim();
   const key = options.get('EpayKey').trim();
   if (!payAddress || !pid || !key) return null;
-  const serverAddress = options.get('ServerAddress').trim().replace(/\/+$/, '');
-  const callbackAddress = options.get('CustomCallbackAddress').trim().replace(/\/+$/, '') || serverAddress;
+  const serverAddress = serverAddressOf(options);
+  const callbackAddress = normalizeAddress(options.get('CustomCallbackAddress')) ?? serverAddress;
   return { payAddress, pid, key, serverAddress, callbackAddress };
 }
 
