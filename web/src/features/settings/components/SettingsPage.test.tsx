@@ -104,6 +104,22 @@ describe('system settings save rules', () => {
     expect(puts(calls)).toHaveLength(0);
   });
 
+  it('general: says what the server address is for, without a warning once it is set', async () => {
+    optionServer(storedOptions);
+    await openSection('general');
+    const general = await panel('通用设置');
+    expect(within(general).getByText(/密码重置邮件中的链接、GitHub \/ OIDC \/ Linux DO 登录的回调地址和支付回调都以它为准/)).toBeTruthy();
+    expect(within(general).queryByText('尚未填写服务器地址')).toBeNull();
+  });
+
+  it('general: warns while the server address is empty', async () => {
+    optionServer({ ...storedOptions, ServerAddress: '' });
+    await openSection('general');
+    const general = await panel('通用设置');
+    expect(await within(general).findByText('尚未填写服务器地址')).toBeTruthy();
+    expect(within(general).getByText(/密码重置邮件、GitHub \/ OIDC \/ Linux DO 登录与绑定、在线充值都会被拒绝/)).toBeTruthy();
+  });
+
   it('asks before turning password login off and restores it on cancel', async () => {
     optionServer(storedOptions);
     await openSection('login');

@@ -1,7 +1,29 @@
+import { Alert } from 'antd';
+import { useTranslation } from 'react-i18next';
 import { isValidJson } from '../hooks/save-options';
 import { OidcDiscovery } from './OidcDiscovery';
+import { OptionsPanel } from './OptionsPanel';
 import { panelSection, SettingsSections, type SettingsSection } from './SettingsSections';
 import * as panels from './system-panels';
+
+/** Shown above the general panel while ServerAddress is empty: what is refused until it is set. */
+function ServerAddressMissing() {
+  const { t } = useTranslation();
+  return <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('settings.serverAddressMissingTitle')} description={t('settings.serverAddressMissing')} />;
+}
+
+const generalSection: SettingsSection = {
+  key: 'general',
+  labelKey: 'settings.generalPanel',
+  render: (options) => (
+    <OptionsPanel
+      titleKey="settings.generalPanel"
+      fields={panels.generalFields}
+      options={options}
+      description={(options.ServerAddress ?? '').trim() ? undefined : <ServerAddressMissing />}
+    />
+  ),
+};
 
 /** Payment needs the server address first; the group ratio must be JSON. */
 function validatePayment(changes: Record<string, string>, options: Record<string, string>): string | null {
@@ -11,7 +33,7 @@ function validatePayment(changes: Record<string, string>, options: Record<string
 }
 
 export const systemSections: SettingsSection[] = [
-  panelSection('general', 'settings.generalPanel', panels.generalFields),
+  generalSection,
   panelSection('payment', 'settings.paymentPanel', panels.paymentFields, { validate: validatePayment }),
   panelSection('login', 'settings.loginPanel', panels.loginFields),
   panelSection('email', 'settings.emailDomainPanel', panels.emailDomainFields),

@@ -22,6 +22,7 @@ export function SetupPage() {
               <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('setup.sqliteTitle')} description={t('setup.sqliteWarning')} />
             )}
             {data.root_init && <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('setup.adminExists')} />}
+            <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('setup.serverAddressTitle')} description={t('setup.serverAddressNote')} />
             <SetupForm hasAdmin={data.root_init} />
           </>
         )}
