@@ -219,7 +219,9 @@ export type OptionKey = keyof typeof optionRegistry;
 /**
  * Options an admin (role 10) may read and write: the operation, rate-limit, models and other tabs.
  * Everything else — the system tab (server, payment, login, mail, OAuth, bot check) — and every
- * secret belong to the root alone. A new option is root-only until it is listed here.
+ * secret belong to the root alone. A new option is root-only until it is listed here. The split is
+ * written out for operators in docs/configuration.md ("Who may change which option"), which
+ * test/api/options.test.ts compares with this list: a new option goes in one of its tables.
  */
 const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'TopUpLink', 'general_setting.docs_link',

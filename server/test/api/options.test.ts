@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { optionRegistry, type OptionDefinition } from '../../src/options/registry.js';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -96,6 +98,28 @@ describe('system options (super admin)', () => {
     expect(await valueOf('ServerAddress')).toBe('');
     expect(await valueOf('PasswordLoginEnabled')).toBe('true');
     expect(await valueOf('Notice')).toBe('from the admin');
+  });
+
+  it('enforces the admin / root split that docs/configuration.md lists', async () => {
+    const doc = fs.readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const listed = (name: string) => {
+      const section = new RegExp(`<!-- ${name}:start -->([\\s\\S]*?)<!-- ${name}:end -->`).exec(doc)?.[1] ?? '';
+      const tableRows = section.split('\n').filter((line) => line.startsWith('|')).slice(2).map((line) => line.split('|')[2] ?? '');
+      return {
+        keys: tableRows.flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)).sort(),
+        secrets: tableRows.flatMap((cell) => [...cell.matchAll(/`([^`]+)` \(secret\)/g)].map((m) => m[1]!)).sort(),
+      };
+    };
+    const adminDoc = listed('admin-options');
+    const rootDoc = listed('root-options');
+    const admin = await createUserAndLogin(server, root.client, 'docadmin', 10);
+    const adminKeys = ((await admin.client.get('/api/option/')).body.data as Array<{ key: string }>).map((o) => o.key).sort();
+    expect(adminDoc.keys, 'docs/configuration.md: the keys an admin may change').toEqual(adminKeys);
+    // Every key is in exactly one list, and the secrets are marked.
+    const registry = Object.entries(optionRegistry as Record<string, OptionDefinition>);
+    expect([...adminDoc.keys, ...rootDoc.keys].sort(), 'docs/configuration.md: every option in one list').toEqual(registry.map(([key]) => key).sort());
+    expect([...adminDoc.secrets, ...rootDoc.secrets].sort(), 'docs/configuration.md: the secrets').toEqual(registry.filter(([, def]) => def.secret).map(([key]) => key).sort());
+    for (const key of rootDoc.keys) expect((await admin.client.put('/api/option/', { key, value: '' })).status, key).toBe(403);
   });
 
   it.each([
