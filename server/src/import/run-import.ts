@@ -1,9 +1,11 @@
 import { migrate, nowSeconds, type Storage } from '../db/index.js';
 import type { ImportContext, ImportOptions } from './context.js';
 import { detectSchema } from './detect-schema.js';
+import { IdPlan } from './id-plan.js';
 import { emptyTableReport, type ImportReport, type TableReport } from './report.js';
+import { findRootPair, replaceRoot, rootRole } from './root-pair.js';
 import type { Source } from './source.js';
-import { importTable, type IdTable, type TableMapper } from './table-import.js';
+import { followReferences, importTable, type IdTable, type TableMapper } from './table-import.js';
 import { channelsMapper } from './tables/channels.js';
 import { logsMapper } from './tables/logs.js';
 import { importOptions } from './tables/options.js';
@@ -13,8 +15,6 @@ import { tokensMapper } from './tables/tokens.js';
 import { topUpsMapper } from './tables/top-ups.js';
 import { usersMapper } from './tables/users.js';
 import { text } from './values.js';
-
-const rootRole = 100;
 
 /** Refused target: a database with tables ModelGate's migrations did not make (the old gateway's own, say). */
 export class ForeignTargetError extends Error {}
@@ -30,12 +30,6 @@ async function hasModelGateTables(target: Storage): Promise<boolean> {
     throw new ForeignTargetError(`ModelGate's database (SQL_DSN / SQLITE_PATH) already holds tables ModelGate did not create (${[...names].slice(0, 5).join(', ')}). Point it at a new, empty database. Nothing was imported.`);
   }
   return names.has('users') && names.has('setups');
-}
-
-async function idsOf(ctx: ImportContext, table: 'users' | 'channels'): Promise<Set<number>> {
-  if (!ctx.hasTargetTables) return new Set();
-  const rows = await ctx.target.db.selectFrom(table).select('id').execute();
-  return new Set(rows.map((row) => Number(row.id)));
 }
 
 /** Abilities are rebuilt, never copied: the report says how many the channels make. */
@@ -55,7 +49,6 @@ async function abilitiesReport(ctx: ImportContext, channels: TableReport): Promi
  * database ModelGate already set up keeps its setup row.
  */
 async function markSetupDone(ctx: ImportContext): Promise<void> {
-  if (ctx.options.dryRun) return;
   const done = await ctx.target.db.selectFrom('setups').select('id').limit(1).executeTakeFirst();
   if (done) return;
   const root = await ctx.target.db.selectFrom('users').select('id').where('role', '=', rootRole).where('deleted_at', 'is', null).limit(1).executeTakeFirst();
@@ -68,9 +61,55 @@ async function markSetupDone(ctx: ImportContext): Promise<void> {
   await ctx.target.db.insertInto('setups').values({ version, initialized_at: nowSeconds() }).execute();
 }
 
+/** What --take-source-root did (or would do). */
+function rootNotes(ctx: ImportContext): string[] {
+  const { root } = ctx;
+  if (!ctx.options.takeSourceRoot) return [];
+  if (!root.target) return ["--take-source-root: ModelGate has no root user; the source's root is imported like any user"];
+  if (!root.replacement) return [];
+  const verb = ctx.pass === 'check' ? 'takes' : 'took';
+  return [`the source's root (user ${root.source!.id}, ${root.source!.username}) ${verb} the place of ModelGate's root (user ${root.target.id}, ${root.target.username}): that row now holds the old root's username, password, balance and settings, keeps what ModelGate's root owned (tokens made since setup), and its sessions end`];
+}
+
+type AnyMapper = TableMapper<IdTable>;
+
+/** The copied tables, in the order they are read: a table's references point at tables before it. */
+function mappersOf(ctx: Pick<ImportContext, 'schema' | 'options'>): AnyMapper[] {
+  const mappers: unknown[] = [usersMapper, tokensMapper, channelsMapper, redemptionsMapper];
+  if (ctx.schema.flavor !== 'one-api') mappers.push(topUpsMapper);
+  if (ctx.options.withTasks) mappers.push(tasksMapper, midjourneysMapper);
+  if (ctx.options.withLogs) mappers.push(logsMapper);
+  return mappers as unknown as AnyMapper[];
+}
+
+/** One pass over every table; the options and the abilities are reported after the channels. */
+async function runPass(ctx: ImportContext, mappers: AnyMapper[]): Promise<{ tables: TableReport[]; unknownOptions: string[] }> {
+  const tables: TableReport[] = [];
+  let unknownOptions: string[] = [];
+  ctx.seen = new Map();
+  ctx.abilityCount = 0;
+  for (const mapper of mappers) {
+    if (mapper.target === 'users' && ctx.pass === 'write') await replaceRoot(ctx, (row) => followReferences(ctx, usersMapper, row));
+    const report = await importTable(ctx, mapper);
+    tables.push(report);
+    if (mapper.target === 'users') report.notes.push(...rootNotes(ctx));
+    if (mapper.target === 'users' && ctx.pass === 'write') await markSetupDone(ctx);
+    if (mapper.target === 'channels') {
+      tables.push(await abilitiesReport(ctx, report));
+      const options = await importOptions(ctx);
+      tables.push(options.report);
+      unknownOptions = options.unknown;
+    }
+  }
+  return { tables, unknownOptions };
+}
+
 /**
- * Imports a one-api or new-api database into ModelGate's database. A dry run reads both sides and
- * writes nothing (not even ModelGate's own tables); a real run creates them first if needed.
+ * Imports a one-api or new-api database into ModelGate's database in two passes. The check pass
+ * reads everything and decides where each row goes; a row meeting a different row already in
+ * ModelGate (a clash) stops the import there, before anything is written, unless an option
+ * resolves it. The write pass then writes. A dry run is the check pass alone, and does not even
+ * create ModelGate's tables.
  */
 export async function runImport(source: Source, target: Storage, options: ImportOptions): Promise<ImportReport> {
   const schema = await detectSchema(source);
@@ -79,29 +118,13 @@ export async function runImport(source: Source, target: Storage, options: Import
     await migrate(target);
     hasTargetTables = true;
   }
-  const ctx: ImportContext = { source, schema, target, hasTargetTables, options, userIds: new Set(), channelIds: new Set(), abilityCount: 0 };
-  ctx.userIds = await idsOf(ctx, 'users');
-  ctx.channelIds = await idsOf(ctx, 'channels');
-  const tables: TableReport[] = [];
-  const run = async <T extends IdTable>(mapper: TableMapper<T>) => {
-    const report = await importTable(ctx, mapper);
-    tables.push(report);
-    return report;
-  };
-
-  await run(usersMapper);
-  await markSetupDone(ctx);
-  await run(tokensMapper);
-  const channels = await run(channelsMapper);
-  tables.push(await abilitiesReport(ctx, channels));
-  const { report: optionsReport, unknown } = await importOptions(ctx);
-  tables.push(optionsReport);
-  await run(redemptionsMapper);
-  if (schema.flavor !== 'one-api') await run(topUpsMapper);
-  if (options.withTasks) {
-    await run(tasksMapper);
-    await run(midjourneysMapper);
-  }
-  if (options.withLogs) await run(logsMapper);
-  return { source: source.label, flavor: schema.flavor, dryRun: options.dryRun, tables, unknownOptions: unknown };
+  const base = { source, schema, target, hasTargetTables, options };
+  const mappers = mappersOf(base);
+  const ctx: ImportContext = { ...base, pass: 'check', ids: await IdPlan.create(base, mappers), root: await findRootPair(base), seen: new Map(), abilityCount: 0 };
+  const checked = await runPass(ctx, mappers);
+  const refused = checked.tables.some((table) => table.clashes.length > 0);
+  const report = (pass: typeof checked): ImportReport => ({ source: source.label, flavor: schema.flavor, dryRun: options.dryRun, refused, ...pass });
+  if (options.dryRun || refused) return report(checked);
+  ctx.pass = 'write';
+  return report(await runPass(ctx, mappers));
 }

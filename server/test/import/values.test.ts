@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportContext } from '../../src/import/context.js';
 import type { SourceSchema } from '../../src/import/detect-schema.js';
+import { IdPlan } from '../../src/import/id-plan.js';
 import { openSource } from '../../src/import/source.js';
 import { tokensMapper } from '../../src/import/tables/tokens.js';
 import { mapOneApiType } from '../../src/import/tables/one-api-types.js';
@@ -9,9 +10,12 @@ import { flag, inexactInteger, unixSeconds } from '../../src/import/values.js';
 
 const expected = Date.UTC(2025, 2, 1, 2, 0, 0) / 1000;
 
+/** What a mapper reads of the context: the schema, and the users imported so far. */
 function contextOf(flavor: SourceSchema['flavor'], userIds: number[] = []): ImportContext {
   const schema: SourceSchema = { flavor, tables: new Map(), has: () => false };
-  return { schema, userIds: new Set(userIds) } as unknown as ImportContext;
+  const ids = new IdPlan();
+  for (const id of userIds) ids.land('users', id, id, 'check');
+  return { schema, ids } as unknown as ImportContext;
 }
 
 describe('reading values the way each driver returns them', () => {

@@ -87,8 +87,11 @@ function statusAndInfoOf(row: SourceRow, type: number): { status: number; other_
 export const channelsMapper: TableMapper<'channels'> = {
   source: 'channels',
   target: 'channels',
+  noun: 'channel',
+  nameColumn: 'name',
   naturalKey: 'name',
-  isNaturalKeyUnique: false,
+  // Holds the time an unservable channel was disabled by the import: another at every run.
+  uncompared: ['other_info'],
   droppedColumns: ['system_prompt', 'header_override', 'remark', 'settings', 'need_reconcile'],
   rowNotes(row, ctx) {
     const notes: string[] = [];
@@ -156,7 +159,6 @@ export const channelsMapper: TableMapper<'channels'> = {
     await rebuildAbilities(trx, ids);
   },
   onImported(rows, ctx) {
-    for (const row of rows) ctx.channelIds.add(row.id);
     for (const row of rows) {
       const { id, models = '', group = '', status = 1, priority = 0, weight = 0, tag = '' } = row;
       ctx.abilityCount += abilitiesOf({ id, models, group, status, priority, weight, tag }).length;

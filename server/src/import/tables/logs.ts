@@ -8,8 +8,9 @@ import { flag, int, text, inexactInteger } from '../values.js';
 export const logsMapper: TableMapper<'logs'> = {
   source: 'logs',
   target: 'logs',
+  noun: 'log',
   naturalKey: 'created_at',
-  isNaturalKeyUnique: false,
+  references: { user_id: 'users', token_id: 'tokens', channel_id: 'channels' },
   droppedColumns: ['system_prompt_reset', 'request_id'],
   map(row, ctx) {
     const id = int(row.id);

@@ -5,8 +5,12 @@ import { int, text, unixSeconds, inexactInteger } from '../values.js';
 export const redemptionsMapper: TableMapper<'redemptions'> = {
   source: 'redemptions',
   target: 'redemptions',
+  noun: 'redemption code',
+  nameColumn: 'name',
   naturalKey: 'key',
-  isNaturalKeyUnique: true,
+  uniqueColumns: ['key'],
+  // Who made the code and who redeemed it follow those users.
+  references: { user_id: 'users', used_user_id: 'users' },
   map(row) {
     const id = int(row.id);
     const key = text(row.key).trim();

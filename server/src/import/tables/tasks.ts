@@ -5,8 +5,9 @@ import { int, text } from '../values.js';
 export const tasksMapper: TableMapper<'tasks'> = {
   source: 'tasks',
   target: 'tasks',
-  naturalKey: 'created_at',
-  isNaturalKeyUnique: false,
+  noun: 'task',
+  naturalKey: 'task_id',
+  references: { user_id: 'users', channel_id: 'channels' },
   droppedColumns: ['private_data', 'group'],
   map(row) {
     const id = int(row.id);
@@ -39,8 +40,9 @@ export const tasksMapper: TableMapper<'tasks'> = {
 export const midjourneysMapper: TableMapper<'midjourneys'> = {
   source: 'midjourneys',
   target: 'midjourneys',
+  noun: 'Midjourney job',
   naturalKey: 'mj_id',
-  isNaturalKeyUnique: false,
+  references: { user_id: 'users', channel_id: 'channels' },
   droppedColumns: ['video_urls'],
   map(row) {
     const id = int(row.id);

@@ -12,8 +12,12 @@ const keyMaxLength = 48;
 export const tokensMapper: TableMapper<'tokens'> = {
   source: 'tokens',
   target: 'tokens',
+  noun: 'token',
+  nameColumn: 'name',
   naturalKey: 'key',
-  isNaturalKeyUnique: true,
+  // A key that ModelGate holds for another token (of any user) is a clash: a token stays with its user.
+  uniqueColumns: ['key'],
+  references: { user_id: 'users' },
   rowNotes(row) {
     // Clients send `sk-<key>[-<channel id>]`: a stored key with a "-" could not be sent to the old
     // gateway either. It is kept as it is, and named here.
@@ -28,7 +32,7 @@ export const tokensMapper: TableMapper<'tokens'> = {
     if (inexact) return inexact;
     if (key.trim() === '') return 'it has no key';
     if (key.length > keyMaxLength) return `its key is longer than ${keyMaxLength} characters`;
-    if (!ctx.userIds.has(userId)) return `its user ${userId} is not imported`;
+    if (!ctx.ids.isImported('users', userId)) return `its user ${userId} is not imported`;
     const isOneApi = ctx.schema.flavor === 'one-api';
     const oneApiModels = text(row.models).trim();
     return {

@@ -5,8 +5,10 @@ import { float, int, text } from '../values.js';
 export const topUpsMapper: TableMapper<'top_ups'> = {
   source: 'top_ups',
   target: 'top_ups',
+  noun: 'top-up',
   naturalKey: 'trade_no',
-  isNaturalKeyUnique: true,
+  uniqueColumns: ['trade_no'],
+  references: { user_id: 'users' },
   map(row, ctx) {
     const id = int(row.id);
     const tradeNo = text(row.trade_no).trim();
@@ -14,7 +16,7 @@ export const topUpsMapper: TableMapper<'top_ups'> = {
     if (id <= 0) return 'it has no id';
     if (tradeNo === '') return 'it has no trade number';
     if (tradeNo.length > 191) return 'its trade number is longer than 191 characters';
-    if (!ctx.userIds.has(userId)) return `its user ${userId} is not imported`;
+    if (!ctx.ids.isImported('users', userId)) return `its user ${userId} is not imported`;
     return {
       id,
       user_id: userId,

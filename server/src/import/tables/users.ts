@@ -9,8 +9,14 @@ import { int, text, textOrNull, unixSeconds, inexactInteger } from '../values.js
 export const usersMapper: TableMapper<'users'> = {
   source: 'users',
   target: 'users',
+  noun: 'user',
+  nameColumn: 'username',
   naturalKey: 'username',
-  isNaturalKeyUnique: true,
+  // Unique in ModelGate (the third-party ids when bound): another user holding one is a clash.
+  uniqueColumns: ['username', 'aff_code', 'access_token', 'github_id', 'oidc_id', 'wechat_id', 'telegram_id', 'linux_do_id'],
+  references: { inviter_id: 'users' },
+  // An inviter later in the source is placed only after this row is checked.
+  uncompared: ['inviter_id'],
   droppedColumns: ['lark_id', 'discord_id', 'stripe_customer', 'last_login_at'],
   map(row, ctx) {
     const id = int(row.id);
@@ -51,8 +57,5 @@ export const usersMapper: TableMapper<'users'> = {
       created_time: int(row.created_at ?? row.created_time),
       deleted_at: unixSeconds(row.deleted_at),
     };
-  },
-  onImported(rows, ctx) {
-    for (const row of rows) ctx.userIds.add(row.id);
   },
 };
