@@ -3,11 +3,36 @@ import { loadConfig } from '../config.js';
 import { openStorage } from '../db/index.js';
 import { parseImportArgs, usage } from './args.js';
 import { detectSchema, UnknownSchemaError } from './detect-schema.js';
-import { formatReport, rejectedCount } from './report.js';
+import { ImportPlanChangedError } from './id-plan.js';
+import { clashCount, formatReport, rejectedCount, type ImportReport } from './report.js';
+import { ImportRefusedError } from './root-pair.js';
 import { ForeignTargetError, runImport } from './run-import.js';
 import { openSource } from './source.js';
 
-/** `npm run import -- --from <DSN>`: exit 0 when done, 1 on refusal or failure, 2 on bad arguments. */
+/** The closing lines and the exit status: a dry run answers with the status the import would have. */
+function outcomeOf(report: ImportReport): { message: string; code: number } {
+  const clashes = clashCount(report);
+  const rejected = rejectedCount(report);
+  if (clashes > 0) {
+    return {
+      code: 1,
+      message: `${clashes} row(s) clash with rows already in ModelGate; nothing was written. Import into a new database before the setup page, or resolve each clash as it says, then run again.`,
+    };
+  }
+  if (rejected > 0) {
+    const verb = report.dryRun ? 'would not be imported' : 'were not imported';
+    return {
+      code: 3,
+      message: `The import is incomplete: ${rejected} row(s) ${verb} (listed above). Fix them in the old database and run the same command again; rows already imported are recognised.`,
+    };
+  }
+  return { code: 0, message: '' };
+}
+
+/**
+ * `npm run import -- --from <DSN>`: exit 0 when everything is imported, 1 on refusal (clashes, a
+ * foreign database) or failure, 2 on bad arguments, 3 when some rows could not be imported.
+ */
 async function main(): Promise<number> {
   let args;
   try {
@@ -41,19 +66,22 @@ async function main(): Promise<number> {
       withLogs: args.withLogs,
       withTasks: args.withTasks,
       batchSize: args.batchSize,
-      onProgress(table, done, total) {
+      takeSourceRoot: args.takeSourceRoot,
+      remapIds: args.remapIds,
+      onProgress(table, done, total, pass) {
         if (table !== 'logs') return;
-        const line = `logs: ${done}/${total}`;
+        const line = `${pass === 'check' ? 'checking ' : ''}logs: ${done}/${total}`;
         if (isTerminal) process.stderr.write(`\r${line}${done >= total ? '\n' : ''}`);
         else process.stderr.write(`${line}\n`);
       },
     });
     process.stdout.write(`${formatReport(report)}\n`);
-    const rejected = rejectedCount(report);
-    if (rejected > 0) process.stdout.write(`\n${rejected} row(s) could not be imported; see above.\n`);
-    return 0;
+    const outcome = outcomeOf(report);
+    if (outcome.message) process.stdout.write(`\n${outcome.message}\n`);
+    return outcome.code;
   } catch (error) {
-    if (error instanceof UnknownSchemaError || error instanceof ForeignTargetError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof UnknownSchemaError || error instanceof ForeignTargetError || error instanceof ImportRefusedError) process.stderr.write(`${error.message}\n`);
+    else if (error instanceof ImportPlanChangedError) process.stderr.write(`import failed, partly written: ${error.message}. Stop everything that writes to it and run the same command again.\n`);
     else process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
