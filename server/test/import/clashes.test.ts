@@ -52,6 +52,8 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       }
       const target = openStorage({ kind, dsn: database.dsn, sqlitePath: database.sqlitePath, poolSize: 2, onIdleError: () => undefined });
       cleanups.push(() => target.close());
+      // A token of ModelGate's root with the id of alice's first token.
+      await target.db.insertInto('tokens').values({ id: 10, user_id: 1, key: 'Spare'.repeat(9), name: 'spare' }).execute();
       const before = await snapshotTarget(target);
 
       // No option: both clashes named, with what differs and what resolves them; nothing written.
@@ -68,20 +70,24 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       expect(tableOf(refused, 'users').clashes).toHaveLength(2);
       // The clash is named once: alice's tokens are not listed again as tokens of a user not imported.
       expect(tableOf(refused, 'tokens').rejected.map((row) => row.id)).toEqual(['12']);
+      expect(tableOf(refused, 'tokens').clashes).toEqual([
+        { id: '10', name: 'main', reason: expect.stringMatching(/^id 10 is ModelGate's token 10 \(spare\), a different token \(differs in user_id, key, name/), hint: '--remap-ids imports it under a new id' },
+      ]);
       expect(await snapshotTarget(target)).toEqual(before);
 
       // One option alone leaves the other clash: still nothing written.
       const remapOnly = await importFrom(source, target, { remapIds: true });
-      expect(clashesOf(remapOnly, 'users')).toEqual(['1']);
+      expect({ users: clashesOf(remapOnly, 'users'), tokens: clashesOf(remapOnly, 'tokens') }).toEqual({ users: ['1'], tokens: [] });
       expect(tableOf(remapOnly, 'users').clashes[0]!.reason).toContain("its username is already ModelGate's user 1 (root)");
       const rootOnly = await importFrom(source, target, { takeSourceRoot: true });
-      expect(clashesOf(rootOnly, 'users')).toEqual(['2']);
+      expect({ users: clashesOf(rootOnly, 'users'), tokens: clashesOf(rootOnly, 'tokens') }).toEqual({ users: ['2'], tokens: ['10'] });
       expect(await snapshotTarget(target)).toEqual(before);
 
       // A dry run with both shows the plan: alice under a new id, the root taking ModelGate's root's place.
       const dry = await importFrom(source, target, { takeSourceRoot: true, remapIds: true, dryRun: true });
       expect(dry.refused).toBe(false);
       expect(tableOf(dry, 'users').moved).toEqual([[2, 4]]);
+      expect(tableOf(dry, 'tokens').moved).toEqual([[10, 14]]);
       expect(tableOf(dry, 'users').notes.join('\n')).toContain("the source's root (user 1, root) takes the place of ModelGate's root (user 1, root)");
       expect(await snapshotTarget(target)).toEqual(before);
 
@@ -95,19 +101,20 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       const setupRoot = before.users!.map((row) => JSON.parse(row as string) as { id: number; session_version: number }).find((row) => row.id === 1)!;
       expect(rootRow).toMatchObject({ username: 'root', role: 100, quota: 0, aff_code: 'ROOT', session_version: setupRoot.session_version + 1 });
       expect(bcrypt.compareSync('root-old-pass', rootRow.password)).toBe(true);
-      expect(await db.selectFrom('tokens').select(['user_id']).where('name', '=', 'mine').executeTakeFirstOrThrow()).toEqual({ user_id: 1 });
+      expect(await db.selectFrom('tokens').select(['id', 'user_id']).where('name', 'in', ['mine', 'spare']).orderBy('id').execute()).toEqual([{ id: 1, user_id: 1 }, { id: 10, user_id: 1 }]);
       expect(await db.selectFrom('users').select(['id', 'username']).orderBy('id').execute()).toEqual([
         { id: 1, username: 'root' }, { id: 2, username: 'carol' }, { id: 3, username: 'bob' }, { id: 4, username: 'alice' },
       ]);
-      const tokens = await db.selectFrom('tokens').select(['id', 'user_id', 'key']).where('id', '>=', 10).orderBy('id').execute();
-      expect(tokens.map((token) => [token.id, token.user_id])).toEqual([[10, 4], [11, 4], [13, 4]]);
-      expect(tokens[0]!.key).toBe(aliceKey);
+      expect(tableOf(done, 'tokens').moved).toEqual([[10, 14]]);
+      const tokens = await db.selectFrom('tokens').select(['id', 'user_id', 'key']).where('id', '>', 10).orderBy('id').execute();
+      expect(tokens.map((token) => [token.id, token.user_id])).toEqual([[11, 4], [13, 4], [14, 4]]);
+      expect(tokens[2]!.key).toBe(aliceKey);
       expect(await db.selectFrom('top_ups').select(['id', 'user_id']).execute()).toEqual([{ id: 30, user_id: 4 }]);
       expect(await db.selectFrom('redemptions').select(['id', 'user_id', 'used_user_id']).orderBy('id').execute()).toEqual([
         { id: 20, user_id: 1, used_user_id: 0 }, { id: 21, user_id: 1, used_user_id: 4 },
       ]);
       expect(await db.selectFrom('logs').select(['id', 'user_id', 'token_id', 'channel_id']).orderBy('id').execute()).toEqual([
-        { id: 40, user_id: 4, token_id: 10, channel_id: 5 }, { id: 41, user_id: 4, token_id: 0, channel_id: 0 },
+        { id: 40, user_id: 4, token_id: 14, channel_id: 5 }, { id: 41, user_id: 4, token_id: 0, channel_id: 0 },
       ]);
       expect(await db.selectFrom('tasks').select(['user_id', 'channel_id']).execute()).toEqual([{ user_id: 4, channel_id: 5 }]);
       expect(await db.selectFrom('midjourneys').select(['user_id', 'channel_id']).execute()).toEqual([{ user_id: 4, channel_id: 5 }]);
@@ -120,6 +127,7 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       expect(again.refused).toBe(false);
       expect({ imported: tableOf(again, 'users').imported, present: tableOf(again, 'users').alreadyPresent, moved: tableOf(again, 'users').moved }).toEqual({ imported: 0, present: 3, moved: [[2, 4]] });
       for (const table of ['tokens', 'redemptions', 'top_ups', 'logs', 'tasks', 'midjourneys']) expect({ table, imported: tableOf(again, table).imported }).toEqual({ table, imported: 0 });
+      expect(tableOf(again, 'tokens').moved).toEqual([[10, 14]]);
       expect(await snapshotTarget(target)).toEqual(written);
       await target.close();
       cleanups.pop();
