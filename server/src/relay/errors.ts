@@ -75,6 +75,12 @@ export const relayErrors = {
    */
   noChannel: (group: string, model: string) =>
     new RelayError(404, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, false, 'invalid_request_error'),
+  /** A model some channel serves but no price covers: says what an admin can do about it. */
+  unpriced: (model: string) =>
+    new RelayError(400, 'model_price_error', `模型 ${model} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式`),
+  /** A task action (Midjourney, Suno) with no per-call price. */
+  unpricedTask: (model: string) =>
+    new RelayError(400, 'model_price_error', `模型 ${model} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式`),
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
   /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
   clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),

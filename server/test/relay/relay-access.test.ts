@@ -101,11 +101,17 @@ describe('relay token auth, limits and error statuses', () => {
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'orphan-model': 1 }));
     const token = await createRelayToken(server.ctx, userId);
     expect(await errorOf(await chat(token.apiKey, { model: 'orphan-model' }))).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
+    // Unpriced as well: still model_not_found, not a price error (the price is not what is missing).
+    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-unpriced' }))).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
   });
 
   it('refuses a model with no price (400) unless self-use mode or the user setting allows it', async () => {
     const token = await createRelayToken(server.ctx, userId);
-    expect(await errorOf(await chat(token.apiKey, { model: 'unpriced-model' }))).toMatchObject({ status: 400, error: { code: 'model_price_error' } });
+    const refused = await errorOf(await chat(token.apiKey, { model: 'unpriced-model' }, { 'accept-language': 'zh-CN' }));
+    expect(refused).toMatchObject({ status: 400, error: { code: 'model_price_error' } });
+    // It names the model and what fixes it: a price set by an admin, or self-use mode.
+    expect(refused.error.message).toContain('unpriced-model');
+    expect(refused.error.message).toContain('自用模式');
     // The setting counts for admins only (a regular user may not make unpriced models free).
     const tolerantUser = await createRelayUser(server.ctx, { role: 10, setting: JSON.stringify({ accept_unset_model_ratio_model: true }) });
     const tolerant = await createRelayToken(server.ctx, tolerantUser);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { estimateHold, type Usage } from '../billing/quota.js';
 import { outputAllowance } from '../billing/output-allowance.js';
-import { clientStatus, RelayError, UpstreamError } from '../errors.js';
+import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
@@ -144,10 +144,10 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const startedAt = Date.now();
   checkModelAllowed(caller, job.model);
   const { options } = ctx;
+  // A model no enabled channel serves is unknown here, priced or not (a pinned channel is checked when tried).
+  if (caller.pinnedChannelId === null && !relay.channels.hasModel(caller.group, job.model)) throw relayErrors.noChannel(caller.group, job.model);
   const pricing = findModelPricing(options, job.model);
-  if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
-    throw new RelayError(400, 'model_price_error', `模型 ${job.model} 倍率或价格未配置，请联系管理员设置`);
-  }
+  if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(job.model);
   if (job.promptText) checkPrompt(sensitiveGuard(options), job.promptText);
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);

@@ -27,18 +27,16 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
   const model = queryString(query.model);
   if (!model) throw relayErrors.badRequest('缺少 model 参数', 'model_required');
   checkModelAllowed(caller, model);
-  const pricing = findRealtimePricing(ctx.options, model);
-  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) {
-    throw new RelayError(400, 'model_price_error', `模型 ${model} 倍率或价格未配置，请联系管理员设置`);
-  }
-  const groupRatio = findGroupRatio(ctx.options, caller.group);
-  const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
-  const shortfall = quotaShortfall(caller, holdAmount);
-  if (shortfall) throw shortfall;
   if (!hasRealtimeChannel(relay, caller, model)) {
     if (caller.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
     throw relayErrors.noChannel(caller.group, model);
   }
+  const pricing = findRealtimePricing(ctx.options, model);
+  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(model);
+  const groupRatio = findGroupRatio(ctx.options, caller.group);
+  const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
+  const shortfall = quotaShortfall(caller, holdAmount);
+  if (shortfall) throw shortfall;
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);

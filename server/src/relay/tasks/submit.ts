@@ -53,9 +53,7 @@ function taskBuildFailed(relay: RelayState, channel: RelayChannel, cause: unknow
 function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
   const pricing = findModelPricing(ctx.options, model);
   const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
-  if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) {
-    throw new RelayError(400, 'model_price_error', `模型 ${model} 未设置按次价格，请联系管理员设置`);
-  }
+  if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
   const quota = computeQuota(pricing, findGroupRatio(ctx.options, caller.group), { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
   return pricing.quotaType === 1 ? quota : 0;
 }
@@ -68,6 +66,9 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
 export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
   checkModelAllowed(caller, submission.model);
+  // A model no enabled channel serves is unknown here, priced or not (a follow-up goes to its task's channel).
+  const isRouted = submission.channelId !== undefined || caller.pinnedChannelId !== null;
+  if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
   const quota = priceOf(ctx, caller, submission.model);
   const hold = reserve(caller, quota);
   try {
