@@ -11,7 +11,10 @@ const placeholderPage = `<!doctype html><html lang="en"><head><meta charset="utf
 
 /**
  * Serves the built console with SPA fallback: any unknown non-API GET gets index.html so deep links
- * load the app. Hashed assets are cached for a year; index.html is always revalidated.
+ * load the app. Hashed assets are cached for a year; index.html is always revalidated. The build
+ * writes brotli and gzip copies beside each text file (web/vite-plugin-precompress.ts); a client
+ * that accepts one gets it with `Content-Encoding`, and every answer says `Vary: Accept-Encoding`.
+ * The copies are not routes of their own.
  */
 export async function registerConsole(app: FastifyInstance, distDir: string, securityHeaders: SecurityHeaders): Promise<void> {
   const indexFile = path.join(distDir, 'index.html');
@@ -21,6 +24,8 @@ export async function registerConsole(app: FastifyInstance, distDir: string, sec
       root: distDir,
       wildcard: false,
       index: false,
+      preCompressed: true,
+      globIgnore: ['**/*.br', '**/*.gz'],
       setHeaders(reply, filePath) {
         securityHeaders.apply(reply);
         const isHashedAsset = filePath.includes(`${path.sep}assets${path.sep}`);
