@@ -42,19 +42,8 @@ export interface FinalStage {
   copied: string[];
 }
 
-interface StageState {
+interface StageState extends FinalStage {
   name: string | null;
-  image: string;
-  root: string;
-  workdir: string;
-  env: Record<string, string>;
-  user: string | null;
-  volumes: string[];
-  exposedPorts: number[];
-  healthcheck: Healthcheck | null;
-  cmd: string[];
-  chowned: Record<string, string>;
-  copied: string[];
 }
 
 export interface BuildOptions {
