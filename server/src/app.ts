@@ -6,10 +6,12 @@ import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } f
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
 import { installErrorHandlers } from './api/error-handler.js';
+import { localizeMessage } from './api/localize.js';
 import { documentOnly, registerOpenApi } from './api/openapi.js';
 import { registerApiRoutes } from './api/routes.js';
 import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
+import { fail } from './lib/envelope.js';
 import { loggerOptions } from './lib/logger.js';
 import type { Lifecycle } from './lifecycle.js';
 import { applyCors } from './relay/cors.js';
@@ -169,6 +171,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     async (api) => {
       documentOnly(api);
       api.addHook('onRequest', securityHeaders.onRequest);
+      // Messages in the caller's language (api/localize.ts); the 404 of /api is answered here to get it too.
+      api.addHook('preSerialization', localizeMessage);
+      api.setNotFoundHandler((_request, reply) => reply.code(404).send(fail('接口不存在')));
       // Sessions are read only under /api and by /pg (which registers its own): no cookie hooks on /v1.
       await api.register(fastifyCookie);
       api.addHook('onRoute', (route) => {

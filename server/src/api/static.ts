@@ -34,10 +34,6 @@ export async function registerConsole(app: FastifyInstance, distDir: string, sec
     });
   }
   app.setNotFoundHandler((request, reply) => {
-    if (request.url.startsWith('/api/') || request.url === '/api') {
-      securityHeaders.apply(reply);
-      return reply.code(404).send(fail('接口不存在'));
-    }
     if (isRelayPath(request.url)) {
       return reply.code(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'invalid_request_error', 'not_found'));
     }

@@ -16,6 +16,11 @@ export class ApiClient {
   userId: number | null = null;
   /** Extra headers sent on every call (e.g. Authorization for access-token tests). */
   headers: Record<string, string> = {};
+  /**
+   * The Accept-Language sent on every call, as the console sends its language: Chinese, so tests
+   * check the spec's messages verbatim; null sends none (the server then answers in English).
+   */
+  language: string | null = 'zh-CN';
 
   constructor(readonly baseUrl: string) {}
 
@@ -23,6 +28,7 @@ export class ApiClient {
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.cookie) headers.cookie = this.cookie;
     if (this.userId !== null && headers['New-Api-User'] === undefined) headers['New-Api-User'] = String(this.userId);
+    if (this.language !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'accept-language')) headers['accept-language'] = this.language;
     let payload: string | undefined;
     if (init.raw !== undefined) payload = init.raw;
     else if (body !== undefined) payload = JSON.stringify(body);

@@ -1,12 +1,13 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
-import { listChannelTypes } from '../../relay/providers/registry.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { copyChannel } from './copy-channel.js';
 import { createChannels } from './create-channel.js';
 import { deleteChannel, deleteChannels, deleteDisabledChannels } from './delete-channels.js';
+import { findChannelTypes } from './find-channel-types.js';
 import { findChannels, searchChannels } from './find-channels.js';
 import { fixAbilities } from './fix-abilities.js';
 import { getChannel } from './get-channel.js';
@@ -36,7 +37,7 @@ export function registerChannelRoutes(api: FastifyInstance, { ctx, guards, criti
     ok(await searchChannels(ctx, parseInput(searchChannelsQuery, request.query))));
   api.get('/channel/models', { ...admin, schema: doc('channels', 'list channel models') }, async () => ok(await listChannelModels(ctx)));
   api.get('/channel/models_enabled', { ...admin, schema: doc('channels', 'list enabled models') }, async () => ok(await listEnabledModels(ctx)));
-  api.get('/channel/types', { ...admin, schema: doc('channels', 'list channel types and their form metadata') }, async () => ok(listChannelTypes()));
+  api.get('/channel/types', { ...admin, schema: doc('channels', 'list channel types and their form metadata') }, async (request) => ok(findChannelTypes(requestLanguage(request))));
   api.get('/channel/:id', { ...admin, schema: doc('channels', 'get channel', { params: channelIdParams }) }, async (request) => ok(await getChannel(ctx, parseInput(channelIdParams, request.params).id)));
   // Keys leave the server only here: to the root, on an explicit reveal, never cached.
   api.post('/channel/:id/key', { preHandler: [critical, guards.root], schema: doc('channels', 'reveal channel key', { params: channelIdParams }) }, async (request, reply) => {

@@ -3,6 +3,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import { nowSeconds } from '../../db/index.js';
 import type { Database, LogRow } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
+import { translate, type Language } from '../../lib/i18n/index.js';
 import type { LogQuery } from './schemas.js';
 
 /** Whose logs a query reads: every user's (admin, who may filter by username and channel) or one user's. */
@@ -47,8 +48,11 @@ async function channelNames(ctx: AppContext, rows: LogRow[]): Promise<Map<number
   return new Map(channels.map((channel) => [channel.id, channel.name]));
 }
 
-/** GET /api/log/ and /api/log/self/: newest first; admins also get channel and channel_name. */
-export async function findLogs(ctx: AppContext, scope: LogScope, filters: LogQuery) {
+/**
+ * GET /api/log/ and /api/log/self/: newest first; admins also get channel and channel_name. The
+ * details (content, stored in Chinese as they were written) are in the viewer's language.
+ */
+export async function findLogs(ctx: AppContext, scope: LogScope, filters: LogQuery, language: Language) {
   const db = ctx.storage.db;
   const [rows, count] = await Promise.all([
     applyFilters(db.selectFrom('logs').selectAll(), scope, filters)
@@ -59,9 +63,9 @@ export async function findLogs(ctx: AppContext, scope: LogScope, filters: LogQue
   let items;
   if (scope.isAdmin) {
     const names = await channelNames(ctx, rows);
-    items = rows.map((row) => ({ ...row, channel: row.channel_id, channel_name: names.get(row.channel_id) ?? '' }));
+    items = rows.map((row) => ({ ...row, content: translate(row.content, language), channel: row.channel_id, channel_name: names.get(row.channel_id) ?? '' }));
   } else {
-    items = rows.map(({ channel_id: _channel, ...row }) => ({ ...row, other: withoutAdminInfo(row.other) }));
+    items = rows.map(({ channel_id: _channel, ...row }) => ({ ...row, content: translate(row.content, language), other: withoutAdminInfo(row.other) }));
   }
   return { items, page: filters.p, page_size: filters.page_size, total: Number(count.total) };
 }

@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
@@ -14,10 +15,10 @@ export function registerLogRoutes(api: FastifyInstance, { ctx, guards }: RouteDe
   const user = { preHandler: guards.user };
   const self = (request: Parameters<typeof authOf>[0]) => ({ isAdmin: false as const, userId: authOf(request).id });
 
-  api.get('/log/', { ...admin, schema: doc('logs', 'find logs', { querystring: logQuery }) }, async (request) => ok(await findLogs(ctx, { isAdmin: true }, parseInput(logQuery, request.query))));
+  api.get('/log/', { ...admin, schema: doc('logs', 'find logs', { querystring: logQuery }) }, async (request) => ok(await findLogs(ctx, { isAdmin: true }, parseInput(logQuery, request.query), requestLanguage(request))));
   api.get('/log/stat', { ...admin, schema: doc('logs', 'get log stat', { querystring: logQuery }) }, async (request) =>
     ok(await getLogStat(ctx, { isAdmin: true }, parseInput(logQuery, request.query))));
-  api.get('/log/self', { ...user, schema: doc('logs', 'find logs', { querystring: logQuery }) }, async (request) => ok(await findLogs(ctx, self(request), parseInput(logQuery, request.query))));
+  api.get('/log/self', { ...user, schema: doc('logs', 'find logs', { querystring: logQuery }) }, async (request) => ok(await findLogs(ctx, self(request), parseInput(logQuery, request.query), requestLanguage(request))));
   api.get('/log/self/stat', { ...user, schema: doc('logs', 'get log stat', { querystring: logQuery }) }, async (request) =>
     ok(await getLogStat(ctx, self(request), parseInput(logQuery, request.query))));
   api.delete('/log/', { ...admin, schema: doc('logs', 'delete logs before', { querystring: deleteLogsQuery }) }, async (request) =>

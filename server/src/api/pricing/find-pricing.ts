@@ -1,5 +1,6 @@
 import { defaultGroup } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
+import { translate, type Language } from '../../lib/i18n/index.js';
 import { findModelPricing } from '../../relay/billing/pricing.js';
 
 export interface PricingEntry {
@@ -29,8 +30,11 @@ function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string
   return groups;
 }
 
-/** Every model some enabled channel serves, with its price, the groups that can use it, and whether the viewer can. */
-export function findPricing(ctx: AppContext, viewer: PricingViewer | null) {
+/**
+ * Every model some enabled channel serves, with its price, the groups that can use it, and whether
+ * the viewer can; the groups' default descriptions in the viewer's language.
+ */
+export function findPricing(ctx: AppContext, viewer: PricingViewer | null, language: Language) {
   const channels = ctx.relay!.channels;
   const groups = viewerGroups(ctx, viewer);
   const isUnpricedUsable = ctx.options.bool('SelfUseModeEnabled');
@@ -52,6 +56,6 @@ export function findPricing(ctx: AppContext, viewer: PricingViewer | null) {
   return {
     data,
     group_ratio: ctx.options.json<Record<string, number>>('GroupRatio'),
-    usable_group: ctx.options.json<Record<string, string>>('UserUsableGroups'),
+    usable_group: Object.fromEntries(Object.entries(ctx.options.json<Record<string, string>>('UserUsableGroups')).map(([group, desc]) => [group, translate(String(desc), language)])),
   };
 }

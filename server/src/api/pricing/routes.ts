@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import type { RouteDeps } from '../routes.js';
 import { findPricing } from './find-pricing.js';
 import { resetModelRatios } from './reset-model-ratios.js';
@@ -9,7 +10,7 @@ import { resetModelRatios } from './reset-model-ratios.js';
 export function registerPricingRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
   // Public; a signed-in viewer (session or access token) gets availability for their own groups.
   api.get('/pricing', { preHandler: guards.viewer, schema: doc('pricing', 'list models with prices and availability') }, async (request) => {
-    const { data, group_ratio, usable_group } = findPricing(ctx, request.auth);
+    const { data, group_ratio, usable_group } = findPricing(ctx, request.auth, requestLanguage(request));
     return { success: true, message: '', data, group_ratio, usable_group };
   });
   api.post('/option/rest_model_ratio', { preHandler: guards.root, schema: doc('pricing', 'reset model ratios') }, async () => {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { translate, type Language } from '../../lib/i18n/index.js';
 import { shownImageUrl } from '../../lib/mj-image-url.js';
 import type { DrawingLogQuery, MusicLogQuery } from './schemas.js';
 
@@ -11,9 +12,10 @@ const adminOnlyMusic = ['channel_id', 'upstream_id', 'token_id'] as const;
 
 /**
  * GET /api/mj/ and /api/mj/self/: drawing tasks newest first, filtered by task id and the submit
- * time window (epoch seconds); a user sees only their own and no admin-only columns.
+ * time window (epoch seconds); a user sees only their own and no admin-only columns. The failure
+ * reason is in the viewer's language.
  */
-export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query: DrawingLogQuery) {
+export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query: DrawingLogQuery, language: Language) {
   let q = ctx.storage.db.selectFrom('midjourneys').selectAll();
   if (scope.isAdmin) {
     if (query.channel_id) q = q.where('channel_id', '=', query.channel_id);
@@ -27,7 +29,7 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
   return rows.map((row) => {
     // The poll lease is internal; the caller's notify hook may carry its own secret.
     const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, ...rest } = row;
-    const entry: Record<string, unknown> = { ...rest, created_at: row.submit_time, image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url) };
+    const entry: Record<string, unknown> = { ...rest, fail_reason: translate(row.fail_reason, language), created_at: row.submit_time, image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url) };
     if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
     return entry;
   });
@@ -35,9 +37,10 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
 
 /**
  * GET /api/task/ and /api/task/self: music tasks newest first, filtered by task id and the submit
- * time window; a user sees only their own and not the channel.
+ * time window; a user sees only their own and not the channel. The failure reason is in the
+ * viewer's language.
  */
-export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: MusicLogQuery) {
+export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: MusicLogQuery, language: Language) {
   let q = ctx.storage.db.selectFrom('tasks').selectAll();
   if (scope.isAdmin) {
     if (query.channel_id) q = q.where('channel_id', '=', query.channel_id);
@@ -51,6 +54,7 @@ export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: M
   return rows.map((row) => {
     // The poll lease is internal; the upstream's task id and the paying token are the operators'.
     const { lease_owner: _owner, lease_until: _until, ...entry } = row as Record<string, unknown>;
+    entry.fail_reason = translate(row.fail_reason, language);
     if (!scope.isAdmin) for (const column of adminOnlyMusic) delete entry[column];
     return entry;
   });

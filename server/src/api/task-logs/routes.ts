@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
@@ -13,8 +14,8 @@ export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards }: Rou
   const user = { preHandler: guards.user };
   const self = (request: Parameters<typeof authOf>[0]) => ({ isAdmin: false as const, userId: authOf(request).id });
 
-  api.get('/mj/', { ...admin, schema: doc('task-logs', 'find drawing tasks', { querystring: drawingLogQuery }) }, async (request) => ok(await findDrawingTasks(ctx, { isAdmin: true }, parseInput(drawingLogQuery, request.query))));
-  api.get('/mj/self/', { ...user, schema: doc('task-logs', 'find drawing tasks', { querystring: drawingLogQuery }) }, async (request) => ok(await findDrawingTasks(ctx, self(request), parseInput(drawingLogQuery, request.query))));
-  api.get('/task/', { ...admin, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, { isAdmin: true }, parseInput(musicLogQuery, request.query))));
-  api.get('/task/self', { ...user, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, self(request), parseInput(musicLogQuery, request.query))));
+  api.get('/mj/', { ...admin, schema: doc('task-logs', 'find drawing tasks', { querystring: drawingLogQuery }) }, async (request) => ok(await findDrawingTasks(ctx, { isAdmin: true }, parseInput(drawingLogQuery, request.query), requestLanguage(request))));
+  api.get('/mj/self/', { ...user, schema: doc('task-logs', 'find drawing tasks', { querystring: drawingLogQuery }) }, async (request) => ok(await findDrawingTasks(ctx, self(request), parseInput(drawingLogQuery, request.query), requestLanguage(request))));
+  api.get('/task/', { ...admin, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, { isAdmin: true }, parseInput(musicLogQuery, request.query), requestLanguage(request))));
+  api.get('/task/self', { ...user, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, self(request), parseInput(musicLogQuery, request.query), requestLanguage(request))));
 }

@@ -1,17 +1,21 @@
 import type { AppContext } from '../../context.js';
+import { translate, type Language } from '../../lib/i18n/index.js';
 
 export interface GroupInfo {
   desc: string;
   ratio: number;
 }
 
-/** Groups the user may pick (UserUsableGroups) plus their own, each with its GroupRatio. */
-export function findSelfGroups(ctx: AppContext, ownGroup: string): Record<string, GroupInfo> {
+/**
+ * Groups the user may pick (UserUsableGroups) plus their own, each with its GroupRatio; the default
+ * descriptions in the viewer's language (an admin's own stay as written).
+ */
+export function findSelfGroups(ctx: AppContext, ownGroup: string, language: Language): Record<string, GroupInfo> {
   const usable = ctx.options.json<Record<string, string>>('UserUsableGroups');
   const ratios = ctx.options.json<Record<string, number>>('GroupRatio');
   const groups: Record<string, GroupInfo> = {};
   const ratioOf = (group: string) => (Object.hasOwn(ratios, group) ? Number(ratios[group]) : 1);
-  for (const [group, desc] of Object.entries(usable)) groups[group] = { desc: String(desc), ratio: ratioOf(group) };
-  if (!Object.hasOwn(groups, ownGroup)) groups[ownGroup] = { desc: '用户分组', ratio: ratioOf(ownGroup) };
+  for (const [group, desc] of Object.entries(usable)) groups[group] = { desc: translate(String(desc), language), ratio: ratioOf(group) };
+  if (!Object.hasOwn(groups, ownGroup)) groups[ownGroup] = { desc: translate('用户分组', language), ratio: ratioOf(ownGroup) };
   return groups;
 }

@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
 import type { RouteDeps } from '../routes.js';
@@ -66,7 +67,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     clearSessionCookie(request, reply);
     return ok(null, '账户已删除！');
   });
-  api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use') }, async (request) => ok(findSelfGroups(ctx, authOf(request).group)));
+  api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use') }, async (request) => ok(findSelfGroups(ctx, authOf(request).group, requestLanguage(request))));
   api.get('/user/models', { ...user, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
   api.get('/user/token', { ...user, schema: doc('users', 'generate access token') }, async (request) => ok(await generateAccessToken(ctx, authOf(request).id)));
   api.get('/user/aff', { ...user, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
