@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { sql } from 'kysely';
 import type { Cache } from './cache/types.js';
 import type { Storage } from './db/index.js';
+import { languageOf, translate } from './lib/i18n/index.js';
 
 /** A readiness check gets this long before it counts as failed. */
 const checkTimeoutMs = 2_000;
@@ -35,7 +36,7 @@ export class Lifecycle {
     }
     if (this.isDraining) {
       response.setHeader('Connection', 'close');
-      const message = '服务正在关闭，请稍后重试';
+      const message = translate('服务正在关闭，请稍后重试', languageOf(request.headers['accept-language']));
       answer(response, 503, url.startsWith('/api/') ? { success: false, message } : { error: { message, type: 'server_error', code: 'server_shutting_down' } });
       return true;
     }

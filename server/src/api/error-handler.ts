@@ -3,6 +3,7 @@ import { isDataValueError } from '../lib/db-errors.js';
 import { AppError } from '../lib/errors.js';
 import { JsonBodyError } from '../lib/json-body.js';
 import { fail } from '../lib/envelope.js';
+import { requestLanguage, translate } from '../lib/i18n/index.js';
 
 /** Paths answered with OpenAI-shaped errors instead of the management envelope. */
 export const isRelayPath = (url: string): boolean =>
@@ -16,7 +17,7 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, mess
   reply.code(status);
   if (isRelayPath(request.url)) {
     const type = status >= 500 ? 'server_error' : status === 429 ? 'rate_limit_error' : 'invalid_request_error';
-    return reply.send(openAiError(message, type, code));
+    return reply.send(openAiError(translate(message, requestLanguage(request)), type, code));
   }
   return reply.send(fail(message));
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { canDrain, drainRequest, readBody, type BodyBudget } from '../http/request-body.js';
 import { parseJsonBody } from '../lib/json-body.js';
+import { languageOf } from '../lib/i18n/index.js';
 import { clientStatus, retryAfterHeaders, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
 import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
@@ -75,9 +76,9 @@ class DirectExchange implements RelayExchange {
     this.raw.end(body);
   }
 
-  /** An OpenAI-shaped error, unless the answer has already begun. */
+  /** An OpenAI-shaped error in the caller's language, unless the answer has already begun. */
   fail(error: unknown, extra?: OutgoingHttpHeaders): number {
-    const relayError = toRelayError(error as Error, { error: (object, message) => this.logger().error(object, message) });
+    const relayError = toRelayError(error as Error, { error: (object, message) => this.logger().error(object, message) }, languageOf(this.headers['accept-language']));
     const status = clientStatus(relayError);
     if (!this.raw.headersSent && !this.raw.destroyed) {
       const body = JSON.stringify(relayError.toBody());

@@ -1,11 +1,13 @@
 import type { FastifyError } from 'fastify';
 import { AppError } from '../lib/errors.js';
 import { JsonBodyError } from '../lib/json-body.js';
+import { translate, type Language } from '../lib/i18n/index.js';
 
 /**
  * The relay's one error type. Everything the /v1 path rejects or fails with is a RelayError; the
  * relay plugin writes it OpenAI-shaped. `retryable` drives failover (see docs/relay.md), never
- * the message text.
+ * the message text. Messages are written in Chinese; a writer tells the caller `inLanguage` (English
+ * unless Accept-Language asks for Chinese), and `type` and `code` stay the same in every language.
  */
 export type RelayErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'server_error' | 'upstream_error';
 
@@ -26,6 +28,15 @@ export class RelayError extends Error {
 
   toBody(): { error: { message: string; type: string; param: null; code: string } } {
     return { error: { message: this.message, type: this.type, param: null, code: this.code } };
+  }
+
+  /** This error as the caller is told it: the message in its language (lib/i18n); all else unchanged. */
+  inLanguage(language: Language): RelayError {
+    const message = translate(this.message, language);
+    if (message === this.message) return this;
+    const told = new RelayError(this.status, this.code, message, this.retryable, this.type);
+    told.retryAfterMs = this.retryAfterMs;
+    return told;
   }
 }
 
@@ -171,8 +182,11 @@ export function upstreamLogFields(error: UpstreamError, channelId?: number): Rec
   };
 }
 
-/** Any error of a relay route as a RelayError (unknown errors are logged and become a 500). */
-export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }): RelayError {
+/**
+ * Any error of a relay route as the caller is told it, in its language (unknown errors are logged
+ * and become a 500). Every relay error writer goes through here.
+ */
+export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }, language: Language): RelayError {
   let relayError: RelayError;
   if (error instanceof UpstreamError) {
     log.error(upstreamLogFields(error), 'upstream failure');
@@ -192,7 +206,7 @@ export function toRelayError(error: FastifyError | Error, log: { error(object: o
       relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
     }
   }
-  return relayError;
+  return relayError.inLanguage(language);
 }
 
 /** The longest wait passed on to a caller (a hostile upstream cannot park clients for days). */

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import { requestLanguage } from '../lib/i18n/index.js';
 import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { claudeFormat } from './formats/claude/index.js';
 import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
@@ -18,11 +19,11 @@ import { openResponseThread } from './response-store.js';
 import type { AdapterOptions } from './providers/types.js';
 import type { RelayState } from './state.js';
 
-/** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI). */
+/** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI), in the caller's language. */
 function formatErrorHandler(format: InboundFormat) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if (reply.sent || reply.raw.headersSent) return;
-    const relayError = toRelayError(error, request.log);
+    const relayError = toRelayError(error, request.log, requestLanguage(request));
     const status = clientStatus(relayError);
     const wait = retryAfterHeaders(relayError);
     if (wait) reply.headers(wait);

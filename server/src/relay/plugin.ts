@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { requestLanguage } from '../lib/i18n/index.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
 import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
 import { readTranscriptionForm, transcriptionJob } from './jobs/audio-transcription.js';
@@ -22,7 +23,7 @@ import { createRelayState, type RelayState } from './state.js';
 
 function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (reply.sent || reply.raw.headersSent) return;
-  const relayError = toRelayError(error, request.log);
+  const relayError = toRelayError(error, request.log, requestLanguage(request));
   const wait = retryAfterHeaders(relayError);
   if (wait) reply.headers(wait);
   return reply.code(clientStatus(relayError)).send(relayError.toBody());

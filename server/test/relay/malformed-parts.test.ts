@@ -36,11 +36,11 @@ describe('malformed and unconvertible content parts', () => {
   it('OpenAI chat parts a Claude or Gemini channel cannot take: a 400 naming the part, nothing sent or billed', async () => {
     const before = sentUpstream();
     const cases: Array<[string, unknown, string]> = [
-      ['claude-parts', { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }, 'Claude 渠道不支持内容类型 input_audio'],
+      ['claude-parts', { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }, 'Claude channels do not support the content type input_audio'],
       ['claude-parts', { type: 'image_url', image_url: { url: 'ftp://example.com/cat.png' } }, 'image_url.url'],
-      ['gemini-parts', { type: 'file', file: { file_id: 'file-abc' } }, '不支持 file_id'],
-      ['gemini-parts', 42, '内容片段必须是对象'],
-      ['claude-parts', { type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, '不支持内容类型 video_url'],
+      ['gemini-parts', { type: 'file', file: { file_id: 'file-abc' } }, 'file_id is not supported'],
+      ['gemini-parts', 42, 'A content part must be an object'],
+      ['claude-parts', { type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } }, 'do not support the content type video_url'],
     ];
     for (const [model, part, message] of cases) {
       const failure = await openai().chat.completions.create({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part as OpenAI.Chat.Completions.ChatCompletionContentPart] }] }).catch((error: unknown) => error);

@@ -331,7 +331,7 @@ describe('GET /v1/realtime', () => {
     expect(client.frames).toHaveLength(1);
     const event = JSON.parse(client.frames[0]!.text);
     expect(event).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_unreachable' } });
-    expect(event.error.message).toBe('上游服务暂时不可用，请稍后再试');
+    expect(event.error.message).toBe('The upstream service is unavailable. Please try again later');
     expect(JSON.stringify(event)).not.toContain('127.0.0.1');
     expect(JSON.stringify(event)).not.toContain(String(closedPort));
     const cachedUser = [...server.ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;

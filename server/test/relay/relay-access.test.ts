@@ -40,7 +40,7 @@ describe('relay token auth, limits and error statuses', () => {
     const token = await createRelayToken(server.ctx, userId, { expiredTime: Math.floor(Date.now() / 1000) - 10 });
     const result = await errorOf(await chat(token.apiKey));
     expect(result.status).toBe(401);
-    expect(result.error.message).toContain('过期');
+    expect(result.error.message).toContain('expired');
     await flushRelay(server.ctx);
     const row = await server.ctx.storage.db.selectFrom('tokens').select('status').where('id', '=', token.id).executeTakeFirstOrThrow();
     expect(row.status).toBe(3);
@@ -63,7 +63,7 @@ describe('relay token auth, limits and error statuses', () => {
     await settleBus(server.ctx);
     const exhausted = await errorOf(await chat(token.apiKey));
     expect(exhausted.status).toBe(401);
-    expect(exhausted.error.message).toContain('用尽');
+    expect(exhausted.error.message).toContain('used up');
     await flushRelay(server.ctx);
     const row = await server.ctx.storage.db.selectFrom('tokens').select('status').where('id', '=', token.id).executeTakeFirstOrThrow();
     expect(row.status).toBe(4);

@@ -18,7 +18,7 @@ const chatBody = (content = 'hi', extra: Record<string, unknown> = {}) => JSON.s
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const notJsonMessage = "Body is not valid JSON but content-type is set to 'application/json'";
 const emptyMessage = "Body cannot be empty when content-type is set to 'application/json'";
-const notObjectMessage = '请求体必须是 JSON 对象';
+const notObjectMessage = 'The request body must be a JSON object';
 
 interface OpenAiError {
   message: string;
@@ -574,7 +574,7 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
   };
   const expectTooLarge = (answer: Answer) => {
     expect(answer.status, answer.text).toBe(413);
-    expect(errorOf(answer)).toEqual({ message: '请求体过大', type: 'invalid_request_error', param: null, code: 'payload_too_large' });
+    expect(errorOf(answer)).toEqual({ message: 'The request body is too large', type: 'invalid_request_error', param: null, code: 'payload_too_large' });
   };
 
   it('answers a declared content-length over the limit with 413 before the body, whatever the client declared', async () => {

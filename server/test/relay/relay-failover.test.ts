@@ -55,7 +55,7 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     const response = await chat('m-no-retry');
     expect(response.status).toBe(500);
     // A channel-side failure: a gateway error with a generic message (the upstream text is logged).
-    expect((await response.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error', message: '上游服务出错，请稍后再试或联系管理员' });
+    expect((await response.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error', message: 'The upstream service failed. Please try again later or contact the administrator' });
     expect(mock.requests.length - before).toBe(2);
     const user = server.ctx.relay!.access.cachedUsers();
     for (const cached of user) expect(cached.held).toBe(0);

@@ -118,7 +118,7 @@ describe('Retry-After and the no-channel answer', () => {
     try {
       const failure = await new OpenAI({ apiKey: caller.apiKey, baseURL: `${proxy.url}/v1` }).chat.completions.create({ model: 'priced-orphan', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
-      expect((failure as Error).message).toContain('无可用渠道');
+      expect((failure as Error).message).toContain('No available channel for model priced-orphan');
       expect(proxy.count()).toBe(1);
     } finally {
       await proxy.close();

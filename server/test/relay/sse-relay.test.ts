@@ -673,7 +673,7 @@ describe('SseRelay: backpressure', () => {
     }
     const outcome = await pipeStream(pullOptions(upstream(), out as unknown as ServerResponse, 3));
     await new Promise<void>((resolve) => (out.writableFinished ? resolve() : out.once('finish', () => resolve())));
-    expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('上游流中断', 'upstream_error') + doneEvent);
+    expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('The upstream stream broke off', 'upstream_error') + doneEvent);
     expect(outcome.usage).toEqual({ promptTokens: 3, completionTokens: referenceCount(['partial answer']), cachedTokens: 0 });
     expect(outcome.isUsageCounted).toBe(true);
     // Readable.from is accepted too (the fast-paths tests' style).
@@ -756,7 +756,7 @@ describe('SseRelay: idle timeout', () => {
     expect(outcome.isIdleTimeout).toBe(true);
     expect(outcome.isClientGone).toBe(false);
     expect(outcome.usage).toEqual({ promptTokens, completionTokens: referenceCount(texts), cachedTokens: 0 });
-    const expectedFrame = openAiErrorFrame('上游流式响应超时', 'stream_idle_timeout');
+    const expectedFrame = openAiErrorFrame('The upstream stream timed out', 'stream_idle_timeout');
     expect(h.out.text).toBe(texts.map((_, i) => piece(i).toString()).join('') + expectedFrame + doneEvent);
     expect(h.out.text.endsWith(`${expectedFrame}${doneEvent}`)).toBe(true);
     expect((dataOf(expectedFrame.trim()).error as Json).code).toBe('stream_idle_timeout');
@@ -795,7 +795,7 @@ describe('SseRelay: idle timeout', () => {
     h.relay.error(new Error('aborted'));
     const outcome = await h.relay.done;
     expect(outcome.isIdleTimeout).toBe(true);
-    expect(h.out.text.endsWith(openAiErrorFrame('上游流式响应超时', 'stream_idle_timeout') + doneEvent)).toBe(true);
+    expect(h.out.text.endsWith(openAiErrorFrame('The upstream stream timed out', 'stream_idle_timeout') + doneEvent)).toBe(true);
   });
 
   it('writes a ping comment every pingIntervalMs and stops at the end', async () => {
@@ -818,7 +818,7 @@ describe('SseRelay: idle timeout', () => {
 describe('SseRelay: the upstream breaks mid-stream', () => {
   const texts = ['Partial', ' answer', ' so far'];
   const produced = texts.map((text) => event(contentChunk('chatcmpl-err', text))).join('');
-  const hangUp = openAiErrorFrame('上游流中断', 'upstream_error');
+  const hangUp = openAiErrorFrame('The upstream stream broke off', 'upstream_error');
 
   it('bills what was produced and ends with an OpenAI error frame then [DONE]', async () => {
     const h = harness();
@@ -1013,7 +1013,7 @@ describe('SseRelay with a deferred head (start): failing before the first byte',
     const outcome = await h.relay.done;
     expect(outcome.isStarted).toBe(true);
     expect(h.calls).toEqual(['start']);
-    const redacted = `data: ${JSON.stringify({ error: { message: '上游服务出错，请稍后再试或联系管理员', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\n`;
+    const redacted = `data: ${JSON.stringify({ error: { message: 'The upstream service failed. Please try again later or contact the administrator', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\n`;
     expect(h.out.text).toBe(event(contentChunk('a', 'Par')) + redacted + doneEvent);
   });
 
@@ -1081,7 +1081,7 @@ describe('SseRelay with a deferred head (start): failing before the first byte',
       const outcome = await h.relay.done;
       expect(outcome.isIdleTimeout).toBe(true);
       expect(h.calls).toEqual(['start']);
-      expect(h.out.text).toBe(openAiErrorFrame('上游流式响应超时', 'stream_idle_timeout') + doneEvent);
+      expect(h.out.text).toBe(openAiErrorFrame('The upstream stream timed out', 'stream_idle_timeout') + doneEvent);
     } finally {
       vi.useRealTimers();
     }

@@ -84,7 +84,7 @@ describe('streaming failover before the first byte', () => {
     const error = await streamChat('claude-d', `${apiKey}-${pinned}`).then(collect).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
-    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('上游服务出错，请稍后再试或联系管理员');
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('The upstream service failed. Please try again later or contact the administrator');
     expect(upstream.requests.length).toBe(before + 1);
   });
 
@@ -112,7 +112,7 @@ describe('streaming failover before the first byte', () => {
     })().catch((caught: unknown) => caught);
     expect(seen).toBe('Hel');
     expect(failure).toBeInstanceOf(OpenAI.APIError);
-    expect((failure as Error).message).toContain('上游服务出错，请稍后再试或联系管理员');
+    expect((failure as Error).message).toContain('The upstream service failed. Please try again later or contact the administrator');
     expect(upstream.requests.length).toBe(before + 2);
     const log = await lastLog();
     expect(log.channel_id).toBe(only);
@@ -165,7 +165,7 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(502);
     expect(raw.headers.get('content-type')).toContain('application/json');
-    expect(await raw.json()).toEqual({ error: { message: '上游服务暂时不可用，请稍后再试', type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
+    expect(await raw.json()).toEqual({ error: { message: 'The upstream service is unavailable. Please try again later', type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
     await flushRelay(server.ctx);
     const logsAfter = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').where('type', '=', 2).executeTakeFirstOrThrow();
     expect(Number(logsAfter.n)).toBe(0);
@@ -184,7 +184,7 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(200);
     const text = await raw.text();
-    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: '上游服务出错，请稍后再试或联系管理员', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\ndata: [DONE]\n\n`);
+    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: 'The upstream service failed. Please try again later or contact the administrator', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\ndata: [DONE]\n\n`);
     expect(upstream.requests.length).toBe(before + 1);
     expect((await lastLog()).channel_id).toBe(only);
   });

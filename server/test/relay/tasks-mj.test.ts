@@ -118,7 +118,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     await setOption(server.ctx, 'MjForwardUrlEnabled', 'true');
 
     // Only the owner sees it; list-by-condition answers the caller's own tasks among the ids.
-    expect(await call(other.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({ status: 404, body: { code: 3, description: '任务不存在' } });
+    expect(await call(other.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({ status: 404, body: { code: 3, description: 'Task not found' } });
     expect((await call(user.key, 'POST', '/mj/task/list-by-condition', { ids: [submitted.body.result, '123'] })).body.map((item: any) => item.id)).toEqual([submitted.body.result]);
     expect((await call(other.key, 'POST', '/mj/task/list-by-condition', { ids: [submitted.body.result] })).body).toEqual([]);
     // The image seed is asked of the channel, for the upstream's id.
@@ -358,7 +358,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     // mj_blend has no price: refused by name.
     expect(await call(user.key, 'POST', '/mj/submit/blend', { base64Array: ['a', 'b'] })).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('mj_blend') } });
     await setOption(server.ctx, 'DrawingEnabled', 'false');
-    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 4, description: '绘图功能未启用' } });
+    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 4, description: 'Drawing is not enabled' } });
     expect((await fetch(`${server.url}/mj/image/123`)).status).toBe(403);
     await setOption(server.ctx, 'DrawingEnabled', 'true');
     // What was accepted among the hostile bodies was billed like any task, and nothing else.

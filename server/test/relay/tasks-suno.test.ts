@@ -169,7 +169,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({ status: 400, body: { code: 'error', message: expect.stringContaining('suno_music') } });
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: musicPrice, suno_lyrics: 0.02 }));
     await setOption(server.ctx, 'TaskEnabled', 'false');
-    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 'error', message: '任务功能未启用' } });
+    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 'error', message: 'Tasks are not enabled' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
   });
 });

@@ -1,5 +1,6 @@
 import type { Usage } from '../billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
+import { languageOf } from '../../lib/i18n/index.js';
 import { publicErrorOf, type UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
 import { errorOfChunk, streamErrorFrame } from './chunk-handlers.js';
@@ -11,6 +12,8 @@ export interface OpenAiSseOptions {
   clientWantsUsage: boolean;
   startedAt: number;
   model: string;
+  /** The client's Accept-Language: an upstream error event passed on mid-stream is told in its language. */
+  acceptLanguage?: string;
 }
 
 const done = 'data: [DONE]\n\n';
@@ -259,7 +262,7 @@ export class OpenAiSseCodec implements StreamCodec {
     }
     if (chunk.error !== undefined) {
       const failure = errorOfChunk(chunk, data);
-      if (failure) return `data: ${JSON.stringify(publicErrorOf(failure).toBody())}\n\n`;
+      if (failure) return `data: ${JSON.stringify(publicErrorOf(failure).inLanguage(languageOf(this.options.acceptLanguage)).toBody())}\n\n`;
     }
     const verdict = this.options.transform.onChunk(chunk);
     if (typeof chunk.id === 'string') {

@@ -175,7 +175,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     const pingEnabled = options.bool('general_setting.ping_interval_enabled');
     const driver = new StreamDriver({
       out: out as unknown as StreamOut,
-      codec: new OpenAiSseCodec({ transform: answered.channel.adapter!.chatStream.createTransform(), clientWantsUsage: job.clientWantsUsage, startedAt, model: job.model }),
+      codec: new OpenAiSseCodec({ transform: answered.channel.adapter!.chatStream.createTransform(), clientWantsUsage: job.clientWantsUsage, startedAt, model: job.model, acceptLanguage: exchange.headers['accept-language'] }),
       idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
       pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
       abort: () => controller.abort(),
@@ -183,6 +183,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       countPromptTokens: job.countPromptTokens,
       start: () => exchange.startStream(sseHeaders),
       cancel: () => answer.cancel(),
+      acceptLanguage: exchange.headers['accept-language'],
     }, () => answer.resume());
     answer.stream(driver);
     const outcome = await driver.done;

@@ -64,6 +64,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     start: () => {
       if (!isCollected) rc.exchange.startStream(sseHeaders);
     },
+    acceptLanguage: rc.exchange.headers['accept-language'],
   }, () => waiter.resume());
   void pump(rc.response.body, driver, waiter);
   const outcome = await driver.done;

@@ -1,5 +1,7 @@
 import type { Usage } from '../billing/quota.js';
+import { languageOf } from '../../lib/i18n/index.js';
 import { RelayError } from '../errors.js';
+import { failureOf } from './chunk-handlers.js';
 import { IdleTimer } from './idle-timer.js';
 import type { AnswerSink } from './upstream-answer.js';
 
@@ -74,6 +76,8 @@ export interface StreamDriverOptions {
   cancel?(): void;
   /** Nothing reaches the client (a collected answer): the client's own connection is watched here. */
   clientOut?: StreamOut;
+  /** The client's Accept-Language: an error that ends a started stream is told in its language (read only then). */
+  acceptLanguage?: string;
 }
 
 export interface StreamDriverOutcome {
@@ -246,6 +250,12 @@ export class StreamDriver implements AnswerSink {
     this.options.out.uncork();
   };
 
+  /** A stream's failure as the client is told it: classified and redacted (failureOf), in its language. */
+  private toldError(error: unknown): RelayError {
+    const { status, message, code } = failureOf(error);
+    return new RelayError(status, code, message).inLanguage(languageOf(this.options.acceptLanguage));
+  }
+
   private finish(streamError: unknown): void {
     this.isFinished = true;
     this.idle.stop();
@@ -266,7 +276,7 @@ export class StreamDriver implements AnswerSink {
         out.write(this.held);
       }
       this.begin();
-      out.end(codec.close(usage, streamError));
+      out.end(codec.close(usage, streamError === null ? null : this.toldError(streamError)));
     }
     this.resolveDone({ usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError });
   }

@@ -1,6 +1,7 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, relayErrors } from '../errors.js';
 import { findGroupRatio } from '../billing/pricing.js';
 import { estimateHold } from '../billing/quota.js';
@@ -40,7 +41,7 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
-  return { caller, model, pricing, groupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt };
+  return { caller, model, pricing, groupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request) };
 }
 
 function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
@@ -50,7 +51,7 @@ function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, 
     request.log.error({ err: error }, 'realtime upgrade failed');
     relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
   }
-  return reply.code(relayError.status).send(relayError.toBody());
+  return reply.code(relayError.status).send(relayError.inLanguage(requestLanguage(request)).toBody());
 }
 
 /** GET /v1/realtime: the OpenAI Realtime WebSocket relayed to OpenAI (type 1) and Azure (type 3) channels. */

@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import type { Language } from '../../lib/i18n/index.js';
 import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
@@ -26,6 +27,8 @@ export interface RealtimeRequest {
   beta?: string;
   apiVersion?: string;
   startedAt: number;
+  /** The caller's language (Accept-Language of the upgrade request): the session's error events are told in it. */
+  language: Language;
 }
 
 /** Sessions in flight, so shutdown can bill them before the final flush. */
@@ -35,8 +38,9 @@ export type ActiveSessions = Set<{ shutdown(): void }>;
 const quotaCloseCode = 1008;
 const upstreamFailureCloseCode = 1011;
 
-/** An OpenAI-style realtime `error` server event. */
-export function errorEvent(error: RelayError): string {
+/** An OpenAI-style realtime `error` server event, its message in the caller's language. */
+export function errorEvent(relayError: RelayError, language: Language): string {
+  const error = relayError.inLanguage(language);
   return JSON.stringify({
     type: 'error',
     event_id: `event_mg${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
@@ -49,9 +53,10 @@ const statusOfErrorType: Record<string, number> = { invalid_request_error: 400, 
 
 /**
  * An upstream `error` event as the client gets it: classified and redacted like every upstream
- * error (errors.ts), keeping the id of the client event it refers to; undefined for other frames.
+ * error (errors.ts) and told in the caller's language, keeping the id of the client event it refers
+ * to; undefined for other frames.
  */
-export function clientErrorFrame(frame: Buffer): Buffer | undefined {
+export function clientErrorFrame(frame: Buffer, language: Language): Buffer | undefined {
   if (!frame.includes(errorMarker)) return undefined;
   let event: Record<string, unknown>;
   try {
@@ -63,7 +68,7 @@ export function clientErrorFrame(frame: Buffer): Buffer | undefined {
   const error = (event.error && typeof event.error === 'object' ? event.error : {}) as Record<string, unknown>;
   const status = (typeof error.type === 'string' ? statusOfErrorType[error.type] : undefined) ?? 500;
   const upstream = new UpstreamError(status, typeof error.message === 'string' ? error.message : '', typeof error.code === 'string' ? error.code : null, frame.toString('utf8'));
-  const shown = publicErrorOf(upstream);
+  const shown = publicErrorOf(upstream).inLanguage(language);
   return Buffer.from(JSON.stringify({
     type: 'error',
     event_id: typeof event.event_id === 'string' ? event.event_id : null,
@@ -175,7 +180,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     client.off('message', queue);
     client.resume(); // the closing handshake needs the client's close frame read
     if (client.readyState !== client.OPEN) return;
-    client.send(errorEvent(error));
+    client.send(errorEvent(error, request.language));
     client.close(code, error.code);
   };
 
@@ -221,13 +226,13 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     onUpstreamFrame(frame, isBinary) {
       if (frtMs < 0) frtMs = Date.now() - request.startedAt;
       if (isBinary) return undefined;
-      if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame);
+      if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
       growHold(hold, computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit));
       const exhausted = exhaustedQuota(request.caller);
       if (!exhausted) return undefined;
       // The response that used the quota up is still delivered; nothing more is started.
       setImmediate(() => {
-        if (client.readyState === client.OPEN) client.send(errorEvent(exhausted));
+        if (client.readyState === client.OPEN) client.send(errorEvent(exhausted, request.language));
         bridge.close(quotaCloseCode, exhausted.code);
       });
       return undefined;

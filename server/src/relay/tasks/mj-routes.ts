@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { request as undiciRequest } from 'undici';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { clientStatus, RelayError, toRelayError, UpstreamError } from '../errors.js';
 import { requireObject } from '../jobs/json-body.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
@@ -48,7 +49,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
     // Body and other errors thrown before a handler are answered in Midjourney-Proxy's shape too.
     scope.setErrorHandler((error: FastifyError | Error, request, reply) => {
       if (reply.sent || reply.raw.headersSent) return;
-      return mjError(reply, toRelayError(error, request.log));
+      return mjError(reply, toRelayError(error, request.log, requestLanguage(request)));
     });
 
     /** Bearer as the chat relay, or `mj-api-secret` when Authorization is empty or `midjourney-proxy`. */
@@ -119,7 +120,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
       } catch (error) {
         if (error instanceof TaskRefusal) return reply.code(400).send(error.answer);
         // An upstream failure is logged in full and answered with a generic message (errors.ts).
-        if (error instanceof RelayError) return mjError(reply, toRelayError(error, relay.log));
+        if (error instanceof RelayError) return mjError(reply, toRelayError(error, relay.log, requestLanguage(reply.request)));
         throw error;
       }
     };

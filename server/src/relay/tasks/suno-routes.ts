@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, clientStatus, toRelayError } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
@@ -32,8 +33,8 @@ function sunoTaskOf(row: Row) {
   return { task_id: row.task_id, action: row.action, status: row.status, fail_reason: row.fail_reason, submit_time: Number(row.submit_time), start_time: Number(row.start_time), finish_time: Number(row.finish_time), progress: row.progress, data };
 }
 
-/** An error in Suno-API's shape. */
-const sunoError = (reply: FastifyReply, error: RelayError) => reply.code(clientStatus(error)).send({ code: 'error', message: error.message, data: null });
+/** An error in Suno-API's shape, in the caller's language. */
+const sunoError = (reply: FastifyReply, error: RelayError) => reply.code(clientStatus(error)).send({ code: 'error', message: error.inLanguage(requestLanguage(reply.request)).message, data: null });
 
 /** Suno routes answer in Suno-API's shape: `{code:"success", message, data}` or `{code:"error", message, data:null}`. */
 async function answer(reply: FastifyReply, work: () => Promise<unknown>): Promise<FastifyReply> {
@@ -56,7 +57,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
   // Errors thrown before a handler (the caller refused, a body refused) in Suno-API's shape too.
   scope.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (reply.sent || reply.raw.headersSent) return;
-    return sunoError(reply, toRelayError(error, request.log));
+    return sunoError(reply, toRelayError(error, request.log, requestLanguage(request)));
   });
   const caller = async (request: Parameters<typeof authenticateToken>[2]): Promise<RelayCaller> => {
     const found = await authenticateToken(ctx, relay, request);
