@@ -55,7 +55,7 @@ describe('accept_unset_model_ratio_model is for admins only', () => {
     await settleBus(server.ctx);
     const refused = await chat(token.apiKey, 'unpriced-model');
     expect(refused.status).toBe(400);
-    expect((await refused.json()).error.message).toContain('尚未设置价格');
+    expect((await refused.json()).error.message).toContain('has no price set yet');
     const priced = await chat(token.apiKey, 'gpt-4o-mini');
     expect(priced.status).toBe(200);
     await priced.json();

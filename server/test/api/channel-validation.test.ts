@@ -89,7 +89,7 @@ describe('channel create/update run the type validateChannel; endpoint support d
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const badRequest = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(badRequest.status).toBe(400);
-    expect(badRequest.error).toMatchObject({ code: 'unsupported_endpoint', type: 'invalid_request_error', message: expect.stringContaining('不支持此接口') });
+    expect(badRequest.error).toMatchObject({ code: 'unsupported_endpoint', type: 'invalid_request_error', message: expect.stringContaining('does not support this endpoint') });
     expect(upstream.requests.length).toBe(before + 1);
   });
 });
