@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rootPassword, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
+import { createUserAndLogin, rootPassword, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { codeIn, resetLinkIn, startSmtpSink } from '../helpers/smtp-sink.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The management API answers in the caller's language: the console's Accept-Language, English without one. */
@@ -107,5 +108,35 @@ describe('management API messages in the caller\u2019s language', () => {
     root.client.language = 'zh-CN';
     expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({ default: { desc: '默认分组' } });
     expect((await root.client.get('/api/channel/types')).body.data.find((type: { type: number }) => type.type === 8).displayName).toBe('自定义渠道');
+  });
+
+  it('mails a verification code and a reset link in the language of the person who asked', async () => {
+    const sink = await startSmtpSink();
+    try {
+      root.client.language = 'zh-CN';
+      const options = { SMTPServer: '127.0.0.1', SMTPPort: String(sink.port), SMTPFrom: 'gate@example.com', SMTPAccount: '', SMTPToken: '', SMTPSSLEnabled: 'false', ServerAddress: 'https://gate.example.com' };
+      for (const [key, value] of Object.entries(options)) expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
+
+      const english = server.client();
+      english.language = 'en-GB,en;q=0.9';
+      expect((await english.get('/api/verification?email=ann@example.com')).body.message).toBe('Verification code sent. Please check your inbox!');
+      const englishMail = await sink.nextMail('ann@example.com');
+      expect(englishMail.subject).toBe('ModelGate email verification');
+      expect(englishMail.html.trim()).toBe(`<p>Hello, you are verifying your email address for ModelGate.</p><p>Your verification code is: <strong>${codeIn(englishMail)}</strong></p><p>The code is valid for 10 minutes. If you did not ask for this, ignore this email.</p>`);
+
+      const chinese = server.client();
+      expect((await chinese.get('/api/verification?email=bo@example.com')).body.message).toBe('验证码发送成功，请检查你的邮箱！');
+      expect((await sink.nextMail('bo@example.com')).subject).toBe('ModelGate邮箱验证邮件');
+
+      const carol = await createUserAndLogin(server, root.client, 'carol');
+      await root.client.put('/api/user/', { id: carol.userId, email: 'carol@example.com' });
+      expect((await english.get('/api/reset_password?email=carol@example.com')).body.message).toBe('Reset email sent. Please check your inbox!');
+      const reset = await sink.nextMail('carol@example.com');
+      expect(reset.subject).toBe('ModelGate password reset');
+      const link = resetLinkIn(reset);
+      expect(reset.html).toContain(`<p>Click <a href="${link.href.replace(/&/g, '&amp;')}">here</a> to reset it.</p>`);
+    } finally {
+      await sink.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { randomKey } from '../../lib/crypto.js';
 import { invalidInput } from '../../lib/errors.js';
 import { requireServerAddress } from '../../lib/server-address.js';
+import { translate, type Language } from '../../lib/i18n/index.js';
 import { normalizeEmail } from '../../mail/email-rules.js';
 import { checkMailer, escapeHtml, sendMail } from '../../mail/mailer.js';
 import { codeLifetimeSeconds, type OneTimeCodes } from '../../mail/one-time-codes.js';
@@ -24,9 +25,9 @@ const findUserByEmail = (ctx: AppContext, email: string) =>
  * ServerAddress only; while it is unset every request is refused (403) before a token is issued or
  * the mail server contacted. An unknown address gets the same answer as a known one (no account
  * enumeration): the mail server is still contacted (signed in to, nothing sent), so a server that is
- * down fails both alike.
+ * down fails both alike. The mail is in the language of the person who asked for it.
  */
-export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown): Promise<void> {
+export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown, language: Language): Promise<void> {
   const base = requireServerAddress(ctx.options, resetMessages.noServerAddress);
   const email = normalizeEmail(rawEmail);
   await codes.claimSendSlot('reset', email);
@@ -41,8 +42,8 @@ export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes,
   const system = escapeHtml(ctx.options.get('SystemName') || 'ModelGate');
   await sendMail(ctx, log, {
     to: email,
-    subject: `${ctx.options.get('SystemName') || 'ModelGate'}密码重置`,
-    html: `<p>您好，你正在进行${system}密码重置。</p><p>点击 <a href="${escapeHtml(link)}">此处</a> 进行密码重置。</p><p>如果链接无法点击，请尝试点击下面的链接或将其复制到浏览器中打开：<br>${escapeHtml(link)}</p><p>重置链接 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`,
+    subject: translate(`${ctx.options.get('SystemName') || 'ModelGate'}密码重置`, language),
+    html: translate(`<p>您好，你正在进行${system}密码重置。</p><p>点击 <a href="${escapeHtml(link)}">此处</a> 进行密码重置。</p><p>如果链接无法点击，请尝试点击下面的链接或将其复制到浏览器中打开：<br>${escapeHtml(link)}</p><p>重置链接 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`, language),
   });
 }
 

@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
 import { OneTimeCodes } from '../../mail/one-time-codes.js';
 import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
@@ -15,11 +16,11 @@ export function registerVerificationRoutes(api: FastifyInstance, { ctx, guards, 
   const codes = new OneTimeCodes(ctx.cache);
   const guarded = { preHandler: [critical, turnstile] };
   api.get('/verification', { ...guarded, schema: doc('verification', 'send verification code', { querystring: emailQuerySchema }) }, async (request) => {
-    await sendVerificationCode(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email);
+    await sendVerificationCode(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
     return ok(null, '验证码发送成功，请检查你的邮箱！');
   });
   api.get('/reset_password', { ...guarded, schema: doc('verification', 'request password reset', { querystring: emailQuerySchema }) }, async (request) => {
-    await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email);
+    await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
     return ok(null, resetMessages.sent);
   });
   api.post('/user/reset', { preHandler: critical, schema: doc('verification', 'confirm password reset', { body: passwordResetSchema }) }, async (request) => {
