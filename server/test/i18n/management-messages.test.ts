@@ -3,6 +3,7 @@ import { createUserAndLogin, rootPassword, setupRootAndLogin, type LoggedIn } fr
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { codeIn, resetLinkIn, startSmtpSink } from '../helpers/smtp-sink.js';
+import { startFixtureUpstream } from '../providers/helpers/fixture-upstream.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The management API answers in the caller's language: the console's Accept-Language, English without one. */
@@ -137,6 +138,28 @@ describe('management API messages in the caller\u2019s language', () => {
       expect(reset.html).toContain(`<p>Click <a href="${link.href.replace(/&/g, '&amp;')}">here</a> to reset it.</p>`);
     } finally {
       await sink.close();
+    }
+  });
+
+  it('gives the reason a failed channel test disabled a channel in the viewer’s language', async () => {
+    const upstream = await startFixtureUpstream();
+    try {
+      root.client.language = 'zh-CN';
+      expect((await root.client.put('/api/option/', { key: 'AutomaticDisableChannelEnabled', value: 'true' })).status).toBe(200);
+      const id = await createRelayChannel(server.ctx, { key: 'sk-revoked', baseURL: upstream.url, models: ['gpt-x'], testModel: 'gpt-x' });
+      upstream.reply({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }) });
+      expect((await root.client.get(`/api/channel/test/${id}`)).body).toMatchObject({ success: false, message: 'Incorrect API key provided' });
+      const reasonIn = async (language: string) => {
+        root.client.language = language;
+        const listed = (await root.client.get('/api/channel/?p=1&page_size=100&id_sort=true')).body.data.items.find((item: { id: number }) => item.id === id);
+        const searched = (await root.client.get(`/api/channel/search?keyword=${id}`)).body.data.items[0];
+        expect(searched.other_info).toBe(listed.other_info);
+        return JSON.parse(listed.other_info).status_reason;
+      };
+      await expect.poll(() => reasonIn('zh-CN')).toBe('测试失败 status 401: Incorrect API key provided');
+      expect(await reasonIn('en')).toBe('Test failed, status 401: Incorrect API key provided');
+    } finally {
+      await upstream.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { ChannelStatus, type ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
+import { chineseText, translate, type Language } from '../../lib/i18n/index.js';
 import { channelListColumns } from './channel-values.js';
 import type { ListChannelsQuery, SearchChannelsQuery } from './schemas.js';
 
@@ -71,15 +72,33 @@ function paginate<T>(items: T[], page: number, pageSize: number): Page<T> {
   return { items: items.slice((page - 1) * pageSize, page * pageSize), page, page_size: pageSize, total: items.length };
 }
 
-async function allChannels(ctx: AppContext, isIdSort: boolean): Promise<ChannelListRow[]> {
-  const rows = await ctx.storage.db.selectFrom('channels').select([...channelListColumns]).execute();
-  return (rows as ChannelListRow[]).sort(compareChannels(isIdSort));
+/** A channel's status reason (other_info.status_reason, written by the server in Chinese) in the viewer's language. */
+function withReasonIn(language: Language) {
+  return (channel: ChannelListRow): ChannelListRow => {
+    if (language === 'zh' || !chineseText.test(channel.other_info)) return channel;
+    try {
+      const info = JSON.parse(channel.other_info) as unknown;
+      if (!info || typeof info !== 'object' || typeof (info as { status_reason?: unknown }).status_reason !== 'string') return channel;
+      const reason = (info as { status_reason: string }).status_reason;
+      return { ...channel, other_info: JSON.stringify({ ...info, status_reason: translate(reason, language) }) };
+    } catch {
+      return channel;
+    }
+  };
 }
 
-/** GET /api/channel/: a page of channels (never their keys); tag mode pages over tag rows and untagged channels. */
-export async function findChannels(ctx: AppContext, query: ListChannelsQuery): Promise<Page<ChannelListItem>> {
+async function allChannels(ctx: AppContext, isIdSort: boolean, language: Language): Promise<ChannelListRow[]> {
+  const rows = await ctx.storage.db.selectFrom('channels').select([...channelListColumns]).execute();
+  return (rows as ChannelListRow[]).map(withReasonIn(language)).sort(compareChannels(isIdSort));
+}
+
+/**
+ * GET /api/channel/: a page of channels (never their keys); tag mode pages over tag rows and untagged
+ * channels. Status reasons are in the viewer's language.
+ */
+export async function findChannels(ctx: AppContext, query: ListChannelsQuery, language: Language): Promise<Page<ChannelListItem>> {
   if (query.tag_mode) {
-    return paginate(groupByTag(await allChannels(ctx, query.id_sort)), query.p, query.page_size);
+    return paginate(groupByTag(await allChannels(ctx, query.id_sort, language)), query.p, query.page_size);
   }
   const db = ctx.storage.db;
   let select = db.selectFrom('channels').select([...channelListColumns]);
@@ -88,7 +107,7 @@ export async function findChannels(ctx: AppContext, query: ListChannelsQuery): P
     select.limit(query.page_size).offset((query.p - 1) * query.page_size).execute(),
     db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
-  return { items: items as ChannelListRow[], page: query.p, page_size: query.page_size, total: Number(count.total) };
+  return { items: (items as ChannelListRow[]).map(withReasonIn(language)), page: query.p, page_size: query.page_size, total: Number(count.total) };
 }
 
 const listHas = (list: string, name: string) => list.split(',').some((item) => item.trim() === name);
@@ -97,9 +116,9 @@ const listHas = (list: string, name: string) => list.split(',').some((item) => i
  * GET /api/channel/search: keyword matches the id exactly or is contained in the name or base URL
  * (case-insensitive); group and model must be members of the channel's comma lists.
  */
-export async function searchChannels(ctx: AppContext, query: SearchChannelsQuery): Promise<Page<ChannelListItem>> {
+export async function searchChannels(ctx: AppContext, query: SearchChannelsQuery, language: Language): Promise<Page<ChannelListItem>> {
   const keyword = query.keyword.toLowerCase();
-  const matches = (await allChannels(ctx, query.id_sort)).filter((channel) => {
+  const matches = (await allChannels(ctx, query.id_sort, language)).filter((channel) => {
     if (keyword !== '') {
       const isHit = String(channel.id) === keyword
         || channel.name.toLowerCase().includes(keyword)

@@ -32,9 +32,9 @@ import { updateChannel } from './update-channel.js';
 export function registerChannelRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
 
-  api.get('/channel/', { ...admin, schema: doc('channels', 'find channels', { querystring: listChannelsQuery }) }, async (request) => ok(await findChannels(ctx, parseInput(listChannelsQuery, request.query))));
+  api.get('/channel/', { ...admin, schema: doc('channels', 'find channels', { querystring: listChannelsQuery }) }, async (request) => ok(await findChannels(ctx, parseInput(listChannelsQuery, request.query), requestLanguage(request))));
   api.get('/channel/search', { ...admin, schema: doc('channels', 'search channels', { querystring: searchChannelsQuery }) }, async (request) =>
-    ok(await searchChannels(ctx, parseInput(searchChannelsQuery, request.query))));
+    ok(await searchChannels(ctx, parseInput(searchChannelsQuery, request.query), requestLanguage(request))));
   api.get('/channel/models', { ...admin, schema: doc('channels', 'list channel models') }, async () => ok(await listChannelModels(ctx)));
   api.get('/channel/models_enabled', { ...admin, schema: doc('channels', 'list enabled models') }, async () => ok(await listEnabledModels(ctx)));
   api.get('/channel/types', { ...admin, schema: doc('channels', 'list channel types and their form metadata') }, async (request) => ok(findChannelTypes(requestLanguage(request))));
