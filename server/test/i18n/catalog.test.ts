@@ -52,6 +52,10 @@ describe('every server message has an English text', () => {
     const bad = catalog.filter(([zh, en]) => en.trim() === '' || chineseText.test(en) || placeholdersOf(zh).join() !== placeholdersOf(en).join());
     expect(bad).toEqual([]);
   });
+
+  it('has no template that could match any text (parts side by side, or nothing but parts)', () => {
+    expect(catalog.filter(([zh]) => zh.includes('}{') || zh.replace(/\{\d+\}/g, '').trim() === '').map(([zh]) => zh)).toEqual([]);
+  });
 });
 
 describe('translate', () => {
