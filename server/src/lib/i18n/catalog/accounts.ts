@@ -69,6 +69,7 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['＄{0} 额度', '${0} of quota'],
 
   // OAuth and third-party accounts
+  ['管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录', 'The administrator has not set the server address, so signing in with GitHub, OIDC or Linux DO is not possible'],
   ['微信', 'WeChat'],
   ['微信服务器', 'WeChat server'],
   ['该 {0} 账户已被绑定', 'This {0} account is already bound to another user'],
@@ -103,6 +104,7 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['参数过多', 'Too many parameters'],
 
   // E-mail
+  ['管理员未设置服务器地址，无法发送密码重置邮件', 'The administrator has not set the server address, so no password reset mail can be sent'],
   ['无效的邮箱地址', 'Invalid email address'],
   ['邮箱地址格式不正确', 'The email address is not valid'],
   ['管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中', "The administrator allows only some email domains, and your address's domain is not one of them"],

@@ -15,6 +15,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['无法连接到 {0}，请稍后再试', 'Could not reach {0}. Please try again later'],
   ['{0} 返回了无法识别的数据', '{0} answered with data that could not be read'],
   ['获取成功', 'Fetched'],
+  ['管理员未设置服务器地址，无法发起在线充值', 'The administrator has not set the server address, so online top-up is not possible'],
   ['更新成功', 'Updated'],
   ['重置成功', 'Reset'],
 

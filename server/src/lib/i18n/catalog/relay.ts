@@ -20,8 +20,9 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['您已达到总请求数限制：{0} 分钟内最多请求 {1} 次', 'Rate limit reached: at most {1} requests in {0} minutes'],
 
   // Models and channels
-  ['模型 {0} 倍率或价格未配置，请联系管理员设置', 'Model {0} has no ratio or price set. Please ask the administrator to set one'],
-  ['模型 {0} 未设置按次价格，请联系管理员设置', 'Model {0} has no per-request price set. Please ask the administrator to set one'],
+  ['模型 {0} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式', 'Model {0} has no price set yet: an administrator sets its model ratio or per-request price in the operation settings, or turns on self-use mode'],
+  ['模型 {0} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式', 'Model {0} has no per-request price set yet: an administrator sets one in the operation settings, or turns on self-use mode'],
+  ['请求无法转换为渠道 #{0} 的上游格式', 'The request could not be converted to the upstream format of channel #{0}'],
   ['当前分组 {0} 下对于模型 {1} 无可用渠道', 'No available channel for model {1} in group {0}'],
   ['模型 {0} 不存在', 'The model {0} does not exist'],
   ['渠道 #{0} 不存在或已被禁用', 'Channel #{0} does not exist or is disabled'],
@@ -32,6 +33,8 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['输入包含敏感词：{0}', 'The input contains sensitive words: {0}'],
 
   // Request bodies
+  ['请求体的 JSON 嵌套超过 {0} 层', 'The JSON of the request body is nested more than {0} levels deep'],
+  ['服务器正在读取的请求过多，请稍后重试', 'The server is reading too many requests at once. Please retry shortly'],
   ['请求体必须是 JSON 对象', 'The request body must be a JSON object'],
   ['请求必须是 multipart/form-data', 'The request must be multipart/form-data'],
   ['请求体过大（文件或字段超出限制）', 'The request body is too large (a file or field is over the limit)'],
