@@ -109,7 +109,7 @@ describe('TRUST_PROXY=1: one nginx in front', () => {
 
   it('locks sign-in for the client address after the failures, however the leftmost entry rotates', async () => {
     const login = (username: string, chain: string) =>
-      send(server, 'POST', '/api/user/login', { 'content-type': 'application/json', ...forwardedFor(chain) }, { body: JSON.stringify({ username, password: 'wrong-pass' }) });
+      send(server, 'POST', '/api/user/login', { 'content-type': 'application/json', 'accept-language': 'zh-CN', ...forwardedFor(chain) }, { body: JSON.stringify({ username, password: 'wrong-pass' }) });
     const guesser = '198.51.100.3';
     const statuses: number[] = [];
     // A different account each time, so only the per-address count can lock.
@@ -143,6 +143,8 @@ describe('TRUST_PROXY as a list of proxy addresses and CIDRs', () => {
   });
 
   it('believes X-Forwarded-Proto only from a trusted proxy (the Secure cookie flag)', async () => {
+    // Third-party sign-in needs the public address to be set (its links are built from it alone).
+    await server.ctx.options.set('ServerAddress', 'https://gateway.example');
     const stateCookie = async (from: string) => {
       const answer = await send(server, 'GET', '/api/oauth/state', { 'x-forwarded-proto': 'https' }, { from });
       expect(answer.status, answer.text).toBe(200);
