@@ -16,7 +16,7 @@ const errors: string[] = [];
 const unexpected = () => errors.filter((line) => !line.includes('Failed to load resource'));
 
 async function newPage(context?: BrowserContext): Promise<Page> {
-  const ctx = context ?? (await browser.newContext({ viewport: { width: 1366, height: 860 } }));
+  const ctx = context ?? (await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' }));
   const page = await ctx.newPage();
   errors.push(...[]);
   const pageErrors = collectPageErrors(page);
@@ -141,7 +141,7 @@ describe('accounts journey', () => {
   });
 
   it('register shows the validation messages', async () => {
-    const page = await newPage(await browser.newContext({ viewport: { width: 390, height: 844 } }));
+    const page = await newPage(await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' }));
     await page.goto(`${baseUrl}/register`);
     await page.getByRole('button', { name: /^注\s*册$/ }).last().click();
     await page.getByText('请输入用户名').first().waitFor();

@@ -19,7 +19,7 @@ const errors: string[] = [];
 const unexpected = () => errors.filter((line) => !line.includes('Failed to load resource'));
 
 async function newPage(): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN', permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   const pageErrors = collectPageErrors(page);
   page.on('close', () => errors.push(...pageErrors));

@@ -88,7 +88,7 @@ async function startDrip(target: string) {
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: false });
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
   const page = await context.newPage();
   const pageErrors = collectPageErrors(page);
   page.on('close', () => errors.push(...pageErrors));

@@ -62,7 +62,7 @@ afterAll(async () => {
 
 describe('drawing task journey', () => {
   it('a submitted imagine appears on /midjourney in progress, then as SUCCESS with its image', async () => {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+    const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
     const page = await context.newPage();
     const errors = collectPageErrors(page);
     await page.goto(`${baseUrl}/login`);

@@ -61,7 +61,7 @@ afterAll(async () => {
 
 describe('music task journey', () => {
   it('a submitted song appears on /task in progress, then as SUCCESS with its JSON after the poll', async () => {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 860 } });
+    const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
     const page = await context.newPage();
     const errors = collectPageErrors(page);
     await page.goto(`${baseUrl}/login`);

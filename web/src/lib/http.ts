@@ -1,4 +1,4 @@
-import i18n from './i18n';
+import i18n, { currentLanguage } from './i18n';
 import { showError, showInfo } from './feedback';
 import { userStore } from './user-store';
 
@@ -64,7 +64,18 @@ function handleHttpFailure(status: number, message: string, options: RequestOpti
   return true;
 }
 
-/** The one http client: unwraps the envelope, throws on success:false, sends New-Api-User. */
+/**
+ * Headers every /api and /pg call carries: the signed-in user's id (New-Api-User) and the console's
+ * language (Accept-Language: en or zh), which the server answers its messages in.
+ */
+export function consoleHeaders(): Record<string, string> {
+  const headers: Record<string, string> = { 'Accept-Language': currentLanguage() };
+  const user = userStore.get();
+  if (user) headers['New-Api-User'] = String(user.id);
+  return headers;
+}
+
+/** The one http client: unwraps the envelope, throws on success:false, sends New-Api-User and Accept-Language. */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return (await requestEnvelope<T>(path, options)).data;
 }
@@ -74,9 +85,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
  * (channel test `time`, update_balance `balance`).
  */
 export async function requestEnvelope<T, Extra extends object = object>(path: string, options: RequestOptions = {}): Promise<Envelope<T> & Partial<Extra>> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  const user = userStore.get();
-  if (user) headers['New-Api-User'] = String(user.id);
+  const headers: Record<string, string> = { Accept: 'application/json', ...consoleHeaders() };
   let body: string | undefined;
   if (options.body !== undefined) {
     headers['Content-Type'] = 'application/json';

@@ -2,9 +2,14 @@ import { MenuOutlined, MoonOutlined, SunOutlined, TranslationOutlined } from '@a
 import { Button, Dropdown, Grid, Layout, Menu, Space, Tag, theme, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';
+import { chooseLanguage, currentLanguage, type Language } from '../../lib/i18n';
 import type { PlatformStatus } from '../../lib/status';
 import { useThemeMode } from '../theme';
 import { UserMenu } from './UserMenu';
+
+/** Each language names itself, so a person who cannot read the current one still finds theirs. */
+const languageNames: Record<Language, string> = { zh: '中文', en: 'English' };
+const shortNames: Record<Language, string> = { zh: '中文', en: 'EN' };
 
 interface TopBarProps {
   status: PlatformStatus | null;
@@ -14,13 +19,14 @@ interface TopBarProps {
 
 /** Top bar: navigation, usage-mode badge, theme switch, language menu and the user entry. */
 export function TopBar({ status, hasMenuButton, onOpenMenu }: TopBarProps) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { mode, setMode } = useThemeMode();
   const { token } = theme.useToken();
   const location = useLocation();
   const navigate = useNavigate();
   const isMobile = Grid.useBreakpoint().md === false;
   const systemName = status?.system_name || 'ModelGate';
+  const language = currentLanguage();
 
   const navItems = [
     { key: '/', label: t('nav.home') },
@@ -73,17 +79,20 @@ export function TopBar({ status, hasMenuButton, onOpenMenu }: TopBarProps) {
           />
         </Tooltip>
         <Dropdown
+          trigger={['hover', 'click']}
           menu={{
             selectable: true,
-            selectedKeys: [i18n.language],
+            selectedKeys: [language],
             items: [
-              { key: 'zh', label: '中文' },
-              { key: 'en', label: 'English' },
+              { key: 'zh', label: languageNames.zh },
+              { key: 'en', label: languageNames.en },
             ],
-            onClick: ({ key }) => void i18n.changeLanguage(key),
+            onClick: ({ key }) => void chooseLanguage(key as Language),
           }}
         >
-          <Button type="text" aria-label={t('nav.language')} icon={<TranslationOutlined />} />
+          <Button type="text" icon={<TranslationOutlined />} aria-label={t('nav.languageCurrent', { language: languageNames[language] })}>
+            {isMobile ? shortNames[language] : languageNames[language]}
+          </Button>
         </Dropdown>
         <UserMenu isMobile={isMobile} isSelfUse={!!status?.self_use_mode_enabled} />
       </Space>

@@ -1,4 +1,4 @@
-import { userStore } from '../../../lib/user-store';
+import { consoleHeaders } from '../../../lib/http';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant';
@@ -52,12 +52,10 @@ function handleEvent(data: string, handlers: StreamHandlers): boolean {
 /**
  * POST /pg/chat/completions (session-authenticated, spec 02 §7): streams server-sent events, each
  * carrying choices[0].delta.content, until a '[DONE]' event. Streaming is not JSON, so this is the
- * one call that bypasses the envelope client; it still sends New-Api-User.
+ * one call that bypasses the envelope client; it still sends the client's headers (New-Api-User, Accept-Language).
  */
 export async function streamChat(request: ChatRequest, handlers: StreamHandlers, signal?: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
-  const user = userStore.get();
-  if (user) headers['New-Api-User'] = String(user.id);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...consoleHeaders() };
   const body = { ...request, stream: true, max_tokens: request.max_tokens > 0 ? request.max_tokens : undefined };
   let response: Response;
   try {
