@@ -3,7 +3,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatTokenCount } from '../../../components/token-count';
-import { quotaPerUnitOf, renderQuota } from '../../../lib/format';
+import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
 import { useQuotaData, type DataQuery } from '../api/data';
@@ -34,8 +34,7 @@ export function DashboardPage() {
     [buckets, granularity],
   );
   const totals = totalsOf(buckets);
-  /** Small amounts (a few test calls) keep six decimals so they do not read as $0.00. */
-  const quotaText = (value: number) => renderQuota(value, status, value > 0 && value / quotaPerUnitOf(status) < 0.01 ? 6 : 2);
+  const quotaText = (value: number) => renderQuota(value, status);
   if (status && !status.enable_data_export) return <Card><Result status="info" title={t('dashboard.disabled')} /></Card>;
   const search = (values: FilterValues) =>
     setQuery({ start_timestamp: values.range?.[0]?.unix() ?? 0, end_timestamp: values.range?.[1]?.unix() ?? 0, username: (values.username ?? '').trim() });

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../../components/DataTable';
 import { formatTokenCount } from '../../../components/token-count';
-import { quotaPerUnitOf, renderQuota } from '../../../lib/format';
+import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
 import { fetchLogs, logsQueryKey, useLogStat, type LogEntry, type LogFilters } from '../api/logs';
@@ -31,7 +31,7 @@ export function LogsPage() {
           {t('logs.title')}
         </Typography.Title>
         <Flex gap={4} wrap aria-label={t('logs.stats')}>
-          <Tag color="blue">{t('logs.statQuota', { value: renderQuota(stat?.quota ?? 0, status, (stat?.quota ?? 0) > 0 && (stat?.quota ?? 0) / quotaPerUnitOf(status) < 0.01 ? 6 : 2) })}</Tag>
+          <Tag color="blue">{t('logs.statQuota', { value: renderQuota(stat?.quota ?? 0, status) })}</Tag>
           <Tag color="pink">{t('logs.statRpm', { value: stat?.rpm ?? 0 })}</Tag>
           <Tag color="gold">{t('logs.statTpm', { value: formatTokenCount(stat?.tpm ?? 0) })}</Tag>
         </Flex>

@@ -34,6 +34,13 @@ describe('wallet', { timeout: 240_000 }, () => {
     expect(calls.filter((call) => call.path === '/api/user/topup').map((call) => call.body)).toEqual([{ key: 'BAD' }, { key: 'GOOD' }]);
   });
 
+  it('shows an amount used below a cent with its digits, not $0.00', async () => {
+    walletServer({}, { 'GET /api/user/self': () => ok({ id: 2, quota: 499872, used_quota: 128, request_count: 1 }) });
+    await renderRoute('/topup', { user: regularUser });
+    expect(await screen.findByText('$0.000256')).toBeTruthy();
+    expect(screen.getByText('$1.00')).toBeTruthy();
+  });
+
   it('says so when no top-up link is set and when online top-up is off', async () => {
     walletServer({ top_up_link: '', enable_online_topup: false });
     await renderRoute('/topup', { user: regularUser });
