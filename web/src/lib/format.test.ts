@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderQuota } from './format';
+import { dateTimeFormat, formatDateTime, renderQuota } from './format';
 import type { PlatformStatus } from './status';
 
 const dollars = { quota_per_unit: 500000, display_in_currency: true } as PlatformStatus;
@@ -35,5 +35,22 @@ describe('renderQuota', () => {
   it('shows the raw number when currency display is off, and dollars without a status', () => {
     expect(renderQuota(128, { ...dollars, display_in_currency: false })).toBe('128');
     expect(renderQuota(128, null)).toBe('$0.000256');
+  });
+});
+
+describe('formatDateTime', () => {
+  it('writes local time as YYYY-MM-DD HH:mm:ss', () => {
+    const seconds = new Date(2025, 0, 2, 3, 4, 5).getTime() / 1000;
+    expect(formatDateTime(seconds)).toBe('2025-01-02 03:04:05');
+    expect(formatDateTime(new Date(2024, 11, 31, 23, 59, 59).getTime() / 1000)).toBe('2024-12-31 23:59:59');
+    expect(dateTimeFormat).toBe('YYYY-MM-DD HH:mm:ss');
+  });
+
+  it('answers empty for no time', () => {
+    expect(formatDateTime(0)).toBe('');
+    expect(formatDateTime(-1)).toBe('');
+    expect(formatDateTime(undefined)).toBe('');
+    expect(formatDateTime(null)).toBe('');
+    expect(formatDateTime(Number.NaN)).toBe('');
   });
 });

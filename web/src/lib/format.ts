@@ -1,4 +1,5 @@
 import { defaultQuotaPerUnit } from '@modelgate/shared';
+import dayjs from 'dayjs';
 import type { PlatformStatus } from './status';
 
 export const quotaPerUnitOf = (status: PlatformStatus | null): number => status?.quota_per_unit || defaultQuotaPerUnit;
@@ -28,4 +29,12 @@ export function renderQuota(quota: number, status: PlatformStatus | null, digits
   if (!isBelowDigits) return `$${amount.toFixed(digits)}`;
   const decimals = Math.max(digits, smallAmountDecimals(amount));
   return `$${trimDecimals(amount.toFixed(decimals), digits)}`;
+}
+
+/** The one date and time format of the console (the token expiry field's format too). */
+export const dateTimeFormat = 'YYYY-MM-DD HH:mm:ss';
+
+/** Epoch seconds as `dateTimeFormat` in local time; '' for no time (0, negative, missing). */
+export function formatDateTime(seconds: number | null | undefined): string {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? dayjs.unix(seconds).format(dateTimeFormat) : '';
 }

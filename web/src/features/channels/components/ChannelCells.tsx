@@ -1,6 +1,7 @@
 import { ChannelStatus } from '@modelgate/shared';
 import { Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../../lib/format';
 
 interface OtherInfo {
   status_reason?: string;
@@ -20,8 +21,6 @@ function parseOtherInfo(text: string | undefined): OtherInfo {
 /** Seconds with two decimals, three below 0.1 s so a fast answer does not read 0.00. */
 export const formatSeconds = (seconds: number): string => seconds.toFixed(seconds > 0 && seconds < 0.1 ? 3 : 2);
 
-export const formatTime = (seconds: number | undefined): string => (seconds ? new Date(seconds * 1000).toLocaleString() : '');
-
 /** Status 1 enabled, 2 disabled manually, 3 auto-disabled with the reason and time from other_info. */
 export function ChannelStatusTag({ status, otherInfo }: { status: number; otherInfo?: string }) {
   const { t } = useTranslation();
@@ -32,7 +31,7 @@ export function ChannelStatusTag({ status, otherInfo }: { status: number; otherI
     const tip = (
       <div>
         <div>{t('channels.status.reason', { reason: info.status_reason || t('channels.none') })}</div>
-        <div>{t('channels.status.time', { time: formatTime(info.status_time) || t('channels.none') })}</div>
+        <div>{t('channels.status.time', { time: formatDateTime(info.status_time) || t('channels.none') })}</div>
       </div>
     );
     return (
@@ -57,7 +56,7 @@ export function ResponseTimeTag({ milliseconds, testTime }: { milliseconds: numb
   const { t } = useTranslation();
   const label = milliseconds > 0 ? t('channels.seconds', { value: formatSeconds(milliseconds / 1000) }) : t('channels.untested');
   return (
-    <Tooltip title={testTime ? t('channels.testedAt', { time: formatTime(testTime) }) : undefined}>
+    <Tooltip title={testTime ? t('channels.testedAt', { time: formatDateTime(testTime) }) : undefined}>
       <Tag color={responseTimeColor(milliseconds)} data-testid="response-time">
         {label}
       </Tag>

@@ -2,13 +2,13 @@ import { channelTypeNames } from '@modelgate/shared';
 import { Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
-import { renderQuota } from '../../../lib/format';
+import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isTagRow, type Channel, type ChannelListItem } from '../api/channels';
 import { useChannelTypes } from '../api/meta';
 import { parsePriority, parseWeight } from '../hooks/number-rules';
 import type { useChannelActions } from '../hooks/useChannelActions';
-import { ChannelStatusTag, formatTime, ResponseTimeTag } from './ChannelCells';
+import { ChannelStatusTag, ResponseTimeTag } from './ChannelCells';
 import { ChannelRowActions, type RowHandlers } from './ChannelRowActions';
 import { InlineInteger } from './InlineInteger';
 
@@ -64,7 +64,7 @@ export function useChannelColumns(actions: Actions, handlers: RowHandlers): Data
             <Tag>{renderQuota(item.used_quota, status ?? null)}</Tag>
           </Tooltip>
           {!isTagRow(item) && (
-            <Tooltip title={t('channels.balanceTip', { time: formatTime(item.balance_updated_time) || t('channels.none') })}>
+            <Tooltip title={t('channels.balanceTip', { time: formatDateTime(item.balance_updated_time) || t('channels.none') })}>
               <Tag color="green" style={{ cursor: 'pointer' }} onClick={() => void actions.updateBalance(item.id, item.name)}>
                 ${item.balance.toFixed(2)}
               </Tag>

@@ -3,19 +3,17 @@ import { Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { formatTokenCount } from '../../../components/token-count';
-import { renderQuota } from '../../../lib/format';
+import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import type { LogEntry } from '../api/logs';
 import { durationColor, firstTokenColor, LogTypeColor, parseOther } from './log-detail';
-
-const timeOf = (seconds: number) => new Date(seconds * 1000).toLocaleString();
 
 /** Columns of the usage log; channel and user columns for admins only. */
 export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void): DataColumn<LogEntry>[] {
   const { t } = useTranslation();
   const { data: status = null } = useStatus();
   const columns: (DataColumn<LogEntry> | false)[] = [
-    { key: 'time', title: t('logs.time'), dataIndex: 'created_at', render: (value: number) => timeOf(value) },
+    { key: 'time', title: t('logs.time'), dataIndex: 'created_at', render: (value: number) => formatDateTime(value) },
     isAdmin && {
       key: 'channel',
       title: t('logs.channel'),

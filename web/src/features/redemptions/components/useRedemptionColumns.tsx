@@ -3,12 +3,11 @@ import { Button, Popconfirm, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
-import { renderQuota } from '../../../lib/format';
+import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import type { Redemption } from '../api/redemptions';
 
 const statusColors: Record<number, string> = { 1: 'green', 2: 'red', 3: 'default' };
-const formatTime = (seconds?: number) => (seconds ? new Date(seconds * 1000).toLocaleString() : '—');
 
 interface Handlers {
   onEdit: (id: number) => void;
@@ -24,7 +23,7 @@ export function useRedemptionColumns({ onEdit, onDelete, onStatus }: Handlers): 
     { key: 'name', title: t('redemptions.col.name'), render: (_v, item) => <Typography.Text strong>{item.name}</Typography.Text> },
     { key: 'status', title: t('redemptions.col.status'), render: (_v, item) => <Tag color={statusColors[item.status]}>{t(`redemptions.status.${item.status}`, { defaultValue: t('redemptions.status.unknown') })}</Tag> },
     { key: 'quota', title: t('redemptions.col.quota'), render: (_v, item) => renderQuota(item.quota, status ?? null) },
-    { key: 'created', title: t('redemptions.col.created'), render: (_v, item) => formatTime(item.created_time) },
+    { key: 'created', title: t('redemptions.col.created'), render: (_v, item) => formatDateTime(item.created_time) || '-' },
     { key: 'redeemer', title: t('redemptions.col.redeemer'), render: (_v, item) => (item.used_user_id === 0 ? t('redemptions.none') : item.used_user_id) },
     {
       key: 'actions',

@@ -3,6 +3,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
+import { dateTimeFormat } from '../../../lib/format';
 import { clearLogsBefore } from '../api/ops';
 
 /** Clears logs older than a chosen time (default one month ago). */
@@ -17,7 +18,7 @@ export function LogCleanup() {
     }
     feedback.modal.confirm({
       title: t('settingsOps.clearLogsConfirmTitle'),
-      content: t('settingsOps.clearLogsConfirm', { time: target.format('YYYY-MM-DD HH:mm:ss') }),
+      content: t('settingsOps.clearLogsConfirm', { time: target.format(dateTimeFormat) }),
       okText: t('common.confirm'),
       cancelText: t('common.cancel'),
       onOk: async () => {

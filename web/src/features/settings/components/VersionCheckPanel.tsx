@@ -2,6 +2,7 @@ import { Button, Card, Descriptions } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
+import { formatDateTime } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { RichContent } from '../../../components/RichContent';
 
@@ -33,7 +34,7 @@ export function VersionCheckPanel() {
     <Card title={t('settings.versionPanel')} size="small">
       <Descriptions column={1} size="small" style={{ marginBottom: 12 }}>
         <Descriptions.Item label={t('settings.currentVersion')}>{status?.version ?? '-'}</Descriptions.Item>
-        <Descriptions.Item label={t('settings.startTime')}>{status?.start_time ? new Date(status.start_time * 1000).toLocaleString() : '-'}</Descriptions.Item>
+        <Descriptions.Item label={t('settings.startTime')}>{formatDateTime(status?.start_time) || '-'}</Descriptions.Item>
       </Descriptions>
       <Button loading={loading} onClick={() => void check()}>
         {t('settings.checkUpdate')}

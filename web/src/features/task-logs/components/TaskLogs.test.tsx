@@ -11,6 +11,13 @@ const music = (id: number, extra: Record<string, unknown> = {}) => ({
   task_id: `task-${id}`, status: 'IN_PROGRESS', fail_reason: '', data: '[{"id":"clip-1","title":"Song"}]', ...extra,
 });
 
+/** YYYY-MM-DD HH:mm:ss in local time, written out independently of the console's helper. */
+const localTime = (seconds: number) => {
+  const date = new Date(seconds * 1000);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+};
+
 describe('task logs', { timeout: 240_000 }, () => {
   it('drawing log (admin): the admin columns, the callback banner, channel filter, the image dialog and the next page', async () => {
     const { calls } = fakeServer({
@@ -53,6 +60,9 @@ describe('task logs', { timeout: 240_000 }, () => {
     });
     await renderRoute('/midjourney', { user: regularUser });
     await screen.findByText('mj-1');
+    const row = screen.getByText('mj-1').closest('tr')!;
+    expect(within(row).getByText(localTime(1_760_000_000))).toBeTruthy();
+    expect(within(row).getByText(localTime(1_760_000_030))).toBeTruthy();
     expect(calls.some((call) => call.path === '/api/mj/')).toBe(false);
     expect(screen.queryByLabelText('渠道 ID')).toBeNull();
     expect(screen.queryByText('提交结果')).toBeNull();

@@ -1,8 +1,9 @@
 import { Progress, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
+import { formatDateTime } from '../../../lib/format';
 
 /** Task times are epoch seconds; 0 means not yet. */
-export const timeOf = (seconds: number): string => (seconds > 0 ? new Date(seconds * 1000).toLocaleString() : '-');
+export const timeOf = (seconds: number): string => formatDateTime(seconds) || '-';
 
 const statusColors: Record<string, string> = {
   SUCCESS: 'green', NOT_START: 'default', SUBMITTED: 'gold', IN_PROGRESS: 'blue', FAILURE: 'red', MODAL: 'orange', QUEUED: 'orange', UNKNOWN: 'default',

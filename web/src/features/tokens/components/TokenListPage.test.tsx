@@ -31,6 +31,11 @@ describe('tokens', { timeout: 240_000 }, () => {
     expect(await screen.findByText('令牌仅供个人使用，请勿分享给他人或用于转售，以免造成额度损失。')).toBeTruthy();
     expect(await screen.findByText('key-1')).toBeTruthy();
     expect(screen.getByText('已过期')).toBeTruthy();
+    // Created and expiry times in the console's one format, YYYY-MM-DD HH:mm:ss (local time).
+    const expiry = new Date(1600000000 * 1000);
+    const pad = (value: number) => String(value).padStart(2, '0');
+    const expiryText = `${expiry.getFullYear()}-${pad(expiry.getMonth() + 1)}-${pad(expiry.getDate())} ${pad(expiry.getHours())}:${pad(expiry.getMinutes())}:${pad(expiry.getSeconds())}`;
+    expect(within(screen.getByText('key-2').closest('tr')!).getByText(expiryText)).toBeTruthy();
     expect((screen.getByRole('switch', { name: '启用或禁用令牌 key-2' }) as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByRole('switch', { name: '启用或禁用令牌 key-1' }));
     await waitFor(() => expect(calls.some((call) => call.method === 'PUT' && call.query.get('status_only') === 'true')).toBe(true));

@@ -2,11 +2,10 @@ import { TokenStatus } from '@modelgate/shared';
 import { Space, Switch, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
-import { renderQuota } from '../../../lib/format';
+import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import type { Token } from '../api/tokens';
 import { fullKey } from '../hooks/chat-links';
-import { formatDateTime } from '../hooks/token-time';
 import { TokenRowActions } from './TokenRowActions';
 
 const statusColors: Record<number, string> = { 1: 'green', 2: 'red', 3: 'gold', 4: 'volcano' };

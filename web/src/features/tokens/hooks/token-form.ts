@@ -1,6 +1,7 @@
 import { tokenDefaults, toNameList } from '@modelgate/shared';
 import type { Token, TokenPayload } from '../api/tokens';
-import { formatDateTime, parseExpiry } from './token-time';
+import { formatDateTime } from '../../../lib/format';
+import { parseExpiry } from './token-time';
 
 export interface TokenFormValues {
   name: string;

@@ -1,10 +1,4 @@
-const pad = (value: number) => String(value).padStart(2, '0');
-
-/** Formats epoch seconds as yyyy-MM-dd HH:mm:ss in local time. */
-export function formatDateTime(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
+import { formatDateTime } from '../../../lib/format';
 
 /** Parses 'yyyy-MM-dd HH:mm:ss' (local time) to epoch seconds; '-1' is never; null when malformed. */
 export function parseExpiry(text: string): number | null {
