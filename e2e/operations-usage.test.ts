@@ -224,10 +224,10 @@ describe('operations and usage journey', () => {
 
   it('playground streams the answer piece by piece', async () => {
     await admin.goto(`${baseUrl}/playground`);
-    await admin.getByText('你好，请问有什么可以帮助您的吗？').waitFor();
+    await admin.getByText('还没有消息。选择模型并发送消息即可试用，这里的调用会消耗您的额度。').waitFor();
     await admin.getByLabel('输入消息').fill('Tell me something');
     await admin.getByRole('button', { name: /发\s*送/ }).click();
-    const reply = admin.locator('[data-role="assistant"]').nth(1);
+    const reply = admin.locator('[data-role="assistant"]').first();
     await reply.waitFor({ timeout: 10_000 }).catch(async (error: unknown) => {
       await shot(admin, 'debug-playground');
       throw error;
@@ -299,7 +299,7 @@ describe('operations and usage journey', () => {
     for (const [route, name, ready] of [
       ['/detail', 'dashboard-en-dark', 'Quota by model'],
       ['/pricing', 'pricing-en-dark', 'Model pricing'],
-      ['/playground', 'playground-en-dark', 'Hello! How can I help you today?'],
+      ['/playground', 'playground-en-dark', 'No messages yet.'],
     ] as const) {
       await page.goto(`${baseUrl}${route}`);
       await page.getByText(ready).first().waitFor();

@@ -9,6 +9,7 @@ export interface ChatRequest {
   messages: ChatTurn[];
   model: string;
   group: string;
+  /** 0 leaves the upstream default (the slider starts at 0.1). */
   temperature: number;
   /** 0 leaves the upstream default. */
   max_tokens: number;
@@ -56,7 +57,12 @@ function handleEvent(data: string, handlers: StreamHandlers): boolean {
  */
 export async function streamChat(request: ChatRequest, handlers: StreamHandlers, signal?: AbortSignal): Promise<void> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...consoleHeaders() };
-  const body = { ...request, stream: true, max_tokens: request.max_tokens > 0 ? request.max_tokens : undefined };
+  const body = {
+    ...request,
+    stream: true,
+    temperature: request.temperature > 0 ? request.temperature : undefined,
+    max_tokens: request.max_tokens > 0 ? request.max_tokens : undefined,
+  };
   let response: Response;
   try {
     response = await fetch('/pg/chat/completions', { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin', signal });

@@ -1,15 +1,18 @@
 import { ClearOutlined, SendOutlined, SettingOutlined } from '@ant-design/icons';
 import { defaultGroup } from '@modelgate/shared';
-import { Button, Card, Col, Flex, Grid, Input, Row, Typography } from 'antd';
+import { Alert, Button, Card, Col, Flex, Grid, Input, Row, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router';
 import i18n from '../../../lib/i18n';
 import { useCurrentUser } from '../../../lib/user-store';
-import { makeMessage, useChat, type ChatSettings } from '../hooks/useChat';
+import { useChat, type ChatSettings } from '../hooks/useChat';
 import { ChatMessages } from './ChatMessages';
 import { PlaygroundSettings } from './PlaygroundSettings';
 
+/** spec 02 §9: model gpt-4o-mini, temperature 0 and max_tokens 0 (both: the upstream's default, not sent). */
 export const defaultModel = 'gpt-4o-mini';
+export const defaultTemperature = 0;
 
 /** The chat playground: settings panel (toggled on mobile) and a streaming conversation. */
 export function PlaygroundPage() {
@@ -18,14 +21,15 @@ export function PlaygroundPage() {
   const screens = Grid.useBreakpoint();
   const isMobile = !screens.md;
   const [isPanelOpen, setPanelOpen] = useState(false);
+  const isExpired = useSearchParams()[0].get('expired') === 'true';
   const [settings, setSettings] = useState<ChatSettings>(() => ({
     model: defaultModel,
     group: user?.group || defaultGroup,
-    temperature: 0.7,
+    temperature: defaultTemperature,
     maxTokens: 0,
     systemPrompt: i18n.t('playground.defaultSystemPrompt'),
   }));
-  const { messages, send, clear, isBusy } = useChat(() => [makeMessage('user', i18n.t('playground.greeting')), makeMessage('assistant', i18n.t('playground.greetingReply'))]);
+  const { messages, send, clear, isBusy } = useChat();
   const [draft, setDraft] = useState('');
   const submit = () => {
     const text = draft.trim();
@@ -37,6 +41,11 @@ export function PlaygroundPage() {
 
   return (
     <Row gutter={[16, 16]}>
+      {isExpired && (
+        <Col span={24}>
+          <Alert type="warning" showIcon title={t('playground.expired')} action={<Link to="/login">{t('playground.signIn')}</Link>} />
+        </Col>
+      )}
       {isMobile && (
         <Col span={24}>
           <Button icon={<SettingOutlined />} onClick={() => setPanelOpen((open) => !open)} aria-expanded={isPanelOpen}>

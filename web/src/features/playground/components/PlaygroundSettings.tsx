@@ -29,7 +29,10 @@ export function PlaygroundSettings({ settings, onChange }: Props) {
         <Form.Item label={t('playground.model')}>
           <Select aria-label={t('playground.model')} showSearch={{ optionFilterProp: 'label' }} value={settings.model} onChange={(value) => set('model', value)} options={modelOptions} />
         </Form.Item>
-        <Form.Item label={t('playground.temperature', { value: settings.temperature })}>
+        <Form.Item
+          label={settings.temperature > 0 ? t('playground.temperature', { value: settings.temperature }) : t('playground.temperatureDefault')}
+          extra={settings.temperature > 0 ? undefined : t('playground.temperatureHint')}
+        >
           <Slider aria-label={t('playground.temperatureLabel')} min={0.1} max={1} step={0.1} value={settings.temperature} onChange={(value) => set('temperature', value)} />
         </Form.Item>
         <Form.Item label={t('playground.maxTokens')} extra={t('playground.maxTokensHint')}>

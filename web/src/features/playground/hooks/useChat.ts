@@ -43,8 +43,8 @@ let nextId = 1;
 const newId = () => nextId++;
 
 /** The playground conversation and its streaming send. */
-export function useChat(initial: () => ChatMessage[]) {
-  const [messages, dispatch] = useReducer(reduce, undefined, initial);
+export function useChat() {
+  const [messages, dispatch] = useReducer(reduce, []);
   const latest = useRef(messages);
   useEffect(() => {
     latest.current = messages;
@@ -84,5 +84,3 @@ export function useChat(initial: () => ChatMessage[]) {
   const isBusy = messages.some((message) => !isFinal(message));
   return { messages, send, clear, isBusy };
 }
-
-export const makeMessage = (role: ChatMessage['role'], content: string): ChatMessage => ({ id: newId(), role, content, status: 'complete' });
