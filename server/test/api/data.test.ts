@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { aggregateQuotaData, quotaDataWatermarkKey } from '../../src/api/data/aggregate-quota-data.js';
+import { aggregateQuotaData, quotaDataAggregatedAtKey, quotaDataWatermarkKey } from '../../src/api/data/aggregate-quota-data.js';
 import { startQuotaDataJob } from '../../src/api/data/quota-data-job.js';
 import type { NewLog } from '../../src/db/schema.js';
 import type { ApiClient } from '../helpers/api-client.js';
@@ -34,6 +34,27 @@ describe.each(storageKinds())('dashboard quota data on %s', (kind) => {
     ({ userId: bobId } = await signedInClient(server, { username: 'bob' }));
   });
   afterAll(async () => server?.stop());
+
+  it('says when the buckets were last aggregated and how often they are', async () => {
+    const before = await admin.get('/api/data/');
+    expect(before.status, before.text).toBe(200);
+    expect(before.body).toMatchObject({ success: true, data: [], aggregated_at: 0, aggregation_interval_minutes: 5 });
+
+    const at = now() - 42;
+    expect(await aggregateQuotaData(server.ctx, { settleSeconds: 0, now: at })).toBe(0);
+    const own = await alice.get('/api/data/self');
+    expect(own.body).toMatchObject({ success: true, data: [], aggregated_at: at, aggregation_interval_minutes: 5 });
+    await server.ctx.options.set('DataExportInterval', '2');
+    try {
+      expect((await admin.get('/api/data/')).body).toMatchObject({ aggregated_at: at, aggregation_interval_minutes: 2 });
+    } finally {
+      await server.ctx.options.set('DataExportInterval', '5');
+    }
+    // A later run moves it on; the key stays out of the option list like the watermark.
+    await aggregateQuotaData(server.ctx, { settleSeconds: 0, now: at + 60 });
+    expect((await admin.get('/api/data/')).body.aggregated_at).toBe(at + 60);
+    expect(server.ctx.options.listPublic().some((option) => option.key === quotaDataAggregatedAtKey)).toBe(false);
+  });
 
   it('folds consumption logs into hourly buckets exactly once', async () => {
     await insertLogs([

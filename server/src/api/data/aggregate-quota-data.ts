@@ -5,6 +5,8 @@ import type { AppContext } from '../../context.js';
 
 /** The last log id folded into quota_data; kept in the options table under a key the registry never lists. */
 export const quotaDataWatermarkKey = 'internal.quota_data.last_log_id';
+/** When the last run finished (epoch seconds), so every instance's dashboard can say how fresh it is. */
+export const quotaDataAggregatedAtKey = 'internal.quota_data.aggregated_at';
 
 export interface AggregateOptions {
   /**
@@ -55,6 +57,13 @@ async function addBucket(storage: Storage, trx: Db, bucket: Bucket): Promise<voi
   })).execute();
 }
 
+async function recordRun(storage: Storage, at: number): Promise<void> {
+  const value = String(at);
+  const insert = storage.db.insertInto('options').values({ key: quotaDataAggregatedAtKey, value });
+  if (storage.kind === 'mysql') await insert.onDuplicateKeyUpdate({ value }).execute();
+  else await insert.onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+}
+
 /** Folds one batch of consumption logs after the watermark into hourly buckets. */
 async function aggregateBatch(
   ctx: AppContext,
@@ -98,7 +107,8 @@ const runs = new WeakMap<AppContext, Promise<unknown>>();
 /**
  * Folds every settled consumption log (type 2) not yet aggregated into hourly quota_data buckets
  * (user, model, hour): each log is counted exactly once because the buckets and the watermark
- * change in one transaction. Runs of one instance are serialized. Returns how many logs were folded.
+ * change in one transaction. Runs of one instance are serialized; a finished run records its time
+ * (quotaDataAggregatedAtKey). Returns how many logs were folded.
  */
 export async function aggregateQuotaData(ctx: AppContext, options: AggregateOptions = {}): Promise<number> {
   const previous = runs.get(ctx) ?? Promise.resolve();
@@ -110,8 +120,10 @@ export async function aggregateQuotaData(ctx: AppContext, options: AggregateOpti
     for (;;) {
       const { folded, hasMore } = await aggregateBatch(ctx, settleBefore, batchSize);
       total += folded;
-      if (!hasMore) return total;
+      if (!hasMore) break;
     }
+    await recordRun(ctx.storage, now);
+    return total;
   });
   runs.set(ctx, run);
   return run;

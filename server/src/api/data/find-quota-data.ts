@@ -1,5 +1,6 @@
 import type { QuotaDataRow } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
+import { quotaDataAggregatedAtKey } from './aggregate-quota-data.js';
 import type { QuotaDataQuery } from './schemas.js';
 
 /** Whose buckets to read: every user's (optionally one username) for admins, or the caller's own. */
@@ -16,4 +17,17 @@ export async function findQuotaData(ctx: AppContext, scope: QuotaDataScope, quer
   if (query.start_timestamp) select = select.where('created_at', '>=', query.start_timestamp);
   if (query.end_timestamp) select = select.where('created_at', '<=', query.end_timestamp);
   return select.orderBy('created_at').orderBy('id').execute();
+}
+
+/**
+ * How fresh the buckets are: when the aggregation last ran (epoch seconds, 0 = not yet) and every how
+ * many minutes it runs (DataExportInterval). Answered beside `data`, so the list stays a list.
+ */
+export async function findAggregationState(ctx: AppContext): Promise<{ aggregated_at: number; aggregation_interval_minutes: number }> {
+  const row = await ctx.storage.db.selectFrom('options').select('value').where('key', '=', quotaDataAggregatedAtKey).executeTakeFirst();
+  const at = Number(row?.value);
+  return {
+    aggregated_at: Number.isSafeInteger(at) && at > 0 ? at : 0,
+    aggregation_interval_minutes: Math.max(1, ctx.options.number('DataExportInterval')),
+  };
 }

@@ -3,7 +3,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatTokenCount } from '../../../components/token-count';
-import { renderQuota } from '../../../lib/format';
+import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
 import { useQuotaData, type DataQuery } from '../api/data';
@@ -28,7 +28,8 @@ export function DashboardPage() {
     end_timestamp: dayjs().add(1, 'hour').unix(),
     username: '',
   }));
-  const { data: buckets = [], isFetching } = useQuotaData(query, isAdmin);
+  const { data: quotaData, isFetching } = useQuotaData(query, isAdmin);
+  const buckets = useMemo(() => quotaData?.buckets ?? [], [quotaData]);
   const charts = useMemo(
     () => ({ quota: seriesOf(buckets, 'quota', granularity), count: seriesOf(buckets, 'count', granularity), tokens: seriesOf(buckets, 'token_used', granularity) }),
     [buckets, granularity],
@@ -45,6 +46,13 @@ export function DashboardPage() {
         <Typography.Title level={4} style={{ marginTop: 0 }}>
           {t('dashboard.title')}
         </Typography.Title>
+        {quotaData?.aggregation_interval_minutes !== undefined && (
+          <Typography.Paragraph type="secondary" data-testid="dashboard-freshness">
+            {quotaData.aggregated_at
+              ? t('dashboard.aggregatedAt', { time: formatDateTime(quotaData.aggregated_at), minutes: quotaData.aggregation_interval_minutes })
+              : t('dashboard.notAggregated', { minutes: quotaData.aggregation_interval_minutes })}
+          </Typography.Paragraph>
+        )}
         <Form
           layout="inline"
           style={{ rowGap: 8 }}
