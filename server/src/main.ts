@@ -1,7 +1,20 @@
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { startServer } from './server.js';
 
-const config = loadConfig();
+/**
+ * The environment, parsed. A value loadConfig refuses (PORT=abc) is the operator's input, not a crash:
+ * its message alone goes to stderr, without a stack, and the process exits with 1.
+ */
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(`ModelGate cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
+const config = configOrExit();
 const server = await startServer(config);
 const log = server.app.log;
 log.info({ database: config.database.kind, redis: config.redisUrl !== null, master: config.isMaster }, `ModelGate listening on ${server.url}`);

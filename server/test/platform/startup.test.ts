@@ -94,4 +94,22 @@ describe('start-up of the built server', () => {
     expect(exit, `server output:\n${output}`).toEqual({ code: 0, signal: null });
     expect(output).toMatch(/shutting down/);
   });
+
+  it('a bad PORT prints the message alone (no stack) and exits with 1', async () => {
+    const bad = spawn(process.execPath, [mainJs], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: 'abc', SQLITE_PATH: path.join(dir, 'bad', 'never.db') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    bad.stdout!.on('data', (chunk) => (stdout += String(chunk)));
+    bad.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+    const exit = await exitOf(bad);
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(stderr.trim()).toBe('ModelGate cannot start: PORT must be a number >= 0, got "abc"');
+    expect(stdout).toBe('');
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(fs.existsSync(path.join(dir, 'bad'))).toBe(false);
+  });
 });
