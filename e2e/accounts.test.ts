@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('accounts journey', () => {
   let admin: Page;
 
-  it('fresh start redirects to /setup, creates root, signs in and lands on /token', async () => {
+  it('fresh start redirects to /setup, creates root and lands signed in on /token', async () => {
     admin = await newPage();
     await admin.goto(baseUrl);
     await admin.waitForURL('**/setup');
@@ -58,11 +58,11 @@ describe('accounts journey', () => {
     await shot(admin, 'setup-zh-light');
     await admin.getByRole('button', { name: '初始化系统' }).click();
     await admin.getByText('系统初始化成功，正在跳转...').waitFor();
-    await admin.waitForURL((url) => url.pathname === '/', { timeout: 15_000 });
-    await shot(admin, 'home-zh-light');
-    await signIn(admin, 'root', rootPassword);
-    await admin.waitForURL('**/token');
+    await admin.waitForURL('**/token', { timeout: 15_000 });
     await admin.getByRole('heading', { name: 'API 令牌' }).waitFor();
+    await admin.goto(baseUrl);
+    await admin.getByRole('button', { name: '账户菜单' }).waitFor();
+    await shot(admin, 'home-zh-light');
   });
 
   it('manages a user: add, search, disable/enable, promote/demote', async () => {

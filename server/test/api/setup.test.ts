@@ -66,6 +66,30 @@ describe('first-run setup', () => {
     expect(await server.ctx.storage.db.selectFrom('users').select('id').execute()).toHaveLength(1);
   });
 
+  it('leaves the person who set up signed in as the new root', async () => {
+    const fresh = await startTestServer();
+    try {
+      const client = fresh.client();
+      const res = await client.post('/api/setup', { ...valid, SelfUseModeEnabled: false });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ success: true, data: { username: 'admin', role: 100, status: 1, display_name: 'Root User' } });
+      expect(Object.keys(res.body.data).sort()).toEqual(['display_name', 'group', 'id', 'role', 'status', 'username']);
+      const cookie = res.headers.getSetCookie().find((line) => line.startsWith('session='))!;
+      expect(cookie).toMatch(/HttpOnly/i);
+      expect(cookie).toMatch(/SameSite=Strict/i);
+      client.userId = res.body.data.id;
+      const self = await client.get('/api/user/self');
+      expect(self.status, self.text).toBe(200);
+      expect(self.body.data).toMatchObject({ id: res.body.data.id, username: 'admin', role: 100 });
+      // A second attempt is refused and signs nobody in.
+      const other = fresh.client();
+      expect((await other.post('/api/setup', { ...valid, username: 'intruder' })).status).toBe(409);
+      expect(other.cookie).toBe('');
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   it('lets the new super admin sign in', async () => {
     const res = await server.client().post('/api/user/login', { username: 'admin', password: 'admin-pass-1' });
     expect(res.status).toBe(200);
@@ -83,8 +107,12 @@ describe('setup when a super admin already exists (imported database)', () => {
 
   it('needs no account fields and only stores the usage mode', async () => {
     expect((await server.client().get('/api/setup')).body.data).toMatchObject({ status: false, root_init: true });
-    const res = await server.client().post('/api/setup', { DemoSiteEnabled: true });
+    const client = server.client();
+    const res = await client.post('/api/setup', { DemoSiteEnabled: true });
     expect(res.status).toBe(200);
+    // Nobody was created, so nobody is signed in: the imported root signs in with its own password.
+    expect(res.body).toEqual({ success: true, message: '系统初始化完成', data: null });
+    expect(client.cookie).toBe('');
     expect((await server.client().get('/api/status')).body.data).toMatchObject({ setup: true, demo_site_enabled: true, self_use_mode_enabled: false });
     expect(await server.ctx.storage.db.selectFrom('users').select('username').execute()).toEqual([{ username: 'legacy' }]);
   });

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { http } from '../../../lib/http';
+import type { StoredUser } from '../../../lib/user-store';
 
 export interface SetupState {
   status: boolean;
@@ -21,4 +22,5 @@ export const fetchSetupState = () => http.get<SetupState>('/api/setup', { silent
 
 export const useSetupState = () => useQuery({ queryKey: setupQueryKey, queryFn: fetchSetupState });
 
-export const submitSetup = (payload: SetupPayload) => http.post<unknown>('/api/setup', payload, { silent: true, noAuthRedirect: true });
+/** Answers the new root, signed in (the session cookie is set); null when a root already existed (an import). */
+export const submitSetup = (payload: SetupPayload) => http.post<StoredUser | null>('/api/setup', payload, { silent: true, noAuthRedirect: true });
