@@ -154,6 +154,29 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect((await admin.put('/api/channel/', { status: 2 })).status).toBe(400);
   });
 
+  it('answers the models that have no price on create and update (none in self-use mode)', async () => {
+    const prices = server.ctx.options.get('ModelPrice');
+    try {
+      const created = await admin.post('/api/channel/', { ...base, name: 'unpriced', models: ['gpt-4o', 'zz-unpriced-b', 'zz-unpriced-a', 'zz-unpriced-a'] });
+      expect(created.status, created.text).toBe(200);
+      expect(created.body.data).toEqual({ ids: [expect.any(Number)], unpriced_models: ['zz-unpriced-a', 'zz-unpriced-b'] });
+      const id = created.body.data.ids[0];
+
+      await server.ctx.options.set('ModelPrice', JSON.stringify({ ...JSON.parse(prices), 'zz-unpriced-a': 0.01 }));
+      const renamed = await admin.put('/api/channel/', { id, name: 'unpriced-2' });
+      expect(renamed.body.data).toMatchObject({ id, name: 'unpriced-2', unpriced_models: ['zz-unpriced-b'] });
+      const priced = await admin.put('/api/channel/', { id, models: ['gpt-4o', 'zz-unpriced-a'] });
+      expect(priced.body.data.unpriced_models).toEqual([]);
+
+      await server.ctx.options.set('SelfUseModeEnabled', 'true');
+      const selfUse = await admin.put('/api/channel/', { id, models: ['zz-unpriced-b'] });
+      expect(selfUse.body.data.unpriced_models).toEqual([]);
+    } finally {
+      await server.ctx.options.set('SelfUseModeEnabled', 'false');
+      await server.ctx.options.set('ModelPrice', prices);
+    }
+  });
+
   it('lists pages without keys, sorted by priority or by id', async () => {
     const low = await create({ ...base, name: 'sort-low', priority: -5 });
     const high = await create({ ...base, name: 'sort-high', priority: 100 });

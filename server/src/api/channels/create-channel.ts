@@ -4,12 +4,16 @@ import { invalidInput } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelValuesOf } from './channel-values.js';
+import { findUnpricedModels } from './unpriced-models.js';
 import { checkChannelTypeSupported, checkChannelValues } from './validate-channel.js';
 
 const maxBatchKeys = 1000;
 
-/** POST /api/channel/: one channel, or in batch mode one per key line; abilities written in the same transaction. */
-export async function createChannels(ctx: AppContext, input: CreateChannelInput): Promise<{ ids: number[] }> {
+/**
+ * POST /api/channel/: one channel, or in batch mode one per key line; abilities written in the same
+ * transaction. Answers the new ids and the channel's models that have no price (findUnpricedModels).
+ */
+export async function createChannels(ctx: AppContext, input: CreateChannelInput): Promise<{ ids: number[]; unpriced_models: string[] }> {
   const type = input.type ?? channelDefaults.type;
   checkChannelTypeSupported(type);
   const keys = splitChannelKeys(type, input.key ?? '', input.mode === 'batch') ?? [];
@@ -33,5 +37,5 @@ export async function createChannels(ctx: AppContext, input: CreateChannelInput)
     return created;
   });
   await ctx.bus.publish('channels');
-  return { ids };
+  return { ids, unpriced_models: findUnpricedModels(ctx, String(base.models ?? '')) };
 }

@@ -3,6 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
 import { applyTypeDefaults, channelListColumns, channelValuesOf } from './channel-values.js';
+import { findUnpricedModels } from './unpriced-models.js';
 import { checkChannelTypeSupported, checkChannelValues } from './validate-channel.js';
 
 /** other_info without disabled_keys, or null when it has none. */
@@ -17,7 +18,10 @@ function withoutDisabledKeys(otherInfo: string | null): string | null {
   }
 }
 
-/** PUT /api/channel/: changes the given fields (a status-, priority- or weight-only update included). */
+/**
+ * PUT /api/channel/: changes the given fields (a status-, priority- or weight-only update included).
+ * Answers the channel as listed, with unpriced_models: its models that have no price.
+ */
 export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) {
   const { id, ...fields } = input;
   const db = ctx.storage.db;
@@ -48,5 +52,5 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) 
     return trx.selectFrom('channels').select([...channelListColumns]).where('id', '=', id).executeTakeFirstOrThrow();
   });
   await ctx.bus.publish('channels');
-  return updated;
+  return { ...updated, unpriced_models: findUnpricedModels(ctx, updated.models) };
 }

@@ -91,8 +91,13 @@ export interface ChannelPayload {
   mode?: 'single' | 'batch';
 }
 
-export const createChannel = (payload: ChannelPayload) => http.post<{ ids: number[] }>('/api/channel/', payload);
-export const updateChannel = (payload: Partial<ChannelPayload> & { id: number; status?: number }) => http.put<unknown>('/api/channel/', payload);
+/** What a save answers besides the channel: its models without a price or ratio (empty in self-use mode). */
+export interface UnpricedModels {
+  unpriced_models?: string[];
+}
+
+export const createChannel = (payload: ChannelPayload) => http.post<{ ids: number[] } & UnpricedModels>('/api/channel/', payload);
+export const updateChannel = (payload: Partial<ChannelPayload> & { id: number; status?: number }) => http.put<Channel & UnpricedModels>('/api/channel/', payload);
 export const deleteChannel = (id: number) => http.delete<null>(`/api/channel/${id}/`);
 export const copyChannel = (id: number) =>
   http.post<{ id: number }>(`/api/channel/copy/${id}`, {}, { query: { suffix: '_复制', reset_balance: true } });

@@ -3,12 +3,14 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Form } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import { EditorDrawer } from '../../../components/EditorDrawer';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
 import { channelsQueryKey, createChannel, updateChannel, useChannel } from '../api/channels';
 import { useChannelTypes, type ChannelType } from '../api/meta';
 import { channelFormProblem, emptyChannelForm, endsWithV1, formValuesOf, payloadOf, type ChannelFormValues } from '../hooks/channel-form';
 import { ChannelFormFields } from './ChannelFormFields';
+import { showUnpricedModelsNotice } from './unpriced-models-notice';
 
 interface Props {
   open: boolean;
@@ -26,6 +28,7 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<ChannelFormValues>();
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const types = useChannelTypes();
   const channel = useChannel(open ? channelId : null);
   const [isSaving, setSaving] = useState(false);
@@ -62,16 +65,18 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
     const payload = payloadOf(values);
     setSaving(true);
     try {
+      let saved;
       if (channelId === null) {
-        await createChannel(payload);
+        saved = await createChannel(payload);
         showSuccess(t('channels.msg.created'));
       } else {
         const { key, mode: _mode, ...rest } = payload;
-        await updateChannel({ id: channelId, ...rest, ...(key ? { key } : {}) });
+        saved = await updateChannel({ id: channelId, ...rest, ...(key ? { key } : {}) });
         showSuccess(t('channels.msg.updated'));
       }
       await queryClient.invalidateQueries({ queryKey: channelsQueryKey });
       onClose();
+      showUnpricedModelsNotice(saved?.unpriced_models ?? [], navigate);
     } catch {
       // the http client showed the server's message
     } finally {

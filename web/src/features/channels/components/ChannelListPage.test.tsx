@@ -192,6 +192,39 @@ describe('channel editor', { timeout: 240_000 }, () => {
     expect(body).not.toHaveProperty('key');
     expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
   });
+  it('after a save, names the models without a price and links to their editor', async () => {
+    channelServer({
+      'GET /api/channel/7': () => ok(channel(7, { name: 'seven', models: 'gpt-4o,my-model,other-model' })),
+      'PUT /api/channel/': () => ok({ ...channel(7, { name: 'seven', models: 'gpt-4o,my-model,other-model' }), unpriced_models: ['my-model', 'other-model'] }),
+      'GET /api/option/': () => ok([]),
+    });
+    const { router } = await renderRoute('/channel/edit/7', { user: adminUser, language: 'en' });
+    const form = await drawer();
+    await waitFor(() => expect((form.getByLabelText('Name') as HTMLInputElement).value).toBe('seven'));
+    fireEvent.click(form.getByText(/^Submit$/));
+    const notice = within((await screen.findByTestId('unpriced-models')).closest('.ant-modal') as HTMLElement);
+    expect(notice.getAllByText('This channel has 2 model(s) without a price').length).toBeGreaterThan(0);
+    expect(notice.getByText('my-model')).toBeTruthy();
+    expect(notice.getByText('other-model')).toBeTruthy();
+    const link = notice.getByRole('link', { name: 'Set their prices in "Models without a price"' });
+    expect(link.getAttribute('href')).toBe('/setting?tab=operation&section=pricing&view=unset');
+    fireEvent.click(link);
+    await waitFor(() => expect(`${router.state.location.pathname}${router.state.location.search}`).toBe('/setting?tab=operation&section=pricing&view=unset'));
+  });
+
+  it('says nothing more when every model has a price', async () => {
+    channelServer({
+      'GET /api/channel/7': () => ok(channel(7, { name: 'seven' })),
+      'PUT /api/channel/': () => ok({ ...channel(7, { name: 'seven' }), unpriced_models: [] }),
+    });
+    await renderRoute('/channel/edit/7', { user: adminUser });
+    const form = await drawer();
+    await waitFor(() => expect((form.getByLabelText('名称') as HTMLInputElement).value).toBe('seven'));
+    fireEvent.click(form.getByText(/^提\s*交$/));
+    expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
+    expect(screen.queryByTestId('unpriced-models')).toBeNull();
+  });
+
   it('shows the key field empty; only the root may reveal the stored key', async () => {
     const { calls } = channelServer({
       'GET /api/channel/7': () => ok(channel(7, { name: 'seven' })),

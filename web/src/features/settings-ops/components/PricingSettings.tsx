@@ -1,6 +1,7 @@
 import { Card, Spin, Tabs } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { OptionsPanel } from '../../settings/components/OptionsPanel';
 import { useEnabledModels } from '../api/ops';
 import { modelRatioPanel } from './ops-panels';
@@ -22,9 +23,23 @@ function useUnsetRows(options: Record<string, string>) {
   return { rows, isLoading };
 }
 
-/** The tabbed pricing area: JSON settings with reset, visual editor, unset models. */
+const views = ['json', 'visual', 'unset'] as const;
+type View = (typeof views)[number];
+
+/**
+ * The tabbed pricing area: JSON settings with reset, visual editor, unset models. The tab is kept in
+ * ?view= beside ?tab= and ?section=, so a link opens the unset models (view=unset).
+ */
 export function PricingSettings({ options }: { options: Record<string, string> }) {
   const { t } = useTranslation();
+  const [params, setParams] = useSearchParams();
+  const view: View = views.find((item) => item === params.get('view')) ?? 'json';
+  const choose = (key: string) =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      next.set('view', key);
+      return next;
+    });
   const allRows = useMemo(() => rowsFromOptions(options), [options]);
   const unset = useUnsetRows(options);
   const version = `${options.ModelPrice}|${options.ModelRatio}|${options.CompletionRatio}`;
@@ -32,6 +47,8 @@ export function PricingSettings({ options }: { options: Record<string, string> }
     <Card title={t('settingsOps.pricingPanel')} size="small">
       <Tabs
         destroyOnHidden
+        activeKey={view}
+        onChange={choose}
         items={[
           { key: 'json', label: t('settingsOps.pricingJson'), children: <OptionsPanel {...modelRatioPanel} options={options} extra={() => <ResetRatios />} /> },
           { key: 'visual', label: t('settingsOps.pricingVisual'), children: <RatioEditor key={version} options={options} initialRows={allRows} /> },

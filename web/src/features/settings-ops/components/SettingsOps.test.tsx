@@ -176,6 +176,16 @@ describe('pricing editor', () => {
     expect(saved.CompletionRatio).toBeUndefined();
   });
 
+  it('opens on the models without a price from a link (?view=unset) and keeps the chosen tab in the address', async () => {
+    optionServer(baseOptions);
+    const { router } = await openSettings('tab=operation&section=pricing&view=unset');
+    const unset = (await screen.findByRole('tabpanel', { name: '未设置倍率模型' })) as HTMLElement;
+    expect(await within(unset).findByLabelText('brand-new-model 模型倍率')).toBeTruthy();
+    fireEvent.click(screen.getByRole('tab', { name: '可视化倍率设置' }));
+    await waitFor(() => expect(new URLSearchParams(router.state.location.search).get('view')).toBe('visual'));
+    expect(new URLSearchParams(router.state.location.search).get('section')).toBe('pricing');
+  });
+
   it('lists models without price or ratio until one is set', async () => {
     const { calls } = optionServer(baseOptions);
     const unset = await openTab('未设置倍率模型');
