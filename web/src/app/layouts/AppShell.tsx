@@ -3,6 +3,7 @@ import { Suspense, useState } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { readFlag, StorageKey, writeString } from '../../lib/storage-keys';
 import { storedStatus, useStatus } from '../../lib/status';
+import { useCurrentUser } from '../../lib/user-store';
 import { SiteFooter } from './SiteFooter';
 import { SideMenu, siderWidth } from './SideMenu';
 import { TopBar } from './TopBar';
@@ -12,6 +13,7 @@ const isSidebarHidden = (path: string) => path === '/' || path === '/setup' || p
 /** The console frame: setup redirect, top bar, side menu (drawer on phones), content and footer. */
 export function AppShell() {
   const { data, isPending } = useStatus();
+  const user = useCurrentUser();
   const location = useLocation();
   const screens = Grid.useBreakpoint();
   const isMobile = screens.md === false;
@@ -24,7 +26,8 @@ export function AppShell() {
     return <Spin size="large" fullscreen />;
   }
   if (data && !data.setup && location.pathname !== '/setup') return <Navigate to="/setup" replace />;
-  if (data && data.setup && location.pathname === '/setup') return <Navigate to="/" replace />;
+  // Setup done: the root it signed in lands in the console; anyone else on /setup goes home.
+  if (data && data.setup && location.pathname === '/setup') return <Navigate to={user ? '/token' : '/'} replace />;
 
   const hasSider = !isSidebarHidden(location.pathname);
   const toggleCollapsed = () => {

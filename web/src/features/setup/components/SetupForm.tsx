@@ -4,7 +4,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Button, Form, Input, Modal, Radio, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { ApiError } from '../../../lib/http';
 import { statusQueryKey, type PlatformStatus } from '../../../lib/status';
@@ -25,14 +24,15 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
   const [form] = Form.useForm<SetupValues>();
   const [loading, setLoading] = useState(false);
   const [isModeHelpOpen, setModeHelpOpen] = useState(false);
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
 
-  /** Into the console as the new root, or to sign-in when the root was imported; the status is read again. */
-  const leave = (isSignedIn: boolean) => {
+  /**
+   * Setup is done: the status says so at once (the app shell then leaves /setup: to /token for the
+   * signed-in root, home otherwise) and is read again for the chosen usage mode.
+   */
+  const leave = () => {
     queryClient.setQueryData<PlatformStatus>(statusQueryKey, (old) => (old ? { ...old, setup: true } : old));
     void queryClient.invalidateQueries({ queryKey: statusQueryKey });
-    navigate(isSignedIn ? '/token' : '/login', { replace: true });
   };
 
   const onFinish = async (values: SetupValues) => {
@@ -46,7 +46,7 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
       // The new root is signed in and lands in the console; an imported root signs in with its own password.
       if (root) userStore.set(root);
       showSuccess(t('setup.success'));
-      window.setTimeout(() => leave(root !== null), 1500);
+      window.setTimeout(leave, 1500);
     } catch (error) {
       // The loading state is reset only on a network error (spec 01 §4 "Setup").
       if (error instanceof ApiError && error.status === 0) {

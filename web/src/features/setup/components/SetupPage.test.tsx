@@ -49,12 +49,12 @@ describe('first-run setup', { timeout: 60_000 }, () => {
     });
   });
 
-  it('sends to sign-in when the root was imported (nobody was created)', async () => {
+  it('goes home, signed out, when the root was imported (nobody was created)', async () => {
     setupServer(true);
     const { router } = await renderRoute('/setup');
     fireEvent.click(await screen.findByRole('button', { name: /初始化系统/ }));
     expect(await screen.findByText('系统初始化成功，正在跳转...')).toBeTruthy();
-    await waitFor(() => expect(router.state.location.pathname).toBe('/login'), { timeout: 5000 });
+    await waitFor(() => expect(router.state.location.pathname).toBe('/'), { timeout: 5000 });
     expect(userStore.get()).toBeNull();
   });
 });
