@@ -43,6 +43,7 @@ export function LogsPage() {
         fetchPage={(page, pageSize) => fetchLogs(filters, isAdmin, page, pageSize)}
         columns={columns}
         rowKey="id"
+        size="small"
         toolbar={<LogFilterBar initial={filters} isAdmin={isAdmin} onSearch={setFilters} />}
         expandable={{
           rowExpandable: (log) => log.type === LogType.consume,

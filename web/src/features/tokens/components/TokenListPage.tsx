@@ -66,6 +66,7 @@ export function TokenListPage() {
           fetchPage={(page, pageSize) => fetchTokens(filters, page, pageSize)}
           columns={columns}
           rowKey="id"
+          size="small"
           rowSelection={{ selectedRowKeys: selected.map((token) => token.id), onChange: (_keys, rows) => setSelected(rows) }}
           toolbar={
             <Space wrap>
