@@ -24,7 +24,7 @@ export function bundleServer(): Promise<string> {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node22',
       external: Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@modelgate/')),
       logLevel: 'warning',
     });
