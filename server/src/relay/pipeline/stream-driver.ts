@@ -235,8 +235,8 @@ export class StreamDriver implements AnswerSink {
   }
 
   /**
-   * Holds this tick's writes in the socket until the next tick: when the upstream's last pieces and
-   * its end arrive in one read (short answers), the events and the closing frames leave in one write.
+   * Holds this tick's writes until the next tick (or the end of the stream, see finish), so the
+   * events of one upstream read leave in one write.
    */
   private cork(): void {
     if (this.isCorked) return;
@@ -246,6 +246,7 @@ export class StreamDriver implements AnswerSink {
   }
 
   private readonly uncork = (): void => {
+    if (!this.isCorked) return;
     this.isCorked = false;
     this.options.out.uncork();
   };
@@ -271,6 +272,10 @@ export class StreamDriver implements AnswerSink {
     }
     const usage = codec.billedUsage(streamError === null && !this.isCutShort, this.options.countPromptTokens);
     if (!out.destroyed && !out.writableEnded) {
+      // This tick's corked writes go out before end(): on Node 22 and 24 a corked ServerResponse
+      // keeps chunks in a buffer of its own, and end() writes the chunked body's terminator ahead
+      // of them, so the client's body would stop before the last events and [DONE].
+      this.uncork();
       if (!this.isStarted && this.held.length > 0) {
         this.begin();
         out.write(this.held);
