@@ -3,8 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { requireSupportedNode } from './node-version.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+requireSupportedNode();
 const run = (args) => {
   const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);

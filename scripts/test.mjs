@@ -4,8 +4,10 @@
 // with CI=true it is a failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { requireSupportedNode } from './node-version.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+requireSupportedNode();
 const isCi = process.env.CI === 'true' || process.env.CI === '1';
 const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const resultsDir = `${root}node_modules/.cache/modelgate-test`;
