@@ -1,20 +1,34 @@
 // The Node.js versions package.json's `engines` allows, checked before `npm start` and `npm test` do
-// anything: an older Node would load native addons built for another ABI and crash without a word.
+// anything. On an older Node (the machine's own Node 20, say) the script runs itself again on Node 24
+// LTS from the npm registry (.ci/install-node, the Node CI runs on), saying so, rather than loading
+// native addons that need a newer Node-API and crashing without a word.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** Exits with a message naming the way out when this Node is older than `engines.node` (`>=X.Y`). */
-export function requireSupportedNode() {
-  const range = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).engines?.node ?? '';
+function isSupported(range) {
   const minimum = /^>=\s*(\d+)\.(\d+)/.exec(range);
-  if (!minimum) return;
+  if (!minimum) return true;
   const [major, minor] = process.versions.node.split('.').map(Number);
   const [needMajor, needMinor] = [Number(minimum[1]), Number(minimum[2])];
-  if (major > needMajor || (major === needMajor && minor >= needMinor)) return;
-  console.error(`ModelGate needs Node.js ${needMajor}.${needMinor} or newer; this is ${process.versions.node}.`);
-  console.error('Install Node.js 24 LTS, or take it from the npm registry as CI does:');
-  console.error('  node_home="$(bash .ci/install-node)"; export PATH="$node_home/bin:$PATH" npm_config_nodedir="$node_home"');
-  console.error('then run npm ci (native modules are built for the Node that installs them).');
-  process.exit(1);
+  return major > needMajor || (major === needMajor && minor >= needMinor);
+}
+
+/** Returns on a supported Node; otherwise runs this script on Node 24 LTS and exits with its status. */
+export function requireSupportedNode() {
+  const range = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).engines?.node ?? '';
+  if (isSupported(range)) return;
+  console.error(`ModelGate needs Node.js ${range.replace('>=', '')} or newer; this is ${process.versions.node}.`);
+  console.error('Running on Node.js 24 LTS from the npm registry instead (.ci/install-node). Install Node 24 to skip this.');
+  const installed = spawnSync('bash', [path.join(root, '.ci/install-node')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const home = installed.stdout?.trim();
+  if (installed.status !== 0 || !home) {
+    console.error('Node.js 24 could not be installed: install Node.js 22.14+ or 24 and run npm ci again.');
+    process.exit(1);
+  }
+  const env = { ...process.env, PATH: `${home}/bin:${process.env.PATH ?? ''}`, npm_config_nodedir: home };
+  const result = spawnSync(path.join(home, 'bin/node'), process.argv.slice(1), { cwd: process.cwd(), stdio: 'inherit', env });
+  process.exit(result.status ?? 1);
 }
