@@ -56,8 +56,8 @@ describe('Prometheus metrics at /metrics', () => {
     let streamed: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) if (chunk.usage) streamed = chunk.usage;
     await expect(client.chat.completions.create({ model: 'gpt-broken', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
-    // A model nobody priced is not a label of its own.
-    await expect(client.chat.completions.create({ model: `unknown-${Date.now()}`, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
+    // A model nobody priced is not a label of its own (no channel serves it either: 404 model_not_found).
+    await expect(client.chat.completions.create({ model: `unknown-${Date.now()}`, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
     await flushRelay(server.ctx);
 
     const response = await scrape(`Bearer ${token}`);
@@ -66,7 +66,7 @@ describe('Prometheus metrics at /metrics', () => {
     const route = '/v1/chat/completions';
     expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'gpt-metrics', channel: String(channelId), status: '200' })).toBe(2);
     expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'gpt-broken', channel: 'none', status: '400' })).toBe(1);
-    expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'other', status: '400' })).toBe(1);
+    expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'other', status: '404' })).toBe(1);
     expect(text).not.toContain('unknown-');
     expect(sample(text, 'modelgate_relay_request_duration_seconds_count', { route, model: 'gpt-metrics' })).toBe(2);
     expect(sample(text, 'modelgate_relay_time_to_first_token_seconds_count', { route, model: 'gpt-metrics' })).toBe(1);
