@@ -12,8 +12,6 @@ export interface StreamOut {
   readonly destroyed: boolean;
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
-  cork(): void;
-  uncork(): void;
   on(event: 'close', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
   off(event: 'close' | 'drain', listener: () => void): unknown;
@@ -98,7 +96,7 @@ const nonBlank = /\S/;
  * The one stream driver, push-driven (`AnswerSink`: the upstream answer calls `data`, `end`,
  * `error`; `data` returning false pauses it until `resume`). Whatever the format, it owns the
  * rules: the idle timeout (not while waiting on a slow client), optional pings, a client that goes
- * away aborts the upstream, backpressure, writes corked per tick, the head sent lazily so a failure
+ * away aborts the upstream, backpressure, the head sent lazily so a failure
  * before the first byte is still an error answer (and another channel may serve the request), and
  * the outcome to bill.
  */
@@ -110,7 +108,6 @@ export class StreamDriver implements AnswerSink {
   private isClientGone = false;
   private isIdleTimeout = false;
   private isWaitingForDrain = false;
-  private isCorked = false;
   /** Ended by the codec before the upstream did: billed as produced (at least the streamed text). */
   private isCutShort = false;
   private frtMs = 0;
@@ -217,7 +214,9 @@ export class StreamDriver implements AnswerSink {
       if (!nonBlank.test(text)) return true;
       this.begin();
     }
-    this.cork();
+    // No cork: on Node 22 and 24 a corked ServerResponse keeps chunked writes in a buffer of its own,
+    // where write() no longer reports the client's backpressure (a fast upstream to a slow client then
+    // piled the whole stream up in memory) and end() overtakes them.
     if (out.write(text)) return true;
     if (!this.isWaitingForDrain) {
       this.isWaitingForDrain = true;
@@ -233,23 +232,6 @@ export class StreamDriver implements AnswerSink {
     this.frtMs = Date.now() - this.options.startedAt;
     this.options.start!();
   }
-
-  /**
-   * Holds this tick's writes until the next tick (or the end of the stream, see finish), so the
-   * events of one upstream read leave in one write.
-   */
-  private cork(): void {
-    if (this.isCorked) return;
-    this.isCorked = true;
-    this.options.out.cork();
-    process.nextTick(this.uncork);
-  }
-
-  private readonly uncork = (): void => {
-    if (!this.isCorked) return;
-    this.isCorked = false;
-    this.options.out.uncork();
-  };
 
   /** A stream's failure as the client is told it: classified and redacted (failureOf), in its language. */
   private toldError(error: unknown): RelayError {
@@ -272,10 +254,6 @@ export class StreamDriver implements AnswerSink {
     }
     const usage = codec.billedUsage(streamError === null && !this.isCutShort, this.options.countPromptTokens);
     if (!out.destroyed && !out.writableEnded) {
-      // This tick's corked writes go out before end(): on Node 22 and 24 a corked ServerResponse
-      // keeps chunks in a buffer of its own, and end() writes the chunked body's terminator ahead
-      // of them, so the client's body would stop before the last events and [DONE].
-      this.uncork();
       if (!this.isStarted && this.held.length > 0) {
         this.begin();
         out.write(this.held);
