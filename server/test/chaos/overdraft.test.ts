@@ -75,7 +75,7 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
         const text = await response.text();
         if (response.status === 200) return 'served';
         expect([401, 403], text).toContain(response.status);
-        expect(text).toMatch(/insufficient_user_quota|insufficient_token_quota|额度/);
+        expect(text).toMatch(/insufficient_user_quota|insufficient_token_quota|quota is used up|额度/);
         return 'refused';
       };
       const outcomes = await Promise.all(Array.from({ length: 400 }, (_, i) => call(i)));
