@@ -133,6 +133,11 @@ export const optionRegistry = {
   SelfUseModeEnabled: bool(false),
   QuotaForNewUser: int(0),
   PreConsumedQuota: int(500),
+  // The hold of a relayed call (docs/billing.md "Hold, settle, refund"): output tokens held as its likely
+  // answer; below LowBalanceQuota (or a request's worst cost) a caller's calls run one at a time.
+  HoldOutputTokens: int(500, 1, 1_000_000),
+  LowBalanceQuota: int(500_000, 0),
+  LowBalanceQueueSeconds: int(60, 1, 600),
   QuotaForInviter: int(0),
   QuotaForInvitee: int(0),
   QuotaRemindThreshold: int(1000),
@@ -227,7 +232,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'TopUpLink', 'general_setting.docs_link',
   'Notice', 'SystemName', 'Logo', 'HomePageContent', 'About', 'Footer',
   'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
-  'DemoSiteEnabled', 'SelfUseModeEnabled', 'QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee',
+  'DemoSiteEnabled', 'SelfUseModeEnabled', 'QuotaForNewUser', 'PreConsumedQuota', 'HoldOutputTokens', 'LowBalanceQuota', 'LowBalanceQueueSeconds', 'QuotaForInviter', 'QuotaForInvitee',
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',

@@ -6,6 +6,7 @@ import { ConcurrencyLimiter } from './pipeline/concurrency.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './pipeline/usage-writer.js';
+import { OutputEstimates } from './ledger/output-estimate.js';
 import { taskPlatforms } from './tasks/platforms.js';
 import { TaskPoller } from './tasks/poller.js';
 
@@ -24,6 +25,8 @@ export interface RelayState {
   limiter: ConcurrencyLimiter;
   /** The circuit breaker: channels cooling down after consecutive failures. */
   cooldown: ChannelCooldown;
+  /** How long each model's answers run, for the likely hold (ledger/hold-policy.ts). */
+  outputs: OutputEstimates;
 }
 
 export interface RelayLog {
@@ -87,5 +90,5 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     channelStates: () => channels.enabledIds().map((id) => ({ id, isUp: !channels.isCooling(id) })),
     billing: () => ({ pendingLogs: usage.pendingLogCount, lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000, flushFailures: usage.flushFailures }),
   });
-  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown };
+  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates() };
 }

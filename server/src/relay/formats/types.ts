@@ -28,6 +28,8 @@ export interface InboundFormat {
     /** Closing frames, with the final usage. */
     finish(usage: Usage): string;
   };
+  /** Lowers the request's own output limit to `tokens` (the balance pays for no more: ledger/hold-policy.ts). */
+  capOutput(body: Record<string, unknown>, tokens: number): void;
   /** This format's error body for a status and message. */
   errorBody(status: number, message: string, code: string | null): unknown;
 }

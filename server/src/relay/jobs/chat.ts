@@ -1,7 +1,7 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, inputText, messagesText, textOf } from '../billing/token-count.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { planChat } from './chat-plan.js';
-import { channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
+import { capOutputTokens, channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
 /** stream_options for an OpenAI-wire upstream: include_usage where supported, else none. */
 export function streamRules(body: JsonBody, isStream: boolean) {
@@ -34,6 +34,7 @@ export function chatJob(body: JsonBody): RelayJob {
     clientWantsUsage: wantsUsage(body),
     promptTokens: estimateChatPromptTokens(body),
     maxTokens: positiveInt(body.max_tokens) || positiveInt(body.max_completion_tokens),
+    capOutput: (tokens) => capOutputTokens(body, tokens),
     calls: 1,
     buildBody: planChat({
       endpoint: 'chat', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
@@ -63,6 +64,7 @@ export function completionsJob(body: JsonBody): RelayJob {
     clientWantsUsage: wantsUsage(body),
     promptTokens: estimatePromptTokens(body.prompt),
     maxTokens: positiveInt(body.max_tokens),
+    capOutput: (tokens) => capOutputTokens(body, tokens),
     calls: 1,
     buildBody: planChat({
       endpoint: 'completions', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,

@@ -4,7 +4,7 @@ import type { InboundFormat } from '../formats/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import { planChat } from './chat-plan.js';
 import { streamRules } from './chat.js';
-import { estimateChatPromptTokens, positiveInt, type JsonBody } from './json-body.js';
+import { capOutputTokens, estimateChatPromptTokens, positiveInt, type JsonBody } from './json-body.js';
 
 /** Fields of a converted Claude request that OpenAI upstreams reject. */
 function stripClaudeOnly(body: JsonBody): void {
@@ -46,6 +46,11 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
     clientWantsUsage: false,
     promptTokens: estimateChatPromptTokens(canonical),
     maxTokens: positiveInt(canonical.max_tokens) || positiveInt(canonical.max_completion_tokens),
+    capOutput: (tokens) => {
+      capOutputTokens(canonical, tokens);
+      capOutputTokens(upstreamCanonical, tokens);
+      format.capOutput(body, tokens);
+    },
     calls: 1,
     clientHeaders,
     buildBody: planChat({

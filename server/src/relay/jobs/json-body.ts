@@ -79,4 +79,10 @@ function promptTokensOf(value: unknown): number {
   return 0;
 }
 
+/** Lowers an OpenAI chat or completions body's output limit to `tokens`, in the field the client used. */
+export function capOutputTokens(body: JsonBody, tokens: number): void {
+  if (typeof body.max_completion_tokens === 'number') body.max_completion_tokens = tokens;
+  if (typeof body.max_completion_tokens !== 'number' || typeof body.max_tokens === 'number') body.max_tokens = tokens;
+}
+
 export const positiveInt = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);

@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
-import { estimateHold, type Usage } from '../billing/quota.js';
-import { outputAllowance } from '../billing/output-allowance.js';
+import type { Usage } from '../billing/quota.js';
 import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
@@ -13,7 +12,9 @@ import { sseHeaders, type RelayExchange } from './exchange.js';
 import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
 import { OpenAiSseCodec } from './openai-sse-codec.js';
 import type { Delivery } from './respond.js';
-import { releaseHold, settle, type Hold } from './settle.js';
+import { settle } from './settle.js';
+import { releaseHold, type Hold } from '../ledger/hold.js';
+import { planHold } from '../ledger/hold-policy.js';
 import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import { admitToken } from './admission.js';
 import { freeLease, type Lease } from './concurrency.js';
@@ -28,6 +29,11 @@ export interface RelayJob {
   /** Upper estimate of the prompt's tokens, for the hold (jobs/json-body.ts estimatePromptTokens). */
   promptTokens: number;
   maxTokens: number;
+  /**
+   * Lowers the output limit sent upstream to `tokens` (max_tokens or the format's own field), when the
+   * balance pays for no more (ledger/hold-policy.ts). Jobs without generated text have none.
+   */
+  capOutput?(tokens: number): void;
   /** Calls billed for per-call models (images: n). */
   calls: number;
   /** The request for one channel (json/form on the OpenAI wire, or a built request with its responder). */
@@ -58,21 +64,6 @@ export interface RelayJob {
 }
 
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
-
-const insufficientUserQuota = () => new RelayError(403, 'insufficient_user_quota', '用户额度不足');
-
-/** Reserves `amount` of the caller's quota in memory (403 when the user or token cannot cover it). */
-export function reserve(caller: RelayCaller, amount: number): Hold {
-  const { user, token } = caller;
-  const userLeft = user.quota - user.pendingQuota - user.held;
-  if (userLeft <= 0 || userLeft < amount) throw insufficientUserQuota();
-  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held < amount) {
-    throw new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
-  }
-  user.held += amount;
-  if (token) token.held += amount;
-  return { caller, amount, isReleased: false };
-}
 
 /**
  * The abort signal of one relay call, aborted when the client goes away before its answer is done.
@@ -152,12 +143,19 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
   const groupRatio = findGroupRatio(options, caller.group);
-  // Without max_tokens a chat answer may run to the model's default output: hold for that (docs/billing.md).
-  const outputTokens = job.maxTokens > 0 || !producesText(job.endpoint) ? job.maxTokens : outputAllowance(job.model);
-  const holdAmount = estimateHold(pricing, groupRatio, job.promptTokens, outputTokens, options.number('PreConsumedQuota'), options.number('QuotaPerUnit'), job.calls);
+  // The likely cost, or for a low balance one call at a time with the output it pays for (ledger/hold-policy.ts).
   let hold: Hold;
+  // The output limit the balance paid for, when the gateway lowered it; an answer that reached it is not a typical length.
+  let cap = Infinity;
   try {
-    hold = reserve(caller, holdAmount);
+    const holdRequest = { pricing, groupRatio, model: job.model, promptTokens: job.promptTokens, maxTokens: job.maxTokens, producesText: producesText(job.endpoint), calls: job.calls };
+    const planned = planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
+    const { hold: taken, outputCap } = planned instanceof Promise ? await planned : planned;
+    hold = taken;
+    if (outputCap !== null && job.capOutput) {
+      job.capOutput(outputCap);
+      cap = outputCap;
+    }
   } catch (error) {
     releaseSuccessSlot(ctx, successSlot);
     throw error;
@@ -238,6 +236,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
   delivery.send?.();
+  if (producesText(job.endpoint) && delivery.usage.completionTokens < cap) relay.outputs.observe(job.model, delivery.usage.completionTokens);
   if (ctx.metrics.isEnabled) {
     ctx.metrics.observe({
       route: exchange.path, model: pricing.isKnown ? job.model : 'other', channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,

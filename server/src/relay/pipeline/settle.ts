@@ -5,21 +5,7 @@ import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
-import type { RelayCaller } from './authenticate.js';
-
-/** Quota reserved before dispatch and given back at settle or on failure. */
-export interface Hold {
-  caller: RelayCaller;
-  amount: number;
-  isReleased: boolean;
-}
-
-export function releaseHold(hold: Hold): void {
-  if (hold.isReleased) return;
-  hold.isReleased = true;
-  hold.caller.user.held -= hold.amount;
-  if (hold.caller.token) hold.caller.token.held -= hold.amount;
-}
+import { releaseHold, type Hold } from '../ledger/hold.js';
 
 export interface SettleInput {
   hold: Hold;

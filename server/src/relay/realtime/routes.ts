@@ -9,7 +9,8 @@ import { authenticateToken, checkModelAllowed } from '../pipeline/authenticate.j
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
 import type { RelayState } from '../state.js';
 import { findRealtimePricing } from './realtime-pricing.js';
-import { hasRealtimeChannel, quotaShortfall, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from './session.js';
+import { quotaShortfall } from '../ledger/hold.js';
+import { hasRealtimeChannel, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from './session.js';
 import { keyFromSubprotocols, pickSubprotocol } from './subprotocols.js';
 
 const queryString = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);

@@ -6,7 +6,7 @@ import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js'
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
-import { releaseHold, type Hold } from '../pipeline/settle.js';
+import { exhaustedQuota, growHold, holdOf, quotaShortfall, releaseHold } from '../ledger/hold.js';
 import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
@@ -74,35 +74,6 @@ export function clientErrorFrame(frame: Buffer, language: Language): Buffer | un
     event_id: typeof event.event_id === 'string' ? event.event_id : null,
     error: { type: shown.type, code: shown.code, message: shown.message, param: typeof error.param === 'string' ? error.param : null, event_id: typeof error.event_id === 'string' ? error.event_id : null },
   }));
-}
-
-/** Whether the caller has quota left beyond `amount` (user, and the token unless unlimited). */
-export function quotaShortfall(caller: RelayCaller, amount: number): RelayError | null {
-  const { user, token } = caller;
-  const userLeft = user.quota - user.pendingQuota - user.held;
-  if (userLeft <= 0 || userLeft < amount) return new RelayError(403, 'insufficient_user_quota', '用户额度不足');
-  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held < amount) {
-    return new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
-  }
-  return null;
-}
-
-/** The session's quota so far is kept as its hold, so concurrent requests see it as spent. */
-function growHold(hold: Hold, amount: number): void {
-  if (amount <= hold.amount) return;
-  const delta = amount - hold.amount;
-  hold.caller.user.held += delta;
-  if (hold.caller.token) hold.caller.token.held += delta;
-  hold.amount = amount;
-}
-
-/** The error to end a session with once the running total has used up the user's or token's quota. */
-function exhaustedQuota({ user, token }: RelayCaller): RelayError | null {
-  if (user.quota - user.pendingQuota - user.held <= 0) return new RelayError(403, 'insufficient_user_quota', '用户额度已用尽，实时会话已结束');
-  if (token && !token.isUnlimited && token.remainQuota - token.pendingQuota - token.held <= 0) {
-    return new RelayError(403, 'insufficient_token_quota', '令牌额度已用尽，实时会话已结束');
-  }
-  return null;
 }
 
 function selectRealtimeChannel(relay: RelayState, caller: RelayCaller, model: string, failed: Set<number>): RelayChannel | null {
@@ -186,8 +157,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
 
   const shortfall = quotaShortfall(request.caller, request.holdAmount);
   if (shortfall) return fail(shortfall, quotaCloseCode);
-  const hold: Hold = { caller: request.caller, amount: 0, isReleased: false };
-  growHold(hold, request.holdAmount);
+  const hold = holdOf(request.caller, request.holdAmount);
 
   let connected: Connected | null = null;
   let failure: RelayError | null = null;

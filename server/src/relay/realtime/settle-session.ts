@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
-import { releaseHold, type Hold } from '../pipeline/settle.js';
+import { releaseHold, type Hold } from '../ledger/hold.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } from './usage.js';

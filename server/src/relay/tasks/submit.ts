@@ -5,9 +5,8 @@ import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogField
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
-import { reserve } from '../pipeline/relay-call.js';
 import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
-import { releaseHold } from '../pipeline/settle.js';
+import { releaseHold, reserve } from '../ledger/hold.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';

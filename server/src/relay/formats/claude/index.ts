@@ -11,5 +11,8 @@ export const claudeFormat: InboundFormat = {
   toOpenAI: (body) => claudeRequestToOpenAi(body),
   fromOpenAI: openAiToClaudeResponse,
   createStreamEncoder: createClaudeStreamEncoder,
+  capOutput: (body, tokens) => {
+    body.max_tokens = tokens;
+  },
   errorBody: claudeErrorBody,
 };

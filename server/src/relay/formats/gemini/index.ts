@@ -16,5 +16,9 @@ export const geminiFormat: InboundFormat = {
   toOpenAI: geminiToOpenAI,
   fromOpenAI: openAIToGemini,
   createStreamEncoder: createGeminiStreamEncoder,
+  capOutput: (body, tokens) => {
+    const config = body.generationConfig;
+    body.generationConfig = { ...(config && typeof config === 'object' && !Array.isArray(config) ? config : {}), maxOutputTokens: tokens };
+  },
   errorBody: geminiErrorBody,
 };

@@ -24,6 +24,9 @@ export const responsesFormat: InboundFormat = {
   toOpenAI: (body) => responsesToChat(body),
   fromOpenAI: chatToResponses,
   createStreamEncoder: (model) => createResponsesStreamEncoder(model),
+  capOutput: (body, tokens) => {
+    body.max_output_tokens = tokens;
+  },
   errorBody: (status, message, code) => ({ error: { message, type: errorTypeOf(status), param: null, code } }),
 };
 

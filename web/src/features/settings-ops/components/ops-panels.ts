@@ -113,6 +113,9 @@ export const quotaPanel: PanelSpec = {
   fields: [
     f('QuotaForNewUser', 'number', 'quotaForNewUser', { min: 0 }),
     f('PreConsumedQuota', 'number', 'preConsumedQuota', { min: 0 }),
+    f('HoldOutputTokens', 'number', 'holdOutputTokens', { min: 1, max: 1000000, extraKey: 'settingsOps.holdOutputTokensHint' }),
+    f('LowBalanceQuota', 'number', 'lowBalanceQuota', { min: 0, extraKey: 'settingsOps.lowBalanceQuotaHint' }),
+    f('LowBalanceQueueSeconds', 'number', 'lowBalanceQueueSeconds', { min: 1, max: 600 }),
     f('QuotaForInviter', 'number', 'quotaForInviter', { min: 0 }),
     f('QuotaForInvitee', 'number', 'quotaForInvitee', { min: 0 }),
     f('QuotaRemindThreshold', 'number', 'quotaRemindThreshold', { min: 0 }),

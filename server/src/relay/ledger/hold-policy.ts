@@ -1,0 +1,129 @@
+import type { AppContext } from '../../context.js';
+import { outputAllowance } from '../billing/output-allowance.js';
+import type { ModelPricing } from '../billing/pricing.js';
+import { estimateHold } from '../billing/quota.js';
+import { RelayError } from '../errors.js';
+import type { RelayCaller } from '../pipeline/authenticate.js';
+import type { Lease } from '../pipeline/concurrency.js';
+import type { RelayState } from '../state.js';
+import { holdOf, spendable, type Hold } from './hold.js';
+
+/** What a call may cost, as the hold policy needs it. */
+export interface HoldRequest {
+  pricing: ModelPricing;
+  groupRatio: number;
+  model: string;
+  /** Upper estimate of the prompt (token-count.ts). */
+  promptTokens: number;
+  /** The caller's max_tokens, 0 when it set none. */
+  maxTokens: number;
+  /** Chat and completions: an answer of generated text, whose length the hold must foresee. */
+  producesText: boolean;
+  /** Calls billed for per-call models (images: n). */
+  calls: number;
+}
+
+/** The hold taken, and the output limit to send the upstream when the balance cannot pay for the request's maximum. */
+export interface PlannedHold {
+  hold: Hold;
+  outputCap: number | null;
+}
+
+/** What the policy computed for one request: its likely and its worst cost. */
+interface Costs {
+  likely: number;
+  worst: number;
+  maxOutput: number;
+}
+
+/** The most requests of one user (or token) this instance lets wait for the low-balance slot. */
+const maxQueuedPerCaller = 10_000;
+
+/**
+ * The hold of one relayed call (docs/billing.md, "Hold, settle, refund"). A request costs at worst
+ * its prompt plus its maximum output (max_tokens, else the model's default output), and likely its
+ * prompt plus the model's likely output (output-estimate.ts; `HoldOutputTokens` before its first
+ * answer), or max_tokens when smaller.
+ * - A caller whose spendable quota (user, and a limited token) is at least `LowBalanceQuota` and at
+ *   least this request's worst cost holds the likely cost: calls run side by side and are refused
+ *   only when the balance cannot pay even the likely cost.
+ * - Otherwise the balance is low for this request: its calls run one at a time per user (and per
+ *   limited token), across instances, queued up to `LowBalanceQueueSeconds`; each holds its worst
+ *   cost or, when the balance is below it, the whole balance, and the upstream is sent the output
+ *   limit that balance pays for (`outputCap`). Billing stays exact; what the upstream reports is
+ *   billed, also beyond the hold.
+ * Synchronous for the common case; a promise only when the call waits for the low-balance slot.
+ */
+export function planHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, isGone: () => boolean): PlannedHold | Promise<PlannedHold> {
+  const { options } = ctx;
+  const costs = costsOf(request, relay.outputs.likely(request.model, options.number('HoldOutputTokens')), options.number('PreConsumedQuota'), options.number('QuotaPerUnit'));
+  const left = spendable(caller);
+  const room = Math.min(left.user, left.token);
+  if (left.user <= 0 || room < costs.likely) throw tooLow(caller, left, costs.likely, options.number('QuotaPerUnit'));
+  const floor = Math.max(costs.worst, options.number('LowBalanceQuota'));
+  const isUserLow = left.user < floor;
+  const isTokenLow = left.token < floor;
+  if (!isUserLow && !isTokenLow) return { hold: holdOf(caller, costs.likely), outputCap: null };
+  return lowBalanceHold(ctx, relay, caller, request, costs, { user: isUserLow, token: isTokenLow }, isGone);
+}
+
+function costsOf(request: HoldRequest, likelyOutputTokens: number, preConsumedTokens: number, quotaPerUnit: number): Costs {
+  const { pricing, groupRatio, promptTokens, maxTokens } = request;
+  const maxOutput = maxTokens > 0 ? maxTokens : request.producesText ? outputAllowance(request.model) : 0;
+  const worst = estimateHold(pricing, groupRatio, promptTokens, maxOutput, preConsumedTokens, quotaPerUnit, request.calls);
+  if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput) return { likely: worst, worst, maxOutput };
+  const likely = estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
+  return { likely, worst, maxOutput };
+}
+
+async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, costs: Costs, low: { user: boolean; token: boolean }, isGone: () => boolean): Promise<PlannedHold> {
+  const { options } = ctx;
+  const deadline = Date.now() + options.number('LowBalanceQueueSeconds') * 1000;
+  const leases: Lease[] = [];
+  const lane: Lease = { release: () => leases.splice(0).forEach((lease) => lease.release()) };
+  try {
+    if (low.user) leases.push(await oneAtATime(relay, `hold:user:${caller.user.id}`, deadline, isGone));
+    if (low.token && caller.token) leases.push(await oneAtATime(relay, `hold:token:${caller.token.id}`, deadline, isGone));
+    // The balance as it is now that the calls before this one have settled.
+    const left = spendable(caller);
+    const room = Math.min(left.user, left.token);
+    const quotaPerUnit = options.number('QuotaPerUnit');
+    if (left.user <= 0 || room < costs.likely) throw tooLow(caller, left, costs.likely, quotaPerUnit);
+    if (room >= costs.worst) return { hold: holdOf(caller, costs.worst, lane), outputCap: null };
+    const outputCap = affordableOutput(request, room, costs.maxOutput, quotaPerUnit);
+    const amount = estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls);
+    return { hold: holdOf(caller, Math.min(amount, room), lane), outputCap };
+  } catch (error) {
+    lane.release();
+    throw error;
+  }
+}
+
+async function oneAtATime(relay: RelayState, key: string, deadline: number, isGone: () => boolean): Promise<Lease> {
+  const lease = await relay.limiter.acquire(key, 1, { deadline, maxQueued: maxQueuedPerCaller, isCancelled: isGone });
+  if (lease) return lease;
+  const refusal = new RelayError(429, 'low_balance_queue_timeout', '余额较低时请求逐个处理，排队等待已超时，请稍后再试', false, 'rate_limit_error');
+  refusal.retryAfterMs = 1000;
+  throw refusal;
+}
+
+/** The most output tokens `room` pays for after the prompt (at least 1: the caller covers the likely cost, which includes one). */
+function affordableOutput(request: HoldRequest, room: number, maxOutput: number, quotaPerUnit: number): number {
+  const { pricing, groupRatio, promptTokens } = request;
+  const perPromptToken = groupRatio * pricing.modelRatio;
+  const perOutputToken = perPromptToken * pricing.completionRatio;
+  if (perOutputToken <= 0) return maxOutput;
+  let tokens = Math.min(maxOutput, Math.floor((room - perPromptToken * promptTokens) / perOutputToken));
+  // The formula rounds: step down until the hold of this output fits the room.
+  while (tokens > 1 && estimateHold(pricing, groupRatio, promptTokens, tokens, 0, quotaPerUnit, request.calls) > room) tokens -= 1;
+  return Math.max(1, tokens);
+}
+
+/** 403 for a request the balance cannot pay even at its likely cost, saying what it needs and what is left. */
+function tooLow(caller: RelayCaller, left: { user: number; token: number }, likely: number, quotaPerUnit: number): RelayError {
+  const amount = (quota: number) => `${Math.max(0, Math.floor(quota))} (≈ $${(Math.max(0, quota) / quotaPerUnit).toPrecision(3)})`;
+  if (left.user <= 0 || left.user < likely || caller.token === null || left.token >= likely) {
+    return new RelayError(403, 'insufficient_user_quota', `用户额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.user)}`);
+  }
+  return new RelayError(403, 'insufficient_token_quota', `令牌额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.token)}`);
+}
