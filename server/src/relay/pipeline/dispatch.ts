@@ -1,12 +1,12 @@
 import { FormData, type Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
-import { RelayError, UpstreamError, publicErrorOf, relayErrors, retryAfterOf, upstreamLogFields } from '../errors.js';
+import { RelayError, UpstreamError, relayErrors, retryAfterOf } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from './channel-index.js';
-import { admitChannel, pickKey, queueDeadline, type Admission } from './admission.js';
-import { onUpstreamFailure } from './upstream-failure.js';
+import { pickKey } from './admission.js';
+import { runAttempts } from '../routing/attempt-loop.js';
 
 import type { Responder } from './respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
@@ -171,20 +171,6 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
   throw upstreamFailure(adapter, response.statusCode, await readLimited(response.body).catch(() => ''), header);
 }
 
-/** Every channel for the model is at a concurrency or RPM limit (a client may retry shortly). */
-function channelsBusy(): RelayError {
-  const error = new RelayError(429, 'channel_concurrency_exceeded', '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试', false, 'rate_limit_error');
-  error.retryAfterMs = 1000;
-  return error;
-}
-
-/** Every channel for the model is cooling down after failures: 503 until the first comes back. */
-function channelsCooling(until: number): RelayError {
-  const error = new RelayError(503, 'channel_cooling_down', '当前模型的渠道连续失败，正在冷却，请稍后再试', false, 'upstream_error');
-  error.retryAfterMs = Math.max(1000, until - Date.now());
-  return error;
-}
-
 /** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
 function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   if (call.signal.aborted) return relayErrors.clientClosed();
@@ -199,96 +185,28 @@ export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, s
 }
 
 /**
- * The last failure as the caller sees it: logged in full (keys redacted), answered classified and
- * redacted (errors.ts publicErrorOf), with the channel's status code mapping applied.
- */
-function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError): RelayError {
-  relay.log.warn(upstreamLogFields(error, channel?.id), 'upstream request failed');
-  const mapped = channel?.statusCodeMapping?.[String(error.upstreamStatus)];
-  const status = mapped !== undefined ? Number(mapped) : NaN;
-  return publicErrorOf(error, Number.isInteger(status) && status >= 100 && status <= 599 ? status : undefined);
-}
-
-/**
- * Picks a channel and calls it; on a retryable failure (an error status, or a stream that fails
- * before its first byte reaches the client) tries up to RetryTimes other channels (never one that
- * already failed in this request). A pinned channel is tried once.
+ * Picks a channel and calls it through the one attempt loop (routing/attempt-loop.ts); on a
+ * retryable failure (an error status, or a stream that fails before its first byte reaches the
+ * client) tries up to RetryTimes other channels. A channel that cannot serve the endpoint is skipped.
  */
 export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: UpstreamCall): Promise<UpstreamSuccess> {
-  const failed = new Set<number>();
-  const tried: number[] = [];
-  let shortestWait: number | null = null;
-  const attempts = call.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
-  let lastError: UpstreamError | null = null;
-  let lastChannel: RelayChannel | null = null;
-  // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
-  let busy: Set<number> | null = null;
-  let queueUntil = -1;
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const isPinned = call.pinnedChannelId !== null;
-    const channel = isPinned
-      ? (busy ? null : relay.channels.findById(call.pinnedChannelId!))
-      : relay.channels.select(call.group, call.model, busy ? new Set([...failed, ...busy]) : failed);
-    if (!channel) {
-      if (lastError) break;
-      if (busy) {
-        // Every channel left is at a limit: wait for a slot (ConcurrencyQueueEnabled), else a 429.
-        if (queueUntil < 0) queueUntil = queueDeadline(ctx);
-        if (Date.now() < queueUntil && !call.signal.aborted) {
-          await relay.limiter.nextChance(Math.min(100, queueUntil - Date.now()));
-          busy = null;
-          attempt -= 1;
-          continue;
-        }
-        throw channelsBusy();
-      }
-      if (isPinned) throw new RelayError(503, 'channel_not_found', `渠道 #${call.pinnedChannelId} 不存在或已被禁用`);
-      const coolingEnd = relay.channels.cooldownEnd(call.group, call.model);
-      if (coolingEnd !== null) throw channelsCooling(coolingEnd);
-      throw relayErrors.noChannel(call.group, call.model);
-    }
-    if (!channel.adapter?.endpoints.has(call.endpoint) && call.pinnedChannelId === null) {
-      // A channel that cannot serve this endpoint is skipped without using up a retry.
-      failed.add(channel.id);
-      lastError ??= unsupported(channel);
-      lastChannel ??= channel;
-      attempt -= 1;
-      continue;
-    }
-    // The common channel (no limits) is admitted without a wait; a limited one may be busy.
-    let admission: Admission | null = null;
-    if (channel.limits !== null) {
-      const admitted = admitChannel(ctx, relay, channel);
-      admission = admitted instanceof Promise ? await admitted : admitted;
-      if (!admission) {
-        (busy ??= new Set()).add(channel.id);
-        attempt -= 1;
-        continue;
-      }
-    }
-    const key = admission ? admission.key : pickKey(channel);
-    tried.push(channel.id);
-    try {
-      const success = await callChannel(channel, key, call, relay.dispatcher, tried);
-      if (call.deliver) await call.deliver(success);
-      relay.cooldown.onSuccess(channel.id);
-      return success;
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) {
+  const { value } = await runAttempts(ctx, relay, {
+    group: call.group,
+    model: call.model,
+    pinnedChannelId: call.pinnedChannelId,
+    isCancelled: () => call.signal.aborted,
+    refusal: (channel) => (channel.adapter?.endpoints.has(call.endpoint) ? null : unsupported(channel)),
+    attempt: async (channel, key, tried) => {
+      try {
+        const success = await callChannel(channel, key, call, relay.dispatcher, tried);
+        if (call.deliver) await call.deliver(success);
+        return success;
+      } catch (error) {
         if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
         throw error;
       }
-      failed.add(channel.id);
-      lastError = error;
-      lastChannel = channel;
-      if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
-      if (!onUpstreamFailure(ctx, relay, channel, key, error)) break;
-    } finally {
-      admission?.release();
-    }
-  }
-  const answer = publicFailure(relay, lastChannel, lastError!);
-  // Every channel failed: the shortest wait any of them asked for.
-  if (shortestWait !== null) answer.retryAfterMs = shortestWait;
-  throw answer;
+    },
+    failureMessage: 'upstream request failed',
+  });
+  return value;
 }

@@ -1,13 +1,15 @@
 import type WebSocket from 'ws';
 import type { AppContext } from '../../context.js';
-import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf } from '../errors.js';
 import type { Language } from '../../lib/i18n/index.js';
 import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
+import { admitToken, type Admission } from '../pipeline/admission.js';
+import { freeLease, type Lease } from '../pipeline/concurrency.js';
+import { runAttempts } from '../routing/attempt-loop.js';
 import { exhaustedQuota, growHold, holdOf, quotaShortfall, releaseHold } from '../ledger/hold.js';
-import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -76,22 +78,18 @@ export function clientErrorFrame(frame: Buffer, language: Language): Buffer | un
   }));
 }
 
-function selectRealtimeChannel(relay: RelayState, caller: RelayCaller, model: string, failed: Set<number>): RelayChannel | null {
-  if (caller.pinnedChannelId !== null) {
-    const channel = relay.channels.findById(caller.pinnedChannelId);
-    return channel && realtimeChannelTypes.has(channel.type) && !failed.has(channel.id) ? channel : null;
-  }
-  const excluded = new Set(failed);
-  for (;;) {
-    const channel = relay.channels.select(caller.group, model, excluded);
-    if (!channel || realtimeChannelTypes.has(channel.type)) return channel;
-    excluded.add(channel.id);
-  }
-}
-
 /** Whether any channel could serve the session (checked before the upgrade is accepted). */
 export function hasRealtimeChannel(relay: RelayState, caller: RelayCaller, model: string): boolean {
-  return selectRealtimeChannel(relay, caller, model, new Set()) !== null;
+  if (caller.pinnedChannelId !== null) {
+    const channel = relay.channels.findById(caller.pinnedChannelId);
+    return channel !== null && realtimeChannelTypes.has(channel.type);
+  }
+  const excluded = new Set<number>();
+  for (;;) {
+    const channel = relay.channels.select(caller.group, model, excluded);
+    if (!channel || realtimeChannelTypes.has(channel.type)) return channel !== null;
+    excluded.add(channel.id);
+  }
 }
 
 interface Connected {
@@ -101,36 +99,32 @@ interface Connected {
   channel: RelayChannel;
   upstreamModel: string;
   tried: number[];
+  /** The channel's concurrency slots, held for the whole session. */
+  slots: Admission | null;
 }
 
-/** Connects to a channel, trying others on a retryable failure like the HTTP relay (docs/relay.md). */
-async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest): Promise<Connected> {
+const notRealtime = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持 Realtime`, 'unsupported_endpoint', '');
+
+/** Connects through the one attempt loop: the same channel limits, retry policy and cooldown as chat (docs/relay.md). */
+async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean): Promise<Connected> {
   const { caller, model } = request;
-  const failed = new Set<number>();
-  const tried: number[] = [];
-  const attempts = caller.pinnedChannelId !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
-  let lastError: UpstreamError | null = null;
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const channel = selectRealtimeChannel(relay, caller, model, failed);
-    if (!channel) break;
-    tried.push(channel.id);
-    const upstreamModel = channel.modelMapping?.[model] || model;
-    const target = targetOf(channel, relay.dispatcher);
-    try {
+  const { value, channel, tried, slots } = await runAttempts(ctx, relay, {
+    group: caller.group,
+    model,
+    pinnedChannelId: caller.pinnedChannelId,
+    isCancelled: isGone,
+    refusal: (channel) => (realtimeChannelTypes.has(channel.type) ? null : notRealtime(channel)),
+    attempt: async (channel, key) => {
+      const upstreamModel = channel.modelMapping?.[model] || model;
+      const target = targetOf(channel, relay.dispatcher, undefined, key);
       const { socket, early } = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
-      relay.cooldown.onSuccess(channel.id);
-      return { upstream: socket, early, channel, upstreamModel, tried };
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      failed.add(channel.id);
-      lastError = error;
-      if (!onUpstreamFailure(ctx, relay, channel, target.key, error)) break;
-    }
-  }
-  if (!lastError) throw relayErrors.noChannel(caller.group, model);
-  relay.log.warn(upstreamLogFields(lastError, tried.at(-1)), 'realtime upstream failed');
-  throw publicErrorOf(lastError);
+      return { socket, early, upstreamModel };
+    },
+    keepsSlots: true,
+    failureMessage: 'realtime upstream failed',
+  });
+  return { upstream: value.socket, early: value.early, channel, upstreamModel: value.upstreamModel, tried, slots };
 }
 
 /**
@@ -146,7 +140,15 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   client.once('close', () => {
     isClientGone = true;
   });
+  // The token's concurrency slot (tokens.max_concurrency) and the channel's slots, held while the session runs.
+  let tokenLease: Lease = freeLease;
+  let channelSlots: Admission | null = null;
+  const freeSlots = () => {
+    tokenLease.release();
+    channelSlots?.release();
+  };
   const fail = (error: RelayError, code: number) => {
+    freeSlots();
     releaseSuccessSlot(ctx, request.successSlot);
     client.off('message', queue);
     client.resume(); // the closing handshake needs the client's close frame read
@@ -162,7 +164,10 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   let connected: Connected | null = null;
   let failure: RelayError | null = null;
   try {
-    connected = await connectWithFailover(ctx, relay, request);
+    const admitted = admitToken(ctx, relay, request.caller, () => isClientGone);
+    tokenLease = admitted instanceof Promise ? await admitted : admitted;
+    connected = await connectWithFailover(ctx, relay, request, () => isClientGone);
+    channelSlots = connected.slots;
   } catch (error) {
     failure = error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error');
   }
@@ -172,6 +177,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
   if (isClientGone) {
+    freeSlots();
     releaseSuccessSlot(ctx, request.successSlot);
     upstream.removeAllListeners();
     upstream.on('error', () => undefined);
@@ -186,6 +192,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     if (isSettled) return;
     isSettled = true;
     active.delete(session);
+    freeSlots();
     settleRealtimeSession(ctx, relay, {
       hold, pricing: request.pricing, groupRatio: request.groupRatio, usage, model: request.model, upstreamModel,
       channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),

@@ -86,10 +86,9 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
         platform: 'Midjourney', action: parsed.action, model: mjActionModels[parsed.action]!, ip: request.ip,
         ...(reference ? { channelId: reference.channel_id } : {}),
         newTaskId: newMjId,
-        send: (channel, target) => {
-          if (!midjourneyTypes.has(channel.type)) throw new UpstreamError(503, `渠道 #${channel.id} 不是 Midjourney 渠道`, 'channel_type_mismatch', '');
-          return submitMjTask(channel.adapter!, target, path, body);
-        },
+        isGone: () => request.raw.socket.destroyed,
+        refusal: (channel) => (midjourneyTypes.has(channel.type) ? null : new UpstreamError(503, `渠道 #${channel.id} 不是 Midjourney 渠道`, 'channel_type_mismatch', '')),
+        send: (channel, target) => submitMjTask(channel.adapter!, target, path, body),
         existingTask: async (channel, answer) => {
           if (answer.code !== 21 || typeof answer.result !== 'string') return null;
           const found = await ctx.storage.db.selectFrom('midjourneys').select('mj_id')

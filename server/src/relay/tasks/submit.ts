@@ -1,11 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
 import { computeQuota } from '../billing/quota.js';
-import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
-import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
+import { admitToken } from '../pipeline/admission.js';
+import { freeLease, type Lease } from '../pipeline/concurrency.js';
+import { runAttempts } from '../routing/attempt-loop.js';
 import { releaseHold, reserve } from '../ledger/hold.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
@@ -22,6 +24,10 @@ export interface TaskSubmission<Accepted> {
   channelId?: number;
   /** The gateway's id for a new task. */
   newTaskId(): string;
+  /** A channel that cannot take this task (not a Midjourney channel): skipped, not failed. */
+  refusal?(channel: RelayChannel): UpstreamError | null;
+  /** The client went away (a queued submit stops waiting). */
+  isGone?(): boolean;
   /** Submits to one channel; throws an UpstreamError when the channel refuses. */
   send(channel: RelayChannel, target: UpstreamTarget): Promise<Accepted>;
   /**
@@ -70,39 +76,34 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
   const quota = priceOf(ctx, caller, submission.model);
   const hold = reserve(caller, quota);
+  // The token's concurrency slot, as for chat: held while the submit is in flight.
+  let tokenLease: Lease = freeLease;
   try {
-    const failed = new Set<number>();
+    if (caller.token !== null && caller.token.maxConcurrency > 0) {
+      const admitted = admitToken(ctx, relay, caller, submission.isGone ?? (() => false));
+      tokenLease = admitted instanceof Promise ? await admitted : admitted;
+    }
     const pinned = submission.channelId ?? caller.pinnedChannelId;
-    const attempts = pinned !== null ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
-    let accepted: { channel: RelayChannel; answer: Accepted } | null = null;
-    let lastError: UpstreamError | null = null;
-    let lastChannel: RelayChannel | null = null;
-    for (let attempt = 0; attempt < attempts && !accepted; attempt += 1) {
-      const channel = pinned !== null ? relay.channels.findById(pinned) : relay.channels.select(caller.group, submission.model, failed);
-      if (!channel) break;
-      const target = targetOf(channel, relay.dispatcher);
-      try {
-        accepted = { channel, answer: await submission.send(channel, target) };
-        relay.cooldown.onSuccess(channel.id);
-      } catch (error) {
-        if (error instanceof TaskRefusal) throw error;
-        // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
-        if (!(error instanceof UpstreamError)) throw error instanceof RelayError ? error : taskBuildFailed(relay, channel, error);
-        const failure = error;
-        failed.add(channel.id);
-        lastError = failure;
-        lastChannel = channel;
-        if (!onUpstreamFailure(ctx, relay, channel, target.key, failure)) break;
-      }
-    }
-    if (!accepted) {
-      if (!lastError && submission.channelId !== undefined) throw new RelayError(503, 'channel_unavailable', `原任务的渠道 #${submission.channelId} 已不可用`);
-      if (!lastError) throw relayErrors.noChannel(caller.group, submission.model);
-      relay.log.warn(upstreamLogFields(lastError, lastChannel?.id), 'task submit failed');
-      throw publicErrorOf(lastError);
-    }
+    // The one attempt loop: the same channel limits (RPM, concurrency, key slots), retry policy and cooldown as chat.
+    const { value: answer, channel } = await runAttempts(ctx, relay, {
+      group: caller.group,
+      model: submission.model,
+      pinnedChannelId: pinned,
+      pinnedMissing: (id) => (submission.channelId !== undefined ? new RelayError(503, 'channel_unavailable', `原任务的渠道 #${id} 已不可用`) : new RelayError(503, 'channel_not_found', `渠道 #${id} 不存在或已被禁用`)),
+      isCancelled: submission.isGone ?? (() => false),
+      refusal: (channel) => submission.refusal?.(channel) ?? null,
+      attempt: async (channel, key) => {
+        try {
+          return await submission.send(channel, targetOf(channel, relay.dispatcher, undefined, key));
+        } catch (error) {
+          // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
+          if (error instanceof TaskRefusal || error instanceof UpstreamError || error instanceof RelayError) throw error;
+          throw taskBuildFailed(relay, channel, error);
+        }
+      },
+      failureMessage: 'task submit failed',
+    });
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
-    const { channel, answer } = accepted;
     const existing = await submission.existingTask?.(channel, answer);
     if (existing) return { taskId: existing, accepted: answer };
     const taskId = submission.newTaskId();
@@ -113,6 +114,7 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
     }, submission.ip, startedAt);
     return { taskId, accepted: answer };
   } finally {
+    tokenLease.release();
     releaseHold(hold);
   }
 }

@@ -76,6 +76,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
     const body = { ...parsed.data, ...(action === 'MUSIC' ? { mv: parsed.data.mv || 'chirp-v3-0' } : {}) };
     const { taskId } = await submitTask(ctx, relay, who, {
       platform: 'suno', action, model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics', ip: request.ip,
+      isGone: () => reply.raw.destroyed,
       newTaskId: () => `task_${randomUUID().replace(/-/g, '')}`,
       send: (channel, target) => submitSunoTask(channel.adapter!, target, action, body),
       record: async (trx, row, upstreamId, now) => {

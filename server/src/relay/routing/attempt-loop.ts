@@ -1,0 +1,158 @@
+import type { AppContext } from '../../context.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
+import { admitChannel, pickKey, queueDeadline, type Admission } from '../pipeline/admission.js';
+import type { RelayChannel } from '../pipeline/channel-index.js';
+import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
+import type { RelayState } from '../state.js';
+
+/** One relayed call as the attempt loop sees it: where it may go, and what one attempt does. */
+export interface AttemptPlan<T> {
+  group: string;
+  model: string;
+  /** A channel the call must go to (the token's `sk-…-<id>`, a task follow-up): tried once. */
+  pinnedChannelId: number | null;
+  /** The refusal when the pinned channel is missing or disabled. */
+  pinnedMissing?(id: number): RelayError;
+  /** The client went away: stop waiting for a busy channel. */
+  isCancelled(): boolean;
+  /**
+   * Whether a selected channel can serve this kind of call (the endpoint, Realtime's channel types);
+   * one that cannot is skipped without using up a retry, with this failure when none can.
+   */
+  refusal(channel: RelayChannel): UpstreamError | null;
+  /**
+   * One call to an admitted channel with its key. An UpstreamError (the channel's answer or its
+   * connection) counts against the channel and may go to the next; anything else ends the call as is.
+   */
+  attempt(channel: RelayChannel, key: string, tried: number[]): Promise<T>;
+  /**
+   * Keep the channel's slots (concurrency, key) after a successful attempt, for a call that goes on
+   * after it returns (a Realtime session): the caller releases them. Otherwise they are freed at once.
+   */
+  keepsSlots?: boolean;
+  /** The log line of the last failure when every channel failed. */
+  failureMessage: string;
+}
+
+export interface AttemptResult<T> {
+  value: T;
+  channel: RelayChannel;
+  tried: number[];
+  /** The channel's slots when `keepsSlots`, else already free. */
+  slots: Admission | null;
+}
+
+/** Every channel for the model is at a concurrency or RPM limit (a client may retry shortly). */
+function channelsBusy(): RelayError {
+  const error = new RelayError(429, 'channel_concurrency_exceeded', '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试', false, 'rate_limit_error');
+  error.retryAfterMs = 1000;
+  return error;
+}
+
+/** Every channel for the model is cooling down after failures: 503 until the first comes back. */
+function channelsCooling(until: number): RelayError {
+  const error = new RelayError(503, 'channel_cooling_down', '当前模型的渠道连续失败，正在冷却，请稍后再试', false, 'upstream_error');
+  error.retryAfterMs = Math.max(1000, until - Date.now());
+  return error;
+}
+
+const channelNotFound = (id: number) => new RelayError(503, 'channel_not_found', `渠道 #${id} 不存在或已被禁用`);
+
+/**
+ * The last failure as the caller sees it: logged in full (keys redacted), answered classified and
+ * redacted (errors.ts publicErrorOf), with the channel's status code mapping applied.
+ */
+function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError, message: string): RelayError {
+  relay.log.warn(upstreamLogFields(error, channel?.id), message);
+  const mapped = channel?.statusCodeMapping?.[String(error.upstreamStatus)];
+  const status = mapped !== undefined ? Number(mapped) : NaN;
+  return publicErrorOf(error, Number.isInteger(status) && status >= 100 && status <= 599 ? status : undefined);
+}
+
+/**
+ * The one attempt loop of every relayed call: chat and the other endpoints, task submits and Realtime
+ * sessions (docs/architecture.md, "One engine"). Select a channel for group and model (or the pinned
+ * one), admit it (channel RPM, channel and key concurrency; a channel at a limit is skipped, and waited
+ * for with ConcurrencyQueueEnabled), attempt, and on a failure the retry policy allows try up to
+ * RetryTimes other channels, never one that already failed in this call. Cooling-down channels are
+ * skipped by selection; when only they are left the caller gets 503 with Retry-After.
+ */
+export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: AttemptPlan<T>): Promise<AttemptResult<T>> {
+  const failed = new Set<number>();
+  const tried: number[] = [];
+  let shortestWait: number | null = null;
+  const isPinned = plan.pinnedChannelId !== null;
+  const attempts = isPinned ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
+  let lastError: UpstreamError | null = null;
+  let lastChannel: RelayChannel | null = null;
+  // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
+  let busy: Set<number> | null = null;
+  let queueUntil = -1;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const channel = isPinned
+      ? (busy ? null : relay.channels.findById(plan.pinnedChannelId!))
+      : relay.channels.select(plan.group, plan.model, busy ? new Set([...failed, ...busy]) : failed);
+    if (!channel) {
+      if (lastError) break;
+      if (busy) {
+        // Every channel left is at a limit: wait for a slot (ConcurrencyQueueEnabled), else a 429.
+        if (queueUntil < 0) queueUntil = queueDeadline(ctx);
+        if (Date.now() < queueUntil && !plan.isCancelled()) {
+          await relay.limiter.nextChance(Math.min(100, queueUntil - Date.now()));
+          busy = null;
+          attempt -= 1;
+          continue;
+        }
+        throw channelsBusy();
+      }
+      if (isPinned) throw (plan.pinnedMissing ?? channelNotFound)(plan.pinnedChannelId!);
+      const coolingEnd = relay.channels.cooldownEnd(plan.group, plan.model);
+      if (coolingEnd !== null) throw channelsCooling(coolingEnd);
+      throw relayErrors.noChannel(plan.group, plan.model);
+    }
+    const refusal = plan.refusal(channel);
+    // The pinned channel cannot serve this kind of call: the caller's choice, not the channel's failure.
+    if (refusal && isPinned) throw publicFailure(relay, channel, refusal, plan.failureMessage);
+    if (refusal) {
+      // A channel that cannot serve this kind of call is skipped without using up a retry.
+      failed.add(channel.id);
+      lastError ??= refusal;
+      lastChannel ??= channel;
+      attempt -= 1;
+      continue;
+    }
+    // The common channel (no limits) is admitted without a wait; a limited one may be busy.
+    let admission: Admission | null = null;
+    if (channel.limits !== null) {
+      const admitted = admitChannel(ctx, relay, channel);
+      admission = admitted instanceof Promise ? await admitted : admitted;
+      if (!admission) {
+        (busy ??= new Set()).add(channel.id);
+        attempt -= 1;
+        continue;
+      }
+    }
+    const key = admission ? admission.key : pickKey(channel);
+    tried.push(channel.id);
+    let isKept = false;
+    try {
+      const value = await plan.attempt(channel, key, tried);
+      relay.cooldown.onSuccess(channel.id);
+      isKept = plan.keepsSlots === true;
+      return { value, channel, tried, slots: isKept ? admission : null };
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      failed.add(channel.id);
+      lastError = error;
+      lastChannel = channel;
+      if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
+      if (!onUpstreamFailure(ctx, relay, channel, key, error)) break;
+    } finally {
+      if (!isKept) admission?.release();
+    }
+  }
+  const answer = publicFailure(relay, lastChannel, lastError!, plan.failureMessage);
+  // Every channel failed: the shortest wait any of them asked for.
+  if (shortestWait !== null) answer.retryAfterMs = shortestWait;
+  throw answer;
+}
