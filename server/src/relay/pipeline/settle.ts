@@ -6,6 +6,7 @@ import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
+import { consumeLogRow } from '../ledger/consume-log.js';
 
 export interface SettleInput {
   hold: Hold;
@@ -89,23 +90,8 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
     group: caller.group,
     request_path: input.requestPath,
   };
-  return {
-    user_id: caller.user.id,
-    created_at: Math.floor(now / 1000),
-    type: 2,
-    content,
-    username,
-    token_name: tokenName,
-    model_name: input.model,
-    quota,
-    prompt_tokens: input.usage.promptTokens,
-    completion_tokens: input.usage.completionTokens,
-    use_time: Math.floor((now - input.startedAt) / 1000),
-    is_stream: input.isStream ? 1 : 0,
-    channel_id: input.channelId,
-    token_id: caller.token?.id ?? 0,
-    group: caller.group,
-    ip: '',
-    other: JSON.stringify(other),
-  };
+  return consumeLogRow({
+    caller, model: input.model, quota, promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens,
+    channelId: input.channelId, isStream: input.isStream, startedAt: input.startedAt, now, content, other, username, tokenName,
+  });
 }

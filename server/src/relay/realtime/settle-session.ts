@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
+import { consumeLogRow } from '../ledger/consume-log.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } from './usage.js';
@@ -66,23 +67,8 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
     audio_completion_ratio: pricing.audioCompletionRatio,
     responses: usage.responses,
   };
-  return {
-    user_id: caller.user.id,
-    created_at: Math.floor(now / 1000),
-    type: 2,
-    content,
-    username: caller.user.username,
-    token_name: caller.token?.name ?? '',
-    model_name: input.model,
-    quota,
-    prompt_tokens: usageCount(inputTokensOf(usage)),
-    completion_tokens: usageCount(outputTokensOf(usage)),
-    use_time: Math.floor((now - input.startedAt) / 1000),
-    is_stream: 1,
-    channel_id: input.channelId,
-    token_id: caller.token?.id ?? 0,
-    group: caller.group,
-    ip: '',
-    other: JSON.stringify(other),
-  };
+  return consumeLogRow({
+    caller, model: input.model, quota, promptTokens: usageCount(inputTokensOf(usage)), completionTokens: usageCount(outputTokensOf(usage)),
+    channelId: input.channelId, isStream: true, startedAt: input.startedAt, now, content, other,
+  });
 }

@@ -3,7 +3,8 @@ import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { storableText } from '../pipeline/log-rows.js';
+import { storableText, toStorableRow } from '../pipeline/log-rows.js';
+import { consumeLogRow } from '../ledger/consume-log.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 
 /** Task states after which nothing changes (and nothing more is billed or refunded). */
@@ -57,13 +58,12 @@ export async function chargeTask(ctx: AppContext, caller: RelayCaller, task: New
         : { remain_quota: sql<number>`remain_quota - ${task.quota}`, used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }).where('id', '=', token.id).execute();
     }
     await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${task.quota}` }).where('id', '=', task.channelId).execute();
-    await trx.insertInto('logs').values({
-      user_id: user.id, created_at: now, type: LogType.consume, content: storableText(`${task.platform} 任务 ${task.taskId}（${task.action}）`, 0),
-      username: user.username, token_name: storableText(token?.name ?? '', 191), model_name: storableText(task.model, 191), quota: task.quota,
-      prompt_tokens: 0, completion_tokens: 0, use_time: Math.max(0, Math.round((Date.now() - startedAt) / 1000)), is_stream: 0,
-      channel_id: task.channelId, token_id: token?.id ?? 0, group: storableText(caller.group, 64), ip: storableText(ip, 64),
-      other: JSON.stringify({ task_id: task.taskId, platform: task.platform, action: task.action }),
-    }).execute();
+    const row = consumeLogRow({
+      caller, model: task.model, quota: task.quota, promptTokens: 0, completionTokens: 0, channelId: task.channelId, isStream: false,
+      startedAt, now: Date.now(), content: `${task.platform} 任务 ${task.taskId}（${task.action}）`, ip,
+      other: { task_id: task.taskId, platform: task.platform, action: task.action },
+    });
+    await trx.insertInto('logs').values({ ...toStorableRow(row), created_at: now }).execute();
   });
   await reloadPayers(ctx, user.id, token?.id ?? 0);
 }
