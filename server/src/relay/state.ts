@@ -5,7 +5,7 @@ import { ChannelCooldown } from './pipeline/channel-cooldown.js';
 import { ConcurrencyLimiter } from './pipeline/concurrency.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
 import { QuotaReminder } from '../notify/quota-reminder.js';
-import { UsageWriter } from './pipeline/usage-writer.js';
+import { UsageWriter } from './ledger/usage-writer.js';
 import { OutputEstimates } from './ledger/output-estimate.js';
 import { taskPlatforms } from './tasks/platforms.js';
 import { TaskPoller } from './tasks/poller.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowSeconds } from '../../src/db/index.js';
-import { failAndRefund } from '../../src/relay/tasks/ledger.js';
+import { failAndRefund } from '../../src/relay/ledger/task-ledger.js';
 import { startMjUpstream, pngBytes, type MjUpstream } from '../helpers/mj-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowSeconds } from '../../src/db/index.js';
-import { failAndRefund } from '../../src/relay/tasks/ledger.js';
+import { failAndRefund } from '../../src/relay/ledger/task-ledger.js';
 import { taskPlatforms } from '../../src/relay/tasks/platforms.js';
 import { TaskPoller } from '../../src/relay/tasks/poller.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';

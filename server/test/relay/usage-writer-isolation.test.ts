@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/db/index.js';
 import type { NewLog } from '../../src/db/schema.js';
 import type { CachedToken, CachedUser } from '../../src/relay/pipeline/access-cache.js';
-import { UsageWriter, type SetAsideLog } from '../../src/relay/pipeline/usage-writer.js';
+import { UsageWriter, type SetAsideLog } from '../../src/relay/ledger/usage-writer.js';
 import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
 
 /**

@@ -12,7 +12,7 @@ import { sseHeaders, type RelayExchange } from './exchange.js';
 import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
 import { OpenAiSseCodec } from './openai-sse-codec.js';
 import type { Delivery } from './respond.js';
-import { settle } from './settle.js';
+import { settle } from '../ledger/settle.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
 import { planHold } from '../ledger/hold-policy.js';
 import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';

@@ -9,7 +9,7 @@ import { requireObject } from '../jobs/json-body.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
 import { targetOf } from '../pipeline/dispatch.js';
-import { storableText } from '../pipeline/log-rows.js';
+import { storableText } from '../ledger/log-rows.js';
 import { fetchMjImageSeed, submitMjTask, type MjSubmitAnswer } from '../providers/midjourney/platform.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { RelayState } from '../state.js';

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
-import { storableText } from '../pipeline/log-rows.js';
+import { storableText } from '../ledger/log-rows.js';
 import { toRelayChannel, type RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import type { UpstreamTarget } from '../providers/types.js';
-import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type TaskTable } from './ledger.js';
+import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type TaskTable } from '../ledger/task-ledger.js';
 
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
 const leaseSeconds = 120;
@@ -47,7 +47,7 @@ export interface PolledPlatform {
  * Polls unfinished tasks from their channels, platform by platform. Each poll first fails (and
  * refunds, once) the tasks older than the timeout, then leases up to a batch of the others — a
  * conditional UPDATE per task, so of several instances only one polls a task — asks each channel
- * for its tasks, and stores what it learns; a task that ends in FAILURE is refunded (ledger.ts).
+ * for its tasks, and stores what it learns; a task that ends in FAILURE is refunded (ledger/task-ledger.ts).
  */
 export class TaskPoller {
   readonly owner = randomUUID();

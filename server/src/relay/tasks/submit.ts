@@ -12,7 +12,7 @@ import { releaseHold, reserve } from '../ledger/hold.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
-import { chargeTask, type NewTask } from './ledger.js';
+import { chargeTask, type NewTask } from '../ledger/task-ledger.js';
 
 /** One task to submit: a per-call model, how one channel accepts it, and how its row is written. */
 export interface TaskSubmission<Accepted> {
@@ -66,7 +66,7 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
 /**
  * Submits a task with failover (as chat: group, model, priority, weight; RetryTimes other channels
  * on a retryable failure) under a hold of its price, then records it and takes the price durably
- * (ledger.ts). Returns the gateway's task id. Nothing is billed when no channel accepts it.
+ * (ledger/task-ledger.ts). Returns the gateway's task id. Nothing is billed when no channel accepts it.
  */
 export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();

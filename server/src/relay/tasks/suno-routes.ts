@@ -6,7 +6,7 @@ import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, clientStatus, toRelayError } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
-import { storableText } from '../pipeline/log-rows.js';
+import { storableText } from '../ledger/log-rows.js';
 import { submitSunoTask } from '../providers/suno/platform.js';
 import type { RelayState } from '../state.js';
 import { submitTask } from './submit.js';

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Storage } from '../../db/index.js';
 import type { Database, NewLog } from '../../db/schema.js';
-import type { CachedToken, CachedUser } from './access-cache.js';
+import type { CachedToken, CachedUser } from '../pipeline/access-cache.js';
 import { toStorableRow, type PendingLog } from './log-rows.js';
 import { SqliteFlushStatements } from './sqlite-flush.js';
 

@@ -3,8 +3,8 @@ import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { storableText, toStorableRow } from '../pipeline/log-rows.js';
-import { consumeLogRow } from '../ledger/consume-log.js';
+import { storableText, toStorableRow } from './log-rows.js';
+import { consumeLogRow } from './consume-log.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 
 /** Task states after which nothing changes (and nothing more is billed or refunded). */

@@ -5,8 +5,8 @@ import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
-import { releaseHold, type Hold } from '../ledger/hold.js';
-import { consumeLogRow } from '../ledger/consume-log.js';
+import { releaseHold, type Hold } from './hold.js';
+import { consumeLogRow } from './consume-log.js';
 
 export interface SettleInput {
   hold: Hold;
