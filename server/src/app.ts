@@ -17,6 +17,7 @@ import type { Lifecycle } from './lifecycle.js';
 import { applyCors } from './relay/cors.js';
 import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
+import { isRelayPath } from './lib/relay-paths.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { installBodyHandling } from './http/json-parser.js';
 import { BodyBudget } from './http/request-body.js';
@@ -28,7 +29,6 @@ function requestIdOf(header: string | string[] | undefined): string {
   return value && /^[\w.-]{1,64}$/.test(value) ? value : randomUUID();
 }
 
-const isRelayPath = (url: string) => url.startsWith('/v1/') || url.startsWith('/pg/');
 
 /** The id given to a raw request by the server's request handler, read back by genReqId. */
 const requestIdKey = Symbol('modelgate.requestId');

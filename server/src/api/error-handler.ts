@@ -3,11 +3,11 @@ import { isDataValueError } from '../lib/db-errors.js';
 import { AppError } from '../lib/errors.js';
 import { JsonBodyError } from '../lib/json-body.js';
 import { fail } from '../lib/envelope.js';
+import { isRelayPath } from '../lib/relay-paths.js';
 import { requestLanguage, translate } from '../lib/i18n/index.js';
 
-/** Paths answered with OpenAI-shaped errors instead of the management envelope. */
-export const isRelayPath = (url: string): boolean =>
-  /^\/(v1|v1beta|pg|dashboard|mj|suno)(\/|$|\?)/.test(url);
+/** Relay paths are answered with OpenAI-shaped errors instead of the management envelope (one list: lib/relay-paths.ts). */
+export { isRelayPath };
 
 export function openAiError(message: string, type: string, code: string | null = null, param: string | null = null) {
   return { error: { message, type, param, code } };

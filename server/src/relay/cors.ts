@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isRelayPath } from '../lib/relay-paths.js';
 
 /**
  * CORS for the relay, as new-api answers it: the API families clients call from the browser (`/v1`,
- * `/v1beta`, `/mj` and its mode prefixes, `/suno`, `/pg`) allow any origin; the management API `/api`
+ * `/v1beta`, `/dashboard`, `/mj` and its mode prefixes, `/suno`, `/pg`) allow any origin; the management API `/api`
  * and the console stay same-origin (no CORS headers at all). Credentials are never allowed, so a
  * cross-origin page cannot ride the console's session cookie (`/pg` needs it: it stays usable only
  * from the console's own origin in practice).
  */
-const corsPrefixes = ['/v1/', '/v1beta/', '/mj/', '/mj-fast/', '/mj-turbo/', '/mj-relax/', '/suno/', '/pg/'];
-const corsPaths = new Set(corsPrefixes.map((prefix) => prefix.slice(0, -1)));
 
 /** What browser clients of the relay send: the official SDKs (x-stainless-*), Anthropic, Gemini and Midjourney clients. */
 const defaultAllowedHeaders = [
@@ -22,12 +21,8 @@ const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms';
 /** A header-name list as a preflight asks for it (tokens separated by commas), echoed only when well formed. */
 const headerList = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:[ \t]*,[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
-export function isCorsPath(url: string): boolean {
-  const mark = url.indexOf('?');
-  const path = mark < 0 ? url : url.slice(0, mark);
-  for (const prefix of corsPrefixes) if (path.startsWith(prefix)) return true;
-  return corsPaths.has(path);
-}
+/** Every relay path family (lib/relay-paths.ts) answers CORS. */
+export const isCorsPath = isRelayPath;
 
 /**
  * Adds the CORS headers to a relay answer (whatever writes it later: the direct lane or Fastify,
