@@ -23,21 +23,23 @@ export default tseslint.config(
     plugins: { boundaries },
     settings: {
       'import/resolver': { [path.resolve(import.meta.dirname, 'scripts/eslint-ts-resolver.cjs')]: {} },
-      'boundaries/files': [{ category: 'relay-entry', pattern: ['server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts'] }],
+      'boundaries/files': [{ category: 'relay-entry', pattern: ['server/src/relay/facade.ts', 'server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts'] }],
       'boundaries/include': ['server/src/**/*.ts'],
       'boundaries/elements': [
         { type: 'relay-entry', pattern: 'server/src/relay/billing' },
         { type: 'relay', pattern: 'server/src/relay' },
         { type: 'api', pattern: 'server/src/api' },
+        { type: 'notify', pattern: 'server/src/notify' },
       ],
     },
     rules: {
       'boundaries/dependencies': ['error', {
         default: 'allow',
         policies: [
-          { from: { element: { type: 'api' } }, disallow: { to: { element: { type: 'relay' } } }, message: 'api/ may use the relay only through relay/probes.ts, relay/providers/registry.ts and relay/billing/' },
+          { from: { element: { type: 'api' } }, disallow: { to: { element: { type: 'relay' } } }, message: 'api/ may use the relay only through relay/facade.ts, relay/probes.ts, relay/providers/registry.ts and relay/billing/' },
           { from: { element: { type: 'api' } }, allow: { to: { file: { categories: 'relay-entry' } } } },
           { from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } }, disallow: { to: { element: { type: 'api' } } }, message: 'relay/ must not import api/ (shared pieces live in context.ts or lib/)' },
+          { from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } }, disallow: { to: { element: { type: 'notify' } } }, message: 'relay/ must not import notify/: server.ts wires the quota reminder to the relay facade' },
         ],
       }],
     },

@@ -165,7 +165,7 @@ describe('the first hour', () => {
     const root = new Session(() => baseUrl);
     await root.login('root', rootPassword);
     await root.call('POST', '/api/token/', { name: 'expiring', remain_quota: 500000, unlimited_quota: false, expired_time: Math.floor(Date.now() / 1000) + 86400 });
-    await server.ctx.relay!.usage.flush();
+    await server.relay.usage.flush();
     for (const width of [1366, 1400]) {
       await en.setViewportSize({ width, height: 860 });
       await en.goto(`${baseUrl}/log`);

@@ -155,7 +155,7 @@ beforeAll(async () => {
   expect(plain.choices[0]!.message.content).toBe(answer);
   const rootClient = new OpenAI({ apiKey: rootKey, baseURL: `${baseUrl}/v1` });
   await rootClient.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'root here' }] });
-  await server.ctx.relay!.usage.flush();
+  await server.relay.usage.flush();
   await aggregateQuotaData(server.ctx, { settleSeconds: 0 });
 }, 120_000);
 

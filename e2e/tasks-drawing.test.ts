@@ -28,7 +28,7 @@ beforeAll(async () => {
   stop = started.stop;
   browser = await launchBrowser();
   // The journey drives the polls itself.
-  await server.ctx.relay!.tasks.stop();
+  await server.relay.tasks.stop();
   await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword });
   await root.login('root', rootPassword);
   for (const [key, value] of [['DrawingEnabled', 'true'], ['ServerAddress', baseUrl], ['ModelPrice', JSON.stringify({ mj_imagine: 0.1, mj_upscale: 0.05 })]]) {
@@ -71,7 +71,7 @@ describe('drawing task journey', () => {
     await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     await page.goto(`${baseUrl}/midjourney`);
     // The drawing callback (MjNotifyEnabled) is off: the banner says so.
     await expect.poll(() => page.getByText('当前未开启 Midjourney 回调').count(), { timeout: 15_000 }).toBe(1);
@@ -84,7 +84,7 @@ describe('drawing task journey', () => {
     // Admin-only columns are not shown to a user.
     expect(await page.getByText('提交结果', { exact: true }).count()).toBe(0);
 
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     await page.getByRole('button', { name: /^查\s*询$/ }).click();
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain('成功');
     await row.getByText('查看图片').click();

@@ -28,7 +28,7 @@ beforeAll(async () => {
   stop = started.stop;
   browser = await launchBrowser();
   // The journey drives the polls itself.
-  await server.ctx.relay!.tasks.stop();
+  await server.relay.tasks.stop();
   await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword });
   await root.login('root', rootPassword);
   await root.call('PUT', '/api/option/', { key: 'TaskEnabled', value: 'true' });
@@ -70,14 +70,14 @@ describe('music task journey', () => {
     await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     await page.goto(`${baseUrl}/task`);
     const row = page.locator('tr', { hasText: taskId });
     await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => row.innerText()).toContain('执行中');
     expect(await page.getByText('渠道', { exact: true }).count()).toBe(0);
 
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     await page.getByRole('button', { name: /^查\s*询$/ }).click();
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toContain('成功');
     await row.getByText(taskId).click();

@@ -17,6 +17,8 @@ import type { Lifecycle } from './lifecycle.js';
 import { applyCors } from './relay/cors.js';
 import type { DirectLane } from './relay/direct-lane.js';
 import { registerRelay } from './relay/plugin.js';
+import { relayFacade } from './relay/facade.js';
+import type { RelayState } from './relay/state.js';
 import { isRelayPath } from './lib/relay-paths.js';
 import { registerMetricsRoute } from './metrics/route.js';
 import { installBodyHandling } from './http/json-parser.js';
@@ -130,7 +132,7 @@ export interface BuildAppOptions {
 }
 
 /** Builds the Fastify app: plugins, /api, relay routes, the console and the error handlers. */
-export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<{ app: FastifyInstance; relay: RelayState }> {
   const lane: { serve: DirectLane | null } = { serve: null };
   const app = Fastify({
     logger: { ...loggerOptions(ctx.config.logLevel), stream: options.loggerStream },
@@ -167,6 +169,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const securityHeaders = createSecurityHeaders(ctx.options);
 
   await registerOpenApi(app, ctx.config.version);
+  // The relay first: the API receives its facade (probes, the model catalogue), never its state.
+  const { serve, relay } = await registerRelay(app, ctx, bodies);
+  lane.serve = serve;
+  const facade = relayFacade(relay);
   await app.register(
     async (api) => {
       documentOnly(api);
@@ -179,14 +185,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       api.addHook('onRoute', (route) => {
         route.bodyLimit ??= managementBodyLimit;
       });
-      await registerApiRoutes(api, ctx);
+      await registerApiRoutes(api, ctx, facade);
     },
     { prefix: '/api' },
   );
 
-  lane.serve = await registerRelay(app, ctx, bodies);
   registerMetricsRoute(app, ctx);
 
   await registerConsole(app, ctx.config.webDistDir, securityHeaders);
-  return app;
+  return { app, relay };
 }

@@ -5,7 +5,6 @@ import type { Cache } from './cache/index.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { OptionStore } from './options/store.js';
-import type { RelayState } from './relay/state.js';
 
 /** What every route module and use case may reach: built once in main.ts (or a test). */
 export interface AppContext {
@@ -23,6 +22,4 @@ export interface AppContext {
   lifecycle: Lifecycle;
   /** Prometheus metrics of this app (metrics/metrics.ts). */
   metrics: Metrics;
-  /** In-memory relay state (token/user cache, channel index, write-behind); set by the relay plugin. */
-  relay?: RelayState;
 }

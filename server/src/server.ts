@@ -1,3 +1,6 @@
+import { QuotaReminder } from './notify/quota-reminder.js';
+import { relayFacade } from './relay/facade.js';
+import type { RelayState } from './relay/state.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { buildApp, type BuildAppOptions } from './app.js';
@@ -12,6 +15,8 @@ import { Metrics } from './metrics/metrics.js';
 export interface RunningServer {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The relay's in-memory state: for tests only; the server itself reaches it through relay/facade.ts. */
+  relay: RelayState;
   /** Base URL such as http://127.0.0.1:3000 once listening. */
   url: string;
   close(): Promise<void>;
@@ -46,7 +51,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle: new Lifecycle(storage, cache),
     metrics: new Metrics(optionStore),
   };
-  const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
+  const { app, relay } = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
+  // The quota reminder (notify/) hears of the users each ledger flush wrote; the relay does not know it.
+  const reminder = new QuotaReminder(ctx, app.log);
+  relayFacade(relay).onUsersWritten((users) => reminder.check(users));
   for (const warning of config.warnings) app.log.warn(warning);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   let url = '';
@@ -58,6 +66,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   return {
     app,
     ctx,
+    relay,
     url,
     async close() {
       if (closed) return;

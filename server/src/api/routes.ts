@@ -1,6 +1,7 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import { createTurnstileCheck } from './auth/turnstile.js';
+import type { RelayFacade } from '../relay/facade.js';
 import type { AppContext } from '../context.js';
 import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
@@ -22,14 +23,14 @@ import { registerOAuthRoutes } from './oauth/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
-export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, relay: RelayFacade): Promise<void> {
   api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
   startLogRetention(ctx, api.log);
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
   const turnstile = createTurnstileCheck(ctx);
-  const deps = { ctx, guards, critical, signIn, turnstile };
+  const deps = { ctx, relay, guards, critical, signIn, turnstile };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -50,6 +51,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
 
 export type RouteDeps = {
   ctx: AppContext;
+  /** What the API may use of the relay: probes, the served-model catalogue (relay/facade.ts). */
+  relay: RelayFacade;
   guards: ReturnType<typeof createGuards>;
   /** preHandler for login, register, verification and password reset. */
   critical: ReturnType<typeof rateLimitByIp>;

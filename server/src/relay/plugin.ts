@@ -31,11 +31,11 @@ function sendRelayError(error: FastifyError | Error, request: FastifyRequest, re
 
 /**
  * The /v1 relay, the dashboard billing endpoints and the /pg playground. Returns the direct lane
- * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes.
+ * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes, and the
+ * relay's state, which the server exposes only through relay/facade.ts (and to tests).
  */
-export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodies: RelayBodies): Promise<DirectLane> {
+export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodies: RelayBodies): Promise<{ serve: DirectLane; relay: RelayState }> {
   const relay: RelayState = await createRelayState(ctx, app.log);
-  ctx.relay = relay;
   decorateRelayCaller(app);
   const byToken = authenticateFirst((request) => authenticateToken(ctx, relay, request));
   const lane = createDirectLane(ctx, relay, app.log, bodies);
@@ -91,5 +91,5 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodie
     await registerMidjourneyRoutes(scope, ctx, relay);
     await registerInboundRoutes(scope, ctx, relay, byToken);
   });
-  return lane.serve;
+  return { serve: lane.serve, relay };
 }

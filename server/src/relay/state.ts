@@ -4,7 +4,6 @@ import { AccessCache } from './pipeline/access-cache.js';
 import { ChannelCooldown } from './pipeline/channel-cooldown.js';
 import { ConcurrencyLimiter } from './pipeline/concurrency.js';
 import { ChannelIndex } from './pipeline/channel-index.js';
-import { QuotaReminder } from '../notify/quota-reminder.js';
 import { UsageWriter } from './ledger/usage-writer.js';
 import { OutputEstimates } from './ledger/output-estimate.js';
 import { taskPlatforms } from './tasks/platforms.js';
@@ -51,8 +50,6 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     headersTimeout: ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 300_000,
     bodyTimeout: 0,
   });
-  const reminder = new QuotaReminder(ctx, logger as ConstructorParameters<typeof QuotaReminder>[1]);
-  usage.onUsersWritten = (users) => reminder.check(users);
   await channels.rebuild();
   usage.start(ctx.config.batchUpdateIntervalMs);
 
@@ -74,7 +71,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   }, ctx.config.syncFrequencySeconds * 1000);
   sync.unref();
 
-  const tasks = new TaskPoller(ctx, dispatcher, taskPlatforms, (error) => log(error, 'task poll failed'));
+  const tasks = new TaskPoller(ctx, { dispatcher, log: logger, usage, access }, taskPlatforms, (error) => log(error, 'task poll failed'));
   tasks.start(ctx.config.taskPollIntervalSeconds);
 
   ctx.onClose.push(async () => {

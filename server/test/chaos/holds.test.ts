@@ -63,7 +63,7 @@ async function quotaOf(server: TestServer, userId: number): Promise<number> {
 }
 
 function expectNothingHeld(server: TestServer): void {
-  for (const user of server.ctx.relay!.access.cachedUsers()) expect(user.held).toBe(0);
+  for (const user of server.relay.access.cachedUsers()) expect(user.held).toBe(0);
 }
 
 /**

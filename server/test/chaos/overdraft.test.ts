@@ -4,7 +4,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { startTestServer, relayOf } from '../helpers/test-server.js';
 import { createTestDatabase, storageKinds } from '../helpers/test-storage.js';
 
 /**
@@ -93,7 +93,7 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       // Both limits were reached: they, not the test, stopped the spending.
       expect(Number(poorRow.quota)).toBeLessThan(1_000);
       expect(Number(tokenRow.remain_quota)).toBeLessThan(1_000);
-      for (const user of ctx.relay!.access.cachedUsers()) {
+      for (const user of relayOf(ctx).access.cachedUsers()) {
         expect(user.held).toBe(0);
         expect(user.pendingQuota).toBe(0);
       }
@@ -117,7 +117,7 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       const user = await createRelayUser(ctx, { quota: 1_000 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
       await createRelayChannel(ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
-      await second.ctx.relay!.channels.rebuild();
+      await second.relay.channels.rebuild();
 
       const call = async (i: number) => {
         const url = (i % 2 === 0 ? first : second).url;

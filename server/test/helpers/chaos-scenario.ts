@@ -1,3 +1,4 @@
+import { relayOf } from './test-server.js';
 import type { AppContext } from '../../src/context.js';
 import { aggregateQuotaData } from '../../src/api/data/aggregate-quota-data.js';
 import { callChat, runPool, tally, type CallResult } from './chaos-load.js';
@@ -85,7 +86,7 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
     if (done === Math.floor(requests / 2)) restart = upstream.restart(50);
   });
   await restart;
-  for (const ctx of options.contexts) await ctx.relay!.usage.flush();
+  for (const ctx of options.contexts) await relayOf(ctx).usage.flush();
   const seconds = (performance.now() - started) / 1000;
 
   const counts = tally(results);
@@ -112,7 +113,7 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
     mismatches.push(`quota_data holds ${foldedCount} requests and ${foldedQuota} quota, the consume logs ${report.logCount} and ${report.logQuota}`);
   }
   for (const ctx of options.contexts) {
-    if (ctx.relay!.usage.pendingLogCount !== 0) mismatches.push(`an instance still holds ${ctx.relay!.usage.pendingLogCount} log rows after the flush`);
+    if (relayOf(ctx).usage.pendingLogCount !== 0) mismatches.push(`an instance still holds ${relayOf(ctx).usage.pendingLogCount} log rows after the flush`);
   }
   const failures = results.filter(({ result }) => result.outcome === 'failed').map(({ result }) => result);
   return { counts, report, mismatches, seconds, failures };

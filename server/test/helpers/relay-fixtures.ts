@@ -1,3 +1,4 @@
+import { relayOf } from './test-server.js';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../src/context.js';
 import { insertReturningId } from '../../src/db/index.js';
@@ -109,7 +110,7 @@ export async function createRelayChannel(ctx: AppContext, options: ChannelFixtur
   })));
   if (rows.length > 0) await ctx.storage.db.insertInto('abilities').values(rows).execute();
   await ctx.bus.publish('channels');
-  await ctx.relay!.channels.rebuild();
+  await relayOf(ctx).channels.rebuild();
   return id;
 }
 
@@ -119,10 +120,10 @@ export async function setOption(ctx: AppContext, key: string, value: string): Pr
 
 /** Writes every pending counter and log row now. */
 export async function flushRelay(ctx: AppContext): Promise<void> {
-  await ctx.relay!.usage.flush();
+  await relayOf(ctx).usage.flush();
 }
 
 /** Waits until the token/user reload queued by a bus event has run. */
 export async function settleBus(ctx: AppContext): Promise<void> {
-  await ctx.relay!.usage.exclusive(async () => undefined);
+  await relayOf(ctx).usage.exclusive(async () => undefined);
 }

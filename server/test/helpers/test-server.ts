@@ -1,3 +1,5 @@
+import type { AppContext } from '../../src/context.js';
+import type { RelayState } from '../../src/relay/state.js';
 import type { DatabaseKind } from '../../src/config.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
@@ -23,6 +25,15 @@ export interface TestServerOptions {
   loggerStream?: StartOptions['loggerStream'];
 }
 
+const relays = new WeakMap<AppContext, RelayState>();
+
+/** The relay state of a test server, found by its context (helpers that take a ctx; the app itself never does this). */
+export function relayOf(ctx: AppContext): RelayState {
+  const relay = relays.get(ctx);
+  if (!relay) throw new Error('not the context of a test server');
+  return relay;
+}
+
 /** Starts a real ModelGate on a free loopback port over a fresh database. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase(options.kind ?? 'sqlite'));
@@ -41,6 +52,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const server = await startServer(config, { onRoute: options.onRoute, loggerStream: options.loggerStream });
+  relays.set(server.ctx, server.relay);
   return {
     ...server,
     database,

@@ -121,7 +121,7 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
 
   async function channel(key: string, extra: { priority?: number; setting?: Record<string, unknown> } = {}) {
     const id = await createRelayChannel(a.ctx, { key, baseURL: upstream.url, models: [model], ...extra });
-    if (b !== a) await b.ctx.relay!.channels.rebuild();
+    if (b !== a) await b.relay.channels.rebuild();
     return id;
   }
 
@@ -152,7 +152,7 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     expect(upstream.maxInFlight.get(key)).toBeLessThanOrEqual(3);
     expect(upstream.seen).toHaveLength(statusCount(answers, 200));
     // A refusal gives its hold back: nothing stays held against the user on either instance.
-    for (const server of new Set([a, b])) for (const cached of server.ctx.relay!.access.cachedUsers()) expect(cached.held).toBe(0);
+    for (const server of new Set([a, b])) for (const cached of server.relay.access.cachedUsers()) expect(cached.held).toBe(0);
     // Slots come back: the next burst is admitted again.
     expect(statusCount(await burst(token.apiKey, 3), 200)).toBe(3);
   });
@@ -229,7 +229,7 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
       const row = await a.ctx.storage.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', id).executeTakeFirstOrThrow();
       return { status: row.status, disabled: Object.keys(JSON.parse(row.other_info || '{}').disabled_keys ?? {}) };
     }, { timeout: 3000 }).toEqual({ status: 1, disabled: [fingerprint(bad)] });
-    if (b !== a) await b.ctx.relay!.channels.rebuild();
+    if (b !== a) await b.relay.channels.rebuild();
     upstream.reset();
     const later = await burst(token.apiKey, 8);
     expect(statusCount(later, 200)).toBe(8);

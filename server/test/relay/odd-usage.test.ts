@@ -5,7 +5,7 @@ import { openStorage } from '../../src/db/index.js';
 import { maxUsageTokens } from '../../src/relay/billing/usage-count.js';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { startTestServer, relayOf } from '../helpers/test-server.js';
 import { createTestDatabase, storageKinds } from '../helpers/test-storage.js';
 
 /** Usage values an upstream may send, as raw JSON text; the request's `odd:N` picks one. */
@@ -98,7 +98,7 @@ describe.each(storageKinds())('odd upstream usage on %s', (kind) => {
 
       // A row the database refuses (NaN), then more requests of another user, then shutdown: the
       // shutdown flush sets the bad row aside and writes the rest.
-      ctx.relay!.usage.record(await ctx.relay!.access.findUser(victim) as never, null, 0, 5, { user_id: victim, created_at: 1, type: 2, quota: 5, prompt_tokens: Number.NaN });
+      relayOf(ctx).usage.record(await relayOf(ctx).access.findUser(victim) as never, null, 0, 5, { user_id: victim, created_at: 1, type: 2, quota: 5, prompt_tokens: Number.NaN });
       for (let i = 0; i < 3; i += 1) await call(otherToken.apiKey, 'gpt-4o-mini', i === 1, -1);
       await server.close();
       isStopped = true;

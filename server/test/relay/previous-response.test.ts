@@ -32,7 +32,7 @@ describe.each(storageKinds())('previous_response_id on converted channels (%s)',
     stranger = await createSdkCaller(first.ctx);
     channelId = await createRelayChannel(first.ctx, { type: 14, key: 'sk-ant-chain', baseURL: claude.url, models: ['claude-chain'] });
     await setOption(second.ctx, 'ModelRatio', JSON.stringify({ 'claude-chain': 1 }));
-    await second.ctx.relay!.channels.rebuild();
+    await second.relay.channels.rebuild();
   });
   afterAll(async () => {
     await second?.stop();

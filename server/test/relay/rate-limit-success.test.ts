@@ -90,7 +90,7 @@ describe.each(clusterKinds)('ModelRequestRateLimitSuccessCount across two instan
       await limitSuccesses(a, 5);
       await limitSuccesses(b, 5);
       await createRelayChannel(a.ctx, { key: 'slow', baseURL: mock.url, models: ['rl-slow'] });
-      await b.ctx.relay!.channels.rebuild();
+      await b.relay.channels.rebuild();
       const { apiKey } = await createRelayToken(a.ctx, await createRelayUser(a.ctx));
       const seen = await statuses(Array.from({ length: 40 }, (_, index) => chat((index % 2 === 0 ? a : b).url, apiKey, 'rl-slow')));
       expect(seen.filter((status) => status === 200)).toHaveLength(5);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
 import { createTestDatabase } from '../helpers/test-storage.js';
 
 /**
@@ -229,7 +229,7 @@ describe('GET /v1/realtime', () => {
     expect(Number(tokenRow.remain_quota)).toBe(10_000_000 - 17758);
     const channel = await ctx.storage.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
     expect(Number(channel.used_quota)).toBe(17758);
-    const cachedUser = [...ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;
+    const cachedUser = [...relayOf(ctx).access.cachedUsers()].find((cached) => cached.id === userId)!;
     expect(cachedUser.held).toBe(0);
     expect(cachedUser.pendingQuota).toBe(0);
   });
@@ -286,7 +286,7 @@ describe('GET /v1/realtime', () => {
     const token = await createRelayToken(server.ctx, userId);
     const id = await createRelayChannel(server.ctx, { type: 3, key: 'azure-key', baseURL: `${mock.url}/`, models: ['gpt-4o-mini-realtime-preview'], groups: ['azure'] });
     await server.ctx.storage.db.updateTable('channels').set({ other: '2024-10-01-preview' }).where('id', '=', id).execute();
-    await server.ctx.relay!.channels.rebuild();
+    await server.relay.channels.rebuild();
     const azureToken = await createRelayToken(server.ctx, userId, { group: 'azure' });
     await server.ctx.options.set('UserUsableGroups', JSON.stringify({ default: 'default', azure: 'azure' }));
     const before = mock.connections.length;
@@ -334,7 +334,7 @@ describe('GET /v1/realtime', () => {
     expect(event.error.message).toBe('The upstream service is unavailable. Please try again later');
     expect(JSON.stringify(event)).not.toContain('127.0.0.1');
     expect(JSON.stringify(event)).not.toContain(String(closedPort));
-    const cachedUser = [...server.ctx.relay!.access.cachedUsers()].find((cached) => cached.id === userId)!;
+    const cachedUser = [...server.relay.access.cachedUsers()].find((cached) => cached.id === userId)!;
     expect(cachedUser.held).toBe(0);
     expect(await logsOf(userId)).toHaveLength(0);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startMockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { startTestServer, relayOf } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
 /** The formula of docs/billing.md, recomputed from what the log row says. */
@@ -78,7 +78,7 @@ describe.each(storageKinds())('billing exactness under concurrency on %s', (kind
       const channels = await db.selectFrom('channels').select(['id', 'used_quota']).execute();
       for (const channel of channels) expect(Number(channel.used_quota)).toBe(byChannel.get(channel.id) ?? 0);
       // Nothing left held or pending in memory.
-      for (const cached of ctx.relay!.access.cachedUsers()) {
+      for (const cached of relayOf(ctx).access.cachedUsers()) {
         expect(cached.held).toBe(0);
         expect(cached.pendingQuota).toBe(0);
       }

@@ -57,7 +57,7 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     // A channel-side failure: a gateway error with a generic message (the upstream text is logged).
     expect((await response.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error', message: 'The upstream service failed. Please try again later or contact the administrator' });
     expect(mock.requests.length - before).toBe(2);
-    const user = server.ctx.relay!.access.cachedUsers();
+    const user = server.relay.access.cachedUsers();
     for (const cached of user) expect(cached.held).toBe(0);
     await setOption(server.ctx, 'RetryTimes', '2');
   });
@@ -124,7 +124,7 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     const light = await createRelayChannel(server.ctx, { key: 'healthy', name: 'light', baseURL: mock.url, models: ['m-weights'], weight: 1 });
     const picks = new Map<number, number>();
     for (let i = 0; i < 2000; i += 1) {
-      const channel = server.ctx.relay!.channels.select('default', 'm-weights', new Set())!;
+      const channel = server.relay.channels.select('default', 'm-weights', new Set())!;
       picks.set(channel.id, (picks.get(channel.id) ?? 0) + 1);
     }
     expect(picks.get(light)!).toBeGreaterThan(100);

@@ -1,3 +1,4 @@
+import { relayOf } from '../helpers/test-server.js';
 import type OpenAI from 'openai';
 import type { AppContext } from '../../src/context.js';
 import { createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
@@ -40,7 +41,7 @@ export async function billedState(ctx: AppContext, ids: { userId: number; tokenI
 export async function setChannelOther(ctx: AppContext, channelId: number, other: string): Promise<void> {
   await ctx.storage.db.updateTable('channels').set({ other }).where('id', '=', channelId).execute();
   await ctx.bus.publish('channels');
-  await ctx.relay!.channels.rebuild();
+  await relayOf(ctx).channels.rebuild();
 }
 
 /** The text and the usage (when sent) of a streamed chat completion, as the openai client yields it. */

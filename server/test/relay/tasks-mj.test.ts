@@ -35,7 +35,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   const db = () => server.ctx.storage.db;
   const row = (mjId: string) => db().selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).executeTakeFirstOrThrow();
   const pollAll = async (rounds: number) => {
-    for (let round = 0; round < rounds; round += 1) await server.ctx.relay!.tasks.pollOnce();
+    for (let round = 0; round < rounds; round += 1) await server.relay.tasks.pollOnce();
   };
 
   const ledger = async (who: { id: number; tokenId: number }) => {
@@ -257,7 +257,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       await expect.poll(() => hooks.length).toBe(2);
       expect(hooks.map((task) => [task.id, task.status])).toEqual([[submitted.body.result, 'IN_PROGRESS'], [submitted.body.result, 'FAILURE']]);
       expect(await row(submitted.body.result)).toMatchObject({ status: 'FAILURE', fail_reason: 'Banned prompt detected', progress: '10%' });
-      expect(await failAndRefund(server.ctx, 'midjourneys', submitted.body.result, 'again')).toBe(false);
+      expect(await failAndRefund(server.ctx, server.relay, 'midjourneys', submitted.body.result, 'again')).toBe(false);
       const after = await ledger(user);
       expect(after.quota).toBe(before.quota);
       expect(after.tokenRemain).toBe(before.tokenRemain);
@@ -279,11 +279,11 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const stuckRow = await row(stuck.body.result);
     // Two instances poll at once: the task is asked for once per round.
     const polls = mjA.listed.get(stuckRow.upstream_id) ?? 0;
-    const peer = (second ?? server).ctx.relay!.tasks;
-    await Promise.all([server.ctx.relay!.tasks.pollOnce(), ...(second ? [peer.pollOnce()] : [])]);
+    const peer = (second ?? server).relay.tasks;
+    await Promise.all([server.relay.tasks.pollOnce(), ...(second ? [peer.pollOnce()] : [])]);
     expect(mjA.listed.get(stuckRow.upstream_id)).toBe(polls + 1);
     const late = nowSeconds() + server.ctx.config.taskTimeoutSeconds + 60;
-    await Promise.all([server.ctx.relay!.tasks.pollOnce(late), ...(second ? [peer.pollOnce(late)] : [])]);
+    await Promise.all([server.relay.tasks.pollOnce(late), ...(second ? [peer.pollOnce(late)] : [])]);
     expect(await row(stuck.body.result)).toMatchObject({ status: 'FAILURE', fail_reason: '任务超时' });
 
     // A task accepted by one instance that then stops is polled and billed right by a fresh one.
@@ -294,11 +294,11 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       await setOption(third.ctx, 'DrawingEnabled', 'true');
       const accepted = await call(payer.key, 'POST', '/mj/submit/imagine', { prompt: 'restart' }, undefined, third);
       expect(accepted.body.code).toBe(1);
-      await third.ctx.relay!.tasks.pollOnce();
+      await third.relay.tasks.pollOnce();
       await third.stop();
       // On SQLite the file is the database: the instance that carries on opens it again.
       survivor = kind === 'sqlite' ? await startTestServer({ database: server.database, env: { TASK_POLL_INTERVAL: '0' } }) : second;
-      const poller = (survivor ?? server).ctx.relay!.tasks;
+      const poller = (survivor ?? server).relay.tasks;
       await poller.pollOnce();
       await poller.pollOnce();
       expect(await row(accepted.body.result)).toMatchObject({ status: 'FAILURE', fail_reason: 'worker lost' });

@@ -78,7 +78,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(submitted.body.data).not.toContain(row.upstream_id);
 
     // Polled to SUCCESS: the client fetches it (and only its owner can).
-    const poller = server.ctx.relay!.tasks;
+    const poller = server.relay.tasks;
     for (let round = 0; round < 3; round += 1) await poller.pollOnce();
     const fetched = await call(user.key, 'GET', `/suno/fetch/${submitted.body.data}`);
     expect(fetched.body).toMatchObject({ code: 'success', data: { task_id: submitted.body.data, status: 'SUCCESS', progress: '100%', data: [{ audio_url: expect.stringContaining('.mp3') }] } });
@@ -98,11 +98,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const before = await ledger(user.id, user.tokenId);
     suno.nextScript([{ status: 'IN_PROGRESS' }, { status: 'FAILURE', fail_reason: 'content policy' }]);
     const submitted = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' });
-    await server.ctx.relay!.tasks.pollOnce();
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     const row = await server.ctx.storage.db.selectFrom('tasks').selectAll().where('task_id', '=', submitted.body.data).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'FAILURE', fail_reason: 'content policy', progress: '100%' });
-    expect(await failAndRefund(server.ctx, 'tasks', submitted.body.data, 'again')).toBe(false);
+    expect(await failAndRefund(server.ctx, server.relay, 'tasks', submitted.body.data, 'again')).toBe(false);
     const after = await ledger(user.id, user.tokenId);
     expect(after.quota).toBe(before.quota);
     expect(after.tokenRemain).toBe(before.tokenRemain);
@@ -117,11 +117,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const row = await server.ctx.storage.db.selectFrom('tasks').select('upstream_id').where('task_id', '=', stuck.body.data).executeTakeFirstOrThrow();
     // Two instances poll at once: each task is asked for once per round.
     const polls = suno.fetched.get(row.upstream_id) ?? 0;
-    const peer = (second ?? server).ctx.relay!.tasks;
-    await Promise.all([server.ctx.relay!.tasks.pollOnce(), ...(second ? [peer.pollOnce()] : [])]);
+    const peer = (second ?? server).relay.tasks;
+    await Promise.all([server.relay.tasks.pollOnce(), ...(second ? [peer.pollOnce()] : [])]);
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);
     // An instance that crashed holding a lease: another instance takes the task once the lease is over.
-    const crashed = new TaskPoller(server.ctx, server.ctx.relay!.dispatcher, taskPlatforms, () => undefined);
+    const crashed = new TaskPoller(server.ctx, server.relay, taskPlatforms, () => undefined);
     await server.ctx.storage.db.updateTable('tasks').set({ lease_owner: crashed.owner, lease_until: nowSeconds() + 1000 }).where('task_id', '=', stuck.body.data).execute();
     await peer.pollOnce();
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);
@@ -129,7 +129,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 2);
     // Past TASK_TIMEOUT (an hour): failed and refunded, by whichever instance gets there first, once.
     const late = nowSeconds() + server.ctx.config.taskTimeoutSeconds + 60;
-    await Promise.all([server.ctx.relay!.tasks.pollOnce(late), ...(second ? [peer.pollOnce(late)] : [])]);
+    await Promise.all([server.relay.tasks.pollOnce(late), ...(second ? [peer.pollOnce(late)] : [])]);
     const ended = await server.ctx.storage.db.selectFrom('tasks').select(['status', 'fail_reason']).where('task_id', '=', stuck.body.data).executeTakeFirstOrThrow();
     expect(ended).toEqual({ status: 'FAILURE', fail_reason: '任务超时' });
     const after = await ledger(user.id, user.tokenId);
@@ -145,7 +145,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     suno.failSubmits(400, { code: 'error', message: 'prompt rejected' });
     const refused = await call(payer.key, 'POST', '/suno/submit/music', { prompt: 'bad' });
     expect(refused).toMatchObject({ status: 400, body: { code: 'error', data: null } });
-    await server.ctx.relay!.tasks.pollOnce();
+    await server.relay.tasks.pollOnce();
     const state = await ledger(payer.id, payer.tokenId);
     const expected = 8 * musicQuota + 4 * 0.02 * quotaPerUnit;
     expect(state.consumed - state.refunded).toBe(expected);
@@ -154,7 +154,7 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(state.tokenUsed).toBe(expected);
     expect(state.tokenRemain).toBe(2_000_000 - expected);
     // The balance check sees what the database took (the cached user was re-read).
-    const cached = server.ctx.relay!.access.findUser(payer.id);
+    const cached = server.relay.access.findUser(payer.id);
     expect((cached instanceof Promise ? await cached : cached)!.quota).toBe(2_000_000 - expected);
   });
 

@@ -17,25 +17,25 @@ const fetchModelsBody = z.object({
 });
 
 /** Channel probes (admin): test, update_balance, fetch_models. */
-export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards, relay }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
   api.get('/channel/test', { ...admin, schema: doc('channels', 'test every channel (in the background)') }, async (request) => {
-    const started = testAllChannels(ctx, (error) => request.log.warn({ err: error }, 'channel test failed'));
+    const started = testAllChannels(ctx, relay, (error) => request.log.warn({ err: error }, 'channel test failed'));
     return { success: true, message: started ? '已开始测试所有渠道，请稍后刷新查看结果' : '测试正在进行中' };
   });
   api.get('/channel/test/:id', { ...admin, schema: doc('channels', 'test one channel', { params: idParams, querystring: testQuery }) }, async (request) => {
     const { id } = parseInput(idParams, request.params);
     const { model } = parseInput(testQuery, request.query);
-    return testChannel(ctx, id, model);
+    return testChannel(ctx, relay, id, model);
   });
-  api.get('/channel/update_balance', { ...admin, schema: doc('channels', 'update all balances') }, async () => ok({ updated: await updateAllBalances(ctx) }));
+  api.get('/channel/update_balance', { ...admin, schema: doc('channels', 'update all balances') }, async () => ok({ updated: await updateAllBalances(ctx, relay) }));
   api.get('/channel/update_balance/:id', { ...admin, schema: doc('channels', 'update channel balance', { params: idParams }) }, async (request) => {
-    const balance = await updateChannelBalance(ctx, parseInput(idParams, request.params).id);
+    const balance = await updateChannelBalance(ctx, relay, parseInput(idParams, request.params).id);
     return { success: true, message: '', balance };
   });
-  api.get('/channel/fetch_models/:id', { ...admin, schema: doc('channels', 'fetch channel models', { params: idParams }) }, async (request) => ok(await fetchChannelModels(ctx, parseInput(idParams, request.params).id)));
+  api.get('/channel/fetch_models/:id', { ...admin, schema: doc('channels', 'fetch channel models', { params: idParams }) }, async (request) => ok(await fetchChannelModels(ctx, relay, parseInput(idParams, request.params).id)));
   api.post('/channel/fetch_models', { ...admin, schema: doc('channels', 'fetch upstream models', { body: fetchModelsBody }) }, async (request) => {
     const body = parseInput(fetchModelsBody, request.body);
-    return ok(await fetchUpstreamModels(ctx, body.type, body.base_url, body.key, body.other));
+    return ok(await fetchUpstreamModels(relay, body.type, body.base_url, body.key, body.other));
   });
 }

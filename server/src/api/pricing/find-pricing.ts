@@ -1,4 +1,5 @@
 import { defaultGroup } from '@modelgate/shared';
+import type { RelayFacade } from '../../relay/facade.js';
 import type { AppContext } from '../../context.js';
 import { translate, type Language } from '../../lib/i18n/index.js';
 import { findModelPricing } from '../../relay/billing/pricing.js';
@@ -34,8 +35,7 @@ function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string
  * Every model some enabled channel serves, with its price, the groups that can use it, and whether
  * the viewer can; the groups' default descriptions in the viewer's language.
  */
-export function findPricing(ctx: AppContext, viewer: PricingViewer | null, language: Language) {
-  const channels = ctx.relay!.channels;
+export function findPricing(ctx: AppContext, channels: RelayFacade['catalogue'], viewer: PricingViewer | null, language: Language) {
   const groups = viewerGroups(ctx, viewer);
   const isUnpricedUsable = ctx.options.bool('SelfUseModeEnabled');
   const data: PricingEntry[] = channels.allModels().map((model) => {

@@ -7,10 +7,10 @@ import { findPricing } from './find-pricing.js';
 import { resetModelRatios } from './reset-model-ratios.js';
 
 /** GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). */
-export function registerPricingRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+export function registerPricingRoutes(api: FastifyInstance, { ctx, guards, relay }: RouteDeps): void {
   // Public; a signed-in viewer (session or access token) gets availability for their own groups.
   api.get('/pricing', { preHandler: guards.viewer, schema: doc('pricing', 'list models with prices and availability') }, async (request) => {
-    const { data, group_ratio, usable_group } = findPricing(ctx, request.auth, requestLanguage(request));
+    const { data, group_ratio, usable_group } = findPricing(ctx, relay.catalogue, request.auth, requestLanguage(request));
     return { success: true, message: '', data, group_ratio, usable_group };
   });
   api.post('/option/rest_model_ratio', { preHandler: guards.root, schema: doc('pricing', 'reset model ratios') }, async () => {

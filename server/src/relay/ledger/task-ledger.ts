@@ -6,6 +6,7 @@ import type { Database } from '../../db/schema.js';
 import { storableText, toStorableRow } from './log-rows.js';
 import { consumeLogRow } from './consume-log.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
+import type { RelayState } from '../state.js';
 
 /** Task states after which nothing changes (and nothing more is billed or refunded). */
 export const finalStatuses = ['SUCCESS', 'FAILURE'] as const;
@@ -45,7 +46,7 @@ export interface NewTask {
  * token's quota (and the channel's used quota) by atomic increments, and the consume log row. The
  * in-memory copies are re-read afterwards on every instance (bus), so a later balance check sees it.
  */
-export async function chargeTask(ctx: AppContext, caller: RelayCaller, task: NewTask, ip: string, startedAt: number): Promise<void> {
+export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayCaller, task: NewTask, ip: string, startedAt: number): Promise<void> {
   const now = nowSeconds();
   const { user, token } = caller;
   await ctx.storage.db.transaction().execute(async (trx) => {
@@ -65,15 +66,17 @@ export async function chargeTask(ctx: AppContext, caller: RelayCaller, task: New
     });
     await trx.insertInto('logs').values({ ...toStorableRow(row), created_at: now }).execute();
   });
-  await reloadPayers(ctx, user.id, token?.id ?? 0);
+  await reloadPayers(ctx, payers, user.id, token?.id ?? 0);
 }
 
-/** The user's and token's cached rows are re-read on every instance (this one through the bus too). */
-async function reloadPayers(ctx: AppContext, userId: number, tokenId: number): Promise<void> {
-  const relay = ctx.relay!;
-  await relay.usage.exclusive(async () => {
-    await relay.access.reloadUsers(userId);
-    if (tokenId) await relay.access.reloadTokens(tokenId);
+/** The relay's in-memory copies of users and tokens, re-read after a task changes their quota. */
+export type Payers = Pick<RelayState, 'usage' | 'access'>;
+
+/** The user's and token's cached rows are re-read on every instance (this one at once, the others through the bus). */
+async function reloadPayers(ctx: AppContext, payers: Payers, userId: number, tokenId: number): Promise<void> {
+  await payers.usage.exclusive(async () => {
+    await payers.access.reloadUsers(userId);
+    if (tokenId) await payers.access.reloadTokens(tokenId);
   });
   await ctx.bus.publish('users', String(userId));
   if (tokenId) await ctx.bus.publish('tokens', String(tokenId));
@@ -85,7 +88,7 @@ async function reloadPayers(ctx: AppContext, userId: number, tokenId: number): P
  * refund (user, token, channel, and a system log row) is in the same transaction. Returns whether
  * this call refunded.
  */
-export async function failAndRefund(ctx: AppContext, table: TaskTable, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
+export async function failAndRefund(ctx: AppContext, payers: Payers, table: TaskTable, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
   const now = nowSeconds();
   const refunded = await ctx.storage.db.transaction().execute(async (trx) => {
     const moved = await trx.updateTable(sharedTable(table))
@@ -111,6 +114,6 @@ export async function failAndRefund(ctx: AppContext, table: TaskTable, taskId: s
     return { userId: task.user_id, tokenId: task.token_id };
   });
   if (!refunded) return false;
-  if (ctx.relay) await reloadPayers(ctx, refunded.userId, refunded.tokenId);
+  await reloadPayers(ctx, payers, refunded.userId, refunded.tokenId);
   return true;
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { request } from 'undici';
 import type { AppContext } from '../../context.js';
+import type { RelayState } from '../state.js';
 import type { MidjourneysTable } from '../../db/schema.js';
 import { shownImageUrl } from '../../lib/mj-image-url.js';
 
@@ -47,9 +48,8 @@ const hookTimeoutMs = 10_000;
  * MjNotifyEnabled: the caller's `notifyHook` is POSTed the task object when its status or progress
  * changed. One attempt with a short timeout; a failing hook is logged, never retried or billed.
  */
-export function notifyMjHook(ctx: AppContext, mjId: string): void {
-  if (!ctx.options.bool('MjNotifyEnabled') || !ctx.relay) return;
-  const relay = ctx.relay;
+export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'dispatcher' | 'log'>, mjId: string): void {
+  if (!ctx.options.bool('MjNotifyEnabled')) return;
   void (async () => {
     const row = await ctx.storage.db.selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).executeTakeFirst();
     if (!row?.notify_hook) return;

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
 import { storableText } from '../ledger/log-rows.js';
 import { toRelayChannel, type RelayChannel } from '../pipeline/channel-index.js';
 import { targetOf } from '../pipeline/dispatch.js';
 import type { UpstreamTarget } from '../providers/types.js';
-import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type TaskTable } from '../ledger/task-ledger.js';
+import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type Payers, type TaskTable } from '../ledger/task-ledger.js';
+import type { RelayState } from '../state.js';
 
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
 const leaseSeconds = 120;
@@ -40,7 +40,7 @@ export interface PolledPlatform {
   platform?: string;
   fetch(channel: RelayChannel, target: UpstreamTarget, upstreamIds: string[]): Promise<TaskUpdate[]>;
   /** Told after a task's status or progress changed (Midjourney's notify hook). */
-  changed?(ctx: AppContext, taskId: string): void;
+  changed?(ctx: AppContext, relay: TaskRelay, taskId: string): void;
 }
 
 /**
@@ -49,6 +49,9 @@ export interface PolledPlatform {
  * conditional UPDATE per task, so of several instances only one polls a task — asks each channel
  * for its tasks, and stores what it learns; a task that ends in FAILURE is refunded (ledger/task-ledger.ts).
  */
+/** What the poller uses of the relay: its connection pools and log, and the payers' cached rows a refund re-reads. */
+export type TaskRelay = Payers & Pick<RelayState, 'dispatcher' | 'log'>;
+
 export class TaskPoller {
   readonly owner = randomUUID();
   private timer: NodeJS.Timeout | null = null;
@@ -56,7 +59,7 @@ export class TaskPoller {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly dispatcher: Dispatcher,
+    private readonly relay: TaskRelay,
     private readonly platforms: readonly PolledPlatform[],
     private readonly log: (error: unknown) => void,
   ) {}
@@ -88,7 +91,7 @@ export class TaskPoller {
     const kind = platform.platform;
     const expired = await db.selectFrom(table).select(`${idColumn} as task_id`).where('status', 'in', [...unfinishedStatuses])
       .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).limit(batchSize).execute();
-    for (const task of expired) await failAndRefund(this.ctx, platform.table, task.task_id, '任务超时');
+    for (const task of expired) await failAndRefund(this.ctx, this.relay, platform.table, task.task_id, '任务超时');
 
     const candidates = await db.selectFrom(table).select(['id']).where('status', 'in', [...unfinishedStatuses])
       .where('lease_until', '<', now).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).orderBy('id').limit(batchSize).execute();
@@ -116,16 +119,16 @@ export class TaskPoller {
     const row = await this.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     const channel = row ? toRelayChannel(row) : null;
     if (!channel?.adapter) {
-      for (const task of tasks) await failAndRefund(this.ctx, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`);
+      for (const task of tasks) await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`);
       return;
     }
-    const updates = await platform.fetch(channel, targetOf(channel, this.dispatcher), tasks.map((task) => task.upstreamId));
+    const updates = await platform.fetch(channel, targetOf(channel, this.relay.dispatcher), tasks.map((task) => task.upstreamId));
     const byUpstream = new Map(updates.map((update) => [update.upstreamId, update]));
     for (const task of tasks) {
       const update = byUpstream.get(task.upstreamId);
       if (!update) continue;
       await this.store(platform, task.taskId, update);
-      if (update.status !== task.status || update.progress !== task.progress) platform.changed?.(this.ctx, task.taskId);
+      if (update.status !== task.status || update.progress !== task.progress) platform.changed?.(this.ctx, this.relay, task.taskId);
     }
   }
 
@@ -137,7 +140,7 @@ export class TaskPoller {
       if (Object.keys(columns).length > 0) {
         await this.ctx.storage.db.updateTable(table).set(columns).where(sharedIdColumn(platform.table), '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
       }
-      await failAndRefund(this.ctx, platform.table, taskId, update.failReason || '上游任务失败', update.progress || '100%');
+      await failAndRefund(this.ctx, this.relay, platform.table, taskId, update.failReason || '上游任务失败', update.progress || '100%');
       return;
     }
     await this.ctx.storage.db.updateTable(table).set({

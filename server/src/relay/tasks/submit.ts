@@ -108,7 +108,7 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
     if (existing) return { taskId: existing, accepted: answer };
     const taskId = submission.newTaskId();
     const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota };
-    await chargeTask(ctx, caller, {
+    await chargeTask(ctx, relay, caller, {
       taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota,
       record: (trx, now) => submission.record(trx, row, answer, now),
     }, submission.ip, startedAt);

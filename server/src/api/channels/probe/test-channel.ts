@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../context.js';
 
-import { disableChannel, enableChannel, isKeyFailure, probeChannel, redactSecrets, type AdapterOptions, type UpstreamError } from '../../../relay/probes.js';
+import type { RelayFacade } from '../../../relay/facade.js';
+import { disableChannel, enableChannel, isKeyFailure, redactSecrets, type AdapterOptions, type UpstreamError } from '../../../relay/probes.js';
 import { loadRelayChannel } from './load-channel.js';
 
 export interface ChannelTestResult {
@@ -15,13 +16,13 @@ export interface ChannelTestResult {
  * embeddings for embedding models, converted and read through the adapter), records
  * response_time (ms) and test_time, and applies the automatic enable/disable rules.
  */
-export async function testChannel(ctx: AppContext, id: number, requestedModel?: string): Promise<ChannelTestResult> {
+export async function testChannel(ctx: AppContext, relay: RelayFacade, id: number, requestedModel?: string): Promise<ChannelTestResult> {
   const channel = await loadRelayChannel(ctx, id);
   const adapter = channel.adapter;
   if (!adapter) return { success: false, message: `渠道类型 ${channel.type} 暂不支持测试`, time: 0 };
   const model = requestedModel || channel.testModel || channel.models[0] || 'gpt-4o-mini';
   const started = Date.now();
-  const error: UpstreamError | null = await probeChannel(ctx.relay!, channel, model, ctx.options as unknown as AdapterOptions);
+  const error: UpstreamError | null = await relay.probeChannel(channel, model, ctx.options as unknown as AdapterOptions);
   const elapsedMs = Date.now() - started;
   const seconds = Math.round(elapsedMs) / 1000;
   await ctx.storage.db.updateTable('channels')
@@ -47,12 +48,12 @@ export async function testChannel(ctx: AppContext, id: number, requestedModel?: 
 let isTestingAll = false;
 
 /** Tests every channel that is enabled or auto-disabled, one after another, in the background. */
-export function testAllChannels(ctx: AppContext, log: (error: unknown) => void): boolean {
+export function testAllChannels(ctx: AppContext, relay: RelayFacade, log: (error: unknown) => void): boolean {
   if (isTestingAll) return false;
   isTestingAll = true;
   void (async () => {
     const rows = await ctx.storage.db.selectFrom('channels').select('id').where('status', 'in', [1, 3]).execute();
-    for (const row of rows) await testChannel(ctx, row.id).catch(log);
+    for (const row of rows) await testChannel(ctx, relay, row.id).catch(log);
   })().catch(log).finally(() => {
     isTestingAll = false;
   });
