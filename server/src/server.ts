@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
+import { startChannelChecks } from './api/channels/probe/channel-checks.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { createBus } from './cache/bus.js';
 import { openCache } from './cache/index.js';
@@ -49,6 +50,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   for (const warning of config.warnings) app.log.warn(warning);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
+  // The periodic channel test and balance refresh (one instance of a cluster runs each).
+  const channelChecks = startChannelChecks(ctx, app.log);
   let url = '';
   if (options.listen !== false) {
     url = await app.listen({ port: config.port, host: config.host });
@@ -62,6 +65,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     async close() {
       if (closed) return;
       closed = true;
+      // No new check starts; one in progress stops after its current channel (awaited below).
+      const checksStopped = channelChecks.stop();
       // Graceful: /readyz turns 503 and new requests are refused; what is in flight (streams included)
       // may finish for SHUTDOWN_TIMEOUT, then is cut (a cut stream is billed for what it produced).
       if (url) {
@@ -69,6 +74,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         if (cut > 0) app.log.warn({ connections: cut }, 'shutdown: requests still in flight after SHUTDOWN_TIMEOUT were cut');
       }
       ctx.lifecycle.isDraining = true;
+      await checksStopped;
       await app.close();
       for (const task of ctx.onClose) await task();
       optionStore.stop();

@@ -150,6 +150,9 @@ export const optionRegistry = {
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
   ChannelDisableThreshold: float(5),
+  // Periodic channel test (api/channels/probe/channel-checks.ts); CHANNEL_TEST_FREQUENCY overrides both.
+  'monitor_setting.auto_test_channel_enabled': bool(false),
+  'monitor_setting.auto_test_channel_minutes': int(10, 1, 525_600),
   // Retry policy and circuit breaker (relay/pipeline/retry-policy.ts, channel-cooldown.ts)
   RetryStatusCodes: text('401,403,408,429,500-503,505-523,525-599', { check: statusListCheck }),
   RetryOnConnectionError: bool(true),
@@ -231,6 +234,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
+  'monitor_setting.auto_test_channel_enabled', 'monitor_setting.auto_test_channel_minutes',
   'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
   'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
   'LogConsumeEnabled', 'LogRetentionDays',
