@@ -262,4 +262,23 @@ describe('ratelimit and models tabs', () => {
       { key: 'general_setting.ping_interval_seconds', value: '1' },
     ]);
   });
+
+  it('monitoring: the periodic channel test is switched on with its interval, at least 1 minute', async () => {
+    const { calls } = optionServer({ ...baseOptions, 'monitor_setting.auto_test_channel_enabled': 'false', 'monitor_setting.auto_test_channel_minutes': '10' });
+    await openSettings('tab=operation&section=monitoring');
+    const monitoring = await panel('监控设置');
+    const minutes = within(monitoring).getByLabelText('测试间隔（分钟）') as HTMLInputElement;
+    expect(minutes.disabled).toBe(true);
+    expect(minutes.getAttribute('aria-valuemin')).toBe('1');
+    fireEvent.click(within(monitoring).getByRole('switch', { name: '定时测试所有通道' }));
+    await waitFor(() => expect(minutes.disabled).toBe(false));
+    fireEvent.change(minutes, { target: { value: '30' } });
+    fireEvent.blur(minutes);
+    fireEvent.click(saveButton(monitoring, '监控设置'));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+    expect(puts(calls)).toEqual([
+      { key: 'monitor_setting.auto_test_channel_enabled', value: 'true' },
+      { key: 'monitor_setting.auto_test_channel_minutes', value: '30' },
+    ]);
+  });
 });

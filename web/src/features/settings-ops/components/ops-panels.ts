@@ -91,6 +91,10 @@ export const monitoringPanel: PanelSpec = {
     f('AutomaticDisableChannelEnabled', 'switch', 'autoDisable', { span: 12 }),
     f('AutomaticEnableChannelEnabled', 'switch', 'autoEnable', { span: 12 }),
     f('AutomaticDisableKeywords', 'textarea', 'autoDisableKeywords', { extraKey: 'settingsOps.autoDisableKeywordsHint' }),
+    f('monitor_setting.auto_test_channel_enabled', 'switch', 'autoTestChannel', { span: 12 }),
+    f('monitor_setting.auto_test_channel_minutes', 'number', 'autoTestChannelMinutes', {
+      min: 1, span: 12, enabledBy: 'monitor_setting.auto_test_channel_enabled', extraKey: 'settingsOps.autoTestChannelMinutesHint',
+    }),
   ],
 };
 
