@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { migrate, openStorage, type Storage } from './db/index.js';
 import { OptionStore } from './options/store.js';
 import { Lifecycle } from './lifecycle.js';
+import { OverloadGuard } from './lib/overload-guard.js';
 import { Metrics } from './metrics/metrics.js';
 
 export interface RunningServer {
@@ -46,12 +47,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onClose: [],
     lifecycle: new Lifecycle(storage, cache),
     metrics: new Metrics(optionStore),
+    overload: new OverloadGuard(optionStore),
   };
   const app = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   for (const warning of config.warnings) app.log.warn(warning);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   // The periodic channel test and balance refresh (one instance of a cluster runs each).
   const channelChecks = startChannelChecks(ctx, app.log);
+  ctx.overload.start(app.log);
   let url = '';
   if (options.listen !== false) {
     url = await app.listen({ port: config.port, host: config.host });
@@ -75,6 +78,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       }
       ctx.lifecycle.isDraining = true;
       await checksStopped;
+      ctx.overload.stop();
       await app.close();
       for (const task of ctx.onClose) await task();
       optionStore.stop();

@@ -158,6 +158,11 @@ export const optionRegistry = {
   RetryOnConnectionError: bool(true),
   ChannelCooldownFailures: int(0, 0, 1000),
   ChannelCooldownSeconds: int(30, 1, 86_400),
+  // The relay's overload guard (lib/overload-guard.ts), off by default; a threshold of 0 turns that check off.
+  'performance_setting.monitor_enabled': bool(false),
+  'performance_setting.monitor_event_loop_lag_ms': int(200, 0, 60_000),
+  'performance_setting.monitor_cpu_threshold': float(90, 0, 10_000),
+  'performance_setting.monitor_memory_threshold': float(90, 0, 100),
   // Prometheus metrics at GET /metrics (metrics/), root only: the token is a secret.
   MetricsEnabled: bool(false),
   MetricsToken: secret(),
@@ -237,6 +242,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'monitor_setting.auto_test_channel_enabled', 'monitor_setting.auto_test_channel_minutes',
   'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
   'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
+  'performance_setting.monitor_enabled', 'performance_setting.monitor_event_loop_lag_ms', 'performance_setting.monitor_cpu_threshold', 'performance_setting.monitor_memory_threshold',
   'LogConsumeEnabled', 'LogRetentionDays',
   'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
   'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',
