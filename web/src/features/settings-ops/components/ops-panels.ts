@@ -112,6 +112,19 @@ export const reliabilityPanel: PanelSpec = {
   ],
 };
 
+/** The relay's overload guard (docs/relay.md "Overload guard"): thresholds apply while the switch is on. */
+export const performancePanel: PanelSpec = {
+  titleKey: 'settingsOps.performancePanel',
+  fields: [
+    f('performance_setting.monitor_enabled', 'switch', 'monitorEnabled', { span: 24, extraKey: 'settingsOps.monitorEnabledHint' }),
+    ...([
+      ['performance_setting.monitor_event_loop_lag_ms', 'monitorEventLoopLag', 60000, undefined],
+      ['performance_setting.monitor_cpu_threshold', 'monitorCpu', 10000, 'settingsOps.monitorCpuHint'],
+      ['performance_setting.monitor_memory_threshold', 'monitorMemory', 100, 'settingsOps.monitorMemoryHint'],
+    ] as const).map(([key, label, max, extraKey]) => f(key, 'number', label, { min: 0, max, span: 8, enabledBy: 'performance_setting.monitor_enabled', extraKey })),
+  ],
+};
+
 export const quotaPanel: PanelSpec = {
   titleKey: 'settingsOps.quotaPanel',
   fields: [
