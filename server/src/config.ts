@@ -44,6 +44,13 @@ export interface Config {
   taskTimeoutSeconds: number;
   relayTimeoutSeconds: number;
   batchUpdateIntervalMs: number;
+  /**
+   * Minutes between periodic channel tests (CHANNEL_TEST_FREQUENCY); overrides the monitoring
+   * options when set; null = the options decide. Decimals allowed (tests use seconds).
+   */
+  channelTestFrequencyMinutes: number | null;
+  /** Minutes between periodic balance refreshes (CHANNEL_UPDATE_FREQUENCY); null = off. */
+  channelUpdateFrequencyMinutes: number | null;
   logLevel: string;
   webDistDir: string;
   /**
@@ -72,6 +79,15 @@ function intFrom(env: Env, name: string, fallback: number, min = 0): number {
     throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
   }
   return Math.floor(value);
+}
+
+/** A period in minutes, decimals allowed; unset, empty or 0 is null (off). */
+function minutesFrom(env: Env, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of minutes >= 0, got "${raw}"`);
+  return value === 0 ? null : value;
 }
 
 /** An http(s) base URL without a trailing slash. */
@@ -197,6 +213,8 @@ export function loadConfig(env: Env = process.env): Config {
     taskTimeoutSeconds: intFrom(env, 'TASK_TIMEOUT', 3600, 60),
     relayTimeoutSeconds: intFrom(env, 'RELAY_TIMEOUT', 0, 0),
     batchUpdateIntervalMs: intFrom(env, 'BATCH_UPDATE_INTERVAL_MS', 1000, 10),
+    channelTestFrequencyMinutes: minutesFrom(env, 'CHANNEL_TEST_FREQUENCY'),
+    channelUpdateFrequencyMinutes: minutesFrom(env, 'CHANNEL_UPDATE_FREQUENCY'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     webDistDir: path.resolve(env.WEB_DIST_DIR?.trim() || path.join(import.meta.dirname, '../../web/dist')),
     trustProxy: proxies.trust,

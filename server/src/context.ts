@@ -1,5 +1,6 @@
 import type { Metrics } from './metrics/metrics.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { OverloadGuard } from './lib/overload-guard.js';
 import type { Bus } from './cache/bus.js';
 import type { Cache } from './cache/index.js';
 import type { Config } from './config.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   onClose: Array<() => Promise<void>>;
   /** Health checks, requests in flight and draining at shutdown (lifecycle.ts). */
   lifecycle: Lifecycle;
+  /** Refuses relay calls while this process is overloaded (lib/overload-guard.ts). */
+  overload: OverloadGuard;
   /** Prometheus metrics of this app (metrics/metrics.ts). */
   metrics: Metrics;
 }

@@ -3,6 +3,7 @@ import { relayFacade } from './relay/facade.js';
 import type { RelayState } from './relay/state.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
+import { startChannelChecks } from './api/channels/probe/channel-checks.js';
 import { buildApp, type BuildAppOptions } from './app.js';
 import { createBus } from './cache/bus.js';
 import { openCache } from './cache/index.js';
@@ -10,6 +11,7 @@ import type { Config } from './config.js';
 import { migrate, openStorage, type Storage } from './db/index.js';
 import { OptionStore } from './options/store.js';
 import { Lifecycle } from './lifecycle.js';
+import { OverloadGuard } from './lib/overload-guard.js';
 import { Metrics } from './metrics/metrics.js';
 
 export interface RunningServer {
@@ -50,13 +52,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onClose: [],
     lifecycle: new Lifecycle(storage, cache),
     metrics: new Metrics(optionStore),
+    overload: new OverloadGuard(optionStore),
   };
   const { app, relay } = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   // The quota reminder (notify/) hears of the users each ledger flush wrote; the relay does not know it.
   const reminder = new QuotaReminder(ctx, app.log);
-  relayFacade(relay).onUsersWritten((users) => reminder.check(users));
+  const facade = relayFacade(relay);
+  facade.onUsersWritten((users) => reminder.check(users));
   for (const warning of config.warnings) app.log.warn(warning);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
+  // The periodic channel test and balance refresh (one instance of a cluster runs each).
+  const channelChecks = startChannelChecks(ctx, facade, app.log);
+  ctx.overload.start(app.log);
   let url = '';
   if (options.listen !== false) {
     url = await app.listen({ port: config.port, host: config.host });
@@ -71,6 +78,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     async close() {
       if (closed) return;
       closed = true;
+      // No new check starts; one in progress stops after its current channel (awaited below).
+      const checksStopped = channelChecks.stop();
       // Graceful: /readyz turns 503 and new requests are refused; what is in flight (streams included)
       // may finish for SHUTDOWN_TIMEOUT, then is cut (a cut stream is billed for what it produced).
       if (url) {
@@ -78,6 +87,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         if (cut > 0) app.log.warn({ connections: cut }, 'shutdown: requests still in flight after SHUTDOWN_TIMEOUT were cut');
       }
       ctx.lifecycle.isDraining = true;
+      await checksStopped;
+      ctx.overload.stop();
       await app.close();
       for (const task of ctx.onClose) await task();
       optionStore.stop();

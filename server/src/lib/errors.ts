@@ -13,6 +13,9 @@ export type ErrorCode =
   | 'rate_limited'
   | 'unavailable'
   | 'busy'
+  | 'system_event_loop_overloaded'
+  | 'system_cpu_overloaded'
+  | 'system_memory_overloaded'
   | 'internal';
 
 const statusByCode: Record<ErrorCode, number> = {
@@ -27,6 +30,10 @@ const statusByCode: Record<ErrorCode, number> = {
   unavailable: 503,
   /** This instance is at a limit of its own (memory for request bodies): the same request may pass shortly. */
   busy: 503,
+  /** This process is overloaded (lib/overload-guard.ts): the relay refuses new calls for a while. */
+  system_event_loop_overloaded: 503,
+  system_cpu_overloaded: 503,
+  system_memory_overloaded: 503,
   internal: 500,
 };
 

@@ -155,11 +155,19 @@ export const optionRegistry = {
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
   ChannelDisableThreshold: float(5),
+  // Periodic channel test (api/channels/probe/channel-checks.ts); CHANNEL_TEST_FREQUENCY overrides both.
+  'monitor_setting.auto_test_channel_enabled': bool(false),
+  'monitor_setting.auto_test_channel_minutes': int(10, 1, 525_600),
   // Retry policy and circuit breaker (relay/pipeline/retry-policy.ts, channel-cooldown.ts)
   RetryStatusCodes: text('401,403,408,429,500-503,505-523,525-599', { check: statusListCheck }),
   RetryOnConnectionError: bool(true),
   ChannelCooldownFailures: int(0, 0, 1000),
   ChannelCooldownSeconds: int(30, 1, 86_400),
+  // The relay's overload guard (lib/overload-guard.ts), off by default; a threshold of 0 turns that check off.
+  'performance_setting.monitor_enabled': bool(false),
+  'performance_setting.monitor_event_loop_lag_ms': int(200, 0, 60_000),
+  'performance_setting.monitor_cpu_threshold': float(90, 0, 10_000),
+  'performance_setting.monitor_memory_threshold': float(90, 0, 100),
   // Prometheus metrics at GET /metrics (metrics/), root only: the token is a secret.
   MetricsEnabled: bool(false),
   MetricsToken: secret(),
@@ -236,8 +244,10 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
+  'monitor_setting.auto_test_channel_enabled', 'monitor_setting.auto_test_channel_minutes',
   'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
   'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
+  'performance_setting.monitor_enabled', 'performance_setting.monitor_event_loop_lag_ms', 'performance_setting.monitor_cpu_threshold', 'performance_setting.monitor_memory_threshold',
   'LogConsumeEnabled', 'LogRetentionDays',
   'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
   'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',

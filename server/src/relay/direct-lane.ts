@@ -116,6 +116,8 @@ async function serve(lane: Lane, request: IncomingMessage, response: ServerRespo
   const exchange = new DirectExchange(lane, request, response, path, requestId);
   let status = 200;
   try {
+    const overloaded = lane.ctx.overload.refusal();
+    if (overloaded) throw overloaded;
     const found = authenticateToken(lane.ctx, lane.relay, exchange);
     const caller = found instanceof Promise ? await found : found;
     const body = await readBody(request, lane.bodyLimit, lane.bodies.budget, (bytes) => parseJsonBody(bytes.toString('utf8'), lane.maxJsonDepth));

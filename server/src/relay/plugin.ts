@@ -46,6 +46,8 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodie
   await (await import('./realtime/routes.js')).registerRealtimeRoute(app, ctx, relay); // GET /v1/realtime (WebSocket), docs/billing.md Realtime
   await app.register(async (scope) => {
     scope.setErrorHandler(sendRelayError);
+    // While this process is overloaded, new calls are refused: 503 + Retry-After (lib/overload-guard.ts).
+    scope.addHook('onRequest', (_request, _reply, done) => done(ctx.overload.refusal() ?? undefined));
     // A multipart body sent to a JSON route reaches its handler without a body, as it did when
     // @fastify/multipart covered the whole scope; the plugin itself (three async hooks per request)
     // is only on the audio routes below.

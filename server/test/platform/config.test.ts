@@ -59,6 +59,8 @@ describe('loadConfig', () => {
       taskTimeoutSeconds: 3600,
       relayTimeoutSeconds: 0,
       batchUpdateIntervalMs: 1000,
+      channelTestFrequencyMinutes: null,
+      channelUpdateFrequencyMinutes: null,
       logLevel: 'info',
       trustProxy: null,
     });
@@ -90,6 +92,8 @@ describe('loadConfig', () => {
       STREAMING_TIMEOUT: '300',
       RELAY_TIMEOUT: '600',
       BATCH_UPDATE_INTERVAL_MS: '250',
+      CHANNEL_TEST_FREQUENCY: '10',
+      CHANNEL_UPDATE_FREQUENCY: '0.5',
       LOG_LEVEL: 'debug',
       TRUST_PROXY: '2',
       WEB_DIST_DIR: '/srv/console',
@@ -113,6 +117,8 @@ describe('loadConfig', () => {
       taskTimeoutSeconds: 3600,
       relayTimeoutSeconds: 600,
       batchUpdateIntervalMs: 250,
+      channelTestFrequencyMinutes: 10,
+      channelUpdateFrequencyMinutes: 0.5,
       logLevel: 'debug',
       webDistDir: '/srv/console',
       warnings: [],
@@ -144,6 +150,13 @@ describe('loadConfig', () => {
     ];
     for (const [name, value] of cases) {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(`^${name} must be a number >= \\d+, got "${value}"$`));
+    }
+  });
+
+  it('reads the channel check periods as minutes: 0 or empty is off, anything but a number >= 0 is refused', () => {
+    expect(loadConfig({ CHANNEL_TEST_FREQUENCY: '0', CHANNEL_UPDATE_FREQUENCY: ' ' })).toMatchObject({ channelTestFrequencyMinutes: null, channelUpdateFrequencyMinutes: null });
+    for (const [name, value] of [['CHANNEL_TEST_FREQUENCY', '-1'], ['CHANNEL_TEST_FREQUENCY', 'soon'], ['CHANNEL_UPDATE_FREQUENCY', 'Infinity']]) {
+      expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(`${name} must be a number of minutes >= 0, got "${value}"`);
     }
   });
 

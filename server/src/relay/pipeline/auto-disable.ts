@@ -27,16 +27,25 @@ export function disableChannelIfBanned(ctx: AppContext, relay: RelayState, chann
   void disableChannel(ctx, channel.id, reason).catch(() => undefined);
 }
 
-export async function disableChannel(ctx: AppContext, channelId: number, reason: string): Promise<void> {
+/**
+ * Enabled (1) → auto-disabled (3) with the reason; answers whether this call changed it (a channel
+ * an admin disabled by hand, or one already disabled, is left as it is).
+ */
+export async function disableChannel(ctx: AppContext, channelId: number, reason: string): Promise<boolean> {
   const otherInfo = JSON.stringify({ status_reason: reason, status_time: Math.floor(Date.now() / 1000) });
-  await ctx.storage.db.updateTable('channels').set({ status: autoDisabled, other_info: otherInfo }).where('id', '=', channelId).execute();
+  const result = await ctx.storage.db.updateTable('channels').set({ status: autoDisabled, other_info: otherInfo }).where('id', '=', channelId).where('status', '=', 1).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
   await ctx.storage.db.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', channelId).execute();
   await ctx.bus.publish('channels');
+  return true;
 }
 
-export async function enableChannel(ctx: AppContext, channelId: number): Promise<void> {
+/** Auto-disabled (3) → enabled (1); answers whether this call changed it (never a channel disabled by hand). */
+export async function enableChannel(ctx: AppContext, channelId: number): Promise<boolean> {
   // Enabled again: every key is back (an auto-disable wrote other_info without disabled_keys).
-  await ctx.storage.db.updateTable('channels').set({ status: 1 }).where('id', '=', channelId).execute();
+  const result = await ctx.storage.db.updateTable('channels').set({ status: 1 }).where('id', '=', channelId).where('status', '=', autoDisabled).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
   await ctx.storage.db.updateTable('abilities').set({ enabled: 1 }).where('channel_id', '=', channelId).execute();
   await ctx.bus.publish('channels');
+  return true;
 }

@@ -113,6 +113,9 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['获取模型列表失败：{0}', 'Could not fetch the model list: {0}'],
   ['查询余额失败：{0}', 'Could not fetch the balance: {0}'],
   ['该渠道类型暂不支持查询余额', 'This channel type has no balance query yet'],
+  ['渠道「{0}」（#{1}）测试通过，已自动启用', 'Channel "{0}" (#{1}) passed its test and was enabled automatically'],
+  ['渠道「{0}」（#{1}）已自动禁用，原因：{2}', 'Channel "{0}" (#{1}) was disabled automatically: {2}'],
+  ['余额不足（{0}）', 'Balance used up ({0})'],
 
   // Tokens
   ['令牌不存在', 'Token not found'],

@@ -2,6 +2,10 @@ import type { CatalogEntry } from './index.js';
 
 /** The relay: errors of /v1, /pg, the inbound formats, Realtime and the task routes. */
 export const relayTexts: readonly CatalogEntry[] = [
+  // The overload guard (lib/overload-guard.ts)
+  ['服务器事件循环延迟过高，请稍后再试', 'The server event loop is overloaded. Please try again later'],
+  ['服务器 CPU 负载过高，请稍后再试', 'The server CPU is overloaded. Please try again later'],
+  ['服务器内存使用率过高，请稍后再试', 'The server memory is nearly used up. Please try again later'],
   // Token, user and access
   ['未提供令牌', 'No token provided'],
   ['无效的令牌', 'Invalid token'],

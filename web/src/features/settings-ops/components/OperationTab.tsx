@@ -22,10 +22,11 @@ const operationSections: SettingsSection[] = [
   section('dashboard', panels.dashboardPanel),
   section('monitoring', panels.monitoringPanel),
   section('reliability', panels.reliabilityPanel),
+  section('performance', panels.performancePanel),
   section('quota', panels.quotaPanel),
 ];
 
-/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, quota — one section at a time. */
+/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, performance, quota — one section at a time. */
 export function OperationTab() {
   return <SettingsSections sections={operationSections} />;
 }

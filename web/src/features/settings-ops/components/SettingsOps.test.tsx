@@ -262,4 +262,53 @@ describe('ratelimit and models tabs', () => {
       { key: 'general_setting.ping_interval_seconds', value: '1' },
     ]);
   });
+
+  it('monitoring: the periodic channel test is switched on with its interval, at least 1 minute', async () => {
+    const { calls } = optionServer({ ...baseOptions, 'monitor_setting.auto_test_channel_enabled': 'false', 'monitor_setting.auto_test_channel_minutes': '10' });
+    await openSettings('tab=operation&section=monitoring');
+    const monitoring = await panel('监控设置');
+    const minutes = within(monitoring).getByLabelText('测试间隔（分钟）') as HTMLInputElement;
+    expect(minutes.disabled).toBe(true);
+    expect(minutes.getAttribute('aria-valuemin')).toBe('1');
+    fireEvent.click(within(monitoring).getByRole('switch', { name: '定时测试所有通道' }));
+    await waitFor(() => expect(minutes.disabled).toBe(false));
+    fireEvent.change(minutes, { target: { value: '30' } });
+    fireEvent.blur(minutes);
+    fireEvent.click(saveButton(monitoring, '监控设置'));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+    expect(puts(calls)).toEqual([
+      { key: 'monitor_setting.auto_test_channel_enabled', value: 'true' },
+      { key: 'monitor_setting.auto_test_channel_minutes', value: '30' },
+    ]);
+  });
+
+  it('performance: the overload guard is off by default; its thresholds are edited while it is on', async () => {
+    const { calls } = optionServer({
+      ...baseOptions,
+      'performance_setting.monitor_enabled': 'false',
+      'performance_setting.monitor_event_loop_lag_ms': '200',
+      'performance_setting.monitor_cpu_threshold': '90',
+      'performance_setting.monitor_memory_threshold': '90',
+    });
+    await openSettings('tab=operation&section=performance');
+    const performance = await panel('性能设置');
+    const lag = within(performance).getByLabelText('事件循环延迟阈值（毫秒）') as HTMLInputElement;
+    const memory = within(performance).getByLabelText('内存阈值（%）') as HTMLInputElement;
+    expect([lag.disabled, memory.disabled]).toEqual([true, true]);
+    expect(memory.getAttribute('aria-valuemax')).toBe('100');
+    fireEvent.click(within(performance).getByRole('switch', { name: '实例过载时拒绝中继请求' }));
+    await waitFor(() => expect(lag.disabled).toBe(false));
+    fireEvent.change(lag, { target: { value: '500' } });
+    fireEvent.blur(lag);
+    fireEvent.change(memory, { target: { value: '120' } });
+    fireEvent.blur(memory);
+    await waitFor(() => expect(memory.value).toBe('100'));
+    fireEvent.click(saveButton(performance, '性能设置'));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+    expect(puts(calls)).toEqual([
+      { key: 'performance_setting.monitor_enabled', value: 'true' },
+      { key: 'performance_setting.monitor_event_loop_lag_ms', value: '500' },
+      { key: 'performance_setting.monitor_memory_threshold', value: '100' },
+    ]);
+  });
 });

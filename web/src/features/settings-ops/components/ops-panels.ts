@@ -91,6 +91,10 @@ export const monitoringPanel: PanelSpec = {
     f('AutomaticDisableChannelEnabled', 'switch', 'autoDisable', { span: 12 }),
     f('AutomaticEnableChannelEnabled', 'switch', 'autoEnable', { span: 12 }),
     f('AutomaticDisableKeywords', 'textarea', 'autoDisableKeywords', { extraKey: 'settingsOps.autoDisableKeywordsHint' }),
+    f('monitor_setting.auto_test_channel_enabled', 'switch', 'autoTestChannel', { span: 12 }),
+    f('monitor_setting.auto_test_channel_minutes', 'number', 'autoTestChannelMinutes', {
+      min: 1, span: 12, enabledBy: 'monitor_setting.auto_test_channel_enabled', extraKey: 'settingsOps.autoTestChannelMinutesHint',
+    }),
   ],
 };
 
@@ -105,6 +109,19 @@ export const reliabilityPanel: PanelSpec = {
     f('ConcurrencyQueueEnabled', 'switch', 'concurrencyQueue', { span: 24, extraKey: 'settingsOps.concurrencyQueueHint' }),
     f('ConcurrencyQueueTimeoutSeconds', 'number', 'concurrencyQueueTimeout', { min: 1, max: 600 }),
     f('ConcurrencyQueueSize', 'number', 'concurrencyQueueSize', { min: 1, max: 100000 }),
+  ],
+};
+
+/** The relay's overload guard (docs/relay.md "Overload guard"): thresholds apply while the switch is on. */
+export const performancePanel: PanelSpec = {
+  titleKey: 'settingsOps.performancePanel',
+  fields: [
+    f('performance_setting.monitor_enabled', 'switch', 'monitorEnabled', { span: 24, extraKey: 'settingsOps.monitorEnabledHint' }),
+    ...([
+      ['performance_setting.monitor_event_loop_lag_ms', 'monitorEventLoopLag', 60000, undefined],
+      ['performance_setting.monitor_cpu_threshold', 'monitorCpu', 10000, 'settingsOps.monitorCpuHint'],
+      ['performance_setting.monitor_memory_threshold', 'monitorMemory', 100, 'settingsOps.monitorMemoryHint'],
+    ] as const).map(([key, label, max, extraKey]) => f(key, 'number', label, { min: 0, max, span: 8, enabledBy: 'performance_setting.monitor_enabled', extraKey })),
   ],
 };
 
