@@ -2,6 +2,8 @@ import Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { invalidInput } from '../../lib/errors.js';
 import { completeStripeTopUp, expireStripeTopUp, type CheckoutSessionFields } from '../topup/complete-stripe-top-up.js';
+import { completeSubscriptionCheckout, expireSubscriptionOrder } from '../subscriptions/complete-subscription-checkout.js';
+import { renewStripeSubscription, syncStripeSubscription } from '../subscriptions/stripe-subscription-events.js';
 import { cardPaymentOffMessage, stripeSettingsOf } from './stripe.js';
 
 /** Seconds a signed event stays acceptable after Stripe signed it (the SDK's default). */
@@ -33,14 +35,25 @@ export async function handleStripeWebhook(ctx: AppContext, raw: Buffer, signatur
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
-      await completeStripeTopUp(ctx, object as unknown as CheckoutSessionFields);
+      const session = object as unknown as CheckoutSessionFields & { mode?: string; subscription?: unknown };
+      if (session.mode === 'subscription') await completeSubscriptionCheckout(ctx, session, log);
+      else await completeStripeTopUp(ctx, session);
       break;
     }
     case 'checkout.session.expired':
     case 'checkout.session.async_payment_failed': {
-      await expireStripeTopUp(ctx, object as unknown as CheckoutSessionFields);
+      const session = object as unknown as CheckoutSessionFields & { mode?: string };
+      if (session.mode === 'subscription') await expireSubscriptionOrder(ctx, session);
+      else await expireStripeTopUp(ctx, session);
       break;
     }
+    case 'invoice.paid':
+      await renewStripeSubscription(ctx, object);
+      break;
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+      await syncStripeSubscription(ctx, object, event.type === 'customer.subscription.deleted');
+      break;
     default:
       log.info({ type: event.type, id: event.id }, 'stripe event ignored');
   }
