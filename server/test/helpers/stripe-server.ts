@@ -102,10 +102,10 @@ export class StripeServer {
     return { payload, signature };
   }
 
-  /** POSTs a signed event to the gateway's webhook. */
-  async deliver(type: string, object: Json, options: { timestamp?: number; secret?: string; signature?: string } = {}): Promise<Delivery> {
+  /** POSTs a signed event to the gateway's webhook (`url`: another instance's). */
+  async deliver(type: string, object: Json, options: { timestamp?: number; secret?: string; signature?: string; url?: string } = {}): Promise<Delivery> {
     const signed = this.event(type, object, options);
-    const res = await fetch(this.webhookUrl, {
+    const res = await fetch(options.url ?? this.webhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': options.signature ?? signed.signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
       body: signed.payload,
