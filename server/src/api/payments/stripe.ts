@@ -1,3 +1,4 @@
+import { subscriptionMessages } from '@modelgate/shared';
 import Stripe from 'stripe';
 import type { Config } from '../../config.js';
 import { AppError, invalidInput } from '../../lib/errors.js';
@@ -20,7 +21,7 @@ export interface StripeSettings {
   allowPromotionCodes: boolean;
 }
 
-export const cardPaymentOffMessage = '管理员未开启银行卡支付';
+export const cardPaymentOffMessage = subscriptionMessages.cardPaymentOff;
 export const noServerAddressForCardMessage = '管理员未设置服务器地址，无法发起银行卡支付';
 export const stripeUnavailableMessage = '银行卡支付暂时不可用，请稍后再试';
 export const stripeRefusedMessage = '支付平台拒绝了该订单，请检查金额或联系管理员';

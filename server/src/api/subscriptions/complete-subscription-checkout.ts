@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/shared';
+import { LogType, subscriptionMessages } from '@modelgate/shared';
 import { nowSeconds } from '../../db/index.js';
 import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
@@ -41,7 +41,7 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
   }
   if (!facts || facts.periodEnd <= facts.periodStart) throw invalidInput('Stripe 订阅缺少计费周期');
   const plan = await ctx.storage.db.selectFrom('subscription_plans').selectAll().where('id', '=', order.plan_id).executeTakeFirst();
-  if (!plan) throw notFound('套餐不存在');
+  if (!plan) throw notFound(subscriptionMessages.planNotFound);
   const now = nowSeconds();
   const isStarted = await ctx.storage.db.transaction().execute(async (trx) => {
     const result = await trx.updateTable('subscription_orders').set({ status: 'success', complete_time: now })
