@@ -7,8 +7,8 @@ import { startServer, type RunningServer } from '../../server/src/server.js';
 export const webDist = path.resolve(import.meta.dirname, '../../web/dist');
 export const artifactsDir = path.resolve(import.meta.dirname, '../artifacts');
 
-/** A real ModelGate on a random port with a temporary SQLite file, serving the built console. */
-export async function startModelGate(): Promise<{ server: RunningServer; stop: () => Promise<void> }> {
+/** A real ModelGate on a random port with a temporary SQLite file, serving the built console (`env`: more settings). */
+export async function startModelGate(env: Record<string, string> = {}): Promise<{ server: RunningServer; stop: () => Promise<void> }> {
   if (!fs.existsSync(path.join(webDist, 'index.html'))) throw new Error('web/dist missing: run `npm run build -w web` first');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'modelgate-e2e-'));
   const config = loadConfig({
@@ -18,6 +18,7 @@ export async function startModelGate(): Promise<{ server: RunningServer; stop: (
     SESSION_SECRET: 'e2e-session-secret-0123456789abcdef',
     LOG_LEVEL: 'silent',
     WEB_DIST_DIR: webDist,
+    ...env,
   });
   const server = await startServer(config);
   fs.mkdirSync(artifactsDir, { recursive: true });

@@ -65,6 +65,8 @@ export interface Config {
   oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
   /** Cloudflare Turnstile's siteverify endpoint (a local server in tests). */
   turnstileVerifyUrl: string;
+  /** Stripe's API base URL (STRIPE_API_BASE_URL): its host, port and protocol go to the Stripe client; a local server in tests. */
+  stripeApiBaseUrl: string;
   /** A PEM file of extra CAs trusted by the SMTP client and the notification webhooks (a private relay, or tests). */
   extraCaFile: string;
 }
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
       linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
     },
     turnstileVerifyUrl: baseUrlFrom(env, 'TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+    stripeApiBaseUrl: baseUrlFrom(env, 'STRIPE_API_BASE_URL', 'https://api.stripe.com'),
     extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
   };
 }

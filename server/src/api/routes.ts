@@ -18,6 +18,8 @@ import { registerOptionRoutes } from './options/routes.js';
 import { registerGroupRoutes } from './groups/routes.js';
 import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
+import { registerPaymentRoutes } from './payments/routes.js';
+import { registerSubscriptionRoutes } from './subscriptions/routes.js';
 import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
@@ -45,6 +47,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   registerGroupRoutes(api, deps);
   registerRedemptionRoutes(api, deps);
   registerTopUpRoutes(api, deps);
+  await registerPaymentRoutes(api, deps);
+  registerSubscriptionRoutes(api, deps);
   registerOAuthRoutes(api, deps);
   registerVerificationRoutes(api, deps);
 }

@@ -156,6 +156,70 @@ export interface TopUpsTable {
   create_time: Defaulted<number>;
   complete_time: Defaulted<number>;
   status: Defaulted<string>;
+  /** The gateway's own id of the order: a Stripe Checkout Session id; '' for Epay (migration 0008). */
+  gateway_ref: Defaulted<string>;
+}
+
+/** What an admin sells (migration 0008). `models` and `groups` are JSON arrays; empty covers all. */
+export interface SubscriptionPlansTable {
+  id: Id;
+  name: string;
+  description: Defaulted<string>;
+  /** Money per period, in StripeCurrency. */
+  price: Defaulted<number>;
+  period_unit: Defaulted<string>;
+  period_count: Defaulted<number>;
+  /** Quota granted at the start of each period. */
+  quota: Defaulted<number>;
+  models: Defaulted<string>;
+  groups: Defaulted<string>;
+  enabled: Defaulted<number>;
+  sort_order: Defaulted<number>;
+  created_time: Defaulted<number>;
+  updated_time: Defaulted<number>;
+}
+
+/** One purchase of a plan through a payment gateway (migration 0008). */
+export interface SubscriptionOrdersTable {
+  id: Id;
+  user_id: number;
+  plan_id: number;
+  money: Defaulted<number>;
+  currency: Defaulted<string>;
+  trade_no: string;
+  gateway: Defaulted<string>;
+  gateway_ref: Defaulted<string>;
+  status: Defaulted<string>;
+  create_time: Defaulted<number>;
+  complete_time: Defaulted<number>;
+}
+
+/**
+ * A user's subscription (migration 0008): the plan's terms copied at purchase, the current period
+ * [period_start, period_end) and what is left of its allowance. It funds calls while `status` is
+ * 'active' and now is inside the period. `ends_at` 0 = renews (a Stripe subscription); otherwise the
+ * last period ends then (an admin grant, a cancelled or lapsed subscription).
+ */
+export interface UserSubscriptionsTable {
+  id: Id;
+  user_id: number;
+  plan_id: number;
+  plan_name: Defaulted<string>;
+  source: Defaulted<string>;
+  status: Defaulted<string>;
+  period_unit: Defaulted<string>;
+  period_count: Defaulted<number>;
+  period_quota: Defaulted<number>;
+  remaining_quota: Defaulted<number>;
+  models: Defaulted<string>;
+  groups: Defaulted<string>;
+  period_start: Defaulted<number>;
+  period_end: Defaulted<number>;
+  ends_at: Defaulted<number>;
+  cancelled_at: Defaulted<number>;
+  stripe_subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+  created_time: Defaulted<number>;
+  updated_time: Defaulted<number>;
 }
 
 export interface QuotaDataTable {
@@ -255,6 +319,9 @@ export interface Database {
   midjourneys: MidjourneysTable;
   tasks: TasksTable;
   stored_responses: StoredResponsesTable;
+  subscription_plans: SubscriptionPlansTable;
+  subscription_orders: SubscriptionOrdersTable;
+  user_subscriptions: UserSubscriptionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

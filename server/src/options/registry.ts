@@ -77,6 +77,13 @@ export const optionRegistry = {
   CustomCallbackAddress: text('', { check: urlCheck }),
   TopUpLink: text(),
   'general_setting.docs_link': text(),
+  // Card payments through Stripe Checkout (api/payments/, docs/payments.md)
+  StripeApiSecret: secret(),
+  StripeWebhookSecret: secret(),
+  StripeUnitPrice: float(8, 0),
+  StripeMinTopUp: int(1, 1),
+  StripeCurrency: text('usd', { check: (value) => (/^[a-z]{3}$/.test(value) ? null : '必须是三个小写字母的货币代码，如 usd') }),
+  StripePromotionCodesEnabled: bool(false),
   // Mail
   SMTPServer: text(),
   SMTPPort: int(587, 1, 65535),

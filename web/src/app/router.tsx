@@ -28,6 +28,8 @@ const DrawingLogPage = lazy(() => import('../features/task-logs/components/Drawi
 const MusicLogPage = lazy(() => import('../features/task-logs/components/MusicLogPage').then((module) => ({ default: module.MusicLogPage })));
 const TokenListPage = lazy(() => import('../features/tokens/components/TokenListPage').then((module) => ({ default: module.TokenListPage })));
 const UserListPage = lazy(() => import('../features/users/components/UserListPage').then((module) => ({ default: module.UserListPage })));
+const SubscriptionPage = lazy(() => import('../features/subscriptions/components/SubscriptionPage').then((module) => ({ default: module.SubscriptionPage })));
+const PlansAdminPage = lazy(() => import('../features/subscriptions/components/PlansAdminPage').then((module) => ({ default: module.PlansAdminPage })));
 const WalletPage = lazy(() => import('../features/wallet/components/WalletPage').then((module) => ({ default: module.WalletPage })));
 
 const authed = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
@@ -62,6 +64,8 @@ export const routes: RouteObject[] = [
       { path: '/setting', element: admin(<SettingsPage />) },
       { path: '/personal', element: authed(<PersonalPage />) },
       { path: '/topup', element: authed(<WalletPage />) },
+      { path: '/subscription', element: authed(<SubscriptionPage />) },
+      { path: '/plans', element: admin(<PlansAdminPage />) },
       { path: '/log', element: authed(<LogsPage />) },
       { path: '/detail', element: authed(<DashboardPage />) },
       { path: '/midjourney', element: authed(<DrawingLogPage />) },

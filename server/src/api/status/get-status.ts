@@ -1,9 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { serverAddressOf } from '../../lib/server-address.js';
+import { stripeSettingsOf } from '../payments/stripe.js';
+import { epaySettingsOf } from '../topup/epay.js';
 
 /** The platform status object of spec 01 §3, read by the console at start. */
 export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
   const o = ctx.options;
+  const stripe = stripeSettingsOf(o);
   return {
     version: ctx.config.version,
     start_time: ctx.startTime,
@@ -15,7 +18,12 @@ export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
     top_up_link: o.get('TopUpLink'),
     price: o.number('Price'),
     min_topup: o.number('MinTopUp'),
-    enable_online_topup: o.get('PayAddress') !== '' && o.get('EpayId') !== '',
+    // The payment methods the wallet offers: Epay (zfb, wx) and cards through Stripe, each when configured.
+    enable_online_topup: epaySettingsOf(o) !== null,
+    enable_stripe_topup: stripe !== null,
+    stripe_min_topup: o.number('StripeMinTopUp'),
+    stripe_unit_price: o.number('StripeUnitPrice'),
+    stripe_currency: o.get('StripeCurrency'),
     quota_per_unit: o.number('QuotaPerUnit'),
     display_in_currency: o.bool('DisplayInCurrencyEnabled'),
     enable_drawing: o.bool('DrawingEnabled'),

@@ -9,14 +9,20 @@ import { completeEpayOrder } from './complete-epay-order.js';
 import { createTopUpOrder } from './create-top-up-order.js';
 import { quoteTopUp } from './quote-top-up.js';
 import { redeemCode } from './redeem-code.js';
-import { epayNotifyQuery, redeemCodeSchema, topUpAmountSchema, topUpPaySchema } from './schemas.js';
+import { findTopUps } from './find-top-ups.js';
+import { epayNotifyQuery, redeemCodeSchema, topUpAmountSchema, topUpPageQuery, topUpPaySchema } from './schemas.js';
+import { createStripeTopUp, quoteStripeTopUp } from './stripe-top-up.js';
 
-/** The wallet: redeem a code, quote and start an online top-up, and the payment gateway's callback. */
+/**
+ * The wallet: redeem a code, quote and start an online top-up (Epay, or a card through Stripe
+ * Checkout), the Epay callback (Stripe's webhook is in payments/), and the top-up records.
+ */
 export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
   // Redeeming and creating orders are limited like sign-in (guessing codes, piling up orders);
   // the quote is asked for as the user types, so it only has the global limit.
   const limited = { preHandler: [guards.user, critical] };
   const user = { preHandler: guards.user };
+  const admin = { preHandler: guards.admin };
 
   api.post('/user/topup', { ...limited, schema: doc('topup', 'redeem code', { body: redeemCodeSchema }) }, async (request) =>
     ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed));
@@ -24,6 +30,15 @@ export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critica
     ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
   api.post('/user/pay', { ...limited, schema: doc('topup', 'create top up order', { body: topUpPaySchema }) }, async (request) =>
     ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'));
+
+  api.post('/user/stripe/amount', { ...user, schema: doc('topup', 'price of a card top-up', { body: topUpAmountSchema }) }, async (request) =>
+    ok(quoteStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
+  api.post('/user/stripe/pay', { ...limited, schema: doc('topup', 'create card top-up', { body: topUpAmountSchema }) }, async (request) =>
+    ok(await createStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body), request.log), 'success'));
+  api.get('/user/topup/self', { ...user, schema: doc('topup', 'find own top-ups', { querystring: topUpPageQuery }) }, async (request) =>
+    ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), authOf(request).id)));
+  api.get('/user/topup', { ...admin, schema: doc('topup', 'find top-ups', { querystring: topUpPageQuery }) }, async (request) =>
+    ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), null)));
 
   // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
   api.get('/user/epay/notify', { schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) }, async (request, reply) => {

@@ -1,5 +1,7 @@
 import {
   ApiOutlined,
+  CrownOutlined,
+  AppstoreOutlined,
 
   CommentOutlined,
   DashboardOutlined,
@@ -65,12 +67,14 @@ function useMenuItems(collapsed: boolean): MenuItem[] {
         { key: '/channel', icon: <ApiOutlined />, label: t('menu.channels') },
         { key: '/redemption', icon: <GiftOutlined />, label: t('menu.redemption') },
         { key: '/user', icon: <TeamOutlined />, label: t('menu.users') },
+        { key: '/plans', icon: <AppstoreOutlined />, label: t('menu.plans') },
         { key: '/setting', icon: <SettingOutlined />, label: t('menu.settings') },
       ]
     : [];
 
   const personal: MenuItem[] = [
     { key: '/topup', icon: <WalletOutlined />, label: t('menu.topup') },
+    { key: '/subscription', icon: <CrownOutlined />, label: t('menu.subscription') },
     { key: '/personal', icon: <UserOutlined />, label: t('menu.personal') },
   ];
 

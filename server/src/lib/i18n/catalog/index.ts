@@ -1,5 +1,6 @@
 import { accountTexts } from './accounts.js';
 import { adminTexts } from './admin.js';
+import { paymentTexts } from './payments.js';
 import { providerTexts } from './providers.js';
 import { recordTexts } from './records.js';
 import { relayTexts } from './relay.js';
@@ -12,4 +13,4 @@ import { relayTexts } from './relay.js';
  */
 export type CatalogEntry = readonly [zh: string, en: string];
 
-export const catalog: readonly CatalogEntry[] = [...adminTexts, ...accountTexts, ...relayTexts, ...providerTexts, ...recordTexts];
+export const catalog: readonly CatalogEntry[] = [...adminTexts, ...accountTexts, ...relayTexts, ...providerTexts, ...recordTexts, ...paymentTexts];

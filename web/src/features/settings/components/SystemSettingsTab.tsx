@@ -35,6 +35,7 @@ function validatePayment(changes: Record<string, string>, options: Record<string
 export const systemSections: SettingsSection[] = [
   generalSection,
   panelSection('payment', 'settings.paymentPanel', panels.paymentFields, { validate: validatePayment }),
+  panelSection('stripe', 'settings.stripePanel', panels.stripeFields, { validate: (_changes, options) => ((options.ServerAddress ?? '').trim() ? null : 'settings.serverAddressFirst') }),
   panelSection('login', 'settings.loginPanel', panels.loginFields),
   panelSection('email', 'settings.emailDomainPanel', panels.emailDomainFields),
   panelSection('smtp', 'settings.smtpPanel', panels.smtpFields),

@@ -20,6 +20,16 @@ export const paymentFields: OptionField[] = [
   f('TopupGroupRatio', 'json', 'settings.topupGroupRatio', { jsonErrorKey: 'settings.topupGroupRatioInvalid', placeholder: '{"default": 1}' }),
 ];
 
+/** Card payments through Stripe Checkout (docs/payments.md); the webhook is {ServerAddress}/api/stripe/webhook. */
+export const stripeFields: OptionField[] = [
+  f('StripeApiSecret', 'secret', 'settings.stripeApiSecret', { placeholder: 'sk_live_…' }),
+  f('StripeWebhookSecret', 'secret', 'settings.stripeWebhookSecret', { placeholder: 'whsec_…', extraKey: 'settings.stripeWebhookHint' }),
+  f('StripeUnitPrice', 'number', 'settings.stripeUnitPrice', { min: 0, step: 0.01 }),
+  f('StripeMinTopUp', 'number', 'settings.stripeMinTopUp', { min: 1 }),
+  f('StripeCurrency', 'text', 'settings.stripeCurrency', { placeholder: 'usd' }),
+  f('StripePromotionCodesEnabled', 'switch', 'settings.stripePromotionCodes'),
+];
+
 export const loginFields: OptionField[] = [
   f('PasswordLoginEnabled', 'switch', 'settings.passwordLogin', { confirmOffKey: 'settings.passwordLoginOffConfirm' }),
   f('PasswordRegisterEnabled', 'switch', 'settings.passwordRegister'),

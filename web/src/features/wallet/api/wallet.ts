@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { PaymentMethod } from '@modelgate/shared';
-import { http } from '../../../lib/http';
+import { http, type Page } from '../../../lib/http';
 
 export interface SelfQuota {
   id: number;
@@ -40,3 +40,25 @@ export function submitPayForm({ url, data }: PayForm): void {
   form.submit();
   form.remove();
 }
+
+/** POST /api/user/stripe/amount: what `amount` costs by card, in the Stripe currency. */
+export const quoteCardAmount = (amount: number) => http.post<string>('/api/user/stripe/amount', { amount }, { silent: true });
+/** POST /api/user/stripe/pay: the Stripe Checkout page to go to. */
+export const startCardPayment = (amount: number) => http.post<{ pay_link: string }>('/api/user/stripe/pay', { amount });
+
+export interface TopUpRecord {
+  id: number;
+  amount: number;
+  money: number;
+  trade_no: string;
+  payment_method: string;
+  gateway: 'epay' | 'stripe';
+  status: string;
+  create_time: number;
+  complete_time: number;
+}
+
+export const topUpRecordsQueryKey = ['wallet', 'topups'] as const;
+/** GET /api/user/topup/self: the caller's orders, newest first. */
+export const fetchTopUpRecords = (page: number, pageSize: number) =>
+  http.get<Page<TopUpRecord>>(`/api/user/topup/self?p=${page}&page_size=${pageSize}`);

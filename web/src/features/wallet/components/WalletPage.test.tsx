@@ -13,6 +13,7 @@ function walletServer(status: Record<string, unknown>, extra: Record<string, (ca
       return ok(100000);
     },
     'POST /api/user/amount': () => ok('7.30'),
+    'GET /api/user/topup/self': () => ok({ items: [], page: 1, page_size: 10, total: 0 }),
     ...extra,
   });
 }
@@ -79,5 +80,45 @@ describe('wallet', { timeout: 240_000 }, () => {
     expect(calls.find((call) => call.path === '/api/user/pay')?.body).toEqual({ amount: 10, top_up_code: '', payment_method: 'wx' });
     expect(submitted[0]!.action).toBe('https://pay.example.com/submit.php');
     expect((submitted[0]!.querySelector('input[name="sign"]') as HTMLInputElement).value).toBe('abc');
+  });
+
+  it('offers the card when Stripe is configured, hides the unconfigured Epay methods, and lists records with gateway and state', async () => {
+    const { calls } = walletServer(
+      { enable_online_topup: false, enable_stripe_topup: true, stripe_min_topup: 2, stripe_currency: 'eur' },
+      {
+        'POST /api/user/stripe/amount': (call) => ok(((call.body as { amount: number }).amount * 8).toFixed(2)),
+        'POST /api/user/stripe/pay': () => ok({ pay_link: 'https://checkout.example.com/pay/cs_1' }),
+        'GET /api/user/topup/self': () => ok({
+          items: [
+            { id: 2, amount: 10, money: 80, trade_no: 'STRIPE2NOabc', payment_method: 'stripe', gateway: 'stripe', status: 'success', create_time: 1_700_000_000, complete_time: 1_700_000_100 },
+            { id: 1, amount: 5, money: 36.5, trade_no: 'USR2NOxyz', payment_method: 'zfb', gateway: 'epay', status: 'pending', create_time: 1_700_000_000, complete_time: 0 },
+          ],
+          page: 1, page_size: 10, total: 2,
+        }),
+      },
+    );
+    const open = vi.fn();
+    vi.stubGlobal('open', open);
+    await renderRoute('/topup', { user: regularUser });
+    await screen.findByText('$1.00');
+    expect(screen.queryByRole('button', { name: /支付宝/ })).toBeNull();
+    const amount = screen.getByLabelText('银行卡充值数量') as HTMLInputElement;
+    await waitFor(() => expect(amount.value).toBe('2'));
+    expect(await screen.findByText('实付金额：16.00 EUR')).toBeTruthy();
+    fireEvent.change(amount, { target: { value: '5' } });
+    expect(await screen.findByText('实付金额：40.00 EUR')).toBeTruthy();
+    fireEvent.click(screen.getAllByText(/^银行卡支付$/).find((node) => node.closest('button'))!);
+    await waitFor(() => expect(open).toHaveBeenCalledWith('https://checkout.example.com/pay/cs_1', '_self'));
+    expect(calls.find((call) => call.path === '/api/user/stripe/pay')?.body).toEqual({ amount: 5 });
+    expect(await screen.findByText('STRIPE2NOabc')).toBeTruthy();
+    expect(screen.getByText('已支付')).toBeTruthy();
+    expect(screen.getByText('待支付')).toBeTruthy();
+    expect(screen.getByText('易支付')).toBeTruthy();
+  });
+
+  it('says so when the buyer comes back from the payment page', async () => {
+    walletServer({ enable_stripe_topup: true });
+    await renderRoute('/topup?pay=success', { user: regularUser });
+    expect(await screen.findByText('已收到付款，支付确认后余额即会增加。')).toBeTruthy();
   });
 });

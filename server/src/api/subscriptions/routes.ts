@@ -1,0 +1,52 @@
+import { subscriptionMessages } from '@modelgate/shared';
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../lib/envelope.js';
+import { authOf } from '../auth/guards.js';
+import { doc } from '../openapi.js';
+import type { RouteDeps } from '../routes.js';
+import { parseInput } from '../validate.js';
+import { cancelOwnSubscription, findOwnSubscriptions, findUserSubscriptions, grantPlan, revokeSubscription, setFundingPreference } from './manage-subscriptions.js';
+import { startSubscriptionPeriods } from './period-job.js';
+import { createPlan, deletePlan, findPlans, updatePlan } from './plans.js';
+import { createPlanSchema, fundingPreferenceSchema, grantPlanSchema, idParams, subscribePlanSchema, subscriptionIdBody, updatePlanSchema } from './schemas.js';
+import { subscribePlan } from './subscribe-plan.js';
+
+/** Plans (admins define them), buying one by card, a user's subscriptions and funding preference. */
+export function registerSubscriptionRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+  startSubscriptionPeriods(ctx, api.log);
+  const user = { preHandler: guards.user };
+  const limited = { preHandler: [guards.user, critical] };
+  const admin = { preHandler: guards.admin };
+
+  api.get('/subscription/plans', { ...user, schema: doc('subscriptions', 'find enabled plans') }, async () => ok(await findPlans(ctx, true)));
+  api.get('/subscription/self', { ...user, schema: doc('subscriptions', 'find own subscriptions') }, async (request) =>
+    ok(await findOwnSubscriptions(ctx, authOf(request))));
+  api.put('/subscription/self/preference', { ...user, schema: doc('subscriptions', 'set funding preference', { body: fundingPreferenceSchema }) }, async (request) => {
+    await setFundingPreference(ctx, authOf(request), parseInput(fundingPreferenceSchema, request.body).billing_preference);
+    return ok(null, subscriptionMessages.preferenceSaved);
+  });
+  api.post('/subscription/self/cancel', { ...user, schema: doc('subscriptions', 'cancel own subscription', { body: subscriptionIdBody }) }, async (request) => {
+    await cancelOwnSubscription(ctx, authOf(request), parseInput(subscriptionIdBody, request.body).id, request.log);
+    return ok(null, subscriptionMessages.cancelled);
+  });
+  api.post('/subscription/stripe/pay', { ...limited, schema: doc('subscriptions', 'subscribe by card', { body: subscribePlanSchema }) }, async (request) =>
+    ok(await subscribePlan(ctx, authOf(request), parseInput(subscribePlanSchema, request.body).plan_id, request.log), 'success'));
+
+  api.get('/subscription/admin/plans', { ...admin, schema: doc('subscriptions', 'find plans') }, async () => ok(await findPlans(ctx, false)));
+  api.post('/subscription/admin/plan', { ...admin, schema: doc('subscriptions', 'create plan', { body: createPlanSchema }) }, async (request) =>
+    ok(await createPlan(ctx, parseInput(createPlanSchema, request.body)), subscriptionMessages.planSaved));
+  api.put('/subscription/admin/plan', { ...admin, schema: doc('subscriptions', 'update plan', { body: updatePlanSchema }) }, async (request) =>
+    ok(await updatePlan(ctx, parseInput(updatePlanSchema, request.body)), subscriptionMessages.planSaved));
+  api.delete('/subscription/admin/plan/:id', { ...admin, schema: doc('subscriptions', 'delete plan', { params: idParams }) }, async (request) => {
+    await deletePlan(ctx, parseInput(idParams, request.params).id);
+    return ok(null);
+  });
+  api.get('/subscription/admin/user/:id', { ...admin, schema: doc('subscriptions', 'find user subscriptions', { params: idParams }) }, async (request) =>
+    ok(await findUserSubscriptions(ctx, parseInput(idParams, request.params).id)));
+  api.post('/subscription/admin/grant', { ...admin, schema: doc('subscriptions', 'grant plan', { body: grantPlanSchema }) }, async (request) =>
+    ok(await grantPlan(ctx, parseInput(grantPlanSchema, request.body)), subscriptionMessages.granted));
+  api.post('/subscription/admin/revoke', { ...admin, schema: doc('subscriptions', 'revoke subscription', { body: subscriptionIdBody }) }, async (request) => {
+    await revokeSubscription(ctx, parseInput(subscriptionIdBody, request.body).id, request.log);
+    return ok(null);
+  });
+}
