@@ -19,6 +19,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['该令牌无权访问模型 {0}', 'This token cannot use the model {0}'],
   ['用户额度不足', 'Insufficient user quota'],
   ['令牌额度不足', 'Insufficient token quota'],
+  ['渠道 #{0} 不支持 Realtime', 'Channel #{0} does not support Realtime'],
   ['用户额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient user quota for this request: it needs about {0}, and {1} is left'],
   ['令牌额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient token quota for this request: it needs about {0}, and {1} is left'],
   ['余额较低时请求逐个处理，排队等待已超时，请稍后再试', 'With a low balance, requests run one at a time, and this one waited too long in the queue. Please try again shortly'],
