@@ -131,6 +131,8 @@ export const optionRegistry = {
   DefaultCollapseSidebar: bool(false),
   DemoSiteEnabled: bool(false),
   SelfUseModeEnabled: bool(false),
+  // The ratio an unpriced model is billed at where it may be used (self-use mode, accept-unset users): new-api's 37.5.
+  UnsetModelRatio: float(37.5, 0, 1_000_000),
   QuotaForNewUser: int(0),
   PreConsumedQuota: int(500),
   QuotaForInviter: int(0),
@@ -227,7 +229,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'TopUpLink', 'general_setting.docs_link',
   'Notice', 'SystemName', 'Logo', 'HomePageContent', 'About', 'Footer',
   'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
-  'DemoSiteEnabled', 'SelfUseModeEnabled', 'QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee',
+  'DemoSiteEnabled', 'SelfUseModeEnabled', 'UnsetModelRatio', 'QuotaForNewUser', 'PreConsumedQuota', 'QuotaForInviter', 'QuotaForInvitee',
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',

@@ -20,6 +20,7 @@ export const generalPanel: PanelSpec = {
     f('DefaultCollapseSidebar', 'switch', 'defaultCollapseSidebar'),
     f('DemoSiteEnabled', 'switch', 'demoSite'),
     f('SelfUseModeEnabled', 'switch', 'selfUseMode'),
+    f('UnsetModelRatio', 'number', 'unsetModelRatio', { min: 0, max: 1_000_000, step: 0.1, extraKey: 'settingsOps.unsetModelRatioHint' }),
   ],
 };
 
