@@ -38,6 +38,7 @@ export const modelRatioPanel: PanelSpec = {
     json('ModelPrice', 'modelPrice', '{"gpt-4-gizmo-*": 0.1}'),
     json('ModelRatio', 'modelRatio', '{"gpt-4o-mini": 0.075}'),
     json('CacheRatio', 'cacheRatio', '{"gpt-4o-mini": 0.5}'),
+    { ...json('CacheCreationRatio', 'cacheCreationRatio', '{"claude-3-haiku-20240307": 1.2}'), extraKey: 'settingsOps.cacheCreationRatioHint' },
     json('CompletionRatio', 'completionRatio', '{"gpt-4o-mini": 4}'),
   ],
 };
@@ -117,6 +118,7 @@ export const quotaPanel: PanelSpec = {
     f('QuotaForInviter', 'number', 'quotaForInviter', { min: 0 }),
     f('QuotaForInvitee', 'number', 'quotaForInvitee', { min: 0 }),
     f('QuotaRemindThreshold', 'number', 'quotaRemindThreshold', { min: 0 }),
+    f('StreamCacheQueueLength', 'number', 'streamCacheQueueLength', { min: 0, extraKey: 'settingsOps.streamCacheQueueLengthHint' }),
   ],
 };
 
