@@ -1,4 +1,4 @@
-import { accountMessages } from '@modelgate/shared';
+import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
 
 /**
@@ -147,7 +147,8 @@ export const optionRegistry = {
   CacheRatio: json(defaultCacheRatio, numberMapCheck),
   CacheCreationRatio: json(defaultCacheCreationRatio, numberMapCheck),
   CompletionRatio: json(defaultCompletionRatio, numberMapCheck),
-  Chats: json([], arrayCheck),
+  // The chat apps users open with a key (new-api's default links); see packages/shared/src/chats.ts.
+  Chats: json(defaultChats, (value) => chatsProblem(JSON.parse(value))),
   // Channel health
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),

@@ -164,6 +164,13 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['未知的配置项：{0}', 'Unknown setting: {0}'],
   ['必须是 JSON 对象', 'must be a JSON object'],
   ['必须是 JSON 数组', 'must be a JSON array'],
+  // The Chats option (packages/shared/src/chats.ts); shown after the key ("Chats …")
+  ['最多 {0} 个聊天应用', 'allows at most {0} chat apps'],
+  ['第 {0} 项必须是“名称: 链接”形式的对象', 'entry {0} must be an object of "name: link"'],
+  ['第 {0} 项的名称不能为空，且不能超过 {1} 个字符', 'entry {0} needs a name of at most {1} characters'],
+  ['聊天应用名称 {0} 重复', 'names the chat app {0} twice'],
+  ['聊天应用 {0} 的链接不能为空，且不能超过 {1} 个字符', 'needs a link of at most {1} characters for the chat app {0}'],
+  ['聊天应用 {0} 的链接不能使用 javascript:、data: 等会执行代码或读取本地数据的协议', 'must not give the chat app {0} a javascript:, data: or other link that runs code or reads local data'],
   ['值必须是字符串', 'values must be strings'],
   ['{0} 的值必须是非负数字', 'The value of {0} must be a non-negative number'],
   ['必须是 http:// 或 https:// 开头的地址', 'must be an address starting with http:// or https://'],

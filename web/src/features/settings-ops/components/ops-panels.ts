@@ -43,6 +43,12 @@ export const modelRatioPanel: PanelSpec = {
   ],
 };
 
+/** The raw Chats JSON (ChatsSettings' second tab; the first is the visual ChatsEditor). */
+export const chatsPanel: PanelSpec = {
+  titleKey: 'settingsOps.chatsJson',
+  fields: [{ ...json('Chats', 'chats', '[{"OpenCat": "opencat://team/join?domain={address}&token={key}"}]'), extraKey: 'settingsOps.chatsHint' }],
+};
+
 export const drawingPanel: PanelSpec = {
   titleKey: 'settingsOps.drawingPanel',
   fields: [
