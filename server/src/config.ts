@@ -58,6 +58,8 @@ export interface Config {
   oauthEndpoints: { githubOAuth: string; githubApi: string; linuxDo: string };
   /** Cloudflare Turnstile's siteverify endpoint (a local server in tests). */
   turnstileVerifyUrl: string;
+  /** Seconds the console's OIDC "fetch configuration" may take, connection and document (OIDC_DISCOVERY_TIMEOUT). */
+  oidcDiscoveryTimeoutSeconds: number;
   /** A PEM file of extra CAs trusted by the SMTP client and the notification webhooks (a private relay, or tests). */
   extraCaFile: string;
 }
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       linuxDo: baseUrlFrom(env, 'LINUX_DO_BASE_URL', 'https://connect.linux.do'),
     },
     turnstileVerifyUrl: baseUrlFrom(env, 'TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+    oidcDiscoveryTimeoutSeconds: intFrom(env, 'OIDC_DISCOVERY_TIMEOUT', 10, 1),
     extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
   };
 }
