@@ -29,6 +29,8 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['{0} 必须是 true 或 false', '{0} must be true or false'],
   ['{0} 必须是数字', '{0} must be a number'],
   ['{0} 必须是整数', '{0} must be an integer'],
+  ['{0} 必须大于 0', '{0} must be greater than 0'],
+  ['{0} 不能超过 {1}', '{0} cannot exceed {1}'],
   ['{0} 必须是正整数', '{0} must be a positive integer'],
   ['{0} 超出范围', '{0} is out of range'],
   ['{0} 不能为负数', '{0} cannot be negative'],
