@@ -143,7 +143,7 @@ beforeAll(async () => {
   await alice.login('alice', alicePassword);
   aliceKey = await createToken(alice, 'alice-key');
   rootKey = await createToken(root, 'root-key');
-  await root.call('PUT', '/api/option/', { key: 'Chats', value: JSON.stringify([{ 'About page': `${'{address}'}/about?key={key}` }]) });
+  await root.call('PUT', '/api/option/', { key: 'Chats', value: JSON.stringify([{ 'About page': `${baseUrl}/about?key={key}&url={address}` }]) });
 
   // Calls through the official client: alice streams and asks once without streaming; root asks once.
   const aliceClient = new OpenAI({ apiKey: aliceKey, baseURL: `${baseUrl}/v1` });
@@ -255,13 +255,14 @@ describe('operations and usage journey', () => {
     const frame = admin.locator('iframe');
     await frame.waitFor();
     const src = (await frame.getAttribute('src'))!;
-    expect(src).toBe(`${baseUrl}/about?key=${rootKey}`);
+    // {address} is URL-encoded, as new-api fills it.
+    expect(src).toBe(`${baseUrl}/about?key=${rootKey}&url=${encodeURIComponent(baseUrl)}`);
     const content = await (await frame.elementHandle())!.contentFrame();
     await content!.locator('.ant-layout').first().waitFor();
     await content!.waitForLoadState('networkidle');
     await shot(admin, 'chat-zh-light');
     await admin.goto(`${baseUrl}/chat2link`);
-    await admin.waitForURL((url) => url.pathname === '/about' && url.searchParams.get('key') === rootKey);
+    await admin.waitForURL((url) => url.pathname === '/about' && url.searchParams.get('key') === rootKey && url.searchParams.get('url') === baseUrl);
   });
 
   it('settings tabs render and the visual editor lists the channel models', async () => {

@@ -67,6 +67,8 @@ export interface Config {
   turnstileVerifyUrl: string;
   /** Stripe's API base URL (STRIPE_API_BASE_URL): its host, port and protocol go to the Stripe client; a local server in tests. */
   stripeApiBaseUrl: string;
+  /** Seconds the console's OIDC "fetch configuration" may take, connection and document (OIDC_DISCOVERY_TIMEOUT). */
+  oidcDiscoveryTimeoutSeconds: number;
   /** A PEM file of extra CAs trusted by the SMTP client and the notification webhooks (a private relay, or tests). */
   extraCaFile: string;
 }
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     turnstileVerifyUrl: baseUrlFrom(env, 'TURNSTILE_VERIFY_URL', 'https://challenges.cloudflare.com/turnstile/v0/siteverify'),
     stripeApiBaseUrl: baseUrlFrom(env, 'STRIPE_API_BASE_URL', 'https://api.stripe.com'),
+    oidcDiscoveryTimeoutSeconds: intFrom(env, 'OIDC_DISCOVERY_TIMEOUT', 10, 1),
     extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
   };
 }

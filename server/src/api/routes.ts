@@ -9,6 +9,7 @@ import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
 import { registerChannelRoutes } from './channels/routes.js';
 import { registerTokenRoutes } from './tokens/routes.js';
+import { registerTokenUsageRoutes } from './token-usage/routes.js';
 import { registerLogRoutes } from './logs/routes.js';
 import { registerTaskLogRoutes } from './task-logs/routes.js';
 import { registerDataRoutes } from './data/routes.js';
@@ -38,6 +39,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   registerPricingRoutes(api, deps);
   registerChannelRoutes(api, deps);
   registerTokenRoutes(api, deps);
+  registerTokenUsageRoutes(api, deps);
   registerLogRoutes(api, deps);
   registerTaskLogRoutes(api, deps);
   registerDataRoutes(api, deps);

@@ -62,7 +62,8 @@ export function contentSecurityPolicy(options: Pick<OptionStore, 'get' | 'json' 
     "style-src 'self' 'unsafe-inline'",
     "img-src * data: blob:",
     "font-src 'self' data:",
-    // The admin's OIDC discovery and version check fetch other https sites.
+    // The version check (and the bot-check widgets) reach other https sites; never plain http: the
+    // OIDC "fetch configuration" goes through the server (POST /api/oauth/oidc/discovery) instead.
     "connect-src 'self' https:",
     `frame-src ${[...new Set(frames)].join(' ')}`,
     "worker-src 'self' blob:",

@@ -1,4 +1,4 @@
-import { accountMessages } from '@modelgate/shared';
+import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
 
 /**
@@ -138,6 +138,8 @@ export const optionRegistry = {
   DefaultCollapseSidebar: bool(false),
   DemoSiteEnabled: bool(false),
   SelfUseModeEnabled: bool(false),
+  // The ratio an unpriced model is billed at where it may be used (self-use mode, accept-unset users): new-api's 37.5.
+  UnsetModelRatio: float(37.5, 0, 1_000_000),
   QuotaForNewUser: int(0),
   PreConsumedQuota: int(500),
   // The hold of a relayed call (docs/billing.md "Hold, settle, refund"): output tokens held as its likely
@@ -157,7 +159,8 @@ export const optionRegistry = {
   CacheRatio: json(defaultCacheRatio, numberMapCheck),
   CacheCreationRatio: json(defaultCacheCreationRatio, numberMapCheck),
   CompletionRatio: json(defaultCompletionRatio, numberMapCheck),
-  Chats: json([], arrayCheck),
+  // The chat apps users open with a key (new-api's default links); see packages/shared/src/chats.ts.
+  Chats: json(defaultChats, (value) => chatsProblem(JSON.parse(value))),
   // Channel health
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
@@ -247,7 +250,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'TopUpLink', 'general_setting.docs_link',
   'Notice', 'SystemName', 'Logo', 'HomePageContent', 'About', 'Footer',
   'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
-  'DemoSiteEnabled', 'SelfUseModeEnabled', 'QuotaForNewUser', 'PreConsumedQuota', 'HoldOutputTokens', 'LowBalanceQuota', 'LowBalanceQueueSeconds', 'QuotaForInviter', 'QuotaForInvitee',
+  'DemoSiteEnabled', 'SelfUseModeEnabled', 'UnsetModelRatio', 'QuotaForNewUser', 'PreConsumedQuota', 'HoldOutputTokens', 'LowBalanceQuota', 'LowBalanceQueueSeconds', 'QuotaForInviter', 'QuotaForInvitee',
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
   'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',

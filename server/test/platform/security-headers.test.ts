@@ -60,7 +60,8 @@ describe('security headers on the console and the management API', () => {
 
   it('lets the chat page frame the Chats links, following the option as it changes', async () => {
     const before = directivesOf((await fetch(`${server.url}/chat/0`)).headers.get('content-security-policy'));
-    expect(before['frame-src']).toEqual(["'self'"]);
+    // The default Chats (new-api's) frame two web apps; the app links (cherrystudio://, …) need no frame.
+    expect(before['frame-src']).toEqual(["'self'", 'https://chat-preview.lobehub.com', 'https://aiaw.app']);
     const chats = [
       { 'Next Web': 'https://chat.example.com/#/?settings={"key":"{key}","url":"{address}"}' },
       { LobeChat: 'https://lobe.example.org:8443/?key={key}', Local: 'http://127.0.0.1:3210/chat' },

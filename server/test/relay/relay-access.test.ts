@@ -120,8 +120,13 @@ describe('relay token auth, limits and error statuses', () => {
     expect((await chat(token.apiKey, { model: 'unpriced-model' })).status).toBe(200);
     await setOption(server.ctx, 'SelfUseModeEnabled', 'false');
     await flushRelay(server.ctx);
-    const logs = await server.ctx.storage.db.selectFrom('logs').select('quota').where('model_name', '=', 'unpriced-model').execute();
-    expect(logs.map((row) => row.quota)).toEqual([0, 0]);
+    // Both billed at UnsetModelRatio (37.5 × the tokens), as new-api bills them, so the usage shows.
+    const logs = await server.ctx.storage.db.selectFrom('logs').select(['quota', 'prompt_tokens', 'completion_tokens', 'other']).where('model_name', '=', 'unpriced-model').execute();
+    expect(logs).toHaveLength(2);
+    for (const row of logs) {
+      expect(JSON.parse(row.other).model_ratio).toBe(37.5);
+      expect(Number(row.quota)).toBe(Math.round(37.5 * (row.prompt_tokens + row.completion_tokens)));
+    }
   });
 
   it('rate limits per user (429) with ModelRequestRateLimit*', async () => {

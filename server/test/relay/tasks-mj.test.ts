@@ -42,12 +42,12 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const userRow = await db().selectFrom('users').select(['quota', 'used_quota']).where('id', '=', who.id).executeTakeFirstOrThrow();
     const tokenRow = await db().selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', who.tokenId).executeTakeFirstOrThrow();
     const channels = await db().selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', [channelA, channelB]).execute();
-    const logs = await db().selectFrom('logs').select(['type', 'quota']).where('user_id', '=', who.id).where('type', 'in', [2, 4]).execute();
+    const logs = await db().selectFrom('logs').select(['type', 'quota']).where('user_id', '=', who.id).where('type', 'in', [2, 6]).execute();
     return {
       quota: Number(userRow.quota), used: Number(userRow.used_quota), tokenRemain: Number(tokenRow.remain_quota), tokenUsed: Number(tokenRow.used_quota),
       channelsUsed: channels.reduce((sum, channel) => sum + Number(channel.used_quota), 0),
       consumed: logs.filter((log) => log.type === 2).reduce((sum, log) => sum + Number(log.quota), 0),
-      refunded: logs.filter((log) => log.type === 4).reduce((sum, log) => sum + Number(log.quota), 0),
+      refunded: logs.filter((log) => log.type === 6).reduce((sum, log) => sum + Number(log.quota), 0),
     };
   };
   const newCaller = async (quota: number) => {
@@ -263,7 +263,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       expect(after.tokenRemain).toBe(before.tokenRemain);
       expect(after.refunded).toBe(before.refunded + quotaOf('mj_imagine'));
       expect(after.used).toBe(after.consumed - after.refunded);
-      const refundLog = await db().selectFrom('logs').select('content').where('user_id', '=', user.id).where('type', '=', 4).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const refundLog = await db().selectFrom('logs').select('content').where('user_id', '=', user.id).where('type', '=', 6).orderBy('id', 'desc').executeTakeFirstOrThrow();
       expect(refundLog.content).toContain(submitted.body.result);
     } finally {
       await setOption(server.ctx, 'MjNotifyEnabled', 'false');

@@ -31,9 +31,9 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const userRow = await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
     const tokenRow = await db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
     const channel = await db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
-    const logs = await db.selectFrom('logs').select(['type', 'quota']).where('user_id', '=', userId).where('type', 'in', [2, 4]).execute();
+    const logs = await db.selectFrom('logs').select(['type', 'quota']).where('user_id', '=', userId).where('type', 'in', [2, 6]).execute();
     const consumed = logs.filter((log) => log.type === 2).reduce((sum, log) => sum + Number(log.quota), 0);
-    const refunded = logs.filter((log) => log.type === 4).reduce((sum, log) => sum + Number(log.quota), 0);
+    const refunded = logs.filter((log) => log.type === 6).reduce((sum, log) => sum + Number(log.quota), 0);
     return { quota: Number(userRow.quota), used: Number(userRow.used_quota), tokenRemain: Number(tokenRow.remain_quota), tokenUsed: Number(tokenRow.used_quota), channelUsed: Number(channel.used_quota), consumed, refunded };
   };
 
@@ -108,6 +108,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(after.tokenRemain).toBe(before.tokenRemain);
     expect(after.refunded).toBe(before.refunded + musicQuota);
     expect(after.used).toBe(after.consumed - after.refunded);
+    // The refund is a type-6 row for the token that paid, found by the console's type filter.
+    const refundRow = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', user.id).where('type', '=', 6).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const tokenName = (await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', user.tokenId).executeTakeFirstOrThrow()).name;
+    expect(refundRow).toMatchObject({ quota: musicQuota, token_id: user.tokenId, token_name: tokenName, channel_id: channelId, content: `suno 任务 ${submitted.body.data}（MUSIC）失败，退还额度：content policy` });
+    expect(JSON.parse(refundRow.other)).toEqual({ task_id: submitted.body.data, refund: musicQuota });
   });
 
   it('fails and refunds a task that does not finish in time; a lease keeps a second instance from polling it twice', async () => {

@@ -41,6 +41,11 @@ function withoutAdminInfo(other: string): string {
   }
 }
 
+/** A log row as its owner sees it: no channel, no admin_info, the details in the reader's language. */
+export function userLogView({ channel_id: _channel, ...row }: LogRow, language: Language) {
+  return { ...row, content: translate(row.content, language), other: withoutAdminInfo(row.other) };
+}
+
 async function channelNames(ctx: AppContext, rows: LogRow[]): Promise<Map<number, string>> {
   const ids = [...new Set(rows.map((row) => row.channel_id).filter((id) => id > 0))];
   if (ids.length === 0) return new Map();
@@ -65,7 +70,7 @@ export async function findLogs(ctx: AppContext, scope: LogScope, filters: LogQue
     const names = await channelNames(ctx, rows);
     items = rows.map((row) => ({ ...row, content: translate(row.content, language), channel: row.channel_id, channel_name: names.get(row.channel_id) ?? '' }));
   } else {
-    items = rows.map(({ channel_id: _channel, ...row }) => ({ ...row, content: translate(row.content, language), other: withoutAdminInfo(row.other) }));
+    items = rows.map((row) => userLogView(row, language));
   }
   return { items, page: filters.p, page_size: filters.page_size, total: Number(count.total) };
 }

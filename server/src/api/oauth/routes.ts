@@ -10,6 +10,7 @@ import type { RouteDeps } from '../routes.js';
 import { setSessionCookie } from '../users/session-cookie.js';
 import { parseInput } from '../validate.js';
 import { bindAccount } from './bind-account.js';
+import { discoverOidc } from './discover-oidc.js';
 import { consumeOAuthState, createOAuthState } from './oauth-state.js';
 import { providerInfo } from './providers/columns.js';
 import { fetchGitHubAccount } from './providers/github.js';
@@ -19,7 +20,7 @@ import { verifyTelegramLogin } from './providers/telegram.js';
 import type { ExchangeContext, ProviderAccount, ProviderName } from './providers/types.js';
 import { fetchWeChatAccount } from './providers/wechat.js';
 import {
-  callbackParamsSchema, callbackQuerySchema, stateQuerySchema, telegramQuerySchema, unbindParamsSchema, weChatQuerySchema,
+  callbackParamsSchema, callbackQuerySchema, oidcDiscoveryBodySchema, stateQuerySchema, telegramQuerySchema, unbindParamsSchema, weChatQuerySchema,
 } from './schemas.js';
 import { signInWithAccount } from './sign-in-with-account.js';
 import { unbindAccount } from './unbind-account.js';
@@ -115,5 +116,12 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     const { provider } = parseInput(unbindParamsSchema, request.params);
     await unbindAccount(ctx, authOf(request).id, provider);
     return ok(null, '解绑成功');
+  });
+
+  // The system settings' OIDC "fetch configuration" (root, who alone sets the oidc.* options): the
+  // server fetches the well-known document, so http:// intranet providers work under a strict CSP.
+  api.post('/oauth/oidc/discovery', { preHandler: guards.root, schema: doc('oauth', 'fetch an OIDC discovery document', { body: oidcDiscoveryBodySchema }) }, async (request) => {
+    const { well_known: wellKnown } = parseInput(oidcDiscoveryBodySchema, request.body);
+    return ok(await discoverOidc(request.log, wellKnown, ctx.config.oidcDiscoveryTimeoutSeconds));
   });
 }

@@ -9,6 +9,18 @@ export const callbackQuerySchema = z.object({
   iss: z.string().max(1024).default(''),
 });
 
+/** POST /api/oauth/oidc/discovery: the well-known URL to fetch (http or https). */
+export const oidcDiscoveryBodySchema = z.object({
+  well_known: z.string().trim().max(2048, 'Well-Known URL 过长').refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'Well-Known URL 必须是 http:// 或 https:// 开头的地址'),
+});
+
 export const callbackParamsSchema = z.object({ provider: z.enum(['github', 'oidc', 'linuxdo']) });
 
 export const weChatQuerySchema = z.object({

@@ -69,11 +69,24 @@ const tokenPriced: PriceRow[] = [
   ['deepseek-reasoner', 0.28, 0.42, 0.028],
 ];
 
-/** Models billed per call (US$ per request; images multiply by n). */
+/**
+ * Models billed per call (US$ per request; images multiply by n). The Midjourney and Suno task
+ * actions carry new-api's defaults, so a new drawing or music channel works on day one.
+ */
 export const defaultModelPrice: Record<string, number> = {
   'dall-e-3': 0.04,
   'dall-e-2': 0.02,
   'gemini-2.0-flash-exp-image-generation': 0.039,
+  ...Object.fromEntries(['imagine', 'variation', 'reroll', 'blend', 'modal', 'zoom', 'shorten', 'high_variation', 'low_variation', 'pan', 'edits'].map((action) => [`mj_${action}`, 0.1])),
+  mj_inpaint: 0,
+  mj_custom_zoom: 0,
+  mj_describe: 0.05,
+  mj_upscale: 0.05,
+  mj_upload: 0.05,
+  mj_video: 0.8,
+  swap_face: 0.05,
+  suno_music: 0.1,
+  suno_lyrics: 0.01,
 };
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;

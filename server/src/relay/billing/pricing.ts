@@ -45,6 +45,16 @@ export function findModelPricing(options: OptionStore, model: string): ModelPric
   return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: defaultCacheCreationRatioFallback, modelPrice: -1 };
 }
 
+/**
+ * How a model with neither price nor ratio is billed where it may be used (SelfUseModeEnabled, or a
+ * user who accepts unset models): per token at UnsetModelRatio (new-api's default ratio, 37.5), so
+ * its usage still shows in the logs and the dashboard. It stays unknown (not a metrics label).
+ */
+export function unsetModelPricing<Pricing extends ModelPricing>(options: OptionStore, pricing: Pricing): Pricing {
+  if (pricing.isKnown) return pricing;
+  return { ...pricing, quotaType: 0, modelRatio: options.number('UnsetModelRatio'), modelPrice: -1 };
+}
+
 export function findGroupRatio(options: OptionStore, group: string): number {
   return numberOr(options.json<NumberMap>('GroupRatio'), group, 1);
 }

@@ -85,7 +85,7 @@ async function reloadPayers(ctx: AppContext, payers: Payers, userId: number, tok
 /**
  * Ends a task in FAILURE and gives its quota back, exactly once: the conditional UPDATE moves only a
  * task that is not final yet, so two instances (or a poll and a timeout) cannot both refund; the
- * refund (user, token, channel, and a system log row) is in the same transaction. Returns whether
+ * refund (user, token, channel, and a refund log row, type 6) is in the same transaction. Returns whether
  * this call refunded.
  */
 export async function failAndRefund(ctx: AppContext, payers: Payers, table: TaskTable, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
@@ -105,9 +105,10 @@ export async function failAndRefund(ctx: AppContext, payers: Payers, table: Task
       if (task.token_id) await trx.updateTable('tokens').set({ used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', task.token_id).where('unlimited_quota', '<>', 0).execute();
       await trx.updateTable('channels').set({ used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.channel_id).execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', task.user_id).executeTakeFirst();
+      const token = task.token_id ? await trx.selectFrom('tokens').select('name').where('id', '=', task.token_id).executeTakeFirst() : undefined;
       await trx.insertInto('logs').values({
-        user_id: task.user_id, created_at: now, type: LogType.system, content: storableText(`${platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
-        username: user?.username ?? '', token_name: '', model_name: '', quota, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0,
+        user_id: task.user_id, created_at: now, type: LogType.refund, content: storableText(`${platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
+        username: user?.username ?? '', token_name: storableText(token?.name ?? '', 191), model_name: '', quota, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0,
         channel_id: task.channel_id, token_id: task.token_id, group: '', ip: '', other: JSON.stringify({ task_id: taskId, refund: quota }),
       }).execute();
     }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
+import { findGroupRatio, findModelPricing, unsetModelPricing } from '../billing/pricing.js';
 import type { Usage } from '../billing/quota.js';
 import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
@@ -137,8 +137,9 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const { options } = ctx;
   // A model no enabled channel serves is unknown here, priced or not (a pinned channel is checked when tried).
   if (caller.pinnedChannelId === null && !relay.channels.hasModel(caller.group, job.model)) throw relayErrors.noChannel(caller.group, job.model);
-  const pricing = findModelPricing(options, job.model);
-  if (!pricing.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(job.model);
+  const found = findModelPricing(options, job.model);
+  if (!found.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(job.model);
+  const pricing = unsetModelPricing(options, found);
   if (job.promptText) checkPrompt(sensitiveGuard(options), job.promptText);
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);

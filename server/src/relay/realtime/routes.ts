@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppContext } from '../../context.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, relayErrors } from '../errors.js';
-import { findGroupRatio } from '../billing/pricing.js';
+import { findGroupRatio, unsetModelPricing } from '../billing/pricing.js';
 import { estimateHold } from '../billing/quota.js';
 import { authenticateToken, checkModelAllowed } from '../pipeline/authenticate.js';
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
@@ -33,8 +33,9 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
     if (caller.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
     throw relayErrors.noChannel(caller.group, model);
   }
-  const pricing = findRealtimePricing(ctx.options, model);
-  if (!pricing.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(model);
+  const found = findRealtimePricing(ctx.options, model);
+  if (!found.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(model);
+  const pricing = unsetModelPricing(ctx.options, found);
   const groupRatio = findGroupRatio(ctx.options, caller.group);
   const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
   const shortfall = quotaShortfall(caller, holdAmount);

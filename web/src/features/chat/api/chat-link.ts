@@ -1,4 +1,5 @@
-import { TokenStatus } from '@modelgate/shared';
+import { chatLinkKind, TokenStatus } from '@modelgate/shared';
+import { resolveChatLink, withKeyPrefix } from '../../../lib/chat-links';
 import { http, type Page } from '../../../lib/http';
 import type { PlatformStatus } from '../../../lib/status';
 import { readJson, StorageKey } from '../../../lib/storage-keys';
@@ -12,26 +13,27 @@ interface TokenRow {
 export async function findEnabledKey(): Promise<string | null> {
   const page = await http.get<Page<TokenRow>>('/api/token/', { query: { p: 1, size: 100 } });
   const token = (page.items ?? []).find((item) => item.status === TokenStatus.enabled);
-  if (!token) return null;
-  return token.key.startsWith('sk-') ? token.key : `sk-${token.key}`;
+  return token ? withKeyPrefix(token.key) : null;
 }
 
 export type ChatLinkProblem = 'notConfigured' | 'badConfig';
 
-/** The configured chat link at an index of the Chats option (status chats, else local 'chats'). */
-export function chatLinkAt(status: PlatformStatus | null, index: number): { link: string } | { problem: ChatLinkProblem } {
+/**
+ * The configured chat link at an index of the Chats option (status chats, else local 'chats'): an
+ * http(s) page (`web`, framed) or an app's own link (`app`, opened); anything else is a bad entry.
+ */
+export function chatLinkAt(status: PlatformStatus | null, index: number): { link: string; kind: 'web' | 'app' } | { problem: ChatLinkProblem } {
   const chats = Array.isArray(status?.chats) ? status.chats : readJson<unknown[]>(StorageKey.chats);
   if (!Array.isArray(chats) || chats.length === 0) return { problem: 'notConfigured' };
   const entry = chats[index];
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { problem: 'badConfig' };
   const link = Object.values(entry as Record<string, unknown>)[0];
   if (typeof link !== 'string' || link.trim() === '') return { problem: 'badConfig' };
-  return { link };
+  const kind = chatLinkKind(link);
+  return kind === 'web' || kind === 'app' ? { link, kind } : { problem: 'badConfig' };
 }
 
-/** Substitutes {key} and {address} (every occurrence) into the chat link. */
-export function buildChatLink(link: string, key: string, address: string): string {
-  return link.replaceAll('{key}', key).replaceAll('{address}', address);
-}
+/** Fills the key and the server address into the chat link (lib/chat-links.ts). */
+export const buildChatLink = resolveChatLink;
 
 export const serverAddressOf = (status: PlatformStatus | null): string => (status?.server_address || window.location.origin).replace(/\/+$/, '');

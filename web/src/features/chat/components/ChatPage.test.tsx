@@ -12,7 +12,8 @@ describe('embedded chat', { timeout: 60_000 }, () => {
     });
     await renderRoute('/chat/0', { user: regularUser });
     const frame = (await screen.findByTitle('聊天')) as HTMLIFrameElement;
-    expect(frame.getAttribute('src')).toBe('https://chat.example.com/#/?key=sk-abc123&url=https://gate.example.com');
+    // {address} is URL-encoded, as new-api fills it.
+    expect(frame.getAttribute('src')).toBe('https://chat.example.com/#/?key=sk-abc123&url=https%3A%2F%2Fgate.example.com');
     const tokenCall = calls.find((call) => call.path === '/api/token/')!;
     expect([tokenCall.query.get('p'), tokenCall.query.get('size')]).toEqual(['1', '100']);
   });
@@ -29,6 +30,31 @@ describe('embedded chat', { timeout: 60_000 }, () => {
     fakeServer(withChats([]));
     await renderRoute('/chat/0', { user: regularUser });
     expect((await screen.findAllByText('请联系管理员配置聊天链接')).length).toBeGreaterThan(0);
+  });
+
+  it('fills {cherryConfig} with the base64 JSON Cherry Studio imports, and sends the browser to an app link', async () => {
+    const assigned: string[] = [];
+    const original = window.location;
+    Object.defineProperty(window, 'location', { configurable: true, value: { ...original, origin: original.origin, assign: (url: string) => assigned.push(url) } });
+    try {
+      fakeServer({
+        ...withChats([{ 'Cherry Studio': 'cherrystudio://providers/api-keys?v=1&data={cherryConfig}' }]),
+        'GET /api/token/': () => ok({ items: [{ key: 'abc123', status: 1 }], total: 1, page: 1, page_size: 100 }),
+      });
+      await renderRoute('/chat/0', { user: regularUser });
+      expect(await screen.findByText('正在打开聊天应用…')).toBeTruthy();
+      await waitFor(() => expect(assigned).toHaveLength(1));
+      const data = new URL(assigned[0]!.replace('cherrystudio://', 'https://x/')).searchParams.get('data')!;
+      expect(JSON.parse(atob(data))).toEqual({ id: 'new-api', baseUrl: 'https://gate.example.com', apiKey: 'sk-abc123' });
+    } finally {
+      Object.defineProperty(window, 'location', { configurable: true, value: original });
+    }
+  });
+
+  it('refuses a link it cannot open (javascript:, or a bare word such as new-api\u2019s fluentread)', async () => {
+    fakeServer(withChats([{ Evil: 'javascript:alert(1)' }, { 'Fluent Read': 'fluentread' }]));
+    await renderRoute('/chat/0', { user: regularUser });
+    expect((await screen.findAllByText('聊天链接配置错误，请联系管理员')).length).toBeGreaterThan(0);
   });
 
   it('reports a malformed chat entry', async () => {

@@ -5,7 +5,7 @@ import { showError } from '../../../lib/feedback';
 import { useStatus } from '../../../lib/status';
 import { buildChatLink, chatLinkAt, findEnabledKey, serverAddressOf } from '../api/chat-link';
 
-export type ChatTarget = { state: 'loading' } | { state: 'ready'; url: string } | { state: 'failed'; message: string };
+export type ChatTarget = { state: 'loading' } | { state: 'ready'; url: string; kind: 'web' | 'app' } | { state: 'failed'; message: string };
 
 /** Resolves the chat link at `index` with the first enabled token; none → message, then /token after 1.5 s. */
 export function useChatTarget(index: number): ChatTarget {
@@ -35,7 +35,7 @@ export function useChatTarget(index: number): ChatTarget {
           timer = setTimeout(() => navigate('/token'), 1500);
           return;
         }
-        setTarget({ state: 'ready', url: buildChatLink(found.link, key, serverAddressOf(status ?? null)) });
+        setTarget({ state: 'ready', url: buildChatLink(found.link, key, serverAddressOf(status ?? null)), kind: found.kind });
       })
       .catch((error: unknown) => {
         if (isCurrent) setTarget({ state: 'failed', message: error instanceof Error ? error.message : String(error) });

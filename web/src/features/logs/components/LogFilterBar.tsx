@@ -32,7 +32,7 @@ export function defaultLogFilters(): LogFilters {
 export function LogFilterBar({ initial, isAdmin, onSearch }: { initial: LogFilters; isAdmin: boolean; onSearch: (filters: LogFilters) => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
-  const types = [0, LogType.topup, LogType.consume, LogType.manage, LogType.system];
+  const types = [0, LogType.topup, LogType.consume, LogType.manage, LogType.system, LogType.error, LogType.refund];
   const submit = (values: FilterValues) =>
     onSearch({
       type: values.type ?? 0,

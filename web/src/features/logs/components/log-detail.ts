@@ -33,4 +33,4 @@ export const durationColor = (seconds: number): string => (seconds < 101 ? 'gree
 /** First-token time colour: under 3 s green, under 10 s orange, else red. */
 export const firstTokenColor = (seconds: number): string => (seconds < 3 ? 'green' : seconds < 10 ? 'orange' : 'red');
 
-export const LogTypeColor: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple' };
+export const LogTypeColor: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple', 5: 'red', 6: 'blue' };

@@ -1,6 +1,7 @@
 import { isValidJson } from '../../settings/hooks/save-options';
 import type { OptionsPanelProps } from '../../settings/components/OptionsPanel';
 import { panelSection, SettingsSections, type SettingsSection } from '../../settings/components/SettingsSections';
+import { ChatsSettings } from './ChatsSettings';
 import { LogCleanup } from './LogCleanup';
 import * as panels from './ops-panels';
 import { PricingSettings } from './PricingSettings';
@@ -14,6 +15,7 @@ const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPane
 
 const operationSections: SettingsSection[] = [
   section('general', panels.generalPanel),
+  { key: 'chats', labelKey: 'settingsOps.chatsPanel', render: (options) => <ChatsSettings options={options} /> },
   section('groups', panels.groupRatioPanel, { validate: validateJsonChanges }),
   { key: 'pricing', labelKey: 'settingsOps.pricingPanel', render: (options) => <PricingSettings options={options} /> },
   section('drawing', panels.drawingPanel),
@@ -26,7 +28,7 @@ const operationSections: SettingsSection[] = [
   section('quota', panels.quotaPanel),
 ];
 
-/** The operation tab (spec 02 §2): general, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, performance, quota — one section at a time. */
+/** The operation tab (spec 02 §2): general, chats, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, performance, quota — one section at a time. */
 export function OperationTab() {
   return <SettingsSections sections={operationSections} />;
 }

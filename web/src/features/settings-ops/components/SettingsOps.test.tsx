@@ -83,6 +83,36 @@ describe('operation tab', () => {
     expect(within(quota).getByLabelText('额度提醒阈值').getAttribute('aria-valuemin')).toBe('0');
   });
 
+  it('edits UnsetModelRatio, StreamCacheQueueLength and CacheCreationRatio', async () => {
+    const { calls } = optionServer({ ...baseOptions, UnsetModelRatio: '37.5', StreamCacheQueueLength: '0', CacheCreationRatio: '{"claude-3-haiku-20240307":1.2}' });
+    await openSettings('tab=operation&section=general');
+    const general = await panel('通用设置');
+    const unset = within(general).getByLabelText('未设置价格模型的倍率') as HTMLInputElement;
+    expect(unset.value).toBe('37.5');
+    fireEvent.change(unset, { target: { value: '10' } });
+    fireEvent.click(saveButton(general, '通用设置'));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+
+    openSection('额度设置');
+    const quota = await panel('额度设置');
+    fireEvent.change(within(quota).getByLabelText('流模式缓存队列长度'), { target: { value: '8' } });
+    fireEvent.click(saveButton(quota, '额度设置'));
+    await waitFor(() => expect(puts(calls).some((entry) => entry.key === 'StreamCacheQueueLength')).toBe(true));
+
+    openSection('模型定价');
+    const pricing = await panel('模型倍率设置');
+    const creation = within(pricing).getByLabelText('缓存创建倍率') as HTMLTextAreaElement;
+    expect(creation.value).toBe('{"claude-3-haiku-20240307":1.2}');
+    fireEvent.change(creation, { target: { value: '{"claude-3-haiku-20240307":1.2,"claude-sonnet-4-20250514":1.25}' } });
+    fireEvent.click(saveButton(pricing, '模型倍率设置'));
+    await waitFor(() => expect(puts(calls).some((entry) => entry.key === 'CacheCreationRatio')).toBe(true));
+    expect(puts(calls)).toEqual([
+      { key: 'UnsetModelRatio', value: '10' },
+      { key: 'StreamCacheQueueLength', value: '8' },
+      { key: 'CacheCreationRatio', value: '{"claude-3-haiku-20240307":1.2,"claude-sonnet-4-20250514":1.25}' },
+    ]);
+  });
+
   it('clears logs before the chosen time, which is required', async () => {
     const { calls } = optionServer(baseOptions, { 'DELETE /api/log/': () => ok(42) });
     await openSettings('tab=operation&section=logs');

@@ -20,6 +20,7 @@ export const generalPanel: PanelSpec = {
     f('DefaultCollapseSidebar', 'switch', 'defaultCollapseSidebar'),
     f('DemoSiteEnabled', 'switch', 'demoSite'),
     f('SelfUseModeEnabled', 'switch', 'selfUseMode'),
+    f('UnsetModelRatio', 'number', 'unsetModelRatio', { min: 0, max: 1_000_000, step: 0.1, extraKey: 'settingsOps.unsetModelRatioHint' }),
   ],
 };
 
@@ -37,8 +38,15 @@ export const modelRatioPanel: PanelSpec = {
     json('ModelPrice', 'modelPrice', '{"gpt-4-gizmo-*": 0.1}'),
     json('ModelRatio', 'modelRatio', '{"gpt-4o-mini": 0.075}'),
     json('CacheRatio', 'cacheRatio', '{"gpt-4o-mini": 0.5}'),
+    { ...json('CacheCreationRatio', 'cacheCreationRatio', '{"claude-3-haiku-20240307": 1.2}'), extraKey: 'settingsOps.cacheCreationRatioHint' },
     json('CompletionRatio', 'completionRatio', '{"gpt-4o-mini": 4}'),
   ],
+};
+
+/** The raw Chats JSON (ChatsSettings' second tab; the first is the visual ChatsEditor). */
+export const chatsPanel: PanelSpec = {
+  titleKey: 'settingsOps.chatsJson',
+  fields: [{ ...json('Chats', 'chats', '[{"OpenCat": "opencat://team/join?domain={address}&token={key}"}]'), extraKey: 'settingsOps.chatsHint' }],
 };
 
 export const drawingPanel: PanelSpec = {
@@ -136,6 +144,7 @@ export const quotaPanel: PanelSpec = {
     f('QuotaForInviter', 'number', 'quotaForInviter', { min: 0 }),
     f('QuotaForInvitee', 'number', 'quotaForInvitee', { min: 0 }),
     f('QuotaRemindThreshold', 'number', 'quotaRemindThreshold', { min: 0 }),
+    f('StreamCacheQueueLength', 'number', 'streamCacheQueueLength', { min: 0, extraKey: 'settingsOps.streamCacheQueueLengthHint' }),
   ],
 };
 

@@ -2,16 +2,21 @@ import { Button, Form, type FormInstance } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
+import { ApiError, http } from '../../../lib/http';
 import { isHttpUrl } from '../../../lib/rich-text';
 import type { FormValue } from './option-fields';
 
-interface WellKnown {
-  authorization_endpoint?: string;
-  token_endpoint?: string;
-  userinfo_endpoint?: string;
+interface Discovered {
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string;
 }
 
-/** Fetches the OIDC well-known document and fills the endpoint fields. */
+/**
+ * Fills the endpoint fields from the OIDC well-known document. The server fetches it (POST
+ * /api/oauth/oidc/discovery), so an http:// intranet provider works while the console's CSP stays
+ * strict; its refusal says why (size, time, not JSON, no endpoints).
+ */
 export function OidcDiscovery({ form }: { form: FormInstance<Record<string, FormValue>> }) {
   const { t } = useTranslation();
   const [loading, setLoading] = useState(false);
@@ -23,17 +28,17 @@ export function OidcDiscovery({ form }: { form: FormInstance<Record<string, Form
     }
     setLoading(true);
     try {
-      const response = await fetch(url);
-      if (!response.ok) throw new Error(String(response.status));
-      const doc = (await response.json()) as WellKnown;
+      const doc = await http.post<Discovered>('/api/oauth/oidc/discovery', { well_known: url }, { silent: true });
       form.setFieldsValue({
-        'oidc.authorization_endpoint': doc.authorization_endpoint ?? '',
-        'oidc.token_endpoint': doc.token_endpoint ?? '',
-        'oidc.user_info_endpoint': doc.userinfo_endpoint ?? '',
+        'oidc.authorization_endpoint': doc.authorization_endpoint,
+        'oidc.token_endpoint': doc.token_endpoint,
+        'oidc.user_info_endpoint': doc.userinfo_endpoint,
       });
       showSuccess(t('settings.oidcDiscovered'));
-    } catch {
+    } catch (error) {
       showError(t('settings.oidcFetchFailed'));
+      // The server's reason (too big, too slow, not JSON, …) follows the spec's message.
+      if (error instanceof ApiError && error.status !== 0 && error.message) showError(error.message);
     } finally {
       setLoading(false);
     }

@@ -133,6 +133,28 @@ describe('system settings save rules', () => {
     await waitFor(() => expect(toggle.getAttribute('aria-checked')).toBe('true'));
   });
 
+  it('OIDC: the server fetches the well-known document (http:// too) and its endpoints fill the form', async () => {
+    const { calls } = fakeServer({
+      'GET /api/option/': () => ok(Object.entries(storedOptions).map(([key, value]) => ({ key, value }))),
+      'POST /api/oauth/oidc/discovery': (call) => ((call.body as { well_known: string }).well_known.endsWith('/slow')
+        ? fail('获取 OIDC 配置超时（10 秒）', 400)
+        : ok({ issuer: 'http://idp.intranet', authorization_endpoint: 'http://idp.intranet/auth', token_endpoint: 'http://idp.intranet/token', userinfo_endpoint: 'http://idp.intranet/me' })),
+    });
+    await openSection('oidc');
+    const oidc = await panel('配置 OIDC');
+    fireEvent.change(within(oidc).getByLabelText('Well-Known URL'), { target: { value: 'http://idp.intranet/.well-known/openid-configuration' } });
+    fireEvent.click(within(oidc).getByRole('button', { name: /获取 OIDC 配置/ }));
+    expect(await screen.findByText('已获取 OIDC 配置')).toBeTruthy();
+    expect((within(oidc).getByLabelText('Authorization Endpoint') as HTMLInputElement).value).toBe('http://idp.intranet/auth');
+    expect((within(oidc).getByLabelText('Token Endpoint') as HTMLInputElement).value).toBe('http://idp.intranet/token');
+    expect(calls.find((call) => call.path === '/api/oauth/oidc/discovery')!.body).toEqual({ well_known: 'http://idp.intranet/.well-known/openid-configuration' });
+
+    fireEvent.change(within(oidc).getByLabelText('Well-Known URL'), { target: { value: 'http://idp.intranet/slow' } });
+    fireEvent.click(within(oidc).getByRole('button', { name: /获取 OIDC 配置/ }));
+    expect(await screen.findByText('获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确')).toBeTruthy();
+    expect(await screen.findByText('获取 OIDC 配置超时（10 秒）')).toBeTruthy();
+  });
+
   it('shows only the section named in the URL and keeps the chosen one there', async () => {
     optionServer(storedOptions);
     const { router } = await openSection('smtp');

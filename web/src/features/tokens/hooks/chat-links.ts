@@ -1,4 +1,5 @@
-import { tokenKeyPrefix } from '@modelgate/shared';
+import { chatRows, tokenKeyPrefix } from '@modelgate/shared';
+import { isOpenableChatLink, resolveChatLink } from '../../../lib/chat-links';
 import { storedStatus } from '../../../lib/status';
 import { readJson, StorageKey } from '../../../lib/storage-keys';
 
@@ -7,19 +8,15 @@ export interface ChatLink {
   link: string;
 }
 
-/** The Chats option (kept in local storage 'chats'): an array of { name: link } objects. */
+/** The Chats option (kept in local storage 'chats') as { name, link } rows the console can open. */
 export function readChatLinks(): ChatLink[] {
-  const chats = readJson<unknown>(StorageKey.chats);
-  if (!Array.isArray(chats)) return [];
-  return chats.flatMap((entry) =>
-    typeof entry === 'object' && entry !== null ? Object.entries(entry as Record<string, unknown>).filter(([, link]) => typeof link === 'string').map(([name, link]) => ({ name, link: link as string })) : [],
-  );
+  return chatRows(readJson<unknown>(StorageKey.chats)).filter((row) => isOpenableChatLink(row.link));
 }
 
 export const fullKey = (key: string): string => `${tokenKeyPrefix}${key}`;
 
-/** Substitutes {key} (with sk-) and {address} (the server address) into a chat link. */
+/** The chat link filled in for this token and the server address (lib/chat-links.ts). */
 export function chatUrl(link: string, key: string): string {
   const address = (storedStatus()?.server_address as string | undefined) || window.location.origin;
-  return link.replaceAll('{address}', encodeURIComponent(address)).replaceAll('{key}', fullKey(key));
+  return resolveChatLink(link, key, address);
 }

@@ -1,0 +1,35 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { fakeServer, ok, regularUser, renderScreen } from '../../../test/render-route';
+import { LogsPage } from './LogsPage';
+
+const row = (id: number, type: number, content: string, quota = 0) => ({
+  id, created_at: 1_700_000_000 + id, type, username: 'alice', user_id: 2, token_name: 'script', model_name: '', group: '', is_stream: 0,
+  use_time: 0, prompt_tokens: 0, completion_tokens: 0, quota, content, other: '',
+});
+
+describe('usage log types', () => {
+  it('filters by the error (5) and refund (6) types and tags their rows', async () => {
+    const { calls } = fakeServer({
+      'GET /api/log/self/': (call) => {
+        const type = call.query.get('type');
+        const items = type === '6' ? [row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000)]
+          : [row(3, 4, '新用户注册赠送 ＄1.000000 额度', 500_000), row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000), row(1, 5, 'upstream failed')];
+        return ok({ items, total: items.length, page: 1, page_size: 10 });
+      },
+      'GET /api/log/self/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
+    });
+    await renderScreen('/log', <LogsPage />, { user: regularUser });
+    const table = (await screen.findByText('新用户注册赠送 ＄1.000000 额度')).closest('table') as HTMLElement;
+    for (const tag of ['系统', '退款', '错误']) expect(within(table).getByText(tag, { selector: '.ant-tag' })).toBeTruthy();
+
+    fireEvent.mouseDown(screen.getByLabelText('类型'));
+    await screen.findByText('退款', { selector: '.ant-select-item-option-content' });
+    const labels = [...document.querySelectorAll('.ant-select-item-option-content')].map((option) => option.textContent);
+    expect(labels).toEqual(['全部', '充值', '消费', '管理', '系统', '错误', '退款']);
+    fireEvent.click(await screen.findByText('退款', { selector: '.ant-select-item-option-content' }));
+    fireEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
+    await waitFor(() => expect(calls.some((call) => call.path === '/api/log/self/' && call.query.get('type') === '6')).toBe(true));
+    await waitFor(() => expect(screen.queryByText('新用户注册赠送 ＄1.000000 额度')).toBeNull());
+  });
+});
