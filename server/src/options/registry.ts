@@ -1,5 +1,5 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
-import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from '../relay/billing/default-ratios.js';
+import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
 /**
  * Every option key named in the product spec, with its type, default and validation.
@@ -168,7 +168,7 @@ export const optionRegistry = {
   // Periodic channel test (api/channels/probe/channel-checks.ts); CHANNEL_TEST_FREQUENCY overrides both.
   'monitor_setting.auto_test_channel_enabled': bool(false),
   'monitor_setting.auto_test_channel_minutes': int(10, 1, 525_600),
-  // Retry policy and circuit breaker (relay/pipeline/retry-policy.ts, channel-cooldown.ts)
+  // Retry policy and circuit breaker (relay/routing/retry-policy.ts, channel-cooldown.ts)
   RetryStatusCodes: text('401,403,408,429,500-503,505-523,525-599', { check: statusListCheck }),
   RetryOnConnectionError: bool(true),
   ChannelCooldownFailures: int(0, 0, 1000),

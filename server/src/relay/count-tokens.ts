@@ -3,7 +3,7 @@ import { relayErrors } from './errors.js';
 import type { InboundFormat } from './formats/types.js';
 import type { JsonBody } from './jobs/json-body.js';
 import { checkModelAllowed, type RelayCaller } from './pipeline/authenticate.js';
-import { targetOf } from './pipeline/dispatch.js';
+import { targetOf } from './upstream/dispatch.js';
 import type { AdapterOptions, ChatCall, UpstreamRequest } from './providers/types.js';
 import { sendUpstream } from './providers/upstream-request.js';
 import type { RelayState } from './state.js';

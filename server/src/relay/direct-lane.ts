@@ -8,7 +8,7 @@ import { parseJsonBody } from '../lib/json-body.js';
 import { languageOf } from '../lib/i18n/index.js';
 import { clientStatus, retryAfterHeaders, toRelayError } from './errors.js';
 import { requireObject } from './jobs/json-body.js';
-import { applyQueryOptions, jsonRoutes, type JobBuilder } from './json-routes.js';
+import { applyQueryOptions, jsonRoutes, type JobBuilder } from './routes/json-routes.js';
 import { authenticateToken } from './pipeline/authenticate.js';
 import type { RelayExchange } from './pipeline/exchange.js';
 import { runRelay } from './pipeline/relay-call.js';
@@ -135,7 +135,7 @@ async function serve(lane: Lane, request: IncomingMessage, response: ServerRespo
 }
 
 /**
- * The direct lane: `POST` of a JSON body to the OpenAI JSON relay routes (json-routes.ts) is served
+ * The direct lane: `POST` of a JSON body to the OpenAI JSON relay routes (routes/json-routes.ts) is served
  * from Node's HTTP server without Fastify's routing, body parsing, hooks and reply (a sizeable share
  * of a relay call's CPU, see docs/performance.md). It keeps Fastify's behaviour for these calls:
  * the same body limit, JSON parsing (secure-json-parse, prototype poisoning refused) and messages,

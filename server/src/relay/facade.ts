@@ -1,5 +1,5 @@
 import type { CachedUser } from './pipeline/access-cache.js';
-import type { RelayChannel } from './pipeline/channel-index.js';
+import type { RelayChannel } from './routing/channel-index.js';
 import { listUpstreamModels, probeChannel, readUpstreamBalance, type ModelListSource } from './probes.js';
 import type { AdapterOptions } from './providers/types.js';
 import type { UpstreamError } from './errors.js';

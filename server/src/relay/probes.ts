@@ -1,7 +1,7 @@
 import { UpstreamError } from './errors.js';
-import { createFramingDecoder } from './pipeline/framing.js';
-import { targetOf, upstreamFailure } from './pipeline/dispatch.js';
-import type { RelayChannel } from './pipeline/channel-index.js';
+import { createFramingDecoder } from './stream/framing.js';
+import { targetOf, upstreamFailure } from './upstream/dispatch.js';
+import type { RelayChannel } from './routing/channel-index.js';
 import { adapterForType } from './providers/registry.js';
 import type { AdapterOptions, ChatCall, ChatConverter, ProviderAdapter, RelayEndpoint, UpstreamResponse, UpstreamTarget } from './providers/types.js';
 import { buildUpstreamRequest, getUpstreamJson, modelListRequest, namesIn, sendUpstream } from './providers/upstream-request.js';
@@ -148,7 +148,7 @@ export async function readUpstreamBalance(relay: RelayState, channel: RelayChann
   return fetchBalance(targetOf(channel, relay.dispatcher));
 }
 
-export { disableChannel, enableChannel, isKeyFailure } from './pipeline/auto-disable.js';
-export { toRelayChannel, type RelayChannel } from './pipeline/channel-index.js';
+export { disableChannel, enableChannel, isKeyFailure } from './routing/auto-disable.js';
+export { toRelayChannel, type RelayChannel } from './routing/channel-index.js';
 export { redactSecrets, type UpstreamError } from './errors.js';
 export type { AdapterOptions } from './providers/types.js';

@@ -1,9 +1,9 @@
 import { Agent } from 'undici';
 import type { AppContext } from '../context.js';
 import { AccessCache } from './pipeline/access-cache.js';
-import { ChannelCooldown } from './pipeline/channel-cooldown.js';
-import { ConcurrencyLimiter } from './pipeline/concurrency.js';
-import { ChannelIndex } from './pipeline/channel-index.js';
+import { ChannelCooldown } from './routing/channel-cooldown.js';
+import { ConcurrencyLimiter } from './routing/concurrency.js';
+import { ChannelIndex } from './routing/channel-index.js';
 import { UsageWriter } from './ledger/usage-writer.js';
 import { OutputEstimates } from './ledger/output-estimate.js';
 import { taskPlatforms } from './tasks/platforms.js';

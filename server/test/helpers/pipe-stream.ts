@@ -1,5 +1,5 @@
-import { OpenAiSseCodec, type OpenAiSseOptions } from '../../src/relay/pipeline/openai-sse-codec.js';
-import { StreamDriver, type StreamDriverOptions, type StreamDriverOutcome, type StreamOut } from '../../src/relay/pipeline/stream-driver.js';
+import { OpenAiSseCodec, type OpenAiSseOptions } from '../../src/relay/stream/openai-sse-codec.js';
+import { StreamDriver, type StreamDriverOptions, type StreamDriverOutcome, type StreamOut } from '../../src/relay/stream/stream-driver.js';
 
 /** The OpenAI-wire stream as the relay drives it: the one stream driver with the OpenAI SSE codec. */
 export type StreamOptions = Omit<StreamDriverOptions, 'codec' | 'out'> & Omit<OpenAiSseOptions, 'startedAt'> & { out: unknown };

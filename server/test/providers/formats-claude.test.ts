@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claudeFormat } from '../../src/relay/formats/claude/index.js';
+import { claudeFormat } from '../../src/relay/formats/anthropic/index.js';
 import { anthropicAdapter } from '../../src/relay/providers/anthropic/index.js';
 import { claudeTestOptions } from './helpers/adapter-options.js';
 import { splitSseEvents } from './helpers/sse-events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdleTimer } from '../../src/relay/pipeline/idle-timer.js';
+import { IdleTimer } from '../../src/relay/stream/idle-timer.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

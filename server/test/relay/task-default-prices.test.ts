@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultModelPrice } from '../../src/relay/billing/default-ratios.js';
+import { defaultModelPrice } from '../../src/options/default-ratios.js';
 import { startMjUpstream, type MjUpstream } from '../helpers/mj-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerSink } from '../../src/relay/pipeline/upstream-answer.js';
+import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerSink } from '../../src/relay/upstream/upstream-answer.js';
 
 /** A minimal abort source, like the relay's CallSignal. */
 class Signal implements AbortSource {

@@ -1,5 +1,5 @@
 import type { OptionStore } from '../../options/store.js';
-import { defaultAudioRatio, defaultCacheCreationRatioFallback } from './default-ratios.js';
+import { defaultAudioRatio, defaultCacheCreationRatioFallback } from '../../options/default-ratios.js';
 
 /** How one model is billed, read from the pricing options (ModelPrice wins over ratios). */
 export interface ModelPricing {

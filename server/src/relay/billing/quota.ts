@@ -1,4 +1,4 @@
-import { defaultCacheCreationRatioFallback } from './default-ratios.js';
+import { defaultCacheCreationRatioFallback } from '../../options/default-ratios.js';
 import type { ModelPricing } from './pricing.js';
 
 /** Token counts of one request, as the upstream reported them (or as we counted them). */

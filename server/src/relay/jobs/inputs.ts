@@ -1,7 +1,7 @@
 import { countInputTokens, countTextTokens, inputText } from '../billing/token-count.js';
 import type { Usage } from '../billing/quota.js';
-import type { RelayChannel } from '../pipeline/channel-index.js';
-import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import type { RelayChannel } from '../routing/channel-index.js';
+import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 import { sendJsonAnswer } from '../pipeline/respond.js';
 import { withBase64Embeddings } from '../providers/shared/embedding-encoding.js';
 import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';

@@ -1,5 +1,5 @@
-import type { RelayChannel } from '../pipeline/channel-index.js';
-import type { ChannelCall, UpstreamBody } from '../pipeline/dispatch.js';
+import type { RelayChannel } from '../routing/channel-index.js';
+import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 import { estimateTextTokens, imagePartTokens, messageFramingTokens } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 

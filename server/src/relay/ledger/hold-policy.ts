@@ -4,7 +4,7 @@ import type { ModelPricing } from '../billing/pricing.js';
 import { estimateHold } from '../billing/quota.js';
 import { RelayError } from '../errors.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
-import type { Lease } from '../pipeline/concurrency.js';
+import type { Lease } from '../routing/concurrency.js';
 import type { RelayState } from '../state.js';
 import { holdOf, spendable, type Hold } from './hold.js';
 

@@ -1,6 +1,6 @@
 import { RelayError } from '../errors.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
-import { freeLease, type Lease } from '../pipeline/concurrency.js';
+import { freeLease, type Lease } from '../routing/concurrency.js';
 
 /**
  * Quota reserved in memory for a call in flight, on the user and the token (every relayed call:

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
-import { defaultCacheCreationRatioFallback } from '../billing/default-ratios.js';
+import { defaultCacheCreationRatioFallback } from '../../options/default-ratios.js';
 import type { ModelPricing } from '../billing/pricing.js';
 import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';

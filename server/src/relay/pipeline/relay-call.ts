@@ -6,19 +6,19 @@ import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
-import type { RelayChannel } from './channel-index.js';
-import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from './dispatch.js';
+import type { RelayChannel } from '../routing/channel-index.js';
+import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from '../upstream/dispatch.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
 import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
-import { OpenAiSseCodec } from './openai-sse-codec.js';
+import { OpenAiSseCodec } from '../stream/openai-sse-codec.js';
 import type { Delivery } from './respond.js';
 import { settle } from '../ledger/settle.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
 import { planHold } from '../ledger/hold-policy.js';
 import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
-import { admitToken } from './admission.js';
-import { freeLease, type Lease } from './concurrency.js';
-import { StreamDriver, type StreamOut } from './stream-driver.js';
+import { admitToken } from '../routing/admission.js';
+import { freeLease, type Lease } from '../routing/concurrency.js';
+import { StreamDriver, type StreamOut } from '../stream/stream-driver.js';
 
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {

@@ -4,10 +4,10 @@ import type { AppContext } from '../../context.js';
 import type { Usage } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { RelayState } from '../state.js';
-import { EventCodec, type EventHandler } from './event-codec.js';
+import { EventCodec, type EventHandler } from '../stream/event-codec.js';
 import { sseHeaders, type RelayExchange } from './exchange.js';
-import { createFramingDecoder, type DecoderFraming } from './framing.js';
-import { pump, StreamDriver, type StreamOut } from './stream-driver.js';
+import { createFramingDecoder, type DecoderFraming } from '../stream/framing.js';
+import { pump, StreamDriver, type StreamOut } from '../stream/stream-driver.js';
 
 /** Everything a job's response handler needs to answer the client. */
 export interface ResponseContext {

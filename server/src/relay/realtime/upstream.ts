@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { UpstreamError } from '../errors.js';
-import type { RelayChannel } from '../pipeline/channel-index.js';
+import type { RelayChannel } from '../routing/channel-index.js';
 import { buildAzureHeaders, buildAzureRealtimeUrl } from '../providers/azure/api.js';
 import { parseOpenAiError } from '../providers/openai/errors.js';
 import type { UpstreamTarget } from '../providers/types.js';

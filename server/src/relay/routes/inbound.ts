@@ -1,23 +1,23 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { AppContext } from '../context.js';
-import { requestLanguage } from '../lib/i18n/index.js';
-import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from './errors.js';
-import { claudeFormat } from './formats/claude/index.js';
-import { geminiFormat, listGeminiModels, parseModelPath } from './formats/gemini/index.js';
-import { responsesFormat, responsesFormatFor } from './formats/responses/index.js';
-import type { InboundFormat } from './formats/types.js';
-import { countPromptTokens } from './count-tokens.js';
-import { geminiEmbeddingsJob } from './jobs/gemini-embeddings.js';
-import { inboundChatJob } from './jobs/inbound.js';
-import { requireObject } from './jobs/json-body.js';
-import { modelsFor } from './models-routes.js';
-import { authenticateToken } from './pipeline/authenticate.js';
-import { authenticateFirst, callerOf } from './pipeline/authenticate-first.js';
-import { fastifyExchange } from './pipeline/exchange.js';
-import { runRelay } from './pipeline/relay-call.js';
-import { openResponseThread } from './response-store.js';
-import type { AdapterOptions } from './providers/types.js';
-import type { RelayState } from './state.js';
+import type { AppContext } from '../../context.js';
+import { requestLanguage } from '../../lib/i18n/index.js';
+import { clientStatus, RelayError, retryAfterHeaders, toRelayError } from '../errors.js';
+import { claudeFormat } from '../formats/anthropic/index.js';
+import { geminiFormat, listGeminiModels, parseModelPath } from '../formats/gemini/index.js';
+import { responsesFormat, responsesFormatFor } from '../formats/responses/index.js';
+import type { InboundFormat } from '../formats/types.js';
+import { countPromptTokens } from '../count-tokens.js';
+import { geminiEmbeddingsJob } from '../jobs/gemini-embeddings.js';
+import { inboundChatJob } from '../jobs/inbound.js';
+import { requireObject } from '../jobs/json-body.js';
+import { modelsFor } from './models.js';
+import { authenticateToken } from '../pipeline/authenticate.js';
+import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
+import { fastifyExchange } from '../pipeline/exchange.js';
+import { runRelay } from '../pipeline/relay-call.js';
+import { openResponseThread } from '../response-store.js';
+import type { AdapterOptions } from '../providers/types.js';
+import type { RelayState } from '../state.js';
 
 /** Errors of a format's routes in that format's envelope (Anthropic, Google, OpenAI), in the caller's language. */
 function formatErrorHandler(format: InboundFormat) {

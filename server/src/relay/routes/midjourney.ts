@@ -8,14 +8,14 @@ import { clientStatus, RelayError, toRelayError, UpstreamError } from '../errors
 import { requireObject } from '../jobs/json-body.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
-import { targetOf } from '../pipeline/dispatch.js';
+import { targetOf } from '../upstream/dispatch.js';
 import { storableText } from '../ledger/log-rows.js';
 import { fetchMjImageSeed, submitMjTask, type MjSubmitAnswer } from '../providers/midjourney/platform.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { RelayState } from '../state.js';
-import { mjActionModels, mjSubmitReaders, promptWithMode, type MjSubmit } from './mj-requests.js';
-import { mjTaskObject, type MjRow } from './mj-task-object.js';
-import { submitTask } from './submit.js';
+import { mjActionModels, mjSubmitReaders, promptWithMode, type MjSubmit } from '../tasks/mj-requests.js';
+import { mjTaskObject, type MjRow } from '../tasks/mj-task-object.js';
+import { submitTask } from '../tasks/submit.js';
 
 /** The speed-mode prefixes in front of `/mj` (none: the channel's default mode). */
 const modePrefixes: ReadonlyArray<readonly [string, string | null]> = [['', null], ['/mj-fast', 'fast'], ['/mj-turbo', 'turbo'], ['/mj-relax', 'relax']];

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import { RelayError } from './errors.js';
-import { authenticateToken, type RelayCaller } from './pipeline/authenticate.js';
-import type { RelayState } from './state.js';
+import type { AppContext } from '../../context.js';
+import { RelayError } from '../errors.js';
+import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
+import type { RelayState } from '../state.js';
 
 /** Models the caller may use: served in its group, within the token's model limits. */
 export function modelsFor(relay: RelayState, caller: RelayCaller): string[] {

@@ -8,10 +8,10 @@ import { estimateHold } from '../billing/quota.js';
 import { authenticateToken, checkModelAllowed } from '../pipeline/authenticate.js';
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
 import type { RelayState } from '../state.js';
-import { findRealtimePricing } from './realtime-pricing.js';
+import { findRealtimePricing } from '../realtime/realtime-pricing.js';
 import { quotaShortfall } from '../ledger/hold.js';
-import { hasRealtimeChannel, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from './session.js';
-import { keyFromSubprotocols, pickSubprotocol } from './subprotocols.js';
+import { hasRealtimeChannel, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from '../realtime/session.js';
+import { keyFromSubprotocols, pickSubprotocol } from '../realtime/subprotocols.js';
 
 const queryString = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 

@@ -9,7 +9,7 @@ import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
 import { storableText } from '../ledger/log-rows.js';
 import { submitSunoTask } from '../providers/suno/platform.js';
 import type { RelayState } from '../state.js';
-import { submitTask } from './submit.js';
+import { submitTask } from '../tasks/submit.js';
 
 const text = (max: number) => z.string().max(max).optional();
 /** The Suno-API submit body (`prompt` is required for lyrics). Unknown fields are dropped. */

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
 import type { RelayState } from '../state.js';
-import type { RelayCaller } from './authenticate.js';
+import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { ChannelLimits, RelayChannel } from './channel-index.js';
 import { freeLease, type Lease } from './concurrency.js';
 import { keyFingerprint } from './key-health.js';

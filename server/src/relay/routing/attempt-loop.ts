@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
-import { admitChannel, pickKey, queueDeadline, type Admission } from '../pipeline/admission.js';
-import type { RelayChannel } from '../pipeline/channel-index.js';
-import { onUpstreamFailure } from '../pipeline/upstream-failure.js';
+import { admitChannel, pickKey, queueDeadline, type Admission } from './admission.js';
+import type { RelayChannel } from './channel-index.js';
+import { onUpstreamFailure } from './upstream-failure.js';
 import type { RelayState } from '../state.js';
 
 /** One relayed call as the attempt loop sees it: where it may go, and what one attempt does. */

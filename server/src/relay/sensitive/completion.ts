@@ -1,5 +1,5 @@
 import type { Usage } from '../billing/quota.js';
-import type { ChunkSink } from '../pipeline/chunk-handlers.js';
+import type { ChunkSink } from '../stream/chunk-handlers.js';
 import { masked, rangesOf, type SensitiveGuard } from './guard.js';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import type { Usage } from '../billing/quota.js';
 import type { InboundFormat } from '../formats/types.js';
 import { RelayError, UpstreamError, publicErrorOf } from '../errors.js';
-import { claudeErrorBody } from '../formats/claude/response.js';
+import { claudeErrorBody } from '../formats/anthropic/response.js';
 import { geminiErrorBody } from '../formats/gemini/errors.js';
 import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent, WireFormat } from '../providers/types.js';
 import type { EventHandler, EventStep } from './event-codec.js';

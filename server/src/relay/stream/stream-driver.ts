@@ -3,7 +3,7 @@ import { languageOf } from '../../lib/i18n/index.js';
 import { RelayError } from '../errors.js';
 import { failureOf } from './chunk-handlers.js';
 import { IdleTimer } from './idle-timer.js';
-import type { AnswerSink } from './upstream-answer.js';
+import type { AnswerSink } from '../upstream/upstream-answer.js';
 
 /** Where the driver writes: the client's response, or a discarding writable for collected answers. */
 export interface StreamOut {

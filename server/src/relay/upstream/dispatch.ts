@@ -4,11 +4,11 @@ import { RelayError, UpstreamError, relayErrors, retryAfterOf } from '../errors.
 import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
-import type { RelayChannel } from './channel-index.js';
-import { pickKey } from './admission.js';
+import type { RelayChannel } from '../routing/channel-index.js';
+import { pickKey } from '../routing/admission.js';
 import { runAttempts } from '../routing/attempt-loop.js';
 
-import type { Responder } from './respond.js';
+import type { Responder } from '../pipeline/respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
 
 /**

@@ -1,4 +1,4 @@
-import { createFramingDecoder, type DecoderFraming } from '../../../src/relay/pipeline/framing.js';
+import { createFramingDecoder, type DecoderFraming } from '../../../src/relay/stream/framing.js';
 import type { StreamEvent } from '../../../src/relay/providers/types.js';
 
 /** Decodes recorded stream text with the relay's own framing decoder, fed in 7-byte pieces. */

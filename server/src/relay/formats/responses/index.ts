@@ -3,7 +3,7 @@ import { responsesToChat } from './request.js';
 import { chatToResponses } from './response.js';
 import { createResponsesStreamEncoder } from './stream.js';
 
-export { readResponsesUsage, responsesPassThrough } from './passthrough.js';
+export { readResponsesUsage, responsesPassThrough } from '../../providers/openai/responses-passthrough.js';
 export { responsesToChat, toChatMessages } from './request.js';
 export { chatToResponses } from './response.js';
 export { createResponsesStreamEncoder } from './stream.js';

@@ -5,7 +5,7 @@ import { prepareOpenAiChatBody, readOpenAiUsage, readOpenAiUsageFromBytes } from
 import { createOpenAiChunkTransform } from './chat-stream.js';
 import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
-import { responsesPassThrough } from '../../formats/responses/passthrough.js';
+import { responsesPassThrough } from './responses-passthrough.js';
 
 const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'speech', 'transcriptions', 'translations', 'rerank'];
 

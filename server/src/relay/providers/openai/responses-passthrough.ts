@@ -1,6 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
-import type { ChatCall, StreamEvent, StreamFraming, UpstreamRequest } from '../../providers/types.js';
+import type { ChatCall, StreamEvent, StreamFraming, UpstreamRequest } from '../types.js';
 import { usageCount } from '../../billing/usage-count.js';
 
 type Json = Record<string, unknown>;
