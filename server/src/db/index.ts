@@ -12,6 +12,7 @@ import { taskLeasesMigration } from './migrations/0004_task_leases.js';
 import { midjourneyTasksMigration } from './migrations/0005_midjourney_tasks.js';
 import { storedResponsesMigration } from './migrations/0006_stored_responses.js';
 import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.js';
+import { secondFactorsMigration } from './migrations/0008_second_factors.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -88,6 +89,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0005_midjourney_tasks': midjourneyTasksMigration(),
     '0006_stored_responses': storedResponsesMigration(kind),
     '0007_token_concurrency': tokenConcurrencyMigration(),
+    '0008_second_factors': secondFactorsMigration(kind),
   };
 }
 
