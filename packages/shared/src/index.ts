@@ -8,3 +8,4 @@ export * from './schemas/accounts.js';
 export * from './schemas/channels.js';
 export * from './schemas/tokens.js';
 export * from './schemas/redemptions.js';
+export * from './schemas/two-factor.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import { createTurnstileCheck } from './auth/turnstile.js';
 import type { AppContext } from '../context.js';
-import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
+import { createCodeAttemptLimiter, createSignInLimiter, rateLimitByIp, type CodeAttemptLimiter, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
@@ -19,6 +19,7 @@ import { registerRedemptionRoutes } from './redemptions/routes.js';
 import { registerTopUpRoutes } from './topup/routes.js';
 import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
+import { registerTwoFactorRoutes } from './two-factor/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
@@ -29,7 +30,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
   const turnstile = createTurnstileCheck(ctx);
-  const deps = { ctx, guards, critical, signIn, turnstile };
+  const codeAttempts = createCodeAttemptLimiter(ctx.cache, ctx.config.twoFactorRateLimit);
+  const deps = { ctx, guards, critical, signIn, turnstile, codeAttempts };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -39,6 +41,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerTaskLogRoutes(api, deps);
   registerDataRoutes(api, deps);
   registerSetupRoutes(api, deps);
+  registerTwoFactorRoutes(api, deps);
   registerUserRoutes(api, deps);
   registerOptionRoutes(api, deps);
   registerGroupRoutes(api, deps);
@@ -55,6 +58,8 @@ export type RouteDeps = {
   critical: ReturnType<typeof rateLimitByIp>;
   /** Failed sign-ins per IP and per account (successful ones are not counted). */
   signIn: SignInLimiter;
+  /** Second-factor code attempts per account and per IP (wrong codes count, right ones are given back). */
+  codeAttempts: CodeAttemptLimiter;
   /** preHandler: the bot check (TurnstileCheckEnabled) for login, register, verification and reset. */
   turnstile: preHandlerAsyncHookHandler;
 };
