@@ -20,6 +20,7 @@ import { registerTopUpRoutes } from './topup/routes.js';
 import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerTwoFactorRoutes } from './two-factor/routes.js';
+import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
@@ -42,6 +43,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext): 
   registerDataRoutes(api, deps);
   registerSetupRoutes(api, deps);
   registerTwoFactorRoutes(api, deps);
+  registerPasskeyRoutes(api, deps);
   registerUserRoutes(api, deps);
   registerOptionRoutes(api, deps);
   registerGroupRoutes(api, deps);

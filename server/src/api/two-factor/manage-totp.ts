@@ -1,9 +1,7 @@
-import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
-import type { Database } from '../../db/schema.js';
 import { AppError, invalidInput } from '../../lib/errors.js';
-import { nextSessionVersion } from '../auth/revoke-sessions.js';
+import { bumpSessionVersion } from '../auth/revoke-sessions.js';
 import { isUniqueViolation } from '../users/user-views.js';
 import { notEnabledMessage, wrongCodeMessage } from './check-code.js';
 import { newRecoveryCodes, storeRecoveryCodes } from './recovery-codes.js';
@@ -18,13 +16,6 @@ const enrolmentTtlSeconds = 600;
 
 async function isTotpEnabled(ctx: AppContext, userId: number): Promise<boolean> {
   return (await ctx.storage.db.selectFrom('two_fas').select('id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
-}
-
-/** Ends every session of the user inside the factor change's transaction; answers the new version. */
-export async function bumpSessionVersion(trx: Transaction<Database>, userId: number): Promise<number> {
-  await trx.updateTable('users').set((eb) => ({ session_version: nextSessionVersion(eb) })).where('id', '=', userId).execute();
-  const row = await trx.selectFrom('users').select('session_version').where('id', '=', userId).executeTakeFirstOrThrow();
-  return row.session_version;
 }
 
 /** Enrolment, step 1: a new secret and its otpauth:// URI (the console draws the QR code from it). */
