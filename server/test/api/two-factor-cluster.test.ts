@@ -24,7 +24,7 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
   let counter = 0;
 
   async function startPair(env: Record<string, string>) {
-    const shared = redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-2fa-${randomBytes(4).toString('hex')}:` } : {};
+    const shared: Record<string, string> = redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-2fa-${randomBytes(4).toString('hex')}:` } : {};
     const first = await startTestServer({ database, env: { ...shared, ...env } });
     const second = redisUrl ? await startTestServer({ database, env: { ...shared, ...env } }) : first;
     return [first, second] as const;
