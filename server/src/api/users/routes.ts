@@ -70,9 +70,10 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     return ok(null, '账户已删除！');
   });
   api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use') }, async (request) => ok(findSelfGroups(ctx, authOf(request).group, requestLanguage(request))));
-  api.get('/user/models', { ...user, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
+  // The personal settings page reads these too: open to an admin who must still enrol a second factor.
+  api.get('/user/models', { preHandler: guards.enrolling, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
   api.get('/user/token', { ...user, schema: doc('users', 'generate access token') }, async (request) => ok(await generateAccessToken(ctx, authOf(request).id)));
-  api.get('/user/aff', { ...user, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
+  api.get('/user/aff', { preHandler: guards.enrolling, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
   api.post('/user/aff_transfer', { ...user, schema: doc('users', 'transfer aff quota', { body: affTransferSchema }) }, async (request) => {
     await transferAffQuota(ctx, authOf(request).id, parseInput(affTransferSchema, request.body).quota);
     return ok(null, '划转成功');
