@@ -216,6 +216,35 @@ describe('passkeys', () => {
     expect((await admin.client.delete(`/api/user/${user.userId}/passkey`)).body.message).toBe('该用户尚未绑定 Passkey');
   });
 
+  it('answers hostile input to every passkey route with a 4xx (passkeys on, which the bad-input sweep does not turn on)', async () => {
+    const user = await newUser();
+    const pending = server.client();
+    await register(user.client, new SoftAuthenticator(origin));
+    await pending.post('/api/user/login', { username: user.name, password: user.password });
+    const bodies: unknown[] = [
+      null, [], 'x', {}, { response: null }, { response: [] }, { response: { id: 1 } },
+      { response: { id: 'a'.repeat(5000), rawId: 'a', type: 'public-key', response: {} } },
+      { response: { id: 'a\u0000', rawId: 'a', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' }, clientExtensionResults: {} } },
+      { response: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: Buffer.from('{"challenge":{"a":1}}').toString('base64url'), authenticatorData: 'AA', signature: 'AA', userHandle: 'AA' }, clientExtensionResults: { x: 1 } } },
+      { name: 'x'.repeat(100), response: {} }, { name: '\uD800' },
+    ];
+    const routes: Array<[ApiClient, string, string]> = [
+      [server.client(), 'POST', '/api/user/passkey/login/finish'],
+      [pending, 'POST', '/api/user/login/2fa/passkey/finish'],
+      [user.client, 'POST', '/api/user/passkey/register/finish'],
+      [user.client, 'PUT', '/api/user/passkey/1'],
+      [user.client, 'PUT', '/api/user/passkey/2147483648'],
+      [user.client, 'DELETE', '/api/user/passkey/abc'],
+    ];
+    for (const [client, method, path] of routes) {
+      for (const body of bodies) {
+        const res = await client.request(method, path, method === 'DELETE' ? undefined : body);
+        expect(res.status, `${method} ${path} ${JSON.stringify(body)}: ${res.text}`).toBeGreaterThanOrEqual(400);
+        expect(res.status, `${method} ${path} ${JSON.stringify(body)}: ${res.text}`).toBeLessThan(500);
+      }
+    }
+  });
+
   it('ignores passkeys as a factor while passkeys are turned off', async () => {
     const user = await newUser();
     await register(user.client, new SoftAuthenticator(origin));
