@@ -20,21 +20,23 @@ import { beginPasskeySignIn, passkeyUserOf, verifyPasskeyAssertion } from './sig
  * The relying party is ServerAddress (relying-party.ts); challenges are one-use, in the cache.
  */
 export function registerPasskeyRoutes(api: FastifyInstance, { ctx, guards, critical }: RouteDeps): void {
+  // Only the anonymous begin (which keeps a challenge in the cache) is under the critical per-IP rule;
+  // a finish needs a live challenge, and the second step a pending sign-in.
   api.post('/user/passkey/login/begin', { preHandler: critical, schema: doc('passkeys', 'start a passkey sign-in (instead of the password)') }, async () => {
     return ok(await beginPasskeySignIn(ctx, { purpose: 'sign-in', userId: 0 }));
   });
-  api.post('/user/passkey/login/finish', { preHandler: critical, schema: doc('passkeys', 'finish a passkey sign-in', { body: authenticationFinishSchema }) }, async (request, reply) => {
+  api.post('/user/passkey/login/finish', { schema: doc('passkeys', 'finish a passkey sign-in', { body: authenticationFinishSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const { user, sessionVersion } = await passkeyUserOf(ctx, await verifyPasskeyAssertion(ctx, { purpose: 'sign-in', userId: 0 }, input));
     setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
     return ok(user, signedInMessage);
   });
 
-  api.post('/user/login/2fa/passkey/begin', { preHandler: critical, schema: doc('passkeys', 'start the second step of a sign-in with a passkey') }, async (request) => {
+  api.post('/user/login/2fa/passkey/begin', { schema: doc('passkeys', 'start the second step of a sign-in with a passkey') }, async (request) => {
     const pending = await pendingUserOf(ctx, request);
     return ok(await beginPasskeySignIn(ctx, { purpose: 'second-step', userId: pending.user.id }));
   });
-  api.post('/user/login/2fa/passkey/finish', { preHandler: critical, schema: doc('passkeys', 'finish the second step of a sign-in with a passkey', { body: authenticationFinishSchema }) }, async (request, reply) => {
+  api.post('/user/login/2fa/passkey/finish', { schema: doc('passkeys', 'finish the second step of a sign-in with a passkey', { body: authenticationFinishSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
     await verifyPasskeyAssertion(ctx, { purpose: 'second-step', userId: pending.user.id }, input);

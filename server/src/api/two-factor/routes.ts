@@ -28,8 +28,9 @@ async function attempt<T>(limiter: CodeAttemptLimiter, request: FastifyRequest, 
  * TOTP two-factor sign-in (docs/accounts.md, "Two-factor sign-in"): the second step of a sign-in,
  * enrolment, disabling and new recovery codes for the signed-in user, and the admin's reset.
  */
-export function registerTwoFactorRoutes(api: FastifyInstance, { ctx, guards, critical, codeAttempts }: RouteDeps): void {
-  api.post('/user/login/2fa', { preHandler: critical, schema: doc('two-factor', 'second step of a sign-in: a TOTP or recovery code', { body: secondFactorCodeSchema }) }, async (request, reply) => {
+export function registerTwoFactorRoutes(api: FastifyInstance, { ctx, guards, codeAttempts }: RouteDeps): void {
+  // Not under the critical per-IP rule (every sign-in would count twice): wrong codes are what the attempt limit counts.
+  api.post('/user/login/2fa', { schema: doc('two-factor', 'second step of a sign-in: a TOTP or recovery code', { body: secondFactorCodeSchema }) }, async (request, reply) => {
     const { code } = parseInput(secondFactorCodeSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
     await attempt(codeAttempts, request, reply, pending.user.id, () => checkSecondFactorCode(ctx, pending.user.id, code, true));
