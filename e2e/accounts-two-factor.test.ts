@@ -100,7 +100,8 @@ describe('two-factor sign-in journeys', () => {
     await dialog.getByRole('button', { name: /^启\s*用$/ }).click();
     await page.getByText('验证码或备用码错误，请重试').waitFor();
     await dialog.getByLabel('验证码').fill(await nextCode());
-    await dialog.getByRole('button', { name: /^启\s*用$/ }).click();
+    // After the refused try the button may still carry the fading loading icon ("loading 启 用") for a while.
+    await dialog.getByRole('button', { name: /启\s*用$/ }).click();
     const codesDialog = page.getByRole('dialog', { name: '你的备用码' });
     await codesDialog.waitFor();
     const recoveryCodes = (await codesDialog.getByTestId('recovery-codes').locator('code').allInnerTexts()).map((code) => code.trim());
