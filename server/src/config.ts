@@ -26,6 +26,8 @@ export interface Config {
   isMaster: boolean;
   globalApiRateLimit: { max: number; durationSeconds: number };
   criticalRateLimit: { max: number; durationSeconds: number };
+  /** Second-factor code attempts (TOTP and recovery codes) per account and per IP in one window. */
+  twoFactorRateLimit: { accountMax: number; ipMax: number; durationSeconds: number };
   maxRequestBodyBytes: number;
   /** Bytes that request bodies being read may hold in memory at once, over all requests (MAX_BODY_MEMORY_MB). */
   bodyMemoryBytes: number;
@@ -206,6 +208,11 @@ export function loadConfig(env: Env = process.env): Config {
     criticalRateLimit: {
       max: intFrom(env, 'CRITICAL_RATE_LIMIT', 20, 0),
       durationSeconds: intFrom(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
+    },
+    twoFactorRateLimit: {
+      accountMax: intFrom(env, 'TWO_FACTOR_RATE_LIMIT', 5, 1),
+      ipMax: intFrom(env, 'TWO_FACTOR_IP_RATE_LIMIT', 20, 1),
+      durationSeconds: intFrom(env, 'TWO_FACTOR_RATE_LIMIT_DURATION', 300, 1),
     },
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
     bodyMemoryBytes: intFrom(env, 'MAX_BODY_MEMORY_MB', 512, 1) * 1024 * 1024,

@@ -10,3 +10,4 @@ export * from './schemas/channels.js';
 export * from './schemas/tokens.js';
 export * from './schemas/redemptions.js';
 export * from './schemas/subscriptions.js';
+export * from './schemas/two-factor.js';

@@ -49,3 +49,40 @@ export function createSignInLimiter(cache: Cache, rule: RateLimitRule) {
 }
 
 export type SignInLimiter = ReturnType<typeof createSignInLimiter>;
+
+export const tooManyCodeAttemptsMessage = '验证码尝试次数过多，请稍后再试';
+
+export interface CodeAttemptRule {
+  accountMax: number;
+  ipMax: number;
+  durationSeconds: number;
+}
+
+/**
+ * Second-factor code attempts, counted per account and per IP in fixed windows in the cache (Redis
+ * across instances). Each attempt takes a slot before the code is checked (`take` is atomic, so a
+ * burst of parallel guesses cannot slip past the count) and a right code gives its slot back: only
+ * wrong codes (and attempts in flight) use up the window. Six digits with one step of drift either
+ * side are three codes in a million, so five wrong tries per five minutes make guessing hopeless.
+ */
+export function createCodeAttemptLimiter(cache: Cache, rule: CodeAttemptRule) {
+  const accountKey = (userId: number) => `rl:2fa:account:${userId}`;
+  const ipKey = (ip: string) => `rl:2fa:ip:${ip}`;
+  return {
+    /** Takes one attempt for the account and the IP, or answers 429 (taking nothing) when either is used up. */
+    async begin(reply: FastifyReply, ip: string, userId: number): Promise<void> {
+      const accountTaken = await cache.take(accountKey(userId), rule.accountMax, rule.durationSeconds);
+      const ipTaken = accountTaken && (await cache.take(ipKey(ip), rule.ipMax, rule.durationSeconds));
+      if (accountTaken && ipTaken) return;
+      if (accountTaken) await cache.giveBack(accountKey(userId));
+      reply.header('Retry-After', String(rule.durationSeconds));
+      throw new AppError('rate_limited', tooManyCodeAttemptsMessage);
+    },
+    /** A right code: its attempt does not count. */
+    async succeeded(ip: string, userId: number): Promise<void> {
+      await Promise.all([cache.giveBack(accountKey(userId)), cache.giveBack(ipKey(ip))]);
+    },
+  };
+}
+
+export type CodeAttemptLimiter = ReturnType<typeof createCodeAttemptLimiter>;

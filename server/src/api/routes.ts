@@ -3,7 +3,7 @@ import { createGuards } from './auth/guards.js';
 import { createTurnstileCheck } from './auth/turnstile.js';
 import type { RelayFacade } from '../relay/facade.js';
 import type { AppContext } from '../context.js';
-import { createSignInLimiter, rateLimitByIp, type SignInLimiter } from './rate-limit.js';
+import { createCodeAttemptLimiter, createSignInLimiter, rateLimitByIp, type CodeAttemptLimiter, type SignInLimiter } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
@@ -23,6 +23,8 @@ import { registerPaymentRoutes } from './payments/routes.js';
 import { registerSubscriptionRoutes } from './subscriptions/routes.js';
 import { registerVerificationRoutes } from './verification/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
+import { registerTwoFactorRoutes } from './two-factor/routes.js';
+import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
@@ -33,7 +35,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
   const turnstile = createTurnstileCheck(ctx);
-  const deps = { ctx, relay, guards, critical, signIn, turnstile };
+  const codeAttempts = createCodeAttemptLimiter(ctx.cache, ctx.config.twoFactorRateLimit);
+  const deps = { ctx, relay, guards, critical, signIn, turnstile, codeAttempts };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -44,6 +47,8 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   registerTaskLogRoutes(api, deps);
   registerDataRoutes(api, deps);
   registerSetupRoutes(api, deps);
+  registerTwoFactorRoutes(api, deps);
+  registerPasskeyRoutes(api, deps);
   registerUserRoutes(api, deps);
   registerOptionRoutes(api, deps);
   registerGroupRoutes(api, deps);
@@ -64,6 +69,8 @@ export type RouteDeps = {
   critical: ReturnType<typeof rateLimitByIp>;
   /** Failed sign-ins per IP and per account (successful ones are not counted). */
   signIn: SignInLimiter;
+  /** Second-factor code attempts per account and per IP (wrong codes count, right ones are given back). */
+  codeAttempts: CodeAttemptLimiter;
   /** preHandler: the bot check (TurnstileCheckEnabled) for login, register, verification and reset. */
   turnstile: preHandlerAsyncHookHandler;
 };

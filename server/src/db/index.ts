@@ -13,6 +13,7 @@ import { midjourneyTasksMigration } from './migrations/0005_midjourney_tasks.js'
 import { storedResponsesMigration } from './migrations/0006_stored_responses.js';
 import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.js';
 import { paymentsSubscriptionsMigration } from './migrations/0008_payments_subscriptions.js';
+import { secondFactorsMigration } from './migrations/0009_second_factors.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -90,6 +91,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0006_stored_responses': storedResponsesMigration(kind),
     '0007_token_concurrency': tokenConcurrencyMigration(),
     '0008_payments_subscriptions': paymentsSubscriptionsMigration(kind),
+    '0009_second_factors': secondFactorsMigration(kind),
   };
 }
 

@@ -305,6 +305,47 @@ export interface StoredResponsesTable {
   expires_at: number;
 }
 
+/** A user's TOTP secret, present once enrolment finished (migration 0008). */
+export interface TwoFasTable {
+  id: Id;
+  user_id: number;
+  /** Base32 (RFC 4648), as authenticator apps take it. */
+  secret: string;
+  /** The RFC 6238 time-step of the last accepted code: a code of this step or earlier is refused. */
+  last_used_step: Defaulted<number>;
+  created_at: Defaulted<number>;
+  updated_at: Defaulted<number>;
+}
+
+/** One-use recovery codes: SHA-256 of `<user id>:<code>`, never the code (migration 0008). */
+export interface TwoFaBackupCodesTable {
+  id: Id;
+  user_id: number;
+  code_hash: string;
+  is_used: Defaulted<number>;
+  used_at: Defaulted<number>;
+  created_at: Defaulted<number>;
+}
+
+/** WebAuthn credentials (passkeys), several per user (migration 0008). */
+export interface PasskeyCredentialsTable {
+  id: Id;
+  user_id: number;
+  /** base64url of the credential's raw id. */
+  credential_id: string;
+  /** base64url of the COSE public key. */
+  public_key: string;
+  counter: Defaulted<number>;
+  /** JSON array of AuthenticatorTransport names. */
+  transports: Defaulted<string>;
+  /** 'singleDevice' or 'multiDevice'. */
+  device_type: Defaulted<string>;
+  backed_up: Defaulted<number>;
+  name: Defaulted<string>;
+  created_at: Defaulted<number>;
+  last_used_at: Defaulted<number>;
+}
+
 export interface Database {
   users: UsersTable;
   options: OptionsTable;
@@ -322,6 +363,9 @@ export interface Database {
   subscription_plans: SubscriptionPlansTable;
   subscription_orders: SubscriptionOrdersTable;
   user_subscriptions: UserSubscriptionsTable;
+  two_fas: TwoFasTable;
+  two_fa_backup_codes: TwoFaBackupCodesTable;
+  passkey_credentials: PasskeyCredentialsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

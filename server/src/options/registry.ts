@@ -121,6 +121,9 @@ export const optionRegistry = {
   TelegramBotToken: secret(),
   TelegramBotName: text(),
   TurnstileCheckEnabled: bool(false),
+  // Second factors (docs/accounts.md, "Two-factor sign-in"): admins without one must enrol; passkeys offered
+  TwoFactorRequiredForAdmins: bool(false),
+  'passkey.enabled': bool(false),
   TurnstileSiteKey: text(),
   TurnstileSecretKey: secret(),
   // Presentation
@@ -291,6 +294,8 @@ const toggleRequirements: Partial<Record<OptionKey, { alternatives: OptionKey[][
     message: '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）',
   },
   TurnstileCheckEnabled: { alternatives: [['TurnstileSiteKey', 'TurnstileSecretKey']], message: '请先填写 Turnstile Site Key 和 Secret Key' },
+  // The relying party (its id and origin) is the public address: passkeys are bound to it.
+  'passkey.enabled': { alternatives: [['ServerAddress']], message: '请先填写服务器地址' },
   WeChatAuthEnabled: { alternatives: [['WeChatServerAddress', 'WeChatServerToken']], message: '请先填写微信服务器地址和访问凭证' },
   TelegramOAuthEnabled: { alternatives: [['TelegramBotToken', 'TelegramBotName']], message: '请先填写 Telegram Bot Token 和 Bot 名称' },
 };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { signTelegramLogin, startWeChatServer } from '../helpers/oauth-servers.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { enrolTotp, nextCode } from '../helpers/two-factor.js';
 
 const botToken = '123456:telegram-bot-token';
 const query = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -43,6 +44,23 @@ describe('WeChat (WeChat server protocol) and Telegram (login widget) sign-in', 
     expect(wechat.calls.at(-1)?.headers.authorization).toBe('wechat-server-token');
     const again = await server.client().get(`/api/oauth/wechat?code=${wechat.issueCode('openid-aaa')}`);
     expect(again.body.data.id).toBe(res.body.data.id);
+  });
+
+  it('asks a user with a second factor for the second step after a WeChat sign-in; the session starts after it', async () => {
+    const first = await server.client().get(`/api/oauth/wechat?code=${wechat.issueCode('openid-2fa')}`);
+    const owner = server.client();
+    owner.cookie = first.headers.getSetCookie().find((line) => line.startsWith('session='))!.split(';')[0]!;
+    owner.userId = first.body.data.id;
+    const { app } = await enrolTotp(owner);
+    const client = server.client();
+    const res = await client.get(`/api/oauth/wechat?code=${wechat.issueCode('openid-2fa')}`);
+    expect(res.body).toEqual({ success: true, message: '请输入两步验证码', data: { require_2fa: true, totp: true, passkey: false } });
+    expect(client.cookie).toBe('');
+    expect(client.pendingCookie).toMatch(/^login_pending=/);
+    const done = await client.post('/api/user/login/2fa', { code: await nextCode(app) });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data.id).toBe(owner.userId);
+    expect(client.cookie).toMatch(/^session=/);
   });
 
   it('refuses a code older than 3 minutes, a reused code and a malformed one', async () => {

@@ -13,6 +13,8 @@ export interface ApiResponse<T = any> {
 
 export class ApiClient {
   cookie = '';
+  /** The pending-login cookie between the two steps of a two-factor sign-in (`login_pending=...`), or ''. */
+  pendingCookie = '';
   userId: number | null = null;
   /** Extra headers sent on every call (e.g. Authorization for access-token tests). */
   headers: Record<string, string> = {};
@@ -26,7 +28,8 @@ export class ApiClient {
 
   async request<T = any>(method: string, path: string, body?: unknown, init: { raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
-    if (this.cookie) headers.cookie = this.cookie;
+    const cookies = [this.cookie, this.pendingCookie].filter(Boolean).join('; ');
+    if (cookies) headers.cookie = cookies;
     if (this.userId !== null && headers['New-Api-User'] === undefined) headers['New-Api-User'] = String(this.userId);
     if (this.language !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'accept-language')) headers['accept-language'] = this.language;
     let payload: string | undefined;
@@ -41,6 +44,7 @@ export class ApiClient {
     for (const line of setCookie) {
       const pair = line.split(';')[0] ?? '';
       if (pair.startsWith('session=')) this.cookie = /session=(;|$)/.test(`${pair};`) && pair === 'session=' ? '' : pair;
+      if (pair.startsWith('login_pending=')) this.pendingCookie = pair === 'login_pending=' ? '' : pair;
     }
     const text = await response.text();
     let parsed: unknown = text;

@@ -26,6 +26,8 @@ export interface PlatformStatus {
   password_login_enabled: boolean;
   password_register_enabled: boolean;
   turnstile_check: boolean;
+  /** Passkeys offered (sign-in instead of the password, and in the personal settings). */
+  passkey_login?: boolean;
   turnstile_site_key: string;
   github_oauth: boolean;
   github_client_id: string;

@@ -4,6 +4,7 @@ import { AppError, forbidden, unauthenticated } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { isAdminRole, isRootRole, UserStatus } from './roles.js';
 import { readSession, sessionCookieName } from '../../lib/session.js';
+import { mustEnrolSecondFactor, secondFactorRequiredMessage } from './second-factors.js';
 
 export type AuthUser = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'display_name'>;
 
@@ -46,10 +47,15 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
   return auth;
 }
 
-function guard(ctx: AppContext, allowed: (role: number) => boolean): preHandlerAsyncHookHandler {
+/**
+ * With `TwoFactorRequiredForAdmins` on, an admin without a second factor may use only the routes
+ * guarded by `enrolling` (their own profile and the enrolment routes) until they enrol one.
+ */
+function guard(ctx: AppContext, allowed: (role: number) => boolean, isEnrolmentRoute = false): preHandlerAsyncHookHandler {
   return async function checkRole(request: FastifyRequest, _reply: FastifyReply) {
     const user = await authenticate(ctx, request);
     if (!allowed(user.role)) throw forbidden();
+    if (!isEnrolmentRoute && (await mustEnrolSecondFactor(ctx, user, isAdminRole(user.role)))) throw forbidden(secondFactorRequiredMessage);
     request.auth = user;
   };
 }
@@ -70,6 +76,8 @@ function optionalViewer(ctx: AppContext): preHandlerAsyncHookHandler {
 export function createGuards(ctx: AppContext) {
   return {
     user: guard(ctx, () => true),
+    /** Any signed-in user, also an admin who must still enrol a second factor. */
+    enrolling: guard(ctx, () => true, true),
     admin: guard(ctx, isAdminRole),
     root: guard(ctx, isRootRole),
     viewer: optionalViewer(ctx),

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 
@@ -17,4 +17,14 @@ export async function revokeSessions(db: Db, userId: number, onlyIfVersion?: num
   let query = db.updateTable('users').set((eb) => ({ session_version: nextSessionVersion(eb) })).where('id', '=', userId);
   if (onlyIfVersion !== undefined) query = query.where('session_version', '=', onlyIfVersion);
   await query.execute();
+}
+
+/**
+ * Ends every session of the user inside the caller's transaction (a second factor added, changed or
+ * removed) and answers the new version, for the browser that made the change to stay signed in.
+ */
+export async function bumpSessionVersion(trx: Transaction<Database>, userId: number): Promise<number> {
+  await trx.updateTable('users').set((eb) => ({ session_version: nextSessionVersion(eb) })).where('id', '=', userId).execute();
+  const row = await trx.selectFrom('users').select('session_version').where('id', '=', userId).executeTakeFirstOrThrow();
+  return row.session_version;
 }

@@ -7,7 +7,7 @@ import { authOf, type AuthUser } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
 import type { AppContext } from '../../context.js';
 import type { RouteDeps } from '../routes.js';
-import { setSessionCookie } from '../users/session-cookie.js';
+import { completeFirstStep } from '../two-factor/first-step.js';
 import { parseInput } from '../validate.js';
 import { bindAccount } from './bind-account.js';
 import { discoverOidc } from './discover-oidc.js';
@@ -42,11 +42,14 @@ function redirectUriOf(ctx: AppContext, provider: string): string {
   return `${requireServerAddress(ctx.options, noServerAddressMessage)}/oauth/${provider}`;
 }
 
-/** Signs in the account's user and sets the session cookie; answers what the console stores. */
+/**
+ * Signs in the account's user and sets the session cookie, or, for a user with a second factor,
+ * asks for the second step (two-factor/first-step.ts); answers what the console stores.
+ */
 async function signIn(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, account: ProviderAccount, aff = '') {
   const { user, sessionVersion } = await signInWithAccount(ctx, account, aff);
-  setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
-  return ok(user, '登录成功！');
+  const { data, message } = await completeFirstStep(ctx, request, reply, user, sessionVersion);
+  return ok(data, message);
 }
 
 /** Third-party sign-in and account binding under /api/oauth. */

@@ -40,6 +40,7 @@ export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
     register_enabled: o.bool('RegisterEnabled'),
     turnstile_check: o.bool('TurnstileCheckEnabled'),
     turnstile_site_key: o.get('TurnstileSiteKey'),
+    passkey_login: o.bool('passkey.enabled'),
     github_oauth: o.bool('GitHubOAuthEnabled'),
     github_client_id: o.get('GitHubClientId'),
     oidc_enabled: o.bool('oidc.enabled'),

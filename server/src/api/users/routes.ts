@@ -25,6 +25,7 @@ import {
 } from './schemas.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
 import { transferAffQuota } from './transfer-aff-quota.js';
+import { completeFirstStep } from '../two-factor/first-step.js';
 import { updateSelf } from './update-self.js';
 import { updateUserSetting } from './update-user-setting.js';
 import { updateUser } from './update-user.js';
@@ -39,8 +40,9 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
       if (error instanceof Error && error.message === wrongCredentialsMessage) await signIn.recordFailure(request.ip, input.username);
       throw error;
     });
-    setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
-    return ok(user, '登录成功！');
+    // With a second factor, no session yet: the second step (two-factor/routes.ts) starts it.
+    const { data, message } = await completeFirstStep(ctx, request, reply, user, sessionVersion);
+    return ok(data, message);
   });
   api.get('/user/logout', { schema: doc('users', 'logout user') }, async (request, reply) => {
     await logoutUser(ctx, request.cookies?.[sessionCookieName]);
@@ -54,7 +56,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
 
   // Self service
   const user = { preHandler: guards.user };
-  api.get('/user/self', { ...user, schema: doc('users', 'get self') }, async (request) => ok(await getSelf(ctx, authOf(request).id)));
+  api.get('/user/self', { preHandler: guards.enrolling, schema: doc('users', 'get self') }, async (request) => ok(await getSelf(ctx, authOf(request).id)));
   api.put('/user/self', { ...user, schema: doc('users', 'update self', { body: updateSelfSchema }) }, async (request, reply) => {
     const me = authOf(request);
     const sessionVersion = await updateSelf(ctx, me.id, parseInput(updateSelfSchema, request.body));
@@ -68,9 +70,10 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     return ok(null, '账户已删除！');
   });
   api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use') }, async (request) => ok(findSelfGroups(ctx, authOf(request).group, requestLanguage(request))));
-  api.get('/user/models', { ...user, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
+  // The personal settings page reads these too: open to an admin who must still enrol a second factor.
+  api.get('/user/models', { preHandler: guards.enrolling, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
   api.get('/user/token', { ...user, schema: doc('users', 'generate access token') }, async (request) => ok(await generateAccessToken(ctx, authOf(request).id)));
-  api.get('/user/aff', { ...user, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
+  api.get('/user/aff', { preHandler: guards.enrolling, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
   api.post('/user/aff_transfer', { ...user, schema: doc('users', 'transfer aff quota', { body: affTransferSchema }) }, async (request) => {
     await transferAffQuota(ctx, authOf(request).id, parseInput(affTransferSchema, request.body).quota);
     return ok(null, '划转成功');

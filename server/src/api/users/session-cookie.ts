@@ -20,3 +20,12 @@ export function setSessionCookie(
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie(sessionCookieName, { httpOnly: true, sameSite: 'strict', path: '/', secure: request.protocol === 'https' });
 }
+
+/**
+ * After a change that ended every session of the user (a factor added or removed): the browser that
+ * made it, when it came with a session cookie, stays signed in under the new version. A caller that
+ * used an access token gets no cookie.
+ */
+export function renewSessionCookie(request: FastifyRequest, reply: FastifyReply, secret: string, userId: number, sessionVersion: number): void {
+  if (request.cookies?.[sessionCookieName]) setSessionCookie(request, reply, secret, userId, sessionVersion);
+}

@@ -1,5 +1,6 @@
 import { http, requestEnvelope } from '../../../lib/http';
 import type { StoredUser } from '../../../lib/user-store';
+import type { SecondStepRequest } from './second-step';
 
 export interface LoginPayload {
   username: string;
@@ -20,8 +21,9 @@ import type { OAuthProvider } from '../../../lib/oauth';
 
 const critical = { noAuthRedirect: true } as const;
 
+/** The first step: the user, or (a second factor is set up) what the second step may use. */
 export const login = (payload: LoginPayload, turnstile = '') =>
-  http.post<StoredUser>('/api/user/login', payload, { ...critical, query: { turnstile } });
+  http.post<StoredUser | SecondStepRequest>('/api/user/login', payload, { ...critical, query: { turnstile } });
 
 export const register = (payload: RegisterPayload, turnstile = '') =>
   http.post<unknown>('/api/user/register', payload, { ...critical, query: { turnstile } });
@@ -35,12 +37,12 @@ export const sendVerificationCode = (email: string, turnstile = '') =>
  * which makes the server bind instead of sign in.
  */
 export const exchangeOAuthCode = (provider: OAuthProvider, query: { code: string; state: string; iss?: string }) =>
-  requestEnvelope<StoredUser | null>(`/api/oauth/${provider}`, { silent: true, noAuthRedirect: true, query });
+  requestEnvelope<StoredUser | SecondStepRequest | null>(`/api/oauth/${provider}`, { silent: true, noAuthRedirect: true, query });
 
-export const loginWithWeChat = (code: string) => http.get<StoredUser>('/api/oauth/wechat', { ...critical, query: { code } });
+export const loginWithWeChat = (code: string) => http.get<StoredUser | SecondStepRequest>('/api/oauth/wechat', { ...critical, query: { code } });
 
 export const loginWithTelegram = (fields: Record<string, string>) =>
-  http.get<StoredUser>('/api/oauth/telegram/login', { ...critical, query: fields });
+  http.get<StoredUser | SecondStepRequest>('/api/oauth/telegram/login', { ...critical, query: fields });
 
 export const requestPasswordReset = (email: string, turnstile = '') =>
   http.get<unknown>('/api/reset_password', { ...critical, query: { email, turnstile } });

@@ -4,9 +4,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Turnstile } from '../../../components/Turnstile';
-import { feedback, showError, showSuccess } from '../../../lib/feedback';
-import { userStore } from '../../../lib/user-store';
+import { feedback, showError } from '../../../lib/feedback';
 import { login } from '../api/auth';
+import { useFinishSignIn } from '../hooks/useFinishSignIn';
 import { useTurnstile } from '../../../lib/use-turnstile';
 
 interface LoginValues {
@@ -16,9 +16,11 @@ interface LoginValues {
 
 const isDefaultRootCredential = (values: LoginValues) => values.username === 'root' && values.password === '123456';
 
+/** Username or email and password; a user with a second factor goes on to the second step. */
 export function LoginForm() {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const finishSignIn = useFinishSignIn();
   const turnstile = useTurnstile();
   const [loading, setLoading] = useState(false);
 
@@ -32,13 +34,10 @@ export function LoginForm() {
     if (!turnstile.isReady()) return;
     setLoading(true);
     try {
-      const user = await login({ username, password }, turnstile.token);
-      userStore.set(user);
-      showSuccess(t('auth.loginSuccess'));
-      if (isDefaultRootCredential(values)) {
+      const isSignedIn = finishSignIn(await login({ username, password }, turnstile.token));
+      if (isSignedIn && isDefaultRootCredential(values)) {
         feedback.modal.warning({ title: t('auth.defaultPasswordTitle'), content: t('auth.defaultPasswordText'), onOk: () => navigate('/personal') });
       }
-      navigate('/token');
     } catch {
       // the http client already showed the server message
     } finally {

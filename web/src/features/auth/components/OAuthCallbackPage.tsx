@@ -5,13 +5,15 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { userStore } from '../../../lib/user-store';
 import { exchangeOAuthCode, type OAuthProvider } from '../api/auth';
+import { useFinishSignIn } from '../hooks/useFinishSignIn';
 
-/** Third-party callback: exchanges the code, then binds (→ /setting) or signs in (→ /token). */
+/** Third-party callback: exchanges the code, then binds (→ /personal) or signs in (→ /token, or the second step). */
 export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const started = useRef(false);
+  const finishSignIn = useFinishSignIn();
 
   useEffect(() => {
     if (started.current) return;
@@ -28,15 +30,16 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
           navigate('/personal');
           return;
         }
-        if (body.data) userStore.set(body.data);
-        showSuccess(t('auth.loginSuccess'));
-        navigate('/token');
+        if (body.data) finishSignIn(body.data);
+        else navigate('/token');
       })
       .catch((error: unknown) => {
         showError(error instanceof Error ? error.message : String(error));
         showError(t('auth.oauthFailed'));
         window.setTimeout(() => navigate(settingsPath), 1500);
       });
+    // finishSignIn changes identity each render; the exchange runs once (started).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [navigate, params, provider, t]);
 
   return (

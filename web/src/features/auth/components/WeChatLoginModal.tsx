@@ -1,25 +1,21 @@
 import { Button, Image, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
-import { showSuccess } from '../../../lib/feedback';
-import { userStore } from '../../../lib/user-store';
 import { loginWithWeChat } from '../api/auth';
+import { useFinishSignIn } from '../hooks/useFinishSignIn';
 
 /** Messaging-app QR login: scan, then type the code the official account replies with (valid 3 minutes). */
 export function WeChatLoginModal({ open, qrcode, onClose }: { open: boolean; qrcode: string; onClose: () => void }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const finishSignIn = useFinishSignIn();
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
   const submit = async () => {
     setLoading(true);
     try {
-      const user = await loginWithWeChat(code.trim());
-      userStore.set(user);
-      showSuccess(t('auth.loginSuccess'));
+      const answer = await loginWithWeChat(code.trim());
       onClose();
-      navigate('/token');
+      finishSignIn(answer);
     } catch {
       // shown by the http client
     } finally {

@@ -41,6 +41,8 @@ export const loginFields: OptionField[] = [
   f('WeChatAuthEnabled', 'switch', 'settings.wechatAuth'),
   f('TelegramOAuthEnabled', 'switch', 'settings.telegramOAuth'),
   f('TurnstileCheckEnabled', 'switch', 'settings.turnstileCheck'),
+  f('TwoFactorRequiredForAdmins', 'switch', 'twoFactor.requiredForAdmins', { extraKey: 'twoFactor.requiredForAdminsHint' }),
+  f('passkey.enabled', 'switch', 'twoFactor.passkeyOption', { extraKey: 'twoFactor.passkeyOptionHint' }),
 ];
 
 export const emailDomainFields: OptionField[] = [

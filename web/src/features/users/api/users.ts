@@ -24,6 +24,9 @@ export interface User {
   aff_history_quota?: number;
   DeletedAt?: string | null;
   deleted_at?: string | number | null;
+  /** Second factors (GET /api/user/:id only). */
+  two_fa_enabled?: boolean;
+  passkey_count?: number;
 }
 
 export type ManageAction = 'promote' | 'demote' | 'disable' | 'enable' | 'delete';
@@ -64,5 +67,9 @@ export type UpdateUserPayload = Partial<Pick<User, 'username' | 'display_name' |
 export const updateUser = (payload: UpdateUserPayload) => http.put<unknown>('/api/user/', payload);
 
 export const manageUser = (id: number, action: ManageAction) => http.post<{ status: number; role: number }>('/api/user/manage', { id, action });
+
+/** An admin's reset of a user's second factors (a lost device): TOTP with its recovery codes, or every passkey. */
+export const resetUserTotp = (id: number) => http.delete<null>(`/api/user/${id}/2fa`);
+export const resetUserPasskeys = (id: number) => http.delete<null>(`/api/user/${id}/passkey`);
 
 export const isCancelled = (user: User): boolean => !!user.DeletedAt || !!user.deleted_at;

@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { updateUser, useGroups, useUser, usersQueryKey, type User } from '../api/users';
+import { SecondFactorsReset } from './SecondFactorsReset';
 
 interface EditValues {
   username: string;
@@ -88,6 +89,7 @@ export function EditUserDrawer({ userId, onClose }: { userId: number | null; onC
               </Descriptions.Item>
             ))}
           </Descriptions>
+          {data && <SecondFactorsReset user={data} />}
         </Form>
       )}
     </Drawer>

@@ -1,0 +1,1 @@
+export { secondFactorCodeSchema } from '@modelgate/shared';
