@@ -87,8 +87,8 @@ async function startModelGate(upstreamUrl, mainPath = defaultMain) {
 
 const bodyOf = (isStream) => JSON.stringify({ model: 'gpt-4o-mini', stream: isStream, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
 
-// Targets are measured interleaved: each cell runs `rounds` slices per target in turn, so noise from
-// other processes on the machine falls on every target alike. req/s = requests / time over all slices;
+// Targets are measured interleaved: each cell runs `rounds` slices per target in turn (in turned-around
+// order every other round), so noise from other processes on the machine falls on every target alike. req/s = requests / time over all slices;
 // p50 / p99 = the median of the slices' values.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -101,7 +101,10 @@ async function loadCell(isStream, connections) {
   const acc = Object.fromEntries(targets.map((target) => [target.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, ticks: 0 }]));
   for (const target of targets) await autocannon(cellOptions(target, isStream, connections, 1)); // warm-up
   for (let round = 0; round < rounds; round += 1) {
-    for (const target of targets) {
+    // The order turns around every round: a ModelGate's write-behind flush of the slice it just served
+    // runs on the pinned server CPU while the next target is measured, so a fixed order would always
+    // charge it to the same neighbour.
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
       const a = acc[target.name];
       const before = target.pid ? cpuTicks(target.pid) : 0;
       const result = await autocannon(cellOptions(target, isStream, connections, duration / rounds));
