@@ -201,7 +201,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       const admitted = admitToken(ctx, relay, caller, () => exchange.raw.destroyed);
       tokenLease = admitted instanceof Promise ? await admitted : admitted;
     }
-    success = await dispatchWithFailover(ctx, relay, {
+    success = (await dispatchWithFailover(ctx, relay, {
       // Every streamed answer, and converted, native and inbound answers, are given inside the
       // failover loop, so a stream that fails before its first byte is retried on another channel.
       deliver: async (answered) => {
@@ -218,7 +218,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       options: options as unknown as AdapterOptions,
       clientHeaders: job.clientHeaders,
       requestOptions: job.requestOptions,
-    });
+    })).value;
   } catch (error) {
     // The one place a failed request gives its hold (and rate-limit and concurrency slots) back.
     out.off('close', abortOnClose);

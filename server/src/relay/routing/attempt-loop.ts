@@ -26,6 +26,11 @@ export interface AttemptPlan<T> {
    */
   attempt(channel: RelayChannel, key: string, tried: number[]): Promise<T>;
   /**
+   * Gives a successful attempt's answer to the client inside the loop (a stream, a converted answer):
+   * an UpstreamError it throws means nothing reached the client yet, so the next channel is tried.
+   */
+  deliver?(value: T): Promise<void>;
+  /**
    * Keep the channel's slots (concurrency, key) after a successful attempt, for a call that goes on
    * after it returns (a Realtime session): the caller releases them. Otherwise they are freed at once.
    */
@@ -137,11 +142,15 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
     let isKept = false;
     try {
       const value = await plan.attempt(channel, key, tried);
+      if (plan.deliver) await plan.deliver(value);
       relay.cooldown.onSuccess(channel.id);
       isKept = plan.keepsSlots === true;
       return { value, channel, tried, slots: isKept ? admission : null };
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
+      if (!(error instanceof UpstreamError)) {
+        if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
+        throw error;
+      }
       failed.add(channel.id);
       lastError = error;
       lastChannel = channel;

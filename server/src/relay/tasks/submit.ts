@@ -48,10 +48,11 @@ export interface AcceptedTask {
   quota: number;
 }
 
-/** The gateway could not build a task's request: logged with its cause, counted against no channel. */
-function taskBuildFailed(relay: RelayState, channel: RelayChannel, cause: unknown): RelayError {
-  relay.log.error({ err: cause, channelId: channel.id }, 'task request could not be built');
-  return new RelayError(400, 'request_build_failed', `请求无法转换为渠道 #${channel.id} 的上游格式`);
+/** The gateway could not build a task's request: logged with its cause by the attempt loop, counted against no channel. */
+function taskBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
+  const error = new RelayError(400, 'request_build_failed', `请求无法转换为渠道 #${channel.id} 的上游格式`);
+  error.cause = cause;
+  return error;
 }
 
 /** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
@@ -98,7 +99,7 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
         } catch (error) {
           // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
           if (error instanceof TaskRefusal || error instanceof UpstreamError || error instanceof RelayError) throw error;
-          throw taskBuildFailed(relay, channel, error);
+          throw taskBuildFailed(channel, error);
         }
       },
       failureMessage: 'task submit failed',

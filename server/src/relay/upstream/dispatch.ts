@@ -6,7 +6,7 @@ import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { pickKey } from '../routing/admission.js';
-import { runAttempts } from '../routing/attempt-loop.js';
+import { runAttempts, type AttemptResult } from '../routing/attempt-loop.js';
 
 import type { Responder } from '../pipeline/respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
@@ -189,24 +189,16 @@ export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, s
  * retryable failure (an error status, or a stream that fails before its first byte reaches the
  * client) tries up to RetryTimes other channels. A channel that cannot serve the endpoint is skipped.
  */
-export async function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: UpstreamCall): Promise<UpstreamSuccess> {
-  const { value } = await runAttempts(ctx, relay, {
+export function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: UpstreamCall): Promise<AttemptResult<UpstreamSuccess>> {
+  // No async frame of its own: this is every request (the loop awaits the attempt and its delivery).
+  return runAttempts(ctx, relay, {
     group: call.group,
     model: call.model,
     pinnedChannelId: call.pinnedChannelId,
     isCancelled: () => call.signal.aborted,
     refusal: (channel) => (channel.adapter?.endpoints.has(call.endpoint) ? null : unsupported(channel)),
-    attempt: async (channel, key, tried) => {
-      try {
-        const success = await callChannel(channel, key, call, relay.dispatcher, tried);
-        if (call.deliver) await call.deliver(success);
-        return success;
-      } catch (error) {
-        if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
-        throw error;
-      }
-    },
+    attempt: (channel, key, tried) => callChannel(channel, key, call, relay.dispatcher, tried),
+    deliver: call.deliver,
     failureMessage: 'upstream request failed',
   });
-  return value;
 }
