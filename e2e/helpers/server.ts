@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
+import { trackRelay } from '../../server/test/helpers/test-server.js';
 
 export const webDist = path.resolve(import.meta.dirname, '../../web/dist');
 export const artifactsDir = path.resolve(import.meta.dirname, '../artifacts');
@@ -21,6 +22,7 @@ export async function startModelGate(env: Record<string, string> = {}): Promise<
     ...env,
   });
   const server = await startServer(config);
+  trackRelay(server);
   fs.mkdirSync(artifactsDir, { recursive: true });
   return {
     server,

@@ -27,6 +27,11 @@ export interface TestServerOptions {
 
 const relays = new WeakMap<AppContext, RelayState>();
 
+/** Lets the ctx-based helpers (relay-fixtures) find a running server's relay; startTestServer does it for its own. */
+export function trackRelay(server: { ctx: AppContext; relay: RelayState }): void {
+  relays.set(server.ctx, server.relay);
+}
+
 /** The relay state of a test server, found by its context (helpers that take a ctx; the app itself never does this). */
 export function relayOf(ctx: AppContext): RelayState {
   const relay = relays.get(ctx);
@@ -52,7 +57,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const server = await startServer(config, { onRoute: options.onRoute, loggerStream: options.loggerStream });
-  relays.set(server.ctx, server.relay);
+  trackRelay(server);
   return {
     ...server,
     database,
