@@ -96,7 +96,9 @@ export async function openResponseThread(ctx: AppContext, log: { error(object: o
   const id = newId('resp');
   const now = Math.floor(Date.now() / 1000);
   const db = ctx.storage.db;
-  const pending = db.insertInto('stored_responses').values({ id, user_id: userId, status: 0, items: '[]', created_at: now, expires_at: now + storedResponseTtlSeconds }).execute()
+  // Awaited before the call goes upstream: the row must exist before its answer can reach the client,
+  // or a next turn sent at once to another instance finds no row and answers 404 (seen under load).
+  const pending = await db.insertInto('stored_responses').values({ id, user_id: userId, status: 0, items: '[]', created_at: now, expires_at: now + storedResponseTtlSeconds }).execute()
     .then(() => true, (error: unknown) => {
       log.error({ err: error }, 'stored response not opened');
       return false;
@@ -105,7 +107,7 @@ export async function openResponseThread(ctx: AppContext, log: { error(object: o
     id,
     answer: null,
     async finish() {
-      if (!(await pending)) return;
+      if (!pending) return;
       const output = thread.answer ? keptOutput(thread.answer.output) : [];
       const text = output.length > 0 ? JSON.stringify([...items, ...output]) : '';
       if (text === '' || Buffer.byteLength(text) > maxStoredBytes) {
