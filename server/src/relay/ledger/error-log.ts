@@ -33,24 +33,69 @@ export function recordFailedCall(ctx: AppContext, relay: RelayState, call: Faile
   if (!ctx.options.bool('ErrorLogEnabled')) return;
   const error = call.error instanceof RelayError ? call.error : internalError();
   if (error.code === 'client_closed') return;
-  relay.usage.queueLog(new ErrorLogRecord(call, error, Date.now(), call.caller.user.username, call.caller.token?.name ?? ''));
+  relay.usage.queueLog(new ErrorLogRecord(snapshotOf(call, error, Date.now())));
 }
 
 /**
- * An error log row as the call ended, built into the row (redaction, `other` JSON) only when the
- * write-behind flush writes it: the failing request keeps one small object.
+ * What the row needs, taken when the call ends: small (the upstream's text is cut, its body is not
+ * kept) so queued rows stay light while the database is away; names as they were at the failure.
  */
+interface FailureSnapshot {
+  userId: number;
+  username: string;
+  tokenId: number;
+  tokenName: string;
+  group: string;
+  model: string;
+  channelId: number;
+  tried: number[];
+  status: number;
+  type: string;
+  code: string;
+  /** The upstream's message when an upstream failed, else the caller's answer (redacted when the row is built). */
+  text: string;
+  upstreamStatus: number | null;
+  upstreamCode: string | null;
+  isStream: boolean;
+  startedAt: number;
+  now: number;
+  requestPath: string;
+}
+
+/** Longest error text kept before redaction (the row keeps at most 500 characters after it). */
+const maxKeptText = 4000;
+
+function snapshotOf(call: FailedCall, error: RelayError, now: number): FailureSnapshot {
+  const { caller, trace } = call;
+  const upstream = trace?.upstream ?? null;
+  return {
+    userId: caller.user.id,
+    username: caller.user.username,
+    tokenId: caller.token?.id ?? 0,
+    tokenName: caller.token?.name ?? '',
+    group: caller.group,
+    model: call.model,
+    channelId: trace?.channel?.id ?? 0,
+    tried: trace ? [...trace.tried] : [],
+    status: clientStatus(error),
+    type: error.type,
+    code: error.code,
+    text: (upstream?.message || error.message).slice(0, maxKeptText),
+    upstreamStatus: upstream ? upstream.upstreamStatus : null,
+    upstreamCode: upstream?.upstreamCode?.slice(0, 200) ?? null,
+    isStream: call.isStream,
+    startedAt: call.startedAt,
+    now,
+    requestPath: call.requestPath,
+  };
+}
+
+/** A queued error log, turned into its row (redaction, `other` JSON) only when the write-behind flush writes it. */
 class ErrorLogRecord {
-  constructor(
-    private readonly call: FailedCall,
-    private readonly error: RelayError,
-    private readonly now: number,
-    private readonly username: string,
-    private readonly tokenName: string,
-  ) {}
+  constructor(private readonly failure: FailureSnapshot) {}
 
   toRow(): NewLog {
-    return errorLogRow(this.call, this.error, this.now, this.username, this.tokenName);
+    return errorLogRow(this.failure);
   }
 }
 
@@ -59,40 +104,34 @@ class ErrorLogRecord {
  * own message when an upstream failed, else the caller's answer); `other` holds the status answered,
  * the error type and code, the request path and, for operators, the channels tried and the upstream's status.
  */
-export function errorLogRow(call: FailedCall, error: RelayError, now: number, username: string, tokenName: string): NewLog {
-  const { caller, trace } = call;
-  const upstream = trace?.upstream ?? null;
-  const text = (upstream ? redactUpstreamText(upstream.message) : '') || redactUpstreamText(error.message);
-  const channelId = trace?.channel?.id ?? 0;
-  const adminInfo: Record<string, unknown> = { use_channel: (trace?.tried ?? []).map(String) };
-  if (upstream) {
-    adminInfo.upstream_status = upstream.upstreamStatus;
-    if (upstream.upstreamCode !== null) adminInfo.upstream_code = redactUpstreamText(upstream.upstreamCode).slice(0, 64);
-  }
+function errorLogRow(failure: FailureSnapshot): NewLog {
+  const adminInfo: Record<string, unknown> = { use_channel: failure.tried.map(String) };
+  if (failure.upstreamStatus !== null) adminInfo.upstream_status = failure.upstreamStatus;
+  if (failure.upstreamCode !== null) adminInfo.upstream_code = redactUpstreamText(failure.upstreamCode).slice(0, 64);
   const other = {
-    status_code: clientStatus(error),
-    error_type: error.type,
-    error_code: error.code,
-    request_path: call.requestPath,
-    group: caller.group,
+    status_code: failure.status,
+    error_type: failure.type,
+    error_code: failure.code,
+    request_path: failure.requestPath,
+    group: failure.group,
     admin_info: adminInfo,
   };
   return {
-    user_id: caller.user.id,
-    created_at: Math.floor(now / 1000),
+    user_id: failure.userId,
+    created_at: Math.floor(failure.now / 1000),
     type: LogType.error,
-    content: text,
-    username,
-    token_name: tokenName,
-    model_name: call.model,
+    content: redactUpstreamText(failure.text),
+    username: failure.username,
+    token_name: failure.tokenName,
+    model_name: failure.model,
     quota: 0,
     prompt_tokens: 0,
     completion_tokens: 0,
-    use_time: Math.max(0, Math.floor((now - call.startedAt) / 1000)),
-    is_stream: call.isStream ? 1 : 0,
-    channel_id: channelId,
-    token_id: caller.token?.id ?? 0,
-    group: caller.group,
+    use_time: Math.max(0, Math.floor((failure.now - failure.startedAt) / 1000)),
+    is_stream: failure.isStream ? 1 : 0,
+    channel_id: failure.channelId,
+    token_id: failure.tokenId,
+    group: failure.group,
     ip: '',
     other: JSON.stringify(other),
   };
