@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { userLogView } from '../../src/api/logs/find-logs.js';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
@@ -134,6 +135,10 @@ describe.each(storageKinds())('error logs (type 5, ErrorLogEnabled) on %s', (kin
       admin_info: { use_channel: [String(first), String(second)], upstream_status: 500, upstream_code: 'backend_down' },
     });
     expect(await counters(caller.id, caller.tokenId, [first, second])).toBe(before);
+    // The caller reading their own log sees the failure, not the channels or the upstream's status.
+    const own = userLogView(row!, 'en');
+    expect(own).not.toHaveProperty('channel_id');
+    expect(JSON.parse(own.other)).toEqual({ status_code: 500, error_type: 'upstream_error', error_code: 'upstream_error', request_path: '/v1/chat/completions', group: 'default' });
   });
 
   it('records a 4xx the caller is answered with its status and code, and a refused connection as 502', async () => {
