@@ -132,7 +132,7 @@ describe.each(storageKinds())('error logs (type 5, ErrorLogEnabled) on %s', (kin
     expectRedacted(row!.other);
     expect(JSON.parse(row!.other)).toEqual({
       status_code: 500, error_type: 'upstream_error', error_code: 'upstream_error', request_path: '/v1/chat/completions', group: 'default',
-      admin_info: { use_channel: [String(first), String(second)], upstream_status: 500, upstream_code: 'backend_down' },
+      admin_info: { use_channel: [String(first), String(second)], channel_name: expect.any(String), channel_type: 1, upstream_status: 500, upstream_code: 'backend_down' },
     });
     expect(await counters(caller.id, caller.tokenId, [first, second])).toBe(before);
     // The caller reading their own log sees the failure, not the channels or the upstream's status.

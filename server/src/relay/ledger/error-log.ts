@@ -48,6 +48,9 @@ interface FailureSnapshot {
   group: string;
   model: string;
   channelId: number;
+  /** The last channel's name and type as they were (admin_info; the channel may be renamed or deleted later). */
+  channelName: string | null;
+  channelType: number | null;
   tried: number[];
   status: number;
   type: string;
@@ -76,6 +79,8 @@ function snapshotOf(call: FailedCall, error: RelayError, now: number): FailureSn
     group: caller.group,
     model: call.model,
     channelId: trace?.channel?.id ?? 0,
+    channelName: trace?.channel?.name ?? null,
+    channelType: trace?.channel?.type ?? null,
     tried: trace ? [...trace.tried] : [],
     status: clientStatus(error),
     type: error.type,
@@ -106,6 +111,10 @@ class ErrorLogRecord {
  */
 function errorLogRow(failure: FailureSnapshot): NewLog {
   const adminInfo: Record<string, unknown> = { use_channel: failure.tried.map(String) };
+  if (failure.channelName !== null) {
+    adminInfo.channel_name = failure.channelName;
+    adminInfo.channel_type = failure.channelType;
+  }
   if (failure.upstreamStatus !== null) adminInfo.upstream_status = failure.upstreamStatus;
   if (failure.upstreamCode !== null) adminInfo.upstream_code = redactUpstreamText(failure.upstreamCode).slice(0, 64);
   const other = {
