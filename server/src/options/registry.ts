@@ -201,6 +201,8 @@ export const optionRegistry = {
   ].join('\n')),
   // Logging and display
   LogConsumeEnabled: bool(true),
+  /** Failed relayed calls as error log rows (type 5); off by default, as new-api's ERROR_LOG_ENABLED. */
+  ErrorLogEnabled: bool(false),
   // Sensitive words
   CheckSensitiveEnabled: bool(false),
   CheckSensitiveOnPromptEnabled: bool(true),
@@ -261,7 +263,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
   'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
   'performance_setting.monitor_enabled', 'performance_setting.monitor_event_loop_lag_ms', 'performance_setting.monitor_cpu_threshold', 'performance_setting.monitor_memory_threshold',
-  'LogConsumeEnabled', 'LogRetentionDays',
+  'LogConsumeEnabled', 'ErrorLogEnabled', 'LogRetentionDays',
   'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
   'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',
   'DataExportEnabled', 'DataExportDefaultTime', 'DataExportInterval',

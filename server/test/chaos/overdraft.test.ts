@@ -59,6 +59,8 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       const { ctx } = server;
       await setOption(ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 0.005 }));
       await setOption(ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
+      // Refused calls write error rows (type 5, quota 0) among the consume rows: the ledger stays exact.
+      await setOption(ctx, 'ErrorLogEnabled', 'true');
       const poor = await createRelayUser(ctx, { quota: 1_000 });
       const rich = await createRelayUser(ctx, { quota: 1_000_000_000 });
       const poorToken = await createRelayToken(ctx, poor, { isUnlimited: true });
@@ -86,6 +88,9 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       expect(served).toBeLessThan(400);
       await expectLedgerExact(ctx.storage, new Map([[poor, 1_000], [rich, 1_000_000_000]]));
       const db = ctx.storage.db;
+      const errorRows = await db.selectFrom('logs').select('quota').where('type', '=', 5).execute();
+      expect(errorRows.length).toBeGreaterThan(0);
+      expect(errorRows.every((row) => Number(row.quota) === 0)).toBe(true);
       const poorRow = await db.selectFrom('users').select('quota').where('id', '=', poor).executeTakeFirstOrThrow();
       const tokenRow = await db.selectFrom('tokens').select('remain_quota').where('id', '=', limitedToken.id).executeTakeFirstOrThrow();
       expect(Number(poorRow.quota)).toBeGreaterThanOrEqual(0);

@@ -78,6 +78,14 @@ export class UsageWriter {
     if (log) this.logs.push(log);
   }
 
+  /**
+   * Queues a log row that moves no quota (an error log, type 5): written by the next flush with the
+   * others, no counter touched, so the counters still equal the sum of the consume rows.
+   */
+  queueLog(log: PendingLog): void {
+    this.logs.push(log);
+  }
+
   /** Queues a token status change (3 expired, 4 exhausted) for the next flush. */
   setTokenStatus(tokenId: number, status: number): void {
     this.tokenStatus.set(tokenId, status);

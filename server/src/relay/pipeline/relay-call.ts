@@ -19,6 +19,8 @@ import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import { admitToken } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { StreamDriver, type StreamOut } from '../stream/stream-driver.js';
+import { newAttemptTrace, type AttemptTrace } from '../routing/attempt-loop.js';
+import { recordFailedCall } from '../ledger/error-log.js';
 
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {
@@ -116,9 +118,12 @@ export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const { lifecycle } = ctx;
   lifecycle.callStarted();
   const startedAt = Date.now();
-  return relayCall(ctx, relay, exchange, caller, job).then(() => lifecycle.callEnded(), (error: unknown) => {
+  const trace = newAttemptTrace();
+  return relayCall(ctx, relay, exchange, caller, job, trace).then(() => lifecycle.callEnded(), (error: unknown) => {
     lifecycle.callEnded();
     if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
+    // The error log (type 5, ErrorLogEnabled): queued for the write-behind flush, nothing billed.
+    recordFailedCall(ctx, relay, { caller, model: job.model, error, trace, isStream: job.isStream, startedAt, requestPath: exchange.path });
     throw error;
   });
 }
@@ -131,7 +136,7 @@ function observeFailure(ctx: AppContext, exchange: RelayExchange, job: RelayJob,
   ctx.metrics.observe({ route: exchange.path, model, channelId: null, status, durationMs: Date.now() - startedAt });
 }
 
-async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
+async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob, trace: AttemptTrace): Promise<void> {
   const startedAt = Date.now();
   checkModelAllowed(caller, job.model);
   const { options } = ctx;
@@ -218,6 +223,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       options: options as unknown as AdapterOptions,
       clientHeaders: job.clientHeaders,
       requestOptions: job.requestOptions,
+      trace,
     })).value;
   } catch (error) {
     // The one place a failed request gives its hold (and rate-limit and concurrency slots) back.

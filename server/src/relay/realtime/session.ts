@@ -8,7 +8,8 @@ import type { RelayChannel } from '../routing/channel-index.js';
 import { targetOf } from '../upstream/dispatch.js';
 import { admitToken, type Admission } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
-import { runAttempts } from '../routing/attempt-loop.js';
+import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
+import { recordFailedCall } from '../ledger/error-log.js';
 import { exhaustedQuota, growHold, holdOf, quotaShortfall, releaseHold } from '../ledger/hold.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
@@ -106,7 +107,7 @@ interface Connected {
 const notRealtime = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持 Realtime`, 'unsupported_endpoint', '');
 
 /** Connects through the one attempt loop: the same channel limits, retry policy and cooldown as chat (docs/relay.md). */
-async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean): Promise<Connected> {
+async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean, trace: AttemptTrace): Promise<Connected> {
   const { caller, model } = request;
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
   const { value, channel, tried, slots } = await runAttempts(ctx, relay, {
@@ -123,6 +124,7 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
     },
     keepsSlots: true,
     failureMessage: 'realtime upstream failed',
+    trace,
   });
   return { upstream: value.socket, early: value.early, channel, upstreamModel: value.upstreamModel, tried, slots };
 }
@@ -158,18 +160,24 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   };
 
   const shortfall = quotaShortfall(request.caller, request.holdAmount);
-  if (shortfall) return fail(shortfall, quotaCloseCode);
+  if (shortfall) {
+    recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: shortfall, trace: null, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
+    return fail(shortfall, quotaCloseCode);
+  }
   const hold = holdOf(request.caller, request.holdAmount);
 
   let connected: Connected | null = null;
   let failure: RelayError | null = null;
+  const trace = newAttemptTrace();
   try {
     const admitted = admitToken(ctx, relay, request.caller, () => isClientGone);
     tokenLease = admitted instanceof Promise ? await admitted : admitted;
-    connected = await connectWithFailover(ctx, relay, request, () => isClientGone);
+    connected = await connectWithFailover(ctx, relay, request, () => isClientGone, trace);
     channelSlots = connected.slots;
   } catch (error) {
     failure = error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error');
+    // The error log (type 5, ErrorLogEnabled) of a session that never started; a client gone meanwhile is not one.
+    if (!isClientGone) recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: failure, trace, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
   }
   // The one place a session that never started gives its hold back (a started one settles in finish).
   if (!connected || isClientGone) releaseHold(hold);

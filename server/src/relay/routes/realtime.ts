@@ -5,7 +5,8 @@ import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, relayErrors } from '../errors.js';
 import { findGroupRatio, unsetModelPricing } from '../billing/pricing.js';
 import { estimateHold } from '../billing/quota.js';
-import { authenticateToken, checkModelAllowed } from '../pipeline/authenticate.js';
+import { authenticateToken, checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
+import { recordFailedCall } from '../ledger/error-log.js';
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
 import type { RelayState } from '../state.js';
 import { findRealtimePricing } from '../realtime/realtime-pricing.js';
@@ -27,6 +28,17 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
   const caller = await authenticateToken(ctx, relay, request);
   const query = request.query as Record<string, unknown>;
   const model = queryString(query.model);
+  try {
+    return await checkRealtime(ctx, relay, request, caller, model, startedAt);
+  } catch (error) {
+    // The caller is known: a refused upgrade is a failed call for the error log (type 5, ErrorLogEnabled).
+    recordFailedCall(ctx, relay, { caller, model: model ?? '', error, trace: null, isStream: true, startedAt, requestPath: '/v1/realtime' });
+    throw error;
+  }
+}
+
+async function checkRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest, caller: RelayCaller, model: string | undefined, startedAt: number): Promise<RealtimeRequest> {
+  const query = request.query as Record<string, unknown>;
   if (!model) throw relayErrors.badRequest('缺少 model 参数', 'model_required');
   checkModelAllowed(caller, model);
   if (!hasRealtimeChannel(relay, caller, model)) {

@@ -37,7 +37,21 @@ export interface AttemptPlan<T> {
   keepsSlots?: boolean;
   /** The log line of the last failure when every channel failed. */
   failureMessage: string;
+  /** Filled in as the loop goes, for the error log of a call that fails (ledger/error-log.ts). */
+  trace?: AttemptTrace;
 }
+
+/** What the attempt loop did for one call: the channels tried and the upstream failure it answered with. */
+export interface AttemptTrace {
+  /** Channel ids tried, in order (admin_info.use_channel). */
+  tried: number[];
+  /** The last channel tried (or refused), null when none was. */
+  channel: RelayChannel | null;
+  /** The upstream failure the caller's answer was made from (publicFailure), null when the call failed otherwise. */
+  upstream: UpstreamError | null;
+}
+
+export const newAttemptTrace = (): AttemptTrace => ({ tried: [], channel: null, upstream: null });
 
 export interface AttemptResult<T> {
   value: T;
@@ -67,8 +81,12 @@ const channelNotFound = (id: number) => new RelayError(503, 'channel_not_found',
  * The last failure as the caller sees it: logged in full (keys redacted), answered classified and
  * redacted (errors.ts publicErrorOf), with the channel's status code mapping applied.
  */
-function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError, message: string): RelayError {
+function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError, message: string, trace: AttemptTrace | undefined): RelayError {
   relay.log.warn(upstreamLogFields(error, channel?.id), message);
+  if (trace) {
+    trace.upstream = error;
+    trace.channel = channel;
+  }
   const mapped = channel?.statusCodeMapping?.[String(error.upstreamStatus)];
   const status = mapped !== undefined ? Number(mapped) : NaN;
   return publicErrorOf(error, Number.isInteger(status) && status >= 100 && status <= 599 ? status : undefined);
@@ -84,7 +102,8 @@ function publicFailure(relay: RelayState, channel: RelayChannel | null, error: U
  */
 export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: AttemptPlan<T>): Promise<AttemptResult<T>> {
   const failed = new Set<number>();
-  const tried: number[] = [];
+  const { trace } = plan;
+  const tried: number[] = trace ? trace.tried : [];
   let shortestWait: number | null = null;
   const isPinned = plan.pinnedChannelId !== null;
   const attempts = isPinned ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
@@ -117,7 +136,7 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
     }
     const refusal = plan.refusal(channel);
     // The pinned channel cannot serve this kind of call: the caller's choice, not the channel's failure.
-    if (refusal && isPinned) throw publicFailure(relay, channel, refusal, plan.failureMessage);
+    if (refusal && isPinned) throw publicFailure(relay, channel, refusal, plan.failureMessage, trace);
     if (refusal) {
       // A channel that cannot serve this kind of call is skipped without using up a retry.
       failed.add(channel.id);
@@ -139,6 +158,7 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
     }
     const key = admission ? admission.key : pickKey(channel);
     tried.push(channel.id);
+    if (trace) trace.channel = channel;
     let isKept = false;
     try {
       const value = await plan.attempt(channel, key, tried);
@@ -160,7 +180,7 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
       if (!isKept) admission?.release();
     }
   }
-  const answer = publicFailure(relay, lastChannel, lastError!, plan.failureMessage);
+  const answer = publicFailure(relay, lastChannel, lastError!, plan.failureMessage, trace);
   // Every channel failed: the shortest wait any of them asked for.
   if (shortestWait !== null) answer.retryAfterMs = shortestWait;
   throw answer;

@@ -7,7 +7,8 @@ import type { RelayChannel } from '../routing/channel-index.js';
 import { targetOf } from '../upstream/dispatch.js';
 import { admitToken } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
-import { runAttempts } from '../routing/attempt-loop.js';
+import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
+import { recordFailedCall } from '../ledger/error-log.js';
 import { releaseHold, reserve } from '../ledger/hold.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
@@ -20,6 +21,8 @@ export interface TaskSubmission<Accepted> {
   action: string;
   model: string;
   ip: string;
+  /** The request path without its query (the error log's request_path). */
+  requestPath?: string;
   /** A follow-up action goes to the channel of the task it acts on, and nowhere else. */
   channelId?: number;
   /** The gateway's id for a new task. */
@@ -71,6 +74,18 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
  */
 export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
+  const trace = newAttemptTrace();
+  try {
+    return await submitWithFailover(ctx, relay, caller, submission, startedAt, trace);
+  } catch (error) {
+    // The error log (type 5, ErrorLogEnabled); a refusal the platform answered (TaskRefusal) is answered 400.
+    const failure = error instanceof TaskRefusal ? new RelayError(400, 'task_refused', error.message || '上游拒绝了请求', false, 'upstream_error') : error;
+    recordFailedCall(ctx, relay, { caller, model: submission.model, error: failure, trace, isStream: false, startedAt, requestPath: submission.requestPath ?? '' });
+    throw error;
+  }
+}
+
+async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>, startedAt: number, trace: AttemptTrace): Promise<{ taskId: string; accepted: Accepted }> {
   checkModelAllowed(caller, submission.model);
   // A model no enabled channel serves is unknown here, priced or not (a follow-up goes to its task's channel).
   const isRouted = submission.channelId !== undefined || caller.pinnedChannelId !== null;
@@ -103,6 +118,7 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, c
         }
       },
       failureMessage: 'task submit failed',
+      trace,
     });
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
     const existing = await submission.existingTask?.(channel, answer);

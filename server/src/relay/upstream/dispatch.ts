@@ -6,7 +6,7 @@ import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { pickKey } from '../routing/admission.js';
-import { runAttempts, type AttemptResult } from '../routing/attempt-loop.js';
+import { runAttempts, type AttemptResult, type AttemptTrace } from '../routing/attempt-loop.js';
 
 import type { Responder } from '../pipeline/respond.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
@@ -52,6 +52,8 @@ export interface UpstreamCall {
    * is an error), so the channel counts as failed and another one is tried.
    */
   deliver?(success: UpstreamSuccess): Promise<void>;
+  /** Filled in by the attempt loop, for the error log of a failed call. */
+  trace?: AttemptTrace;
 }
 
 /**
@@ -200,5 +202,6 @@ export function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: U
     attempt: (channel, key, tried) => callChannel(channel, key, call, relay.dispatcher, tried),
     deliver: call.deliver,
     failureMessage: 'upstream request failed',
+    trace: call.trace,
   });
 }

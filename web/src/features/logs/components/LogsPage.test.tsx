@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { fakeServer, ok, regularUser, renderScreen } from '../../../test/render-route';
+import { adminUser, fakeServer, ok, regularUser, renderScreen } from '../../../test/render-route';
 import { LogsPage } from './LogsPage';
 
 const row = (id: number, type: number, content: string, quota = 0) => ({
@@ -31,5 +31,24 @@ describe('usage log types', () => {
     fireEvent.click(screen.getByRole('button', { name: /查\s*询/ }));
     await waitFor(() => expect(calls.some((call) => call.path === '/api/log/self/' && call.query.get('type') === '6')).toBe(true));
     await waitFor(() => expect(screen.queryByText('新用户注册赠送 ＄1.000000 额度')).toBeNull());
+  });
+
+  it('expands an error row (type 5) to the failure: status, code, path, the error text and, for admins, the channels tried', async () => {
+    const other = JSON.stringify({
+      status_code: 502, error_type: 'upstream_error', error_code: 'upstream_unreachable', request_path: '/v1/chat/completions', group: 'default',
+      admin_info: { use_channel: ['3', '7'], upstream_status: 0 },
+    });
+    const failed = { ...row(9, 5, '上游连接失败：connect ECONNREFUSED [upstream]'), model_name: 'gpt-4o', use_time: 2, channel: 7, channel_name: 'backup', other };
+    fakeServer({
+      'GET /api/log/': () => ok({ items: [failed], total: 1, page: 1, page_size: 10 }),
+      'GET /api/log/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
+    });
+    await renderScreen('/log', <LogsPage />, { user: adminUser });
+    const cell = await screen.findByText('上游连接失败：connect ECONNREFUSED [upstream]');
+    const tableRow = cell.closest('tr') as HTMLElement;
+    fireEvent.click(within(tableRow).getByRole('button', { name: /展开/ }));
+    const detail = await screen.findByTestId('log-detail-9');
+    for (const text of ['状态码', '502', 'upstream_unreachable', '/v1/chat/completions', '无应答（连接失败）', '#3 → #7']) expect(within(detail).getByText(text)).toBeTruthy();
+    expect(within(detail).getByText(/ECONNREFUSED/)).toBeTruthy();
   });
 });

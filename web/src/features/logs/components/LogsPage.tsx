@@ -9,6 +9,7 @@ import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
 import { fetchLogs, logsQueryKey, useLogStat, type LogEntry, type LogFilters } from '../api/logs';
 import { LogBillingDetail } from './LogBillingDetail';
+import { LogErrorDetail } from './LogErrorDetail';
 import { defaultLogFilters, LogFilterBar } from './LogFilterBar';
 import { LogUserModal } from './LogUserModal';
 import { useLogColumns } from './useLogColumns';
@@ -46,8 +47,9 @@ export function LogsPage() {
         size="small"
         toolbar={<LogFilterBar initial={filters} isAdmin={isAdmin} onSearch={setFilters} />}
         expandable={{
-          rowExpandable: (log) => log.type === LogType.consume,
-          expandedRowRender: (log) => <LogBillingDetail log={log} isAdmin={isAdmin} />,
+          rowExpandable: (log) => log.type === LogType.consume || log.type === LogType.error,
+          expandedRowRender: (log) =>
+            log.type === LogType.error ? <LogErrorDetail log={log} isAdmin={isAdmin} /> : <LogBillingDetail log={log} isAdmin={isAdmin} />,
         }}
       />
       <LogUserModal userId={userId} onClose={() => setUserId(null)} />

@@ -1,4 +1,4 @@
-/** The billing details a consumption log keeps in its `other` JSON (spec 02 §3). */
+/** The details a log keeps in its `other` JSON: billing for consumption (spec 02 §3), the failure for errors (type 5). */
 export interface LogOther {
   model_ratio?: number;
   model_price?: number;
@@ -12,9 +12,13 @@ export interface LogOther {
   frt?: number;
   is_model_mapped?: boolean;
   upstream_model_name?: string;
-  admin_info?: { use_channel?: (string | number)[] };
+  admin_info?: { use_channel?: (string | number)[]; upstream_status?: number; upstream_code?: string };
   reasoning_effort?: string;
   group?: string;
+  status_code?: number;
+  error_type?: string;
+  error_code?: string;
+  request_path?: string;
 }
 
 export function parseOther(text: string): LogOther {

@@ -22,7 +22,7 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
       title: t('logs.channel'),
       dataIndex: 'channel',
       render: (_: unknown, log: LogEntry) =>
-        log.type === LogType.consume && log.channel ? (
+        (log.type === LogType.consume || log.type === LogType.error) && log.channel ? (
           <Tooltip title={log.channel_name}>
             <Tag>{log.channel}</Tag>
           </Tooltip>
@@ -44,6 +44,7 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
       title: t('logs.useTime'),
       dataIndex: 'use_time',
       render: (value: number, log: LogEntry) => {
+        if (log.type === LogType.error) return <Tag color={durationColor(value)}>{t('logs.seconds', { value })}</Tag>;
         if (log.type !== LogType.consume) return null;
         const frt = (parseOther(log.other).frt ?? 0) / 1000;
         return (

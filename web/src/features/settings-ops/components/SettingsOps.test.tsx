@@ -113,6 +113,18 @@ describe('operation tab', () => {
     ]);
   });
 
+  it('logs: the error-log switch (off by default) is saved as ErrorLogEnabled', async () => {
+    const { calls } = optionServer({ ...baseOptions, ErrorLogEnabled: 'false' });
+    await openSettings('tab=operation&section=logs');
+    const logs = await panel('日志设置');
+    const toggle = within(logs).getByRole('switch', { name: '启用错误日志记录' });
+    expect(toggle.getAttribute('aria-checked')).toBe('false');
+    expect(within(logs).getByText('失败的转发请求记为错误日志（类型 5），不扣费；错误信息中的密钥和地址会被去除')).toBeTruthy();
+    fireEvent.click(toggle);
+    fireEvent.click(saveButton(logs, '日志设置'));
+    await waitFor(() => expect(puts(calls)).toEqual([{ key: 'ErrorLogEnabled', value: 'true' }]));
+  });
+
   it('clears logs before the chosen time, which is required', async () => {
     const { calls } = optionServer(baseOptions, { 'DELETE /api/log/': () => ok(42) });
     await openSettings('tab=operation&section=logs');

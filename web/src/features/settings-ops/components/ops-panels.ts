@@ -76,7 +76,8 @@ export const sensitivePanel: PanelSpec = {
 export const logsPanel: PanelSpec = {
   titleKey: 'settingsOps.logsPanel',
   fields: [
-    f('LogConsumeEnabled', 'switch', 'logConsume', { span: 24 }),
+    f('LogConsumeEnabled', 'switch', 'logConsume', { span: 12 }),
+    f('ErrorLogEnabled', 'switch', 'logError', { span: 12, extraKey: 'settingsOps.logErrorHint' }),
     f('LogRetentionDays', 'number', 'logRetentionDays', { min: 0, max: 36500, extraKey: 'settingsOps.logRetentionDaysHint' }),
   ],
 };
