@@ -15,6 +15,9 @@ export interface LogOther {
   admin_info?: { use_channel?: (string | number)[] };
   reasoning_effort?: string;
   group?: string;
+  /** An `auto` token's call: the group it used, and the group asked for ('auto'). */
+  auto_group?: string;
+  requested_group?: string;
 }
 
 export function parseOther(text: string): LogOther {

@@ -16,6 +16,8 @@ export interface Token {
   allow_ips: string;
   group: string;
   max_concurrency?: number;
+  /** 1: an `auto` token's failover goes on into the next auto group. */
+  cross_group_retry?: number | boolean;
   created_time: number;
   accessed_time?: number;
 }
@@ -35,6 +37,7 @@ export interface TokenPayload {
   allow_ips: string;
   group: string;
   max_concurrency: number;
+  cross_group_retry: boolean;
   count?: number;
 }
 
