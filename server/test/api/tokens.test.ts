@@ -179,7 +179,7 @@ describe.each(storageKinds())('token management on %s', (kind) => {
       expect((await alice.get(`/api/token/${token.id}`)).body.data.cross_group_retry).toBe(0);
       expect((await alice.put('/api/token/', { id: token.id, cross_group_retry: 'yes' })).status).toBe(400);
       const groups = await alice.get('/api/user/self/groups');
-      expect(groups.body.data.auto).toMatchObject({ desc: '自动选择' });
+      expect(groups.body.data.auto).toEqual({ desc: '自动选择', ratio: '自动' });
     } finally {
       await server.ctx.options.set('UserUsableGroups', usable);
     }

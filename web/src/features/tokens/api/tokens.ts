@@ -62,7 +62,8 @@ export const deleteToken = (id: number) => http.delete<null>(`/api/token/${id}/`
 
 export interface GroupInfo {
   desc: string;
-  ratio: number;
+  /** A number, or for `auto` the word 自动 (its ratio is the group each call uses). */
+  ratio: number | string;
 }
 export const useSelfGroups = () =>
   useQuery({ queryKey: ['self-groups'], queryFn: () => http.get<Record<string, GroupInfo>>('/api/user/self/groups'), staleTime: 60_000 });
