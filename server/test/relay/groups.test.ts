@@ -113,6 +113,31 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     expect(mock.requestsFor('healthy-default')).toHaveLength(0);
   });
 
+  it('gives each group its own RetryTimes, and never tries a failed channel twice', async () => {
+    await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-4.1-mini'], groups: ['vip'], autoBan: false });
+    await createRelayChannel(server.ctx, { key: 'fail-502', baseURL: mock.url, models: ['gpt-4.1-mini'], groups: ['vip'], autoBan: false });
+    await createRelayChannel(server.ctx, { key: 'healthy-default', baseURL: mock.url, models: ['gpt-4.1-mini'], groups: ['default'] });
+    await setOption(server.ctx, 'RetryTimes', '1');
+    try {
+      const plain = await createRelayToken(server.ctx, userId, { group: 'auto' });
+      mock.requests.length = 0;
+      expect((await chat(plain.apiKey, 'gpt-4.1-mini')).status).toBeGreaterThanOrEqual(500);
+      expect(mock.requestsFor('fail-500').length + mock.requestsFor('fail-502').length).toBe(2);
+      expect(mock.requestsFor('healthy-default')).toHaveLength(0);
+
+      const crossing = await createRelayToken(server.ctx, userId, { group: 'auto', crossGroupRetry: true });
+      mock.requests.length = 0;
+      const served = await chat(crossing.apiKey, 'gpt-4.1-mini');
+      expect(served.status, served.text).toBe(200);
+      expect(mock.requestsFor('fail-500')).toHaveLength(1);
+      expect(mock.requestsFor('fail-502')).toHaveLength(1);
+      expect(mock.requestsFor('healthy-default')).toHaveLength(1);
+      expect(((await lastLog()).other.admin_info as { use_channel: string[] }).use_channel).toHaveLength(3);
+    } finally {
+      await setOption(server.ctx, 'RetryTimes', '0');
+    }
+  });
+
   it('a token in a fixed group never crosses, with or without the flag', async () => {
     const fixed = await createRelayToken(server.ctx, userId, { group: 'vip', crossGroupRetry: true });
     mock.requests.length = 0;
