@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -167,5 +168,40 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     await expect(setOption(server.ctx, 'GroupGroupRatio', JSON.stringify({ vip: { default: -1 } }))).rejects.toThrow();
     await expect(setOption(server.ctx, 'GroupGroupRatio', JSON.stringify({ vip: 2 }))).rejects.toThrow();
     await expect(setOption(server.ctx, 'AutoGroups', JSON.stringify(['auto']))).rejects.toThrow();
+  });
+});
+
+/** A task submit resolves `auto` the same way: the first auto group with a channel for the action's model. */
+describe('auto group on a Suno submit', () => {
+  let server: TestServer;
+  let suno: SunoUpstream;
+
+  beforeAll(async () => {
+    suno = await startSunoUpstream('suno-key');
+    server = await startTestServer({ env: { TASK_POLL_INTERVAL: '0' } });
+    await setOption(server.ctx, 'TaskEnabled', 'true');
+    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
+    await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组', auto: '自动选择' }));
+    await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 1, vip: 2 }));
+    await setOption(server.ctx, 'AutoGroups', JSON.stringify(['default', 'vip']));
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_music'], groups: ['vip'] });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await suno?.close();
+  });
+
+  it('bills the task at the auto group it used and logs it', async () => {
+    const userId = await createRelayUser(server.ctx, { quota: 10_000_000 });
+    const { apiKey } = await createRelayToken(server.ctx, userId, { group: 'auto' });
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const res = await fetch(`${server.url}/suno/submit/music`, {
+      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a song about groups' }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const log = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).executeTakeFirstOrThrow();
+    expect(log.group).toBe('vip');
+    expect(Number(log.quota)).toBe(0.1 * 500_000 * 2);
+    expect(JSON.parse(log.other)).toMatchObject({ auto_group: 'vip', requested_group: 'auto' });
   });
 });
