@@ -14,6 +14,7 @@ import { storedResponsesMigration } from './migrations/0006_stored_responses.js'
 import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.js';
 import { paymentsSubscriptionsMigration } from './migrations/0008_payments_subscriptions.js';
 import { secondFactorsMigration } from './migrations/0009_second_factors.js';
+import { tokenCrossGroupRetryMigration } from './migrations/0010_token_cross_group_retry.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -92,6 +93,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0007_token_concurrency': tokenConcurrencyMigration(),
     '0008_payments_subscriptions': paymentsSubscriptionsMigration(kind),
     '0009_second_factors': secondFactorsMigration(kind),
+    '0010_token_cross_group_retry': tokenCrossGroupRetryMigration(),
   };
 }
 

@@ -69,6 +69,8 @@ export interface TokensTable {
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** At most this many requests in flight at once (0: no limit; migration 0007). */
   max_concurrency: Defaulted<number>;
+  /** 1: an `auto` token's failover goes on into the next auto group (migration 0010). */
+  cross_group_retry: Defaulted<number>;
 }
 
 export interface ChannelsTable {

@@ -46,6 +46,25 @@ const stringMapCheck = (value: string): string | null => {
   return Object.values(parsed).every((v) => typeof v === 'string') ? null : '值必须是字符串';
 };
 
+/** GroupGroupRatio: `{userGroup: {tokenGroup: ratio}}`, every ratio a finite number >= 0. */
+const groupGroupRatioCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
+  for (const [group, ratios] of Object.entries(parsed)) {
+    if (typeof ratios !== 'object' || ratios === null || Array.isArray(ratios)) return `${group} 的值必须是 JSON 对象`;
+    const problem = numberMapCheck(JSON.stringify(ratios));
+    if (problem) return `${group}: ${problem}`;
+  }
+  return null;
+};
+
+/** AutoGroups: a JSON array of group names, in the order the `auto` group tries them. */
+const groupListCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  if (!Array.isArray(parsed)) return '必须是 JSON 数组';
+  return parsed.every((group) => typeof group === 'string' && group !== '' && group !== 'auto') ? null : '必须是分组名称的数组（不能包含 auto）';
+};
+
 const arrayCheck = (value: string): string | null =>
   Array.isArray(JSON.parse(value)) ? null : '必须是 JSON 数组';
 
@@ -157,6 +176,10 @@ export const optionRegistry = {
   // Pricing (defaults are filled in by the billing module's registry extension)
   GroupRatio: json(defaultGroupRatio, numberMapCheck),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }, stringMapCheck),
+  // A user group's special ratio for a token group (new-api's default placeholder entry).
+  GroupGroupRatio: json({ vip: { edit_this: 0.9 } }, groupGroupRatioCheck),
+  // The groups an `auto` token tries, in order (those the user may use and that serve the model).
+  AutoGroups: json(['default'], groupListCheck),
   ModelPrice: json(defaultModelPrice, numberMapCheck),
   ModelRatio: json(defaultModelRatio, numberMapCheck),
   CacheRatio: json(defaultCacheRatio, numberMapCheck),
@@ -257,7 +280,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
   'DemoSiteEnabled', 'SelfUseModeEnabled', 'UnsetModelRatio', 'QuotaForNewUser', 'PreConsumedQuota', 'HoldOutputTokens', 'LowBalanceQuota', 'LowBalanceQueueSeconds', 'QuotaForInviter', 'QuotaForInvitee',
   'QuotaRemindThreshold', 'StreamCacheQueueLength',
-  'GroupRatio', 'UserUsableGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
+  'GroupRatio', 'UserUsableGroups', 'GroupGroupRatio', 'AutoGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
   'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
   'monitor_setting.auto_test_channel_enabled', 'monitor_setting.auto_test_channel_minutes',
   'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',

@@ -49,7 +49,8 @@ async function countUpstream(
   relay: RelayState, options: AdapterOptions, caller: RelayCaller, model: string,
   request: { format: InboundFormat; body: JsonBody; clientHeaders?: Record<string, string> }, canonical: JsonBody,
 ): Promise<number | null> {
-  const channel = caller.pinnedChannelId !== null ? relay.channels.findById(caller.pinnedChannelId) : relay.channels.select(caller.group, model, new Set());
+  const group = caller.autoGroups?.find((candidate) => relay.channels.hasModel(candidate, model)) ?? caller.group;
+  const channel = caller.pinnedChannelId !== null ? relay.channels.findById(caller.pinnedChannelId) : relay.channels.select(group, model, new Set());
   const adapter = channel?.adapter;
   const native = adapter?.native;
   if (!channel || !adapter || !native?.countTokens) return null;

@@ -82,4 +82,30 @@ describe('pricing list: priced and available flags per viewer', () => {
     expect((await pricingAs()).get('unpriced-model')).toMatchObject({ is_priced: false, is_available: true, model_price: null });
     await setOption(server.ctx, 'SelfUseModeEnabled', 'false');
   });
+
+  it('shows the viewer\'s auto group order and special ratios (AutoGroups, GroupGroupRatio)', async () => {
+    await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组', auto: '自动选择' }));
+    await setOption(server.ctx, 'AutoGroups', JSON.stringify(['vip', 'svip', 'default']));
+    await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 1, vip: 2, svip: 3 }));
+    await setOption(server.ctx, 'GroupGroupRatio', JSON.stringify({ vip: { default: 0.5 } }));
+    try {
+      const vip = (await signedInClient(server, { username: 'vip-auto', group: 'vip' })).client;
+      const res = await vip.get('/api/pricing');
+      // svip is not one of the viewer's usable groups: not in their auto order.
+      expect(res.body.auto_groups).toEqual(['vip', 'default']);
+      expect(res.body.group_ratio).toMatchObject({ default: 0.5, vip: 2 });
+      expect(res.body.special_group_ratio).toEqual({ default: 0.5 });
+      expect(res.body.usable_group).toMatchObject({ auto: '自动选择' });
+      const models = new Map((res.body.data as Entry[]).map((entry) => [entry.model_name, entry]));
+      expect(models.get('vip-only')!.enable_groups).toEqual(['vip', 'auto']);
+      // Anonymous viewers get no special ratio.
+      const anonymous = await server.client().get('/api/pricing');
+      expect(anonymous.body.group_ratio).toMatchObject({ default: 1 });
+      expect(anonymous.body.special_group_ratio).toEqual({});
+      expect(anonymous.body.auto_groups).toEqual([]);
+    } finally {
+      await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组' }));
+      await setOption(server.ctx, 'GroupGroupRatio', '{}');
+    }
+  });
 });

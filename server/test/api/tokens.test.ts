@@ -161,4 +161,27 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     }
     expect((await alice.get('/api/token/abc')).status).toBe(400);
   });
+
+  it('takes the auto group only when it is usable, and stores cross_group_retry', async () => {
+    const refused = await alice.post('/api/token/', { name: 'auto-off', group: 'auto' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('无权使用分组 auto');
+    const usable = server.ctx.options.get('UserUsableGroups');
+    await server.ctx.options.set('UserUsableGroups', JSON.stringify({ ...JSON.parse(usable), auto: '自动选择' }));
+    try {
+      const [token] = await create(alice, { name: 'auto-on', group: 'auto', cross_group_retry: true });
+      expect(token).toMatchObject({ group: 'auto', cross_group_retry: 1 });
+      const [plain] = await create(alice, { name: 'plain' });
+      expect(plain.cross_group_retry).toBe(0);
+      const updated = await alice.put('/api/token/', { id: token.id, cross_group_retry: false });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.data).toMatchObject({ group: 'auto', cross_group_retry: 0 });
+      expect((await alice.get(`/api/token/${token.id}`)).body.data.cross_group_retry).toBe(0);
+      expect((await alice.put('/api/token/', { id: token.id, cross_group_retry: 'yes' })).status).toBe(400);
+      const groups = await alice.get('/api/user/self/groups');
+      expect(groups.body.data.auto).toEqual({ desc: '自动选择', ratio: '自动' });
+    } finally {
+      await server.ctx.options.set('UserUsableGroups', usable);
+    }
+  });
 });

@@ -39,6 +39,8 @@ export interface TokenFixture {
   group?: string;
   status?: number;
   maxConcurrency?: number;
+  /** tokens.cross_group_retry (an `auto` token's failover into the next auto group). */
+  crossGroupRetry?: boolean;
 }
 
 export async function createRelayToken(ctx: AppContext, userId: number, options: TokenFixture = {}): Promise<{ id: number; key: string; apiKey: string }> {
@@ -57,6 +59,7 @@ export async function createRelayToken(ctx: AppContext, userId: number, options:
     allow_ips: options.allowIps ?? '',
     group: options.group ?? '',
     max_concurrency: options.maxConcurrency ?? 0,
+    cross_group_retry: options.crossGroupRetry ? 1 : 0,
   });
   await ctx.bus.publish('tokens', String(id));
   return { id, key, apiKey: `sk-${key}` };

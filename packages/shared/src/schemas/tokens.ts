@@ -77,6 +77,8 @@ export const tokenFieldsShape = {
   group: z.string({ error: '分组必须是字符串' }).trim().max(64).nullish(),
   max_concurrency: z.number({ error: 'max_concurrency 必须是 0 到 10000 的整数' }).int({ error: 'max_concurrency 必须是 0 到 10000 的整数' })
     .min(0, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).max(10_000, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).optional(),
+  /** An `auto` token: failover goes on into the next auto group (new-api's cross_group_retry). */
+  cross_group_retry: flag.optional(),
 };
 
 function checkAllowIps(allowIps: string | null | undefined, ctx: z.RefinementCtx): void {

@@ -2,7 +2,7 @@ import { defaultGroup } from '@modelgate/shared';
 import type { RelayFacade } from '../../relay/facade.js';
 import type { AppContext } from '../../context.js';
 import { translate, type Language } from '../../lib/i18n/index.js';
-import { findModelPricing } from '../../relay/billing/pricing.js';
+import { findModelPricing, findUserGroupRatio } from '../../relay/billing/pricing.js';
 
 export interface PricingEntry {
   model_name: string;
@@ -31,6 +31,26 @@ function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string
   return groups;
 }
 
+/** The auto group's order for the viewer (AutoGroups among their usable groups), when they may use `auto`. */
+function viewerAutoGroups(ctx: AppContext, groups: Set<string>): string[] {
+  if (!groups.has('auto')) return [];
+  const order = ctx.options.json<unknown>('AutoGroups');
+  return Array.isArray(order) ? [...new Set(order.filter((group): group is string => typeof group === 'string' && group !== 'auto' && groups.has(group)))] : [];
+}
+
+/** GroupRatio with the viewer's special ratios (GroupGroupRatio[their group]) in place, and which ones those are. */
+function viewerGroupRatios(ctx: AppContext, viewer: PricingViewer | null) {
+  const groupRatio = { ...ctx.options.json<Record<string, number>>('GroupRatio') };
+  const special: Record<string, number> = {};
+  if (viewer) {
+    for (const group of Object.keys(groupRatio)) {
+      const ratio = findUserGroupRatio(ctx.options, viewer.group || defaultGroup, group);
+      if (ratio !== null) groupRatio[group] = special[group] = ratio;
+    }
+  }
+  return { groupRatio, special };
+}
+
 /**
  * Every model some enabled channel serves, with its price, the groups that can use it, and whether
  * the viewer can; the groups' default descriptions in the viewer's language.
@@ -38,10 +58,14 @@ function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string
 export function findPricing(ctx: AppContext, channels: RelayFacade['catalogue'], viewer: PricingViewer | null, language: Language) {
   const groups = viewerGroups(ctx, viewer);
   const isUnpricedUsable = ctx.options.bool('SelfUseModeEnabled');
+  const autoGroups = viewerAutoGroups(ctx, groups);
+  const { groupRatio, special } = viewerGroupRatios(ctx, viewer);
   const data: PricingEntry[] = channels.allModels().map((model) => {
     const pricing = findModelPricing(ctx.options, model);
     const enableGroups = channels.groupsOf(model).sort();
     const isServed = enableGroups.some((group) => groups.has(group));
+    // An `auto` token reaches the model when one of its auto groups serves it.
+    if (autoGroups.some((group) => enableGroups.includes(group))) enableGroups.push('auto');
     return {
       model_name: model,
       quota_type: pricing.quotaType,
@@ -55,7 +79,12 @@ export function findPricing(ctx: AppContext, channels: RelayFacade['catalogue'],
   });
   return {
     data,
-    group_ratio: ctx.options.json<Record<string, number>>('GroupRatio'),
+    /** GroupRatio, the viewer's special ratios (GroupGroupRatio) in place. */
+    group_ratio: groupRatio,
+    /** The groups whose ratio is the viewer's special one (new-api's GroupGroupRatio). */
+    special_group_ratio: special,
+    /** The order an `auto` token tries the viewer's groups in (empty when they may not use auto). */
+    auto_groups: autoGroups,
     usable_group: Object.fromEntries(Object.entries(ctx.options.json<Record<string, string>>('UserUsableGroups')).map(([group, desc]) => [group, translate(String(desc), language)])),
   };
 }

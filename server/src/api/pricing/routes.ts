@@ -10,8 +10,7 @@ import { resetModelRatios } from './reset-model-ratios.js';
 export function registerPricingRoutes(api: FastifyInstance, { ctx, guards, relay }: RouteDeps): void {
   // Public; a signed-in viewer (session or access token) gets availability for their own groups.
   api.get('/pricing', { preHandler: guards.viewer, schema: doc('pricing', 'list models with prices and availability') }, async (request) => {
-    const { data, group_ratio, usable_group } = findPricing(ctx, relay.catalogue, request.auth, requestLanguage(request));
-    return { success: true, message: '', data, group_ratio, usable_group };
+    return { success: true, message: '', ...findPricing(ctx, relay.catalogue, request.auth, requestLanguage(request)) };
   });
   api.post('/option/rest_model_ratio', { preHandler: guards.root, schema: doc('pricing', 'reset model ratios') }, async () => {
     await resetModelRatios(ctx);

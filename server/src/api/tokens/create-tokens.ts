@@ -23,6 +23,7 @@ export async function createTokens(ctx: AppContext, user: AuthUser, input: Creat
     allow_ips: allowIpsOf(input.allow_ips),
     group: input.group ?? '',
     max_concurrency: input.max_concurrency ?? 0,
+    cross_group_retry: flagOf(input.cross_group_retry ?? false),
   };
   return ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };

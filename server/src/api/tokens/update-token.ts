@@ -44,6 +44,7 @@ export async function updateToken(ctx: AppContext, user: AuthUser, input: Update
   if (input.allow_ips !== undefined) values.allow_ips = allowIpsOf(input.allow_ips);
   if (input.group !== undefined) values.group = input.group ?? '';
   if (input.max_concurrency !== undefined) values.max_concurrency = input.max_concurrency;
+  if (input.cross_group_retry !== undefined) values.cross_group_retry = flagOf(input.cross_group_retry);
   const isToggle = input.status === TokenStatus.enabled || input.status === TokenStatus.disabled;
   if (input.status !== undefined && isToggle && input.status !== token.status) {
     if (input.status === TokenStatus.enabled) assertCanEnable({ ...token, ...values } as TokenView);

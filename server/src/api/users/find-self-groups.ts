@@ -3,7 +3,8 @@ import { translate, type Language } from '../../lib/i18n/index.js';
 
 export interface GroupInfo {
   desc: string;
-  ratio: number;
+  /** The group's ratio; for `auto` the word 自动 (its ratio is that of the group each call uses), as new-api. */
+  ratio: number | string;
 }
 
 /**
@@ -15,7 +16,9 @@ export function findSelfGroups(ctx: AppContext, ownGroup: string, language: Lang
   const ratios = ctx.options.json<Record<string, number>>('GroupRatio');
   const groups: Record<string, GroupInfo> = {};
   const ratioOf = (group: string) => (Object.hasOwn(ratios, group) ? Number(ratios[group]) : 1);
-  for (const [group, desc] of Object.entries(usable)) groups[group] = { desc: translate(String(desc), language), ratio: ratioOf(group) };
+  for (const [group, desc] of Object.entries(usable)) {
+    groups[group] = { desc: translate(String(desc), language), ratio: group === 'auto' ? translate('自动', language) : ratioOf(group) };
+  }
   if (!Object.hasOwn(groups, ownGroup)) groups[ownGroup] = { desc: translate('用户分组', language), ratio: ratioOf(ownGroup) };
   return groups;
 }

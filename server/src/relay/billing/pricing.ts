@@ -58,3 +58,29 @@ export function unsetModelPricing<Pricing extends ModelPricing>(options: OptionS
 export function findGroupRatio(options: OptionStore, group: string): number {
   return numberOr(options.json<NumberMap>('GroupRatio'), group, 1);
 }
+
+/** The ratio a call is billed at for its group, and the user group's special ratio when one applies. */
+export interface GroupRatioInfo {
+  /** The ratio billed: the special ratio when there is one, else GroupRatio's. */
+  groupRatio: number;
+  /** GroupGroupRatio[userGroup][usingGroup], or -1 when none is set (the log's user_group_ratio). */
+  userGroupRatio: number;
+}
+
+/** GroupGroupRatio[userGroup][usingGroup] when set (a finite number >= 0), else null. */
+export function findUserGroupRatio(options: OptionStore, userGroup: string, usingGroup: string): number | null {
+  const byUserGroup = options.json<Record<string, unknown>>('GroupGroupRatio');
+  const ratios = Object.hasOwn(byUserGroup, userGroup) ? byUserGroup[userGroup] : undefined;
+  if (!ratios || typeof ratios !== 'object' || !Object.hasOwn(ratios, usingGroup)) return null;
+  const ratio = (ratios as Record<string, unknown>)[usingGroup];
+  return typeof ratio === 'number' && Number.isFinite(ratio) && ratio >= 0 ? ratio : null;
+}
+
+/**
+ * new-api's group ratio: a user group's special ratio for the group the call uses (GroupGroupRatio)
+ * replaces that group's GroupRatio.
+ */
+export function findGroupRatioInfo(options: OptionStore, userGroup: string, usingGroup: string): GroupRatioInfo {
+  const special = findUserGroupRatio(options, userGroup, usingGroup);
+  return special === null ? { groupRatio: findGroupRatio(options, usingGroup), userGroupRatio: -1 } : { groupRatio: special, userGroupRatio: special };
+}

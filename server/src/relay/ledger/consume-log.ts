@@ -23,6 +23,16 @@ export interface ConsumeLogFields {
   /** The username and token name as they were at settle (the flush may build the row later). */
   username?: string;
   tokenName?: string;
+  /** The group that served the call, when not the caller's (a cross-group retry). */
+  group?: string;
+}
+
+/**
+ * What the `other` JSON says about an `auto` token's group (new-api's): `auto_group`, the group the
+ * call used, and `requested_group` 'auto'. Nothing for any other caller.
+ */
+export function autoGroupLogFields(caller: RelayCaller, usedGroup: string): Record<string, string> {
+  return caller.autoGroups === null ? {} : { auto_group: usedGroup, requested_group: 'auto' };
 }
 
 /**
@@ -47,7 +57,7 @@ export function consumeLogRow(fields: ConsumeLogFields): NewLog {
     is_stream: fields.isStream ? 1 : 0,
     channel_id: fields.channelId,
     token_id: caller.token?.id ?? 0,
-    group: caller.group,
+    group: fields.group ?? caller.group,
     ip: fields.ip ?? '',
     other: JSON.stringify(fields.other),
   };

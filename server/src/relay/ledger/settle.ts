@@ -6,12 +6,17 @@ import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import { releaseHold, type Hold } from './hold.js';
-import { consumeLogRow } from './consume-log.js';
+import { autoGroupLogFields, consumeLogRow } from './consume-log.js';
 
 export interface SettleInput {
   hold: Hold;
   pricing: ModelPricing;
+  /** The ratio billed (a user group's special ratio when one applies: billing/pricing.ts findGroupRatioInfo). */
   groupRatio: number;
+  /** GroupGroupRatio's special ratio, or -1 (the log's user_group_ratio). */
+  userGroupRatio?: number;
+  /** The group that served the call (after a cross-group retry, not the first); default the caller's. */
+  group?: string;
   usage: Usage;
   calls: number;
   model: string;
@@ -76,7 +81,7 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
     model_price: pricing.modelPrice,
     completion_ratio: pricing.completionRatio,
     group_ratio: input.groupRatio,
-    user_group_ratio: -1,
+    user_group_ratio: input.userGroupRatio ?? -1,
     cache_tokens: input.usage.cachedTokens,
     cache_ratio: pricing.cacheRatio,
     ...(input.usage.cacheCreationTokens !== undefined
@@ -87,11 +92,12 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
     is_model_mapped: input.upstreamModel !== input.model,
     upstream_model_name: input.upstreamModel,
     admin_info: { use_channel: input.tried.map(String) },
-    group: caller.group,
+    group: input.group ?? caller.group,
+    ...autoGroupLogFields(caller, input.group ?? caller.group),
     request_path: input.requestPath,
   };
   return consumeLogRow({
     caller, model: input.model, quota, promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens,
-    channelId: input.channelId, isStream: input.isStream, startedAt: input.startedAt, now, content, other, username, tokenName,
+    channelId: input.channelId, isStream: input.isStream, startedAt: input.startedAt, now, content, other, username, tokenName, group: input.group,
   });
 }

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { storableText, toStorableRow } from './log-rows.js';
-import { consumeLogRow } from './consume-log.js';
+import { autoGroupLogFields, consumeLogRow } from './consume-log.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';
 
@@ -62,7 +62,7 @@ export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayC
     const row = consumeLogRow({
       caller, model: task.model, quota: task.quota, promptTokens: 0, completionTokens: 0, channelId: task.channelId, isStream: false,
       startedAt, now: Date.now(), content: `${task.platform} 任务 ${task.taskId}（${task.action}）`, ip,
-      other: { task_id: task.taskId, platform: task.platform, action: task.action },
+      other: { task_id: task.taskId, platform: task.platform, action: task.action, ...autoGroupLogFields(caller, caller.group) },
     });
     await trx.insertInto('logs').values({ ...toStorableRow(row), created_at: now }).execute();
   });

@@ -45,6 +45,8 @@ export interface CachedToken {
   held: number;
   /** Requests in flight allowed at once, across instances (0: no limit). */
   maxConcurrency: number;
+  /** An `auto` token: failover may go on into the next auto group (tokens.cross_group_retry). */
+  isCrossGroupRetry: boolean;
 }
 
 const missingKeyTtlMs = 5_000;
@@ -143,6 +145,7 @@ export class AccessCache {
       remainQuota: Number(row.remain_quota),
       usedQuota: Number(row.used_quota),
       maxConcurrency: Math.max(0, Number(row.max_concurrency ?? 0)),
+      isCrossGroupRetry: Number(row.cross_group_retry ?? 0) === 1,
     };
     if (existing) {
       if (existing.key !== row.key) this.tokensByKey.delete(existing.key);

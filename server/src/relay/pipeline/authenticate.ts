@@ -6,6 +6,7 @@ import { RelayError, relayErrors } from '../errors.js';
 import type { RelayState } from '../state.js';
 import type { CachedToken, CachedUser } from './access-cache.js';
 import { isIpAllowed } from './ip-allow.js';
+import { autoGroupName, userAutoGroups } from '../routing/auto-group.js';
 
 export const TokenStatus = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
 const adminRole = 10;
@@ -15,8 +16,13 @@ export interface RelayCaller {
   user: CachedUser;
   /** null for the session-authenticated playground. */
   token: CachedToken | null;
-  /** Group used for channel selection and the group ratio. */
+  /**
+   * Group used for channel selection and the group ratio. For an `auto` token it is 'auto' until
+   * routing/auto-group.ts resolveAutoGroup picks the group for the call's model.
+   */
   group: string;
+  /** For an `auto` token: its auto groups in AutoGroups order (null for any other caller). */
+  autoGroups: string[] | null;
   pinnedChannelId: number | null;
 }
 
@@ -84,12 +90,15 @@ export async function authenticateToken(ctx: AppContext, relay: RelayState, requ
   const foundUser = relay.access.findUser(token.userId);
   const user = checkUser(foundUser instanceof Promise ? await foundUser : foundUser);
   let group = user.group;
+  let autoGroups: string[] | null = null;
   if (token.group) {
-    if (!usableGroups(ctx, user).has(token.group)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${token.group} 分组`);
+    const usable = usableGroups(ctx, user);
+    if (!usable.has(token.group)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${token.group} 分组`);
     group = token.group;
+    if (group === autoGroupName) autoGroups = userAutoGroups(ctx, user, usable);
   }
   if (parsed.channelId !== null && user.role < adminRole) throw relayErrors.forbidden('channel_pin_not_allowed', '普通用户不支持指定渠道');
-  return { user, token, group, pinnedChannelId: parsed.channelId };
+  return { user, token, group, autoGroups, pinnedChannelId: parsed.channelId };
 }
 
 /** The playground: the session cookie plus a matching New-Api-User header (the group comes from the body: withChosenGroup). */
@@ -103,14 +112,15 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
   // A revoked session (the version moved on) is signed out here as on the management API.
   if (cached && cached.sessionVersion !== session.version) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const user = checkUser(cached);
-  return { user, token: null, group: user.group, pinnedChannelId: null };
+  return { user, token: null, group: user.group, autoGroups: null, pinnedChannelId: null };
 }
 
 /** The playground's caller with the group its body chose, when the user may use that group. */
 export function withChosenGroup(ctx: AppContext, caller: RelayCaller, bodyGroup: unknown): RelayCaller {
   if (typeof bodyGroup !== 'string' || !bodyGroup) return caller;
-  if (!usableGroups(ctx, caller.user).has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
-  return { ...caller, group: bodyGroup };
+  const usable = usableGroups(ctx, caller.user);
+  if (!usable.has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
+  return { ...caller, group: bodyGroup, autoGroups: bodyGroup === autoGroupName ? userAutoGroups(ctx, caller.user, usable) : null };
 }
 
 export function checkModelAllowed(caller: RelayCaller, model: string): void {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { findGroupRatio, findModelPricing, unsetModelPricing } from '../billing/pricing.js';
+import { findGroupRatioInfo, findModelPricing, unsetModelPricing } from '../billing/pricing.js';
 import type { Usage } from '../billing/quota.js';
 import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.js';
 import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
@@ -17,6 +17,7 @@ import { releaseHold, type Hold } from '../ledger/hold.js';
 import { planHold } from '../ledger/hold-policy.js';
 import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import { admitToken } from '../routing/admission.js';
+import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { StreamDriver, type StreamOut } from '../stream/stream-driver.js';
 import { newAttemptTrace, type AttemptTrace } from '../routing/attempt-loop.js';
@@ -136,10 +137,12 @@ function observeFailure(ctx: AppContext, exchange: RelayExchange, job: RelayJob,
   ctx.metrics.observe({ route: exchange.path, model, channelId: null, status, durationMs: Date.now() - startedAt });
 }
 
-async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob, trace: AttemptTrace): Promise<void> {
+async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, requester: RelayCaller, job: RelayJob, trace: AttemptTrace): Promise<void> {
   const startedAt = Date.now();
-  checkModelAllowed(caller, job.model);
+  checkModelAllowed(requester, job.model);
   const { options } = ctx;
+  // An `auto` token: the first of its auto groups with a channel for the model.
+  const caller = resolveAutoGroup(relay, requester, job.model);
   // A model no enabled channel serves is unknown here, priced or not (a pinned channel is checked when tried).
   if (caller.pinnedChannelId === null && !relay.channels.hasModel(caller.group, job.model)) throw relayErrors.noChannel(caller.group, job.model);
   const found = findModelPricing(options, job.model);
@@ -148,7 +151,8 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   if (job.promptText) checkPrompt(sensitiveGuard(options), job.promptText);
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
-  const groupRatio = findGroupRatio(options, caller.group);
+  // The hold is taken at the first group's ratio; a cross-group retry bills the group that served.
+  const { groupRatio } = findGroupRatioInfo(options, caller.user.group, caller.group);
   // The likely cost, or for a low balance one call at a time with the output it pays for (ledger/hold-policy.ts).
   let hold: Hold;
   // The output limit the balance paid for, when the gateway lowered it; an answer that reached it is not a typical length.
@@ -200,13 +204,14 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs };
   };
   let success: UpstreamSuccess;
+  let servedGroup = caller.group;
   let delivery: Delivery | undefined;
   try {
     if (caller.token !== null && caller.token.maxConcurrency > 0) {
       const admitted = admitToken(ctx, relay, caller, () => exchange.raw.destroyed);
       tokenLease = admitted instanceof Promise ? await admitted : admitted;
     }
-    success = (await dispatchWithFailover(ctx, relay, {
+    const served = await dispatchWithFailover(ctx, relay, {
       // Every streamed answer, and converted, native and inbound answers, are given inside the
       // failover loop, so a stream that fails before its first byte is retried on another channel.
       deliver: async (answered) => {
@@ -216,6 +221,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       endpoint: job.endpoint,
       model: job.model,
       group: caller.group,
+      nextGroups: caller.pinnedChannelId === null ? crossRetryGroups(relay, caller, job.model) : undefined,
       pinnedChannelId: caller.pinnedChannelId,
       buildBody: job.buildBody,
       isStream: job.isStream,
@@ -224,7 +230,9 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       clientHeaders: job.clientHeaders,
       requestOptions: job.requestOptions,
       trace,
-    })).value;
+    });
+    success = served.value;
+    servedGroup = served.group;
   } catch (error) {
     // The one place a failed request gives its hold (and rate-limit and concurrency slots) back.
     out.off('close', abortOnClose);
@@ -238,8 +246,9 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   out.off('close', abortOnClose);
   delivery ??= passAnswer(job, success, exchange, startedAt);
   // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
+  const ratios = findGroupRatioInfo(options, caller.user.group, servedGroup);
   const quota = settle(ctx, relay, {
-    hold, pricing, groupRatio, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
+    hold, pricing, groupRatio: ratios.groupRatio, userGroupRatio: ratios.userGroupRatio, group: servedGroup, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
     channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
   delivery.send?.();

@@ -24,6 +24,8 @@ export interface RealtimeRequest {
   model: string;
   pricing: RealtimePricing;
   groupRatio: number;
+  /** GroupGroupRatio's special ratio for the caller, or -1. */
+  userGroupRatio: number;
   holdAmount: number;
   /** The ModelRequestRateLimitSuccessCount slot taken at admission (given back when nothing is billed). */
   successSlot: SuccessSlot;
@@ -202,7 +204,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     active.delete(session);
     freeSlots();
     settleRealtimeSession(ctx, relay, {
-      hold, pricing: request.pricing, groupRatio: request.groupRatio, usage, model: request.model, upstreamModel,
+      hold, pricing: request.pricing, groupRatio: request.groupRatio, userGroupRatio: request.userGroupRatio, usage, model: request.model, upstreamModel,
       channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),
     });
   };

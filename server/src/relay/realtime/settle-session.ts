@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
-import { consumeLogRow } from '../ledger/consume-log.js';
+import { autoGroupLogFields, consumeLogRow } from '../ledger/consume-log.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } from './usage.js';
@@ -11,6 +11,8 @@ export interface RealtimeSettleInput {
   hold: Hold;
   pricing: RealtimePricing;
   groupRatio: number;
+  /** GroupGroupRatio's special ratio for the caller, or -1. */
+  userGroupRatio?: number;
   usage: RealtimeUsage;
   model: string;
   upstreamModel: string;
@@ -46,7 +48,7 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
     model_price: pricing.modelPrice,
     completion_ratio: pricing.completionRatio,
     group_ratio: input.groupRatio,
-    user_group_ratio: -1,
+    user_group_ratio: input.userGroupRatio ?? -1,
     cache_tokens: cachedTokensOf(usage),
     cache_ratio: pricing.cacheRatio,
     frt: input.frtMs,
@@ -54,6 +56,7 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
     upstream_model_name: input.upstreamModel,
     admin_info: { use_channel: input.tried.map(String) },
     group: caller.group,
+    ...autoGroupLogFields(caller, caller.group),
     request_path: '/v1/realtime',
     ws: true,
     audio: usage.audioInputTokens + usage.audioOutputTokens > 0,

@@ -3,11 +3,12 @@ import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';
+import { modelsOfCaller } from '../routing/auto-group.js';
 
 /** Models the caller may use: served in its group, within the token's model limits. */
 export function modelsFor(relay: RelayState, caller: RelayCaller): string[] {
   const limits = caller.token?.modelLimits;
-  return relay.channels.modelsOf(caller.group).filter((model) => !limits || limits.has(model)).sort();
+  return modelsOfCaller(relay, caller).filter((model) => !limits || limits.has(model)).sort();
 }
 
 const modelObject = (id: string, created: number) => ({ id, object: 'model', created, owned_by: 'modelgate' });

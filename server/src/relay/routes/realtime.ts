@@ -3,7 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { AppContext } from '../../context.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, relayErrors } from '../errors.js';
-import { findGroupRatio, unsetModelPricing } from '../billing/pricing.js';
+import { findGroupRatioInfo, unsetModelPricing } from '../billing/pricing.js';
+import { resolveAutoGroup } from '../routing/auto-group.js';
 import { estimateHold } from '../billing/quota.js';
 import { authenticateToken, checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import { recordFailedCall } from '../ledger/error-log.js';
@@ -25,22 +26,24 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
   const startedAt = Date.now();
   const keyFromProtocol = keyFromSubprotocols(request.headers['sec-websocket-protocol']);
   if (!request.headers.authorization && !request.headers['x-api-key'] && keyFromProtocol) request.headers.authorization = `Bearer ${keyFromProtocol}`;
-  const caller = await authenticateToken(ctx, relay, request);
+  const requester = await authenticateToken(ctx, relay, request);
   const query = request.query as Record<string, unknown>;
   const model = queryString(query.model);
   try {
-    return await checkRealtime(ctx, relay, request, caller, model, startedAt);
+    return await checkRealtime(ctx, relay, request, requester, model, startedAt);
   } catch (error) {
     // The caller is known: a refused upgrade is a failed call for the error log (type 5, ErrorLogEnabled).
-    recordFailedCall(ctx, relay, { caller, model: model ?? '', error, trace: null, isStream: true, startedAt, requestPath: '/v1/realtime' });
+    recordFailedCall(ctx, relay, { caller: requester, model: model ?? '', error, trace: null, isStream: true, startedAt, requestPath: '/v1/realtime' });
     throw error;
   }
 }
 
-async function checkRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest, caller: RelayCaller, model: string | undefined, startedAt: number): Promise<RealtimeRequest> {
+async function checkRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest, requester: RelayCaller, model: string | undefined, startedAt: number): Promise<RealtimeRequest> {
   const query = request.query as Record<string, unknown>;
   if (!model) throw relayErrors.badRequest('缺少 model 参数', 'model_required');
-  checkModelAllowed(caller, model);
+  checkModelAllowed(requester, model);
+  // An `auto` token: the first of its auto groups with a channel for the model.
+  const caller = requester.pinnedChannelId === null ? resolveAutoGroup(relay, requester, model) : requester;
   if (!hasRealtimeChannel(relay, caller, model)) {
     if (caller.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
     throw relayErrors.noChannel(caller.group, model);
@@ -48,14 +51,14 @@ async function checkRealtime(ctx: AppContext, relay: RelayState, request: Fastif
   const found = findRealtimePricing(ctx.options, model);
   if (!found.isKnown && !ctx.options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(model);
   const pricing = unsetModelPricing(ctx.options, found);
-  const groupRatio = findGroupRatio(ctx.options, caller.group);
+  const { groupRatio, userGroupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
   const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
   const shortfall = quotaShortfall(caller, holdAmount);
   if (shortfall) throw shortfall;
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
-  return { caller, model, pricing, groupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request) };
+  return { caller, model, pricing, groupRatio, userGroupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request) };
 }
 
 function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {

@@ -8,6 +8,11 @@ import type { RelayState } from '../state.js';
 /** One relayed call as the attempt loop sees it: where it may go, and what one attempt does. */
 export interface AttemptPlan<T> {
   group: string;
+  /**
+   * Cross-group retry (an `auto` token with cross_group_retry): groups failover continues into, in
+   * order, once every channel of the current group failed or its retries are used up.
+   */
+  nextGroups?: readonly string[];
   model: string;
   /** A channel the call must go to (the token's `sk-…-<id>`, a task follow-up): tried once. */
   pinnedChannelId: number | null;
@@ -56,6 +61,8 @@ export const newAttemptTrace = (): AttemptTrace => ({ tried: [], channel: null, 
 export interface AttemptResult<T> {
   value: T;
   channel: RelayChannel;
+  /** The group whose channel served the call (a later one after a cross-group retry). */
+  group: string;
   tried: number[];
   /** The channel's slots when `keepsSlots`, else already free. */
   slots: Admission | null;
@@ -98,89 +105,103 @@ function publicFailure(relay: RelayState, channel: RelayChannel | null, error: U
  * one), admit it (channel RPM, channel and key concurrency; a channel at a limit is skipped, and waited
  * for with ConcurrencyQueueEnabled), attempt, and on a failure the retry policy allows try up to
  * RetryTimes other channels, never one that already failed in this call. Cooling-down channels are
- * skipped by selection; when only they are left the caller gets 503 with Retry-After.
+ * skipped by selection; when only they are left the caller gets 503 with Retry-After. With
+ * `nextGroups` (cross-group retry) a group whose channels all failed hands over to the next one.
  */
 export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: AttemptPlan<T>): Promise<AttemptResult<T>> {
   const failed = new Set<number>();
-  const { trace } = plan;
-  const tried: number[] = trace ? trace.tried : [];
+  const tried: number[] = plan.trace ? plan.trace.tried : [];
   let shortestWait: number | null = null;
   const isPinned = plan.pinnedChannelId !== null;
   const attempts = isPinned ? 1 : 1 + Math.max(0, ctx.options.number('RetryTimes'));
   let lastError: UpstreamError | null = null;
   let lastChannel: RelayChannel | null = null;
-  // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
-  let busy: Set<number> | null = null;
-  let queueUntil = -1;
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const channel = isPinned
-      ? (busy ? null : relay.channels.findById(plan.pinnedChannelId!))
-      : relay.channels.select(plan.group, plan.model, busy ? new Set([...failed, ...busy]) : failed);
-    if (!channel) {
-      if (lastError) break;
-      if (busy) {
-        // Every channel left is at a limit: wait for a slot (ConcurrencyQueueEnabled), else a 429.
-        if (queueUntil < 0) queueUntil = queueDeadline(ctx);
-        if (Date.now() < queueUntil && !plan.isCancelled()) {
-          await relay.limiter.nextChance(Math.min(100, queueUntil - Date.now()));
-          busy = null;
-          attempt -= 1;
-          continue;
+  let group = plan.group;
+  let nextGroup = 0;
+  // Cross-group retry: each group gets the full RetryTimes (new-api's), channels failed in one stay out in the next.
+  groups: for (;;) {
+    // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
+    let busy: Set<number> | null = null;
+    let queueUntil = -1;
+    let isRetryable = true;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const channel = isPinned
+        ? (busy ? null : relay.channels.findById(plan.pinnedChannelId!))
+        : relay.channels.select(group, plan.model, busy ? new Set([...failed, ...busy]) : failed);
+      if (!channel) {
+        if (lastError) break;
+        if (busy) {
+          // Every channel left is at a limit: wait for a slot (ConcurrencyQueueEnabled), else a 429.
+          if (queueUntil < 0) queueUntil = queueDeadline(ctx);
+          if (Date.now() < queueUntil && !plan.isCancelled()) {
+            await relay.limiter.nextChance(Math.min(100, queueUntil - Date.now()));
+            busy = null;
+            attempt -= 1;
+            continue;
+          }
+          throw channelsBusy();
         }
-        throw channelsBusy();
+        if (isPinned) throw (plan.pinnedMissing ?? channelNotFound)(plan.pinnedChannelId!);
+        const coolingEnd = relay.channels.cooldownEnd(group, plan.model);
+        // A group whose channels are all cooling: the next group when there is one.
+        if (plan.nextGroups && nextGroup < plan.nextGroups.length) break;
+        if (coolingEnd !== null) throw channelsCooling(coolingEnd);
+        throw relayErrors.noChannel(group, plan.model);
       }
-      if (isPinned) throw (plan.pinnedMissing ?? channelNotFound)(plan.pinnedChannelId!);
-      const coolingEnd = relay.channels.cooldownEnd(plan.group, plan.model);
-      if (coolingEnd !== null) throw channelsCooling(coolingEnd);
-      throw relayErrors.noChannel(plan.group, plan.model);
-    }
-    const refusal = plan.refusal(channel);
-    // The pinned channel cannot serve this kind of call: the caller's choice, not the channel's failure.
-    if (refusal && isPinned) throw publicFailure(relay, channel, refusal, plan.failureMessage, trace);
-    if (refusal) {
-      // A channel that cannot serve this kind of call is skipped without using up a retry.
-      failed.add(channel.id);
-      lastError ??= refusal;
-      lastChannel ??= channel;
-      attempt -= 1;
-      continue;
-    }
-    // The common channel (no limits) is admitted without a wait; a limited one may be busy.
-    let admission: Admission | null = null;
-    if (channel.limits !== null) {
-      const admitted = admitChannel(ctx, relay, channel);
-      admission = admitted instanceof Promise ? await admitted : admitted;
-      if (!admission) {
-        (busy ??= new Set()).add(channel.id);
+      const refusal = plan.refusal(channel);
+      // The pinned channel cannot serve this kind of call: the caller's choice, not the channel's failure.
+      if (refusal && isPinned) throw publicFailure(relay, channel, refusal, plan.failureMessage, plan.trace);
+      if (refusal) {
+        // A channel that cannot serve this kind of call is skipped without using up a retry.
+        failed.add(channel.id);
+        lastError ??= refusal;
+        lastChannel ??= channel;
         attempt -= 1;
         continue;
       }
-    }
-    const key = admission ? admission.key : pickKey(channel);
-    tried.push(channel.id);
-    if (trace) trace.channel = channel;
-    let isKept = false;
-    try {
-      const value = await plan.attempt(channel, key, tried);
-      if (plan.deliver) await plan.deliver(value);
-      relay.cooldown.onSuccess(channel.id);
-      isKept = plan.keepsSlots === true;
-      return { value, channel, tried, slots: isKept ? admission : null };
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) {
-        if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
-        throw error;
+      // The common channel (no limits) is admitted without a wait; a limited one may be busy.
+      let admission: Admission | null = null;
+      if (channel.limits !== null) {
+        const admitted = admitChannel(ctx, relay, channel);
+        admission = admitted instanceof Promise ? await admitted : admitted;
+        if (!admission) {
+          (busy ??= new Set()).add(channel.id);
+          attempt -= 1;
+          continue;
+        }
       }
-      failed.add(channel.id);
-      lastError = error;
-      lastChannel = channel;
-      if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
-      if (!onUpstreamFailure(ctx, relay, channel, key, error)) break;
-    } finally {
-      if (!isKept) admission?.release();
+      const key = admission ? admission.key : pickKey(channel);
+      tried.push(channel.id);
+      if (plan.trace) plan.trace.channel = channel;
+      let isKept = false;
+      try {
+        const value = await plan.attempt(channel, key, tried);
+        if (plan.deliver) await plan.deliver(value);
+        relay.cooldown.onSuccess(channel.id);
+        isKept = plan.keepsSlots === true;
+        return { value, channel, group, tried, slots: isKept ? admission : null };
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) {
+          if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
+          throw error;
+        }
+        failed.add(channel.id);
+        lastError = error;
+        lastChannel = channel;
+        if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
+        if (!onUpstreamFailure(ctx, relay, channel, key, error)) {
+          isRetryable = false;
+          break;
+        }
+      } finally {
+        if (!isKept) admission?.release();
+      }
     }
+    // Every channel of this group failed (or its retries are used up): the next group, when allowed.
+    if (!isRetryable || !plan.nextGroups || nextGroup >= plan.nextGroups.length) break groups;
+    group = plan.nextGroups[nextGroup++]!;
   }
-  const answer = publicFailure(relay, lastChannel, lastError!, plan.failureMessage, trace);
+  const answer = publicFailure(relay, lastChannel, lastError!, plan.failureMessage, plan.trace);
   // Every channel failed: the shortest wait any of them asked for.
   if (shortestWait !== null) answer.retryAfterMs = shortestWait;
   throw answer;

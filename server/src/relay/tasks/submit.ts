@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { findGroupRatio, findModelPricing } from '../billing/pricing.js';
+import { findGroupRatioInfo, findModelPricing } from '../billing/pricing.js';
+import { resolveAutoGroup } from '../routing/auto-group.js';
 import { computeQuota } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
@@ -63,7 +64,7 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
   const pricing = findModelPricing(ctx.options, model);
   const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
   if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
-  const quota = computeQuota(pricing, findGroupRatio(ctx.options, caller.group), { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
+  const quota = computeQuota(pricing, findGroupRatioInfo(ctx.options, caller.user.group, caller.group).groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
   return pricing.quotaType === 1 ? quota : 0;
 }
 
@@ -72,23 +73,25 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
  * on a retryable failure) under a hold of its price, then records it and takes the price durably
  * (ledger/task-ledger.ts). Returns the gateway's task id. Nothing is billed when no channel accepts it.
  */
-export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
+export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, requester: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
   const trace = newAttemptTrace();
   try {
-    return await submitWithFailover(ctx, relay, caller, submission, startedAt, trace);
+    return await submitWithFailover(ctx, relay, requester, submission, startedAt, trace);
   } catch (error) {
     // The error log (type 5, ErrorLogEnabled); a refusal the platform answered (TaskRefusal) is answered 400.
     const failure = error instanceof TaskRefusal ? new RelayError(400, 'task_refused', error.message || '上游拒绝了请求', false, 'upstream_error') : error;
-    recordFailedCall(ctx, relay, { caller, model: submission.model, error: failure, trace, isStream: false, startedAt, requestPath: submission.requestPath ?? '' });
+    recordFailedCall(ctx, relay, { caller: requester, model: submission.model, error: failure, trace, isStream: false, startedAt, requestPath: submission.requestPath ?? '' });
     throw error;
   }
 }
 
-async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, caller: RelayCaller, submission: TaskSubmission<Accepted>, startedAt: number, trace: AttemptTrace): Promise<{ taskId: string; accepted: Accepted }> {
-  checkModelAllowed(caller, submission.model);
+async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, requester: RelayCaller, submission: TaskSubmission<Accepted>, startedAt: number, trace: AttemptTrace): Promise<{ taskId: string; accepted: Accepted }> {
+  checkModelAllowed(requester, submission.model);
   // A model no enabled channel serves is unknown here, priced or not (a follow-up goes to its task's channel).
-  const isRouted = submission.channelId !== undefined || caller.pinnedChannelId !== null;
+  const isRouted = submission.channelId !== undefined || requester.pinnedChannelId !== null;
+  // An `auto` token: the first of its auto groups with a channel for the model (a follow-up keeps its channel).
+  const caller = isRouted ? requester : resolveAutoGroup(relay, requester, submission.model);
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
   const quota = priceOf(ctx, caller, submission.model);
   const hold = reserve(caller, quota);

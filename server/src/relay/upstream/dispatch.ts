@@ -35,6 +35,8 @@ export interface UpstreamCall {
   /** Model the client asked for (selection and billing use it). */
   model: string;
   group: string;
+  /** Cross-group retry: the groups failover continues into (routing/auto-group.ts crossRetryGroups). */
+  nextGroups?: readonly string[];
   pinnedChannelId: number | null;
   /** Builds the body for one channel, given the model after the channel's mapping; built right before sending. */
   buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
@@ -195,6 +197,7 @@ export function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: U
   // No async frame of its own: this is every request (the loop awaits the attempt and its delivery).
   return runAttempts(ctx, relay, {
     group: call.group,
+    nextGroups: call.nextGroups,
     model: call.model,
     pinnedChannelId: call.pinnedChannelId,
     isCancelled: () => call.signal.aborted,

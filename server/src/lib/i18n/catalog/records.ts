@@ -25,4 +25,6 @@ export const recordTexts: readonly CatalogEntry[] = [
   ['默认分组', 'Default group'],
   ['vip分组', 'VIP group'],
   ['用户分组', "The user's own group"],
+  // The ratio of the auto group (new-api shows this word instead of a number)
+  ['自动', 'auto'],
 ];

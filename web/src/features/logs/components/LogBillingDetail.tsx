@@ -16,6 +16,8 @@ export function LogBillingDetail({ log, isAdmin }: { log: LogEntry; isAdmin: boo
       ? { key: 'price', label: t('logs.modelPrice'), children: `$${other.model_price}` }
       : { key: 'ratio', label: t('logs.modelRatio'), children: other.model_ratio ?? '-' },
     { key: 'group', label: t('logs.groupRatio'), children: other.group_ratio ?? '-' },
+    other.user_group_ratio !== undefined && other.user_group_ratio >= 0 && { key: 'userGroup', label: t('logs.userGroupRatio'), children: other.user_group_ratio },
+    other.auto_group ? { key: 'autoGroup', label: t('logs.autoGroup'), children: <Tag color="blue">auto → {other.auto_group}</Tag> } : false,
     !isPerCall && { key: 'completion', label: t('logs.completionRatio'), children: other.completion_ratio ?? '-' },
     !isPerCall && { key: 'cacheRatio', label: t('logs.cacheRatio'), children: other.cache_ratio ?? '-' },
     !isPerCall && { key: 'cacheTokens', label: t('logs.cacheTokens'), children: formatTokenCount(other.cache_tokens ?? 0) },

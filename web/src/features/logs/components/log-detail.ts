@@ -19,6 +19,9 @@ export interface LogOther {
   error_type?: string;
   error_code?: string;
   request_path?: string;
+  /** An `auto` token's call: the group it used, and the group asked for ('auto'). */
+  auto_group?: string;
+  requested_group?: string;
 }
 
 export function parseOther(text: string): LogOther {

@@ -3,7 +3,8 @@ import { http } from '../../../lib/http';
 
 export interface GroupInfo {
   desc: string;
-  ratio: number;
+  /** A number, or for `auto` the word 自动 (its ratio is the group each call uses). */
+  ratio: number | string;
 }
 
 /** GET /api/user/self/groups: the groups the user may pick, with description and ratio. */

@@ -20,12 +20,29 @@ export interface PricingData {
   models: PricingModel[];
   groupRatio: Record<string, number>;
   usableGroup: Record<string, string>;
+  /** The viewer's special ratios (GroupGroupRatio), already in groupRatio. */
+  specialGroupRatio: Record<string, number>;
+  /** The order an `auto` token tries the viewer's groups in (empty: auto not usable). */
+  autoGroups: string[];
 }
 
-/** GET /api/pricing: models in data, group_ratio and usable_group beside it. */
+interface PricingExtras {
+  group_ratio: Record<string, number>;
+  usable_group: Record<string, string>;
+  special_group_ratio?: Record<string, number>;
+  auto_groups?: string[];
+}
+
+/** GET /api/pricing: models in data; group_ratio, usable_group, special_group_ratio and auto_groups beside it. */
 export async function fetchPricing(): Promise<PricingData> {
-  const envelope = await requestEnvelope<PricingModel[], { group_ratio: Record<string, number>; usable_group: Record<string, string> }>('/api/pricing');
-  return { models: envelope.data ?? [], groupRatio: envelope.group_ratio ?? {}, usableGroup: envelope.usable_group ?? {} };
+  const envelope = await requestEnvelope<PricingModel[], PricingExtras>('/api/pricing');
+  return {
+    models: envelope.data ?? [],
+    groupRatio: envelope.group_ratio ?? {},
+    usableGroup: envelope.usable_group ?? {},
+    specialGroupRatio: envelope.special_group_ratio ?? {},
+    autoGroups: envelope.auto_groups ?? [],
+  };
 }
 
 export const pricingQueryKey = ['pricing'] as const;

@@ -58,4 +58,27 @@ describe('pricing page', { timeout: 60_000 }, () => {
     expect(within(await rowOf('gpt-4o-mini')).getByLabelText('您的分组无权使用该模型')).toBeTruthy();
     expect(within(await rowOf('mystery-model')).getByLabelText('未设置价格')).toBeTruthy();
   });
+
+  it('shows the auto group order and special ratios, and prices an auto row at its first auto group', async () => {
+    const body = {
+      ...pricing,
+      data: [
+        { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default', 'auto'], is_priced: true, is_available: true },
+        { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default', 'vip', 'auto'], is_priced: true, is_available: true },
+      ],
+      group_ratio: { default: 0.5, vip: 2 },
+      special_group_ratio: { default: 0.5 },
+      usable_group: { default: '默认分组', vip: 'vip分组', auto: '自动选择' },
+      auto_groups: ['vip', 'default'],
+    };
+    fakeServer({ 'GET /api/pricing': () => ({ status: 200, body }) });
+    await renderRoute('/pricing', { user: { ...regularUser, group: 'vip' } });
+    expect(await screen.findByText('auto 分组的令牌按此顺序选择分组：vip → default（按实际使用的分组倍率计费）')).toBeTruthy();
+    expect(screen.getByText('您的分组享有专属倍率：default ×0.5')).toBeTruthy();
+    const rowOf = async (name: string) => (await screen.findByText(name)).closest('tr')!;
+    fireEvent.click(within(await rowOf('claude-3')).getByText('auto'));
+    // claude-3: only default serves it (special ratio 0.5); gpt-4o-mini: vip comes first (ratio 2).
+    await waitFor(async () => expect((await rowOf('claude-3')).textContent).toContain('提示 $1.5 / 1M tokens'));
+    expect((await rowOf('gpt-4o-mini')).textContent).toContain('提示 $0.3 / 1M tokens');
+  });
 });

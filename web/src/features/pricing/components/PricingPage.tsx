@@ -23,7 +23,9 @@ export function PricingPage() {
   const group = picked ?? ownGroup;
   const ratioOf = (name: string) => (Object.hasOwn(groupRatios, name) ? Number(groupRatios[name]) : 1);
   const groupRatio = ratioOf(group);
-  const columns = usePricingColumns({ group, pickedGroup: picked, groupRatio, groupRatios, onGroup: setPicked });
+  const autoGroups = useMemo(() => data?.autoGroups ?? [], [data]);
+  const specialRatios = useMemo(() => data?.specialGroupRatio ?? {}, [data]);
+  const columns = usePricingColumns({ group, pickedGroup: picked, groupRatio, groupRatios, autoGroups, specialRatios, onGroup: setPicked });
   const models = useMemo(() => (data?.models ?? []).filter((model) => matchesModel(model.model_name, search)).sort(comparePricing), [data, search]);
 
   return (
@@ -36,6 +38,14 @@ export function PricingPage() {
           <Alert type="success" showIcon title={t('pricing.groupBanner', { group, ratio: groupRatio })} />
         ) : (
           <Alert type="warning" showIcon title={t('pricing.guestBanner', { ratio: ratioOf(picked ?? defaultGroup) })} />
+        )}
+        {autoGroups.length > 0 && <Alert type="info" showIcon title={t('pricing.autoBanner', { groups: autoGroups.join(' → ') })} />}
+        {Object.keys(specialRatios).length > 0 && (
+          <Alert
+            type="info"
+            showIcon
+            title={t('pricing.specialBanner', { ratios: Object.entries(specialRatios).map(([name, ratio]) => `${name} ×${ratio}`).join('，') })}
+          />
         )}
         <Alert
           type="info"

@@ -12,12 +12,28 @@ interface Options {
   pickedGroup: string | null;
   groupRatio: number;
   groupRatios: Record<string, number>;
+  /** The viewer's auto group order: an `auto` row is priced at the first of them serving the model. */
+  autoGroups: string[];
+  /** Groups whose ratio is the viewer's special one (GroupGroupRatio). */
+  specialRatios: Record<string, number>;
   onGroup: (group: string) => void;
 }
 
 /** Columns: availability, name (click copies), billing type, usable groups, ratio, price. */
-export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios, onGroup }: Options): DataColumn<PricingModel>[] {
+export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios, autoGroups, specialRatios, onGroup }: Options): DataColumn<PricingModel>[] {
   const { t } = useTranslation();
+  // `auto` has no ratio of its own: each model is billed at the first auto group that serves it.
+  const ratioFor = (model: PricingModel): number => {
+    if (group !== 'auto') return groupRatio;
+    const served = autoGroups.find((name) => model.enable_groups.includes(name));
+    return served !== undefined ? (groupRatios[served] ?? 1) : groupRatio;
+  };
+  const groupTip = (name: string) =>
+    name === 'auto'
+      ? t('pricing.autoTip', { groups: autoGroups.join(' → ') })
+      : Object.hasOwn(specialRatios, name)
+        ? t('pricing.specialTip', { ratio: specialRatios[name] })
+        : t('pricing.groupTip', { ratio: groupRatios[name] ?? 1 });
   const unpriced = (
     <Tooltip title={t('pricing.unpricedTip')}>
       <Typography.Text type="secondary">{t('pricing.unpriced')}</Typography.Text>
@@ -72,8 +88,8 @@ export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios,
       render: (groups: string[]) => (
         <Space size={4} wrap>
           {groups.map((name) => (
-            <Tooltip key={name} title={t('pricing.groupTip', { ratio: groupRatios[name] ?? 1 })}>
-              <Tag color={name === group ? 'blue' : undefined} style={{ cursor: 'pointer' }} onClick={() => onGroup(name)}>
+            <Tooltip key={name} title={groupTip(name)}>
+              <Tag color={name === group ? 'blue' : Object.hasOwn(specialRatios, name) ? 'gold' : undefined} style={{ cursor: 'pointer' }} onClick={() => onGroup(name)}>
                 {name}
               </Tag>
             </Tooltip>
@@ -91,7 +107,7 @@ export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios,
           <Space orientation="vertical" size={0}>
             <span>{t('pricing.modelRatio', { value: model.model_ratio })}</span>
             <span>{t('pricing.completionRatio', { value: (model.completion_ratio ?? 1).toFixed(3) })}</span>
-            <span>{t('pricing.groupRatio', { value: groupRatio })}</span>
+            <span>{t('pricing.groupRatio', { value: ratioFor(model) })}</span>
           </Space>
         ),
     },
@@ -101,8 +117,8 @@ export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios,
       render: (_: unknown, model: PricingModel) => {
         // Never "$0" for a model nobody priced.
         if (!model.is_priced) return unpriced;
-        if (model.quota_type === 1) return <span>{t('pricing.callPrice', { value: formatUsd(callPrice(model, groupRatio)) })}</span>;
-        const prices = tokenPrices(model, groupRatio);
+        if (model.quota_type === 1) return <span>{t('pricing.callPrice', { value: formatUsd(callPrice(model, ratioFor(model))) })}</span>;
+        const prices = tokenPrices(model, ratioFor(model));
         return (
           <Space orientation="vertical" size={0}>
             <span>{t('pricing.promptPrice', { value: formatUsd(prices.prompt) })}</span>

@@ -28,7 +28,9 @@ export const groupRatioPanel: PanelSpec = {
   titleKey: 'settingsOps.groupPanel',
   fields: [
     json('GroupRatio', 'groupRatio', '{"default": 1, "vip": 1}'),
-    json('UserUsableGroups', 'userUsableGroups', '{"default": "默认分组", "vip": "vip分组"}'),
+    json('UserUsableGroups', 'userUsableGroups', '{"default": "默认分组", "vip": "vip分组", "auto": "自动选择"}'),
+    json('GroupGroupRatio', 'groupGroupRatio', '{"vip": {"default": 0.9}}'),
+    json('AutoGroups', 'autoGroups', '["default", "vip"]'),
   ],
 };
 

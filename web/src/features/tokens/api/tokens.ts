@@ -16,6 +16,8 @@ export interface Token {
   allow_ips: string;
   group: string;
   max_concurrency?: number;
+  /** 1: an `auto` token's failover goes on into the next auto group. */
+  cross_group_retry?: number | boolean;
   created_time: number;
   accessed_time?: number;
 }
@@ -35,6 +37,7 @@ export interface TokenPayload {
   allow_ips: string;
   group: string;
   max_concurrency: number;
+  cross_group_retry: boolean;
   count?: number;
 }
 
@@ -59,7 +62,8 @@ export const deleteToken = (id: number) => http.delete<null>(`/api/token/${id}/`
 
 export interface GroupInfo {
   desc: string;
-  ratio: number;
+  /** A number, or for `auto` the word 自动 (its ratio is the group each call uses). */
+  ratio: number | string;
 }
 export const useSelfGroups = () =>
   useQuery({ queryKey: ['self-groups'], queryFn: () => http.get<Record<string, GroupInfo>>('/api/user/self/groups'), staleTime: 60_000 });

@@ -14,6 +14,7 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
   const models = useUserModels();
   const isUnlimited = Form.useWatch('unlimited_quota', form);
   const isLimited = Form.useWatch('model_limits_enabled', form);
+  const group = Form.useWatch('group', form);
   return (
     <>
       <Form.Item name="name" label={t('tokens.field.name')} required={isCreate}>
@@ -65,10 +66,18 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
           aria-label={t('tokens.field.group')}
           options={[
             { value: '', label: t('tokens.field.ownGroup') },
-            ...Object.entries(groups.data ?? {}).map(([group, info]) => ({ value: group, label: `${group} · ${info.desc} (×${info.ratio})` })),
+            ...Object.entries(groups.data ?? {}).map(([name, info]) => ({
+              value: name,
+              label: name === 'auto' ? `auto · ${info.desc}` : `${name} · ${info.desc} (×${info.ratio})`,
+            })),
           ]}
         />
       </Form.Item>
+      {group === 'auto' && (
+        <Form.Item name="cross_group_retry" label={t('tokens.field.crossGroupRetry')} extra={t('tokens.field.crossGroupRetryHelp')} valuePropName="checked">
+          <Switch aria-label={t('tokens.field.crossGroupRetry')} />
+        </Form.Item>
+      )}
       <Form.Item name="model_limits_enabled" label={t('tokens.field.modelLimitsEnabled')} valuePropName="checked">
         <Switch aria-label={t('tokens.field.modelLimitsEnabled')} />
       </Form.Item>

@@ -13,6 +13,7 @@ export interface TokenFormValues {
   allow_ips: string;
   group: string;
   max_concurrency: number | null;
+  cross_group_retry: boolean;
   count: number | null;
 }
 
@@ -31,6 +32,7 @@ export const newTokenForm: TokenFormValues = {
   allow_ips: '',
   group: '',
   max_concurrency: 0,
+  cross_group_retry: false,
   count: 1,
 };
 
@@ -44,6 +46,7 @@ export const tokenFormOf = (token: Token): TokenFormValues => ({
   allow_ips: token.allow_ips ?? '',
   group: token.group ?? '',
   max_concurrency: token.max_concurrency ?? 0,
+  cross_group_retry: !!token.cross_group_retry,
   count: 1,
 });
 
@@ -70,6 +73,7 @@ export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { pa
       allow_ips: values.allow_ips ?? '',
       group: values.group ?? '',
       max_concurrency: Math.max(0, Math.floor(Number(values.max_concurrency ?? 0)) || 0),
+      cross_group_retry: !!values.cross_group_retry,
       ...(isCreate ? { count } : {}),
     },
   };
