@@ -40,7 +40,7 @@ describe('image edits and variations refuse bad input', () => {
   });
 
   const post = (kind: string, body: Buffer | string, contentType = 'multipart/form-data; boundary=IMGB') =>
-    fetch(`${server.url}/v1/images/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body });
+    fetch(`${server.url}/v1/images/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
 
   const expectRefusal = async (response: Response, status: number, code?: string) => {
     expect(response.status).toBe(status);
@@ -61,6 +61,7 @@ describe('image edits and variations refuse bad input', () => {
       ['variations', 'n not a number', [image, ['n', 'many']], 'invalid_n'],
       ['variations', 'n fractional', [image, ['n', '1.5']], 'invalid_n'],
       ['edits', 'an unknown file field', [image, ['prompt', 'x'], ['photo', pngBytes, 'b.png']], 'invalid_file_field'],
+      ['edits', 'an unknown file field first', [['photo', pngBytes, 'b.png'], image, ['prompt', 'x']], 'invalid_file_field'],
       ['variations', 'two images', [image, ['image', pngBytes, 'b.png']], 'too_many_images'],
       ['variations', 'a mask', [image, ['mask', pngBytes, 'm.png']], 'invalid_file_field'],
       ['edits', '17 images', [...Array.from({ length: 17 }, (_, i): Part => ['image[]', pngBytes, `${i}.png`]), ['prompt', 'x'], ['model', 'gpt-image-1']], 'too_many_images'],

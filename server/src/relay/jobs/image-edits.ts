@@ -29,18 +29,26 @@ const imageFields = new Set(['image', 'image[]']);
 export async function readImageForm(parts: () => AsyncIterable<Multipart>, maxBytes: number): Promise<ImageForm> {
   const form: ImageForm = { fields: {}, images: [], mask: null };
   let total = 0;
+  // The first refusal; the rest of the form is still read (and dropped) so the connection stays usable for the answer.
+  let refusal: RelayError | null = null;
   try {
     for await (const part of parts()) {
       if (part.type === 'file') {
-        const data = await part.toBuffer();
-        total += data.length;
-        if (total > maxBytes) throw tooLarge();
-        const file = { fieldname: part.fieldname, filename: part.filename || 'image.png', mimetype: part.mimetype, data };
-        if (imageFields.has(part.fieldname)) form.images.push(file);
-        else if (part.fieldname === 'mask' && !form.mask) form.mask = file;
-        else throw relayErrors.badRequest(`不支持的文件字段：${part.fieldname}`, 'invalid_file_field');
+        // Counted as it comes: all files together stay within maxBytes in memory (the form's own limits bound what is dropped).
+        const isWanted = imageFields.has(part.fieldname) || (part.fieldname === 'mask' && !form.mask);
+        if (!isWanted) refusal ??= relayErrors.badRequest(`不支持的文件字段：${part.fieldname}`, 'invalid_file_field');
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.file as AsyncIterable<Buffer>) {
+          total += chunk.length;
+          if (total <= maxBytes && !refusal) chunks.push(chunk);
+        }
+        if (total > maxBytes || part.file.truncated) refusal ??= tooLarge();
+        if (refusal) continue;
+        const file = { fieldname: part.fieldname, filename: part.filename || 'image.png', mimetype: part.mimetype, data: Buffer.concat(chunks) };
+        if (part.fieldname === 'mask') form.mask = file;
+        else form.images.push(file);
       } else {
-        if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
+        if (part.valueTruncated || part.fieldnameTruncated) refusal ??= tooLarge();
         form.fields[part.fieldname] = String(part.value);
       }
     }
@@ -50,6 +58,7 @@ export async function readImageForm(parts: () => AsyncIterable<Multipart>, maxBy
     if (status === 413) throw tooLarge();
     throw relayErrors.badRequest('multipart/form-data 请求体格式错误或不完整', 'invalid_multipart');
   }
+  if (refusal) throw refusal;
   return form;
 }
 
