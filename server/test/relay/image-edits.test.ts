@@ -1,6 +1,8 @@
 import { crc32, deflateSync } from 'node:zlib';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeQuota } from '../../src/relay/billing/quota.js';
+import { clampUsage } from '../../src/relay/billing/usage-count.js';
 import { createRelayChannel, createRelayToken } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startFixtureUpstream, type FixtureRequest, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
@@ -136,10 +138,11 @@ describe('image edits and variations', () => {
     for (const [i, file] of sentImages.entries()) expect(Buffer.from(await file.arrayBuffer()).equals(images[i]!)).toBe(true);
 
     const { log } = await lastLog();
-    // round(2.5 × (300 + 1,000 × 8)) = 20,750.
-    expect(log).toMatchObject({ model_name: 'gpt-image-1', prompt_tokens: 300, completion_tokens: 1_000, quota: 20_750 });
-    expect(log.other).toMatchObject({ model_ratio: 2.5, completion_ratio: 8 });
-    expect(quotaOfLog(log, log.other)).toBe(20_750);
+    // Image input at twice the text price (US$10 vs 5 per 1M): round(2.5 × (40 + 260 × 2 + 1,000 × 8)) = 21,400.
+    expect(log).toMatchObject({ model_name: 'gpt-image-1', prompt_tokens: 300, completion_tokens: 1_000, quota: 21_400 });
+    expect(log.other).toMatchObject({ model_ratio: 2.5, completion_ratio: 8, image: true, image_input: 260, image_ratio: 2 });
+    expect(log.content).toContain('图片输入倍率 2');
+    expect(quotaOfLog(log, log.other)).toBe(21_400);
   });
 
   it('an Azure channel gets the deployment path, api-version and api-key, and bills gpt-image-1 by usage', async () => {
@@ -152,7 +155,7 @@ describe('image edits and variations', () => {
     expect(sent.headers.authorization).toBeUndefined();
     expect((await formOf(sent)).get('prompt')).toBe('Make it blue');
     const { log } = await lastLog(azureChannelId);
-    expect(log).toMatchObject({ model_name: 'gpt-image-1', prompt_tokens: 10, completion_tokens: 100, quota: Math.round(2.5 * (10 + 800)) });
+    expect(log).toMatchObject({ model_name: 'gpt-image-1', prompt_tokens: 10, completion_tokens: 100, quota: Math.round(2.5 * (4 + 6 * 2 + 800)) });
 
     azure.reply({ status: 200, contentType: 'application/json', body: imageAnswer(1) });
     const viaQuery = new OpenAI({ apiKey: azureClient.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0, defaultQuery: { 'api-version': '2024-10-21' } });
@@ -174,6 +177,7 @@ describe('image edits and variations', () => {
     expect((await formOf(upstream.requests.at(-1)!)).get('stream')).toBe('true');
     const { log } = await lastLog();
     expect(log).toMatchObject({ model_name: 'gpt-image-1', prompt_tokens: 20, completion_tokens: 50, quota: Math.round(2.5 * (20 + 400)) });
+    expect(log.other.image_input).toBeUndefined();
   });
 
   it('an upstream refusal reaches the client in OpenAI shape and bills nothing', async () => {
@@ -183,5 +187,23 @@ describe('image edits and variations', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('Invalid image: must be a PNG.');
     expect((await lastLog()).count).toBe(before);
+  });
+});
+
+describe('the quota formula with image input tokens', () => {
+  const gptImage = { isKnown: true, quotaType: 0 as const, modelRatio: 2.5, completionRatio: 8, cacheRatio: 1, modelPrice: -1, imageRatio: 2 };
+
+  it('prices image tokens at modelRatio × imageRatio and the rest of the prompt as text', () => {
+    expect(computeQuota(gptImage, 1, { promptTokens: 300, completionTokens: 1_000, cachedTokens: 0, imageInputTokens: 260 }, 500_000)).toBe(21_400);
+    // Without an image ratio image input bills like text.
+    expect(computeQuota({ ...gptImage, imageRatio: undefined }, 1, { promptTokens: 300, completionTokens: 0, cachedTokens: 0, imageInputTokens: 260 }, 500_000)).toBe(750);
+  });
+
+  it('clamps image tokens to the prompt left after cache and audio, in the formula and in clampUsage', () => {
+    expect(computeQuota(gptImage, 1, { promptTokens: 100, completionTokens: 0, cachedTokens: 0, imageInputTokens: 5_000 }, 500_000)).toBe(500);
+    expect(clampUsage({ promptTokens: 100, completionTokens: 0, cachedTokens: 30, audioInputTokens: 20, imageInputTokens: 5_000 }))
+      .toEqual({ promptTokens: 100, completionTokens: 0, cachedTokens: 30, audioInputTokens: 20, imageInputTokens: 50 });
+    const clean = { promptTokens: 100, completionTokens: 1, cachedTokens: 0, imageInputTokens: 100 };
+    expect(clampUsage(clean)).toBe(clean);
   });
 });

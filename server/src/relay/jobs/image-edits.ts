@@ -2,6 +2,7 @@ import type { Multipart } from '@fastify/multipart';
 import { FormData } from 'undici';
 import type { Usage } from '../billing/quota.js';
 import { countTextTokens } from '../billing/token-count.js';
+import { usageCount } from '../billing/usage-count.js';
 import { RelayError, relayErrors } from '../errors.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
 import type { ProviderAdapter } from '../providers/types.js';
@@ -110,7 +111,7 @@ export function imageEditJob(kind: 'edits' | 'variations', form: ImageForm): Rel
       return { kind: 'form', value: body };
     },
     countPromptTokens: () => countTextTokens(prompt),
-    readUsage: (adapter, response) => (response?.usage ? adapter.chat.readUsage(response) : null),
+    readUsage: (adapter, response) => imageUsage(adapter, response?.usage),
     readAnswerUsage: (adapter, answer) => imageAnswerUsage(adapter, answer.bytes, answer.contentType) ?? { promptTokens: countTextTokens(prompt), completionTokens: 0, cachedTokens: 0 },
   };
 }
@@ -125,14 +126,23 @@ export function imageAnswerUsage(adapter: ProviderAdapter, bytes: Buffer, conten
       if (line.startsWith('data:') && line.includes('"usage"')) usage = parseObject(line.slice(5))?.usage;
     }
   } else {
-    // The usage object sits after the images (b64_json): read from the tail when it can be.
-    const fast = adapter.chat.readUsageFromBytes?.(bytes);
-    if (fast !== undefined) return fast && fast.promptTokens + fast.completionTokens > 0 ? fast : null;
     usage = parseObject(bytes.toString('utf8'))?.usage;
   }
-  if (!usage || typeof usage !== 'object' || Array.isArray(usage)) return null;
+  return imageUsage(adapter, usage);
+}
+
+/**
+ * gpt-image-* usage: `input_tokens` as the prompt, of which `input_tokens_details.image_tokens` are
+ * image input (billed at the image ratio), `output_tokens` as the completion; null when absent or empty.
+ */
+export function imageUsage(adapter: ProviderAdapter, raw: unknown): Usage | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const usage = raw as Record<string, unknown>;
   const read = adapter.chat.readUsage({ usage });
-  return read && read.promptTokens + read.completionTokens > 0 ? read : null;
+  if (!read || read.promptTokens + read.completionTokens <= 0) return null;
+  const details = usage.input_tokens_details as Record<string, unknown> | undefined;
+  const image = Math.min(usageCount(details?.image_tokens), read.promptTokens - read.cachedTokens);
+  return image > 0 ? { ...read, imageInputTokens: image } : read;
 }
 
 function parseObject(text: string): Record<string, unknown> | null {
