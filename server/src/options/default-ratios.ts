@@ -115,6 +115,16 @@ export const defaultAudioRatio: Record<string, number> = {
   'gpt-4o-mini-transcribe': 2.4,
 };
 
+/**
+ * ImageRatio = image input price / text input price (new-api's meaning), for the image input tokens
+ * of gpt-image-* answers (docs/billing.md "Images"): gpt-image-1 US$10 vs 5 per 1M, gpt-image-1-mini
+ * 2.5 vs 2. No option yet: other models bill image input like text (1).
+ */
+export const defaultImageRatio: Record<string, number> = {
+  'gpt-image-1': 2,
+  'gpt-image-1-mini': 1.25,
+};
+
 for (const [model, prompt, completion, cached] of tokenPriced) {
   defaultModelRatio[model] = round(prompt / 2);
   defaultCompletionRatio[model] = prompt === 0 ? 1 : round(completion / prompt);

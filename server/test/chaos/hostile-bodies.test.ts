@@ -228,6 +228,8 @@ describe('chaos: bodies without a key', () => {
       ['/v1/responses', { authorization: 'Bearer sk-nope' }],
       ['/v1beta/models/gemini-2.0-flash:generateContent?key=nope', {}],
       ['/v1/audio/transcriptions', { authorization: 'Bearer sk-nope', 'content-type': 'multipart/form-data; boundary=x' }],
+      ['/v1/images/edits', { authorization: 'Bearer sk-nope', 'content-type': 'multipart/form-data; boundary=x' }],
+      ['/v1/images/variations', { authorization: 'Bearer sk-nope', 'content-type': 'multipart/form-data; boundary=x' }],
       ['/suno/submit/music', { authorization: 'Bearer sk-nope' }],
       ['/mj/submit/imagine', { authorization: 'Bearer sk-nope' }],
       ['/pg/chat/completions', { cookie: sessionCookie, 'new-api-user': '1' }],

@@ -15,8 +15,9 @@ export function quotaOfLog(log: { prompt_tokens: number; completion_tokens: numb
   const cached = other.cache_tokens ?? 0;
   const creation = other.cache_creation_tokens ?? 0;
   const audio = other.audio_input ?? 0;
-  const weighted = log.prompt_tokens - cached - creation - audio + cached * other.cache_ratio + creation * (other.cache_creation_ratio ?? 1.25)
-    + audio * (other.audio_ratio ?? 1) + log.completion_tokens * other.completion_ratio;
+  const image = other.image_input ?? 0;
+  const weighted = log.prompt_tokens - cached - creation - audio - image + cached * other.cache_ratio + creation * (other.cache_creation_ratio ?? 1.25)
+    + audio * (other.audio_ratio ?? 1) + image * (other.image_ratio ?? 1) + log.completion_tokens * other.completion_ratio;
   if (weighted <= 0 || other.model_ratio === 0) return 0;
   return Math.max(1, Math.round(other.group_ratio * other.model_ratio * weighted));
 }

@@ -1,5 +1,5 @@
 import type { OptionStore } from '../../options/store.js';
-import { defaultAudioRatio, defaultCacheCreationRatioFallback } from '../../options/default-ratios.js';
+import { defaultAudioRatio, defaultCacheCreationRatioFallback, defaultImageRatio } from '../../options/default-ratios.js';
 
 /** How one model is billed, read from the pricing options (ModelPrice wins over ratios). */
 export interface ModelPricing {
@@ -19,6 +19,8 @@ export interface ModelPricing {
    * From defaultAudioRatio (no option yet).
    */
   audioRatio?: number;
+  /** Image input price / text input price, for Usage.imageInputTokens (gpt-image-*); absent = 1. From defaultImageRatio. */
+  imageRatio?: number;
 }
 
 type NumberMap = Record<string, number>;
@@ -40,6 +42,7 @@ export function findModelPricing(options: OptionStore, model: string): ModelPric
   if (Object.hasOwn(ratios, model)) {
     const pricing: ModelPricing = { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
     if (Object.hasOwn(defaultAudioRatio, model)) pricing.audioRatio = defaultAudioRatio[model];
+    if (Object.hasOwn(defaultImageRatio, model)) pricing.imageRatio = defaultImageRatio[model];
     return pricing;
   }
   return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: defaultCacheCreationRatioFallback, modelPrice: -1 };

@@ -17,14 +17,19 @@ export interface Usage {
    * audio's length as tokens), billed with the model's audio ratio. Absent means 0.
    */
   audioInputTokens?: number;
+  /**
+   * Part of promptTokens that is image input (gpt-image-* edits: `input_tokens_details.image_tokens`),
+   * billed with the model's image ratio. Absent means 0.
+   */
+  imageInputTokens?: number;
 }
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
 
 /**
  * The quota formula (docs/billing.md):
- *   per token: round(groupRatio × modelRatio × (prompt − cached − creation − audio + cached × cacheRatio
- *              + creation × cacheCreationRatio + audio × audioRatio + completion × completionRatio)),
+ *   per token: round(groupRatio × modelRatio × (prompt − cached − creation − audio − image + cached × cacheRatio
+ *              + creation × cacheCreationRatio + audio × audioRatio + image × imageRatio + completion × completionRatio)),
  *              at least 1 when the ratios are non-zero and tokens were used; 0 with no tokens;
  *   per call:  round(modelPrice × QuotaPerUnit × groupRatio × calls).
  */
@@ -34,8 +39,9 @@ export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: U
   const cached = Math.min(Math.max(0, usage.cachedTokens), prompt);
   const creation = Math.min(Math.max(0, usage.cacheCreationTokens ?? 0), prompt - cached);
   const audio = Math.min(Math.max(0, usage.audioInputTokens ?? 0), prompt - cached - creation);
-  const weighted = prompt - cached - creation - audio + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
-    + audio * (pricing.audioRatio ?? 1) + Math.max(0, usage.completionTokens) * pricing.completionRatio;
+  const image = Math.min(Math.max(0, usage.imageInputTokens ?? 0), prompt - cached - creation - audio);
+  const weighted = prompt - cached - creation - audio - image + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
+    + audio * (pricing.audioRatio ?? 1) + image * (pricing.imageRatio ?? 1) + Math.max(0, usage.completionTokens) * pricing.completionRatio;
   if (weighted <= 0) return 0;
   const ratio = groupRatio * pricing.modelRatio;
   if (ratio === 0) return 0;

@@ -43,13 +43,14 @@ const isCount = (value: number | undefined): boolean => value === undefined || (
  * Returns the same object when it is already clean (the common case: no allocation on the hot path).
  */
 export function clampUsage(usage: Usage): Usage {
-  const { promptTokens, completionTokens, cachedTokens, cacheCreationTokens, audioInputTokens } = usage;
-  if (isCount(promptTokens) && isCount(completionTokens) && isCount(cachedTokens) && isCount(cacheCreationTokens) && isCount(audioInputTokens)
-    && cachedTokens + (cacheCreationTokens ?? 0) + (audioInputTokens ?? 0) <= promptTokens) return usage;
+  const { promptTokens, completionTokens, cachedTokens, cacheCreationTokens, audioInputTokens, imageInputTokens } = usage;
+  if (isCount(promptTokens) && isCount(completionTokens) && isCount(cachedTokens) && isCount(cacheCreationTokens) && isCount(audioInputTokens) && isCount(imageInputTokens)
+    && cachedTokens + (cacheCreationTokens ?? 0) + (audioInputTokens ?? 0) + (imageInputTokens ?? 0) <= promptTokens) return usage;
   const prompt = usageCount(promptTokens);
   const cached = Math.min(usageCount(cachedTokens), prompt);
   const clean: Usage = { promptTokens: prompt, completionTokens: usageCount(completionTokens), cachedTokens: cached };
   if (cacheCreationTokens !== undefined) clean.cacheCreationTokens = Math.min(usageCount(cacheCreationTokens), prompt - cached);
   if (audioInputTokens !== undefined) clean.audioInputTokens = Math.min(usageCount(audioInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0));
+  if (imageInputTokens !== undefined) clean.imageInputTokens = Math.min(usageCount(imageInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0) - (clean.audioInputTokens ?? 0));
   return clean;
 }

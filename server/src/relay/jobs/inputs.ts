@@ -6,6 +6,7 @@ import { sendJsonAnswer } from '../pipeline/respond.js';
 import { withBase64Embeddings } from '../providers/shared/embedding-encoding.js';
 import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';
 import type { RelayJob } from '../pipeline/relay-call.js';
+import { imageUsage } from './image-edits.js';
 import { channelJsonBody, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 
 function inputJob(endpoint: RelayEndpoint, body: JsonBody, model: string, input: unknown): RelayJob {
@@ -103,7 +104,7 @@ export function imagesJob(body: JsonBody): RelayJob {
   return {
     ...inputJob('images', body, model, body.prompt),
     calls: positiveInt(body.n) || 1,
-    readUsage: (adapter, response) => (response?.usage ? adapter.chat.readUsage(response) : null),
+    readUsage: (adapter, response) => imageUsage(adapter, response?.usage),
   };
 }
 

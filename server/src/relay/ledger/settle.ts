@@ -71,9 +71,13 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
   const { pricing } = input;
   const audio = input.usage.audioInputTokens;
   const audioRatio = pricing.audioRatio ?? 1;
+  const image = input.usage.imageInputTokens;
+  const imageRatio = pricing.imageRatio ?? 1;
   const content = pricing.quotaType === 1
     ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
-    : audio !== undefined
+    : image !== undefined
+      ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，图片输入倍率 ${imageRatio}，分组倍率 ${input.groupRatio}`
+      : audio !== undefined
       ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${input.groupRatio}`
       : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
   const other = {
@@ -88,6 +92,7 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
       ? { cache_creation_tokens: input.usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
       : {}),
     ...(audio !== undefined ? { audio: true, audio_input: audio, audio_ratio: audioRatio } : {}),
+    ...(image !== undefined ? { image: true, image_input: image, image_ratio: imageRatio } : {}),
     frt: input.frtMs,
     is_model_mapped: input.upstreamModel !== input.model,
     upstream_model_name: input.upstreamModel,

@@ -4,6 +4,7 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
 import { readTranscriptionForm, transcriptionJob } from '../jobs/audio-transcription.js';
+import { imageEditJob, imageFormLimits, readImageForm } from '../jobs/image-edits.js';
 import { chatJob } from '../jobs/chat.js';
 import { embeddingsJob } from '../jobs/inputs.js';
 import { requireObject } from '../jobs/json-body.js';
@@ -16,7 +17,8 @@ import { applyQueryOptions, jsonRoutes } from './json-routes.js';
 
 /**
  * The OpenAI surface on Fastify: the JSON routes (also served by the direct lane before Fastify),
- * the audio transcriptions and translations (multipart), and the console's playground (/pg, by session).
+ * the audio transcriptions and translations and the image edits and variations (multipart), and the
+ * console's playground (/pg, by session).
  */
 export async function registerOpenAiRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestHookHandler): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
@@ -39,6 +41,21 @@ export async function registerOpenAiRoutes(scope: FastifyInstance, ctx: AppConte
         if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
         const { fields, file } = await readTranscriptionForm(() => request.parts());
         await runRelay(ctx, relay, fastifyExchange(request, reply), caller, transcriptionJob(endpoint, fields, file));
+        return reply;
+      });
+    }
+  });
+  await scope.register(async (images) => {
+    images.removeContentTypeParser('multipart/form-data');
+    await images.register(fastifyMultipart, { limits: { ...imageFormLimits, fileSize: bodyLimit } });
+    for (const kind of ['edits', 'variations'] as const) {
+      images.post(`/v1/images/${kind}`, { bodyLimit, onRequest: byToken }, async (request, reply) => {
+        const caller = callerOf(request);
+        if (!request.isMultipart()) throw new RelayError(400, 'invalid_request', '请求必须是 multipart/form-data');
+        const form = await readImageForm(() => request.parts(), bodyLimit);
+        const job = imageEditJob(kind, form);
+        applyQueryOptions(job, (request.query as Record<string, unknown> | undefined)?.['api-version']);
+        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
         return reply;
       });
     }

@@ -8,6 +8,8 @@ const deploymentPaths: Partial<Record<RelayEndpoint, string>> = {
   completions: '/completions',
   embeddings: '/embeddings',
   images: '/images/generations',
+  'image-edits': '/images/edits',
+  'image-variations': '/images/variations',
   speech: '/audio/speech',
   transcriptions: '/audio/transcriptions',
   translations: '/audio/translations',

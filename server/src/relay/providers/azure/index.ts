@@ -32,7 +32,7 @@ export const azureAdapter = {
     ],
     defaultModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-35-turbo', 'text-embedding-3-small', 'dall-e-3', 'whisper'],
   },
-  endpoints: new Set(['chat', 'completions', 'embeddings', 'images', 'speech', 'transcriptions', 'translations'] as const),
+  endpoints: new Set(['chat', 'completions', 'embeddings', 'images', 'image-edits', 'image-variations', 'speech', 'transcriptions', 'translations'] as const),
   api: { url: (endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, request?: RequestOptions) => buildAzureUrl(endpoint, target, model, request?.apiVersion), headers: buildAzureHeaders },
   chat: {
     prepareBody: prepareOpenAiChatBody,

@@ -6,6 +6,8 @@ const paths: Record<RelayEndpoint | 'models', string> = {
   embeddings: '/embeddings',
   moderations: '/moderations',
   images: '/images/generations',
+  'image-edits': '/images/edits',
+  'image-variations': '/images/variations',
   speech: '/audio/speech',
   transcriptions: '/audio/transcriptions',
   translations: '/audio/translations',

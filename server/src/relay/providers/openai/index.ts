@@ -7,7 +7,7 @@ import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
 import { responsesPassThrough } from './responses-passthrough.js';
 
-const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'speech', 'transcriptions', 'translations', 'rerank'];
+const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'image-edits', 'image-variations', 'speech', 'transcriptions', 'translations', 'rerank'];
 
 /** One OpenAI-wire provider, described as data; every field but the first four is optional. */
 export interface OpenAiCompatibleConfig {
