@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import type { DatabaseKind } from '../../src/config.js';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -62,6 +63,15 @@ async function quotaOf(server: TestServer, userId: number): Promise<number> {
   return Number(row.quota);
 }
 
+/** A server with gpt-4o-mini at 1 quota per prompt and per completion token, served by `upstream`. */
+async function startOneTokenPerUnitServer(kind: DatabaseKind, upstream: Upstream): Promise<TestServer> {
+  const server = await startTestServer({ kind });
+  await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
+  await setOption(server.ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
+  await createRelayChannel(server.ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
+  return server;
+}
+
 function expectNothingHeld(server: TestServer): void {
   for (const user of server.relay.access.cachedUsers()) expect(user.held).toBe(0);
 }
@@ -112,12 +122,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
 
   it('an honest upstream: quota 1,000 and 400 parallel calls costing 20 each serve at least 10 and end at ≥ −100', async () => {
     const upstream = await startUpstream('honest', 13, 7);
-    const server = await startTestServer({ kind });
+    const server = await startOneTokenPerUnitServer(kind, upstream);
     try {
       const { ctx } = server;
-      await setOption(ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await setOption(ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await createRelayChannel(ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
       const user = await createRelayUser(ctx, { quota: 1_000 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
       const calls = await Promise.all(Array.from({ length: 400 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', stream: i % 2 === 1 })));
@@ -139,12 +146,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
 
   it('an upstream that overruns max_tokens: quota 1,000 and 200 parallel calls end at ≥ −1,000', async () => {
     const upstream = await startUpstream('overrun', 13, 7);
-    const server = await startTestServer({ kind });
+    const server = await startOneTokenPerUnitServer(kind, upstream);
     try {
       const { ctx } = server;
-      await setOption(ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await setOption(ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await createRelayChannel(ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
       const user = await createRelayUser(ctx, { quota: 1_000 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
       const calls = await Promise.all(Array.from({ length: 200 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', max_tokens: 1, stream: i % 2 === 1 })));
@@ -161,12 +165,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
 
   it('refuses a request the balance cannot pay even at its likely cost, saying so, and sends nothing upstream', async () => {
     const upstream = await startUpstream('honest', 13, 7);
-    const server = await startTestServer({ kind });
+    const server = await startOneTokenPerUnitServer(kind, upstream);
     try {
       const { ctx } = server;
-      await setOption(ctx, 'ModelRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await setOption(ctx, 'CompletionRatio', JSON.stringify({ 'gpt-4o-mini': 1 }));
-      await createRelayChannel(ctx, { key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
       const user = await createRelayUser(ctx, { quota: 50 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
       const refused = await chat(server, token.apiKey, { model: 'gpt-4o-mini', max_tokens: 400 });
