@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { checkPeriodically, underLease } from '../../cache/periodic.js';
 import type { AppContext } from '../../context.js';
 import { deleteLogsBefore } from './delete-logs.js';
 
@@ -25,15 +25,11 @@ export async function runLogRetention(ctx: AppContext, options: { force?: boolea
     const last = Number(await ctx.cache.get(lastRunKey));
     if (Number.isFinite(last) && last > 0 && now - last < dayMs - checkEveryMs / 2) return null;
   }
-  const holder = randomBytes(8).toString('hex');
-  if (!(await ctx.cache.acquireLease(lockKey, holder, 1, lockTtlMs))) return null;
-  try {
+  return underLease(ctx.cache, lockKey, lockTtlMs, async () => {
     const removed = await deleteLogsBefore(ctx, Math.floor((now - days * dayMs) / 1000));
     await ctx.cache.set(lastRunKey, String(now), Math.ceil((2 * dayMs) / 1000));
     return removed;
-  } finally {
-    await ctx.cache.releaseLease(lockKey, holder);
-  }
+  });
 }
 
 /** Schedules the daily retention run on this instance; stopped with the app. */
@@ -45,12 +41,5 @@ export function startLogRetention(ctx: AppContext, log: { info(object: object, m
       })
       .catch((error: unknown) => log.error({ err: error }, 'log retention failed; it runs again at the next check'));
   };
-  const first = setTimeout(check, firstCheckMs);
-  const every = setInterval(check, checkEveryMs);
-  first.unref();
-  every.unref();
-  ctx.onClose.push(async () => {
-    clearTimeout(first);
-    clearInterval(every);
-  });
+  checkPeriodically(ctx, check, firstCheckMs, checkEveryMs);
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { checkPeriodically, underLease } from '../../cache/periodic.js';
 import type { AppContext } from '../../context.js';
 import { renewDuePeriods, type PeriodRun } from '../../subscriptions/renew-periods.js';
 
@@ -16,13 +16,7 @@ const lockKey = 'job:subscription-periods';
  * holds the lock.
  */
 export async function runSubscriptionPeriods(ctx: AppContext, options: { now?: number } = {}): Promise<PeriodRun | null> {
-  const holder = randomBytes(8).toString('hex');
-  if (!(await ctx.cache.acquireLease(lockKey, holder, 1, lockTtlMs))) return null;
-  try {
-    return await renewDuePeriods(ctx.storage.db, options.now ?? Math.floor(Date.now() / 1000));
-  } finally {
-    await ctx.cache.releaseLease(lockKey, holder);
-  }
+  return underLease(ctx.cache, lockKey, lockTtlMs, () => renewDuePeriods(ctx.storage.db, options.now ?? Math.floor(Date.now() / 1000)));
 }
 
 /** Runs the period job every minute on this instance; stopped with the app. */
@@ -34,12 +28,5 @@ export function startSubscriptionPeriods(ctx: AppContext, log: { info(object: ob
       })
       .catch((error: unknown) => log.error({ err: error }, 'subscription period job failed; it runs again at the next check'));
   };
-  const first = setTimeout(check, firstCheckMs);
-  const every = setInterval(check, checkEveryMs);
-  first.unref();
-  every.unref();
-  ctx.onClose.push(async () => {
-    clearTimeout(first);
-    clearInterval(every);
-  });
+  checkPeriodically(ctx, check, firstCheckMs, checkEveryMs);
 }
