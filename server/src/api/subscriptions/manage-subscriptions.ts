@@ -2,6 +2,7 @@ import { subscriptionMessages, type FundingPreference, type GrantPlanInput } fro
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
+import { parseUserSetting } from '../users/update-user-setting.js';
 import type { AppContext } from '../../context.js';
 import { fundingPreferenceOf } from '../../subscriptions/funding.js';
 import { addPeriod, isPeriodUnit } from '../../subscriptions/periods.js';
@@ -35,20 +36,11 @@ export async function findUserSubscriptions(ctx: AppContext, userId: number) {
   return { billing_preference: fundingPreferenceOf(user.setting), subscriptions: await subscriptionsOf(ctx, userId) };
 }
 
-function parseSetting(raw: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** PUT /api/subscription/self/preference: kept in users.setting as `billing_preference`. */
 export async function setFundingPreference(ctx: AppContext, user: AuthUser, preference: FundingPreference): Promise<void> {
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', user.id).executeTakeFirstOrThrow();
-  const setting = { ...parseSetting(row.setting), billing_preference: preference };
+  const setting = { ...parseUserSetting(row.setting), billing_preference: preference };
   await db.updateTable('users').set({ setting: JSON.stringify(setting) }).where('id', '=', user.id).execute();
   await ctx.bus.publish('users', String(user.id));
 }

@@ -6,7 +6,8 @@ import type { AppContext } from '../../context.js';
 
 export const acceptUnsetAdminOnlyMessage = '仅管理员可以开启未设置价格模型的使用';
 
-function parseSetting(raw: string): Record<string, unknown> {
+/** A user's `setting` JSON as an object; anything else (empty, malformed, not an object) as {}. */
+export function parseUserSetting(raw: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(raw);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -25,7 +26,7 @@ export async function updateUserSetting(ctx: AppContext, user: AuthUser, input: 
   const userId = user.id;
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow();
-  const setting = { ...parseSetting(row.setting), ...input };
+  const setting = { ...parseUserSetting(row.setting), ...input };
   await db.updateTable('users').set({ setting: JSON.stringify(setting) }).where('id', '=', userId).execute();
   await ctx.bus.publish('users', String(userId));
 }
