@@ -1,6 +1,7 @@
 import { LogType, subscriptionMessages } from '@modelgate/shared';
 import { nowSeconds } from '../../db/index.js';
 import { invalidInput, notFound } from '../../lib/errors.js';
+import { planTerms } from './plans.js';
 import type { AppContext } from '../../context.js';
 import { stripeClient, stripeFailure, stripeSettingsOf } from '../payments/stripe.js';
 import { mismatchedSessionMessage, unknownSessionMessage, type CheckoutSessionFields } from '../topup/complete-stripe-top-up.js';
@@ -49,16 +50,9 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
     if (Number(result.numUpdatedRows) !== 1) return false;
     await trx.insertInto('user_subscriptions').values({
       user_id: order.user_id,
-      plan_id: plan.id,
-      plan_name: plan.name,
+      ...planTerms(plan),
       source: 'stripe',
       status: 'active',
-      period_unit: plan.period_unit,
-      period_count: plan.period_count,
-      period_quota: plan.quota,
-      remaining_quota: plan.quota,
-      models: plan.models,
-      groups: plan.groups,
       period_start: facts.periodStart,
       period_end: facts.periodEnd,
       ends_at: facts.cancelAtPeriodEnd ? facts.periodEnd : 0,

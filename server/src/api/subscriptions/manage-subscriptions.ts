@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { fundingPreferenceOf } from '../../subscriptions/funding.js';
 import { addPeriod, isPeriodUnit } from '../../subscriptions/periods.js';
 import { stripeClient, stripeFailure, stripeSettingsOf, cardPaymentOffMessage } from '../payments/stripe.js';
-import { findPlan } from './plans.js';
+import { findPlan, planTerms } from './plans.js';
 import { subscriptionView } from './views.js';
 
 type Log = { warn(object: object, message: string): void };
@@ -81,16 +81,9 @@ export async function grantPlan(ctx: AppContext, input: GrantPlanInput) {
   for (let i = 0; i < input.periods; i += 1) endsAt = addPeriod(endsAt, plan.period_unit, plan.period_count);
   const id = await insertReturningId(ctx.storage, 'user_subscriptions', {
     user_id: input.user_id,
-    plan_id: plan.id,
-    plan_name: plan.name,
+    ...planTerms(plan),
     source: 'admin',
     status: 'active',
-    period_unit: plan.period_unit,
-    period_count: plan.period_count,
-    period_quota: plan.quota,
-    remaining_quota: plan.quota,
-    models: plan.models,
-    groups: plan.groups,
     period_start: now,
     period_end: addPeriod(now, plan.period_unit, plan.period_count),
     ends_at: endsAt,

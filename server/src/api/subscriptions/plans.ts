@@ -1,3 +1,5 @@
+import type { Selectable } from 'kysely';
+import type { SubscriptionPlansTable } from '../../db/schema.js';
 import { subscriptionMessages, type PlanInput, type UpdatePlanInput } from '@modelgate/shared';
 import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { AppError, invalidInput, notFound } from '../../lib/errors.js';
@@ -62,4 +64,18 @@ export async function deletePlan(ctx: AppContext, id: number): Promise<void> {
     ?? await db.selectFrom('subscription_orders').select('id').where('plan_id', '=', id).limit(1).executeTakeFirst();
   if (used) throw new AppError('conflict', planInUseMessage);
   await db.deleteFrom('subscription_plans').where('id', '=', id).execute();
+}
+
+/** The plan's terms a new subscription copies (later plan edits leave running subscriptions as they are). */
+export function planTerms(plan: Selectable<SubscriptionPlansTable>) {
+  return {
+    plan_id: plan.id,
+    plan_name: plan.name,
+    period_unit: plan.period_unit,
+    period_count: plan.period_count,
+    period_quota: plan.quota,
+    remaining_quota: plan.quota,
+    models: plan.models,
+    groups: plan.groups,
+  };
 }
