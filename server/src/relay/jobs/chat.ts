@@ -1,5 +1,5 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, inputText, messagesText, textOf } from '../billing/token-count.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 import { planChat } from './chat-plan.js';
 import { capOutputTokens, channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 

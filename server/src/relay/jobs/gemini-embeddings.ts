@@ -1,5 +1,5 @@
 import { relayErrors, UpstreamError } from '../errors.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 import { embeddingsJob } from './inputs.js';
 import { positiveInt, type JsonBody } from './json-body.js';
 

@@ -4,7 +4,7 @@ import type { Usage } from '../billing/quota.js';
 import { countTextTokens } from '../billing/token-count.js';
 import { usageCount } from '../billing/usage-count.js';
 import { RelayError, relayErrors } from '../errors.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import type { UploadedFile } from './audio-transcription.js';
 import { estimatePromptTokens } from './json-body.js';

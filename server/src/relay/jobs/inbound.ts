@@ -1,7 +1,7 @@
 import { countChatPromptTokens, messagesText } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
 import type { InboundFormat } from '../formats/types.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 import { planChat } from './chat-plan.js';
 import { streamRules } from './chat.js';
 import { capOutputTokens, estimateChatPromptTokens, positiveInt, type JsonBody } from './json-body.js';

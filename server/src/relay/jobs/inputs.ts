@@ -5,7 +5,7 @@ import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 import { sendJsonAnswer } from '../pipeline/respond.js';
 import { withBase64Embeddings } from '../providers/shared/embedding-encoding.js';
 import type { EmbeddingsConverter, RelayEndpoint } from '../providers/types.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 import { imageUsage } from './image-edits.js';
 import { channelJsonBody, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
 

@@ -1,16 +1,14 @@
-import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { findGroupRatioInfo, findModelPricing, unsetModelPricing } from '../billing/pricing.js';
-import type { Usage } from '../billing/quota.js';
-import { clientStatus, RelayError, UpstreamError, relayErrors } from '../errors.js';
-import type { AdapterOptions, ProviderAdapter, RelayEndpoint, RequestOptions } from '../providers/types.js';
+import { clientStatus, RelayError, relayErrors } from '../errors.js';
+import type { AdapterOptions, RelayEndpoint } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
-import type { RelayChannel } from '../routing/channel-index.js';
-import { dispatchWithFailover, type ChannelCall, type UpstreamBody, type UpstreamSuccess } from '../upstream/dispatch.js';
-import { sseHeaders, type RelayExchange } from './exchange.js';
+import { dispatchWithFailover, type UpstreamSuccess } from '../upstream/dispatch.js';
+import type { RelayExchange } from './exchange.js';
+import { CallSignal } from './call-signal.js';
+import type { RelayJob } from './relay-job.js';
 import { checkModelRateLimit, releaseSuccessSlot } from './rate-limit.js';
-import { OpenAiSseCodec } from '../stream/openai-sse-codec.js';
 import type { Delivery } from './respond.js';
 import { settle } from '../ledger/settle.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
@@ -19,99 +17,10 @@ import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import { admitToken } from '../routing/admission.js';
 import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
-import { StreamDriver, type StreamOut } from '../stream/stream-driver.js';
 import { newAttemptTrace, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
 
-/** One relay request, described by its endpoint module. */
-export interface RelayJob {
-  endpoint: RelayEndpoint;
-  model: string;
-  isStream: boolean;
-  clientWantsUsage: boolean;
-  /** Upper estimate of the prompt's tokens, for the hold (jobs/json-body.ts estimatePromptTokens). */
-  promptTokens: number;
-  maxTokens: number;
-  /**
-   * Lowers the output limit sent upstream to `tokens` (max_tokens or the format's own field), when the
-   * balance pays for no more (ledger/hold-policy.ts). Jobs without generated text have none.
-   */
-  capOutput?(tokens: number): void;
-  /** Calls billed for per-call models (images: n). */
-  calls: number;
-  /** The request for one channel (json/form on the OpenAI wire, or a built request with its responder). */
-  buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
-  /** Client headers forwarded upstream (anthropic-version, anthropic-beta). */
-  clientHeaders?: Record<string, string>;
-  /** Per-request URL values (Azure api-version from the query). */
-  requestOptions?: RequestOptions;
-  /** The prompt's text, checked for sensitive words before any upstream call (sensitive/guard.ts). */
-  promptText?(): string;
-  /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
-  countPromptTokens(): number;
-  /**
-   * Optional fast path: usage read from the raw JSON response without parsing all of it; undefined
-   * when it cannot tell (then the body is parsed and readUsage runs).
-   */
-  readUsageFromBytes?(adapter: ProviderAdapter, body: Buffer): Usage | undefined;
-  /** Usage of a successful non-stream response (JSON already parsed, or null for binary). */
-  readUsage(adapter: ProviderAdapter, response: Record<string, unknown> | null): Usage | null;
-  /** Completion tokens of a non-stream response without usage. */
-  countCompletionTokens?(response: Record<string, unknown>): number;
-  /**
-   * The usage of a non-stream answer passed through as it came, read by the job from its bytes and
-   * content type (transcriptions: text, srt and vtt answers are not JSON). When present it replaces
-   * readUsageFromBytes, readUsage and countCompletionTokens there.
-   */
-  readAnswerUsage?(adapter: ProviderAdapter, answer: { bytes: Buffer; contentType: string }): Usage;
-}
-
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
-
-/**
- * The abort signal of one relay call, aborted when the client goes away before its answer is done.
- * A stand-in for AbortController/AbortSignal, which cost several µs per request (EventTarget set-up,
- * undici's addEventListener/removeEventListener on it): its users only read `aborted`/`reason` and
- * add or remove 'abort' listeners (undici's request takes an EventTarget or EventEmitter signal).
- */
-class CallSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: Array<(event: { type: 'abort' }) => void> | null = null;
-
-  constructor(private readonly out: ServerResponse) {}
-
-  /** The client response's 'close' listener: a close before the answer finished aborts the call. */
-  readonly onClientClose = (): void => {
-    if (!this.out.writableFinished) this.abort();
-  };
-
-  addEventListener(type: string, listener: (event: { type: 'abort' }) => void): void {
-    if (type === 'abort' && !this.aborted) (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(type: string, listener: (event: { type: 'abort' }) => void): void {
-    const index = type === 'abort' && this.listeners ? this.listeners.indexOf(listener) : -1;
-    if (index >= 0) this.listeners!.splice(index, 1);
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
-    const listeners = this.listeners;
-    this.listeners = null;
-    if (listeners) for (const listener of listeners) listener.call(this, { type: 'abort' });
-  }
-
-  get signal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
-}
 
 /** Checks, holds, dispatches with failover, relays the answer and settles the bill. */
 export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): Promise<void> {
@@ -177,32 +86,6 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const controller = new CallSignal(out);
   const abortOnClose = controller.onClientClose;
   out.on('close', abortOnClose);
-  const passStream = async (answered: UpstreamSuccess): Promise<Delivery> => {
-    const answer = answered.answer!;
-    out.off('close', abortOnClose);
-    const pingEnabled = options.bool('general_setting.ping_interval_enabled');
-    const driver = new StreamDriver({
-      out: out as unknown as StreamOut,
-      codec: new OpenAiSseCodec({ transform: answered.channel.adapter!.chatStream.createTransform(), clientWantsUsage: job.clientWantsUsage, startedAt, model: job.model, acceptLanguage: exchange.headers['accept-language'] }),
-      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
-      pingIntervalMs: pingEnabled ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
-      abort: () => controller.abort(),
-      startedAt,
-      countPromptTokens: job.countPromptTokens,
-      start: () => exchange.startStream(sseHeaders),
-      cancel: () => answer.cancel(),
-      acceptLanguage: exchange.headers['accept-language'],
-    }, () => answer.resume());
-    answer.stream(driver);
-    const outcome = await driver.done;
-    if (!outcome.isStarted && outcome.error !== null && !outcome.isClientGone && !outcome.isIdleTimeout) {
-      // Failed before its first byte (an error event first, the upstream gone): another channel may serve it.
-      out.on('close', abortOnClose);
-      if (outcome.error instanceof RelayError) throw outcome.error;
-      throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error).message}`, null, '');
-    }
-    return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs };
-  };
   let success: UpstreamSuccess;
   let servedGroup = caller.group;
   let delivery: Delivery | undefined;
@@ -212,11 +95,10 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       tokenLease = admitted instanceof Promise ? await admitted : admitted;
     }
     const served = await dispatchWithFailover(ctx, relay, {
-      // Every streamed answer, and converted, native and inbound answers, are given inside the
-      // failover loop, so a stream that fails before its first byte is retried on another channel.
+      // Every answer is given by its responder inside the failover loop (the one delivery path), so a
+      // stream that fails before its first byte is retried on another channel.
       deliver: async (answered) => {
-        if (answered.respond) delivery = await deliver(ctx, relay, exchange, job, controller, answered, startedAt);
-        else if (job.isStream) delivery = await passStream(answered);
+        delivery = await deliver(ctx, relay, exchange, job, controller, answered, startedAt);
       },
       endpoint: job.endpoint,
       model: job.model,
@@ -241,10 +123,10 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     tokenLease.release();
     throw error;
   }
-  // The answer is complete (a stream was delivered inside the failover loop; a non-stream one is read).
+  // The answer is complete: a stream was delivered inside the failover loop, a non-stream one is read.
   tokenLease.release();
   out.off('close', abortOnClose);
-  delivery ??= passAnswer(job, success, exchange, startedAt);
+  if (!delivery) throw new Error('the attempt loop ended without a delivery');
   // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
   const ratios = findGroupRatioInfo(options, caller.user.group, servedGroup);
   const quota = settle(ctx, relay, {
@@ -261,45 +143,20 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   }
 }
 
-/** A non-stream OpenAI-wire answer passed through as it came: its usage (read fast from the bytes when it can). */
-function passAnswer(job: RelayJob, success: UpstreamSuccess, exchange: RelayExchange, startedAt: number): Delivery {
-  const { channel, head } = success;
-  const adapter = channel.adapter!;
-  const bytes = head!.body!;
-  const contentType = head!.contentType || 'application/json';
-  const send = () => exchange.send(head!.statusCode, contentType, bytes);
-  if (job.readAnswerUsage) return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs: Date.now() - startedAt, send };
-  const isJson = contentType.includes('json');
-  let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
-  let parsed: Record<string, unknown> | null = null;
-  if (usage === undefined) {
-    if (isJson) {
-      try {
-        parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-      } catch {
-        parsed = null;
-      }
-    }
-    usage = job.readUsage(adapter, parsed);
-  }
-  if (!usage) {
-    const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
-    usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
-  }
-  return { usage, isStream: false, frtMs: Date.now() - startedAt, send };
-}
-
-/** Gives a responder's answer (conversion, native pass-through, inbound formats) to the client. */
-async function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, startedAt: number): Promise<Delivery> {
+/** Gives an upstream answer to the client through its responder: the one delivery path. */
+function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, startedAt: number): Promise<Delivery> | Delivery {
   const out = exchange.raw;
   const abortOnClose = controller.onClientClose;
-  out.off('close', abortOnClose);
-  out.on('close', abortOnClose);
-  return success.respond!({
-    ctx, relay, exchange, response: success.response!, model: job.model, upstreamModel: success.upstreamModel,
+  return success.respond({
+    ctx, relay, exchange, job, channel: success.channel, response: success.response, answer: success.answer, head: success.head,
+    model: job.model, upstreamModel: success.upstreamModel,
     signal: controller.signal, startedAt,
     abort: () => controller.abort(),
     detach: () => out.off('close', abortOnClose),
+    attach: () => {
+      out.off('close', abortOnClose);
+      out.on('close', abortOnClose);
+    },
     countPromptTokens: job.countPromptTokens,
   });
 }

@@ -1,5 +1,8 @@
 import { Writable } from 'node:stream';
 import type { UpstreamResponse } from '../providers/types.js';
+import type { RelayChannel } from '../routing/channel-index.js';
+import type { AnswerHead, UpstreamAnswer } from '../upstream/upstream-answer.js';
+import type { RelayJob } from './relay-job.js';
 import type { AppContext } from '../../context.js';
 import type { Usage } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
@@ -9,19 +12,29 @@ import { sseHeaders, type RelayExchange } from './exchange.js';
 import { createFramingDecoder, type DecoderFraming } from '../stream/framing.js';
 import { pump, StreamDriver, type StreamOut } from '../stream/stream-driver.js';
 
-/** Everything a job's response handler needs to answer the client. */
+/**
+ * Everything a responder needs to answer the client. The upstream's 2xx answer is `response`
+ * (undici.request, for a request an adapter built) or `answer` with its `head` (undici's dispatch
+ * API, for the OpenAI-wire pass-through: providers/openai/passthrough.ts).
+ */
 export interface ResponseContext {
   ctx: AppContext;
   relay: RelayState;
   exchange: RelayExchange;
-  response: UpstreamResponse;
+  job: RelayJob;
+  channel: RelayChannel;
+  response?: UpstreamResponse;
+  answer?: UpstreamAnswer;
+  head?: AnswerHead;
   /** Model the client asked for (answers carry it). */
   model: string;
   upstreamModel: string;
   signal: AbortSignal;
   abort(): void;
-  /** Stops watching the client connection for the non-stream read. */
+  /** Stops watching the client connection (the answer's reader watches it from here). */
   detach(): void;
+  /** Watches the client connection again: nothing reached the client, another channel may be tried. */
+  attach(): void;
   startedAt: number;
   countPromptTokens(): number;
 }
@@ -39,7 +52,14 @@ export interface Delivery {
   send?(): void;
 }
 
-export type Responder = (rc: ResponseContext) => Promise<Delivery>;
+/** Answers the client from one upstream answer; the one delivery path of relay-call.ts. */
+export type Responder = (rc: ResponseContext) => Promise<Delivery> | Delivery;
+
+/** The undici.request answer of a responder that reads a built request's response. */
+function responseOf(rc: ResponseContext): UpstreamResponse {
+  if (!rc.response) throw new Error('this responder reads an undici.request answer');
+  return rc.response;
+}
 
 /**
  * Streams the answer through the one stream driver with an event codec (a framing decoder and an
@@ -66,7 +86,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     },
     acceptLanguage: rc.exchange.headers['accept-language'],
   }, () => waiter.resume());
-  void pump(rc.response.body, driver, waiter);
+  void pump(responseOf(rc).body, driver, waiter);
   const outcome = await driver.done;
   if (!outcome.isStarted || (isCollected && outcome.error !== null)) {
     // Nothing reached the client: an UpstreamError goes back to the failover loop (another channel
@@ -82,7 +102,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
 export async function readAnswer(rc: ResponseContext): Promise<{ bytes: Buffer; json: Record<string, unknown> | null }> {
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await rc.response.body.arrayBuffer());
+    bytes = Buffer.from(await responseOf(rc).body.arrayBuffer());
   } catch (error) {
     rc.detach();
     if (rc.signal.aborted) throw relayErrors.clientClosed();
@@ -130,7 +150,7 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
     frtMs: Date.now() - rc.startedAt,
     send: () => {
       const isBytes = Buffer.isBuffer(result.body);
-      const contentType = isBytes ? String(rc.response.headers['content-type'] ?? 'application/json') : 'application/json; charset=utf-8';
+      const contentType = isBytes ? String(responseOf(rc).headers['content-type'] ?? 'application/json') : 'application/json; charset=utf-8';
       rc.exchange.send(200, contentType, isBytes ? (result.body as Buffer) : JSON.stringify(result.body));
     },
   };

@@ -1,7 +1,7 @@
 import { chatJob, completionsJob } from '../jobs/chat.js';
 import { embeddingsJob, imagesJob, moderationsJob, rerankJob, speechJob } from '../jobs/inputs.js';
 import type { JsonBody } from '../jobs/json-body.js';
-import type { RelayJob } from '../pipeline/relay-call.js';
+import type { RelayJob } from '../pipeline/relay-job.js';
 
 export type JobBuilder = (body: JsonBody) => RelayJob;
 

@@ -9,12 +9,14 @@ import { pickKey } from '../routing/admission.js';
 import { runAttempts, type AttemptResult, type AttemptTrace } from '../routing/attempt-loop.js';
 
 import type { Responder } from '../pipeline/respond.js';
+import { openAiPassThrough } from '../providers/openai/passthrough.js';
 import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from './upstream-answer.js';
 
 /**
  * What is sent to one channel: an OpenAI-wire JSON body or form (URL and headers from the adapter's
  * api), or a complete request an adapter built (converted or native wire). `respond`, when set,
- * handles the answer (conversion, native pass-through, inbound formats) instead of the OpenAI path.
+ * handles the answer (conversion, native pass-through, inbound formats); without it the request is
+ * the OpenAI-wire pass-through, answered by providers/openai/passthrough.ts.
  */
 export type UpstreamBody = (
   | { kind: 'json'; value: Record<string, unknown> }
@@ -59,12 +61,13 @@ export interface UpstreamCall {
 }
 
 /**
- * A 2xx answer: for the OpenAI-wire pass-through (no responder), the answer on undici's dispatch API
- * with its head (and whole body unless it streams); for a responder, undici.request's response.
+ * A 2xx answer and the responder that gives it to the client: for the OpenAI-wire pass-through, the
+ * answer on undici's dispatch API with its head (and whole body unless it streams); for a request an
+ * adapter built, undici.request's response.
  */
 export type UpstreamReply =
   | { respond: Responder; response: UpstreamResponse; answer?: undefined; head?: undefined }
-  | { respond?: undefined; response?: undefined; answer: UpstreamAnswer; head: AnswerHead };
+  | { respond: Responder; response?: undefined; answer: UpstreamAnswer; head: AnswerHead };
 
 export type UpstreamSuccess = UpstreamReply & {
   channel: RelayChannel;
@@ -158,7 +161,7 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
     } catch (error) {
       throw connectionFailure(call, error);
     }
-    if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head };
+    if (head.statusCode >= 200 && head.statusCode < 300) return { channel, upstreamModel, tried, answer, head, respond: openAiPassThrough };
     throw upstreamFailure(adapter, head.statusCode, head.body ? head.body.toString('utf8') : '', (name) => head.retryAfter?.[name]);
   }
   let response: UpstreamResponse;
