@@ -147,9 +147,9 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect((await subscriptionsOf(alice.userId))[0]!.ends_at).toBe(sub!.period_end);
     const inPeriod = await takeFunding(db(), { userId: alice.userId, model: 'gpt-4o', group: 'default', amount: 50, now: sub!.period_end - 1 });
     expect(inPeriod.fromSubscription).toBe(50);
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end - 1 })).toEqual({ renewed: 0, expired: 0 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toEqual({ renewed: 0, expired: 1 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toEqual({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end - 1 })).toMatchObject({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toMatchObject({ renewed: 0, expired: 1 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toMatchObject({ renewed: 0, expired: 0 });
     expect((await subscriptionsOf(alice.userId))[0]!.status).toBe('expired');
     expect((await takeFunding(db(), { userId: alice.userId, model: 'gpt-4o', group: 'default', amount: 50, now: sub!.period_end - 1 })).fromWallet).toBe(50);
   });
@@ -168,15 +168,15 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect(granted.ends_at - granted.period_start).toBe(3 * week);
     await takeFunding(db(), { userId: bob.userId, model: 'any-model', group: 'default', amount: 4_000_000 });
     const second = granted.period_end + 5;
-    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toEqual({ renewed: 1, expired: 0 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toEqual({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toMatchObject({ renewed: 1, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toMatchObject({ renewed: 0, expired: 0 });
     let [row] = await subscriptionsOf(bob.userId);
     expect(row).toMatchObject({ status: 'active', period_start: granted.period_end, period_end: granted.period_end + week, remaining_quota: 5_000_000 });
     // No instance ran through the third period: the job jumps to the period that is current.
-    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at - 10 })).toEqual({ renewed: 1, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at - 10 })).toMatchObject({ renewed: 1, expired: 0 });
     [row] = await subscriptionsOf(bob.userId);
     expect(row).toMatchObject({ period_start: granted.ends_at - week, period_end: granted.ends_at });
-    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at })).toEqual({ renewed: 0, expired: 1 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at })).toMatchObject({ renewed: 0, expired: 1 });
     expect((await root.client.get(`/api/subscription/admin/user/${bob.userId}`)).body.data.subscriptions[0]).toMatchObject({ status: 'expired', is_funding: false });
   });
 

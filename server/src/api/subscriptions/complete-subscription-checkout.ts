@@ -71,6 +71,8 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
     }).execute();
     return true;
   });
+  // Every instance re-reads the user: their calls are funded from now on (relay/ledger/funding-state.ts).
+  if (isStarted) await ctx.bus.publish('users', String(order.user_id));
   return isStarted;
 }
 

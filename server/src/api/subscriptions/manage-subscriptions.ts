@@ -91,6 +91,8 @@ export async function grantPlan(ctx: AppContext, input: GrantPlanInput) {
     updated_time: now,
   });
   const row = await ctx.storage.db.selectFrom('user_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  // Every instance re-reads the user: their calls are funded from now on (relay/ledger/funding-state.ts).
+  await ctx.bus.publish('users', String(input.user_id));
   return subscriptionView(row, now);
 }
 
@@ -115,4 +117,5 @@ export async function revokeSubscription(ctx: AppContext, id: number, log: Log):
   const now = nowSeconds();
   await db.updateTable('user_subscriptions').set({ status: 'expired', ends_at: now, cancelled_at: Number(row.cancelled_at) || now, updated_time: now })
     .where('id', '=', id).where('status', '=', 'active').execute();
+  await ctx.bus.publish('users', String(row.user_id));
 }
