@@ -192,6 +192,50 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect(setting.billing_preference).toBe('wallet_only');
   });
 
+  it('lets a user hold one pending purchase: simultaneous requests cannot both be paid', async () => {
+    const { client: dave, userId: daveId } = await signedInClient(server, { username: 'dave' });
+    const burst = await Promise.all(Array.from({ length: 10 }, () => dave.post('/api/subscription/stripe/pay', { plan_id: planId })));
+    const opened = burst.filter((res) => res.status === 200);
+    expect(opened.length).toBeGreaterThanOrEqual(1);
+    for (const res of burst.filter((one) => one.status !== 200)) {
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.message).toBe('你有一笔订阅购买正在进行中，请稍后再试');
+    }
+    // Whatever got a link: one checkout is open, every earlier one was expired at Stripe first.
+    const sessions = opened.map((res) => (res.body.data.pay_link as string).split('/').pop()!);
+    const paid = sessions.filter((id) => {
+      try {
+        stripe.pay(id);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(paid).toHaveLength(1);
+    expect(await db().selectFrom('subscription_orders').select('id').where('user_id', '=', daveId).where('status', '=', 'pending').execute()).toHaveLength(1);
+    expect((await stripe.deliver('checkout.session.completed', stripe.sessions.get(paid[0]!)!)).status).toBe(200);
+    expect(await subscriptionsOf(daveId)).toHaveLength(1);
+
+    // An abandoned checkout is replaced: the earlier session is expired at Stripe, its order too.
+    const { client: erin, userId: erinId } = await signedInClient(server, { username: 'erin' });
+    const first = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    const second = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const firstSession = (first.body.data.pay_link as string).split('/').pop()!;
+    expect(stripe.sessions.get(firstSession)!.status).toBe('expired');
+    expect(() => stripe.pay(firstSession)).toThrow(/expired/);
+    const orders = await db().selectFrom('subscription_orders').select(['status', 'pending_user_id']).where('user_id', '=', erinId).orderBy('id').execute();
+    expect(orders).toEqual([{ status: 'expired', pending_user_id: null }, { status: 'pending', pending_user_id: erinId }]);
+
+    // A checkout paid whose webhook has not come yet: a new purchase is refused.
+    stripe.pay((second.body.data.pay_link as string).split('/').pop()!);
+    const third = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    expect(third.status).toBe(409);
+    expect(third.body.message).toBe('你的上一笔订阅已付款，正在开通，请稍后刷新');
+    const english = await erin.request('POST', '/api/subscription/stripe/pay', { plan_id: planId }, { headers: { 'accept-language': 'en' } });
+    expect(english.body.message).toBe('Your previous subscription purchase is paid and being activated. Refresh shortly');
+  });
+
   it('revokes at once, cancelling a renewing Stripe subscription at Stripe', async () => {
     const { client: carol, userId: carolId } = await signedInClient(server, { username: 'carol' });
     const pay = await carol.post('/api/subscription/stripe/pay', { plan_id: planId });
