@@ -4,6 +4,7 @@ import { insertReturningId } from '../../src/db/index.js';
 import { expectLedgerExact } from '../helpers/ledger-check.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption, settleBus } from '../helpers/relay-fixtures.js';
+import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
@@ -73,7 +74,11 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
   });
 
   it('subscription_first: the allowance pays, then the wallet; the log row says which paid what', async () => {
-    const user = await newUser(1_000_000);
+    // Signed in, to read the usage log as the console does.
+    const { client: web, userId } = await signedInClient(server, { username: `subscriber-${kind}`, quota: 1_000_000 });
+    starts.set(userId, 1_000_000);
+    const key = await createRelayToken(server.ctx, userId, { isUnlimited: true });
+    const user = { id: userId, client: new OpenAI({ apiKey: key.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 }) };
     const sub = await grant(user.id, 20);
     await ask(user.client);
     expect(cachedUser(user.id)?.funding).toEqual({ preference: 'subscription_first', hasSubscription: true });
@@ -90,6 +95,12 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
       expect.objectContaining({ billing_source: 'subscription', subscription_quota: 15, wallet_quota: 0, subscription_id: sub }),
       expect.objectContaining({ billing_source: 'mixed', subscription_quota: 5, wallet_quota: streamed - 5, subscription_id: sub }),
     ]);
+    // The usage log API answers it: the console shows who paid from these fields.
+    const listed = await web.get('/api/log/self/?type=2&p=1&page_size=10');
+    expect(listed.status, listed.text).toBe(200);
+    const others = (listed.body.data.items as Array<{ other: string }>).map((item) => JSON.parse(item.other) as Record<string, unknown>);
+    expect(others.map((other) => [other.billing_source, other.subscription_quota, other.wallet_quota, other.subscription_id]))
+      .toEqual([['mixed', 5, streamed - 5, sub], ['subscription', 15, 0, sub]]);
     await expectLedgerExact(server.ctx.storage, starts);
   });
 
