@@ -236,6 +236,36 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect(english.body.message).toBe('Your previous subscription purchase is paid and being activated. Refresh shortly');
   });
 
+  it('shows an admin a user\'s subscriptions in the user editor, to grant and end there, for users below their role', async () => {
+    const { client: admin, userId: adminId } = await signedInClient(server, { username: 'helen', role: 10 });
+    const { userId: otherAdminId } = await signedInClient(server, { username: 'ivan', role: 10 });
+    const { client: gina, userId: ginaId } = await signedInClient(server, { username: 'gina' });
+    expect((await gina.get(`/api/subscription/admin/user/${ginaId}`)).status).toBe(403);
+    expect((await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data).toEqual({ billing_preference: 'subscription_first', subscriptions: [] });
+
+    const granted = await admin.post('/api/subscription/admin/grant', { user_id: ginaId, plan_id: planId, periods: 2 });
+    expect(granted.status, granted.text).toBe(200);
+    expect(granted.body.message).toBe('订阅已授予');
+    const [view] = (await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data.subscriptions;
+    expect(view).toMatchObject({ id: granted.body.data.id, plan_name: 'Pro', status: 'active', source: 'admin', remaining_quota: 5_000_000, period_quota: 5_000_000, renews: false, is_funding: true });
+    expect(view.period_end).toBeGreaterThan(view.period_start);
+    expect(view.ends_at).toBeGreaterThan(view.period_end);
+
+    // Not on an admin of the same role, nor on themselves.
+    for (const userId of [otherAdminId, adminId]) {
+      const refused = await admin.post('/api/subscription/admin/grant', { user_id: userId, plan_id: planId, periods: 1 });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toBe('无权更新同权限等级或更高权限等级的用户信息');
+    }
+    const rootGrant = await root.client.post('/api/subscription/admin/grant', { user_id: otherAdminId, plan_id: planId, periods: 1 });
+    expect((await admin.post('/api/subscription/admin/revoke', { id: rootGrant.body.data.id })).status).toBe(403);
+
+    const ended = await admin.post('/api/subscription/admin/revoke', { id: view.id });
+    expect(ended.status).toBe(200);
+    expect(ended.body.message).toBe('订阅已终止');
+    expect((await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data.subscriptions[0]).toMatchObject({ id: view.id, status: 'expired', is_funding: false });
+  });
+
   it('revokes at once, cancelling a renewing Stripe subscription at Stripe', async () => {
     const { client: carol, userId: carolId } = await signedInClient(server, { username: 'carol' });
     const pay = await carol.post('/api/subscription/stripe/pay', { plan_id: planId });

@@ -37,6 +37,7 @@ export const subscriptionMessages = {
   cardPaymentOff: '管理员未开启银行卡支付',
   planSaved: '套餐已保存',
   granted: '订阅已授予',
+  revoked: '订阅已终止',
   cancelled: '订阅已取消，将在当前周期结束时停止',
   preferenceSaved: '扣费优先级已保存',
 } as const;

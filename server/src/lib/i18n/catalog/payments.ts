@@ -36,6 +36,7 @@ export const paymentTexts: readonly CatalogEntry[] = [
   ['该订阅不会续费，无需取消', 'This subscription does not renew; there is nothing to cancel'],
   ['授予周期数必须是 1 到 120 之间的整数', 'The number of periods granted must be an integer from 1 to 120'],
   ['订阅已授予', 'Subscription granted'],
+  ['订阅已终止', 'Subscription ended'],
   ['订阅已取消，将在当前周期结束时停止', 'Subscription cancelled; it stops at the end of the current period'],
   ['扣费优先级必须是 subscription_first、wallet_first、wallet_only 或 subscription_only', 'The funding preference must be subscription_first, wallet_first, wallet_only or subscription_only'],
   ['扣费优先级已保存', 'Funding preference saved'],
