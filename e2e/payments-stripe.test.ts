@@ -103,6 +103,50 @@ describe('card payments journey', () => {
     await shot('subscription-cancelled-zh');
   });
 
+  it('shows an admin the user\'s subscription in the user editor, to grant another plan and end it there', async () => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
+    const admin = await context.newPage();
+    const adminErrors = collectPageErrors(admin);
+    await admin.goto(`${baseUrl}/login`);
+    await admin.getByLabel(/用户名或邮箱/).fill('root');
+    await admin.getByLabel(/^密码$/).fill('rootpass123');
+    await admin.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await admin.waitForURL((url) => !url.pathname.startsWith('/login'));
+    await admin.goto(`${baseUrl}/user`);
+    await admin.getByRole('row').filter({ hasText: 'alice' }).getByRole('button', { name: /编\s*辑/ }).click();
+    const panel = admin.getByTestId('user-subscriptions');
+    // The plan alice bought (renewal cancelled): what is left, the period end.
+    const bought = panel.getByTestId(/^user-subscription-/).filter({ hasText: 'Pro' }).first();
+    await bought.getByText('剩余 $10.00 / $10.00').waitFor();
+    await bought.getByText('已取消').waitFor();
+    await bought.getByText('本周期结束').waitFor();
+    const boughtId = await bought.getAttribute('data-testid');
+    await admin.getByRole('dialog').getByText('订阅').first().scrollIntoViewIfNeeded();
+    await admin.screenshot({ path: path.join(artifactsDir, 'user-editor-subscriptions-zh.png') });
+
+    await panel.getByLabel('套餐').click();
+    await admin.locator('.ant-select-item-option-content', { hasText: 'Pro' }).click();
+    await panel.getByLabel('周期数').fill('2');
+    await panel.getByRole('button', { name: /授\s*予/ }).click();
+    await admin.getByText('订阅已授予').first().waitFor();
+    await panel.getByTestId(/^user-subscription-/).nth(1).waitFor();
+    const grantedCount = await panel.getByTestId(/^user-subscription-/).count();
+    expect(grantedCount).toBe(2);
+
+    // End the granted one now: it shows as ended, and stops funding.
+    const grantedId = await panel.getByTestId(/^user-subscription-/).filter({ hasText: '到期结束' }).first().getAttribute('data-testid');
+    const granted = panel.getByTestId(grantedId!);
+    await granted.getByRole('button', { name: /立即终止/ }).click();
+    await admin.getByRole('button', { name: /确\s*定/ }).click();
+    await admin.getByText('订阅已终止').first().waitFor();
+    await granted.getByText('已结束').waitFor();
+    // Alice's own subscription is untouched.
+    await panel.getByTestId(boughtId!).getByText('已取消').waitFor();
+    await admin.screenshot({ path: path.join(artifactsDir, 'user-editor-subscription-ended-zh.png') });
+    expect(adminErrors.filter((line) => !line.includes('Failed to load resource'))).toEqual([]);
+    await context.close();
+  });
+
   it('had no page errors', () => {
     expect(errors.filter((line) => !line.includes('Failed to load resource'))).toEqual([]);
   });

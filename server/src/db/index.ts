@@ -15,6 +15,7 @@ import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.j
 import { paymentsSubscriptionsMigration } from './migrations/0008_payments_subscriptions.js';
 import { secondFactorsMigration } from './migrations/0009_second_factors.js';
 import { tokenCrossGroupRetryMigration } from './migrations/0010_token_cross_group_retry.js';
+import { onePendingSubscriptionOrderMigration } from './migrations/0011_one_pending_subscription_order.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -94,6 +95,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0008_payments_subscriptions': paymentsSubscriptionsMigration(kind),
     '0009_second_factors': secondFactorsMigration(kind),
     '0010_token_cross_group_retry': tokenCrossGroupRetryMigration(),
+    '0011_one_pending_subscription_order': onePendingSubscriptionOrderMigration(),
   };
 }
 

@@ -194,6 +194,8 @@ export interface SubscriptionOrdersTable {
   status: Defaulted<string>;
   create_time: Defaulted<number>;
   complete_time: Defaulted<number>;
+  /** The buyer while the order is pending, else NULL: unique, one pending purchase per user (0011). */
+  pending_user_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface PeriodRun {
   renewed: number;
   /** Subscriptions whose last period ended: they stop funding. */
   expired: number;
+  /** The users of the expired ones (their cached funding state is re-read: relay/ledger/funding-state.ts). */
+  expiredUsers: number[];
 }
 
 const batchSize = 500;
@@ -25,10 +27,10 @@ const batchSize = 500;
  *   `invoice.paid` starts its next period (startStripePeriod), and its cancellation sets `ends_at`.
  */
 export async function renewDuePeriods(db: Db, now: number): Promise<PeriodRun> {
-  const run: PeriodRun = { renewed: 0, expired: 0 };
+  const run: PeriodRun = { renewed: 0, expired: 0, expiredUsers: [] };
   let afterId = 0;
   for (;;) {
-    const rows = await db.selectFrom('user_subscriptions').select(['id', 'period_end', 'period_unit', 'period_count', 'ends_at'])
+    const rows = await db.selectFrom('user_subscriptions').select(['id', 'user_id', 'period_end', 'period_unit', 'period_count', 'ends_at'])
       .where('status', '=', 'active').where('period_end', '<=', now).where('ends_at', '<>', 0).where('id', '>', afterId)
       .orderBy('id').limit(batchSize).execute();
     for (const row of rows) {
@@ -52,7 +54,10 @@ export async function renewDuePeriods(db: Db, now: number): Promise<PeriodRun> {
       const result = await db.updateTable('user_subscriptions').set({ status: 'expired', updated_time: now })
         .where('id', '=', row.id).where('status', '=', 'active').where('period_end', '=', periodEnd).where('ends_at', '=', endsAt)
         .executeTakeFirst();
-      run.expired += Number(result.numUpdatedRows);
+      if (Number(result.numUpdatedRows) === 1) {
+        run.expired += 1;
+        if (!run.expiredUsers.includes(row.user_id)) run.expiredUsers.push(row.user_id);
+      }
     }
     if (rows.length < batchSize) return run;
     afterId = rows[rows.length - 1]!.id;

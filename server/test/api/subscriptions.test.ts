@@ -147,9 +147,9 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect((await subscriptionsOf(alice.userId))[0]!.ends_at).toBe(sub!.period_end);
     const inPeriod = await takeFunding(db(), { userId: alice.userId, model: 'gpt-4o', group: 'default', amount: 50, now: sub!.period_end - 1 });
     expect(inPeriod.fromSubscription).toBe(50);
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end - 1 })).toEqual({ renewed: 0, expired: 0 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toEqual({ renewed: 0, expired: 1 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toEqual({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end - 1 })).toMatchObject({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toMatchObject({ renewed: 0, expired: 1 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: sub!.period_end })).toMatchObject({ renewed: 0, expired: 0 });
     expect((await subscriptionsOf(alice.userId))[0]!.status).toBe('expired');
     expect((await takeFunding(db(), { userId: alice.userId, model: 'gpt-4o', group: 'default', amount: 50, now: sub!.period_end - 1 })).fromWallet).toBe(50);
   });
@@ -168,15 +168,15 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect(granted.ends_at - granted.period_start).toBe(3 * week);
     await takeFunding(db(), { userId: bob.userId, model: 'any-model', group: 'default', amount: 4_000_000 });
     const second = granted.period_end + 5;
-    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toEqual({ renewed: 1, expired: 0 });
-    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toEqual({ renewed: 0, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toMatchObject({ renewed: 1, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: second })).toMatchObject({ renewed: 0, expired: 0 });
     let [row] = await subscriptionsOf(bob.userId);
     expect(row).toMatchObject({ status: 'active', period_start: granted.period_end, period_end: granted.period_end + week, remaining_quota: 5_000_000 });
     // No instance ran through the third period: the job jumps to the period that is current.
-    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at - 10 })).toEqual({ renewed: 1, expired: 0 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at - 10 })).toMatchObject({ renewed: 1, expired: 0 });
     [row] = await subscriptionsOf(bob.userId);
     expect(row).toMatchObject({ period_start: granted.ends_at - week, period_end: granted.ends_at });
-    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at })).toEqual({ renewed: 0, expired: 1 });
+    expect(await runSubscriptionPeriods(server.ctx, { now: granted.ends_at })).toMatchObject({ renewed: 0, expired: 1 });
     expect((await root.client.get(`/api/subscription/admin/user/${bob.userId}`)).body.data.subscriptions[0]).toMatchObject({ status: 'expired', is_funding: false });
   });
 
@@ -190,6 +190,80 @@ describe.each(storageKinds())('subscriptions on %s', (kind) => {
     expect(await takeFunding(db(), { userId: bob.userId, model: 'x', group: 'default', amount: 10 })).toMatchObject({ preference: 'wallet_only', fromWallet: 10 });
     const setting = JSON.parse((await db().selectFrom('users').select('setting').where('id', '=', bob.userId).executeTakeFirstOrThrow()).setting);
     expect(setting.billing_preference).toBe('wallet_only');
+  });
+
+  it('lets a user hold one pending purchase: simultaneous requests cannot both be paid', async () => {
+    const { client: dave, userId: daveId } = await signedInClient(server, { username: 'dave' });
+    const burst = await Promise.all(Array.from({ length: 10 }, () => dave.post('/api/subscription/stripe/pay', { plan_id: planId })));
+    const opened = burst.filter((res) => res.status === 200);
+    expect(opened.length).toBeGreaterThanOrEqual(1);
+    for (const res of burst.filter((one) => one.status !== 200)) {
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.message).toBe('你有一笔订阅购买正在进行中，请稍后再试');
+    }
+    // Whatever got a link: one checkout is open, every earlier one was expired at Stripe first.
+    const sessions = opened.map((res) => (res.body.data.pay_link as string).split('/').pop()!);
+    const paid = sessions.filter((id) => {
+      try {
+        stripe.pay(id);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(paid).toHaveLength(1);
+    expect(await db().selectFrom('subscription_orders').select('id').where('user_id', '=', daveId).where('status', '=', 'pending').execute()).toHaveLength(1);
+    expect((await stripe.deliver('checkout.session.completed', stripe.sessions.get(paid[0]!)!)).status).toBe(200);
+    expect(await subscriptionsOf(daveId)).toHaveLength(1);
+
+    // An abandoned checkout is replaced: the earlier session is expired at Stripe, its order too.
+    const { client: erin, userId: erinId } = await signedInClient(server, { username: 'erin' });
+    const first = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    const second = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const firstSession = (first.body.data.pay_link as string).split('/').pop()!;
+    expect(stripe.sessions.get(firstSession)!.status).toBe('expired');
+    expect(() => stripe.pay(firstSession)).toThrow(/expired/);
+    const orders = await db().selectFrom('subscription_orders').select(['status', 'pending_user_id']).where('user_id', '=', erinId).orderBy('id').execute();
+    expect(orders).toEqual([{ status: 'expired', pending_user_id: null }, { status: 'pending', pending_user_id: erinId }]);
+
+    // A checkout paid whose webhook has not come yet: a new purchase is refused.
+    stripe.pay((second.body.data.pay_link as string).split('/').pop()!);
+    const third = await erin.post('/api/subscription/stripe/pay', { plan_id: planId });
+    expect(third.status).toBe(409);
+    expect(third.body.message).toBe('你的上一笔订阅已付款，正在开通，请稍后刷新');
+    const english = await erin.request('POST', '/api/subscription/stripe/pay', { plan_id: planId }, { headers: { 'accept-language': 'en' } });
+    expect(english.body.message).toBe('Your previous subscription purchase is paid and being activated. Refresh shortly');
+  });
+
+  it('shows an admin a user\'s subscriptions in the user editor, to grant and end there, for users below their role', async () => {
+    const { client: admin, userId: adminId } = await signedInClient(server, { username: 'helen', role: 10 });
+    const { userId: otherAdminId } = await signedInClient(server, { username: 'ivan', role: 10 });
+    const { client: gina, userId: ginaId } = await signedInClient(server, { username: 'gina' });
+    expect((await gina.get(`/api/subscription/admin/user/${ginaId}`)).status).toBe(403);
+    expect((await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data).toEqual({ billing_preference: 'subscription_first', subscriptions: [] });
+
+    const granted = await admin.post('/api/subscription/admin/grant', { user_id: ginaId, plan_id: planId, periods: 2 });
+    expect(granted.status, granted.text).toBe(200);
+    expect(granted.body.message).toBe('订阅已授予');
+    const [view] = (await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data.subscriptions;
+    expect(view).toMatchObject({ id: granted.body.data.id, plan_name: 'Pro', status: 'active', source: 'admin', remaining_quota: 5_000_000, period_quota: 5_000_000, renews: false, is_funding: true });
+    expect(view.period_end).toBeGreaterThan(view.period_start);
+    expect(view.ends_at).toBeGreaterThan(view.period_end);
+
+    // Not on an admin of the same role, nor on themselves.
+    for (const userId of [otherAdminId, adminId]) {
+      const refused = await admin.post('/api/subscription/admin/grant', { user_id: userId, plan_id: planId, periods: 1 });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toBe('无权更新同权限等级或更高权限等级的用户信息');
+    }
+    const rootGrant = await root.client.post('/api/subscription/admin/grant', { user_id: otherAdminId, plan_id: planId, periods: 1 });
+    expect((await admin.post('/api/subscription/admin/revoke', { id: rootGrant.body.data.id })).status).toBe(403);
+
+    const ended = await admin.post('/api/subscription/admin/revoke', { id: view.id });
+    expect(ended.status).toBe(200);
+    expect(ended.body.message).toBe('订阅已终止');
+    expect((await admin.get(`/api/subscription/admin/user/${ginaId}`)).body.data.subscriptions[0]).toMatchObject({ id: view.id, status: 'expired', is_funding: false });
   });
 
   it('revokes at once, cancelling a renewing Stripe subscription at Stripe', async () => {

@@ -121,8 +121,9 @@ export async function setOption(ctx: AppContext, key: string, value: string): Pr
   await ctx.options.set(key, value);
 }
 
-/** Writes every pending counter and log row now. */
+/** Writes every pending counter and log row now (after the bills still being split with a subscription: ledger/funding-settle.ts). */
 export async function flushRelay(ctx: AppContext): Promise<void> {
+  for (let waited = 0; ctx.lifecycle.callsInFlight > 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
   await relayOf(ctx).usage.flush();
 }
 

@@ -118,6 +118,8 @@ export class StripeServer {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
     if (session.status === 'complete') return session;
+    // Stripe: an expired session cannot be paid any more.
+    if (session.status === 'expired') throw new Error(`session ${sessionId} is expired`);
     session.status = 'complete';
     session.payment_status = 'paid';
     if (session.mode === 'subscription') {
@@ -190,6 +192,14 @@ export class StripeServer {
     if (req.method === 'GET' && sessionMatch) {
       const session = this.sessions.get(sessionMatch[1]!);
       return session ? this.json(res, 200, session) : this.error(res, 404, 'invalid_request_error', 'No such checkout.session');
+    }
+    const expireMatch = /^\/v1\/checkout\/sessions\/([\w]+)\/expire$/.exec(path);
+    if (req.method === 'POST' && expireMatch) {
+      const session = this.sessions.get(expireMatch[1]!);
+      if (!session) return this.error(res, 404, 'invalid_request_error', 'No such checkout.session');
+      if (session.status !== 'open') return this.error(res, 400, 'invalid_request_error', 'Only Checkout Sessions with a status in ["open"] can be expired.');
+      session.status = 'expired';
+      return this.json(res, 200, session);
     }
     const subMatch = /^\/v1\/subscriptions\/([\w]+)$/.exec(path);
     const sub = subMatch ? this.subscriptions.get(subMatch[1]!) : undefined;

@@ -27,6 +27,8 @@ export const subscriptionMessages = {
   planDisabled: '该套餐未启用',
   planNotForSale: '该套餐价格为 0，只能由管理员授予',
   alreadySubscribed: '你已有自动续费的订阅，请先取消',
+  purchaseInProgress: '你有一笔订阅购买正在进行中，请稍后再试',
+  purchasePaid: '你的上一笔订阅已付款，正在开通，请稍后刷新',
   subscriptionNotFound: '订阅不存在',
   notRenewing: '该订阅不会续费，无需取消',
   preferenceInvalid: '扣费优先级必须是 subscription_first、wallet_first、wallet_only 或 subscription_only',
@@ -35,6 +37,7 @@ export const subscriptionMessages = {
   cardPaymentOff: '管理员未开启银行卡支付',
   planSaved: '套餐已保存',
   granted: '订阅已授予',
+  revoked: '订阅已终止',
   cancelled: '订阅已取消，将在当前周期结束时停止',
   preferenceSaved: '扣费优先级已保存',
 } as const;

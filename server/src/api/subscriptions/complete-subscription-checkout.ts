@@ -45,7 +45,7 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
   if (!plan) throw notFound(subscriptionMessages.planNotFound);
   const now = nowSeconds();
   const isStarted = await ctx.storage.db.transaction().execute(async (trx) => {
-    const result = await trx.updateTable('subscription_orders').set({ status: 'success', complete_time: now })
+    const result = await trx.updateTable('subscription_orders').set({ status: 'success', complete_time: now, pending_user_id: null })
       .where('id', '=', order.id).where('status', '=', 'pending').executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     await trx.insertInto('user_subscriptions').values({
@@ -71,12 +71,14 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
     }).execute();
     return true;
   });
+  // Every instance re-reads the user: their calls are funded from now on (relay/ledger/funding-state.ts).
+  if (isStarted) await ctx.bus.publish('users', String(order.user_id));
   return isStarted;
 }
 
 /** `checkout.session.expired` / `async_payment_failed` of a subscription purchase: pending → expired. */
 export async function expireSubscriptionOrder(ctx: AppContext, session: CheckoutSessionFields): Promise<void> {
   const order = await findOrder(ctx, session);
-  await ctx.storage.db.updateTable('subscription_orders').set({ status: 'expired', complete_time: nowSeconds() })
+  await ctx.storage.db.updateTable('subscription_orders').set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
     .where('id', '=', order.id).where('status', '=', 'pending').execute();
 }

@@ -3,6 +3,7 @@ import { insertReturningId, nowSeconds } from '../../db/index.js';
 import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
 import { parseUserSetting } from '../users/update-user-setting.js';
+import { assertCanEdit } from '../users/user-permissions.js';
 import type { AppContext } from '../../context.js';
 import { fundingPreferenceOf } from '../../subscriptions/funding.js';
 import { addPeriod, isPeriodUnit } from '../../subscriptions/periods.js';
@@ -71,10 +72,12 @@ export async function cancelOwnSubscription(ctx: AppContext, user: AuthUser, id:
  * POST /api/subscription/admin/grant: gives a user a plan for `periods` periods from now, unpaid and
  * not renewing; the period job resets its allowance at each period's start and ends it after the last.
  */
-export async function grantPlan(ctx: AppContext, input: GrantPlanInput) {
+export async function grantPlan(ctx: AppContext, me: AuthUser, input: GrantPlanInput) {
   const plan = await findPlan(ctx, input.plan_id);
-  const user = await ctx.storage.db.selectFrom('users').select('id').where('id', '=', input.user_id).where('deleted_at', 'is', null).executeTakeFirst();
+  const user = await ctx.storage.db.selectFrom('users').select(['id', 'role', 'deleted_at']).where('id', '=', input.user_id).where('deleted_at', 'is', null).executeTakeFirst();
   if (!user) throw notFound(subscriptionMessages.userNotFound);
+  // As in the user editor: admins act on users of a lower role (the root also on themselves).
+  assertCanEdit(me, user);
   if (!isPeriodUnit(plan.period_unit)) throw invalidInput(subscriptionMessages.periodUnitInvalid);
   const now = nowSeconds();
   let endsAt = now;
@@ -91,6 +94,8 @@ export async function grantPlan(ctx: AppContext, input: GrantPlanInput) {
     updated_time: now,
   });
   const row = await ctx.storage.db.selectFrom('user_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  // Every instance re-reads the user: their calls are funded from now on (relay/ledger/funding-state.ts).
+  await ctx.bus.publish('users', String(input.user_id));
   return subscriptionView(row, now);
 }
 
@@ -98,10 +103,12 @@ export async function grantPlan(ctx: AppContext, input: GrantPlanInput) {
  * POST /api/subscription/admin/revoke: ends a subscription now (it stops funding at once); a renewing
  * Stripe subscription is cancelled at Stripe first, so the buyer is not charged again.
  */
-export async function revokeSubscription(ctx: AppContext, id: number, log: Log): Promise<void> {
+export async function revokeSubscription(ctx: AppContext, me: AuthUser, id: number, log: Log): Promise<void> {
   const { db } = ctx.storage;
   const row = await db.selectFrom('user_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound(subscriptionMessages.subscriptionNotFound);
+  const owner = await db.selectFrom('users').select(['id', 'role']).where('id', '=', row.user_id).executeTakeFirst();
+  if (owner) assertCanEdit(me, { ...owner, deleted_at: null });
   if (row.status !== 'active') return;
   if (row.stripe_subscription_id && Number(row.ends_at) === 0) {
     const settings = stripeSettingsOf(ctx.options);
@@ -115,4 +122,5 @@ export async function revokeSubscription(ctx: AppContext, id: number, log: Log):
   const now = nowSeconds();
   await db.updateTable('user_subscriptions').set({ status: 'expired', ends_at: now, cancelled_at: Number(row.cancelled_at) || now, updated_time: now })
     .where('id', '=', id).where('status', '=', 'active').execute();
+  await ctx.bus.publish('users', String(row.user_id));
 }

@@ -44,9 +44,9 @@ export function registerSubscriptionRoutes(api: FastifyInstance, { ctx, guards, 
   api.get('/subscription/admin/user/:id', { ...admin, schema: doc('subscriptions', 'find user subscriptions', { params: idParams }) }, async (request) =>
     ok(await findUserSubscriptions(ctx, parseInput(idParams, request.params).id)));
   api.post('/subscription/admin/grant', { ...admin, schema: doc('subscriptions', 'grant plan', { body: grantPlanSchema }) }, async (request) =>
-    ok(await grantPlan(ctx, parseInput(grantPlanSchema, request.body)), subscriptionMessages.granted));
+    ok(await grantPlan(ctx, authOf(request), parseInput(grantPlanSchema, request.body)), subscriptionMessages.granted));
   api.post('/subscription/admin/revoke', { ...admin, schema: doc('subscriptions', 'revoke subscription', { body: subscriptionIdBody }) }, async (request) => {
-    await revokeSubscription(ctx, parseInput(subscriptionIdBody, request.body).id, request.log);
-    return ok(null);
+    await revokeSubscription(ctx, authOf(request), parseInput(subscriptionIdBody, request.body).id, request.log);
+    return ok(null, subscriptionMessages.revoked);
   });
 }

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { requireStripe, stripeClient, stripeFailure, toMinorUnits } from '../payments/stripe.js';
 import { moneyText } from '../topup/top-up-price.js';
 import { findPlan } from './plans.js';
+import { claimPurchase, dropClaim } from './purchase-claim.js';
 
 type Log = { warn(object: object, message: string): void };
 
@@ -15,7 +16,8 @@ type Log = { warn(object: object, message: string): void };
  * plan with a price: a recurring price of the plan's period, in StripeCurrency. A pending
  * subscription_orders row records it; the subscription starts with the signed
  * `checkout.session.completed` webhook. A user whose subscription renews is refused until it is
- * cancelled (one renewing subscription at a time).
+ * cancelled (one renewing subscription at a time), and a user has one pending purchase at a time
+ * (purchase-claim.ts), so simultaneous requests cannot both be paid.
  */
 export async function subscribePlan(ctx: AppContext, user: AuthUser, planId: number, log: Log): Promise<{ pay_link: string }> {
   const stripe = requireStripe(ctx.options);
@@ -29,9 +31,18 @@ export async function subscribePlan(ctx: AppContext, user: AuthUser, planId: num
   if (renewing) throw new AppError('conflict', subscriptionMessages.alreadySubscribed);
   const tradeNo = `SUB${user.id}NO${randomKey(8)}${nowSeconds()}`;
   const email = await ctx.storage.db.selectFrom('users').select('email').where('id', '=', user.id).executeTakeFirst();
+  const client = stripeClient(ctx.config, stripe.secretKey);
+  // One pending purchase per user: a concurrent request is refused, an earlier open checkout expired.
+  let orderId: number;
+  try {
+    orderId = await claimPurchase(ctx, client, { userId: user.id, planId: plan.id, money, currency: stripe.currency, tradeNo });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw stripeFailure(error, log);
+  }
   let session;
   try {
-    session = await stripeClient(ctx.config, stripe.secretKey).checkout.sessions.create({
+    session = await client.checkout.sessions.create({
       mode: 'subscription',
       line_items: [{
         quantity: 1,
@@ -51,19 +62,13 @@ export async function subscribePlan(ctx: AppContext, user: AuthUser, planId: num
       cancel_url: `${stripe.serverAddress}/subscription?pay=cancel`,
     });
   } catch (error) {
+    await dropClaim(ctx, orderId);
     throw stripeFailure(error, log);
   }
-  if (!session.url) throw stripeFailure(new Error('checkout session without url'), log);
-  await ctx.storage.db.insertInto('subscription_orders').values({
-    user_id: user.id,
-    plan_id: plan.id,
-    money,
-    currency: stripe.currency,
-    trade_no: tradeNo,
-    gateway: 'stripe',
-    gateway_ref: session.id,
-    status: 'pending',
-    create_time: nowSeconds(),
-  }).execute();
+  if (!session.url) {
+    await dropClaim(ctx, orderId);
+    throw stripeFailure(new Error('checkout session without url'), log);
+  }
+  await ctx.storage.db.updateTable('subscription_orders').set({ gateway_ref: session.id }).where('id', '=', orderId).execute();
   return { pay_link: session.url };
 }

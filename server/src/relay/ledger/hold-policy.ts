@@ -21,6 +21,8 @@ export interface HoldRequest {
   producesText: boolean;
   /** Calls billed for per-call models (images: n). */
   calls: number;
+  /** Quota of the call a subscription's allowance already holds (funding-hold.ts): the wallet holds the rest. */
+  covered?: number;
 }
 
 /** The hold taken, and the output limit to send the upstream when the balance cannot pay for the request's maximum. */
@@ -29,8 +31,8 @@ export interface PlannedHold {
   outputCap: number | null;
 }
 
-/** What the policy computed for one request: its likely and its worst cost. */
-interface Costs {
+/** What the policy computed for one request: its likely and its worst cost (less what a subscription covers). */
+export interface Costs {
   likely: number;
   worst: number;
   maxOutput: number;
@@ -59,7 +61,7 @@ export function planHold(ctx: AppContext, relay: RelayState, caller: RelayCaller
   const costs = costsOf(request, relay.outputs.likely(request.model, options.number('HoldOutputTokens')), options.number('PreConsumedQuota'), options.number('QuotaPerUnit'));
   const left = spendable(caller);
   const room = Math.min(left.user, left.token);
-  if (left.user <= 0 || room < costs.likely) throw tooLow(caller, left, costs.likely, options.number('QuotaPerUnit'));
+  if (isShort(left, room, costs, request)) throw tooLow(caller, left, costs.likely, options.number('QuotaPerUnit'));
   const floor = Math.max(costs.worst, options.number('LowBalanceQuota'));
   const isUserLow = left.user < floor;
   const isTokenLow = left.token < floor;
@@ -67,13 +69,26 @@ export function planHold(ctx: AppContext, relay: RelayState, caller: RelayCaller
   return lowBalanceHold(ctx, relay, caller, request, costs, { user: isUserLow, token: isTokenLow }, isGone);
 }
 
-function costsOf(request: HoldRequest, likelyOutputTokens: number, preConsumedTokens: number, quotaPerUnit: number): Costs {
+/** A wallet that cannot hold the likely cost (or is at 0 for a call no subscription covers). */
+function isShort(left: { user: number }, room: number, costs: Costs, request: HoldRequest): boolean {
+  return (left.user <= 0 && (costs.likely > 0 || !request.covered)) || room < costs.likely;
+}
+
+/** The likely and worst cost of a request, less the quota a subscription covers (`request.covered`). */
+export function costsOf(request: HoldRequest, likelyOutputTokens: number, preConsumedTokens: number, quotaPerUnit: number): Costs {
   const { pricing, groupRatio, promptTokens, maxTokens } = request;
+  const covered = request.covered ?? 0;
   const maxOutput = maxTokens > 0 ? maxTokens : request.producesText ? outputAllowance(request.model) : 0;
   const worst = estimateHold(pricing, groupRatio, promptTokens, maxOutput, preConsumedTokens, quotaPerUnit, request.calls);
-  if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput) return { likely: worst, worst, maxOutput };
+  if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput) return { likely: Math.max(0, worst - covered), worst: Math.max(0, worst - covered), maxOutput };
   const likely = estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
-  return { likely, worst, maxOutput };
+  return { likely: Math.max(0, likely - covered), worst: Math.max(0, worst - covered), maxOutput };
+}
+
+/** The costs of a request for the hold policy, read from the options and the likely outputs. */
+export function requestCosts(ctx: AppContext, relay: RelayState, request: HoldRequest): Costs {
+  const { options } = ctx;
+  return costsOf(request, relay.outputs.likely(request.model, options.number('HoldOutputTokens')), options.number('PreConsumedQuota'), options.number('QuotaPerUnit'));
 }
 
 async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, costs: Costs, low: { user: boolean; token: boolean }, isGone: () => boolean): Promise<PlannedHold> {
@@ -88,11 +103,12 @@ async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayC
     const left = spendable(caller);
     const room = Math.min(left.user, left.token);
     const quotaPerUnit = options.number('QuotaPerUnit');
-    if (left.user <= 0 || room < costs.likely) throw tooLow(caller, left, costs.likely, quotaPerUnit);
+    if (isShort(left, room, costs, request)) throw tooLow(caller, left, costs.likely, quotaPerUnit);
     if (room >= costs.worst) return { hold: holdOf(caller, costs.worst, lane), outputCap: null };
-    const outputCap = affordableOutput(request, room, costs.maxOutput, quotaPerUnit);
-    const amount = estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls);
-    return { hold: holdOf(caller, Math.min(amount, room), lane), outputCap };
+    const covered = request.covered ?? 0;
+    const outputCap = affordableOutput(request, room + covered, costs.maxOutput, quotaPerUnit);
+    const amount = estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) - covered;
+    return { hold: holdOf(caller, Math.max(0, Math.min(amount, room)), lane), outputCap };
   } catch (error) {
     lane.release();
     throw error;
@@ -108,7 +124,7 @@ async function oneAtATime(relay: RelayState, key: string, deadline: number, isGo
 }
 
 /** The most output tokens `room` pays for after the prompt (at least 1: the caller covers the likely cost, which includes one). */
-function affordableOutput(request: HoldRequest, room: number, maxOutput: number, quotaPerUnit: number): number {
+export function affordableOutput(request: HoldRequest, room: number, maxOutput: number, quotaPerUnit: number): number {
   const { pricing, groupRatio, promptTokens } = request;
   const perPromptToken = groupRatio * pricing.modelRatio;
   const perOutputToken = perPromptToken * pricing.completionRatio;

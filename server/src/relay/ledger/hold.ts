@@ -13,6 +13,16 @@ export interface Hold {
   amount: number;
   isReleased: boolean;
   lane: Lease;
+  /**
+   * The share of the call a subscription's allowance pays (funding-hold.ts), null when the wallet
+   * pays it all: given back with the hold, or billed by settle.
+   */
+  funding: HeldFunding | null;
+}
+
+/** A subscription share held in the database for a call; release() gives it back (a failed call). */
+export interface HeldFunding {
+  release(): void;
 }
 
 /** What the user, and the token unless unlimited, can still spend: quota − pending − held. */
@@ -42,7 +52,7 @@ export function reserve(caller: RelayCaller, amount: number, lane: Lease = freeL
 export function holdOf(caller: RelayCaller, amount: number, lane: Lease = freeLease): Hold {
   caller.user.held += amount;
   if (caller.token) caller.token.held += amount;
-  return { caller, amount, isReleased: false, lane };
+  return { caller, amount, isReleased: false, lane, funding: null };
 }
 
 /** Grows a hold to `amount` (never shrinks it): a running session's cost so far counts as spent. */
@@ -61,6 +71,7 @@ export function releaseHold(hold: Hold): void {
   hold.caller.user.held -= hold.amount;
   if (hold.caller.token) hold.caller.token.held -= hold.amount;
   hold.lane.release();
+  if (hold.funding !== null) hold.funding.release();
 }
 
 /** The error that ends a running session once its running total has used up the user's or token's quota. */

@@ -7,6 +7,7 @@ import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import { releaseHold, type Hold } from './hold.js';
 import { autoGroupLogFields, consumeLogRow } from './consume-log.js';
+import { settleFunded, type FundingLogFields } from './funding-settle.js';
 
 export interface SettleInput {
   hold: Hold;
@@ -33,7 +34,6 @@ export interface SettleInput {
 /** Turns usage into quota, records it for the write-behind flush and queues the consume log. */
 export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): number {
   const { caller } = input.hold;
-  releaseHold(input.hold);
   // Every bill passes here: usage (untrusted upstream input, already read with usageCount by the
   // adapters) and the quota are clamped once more so no reader can put a value into the ledger
   // that the columns cannot hold (same object when clean: no allocation).
@@ -42,6 +42,12 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
   const log = ctx.options.bool('LogConsumeEnabled')
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
+  // A call a subscription helped hold: the split between the sources is settled in the database first.
+  if (input.hold.funding !== null) {
+    settleFunded(ctx, relay, input.hold, input.channelId, quota, log);
+    return quota;
+  }
+  releaseHold(input.hold);
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
   return quota;
 }
@@ -53,6 +59,9 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
  * (pricing, usage, tried channels) is not changed after settle.
  */
 export class ConsumeLogRecord {
+  /** Which sources paid, for a call of a user with subscription funding (funding-settle.ts); null: the wallet alone. */
+  funding: FundingLogFields | null = null;
+
   constructor(
     private readonly input: SettleInput,
     private readonly quota: number,
@@ -62,11 +71,11 @@ export class ConsumeLogRecord {
   ) {}
 
   toRow(): NewLog {
-    return buildConsumeLog(this.input, this.quota, this.now, this.username, this.tokenName);
+    return buildConsumeLog(this.input, this.quota, this.now, this.username, this.tokenName, this.funding);
   }
 }
 
-function buildConsumeLog(input: SettleInput, quota: number, now: number, username: string, tokenName: string): NewLog {
+function buildConsumeLog(input: SettleInput, quota: number, now: number, username: string, tokenName: string, funding: FundingLogFields | null): NewLog {
   const { caller } = input.hold;
   const { pricing } = input;
   const audio = input.usage.audioInputTokens;
@@ -100,6 +109,7 @@ function buildConsumeLog(input: SettleInput, quota: number, now: number, usernam
     group: input.group ?? caller.group,
     ...autoGroupLogFields(caller, input.group ?? caller.group),
     request_path: input.requestPath,
+    ...funding,
   };
   return consumeLogRow({
     caller, model: input.model, quota, promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens,

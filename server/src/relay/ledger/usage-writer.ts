@@ -15,6 +15,8 @@ export interface SetAsideLog {
   tokenId: number;
   channelId: number;
   quota: number;
+  /** What the user's wallet paid of `quota` (the rest a subscription paid: `other.subscription_quota`). */
+  walletQuota: number;
   row: NewLog | null;
 }
 
@@ -65,9 +67,12 @@ export class UsageWriter {
     return run;
   }
 
-  /** Records one settled request: quota spent by user, token and channel, and its log row. */
-  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null): void {
-    user.pendingQuota += quota;
+  /**
+   * Records one settled request: quota spent by user, token and channel, and its log row. The user's
+   * wallet pays `walletQuota` of it (less than `quota` when a subscription paid the rest: funding-settle.ts).
+   */
+  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null, walletQuota = quota): void {
+    user.pendingQuota += walletQuota;
     user.pendingCount += 1;
     this.dirtyUsers.add(user);
     if (token) {
@@ -143,7 +148,7 @@ export class UsageWriter {
       this.logs = batch.logs.concat(this.logs);
       throw error;
     }
-    const userAside = sumBy(setAside, (item) => item.userId);
+    const userAside = sumBy(setAside, (item) => item.userId, (item) => item.walletQuota);
     const tokenAside = sumBy(setAside, (item) => item.tokenId);
     for (const { user, quota, count } of batch.users) {
       const written = quota - (userAside.get(user.id) ?? 0);
@@ -207,7 +212,7 @@ export class UsageWriter {
           rows.push(toStorableRow(log));
         } catch (error) {
           // A record that cannot build its row: nothing to attribute, its quota stays counted.
-          const item = { userId: 0, tokenId: 0, channelId: 0, quota: 0, row: null };
+          const item = { userId: 0, tokenId: 0, channelId: 0, quota: 0, walletQuota: 0, row: null };
           setAside.push(item);
           this.onRowSetAside(error, item);
         }
@@ -219,13 +224,13 @@ export class UsageWriter {
         for (const row of chunk) {
           const refused = await insertInSavepoint(trx, [row]);
           if (refused === null) continue;
-          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), row };
+          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), walletQuota: walletQuotaOf(row), row };
           setAside.push(item);
           this.onRowSetAside(refused.error, item);
         }
       }
       await writeCounters(trx, batch.users, batch.tokens, batch.channels, batch.statuses, now, {
-        users: sumBy(setAside, (item) => item.userId),
+        users: sumBy(setAside, (item) => item.userId, (item) => item.walletQuota),
         tokens: sumBy(setAside, (item) => item.tokenId),
         channels: sumBy(setAside, (item) => item.channelId),
       });
@@ -271,10 +276,22 @@ async function insertInSavepoint(trx: Transaction<Database>, rows: NewLog[]): Pr
 
 const safeQuota = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) ? value : 0);
 
-function sumBy(items: SetAsideLog[], keyOf: (item: SetAsideLog) => number): Map<number, number> {
+function sumBy(items: SetAsideLog[], keyOf: (item: SetAsideLog) => number, valueOf: (item: SetAsideLog) => number = (item) => item.quota): Map<number, number> {
   const sums = new Map<number, number>();
-  for (const item of items) if (item.quota !== 0) sums.set(keyOf(item), (sums.get(keyOf(item)) ?? 0) + item.quota);
+  for (const item of items) if (valueOf(item) !== 0) sums.set(keyOf(item), (sums.get(keyOf(item)) ?? 0) + valueOf(item));
   return sums;
+}
+
+/** The quota of a row its user's wallet paid: all of it, less `other.subscription_quota` when a subscription paid some. */
+function walletQuotaOf(row: NewLog): number {
+  const quota = safeQuota(row.quota);
+  if (typeof row.other !== 'string' || !row.other.includes('subscription_quota')) return quota;
+  try {
+    const paid = (JSON.parse(row.other) as { subscription_quota?: unknown }).subscription_quota;
+    return quota - Math.min(quota, safeQuota(paid));
+  } catch {
+    return quota;
+  }
 }
 
 /** Counter updates through Kysely (PostgreSQL, MySQL, and SQLite's slow flush), minus set-aside quota. */

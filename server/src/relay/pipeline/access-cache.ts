@@ -1,6 +1,7 @@
 import type { BlockList } from 'node:net';
 import type { Storage } from '../../db/index.js';
 import type { TokenRow, UserRow } from '../../db/schema.js';
+import { subscriptionFundingOf, type SubscriptionFunding } from '../ledger/funding-state.js';
 import { parseAllowIps } from './ip-allow.js';
 
 /**
@@ -20,6 +21,12 @@ export interface CachedUser {
   acceptsUnsetModels: boolean;
   /** setting.quota_warning_threshold; 0 = the QuotaRemindThreshold option (notify/quota-reminder.ts). */
   warningThreshold: number;
+  /**
+   * How subscriptions fund this user's calls (ledger/funding-state.ts): null when the wallet pays
+   * every call (no active subscription, or `wallet_only`), so a call checks this one field and runs
+   * no subscription query. Re-read with the user (bus 'users' events, SYNC_FREQUENCY).
+   */
+  funding: SubscriptionFunding | null;
   quota: number;
   usedQuota: number;
   pendingQuota: number;
@@ -160,7 +167,7 @@ export class AccessCache {
     return token;
   }
 
-  private applyUser(row: UserFields): void {
+  private applyUser(row: UserFields, hasSubscription: boolean): void {
     const fields = {
       id: row.id,
       username: row.username,
@@ -172,6 +179,7 @@ export class AccessCache {
       // Only an admin (role 10+) may make unpriced models free for themselves.
       acceptsUnsetModels: row.role >= 10 && settingAcceptsUnset(row.setting),
       warningThreshold: settingWarningThreshold(row.setting),
+      funding: subscriptionFundingOf(row.setting, hasSubscription),
       quota: Number(row.quota),
       usedQuota: Number(row.used_quota),
     };
@@ -184,13 +192,21 @@ export class AccessCache {
     for (let i = 0; i < ids.length; i += reloadChunk) {
       const chunk = ids.slice(i, i + reloadChunk);
       const rows = await this.storage.db.selectFrom('users').select(userColumns).where('id', 'in', chunk).execute();
-      for (const row of rows) this.applyUser(row);
+      const subscribed = await this.subscribedUsers(chunk);
+      for (const row of rows) this.applyUser(row, subscribed.has(row.id));
       const found = new Set(rows.map((row) => row.id));
       for (const id of chunk) {
         const user = this.users.get(id);
         if (!found.has(id) && user) user.isDeleted = true;
       }
     }
+  }
+
+  /** Which of `ids` have an active subscription (read with the users, never per request). */
+  private async subscribedUsers(ids: number[]): Promise<Set<number>> {
+    const rows = await this.storage.db.selectFrom('user_subscriptions').select('user_id').distinct()
+      .where('user_id', 'in', ids).where('status', '=', 'active').execute();
+    return new Set(rows.map((row) => row.user_id));
   }
 
   private async loadTokens(ids: number[]): Promise<void> {

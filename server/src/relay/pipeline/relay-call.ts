@@ -13,6 +13,7 @@ import type { Delivery } from './respond.js';
 import { settle } from '../ledger/settle.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
 import { planHold } from '../ledger/hold-policy.js';
+import { planFundedHold } from '../ledger/funding-hold.js';
 import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import { admitToken } from '../routing/admission.js';
 import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
@@ -68,7 +69,9 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   let cap = Infinity;
   try {
     const holdRequest = { pricing, groupRatio, model: job.model, promptTokens: job.promptTokens, maxTokens: job.maxTokens, producesText: producesText(job.endpoint), calls: job.calls };
-    const planned = planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
+    // A user with subscription funding holds its share in the database first (ledger/funding-hold.ts).
+    const planned = caller.user.funding === null ? planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed)
+      : planFundedHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
     const { hold: taken, outputCap } = planned instanceof Promise ? await planned : planned;
     hold = taken;
     if (outputCap !== null && job.capOutput) {

@@ -30,10 +30,13 @@ export const paymentTexts: readonly CatalogEntry[] = [
   ['套餐已保存', 'Plan saved'],
   // Subscriptions
   ['你已有自动续费的订阅，请先取消', 'You already have a renewing subscription; cancel it first'],
+  ['你有一笔订阅购买正在进行中，请稍后再试', 'A subscription purchase of yours is in progress. Please try again shortly'],
+  ['你的上一笔订阅已付款，正在开通，请稍后刷新', 'Your previous subscription purchase is paid and being activated. Refresh shortly'],
   ['订阅不存在', 'The subscription does not exist'],
   ['该订阅不会续费，无需取消', 'This subscription does not renew; there is nothing to cancel'],
   ['授予周期数必须是 1 到 120 之间的整数', 'The number of periods granted must be an integer from 1 to 120'],
   ['订阅已授予', 'Subscription granted'],
+  ['订阅已终止', 'Subscription ended'],
   ['订阅已取消，将在当前周期结束时停止', 'Subscription cancelled; it stops at the end of the current period'],
   ['扣费优先级必须是 subscription_first、wallet_first、wallet_only 或 subscription_only', 'The funding preference must be subscription_first, wallet_first, wallet_only or subscription_only'],
   ['扣费优先级已保存', 'Funding preference saved'],

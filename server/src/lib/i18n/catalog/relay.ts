@@ -22,6 +22,9 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['渠道 #{0} 不支持 Realtime', 'Channel #{0} does not support Realtime'],
   ['用户额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient user quota for this request: it needs about {0}, and {1} is left'],
   ['令牌额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient token quota for this request: it needs about {0}, and {1} is left'],
+  // Subscription funding (relay/ledger/funding-hold.ts)
+  ['没有可用的订阅额度，而扣费方式为仅使用订阅', 'No subscription allowance is available, and your billing preference is subscription only'],
+  ['订阅额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient subscription allowance for this request: it needs about {0}, and {1} is left'],
   ['余额较低时请求逐个处理，排队等待已超时，请稍后再试', 'With a low balance, requests run one at a time, and this one waited too long in the queue. Please try again shortly'],
   ['令牌并发请求数已达上限（{0}），请稍后再试', "The token's concurrent request limit ({0}) is reached. Please try again shortly"],
   ['您已达到请求数限制：{0} 分钟内最多成功请求 {1} 次', 'Rate limit reached: at most {1} successful requests in {0} minutes'],

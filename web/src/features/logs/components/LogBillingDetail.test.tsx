@@ -26,3 +26,19 @@ describe('consume log billing detail', () => {
     expect(screen.queryByText('自动分组')).toBeNull();
   });
 });
+
+describe('who paid a consumption row', () => {
+  it('shows a call a subscription paid in part: the source, the subscription and each share', async () => {
+    const log = consumeLog({ model_ratio: 1, model_price: -1, completion_ratio: 1, group_ratio: 1, billing_source: 'mixed', subscription_quota: 500_000, wallet_quota: 250_000, subscription_id: 4 });
+    await renderScreen('/log', <LogBillingDetail log={log} isAdmin={false} />, { user: regularUser });
+    const paid = await screen.findByTestId('log-paid-by');
+    expect(screen.getByText('扣费来源')).toBeTruthy();
+    expect(paid.textContent).toBe('订阅 + 钱包订阅 #4：$1.000000 · 钱包：$0.500000');
+  });
+
+  it('says nothing for a row of a user without subscription funding', async () => {
+    await renderScreen('/log', <LogBillingDetail log={consumeLog({ model_ratio: 1, group_ratio: 1 })} isAdmin={false} />, { user: regularUser });
+    expect(await screen.findByText('分组倍率')).toBeTruthy();
+    expect(screen.queryByTestId('log-paid-by')).toBeNull();
+  });
+});

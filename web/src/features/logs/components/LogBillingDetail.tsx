@@ -1,12 +1,15 @@
 import { Descriptions, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatTokenCount } from '../../../components/token-count';
+import { renderQuota } from '../../../lib/format';
+import { useStatus } from '../../../lib/status';
 import type { LogEntry } from '../api/logs';
-import { durationColor, firstTokenColor, parseOther } from './log-detail';
+import { billingSourceColor, durationColor, firstTokenColor, parseOther } from './log-detail';
 
 /** Billing detail of a consumption row: ratios, cache tokens, timings and, for admins, the retry chain. */
 export function LogBillingDetail({ log, isAdmin }: { log: LogEntry; isAdmin: boolean }) {
   const { t } = useTranslation();
+  const { data: status = null } = useStatus();
   const other = parseOther(log.other);
   const isPerCall = (other.model_price ?? 0) > 0;
   const frt = (other.frt ?? 0) / 1000;
@@ -26,6 +29,18 @@ export function LogBillingDetail({ log, isAdmin }: { log: LogEntry; isAdmin: boo
       label: t('logs.cacheCreation'),
       children: `${formatTokenCount(other.cache_creation_tokens ?? 0)} × ${other.cache_creation_ratio ?? 1}`,
     },
+    other.billing_source ? {
+      key: 'paidBy',
+      label: t('logs.paidBy'),
+      children: (
+        <span data-testid="log-paid-by">
+          <Tag color={billingSourceColor[other.billing_source]}>{t(`logs.sources.${other.billing_source}`)}</Tag>
+          {other.subscription_id !== undefined
+            ? t('logs.paidSplit', { id: other.subscription_id, subscription: renderQuota(other.subscription_quota ?? 0, status, 6), wallet: renderQuota(other.wallet_quota ?? 0, status, 6) })
+            : null}
+        </span>
+      ),
+    } : false,
     { key: 'useTime', label: t('logs.useTime'), children: <Tag color={durationColor(log.use_time)}>{t('logs.seconds', { value: log.use_time })}</Tag> },
     !!log.is_stream && { key: 'frt', label: t('logs.firstToken'), children: <Tag color={firstTokenColor(frt)}>{t('logs.seconds', { value: frt.toFixed(2) })}</Tag> },
     other.is_model_mapped && other.upstream_model_name ? { key: 'upstream', label: t('logs.upstreamModel'), children: other.upstream_model_name } : false,

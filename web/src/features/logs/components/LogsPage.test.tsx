@@ -51,4 +51,20 @@ describe('usage log types', () => {
     for (const text of ['状态码', '502', 'upstream_unreachable', '/v1/chat/completions', '无应答（连接失败）', '#3 → #7']) expect(within(detail).getByText(text)).toBeTruthy();
     expect(within(detail).getByText(/ECONNREFUSED/)).toBeTruthy();
   });
+
+  it('tags the cost of a call a subscription paid', async () => {
+    const paid = { ...row(4, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 15), model_name: 'gpt-4o-mini', other: JSON.stringify({ billing_source: 'subscription', subscription_quota: 15, wallet_quota: 0, subscription_id: 3 }) };
+    const mixed = { ...row(5, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 20), model_name: 'gpt-4o-mini', other: JSON.stringify({ billing_source: 'mixed', subscription_quota: 5, wallet_quota: 15, subscription_id: 3 }) };
+    const wallet = { ...row(6, 2, 'wallet call', 20), model_name: 'gpt-4o-mini', other: JSON.stringify({ model_ratio: 1 }) };
+    fakeServer({
+      'GET /api/log/self/': () => ok({ items: [mixed, paid, wallet], total: 3, page: 1, page_size: 10 }),
+      'GET /api/log/self/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
+    });
+    await renderScreen('/log', <LogsPage />, { user: regularUser });
+    const walletRow = (await screen.findByText('wallet call')).closest('tr') as HTMLElement;
+    const table = walletRow.closest('table') as HTMLElement;
+    expect(within(table).getByText('订阅', { selector: '.ant-tag' })).toBeTruthy();
+    expect(within(table).getByText('订阅 + 钱包', { selector: '.ant-tag' })).toBeTruthy();
+    expect(within(walletRow).queryByText('钱包', { selector: '.ant-tag' })).toBeNull();
+  });
 });

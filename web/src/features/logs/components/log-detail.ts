@@ -22,6 +22,11 @@ export interface LogOther {
   /** An `auto` token's call: the group it used, and the group asked for ('auto'). */
   auto_group?: string;
   requested_group?: string;
+  /** Who paid a call of a user with subscription funding (docs/billing.md); absent: the wallet. */
+  billing_source?: 'subscription' | 'wallet' | 'mixed';
+  subscription_quota?: number;
+  wallet_quota?: number;
+  subscription_id?: number;
 }
 
 export function parseOther(text: string): LogOther {
@@ -39,5 +44,8 @@ export const durationColor = (seconds: number): string => (seconds < 101 ? 'gree
 
 /** First-token time colour: under 3 s green, under 10 s orange, else red. */
 export const firstTokenColor = (seconds: number): string => (seconds < 3 ? 'green' : seconds < 10 ? 'orange' : 'red');
+
+/** Tag colour of who paid a call. */
+export const billingSourceColor: Record<string, string> = { subscription: 'purple', mixed: 'magenta', wallet: 'default' };
 
 export const LogTypeColor: Record<number, string> = { 1: 'cyan', 2: 'green', 3: 'orange', 4: 'purple', 5: 'red', 6: 'blue' };

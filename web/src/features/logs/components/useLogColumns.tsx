@@ -6,7 +6,7 @@ import { formatTokenCount } from '../../../components/token-count';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import type { LogEntry } from '../api/logs';
-import { durationColor, firstTokenColor, LogTypeColor, parseOther } from './log-detail';
+import { billingSourceColor, durationColor, firstTokenColor, LogTypeColor, parseOther } from './log-detail';
 
 /**
  * Columns of the usage log; channel and user columns for admins only. The cost follows the model, so
@@ -38,7 +38,23 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
     { key: 'group', title: t('logs.group'), dataIndex: 'group', render: (value: string) => (value ? <Tag>{value}</Tag> : null) },
     { key: 'type', title: t('logs.type'), dataIndex: 'type', render: (value: number) => <Tag color={LogTypeColor[value] ?? 'default'}>{t(value in LogTypeColor ? `logs.types.${value}` : 'logs.types.unknown')}</Tag> },
     { key: 'model', title: t('logs.model'), dataIndex: 'model_name', render: (value: string) => (value ? <Tag color="geekblue">{value}</Tag> : null) },
-    { key: 'quota', title: t('logs.quota'), dataIndex: 'quota', render: (value: number, log: LogEntry) => (log.type === LogType.consume || value ? renderQuota(value, status, 6) : null) },
+    {
+      key: 'quota',
+      title: t('logs.quota'),
+      dataIndex: 'quota',
+      render: (value: number, log: LogEntry) => {
+        if (log.type !== LogType.consume && !value) return null;
+        // A call a subscription paid (some of): who paid, beside the cost.
+        const source = log.type === LogType.consume && log.other.includes('"billing_source"') ? parseOther(log.other).billing_source : undefined;
+        if (!source || source === 'wallet') return renderQuota(value, status, 6);
+        return (
+          <Space size={4}>
+            {renderQuota(value, status, 6)}
+            <Tag color={billingSourceColor[source]}>{t(`logs.sources.${source}`)}</Tag>
+          </Space>
+        );
+      },
+    },
     {
       key: 'useTime',
       title: t('logs.useTime'),

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { updateUser, useGroups, useUser, usersQueryKey, type User } from '../api/users';
 import { SecondFactorsReset } from './SecondFactorsReset';
+import { UserSubscriptions } from './UserSubscriptions';
 
 interface EditValues {
   username: string;
@@ -90,6 +91,7 @@ export function EditUserDrawer({ userId, onClose }: { userId: number | null; onC
             ))}
           </Descriptions>
           {data && <SecondFactorsReset user={data} />}
+          {data && <UserSubscriptions userId={data.id} />}
         </Form>
       )}
     </Drawer>

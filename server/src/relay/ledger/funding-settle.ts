@@ -1,0 +1,68 @@
+import type { AppContext } from '../../context.js';
+import type { Funding } from '../../subscriptions/funding.js';
+import type { RelayState } from '../state.js';
+import type { SubscriptionShare } from './funding-hold.js';
+import { releaseHold, spendable, type Hold } from './hold.js';
+import type { ConsumeLogRecord } from './settle.js';
+
+/**
+ * What a consume log row's `other` says about who paid (docs/billing.md, "Funding by subscriptions"):
+ * `billing_source` (`subscription`, `wallet` or `mixed`), `subscription_quota` and `wallet_quota`
+ * (they add up to the row's quota), `subscription_id` (the allowance that paid most) and, when
+ * several paid, `subscriptions` [{id, quota}]. Rows of users without subscription funding have none
+ * of these: their wallet paid.
+ */
+export interface FundingLogFields {
+  billing_source: 'subscription' | 'wallet' | 'mixed';
+  subscription_quota: number;
+  wallet_quota: number;
+  subscription_id?: number;
+  subscriptions?: Array<{ id: number; quota: number }>;
+}
+
+/**
+ * Bills a call whose hold has a subscription share (settle.ts): the real cost is split in the
+ * database first (funding-hold.ts SubscriptionShare.settle), then the hold is released and the
+ * bill recorded at once, so while the split is written the call's wallet part stays held. The user's
+ * wallet is charged only its part; the token and the channel the whole cost; the log row says who
+ * paid. Counted as a call in flight, so a graceful shutdown waits for it.
+ */
+export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: ConsumeLogRecord | null): void {
+  const share = hold.funding as SubscriptionShare;
+  // The bill takes the share over: releasing the hold must not give it back.
+  hold.funding = null;
+  const { caller } = hold;
+  ctx.lifecycle.callStarted();
+  const walletAvailable = Math.max(0, spendable(caller).user + hold.amount);
+  void share.settle(quota, walletAvailable).catch((error: unknown) => {
+    // The database failed: the share stays as taken and the wallet pays the rest, so nothing is billed twice.
+    relay.log.error({ err: error, userId: caller.user.id, parts: share.funding.parts }, 'subscription share of a call not settled; billed as held');
+    return asHeld(share.funding, quota);
+  }).then((split) => {
+    share.end();
+    releaseHold(hold);
+    if (log) log.funding = fundingLogFields(split, quota);
+    relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription));
+  }).finally(() => ctx.lifecycle.callEnded());
+}
+
+/** The split when nothing could be given back or taken: the share as taken, the wallet the rest. */
+function asHeld(funding: Funding, quota: number): Funding {
+  return { ...funding, fromWallet: Math.max(0, quota - funding.fromSubscription), uncovered: 0 };
+}
+
+export function fundingLogFields(split: Funding, quota: number): FundingLogFields {
+  const fromSubscription = Math.min(quota, split.fromSubscription);
+  const wallet = quota - fromSubscription;
+  const source = fromSubscription === 0 ? 'wallet' : wallet === 0 ? 'subscription' : 'mixed';
+  const bySubscription = new Map<number, number>();
+  for (const part of split.parts) bySubscription.set(part.subscriptionId, (bySubscription.get(part.subscriptionId) ?? 0) + part.amount);
+  const paid = [...bySubscription].map(([id, amount]) => ({ id, quota: amount })).sort((a, b) => b.quota - a.quota);
+  return {
+    billing_source: source,
+    subscription_quota: fromSubscription,
+    wallet_quota: wallet,
+    ...(paid.length > 0 ? { subscription_id: paid[0]!.id } : {}),
+    ...(paid.length > 1 ? { subscriptions: paid } : {}),
+  };
+}
