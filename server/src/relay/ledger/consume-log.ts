@@ -2,9 +2,16 @@ import { LogType } from '@modelgate/shared';
 import type { NewLog } from '../../db/schema.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 
+/** Who a consume log row is for: a relay caller, or what a queued row kept of it (settle.ts). */
+export interface LogCaller {
+  user: { id: number; username: string };
+  token: { id: number; name: string } | null;
+  group: string;
+}
+
 /** What one billed call puts in its consume log row (type 2), whatever kind of call it was. */
 export interface ConsumeLogFields {
-  caller: RelayCaller;
+  caller: LogCaller;
   /** The model the caller asked for. */
   model: string;
   quota: number;
@@ -32,8 +39,11 @@ export interface ConsumeLogFields {
  * call used, and `requested_group` 'auto'. Nothing for any other caller.
  */
 export function autoGroupLogFields(caller: RelayCaller, usedGroup: string): Record<string, string> {
-  return caller.autoGroups === null ? {} : { auto_group: usedGroup, requested_group: 'auto' };
+  return caller.autoGroups === null ? {} : autoGroupFields(usedGroup);
 }
+
+/** The `other` fields of a call of an `auto` token that used `usedGroup`. */
+export const autoGroupFields = (usedGroup: string): Record<string, string> => ({ auto_group: usedGroup, requested_group: 'auto' });
 
 /**
  * The one consume log row builder of the ledger: relayed calls (settle), Realtime sessions and task

@@ -6,7 +6,7 @@ import { computeQuota, type Usage } from '../billing/quota.js';
 import { clampQuota, clampUsage } from '../billing/usage-count.js';
 import type { RelayState } from '../state.js';
 import { releaseHold, type Hold } from './hold.js';
-import { autoGroupLogFields, consumeLogRow } from './consume-log.js';
+import { autoGroupFields, consumeLogRow } from './consume-log.js';
 import { settleFunded, type FundingLogFields } from './funding-settle.js';
 
 export interface SettleInput {
@@ -52,67 +52,103 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
   return quota;
 }
 
+/** Request paths as one shared string each (a call's path is a fresh slice of its URL), bounded. */
+const requestPaths = new Map<string, string>();
+function sharedPath(path: string): string {
+  const known = requestPaths.get(path);
+  if (known !== undefined) return known;
+  if (requestPaths.size >= 256) requestPaths.clear();
+  requestPaths.set(path, path);
+  return path;
+}
+
 /**
  * A consume log row as settle() saw it, turned into the row (content text and `other` JSON) only
- * when the write-behind flush writes it: the request path keeps one small object. Everything that
- * may change later (the time, names of the user and token) is captured here; the rest of the input
- * (pricing, usage, tried channels) is not changed after settle.
+ * when the write-behind flush writes it. It lives until that flush (up to BATCH_UPDATE_INTERVAL_MS),
+ * so it keeps only what the row needs, as its own fields: not the settle input, the hold or the
+ * caller (which would keep the request's objects alive), and the channels tried as a number when
+ * there was one. Everything that may change later (the time, names of the user and token) is
+ * captured here; the pricing and usage objects are not changed after settle.
  */
 export class ConsumeLogRecord {
   /** Which sources paid, for a call of a user with subscription funding (funding-settle.ts); null: the wallet alone. */
   funding: FundingLogFields | null = null;
+  private readonly userId: number;
+  private readonly tokenId: number;
+  private readonly group: string;
+  private readonly isAutoToken: boolean;
+  private readonly pricing: ModelPricing;
+  private readonly groupRatio: number;
+  private readonly userGroupRatio: number;
+  private readonly usage: Usage;
+  private readonly model: string;
+  private readonly upstreamModel: string;
+  private readonly channelId: number;
+  private readonly tried: number | number[];
+  private readonly isStream: boolean;
+  private readonly startedAt: number;
+  private readonly frtMs: number;
+  private readonly requestPath: string;
 
-  constructor(
-    private readonly input: SettleInput,
-    private readonly quota: number,
-    private readonly now: number,
-    private readonly username: string,
-    private readonly tokenName: string,
-  ) {}
+  constructor(input: SettleInput, private readonly quota: number, private readonly now: number, private readonly username: string, private readonly tokenName: string) {
+    const { caller } = input.hold;
+    this.userId = caller.user.id;
+    this.tokenId = caller.token?.id ?? 0;
+    this.group = input.group ?? caller.group;
+    this.isAutoToken = caller.autoGroups !== null;
+    this.pricing = input.pricing;
+    this.groupRatio = input.groupRatio;
+    this.userGroupRatio = input.userGroupRatio ?? -1;
+    this.usage = input.usage;
+    this.model = input.model;
+    this.upstreamModel = input.upstreamModel;
+    this.channelId = input.channelId;
+    this.tried = input.tried.length === 1 ? input.tried[0]! : input.tried.slice();
+    this.isStream = input.isStream;
+    this.startedAt = input.startedAt;
+    this.frtMs = input.frtMs;
+    this.requestPath = sharedPath(input.requestPath);
+  }
 
   toRow(): NewLog {
-    return buildConsumeLog(this.input, this.quota, this.now, this.username, this.tokenName, this.funding);
+    const { pricing, usage, groupRatio } = this;
+    const audio = usage.audioInputTokens;
+    const audioRatio = pricing.audioRatio ?? 1;
+    const image = usage.imageInputTokens;
+    const imageRatio = pricing.imageRatio ?? 1;
+    const content = pricing.quotaType === 1
+      ? `模型价格 ${pricing.modelPrice}，分组倍率 ${groupRatio}`
+      : image !== undefined
+        ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，图片输入倍率 ${imageRatio}，分组倍率 ${groupRatio}`
+        : audio !== undefined
+        ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${groupRatio}`
+        : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${groupRatio}`;
+    const other = {
+      model_ratio: pricing.modelRatio,
+      model_price: pricing.modelPrice,
+      completion_ratio: pricing.completionRatio,
+      group_ratio: groupRatio,
+      user_group_ratio: this.userGroupRatio,
+      cache_tokens: usage.cachedTokens,
+      cache_ratio: pricing.cacheRatio,
+      ...(usage.cacheCreationTokens !== undefined
+        ? { cache_creation_tokens: usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
+        : {}),
+      ...(audio !== undefined ? { audio: true, audio_input: audio, audio_ratio: audioRatio } : {}),
+      ...(image !== undefined ? { image: true, image_input: image, image_ratio: imageRatio } : {}),
+      frt: this.frtMs,
+      is_model_mapped: this.upstreamModel !== this.model,
+      upstream_model_name: this.upstreamModel,
+      admin_info: { use_channel: typeof this.tried === 'number' ? [String(this.tried)] : this.tried.map(String) },
+      group: this.group,
+      ...(this.isAutoToken ? autoGroupFields(this.group) : {}),
+      request_path: this.requestPath,
+      ...this.funding,
+    };
+    const caller = { user: { id: this.userId, username: this.username }, token: this.tokenId > 0 ? { id: this.tokenId, name: this.tokenName } : null, group: this.group };
+    return consumeLogRow({
+      caller, model: this.model, quota: this.quota, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
+      channelId: this.channelId, isStream: this.isStream, startedAt: this.startedAt, now: this.now, content, other,
+    });
   }
-}
-
-function buildConsumeLog(input: SettleInput, quota: number, now: number, username: string, tokenName: string, funding: FundingLogFields | null): NewLog {
-  const { caller } = input.hold;
-  const { pricing } = input;
-  const audio = input.usage.audioInputTokens;
-  const audioRatio = pricing.audioRatio ?? 1;
-  const image = input.usage.imageInputTokens;
-  const imageRatio = pricing.imageRatio ?? 1;
-  const content = pricing.quotaType === 1
-    ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
-    : image !== undefined
-      ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，图片输入倍率 ${imageRatio}，分组倍率 ${input.groupRatio}`
-      : audio !== undefined
-      ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${input.groupRatio}`
-      : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${input.groupRatio}`;
-  const other = {
-    model_ratio: pricing.modelRatio,
-    model_price: pricing.modelPrice,
-    completion_ratio: pricing.completionRatio,
-    group_ratio: input.groupRatio,
-    user_group_ratio: input.userGroupRatio ?? -1,
-    cache_tokens: input.usage.cachedTokens,
-    cache_ratio: pricing.cacheRatio,
-    ...(input.usage.cacheCreationTokens !== undefined
-      ? { cache_creation_tokens: input.usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
-      : {}),
-    ...(audio !== undefined ? { audio: true, audio_input: audio, audio_ratio: audioRatio } : {}),
-    ...(image !== undefined ? { image: true, image_input: image, image_ratio: imageRatio } : {}),
-    frt: input.frtMs,
-    is_model_mapped: input.upstreamModel !== input.model,
-    upstream_model_name: input.upstreamModel,
-    admin_info: { use_channel: input.tried.map(String) },
-    group: input.group ?? caller.group,
-    ...autoGroupLogFields(caller, input.group ?? caller.group),
-    request_path: input.requestPath,
-    ...funding,
-  };
-  return consumeLogRow({
-    caller, model: input.model, quota, promptTokens: input.usage.promptTokens, completionTokens: input.usage.completionTokens,
-    channelId: input.channelId, isStream: input.isStream, startedAt: input.startedAt, now, content, other, username, tokenName, group: input.group,
-  });
 }
