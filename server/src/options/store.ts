@@ -12,6 +12,7 @@ const changeChannel = 'options:changed';
 export class OptionStore {
   private values = new Map<OptionKey, string>();
   private parsedJson = new Map<OptionKey, { raw: string; value: unknown }>();
+  private parsedNumbers = new Map<OptionKey, { raw: string; value: number }>();
   private readonly listeners: Array<(keys: OptionKey[]) => void> = [];
   private timer: NodeJS.Timeout | null = null;
 
@@ -54,9 +55,15 @@ export class OptionStore {
     return this.get(key) === 'true';
   }
 
+  /** Numeric value, parsed once per stored value (relayed calls read several per call). */
   number(key: OptionKey): number {
-    const value = Number(this.get(key));
-    return Number.isFinite(value) ? value : Number(optionRegistry[key].default);
+    const raw = this.get(key);
+    const cached = this.parsedNumbers.get(key);
+    if (cached !== undefined && cached.raw === raw) return cached.value;
+    const parsed = Number(raw);
+    const value = Number.isFinite(parsed) ? parsed : Number(optionRegistry[key].default);
+    this.parsedNumbers.set(key, { raw, value });
+    return value;
   }
 
   /** Parsed JSON value, parsed once per stored value. */

@@ -30,7 +30,44 @@ const numberOr = (map: NumberMap, key: string, fallback: number): number => {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 };
 
+/**
+ * The pricing of each model read so far, valid while the five pricing options keep the parsed values
+ * they were read from (OptionStore.json returns the same object until an option's text changes).
+ * Every relayed call reads its model's pricing; the objects are shared and never changed. Bounded:
+ * model names come from clients.
+ */
+interface PricingMemo {
+  prices: unknown;
+  ratios: unknown;
+  completion: unknown;
+  cache: unknown;
+  creation: unknown;
+  byModel: Map<string, ModelPricing>;
+}
+const pricingMemo = new WeakMap<OptionStore, PricingMemo>();
+const maxMemoModels = 2048;
+
 export function findModelPricing(options: OptionStore, model: string): ModelPricing {
+  const prices = options.json('ModelPrice');
+  const ratios = options.json('ModelRatio');
+  const completion = options.json('CompletionRatio');
+  const cache = options.json('CacheRatio');
+  const creation = options.json('CacheCreationRatio');
+  let memo = pricingMemo.get(options);
+  if (!memo || memo.prices !== prices || memo.ratios !== ratios || memo.completion !== completion || memo.cache !== cache || memo.creation !== creation) {
+    memo = { prices, ratios, completion, cache, creation, byModel: new Map() };
+    pricingMemo.set(options, memo);
+  }
+  let pricing = memo.byModel.get(model);
+  if (pricing === undefined) {
+    pricing = readModelPricing(options, model);
+    if (memo.byModel.size >= maxMemoModels) memo.byModel.clear();
+    memo.byModel.set(model, pricing);
+  }
+  return pricing;
+}
+
+function readModelPricing(options: OptionStore, model: string): ModelPricing {
   const prices = options.json<NumberMap>('ModelPrice');
   const ratios = options.json<NumberMap>('ModelRatio');
   const completion = numberOr(options.json<NumberMap>('CompletionRatio'), model, 1);
