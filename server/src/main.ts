@@ -1,3 +1,4 @@
+import './lib/v8-tuning.js';
 import { loadConfig, type Config } from './config.js';
 import { startServer } from './server.js';
 
