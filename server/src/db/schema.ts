@@ -267,7 +267,8 @@ export interface MidjourneysTable {
   lease_until: Defaulted<number>;
   video_url: Defaulted<string>;
   /** Where the caller asked to be told of changes (MjNotifyEnabled); '' for none. */
-  notify_hook: Defaulted<string>;
+  notify_hook: Defaulted<string>;  /** What subscription allowances paid of `quota` (JSON parts, migration 0012); '' for a user without subscription funding. */
+  subscription_parts: Defaulted<string>;
 }
 
 export interface TasksTable {
@@ -295,6 +296,8 @@ export interface TasksTable {
   /** Poll lease: the instance polling the task and until when (unix seconds). */
   lease_owner: Defaulted<string>;
   lease_until: Defaulted<number>;
+  /** What subscription allowances paid of `quota` (JSON parts, migration 0012); '' for a user without subscription funding. */
+  subscription_parts: Defaulted<string>;
 }
 
 /** Responses the gateway produced, for `previous_response_id` (migration 0006). */

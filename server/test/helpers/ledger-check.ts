@@ -8,17 +8,20 @@ import { maxRequestQuota, maxUsageTokens } from '../../src/relay/billing/usage-c
  * log quotas equals the used_quota counter (users: quota = start − used). A user's counters hold what
  * their wallet paid: a row's `other.subscription_quota` (a subscription paid it) is not theirs; and
  * each subscription's allowance used (period_quota − remaining_quota) equals what the rows say it
- * paid. Returns the log rows.
+ * paid. A task's refund row (type 6) counts against its user, token, channel and allowances as its
+ * `other` says it gave back. Returns the consume log rows.
  */
 export async function expectLedgerExact(storage: Storage, startQuota: Map<number, number>): Promise<Array<Record<string, unknown>>> {
   const db = storage.db;
-  const logs = await db.selectFrom('logs').selectAll().where('type', '=', 2).execute();
+  const rows = await db.selectFrom('logs').selectAll().where('type', 'in', [2, 6]).execute();
+  const logs = rows.filter((log) => log.type === 2);
   const byUser = new Map<number, number>();
   const byToken = new Map<number, number>();
   const byChannel = new Map<number, number>();
   const bySubscription = new Map<number, number>();
   const add = (sums: Map<number, number>, id: number, quota: number) => sums.set(id, (sums.get(id) ?? 0) + quota);
-  for (const log of logs) {
+  for (const log of rows) {
+    const sign = log.type === 6 ? -1 : 1;
     const quota = Number(log.quota);
     for (const [name, value, max] of [['quota', quota, maxRequestQuota], ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens], ['completion_tokens', Number(log.completion_tokens), maxUsageTokens]] as const) {
       expect(Number.isSafeInteger(value), `${name} ${value}`).toBe(true);
@@ -27,10 +30,10 @@ export async function expectLedgerExact(storage: Storage, startQuota: Map<number
     }
     const funding = fundingOf(String(log.other ?? ''));
     expect(funding.subscription + funding.wallet === quota || !funding.isFunded, `row ${log.id}: subscription + wallet = quota`).toBe(true);
-    for (const [id, paid] of funding.parts) add(bySubscription, id, paid);
-    add(byUser, log.user_id, quota - funding.subscription);
-    add(byToken, log.token_id, quota);
-    add(byChannel, log.channel_id, quota);
+    for (const [id, paid] of funding.parts) add(bySubscription, id, sign * paid);
+    add(byUser, log.user_id, sign * (quota - funding.subscription));
+    add(byToken, log.token_id, sign * quota);
+    add(byChannel, log.channel_id, sign * quota);
   }
   const users = await db.selectFrom('users').select(['id', 'quota', 'used_quota']).execute();
   for (const user of users) {

@@ -27,8 +27,8 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
   const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
   return rows.map((row) => {
-    // The poll lease is internal; the caller's notify hook may carry its own secret.
-    const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, ...rest } = row;
+    // The poll lease and the refund's bookkeeping (who paid: the usage log says it) are internal; the caller's notify hook may carry its own secret.
+    const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, subscription_parts: _parts, ...rest } = row;
     const entry: Record<string, unknown> = { ...rest, fail_reason: translate(row.fail_reason, language), created_at: row.submit_time, image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url) };
     if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
     return entry;
@@ -52,8 +52,8 @@ export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: M
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
   const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
   return rows.map((row) => {
-    // The poll lease is internal; the upstream's task id and the paying token are the operators'.
-    const { lease_owner: _owner, lease_until: _until, ...entry } = row as Record<string, unknown>;
+    // The poll lease and the refund's bookkeeping are internal; the upstream's task id and the paying token are the operators'.
+    const { lease_owner: _owner, lease_until: _until, subscription_parts: _parts, ...entry } = row as Record<string, unknown>;
     entry.fail_reason = translate(row.fail_reason, language);
     if (!scope.isAdmin) for (const column of adminOnlyMusic) delete entry[column];
     return entry;

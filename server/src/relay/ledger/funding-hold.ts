@@ -4,7 +4,8 @@ import { returnFunding, settleFunding, takeFunding, type Funding } from '../../s
 import { RelayError } from '../errors.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayLog, RelayState } from '../state.js';
-import { holdOf, releaseHold, spendable, type HeldFunding } from './hold.js';
+import { freeLease } from '../routing/concurrency.js';
+import { holdOf, releaseHold, spendable, type HeldFunding, type Hold } from './hold.js';
 import { affordableOutput, planHold, requestCosts, type Costs, type HoldRequest, type PlannedHold } from './hold-policy.js';
 
 /**
@@ -65,6 +66,17 @@ export class SubscriptionShare implements HeldFunding {
     };
   }
 
+  /**
+   * Adds what a running Realtime session took from the allowances since (funding-grow.ts) to the
+   * share: given back or billed with it, held on the token with it.
+   */
+  add(more: Funding): void {
+    if (this.isDone || more.fromSubscription === 0) return;
+    this.funding.parts.push(...more.parts);
+    this.funding.fromSubscription += more.fromSubscription;
+    if (this.caller.token) this.caller.token.held += more.fromSubscription;
+  }
+
   /** Ends the share's hold on the token; false when it had ended already. */
   end(): boolean {
     if (this.isDone) return false;
@@ -102,6 +114,36 @@ export async function planFundedHold(ctx: AppContext, relay: RelayState, caller:
     share.release();
     throw error;
   }
+}
+
+/** What a fixed-price call is held for: a task's price, a Realtime session's opening hold. */
+export interface PricedStart {
+  pricing: HoldRequest['pricing'];
+  groupRatio: number;
+  model: string;
+}
+
+/**
+ * The funded hold of a task submit or a Realtime session: planFundedHold for a call with no output to
+ * foresee (its worst cost is its likely cost: the price, or a session's PreConsumedQuota). The
+ * low-balance slot is not kept, as the wallet path of these calls reserves without one: the hold is
+ * the whole price (a session's then grows with its cost, funding-grow.ts), so no overdraft is left to
+ * guard against, and a session must not make the user's other calls wait for its end.
+ */
+export async function planFundedStart(ctx: AppContext, relay: RelayState, caller: RelayCaller, start: PricedStart, isGone: () => boolean): Promise<Hold> {
+  const { hold } = await planFundedHold(ctx, relay, caller, { ...start, promptTokens: 0, maxTokens: 0, producesText: false, calls: 1 }, isGone);
+  hold.lane.release();
+  hold.lane = freeLease;
+  return hold;
+}
+
+/**
+ * The refusal a funded caller gets before any query: `subscription_only` without an active
+ * subscription (a Realtime upgrade checks it before accepting the socket); null otherwise.
+ */
+export function fundingRefusal(caller: RelayCaller): RelayError | null {
+  const funding = caller.user.funding;
+  return funding !== null && funding.preference === 'subscription_only' && !funding.hasSubscription ? noAllowance() : null;
 }
 
 /** Up to `target` from the allowances that cover the call (a take never overruns one: funding.ts). */

@@ -3,7 +3,7 @@ import type { Funding } from '../../subscriptions/funding.js';
 import type { RelayState } from '../state.js';
 import type { SubscriptionShare } from './funding-hold.js';
 import { releaseHold, spendable, type Hold } from './hold.js';
-import type { ConsumeLogRecord } from './settle.js';
+import type { PendingLog } from './log-rows.js';
 
 /**
  * What a consume log row's `other` says about who paid (docs/billing.md, "Funding by subscriptions"):
@@ -20,30 +20,44 @@ export interface FundingLogFields {
   subscriptions?: Array<{ id: number; quota: number }>;
 }
 
+/** A queued consume log that says who paid: settle's ConsumeLogRecord, a Realtime session's record. */
+export type FundedLog = PendingLog & { funding: FundingLogFields | null };
+
 /**
- * Bills a call whose hold has a subscription share (settle.ts): the real cost is split in the
- * database first (funding-hold.ts SubscriptionShare.settle), then the hold is released and the
- * bill recorded at once, so while the split is written the call's wallet part stays held. The user's
+ * Bills a call whose hold has a subscription share (settle.ts, Realtime's settle-session.ts): the
+ * real cost is split in the database first (splitFunded), then the hold is released and the bill
+ * recorded at once, so while the split is written the call's wallet part stays held. The user's
  * wallet is charged only its part; the token and the channel the whole cost; the log row says who
  * paid. Counted as a call in flight, so a graceful shutdown waits for it.
  */
-export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: ConsumeLogRecord | null): void {
-  const share = hold.funding as SubscriptionShare;
-  // The bill takes the share over: releasing the hold must not give it back.
-  hold.funding = null;
+export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: FundedLog | null): void {
   const { caller } = hold;
   ctx.lifecycle.callStarted();
-  const walletAvailable = Math.max(0, spendable(caller).user + hold.amount);
-  void share.settle(quota, walletAvailable).catch((error: unknown) => {
-    // The database failed: the share stays as taken and the wallet pays the rest, so nothing is billed twice.
-    relay.log.error({ err: error, userId: caller.user.id, parts: share.funding.parts }, 'subscription share of a call not settled; billed as held');
-    return asHeld(share.funding, quota);
-  }).then((split) => {
-    share.end();
+  void splitFunded(relay, hold, quota).then((split) => {
     releaseHold(hold);
     if (log) log.funding = fundingLogFields(split, quota);
     relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription));
   }).finally(() => ctx.lifecycle.callEnded());
+}
+
+/**
+ * The split of `quota`, the real cost of a call whose hold has a subscription share (funding-hold.ts
+ * SubscriptionShare.settle), written in the database. The bill takes the share over: the hold no
+ * longer gives it back when released, and the caller records the split (settleFunded) or, for a task
+ * whose charge then fails, gives its parts back. Never rejects: when the database fails, the share
+ * stays as taken and the wallet pays the rest, so nothing is billed twice.
+ */
+export async function splitFunded(relay: RelayState, hold: Hold, quota: number): Promise<Funding> {
+  const share = hold.funding as SubscriptionShare;
+  hold.funding = null;
+  const { caller } = hold;
+  const walletAvailable = Math.max(0, spendable(caller).user + hold.amount);
+  const split = await share.settle(quota, walletAvailable).catch((error: unknown) => {
+    relay.log.error({ err: error, userId: caller.user.id, parts: share.funding.parts }, 'subscription share of a call not settled; billed as held');
+    return asHeld(share.funding, quota);
+  });
+  share.end();
+  return split;
 }
 
 /** The split when nothing could be given back or taken: the share as taken, the wallet the rest. */

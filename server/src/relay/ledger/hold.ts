@@ -74,10 +74,14 @@ export function releaseHold(hold: Hold): void {
   if (hold.funding !== null) hold.funding.release();
 }
 
-/** The error that ends a running session once its running total has used up the user's or token's quota. */
-export function exhaustedQuota(caller: RelayCaller): RelayError | null {
+/**
+ * The error that ends a running session once its running total has used up the user's or token's
+ * quota. `isWalletPaying` false: the wallet is not paying the session now (a subscription allowance
+ * is, funding-grow.ts), only the token is checked.
+ */
+export function exhaustedQuota(caller: RelayCaller, isWalletPaying = true): RelayError | null {
   const left = spendable(caller);
-  if (left.user <= 0) return new RelayError(403, 'insufficient_user_quota', '用户额度已用尽，实时会话已结束');
+  if (isWalletPaying && left.user <= 0) return new RelayError(403, 'insufficient_user_quota', '用户额度已用尽，实时会话已结束');
   if (left.token <= 0) return new RelayError(403, 'insufficient_token_quota', '令牌额度已用尽，实时会话已结束');
   return null;
 }

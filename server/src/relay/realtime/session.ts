@@ -10,7 +10,9 @@ import { admitToken, type Admission } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
-import { exhaustedQuota, growHold, holdOf, quotaShortfall, releaseHold } from '../ledger/hold.js';
+import { exhaustedQuota, growHold, releaseHold, reserve, type Hold } from '../ledger/hold.js';
+import { planFundedStart } from '../ledger/funding-hold.js';
+import { GrowingFunding } from '../ledger/funding-grow.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
@@ -95,6 +97,22 @@ export function hasRealtimeChannel(relay: RelayState, caller: RelayCaller, model
   }
 }
 
+/**
+ * The session's opening hold (the price's PreConsumedQuota): reserved on the wallet, or for a user with
+ * subscription funding taken by the preference as a chat call's (ledger/funding-hold.ts), so a
+ * `subscription_only` user without allowance is refused with the chat call's 403.
+ */
+function holdSession(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean): Hold | Promise<Hold> {
+  const { caller } = request;
+  if (caller.user.funding === null) return reserve(caller, request.holdAmount);
+  return planFundedStart(ctx, relay, caller, { pricing: request.pricing, groupRatio: request.groupRatio, model: request.model }, isGone);
+}
+
+function internalError(relay: RelayState, error: unknown): RelayError {
+  relay.log.error({ err: error }, 'realtime session hold failed');
+  return new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
+}
+
 interface Connected {
   upstream: WebSocket;
   /** Upstream frames that arrived with the handshake, before the bridge was set up. */
@@ -161,12 +179,17 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     client.close(code, error.code);
   };
 
-  const shortfall = quotaShortfall(request.caller, request.holdAmount);
-  if (shortfall) {
-    recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: shortfall, trace: null, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
-    return fail(shortfall, quotaCloseCode);
+  let hold: Hold;
+  try {
+    const planned = holdSession(ctx, relay, request, () => isClientGone);
+    hold = planned instanceof Promise ? await planned : planned;
+  } catch (error) {
+    const refusal = error instanceof RelayError ? error : internalError(relay, error);
+    recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: refusal, trace: null, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
+    return fail(refusal, quotaCloseCode);
   }
-  const hold = holdOf(request.caller, request.holdAmount);
+  // A user with subscription funding: the session's cost is funded from the allowances as it grows.
+  const growing = hold.funding === null ? null : new GrowingFunding(ctx.storage.db, hold);
 
   let connected: Connected | null = null;
   let failure: RelayError | null = null;
@@ -203,24 +226,34 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     isSettled = true;
     active.delete(session);
     freeSlots();
-    settleRealtimeSession(ctx, relay, {
+    settleRealtimeSession(ctx, relay, growing, {
       hold, pricing: request.pricing, groupRatio: request.groupRatio, userGroupRatio: request.userGroupRatio, usage, model: request.model, upstreamModel,
       channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),
     });
   };
   const quotaPerUnit = ctx.options.number('QuotaPerUnit');
+  // The response that used the quota up is still delivered; nothing more is started.
+  const endWhenExhausted = (exhausted: RelayError | null) => {
+    if (!exhausted) return;
+    setImmediate(() => {
+      if (client.readyState === client.OPEN) client.send(errorEvent(exhausted, request.language));
+      bridge.close(quotaCloseCode, exhausted.code);
+    });
+  };
   const bridge: RealtimeBridge = new RealtimeBridge(client, upstream, {
     onUpstreamFrame(frame, isBinary) {
       if (frtMs < 0) frtMs = Date.now() - request.startedAt;
       if (isBinary) return undefined;
       if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
-      growHold(hold, computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit));
-      const exhausted = exhaustedQuota(request.caller);
-      if (!exhausted) return undefined;
-      // The response that used the quota up is still delivered; nothing more is started.
-      setImmediate(() => {
-        if (client.readyState === client.OPEN) client.send(errorEvent(exhausted, request.language));
-        bridge.close(quotaCloseCode, exhausted.code);
+      const running = computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit);
+      if (growing === null) {
+        growHold(hold, running);
+        endWhenExhausted(exhaustedQuota(request.caller));
+        return undefined;
+      }
+      growing.grow(running).then(endWhenExhausted, (error: unknown) => {
+        // The database failed: the session goes on; settle funds what it cost (funding-settle.ts).
+        relay.log.error({ err: error, userId: request.caller.user.id }, 'realtime session funding not grown');
       });
       return undefined;
     },

@@ -3,6 +3,8 @@ import type { NewLog } from '../../db/schema.js';
 import { clampQuota, usageCount } from '../billing/usage-count.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
 import { autoGroupLogFields, consumeLogRow } from '../ledger/consume-log.js';
+import { settleFunded, type FundingLogFields } from '../ledger/funding-settle.js';
+import type { GrowingFunding } from '../ledger/funding-grow.js';
 import type { RelayState } from '../state.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } from './usage.js';
@@ -25,21 +27,46 @@ export interface RealtimeSettleInput {
 
 /**
  * Bills a finished session like settle() bills an HTTP request: the hold is released, the quota is
- * recorded for the write-behind flush (user, token, channel) and one consume log row is queued.
+ * recorded for the write-behind flush (user, token, channel) and one consume log row is queued. A
+ * session of a user with subscription funding is split between the allowances and the wallet once its
+ * last growth is written (`growing`, ledger/funding-grow.ts), as a chat call (funding-settle.ts).
  */
-export function settleRealtimeSession(ctx: AppContext, relay: RelayState, input: RealtimeSettleInput): number {
+export function settleRealtimeSession(ctx: AppContext, relay: RelayState, growing: GrowingFunding | null, input: RealtimeSettleInput): number {
   const { caller } = input.hold;
-  releaseHold(input.hold);
   const quota = clampQuota(computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit')));
-  const log = ctx.options.bool('LogConsumeEnabled') ? buildRealtimeLog(input, quota) : null;
+  const log = ctx.options.bool('LogConsumeEnabled') ? new RealtimeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '') : null;
+  if (input.hold.funding !== null) {
+    ctx.lifecycle.callStarted();
+    void (growing?.settled() ?? Promise.resolve())
+      .then(() => settleFunded(ctx, relay, input.hold, input.channelId, quota, log))
+      .finally(() => ctx.lifecycle.callEnded());
+    return quota;
+  }
+  releaseHold(input.hold);
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
   return quota;
 }
 
-function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
+/** A session's consume log row, built when the flush writes it; `funding` says who paid (funding-settle.ts). */
+class RealtimeLogRecord {
+  funding: FundingLogFields | null = null;
+
+  constructor(
+    private readonly input: RealtimeSettleInput,
+    private readonly quota: number,
+    private readonly now: number,
+    private readonly username: string,
+    private readonly tokenName: string,
+  ) {}
+
+  toRow(): NewLog {
+    return buildRealtimeLog(this.input, this.quota, this.now, this.username, this.tokenName, this.funding);
+  }
+}
+
+function buildRealtimeLog(input: RealtimeSettleInput, quota: number, now: number, username: string, tokenName: string, funding: FundingLogFields | null): NewLog {
   const { caller } = input.hold;
   const { pricing, usage } = input;
-  const now = Date.now();
   const content = pricing.quotaType === 1
     ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
     : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${pricing.audioRatio}，音频补全倍率 ${pricing.audioCompletionRatio}，分组倍率 ${input.groupRatio}`;
@@ -69,9 +96,10 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number): NewLog {
     audio_ratio: pricing.audioRatio,
     audio_completion_ratio: pricing.audioCompletionRatio,
     responses: usage.responses,
+    ...funding,
   };
   return consumeLogRow({
     caller, model: input.model, quota, promptTokens: usageCount(inputTokensOf(usage)), completionTokens: usageCount(outputTokensOf(usage)),
-    channelId: input.channelId, isStream: true, startedAt: input.startedAt, now, content, other,
+    channelId: input.channelId, isStream: true, startedAt: input.startedAt, now, content, other, username, tokenName,
   });
 }

@@ -103,7 +103,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
             description: storableText(answer.description, 0), state: storableText(typeof rest.state === 'string' ? rest.state : '', 0),
             submit_time: now, start_time: isUpload ? now : 0, finish_time: isUpload ? now : 0, image_url: urls[0] ?? '', video_url: '',
             // An upload is answered at once (the Discord URLs): it is kept as a finished task.
-            status: isUpload ? 'SUCCESS' : 'SUBMITTED', progress: isUpload ? '100%' : '0%', fail_reason: '', channel_id: row.channelId, quota: row.quota,
+            status: isUpload ? 'SUCCESS' : 'SUBMITTED', progress: isUpload ? '100%' : '0%', fail_reason: '', channel_id: row.channelId, quota: row.quota, subscription_parts: row.subscriptionParts,
             buttons: '', properties: storableText(JSON.stringify(isUpload ? { ...answer.properties, urls } : answer.properties), 20_000),
             notify_hook: typeof notifyHook === 'string' ? notifyHook : '', lease_owner: '', lease_until: 0,
           }).execute();

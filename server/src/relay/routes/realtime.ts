@@ -12,6 +12,7 @@ import { checkModelRateLimit } from '../pipeline/rate-limit.js';
 import type { RelayState } from '../state.js';
 import { findRealtimePricing } from '../realtime/realtime-pricing.js';
 import { quotaShortfall } from '../ledger/hold.js';
+import { fundingRefusal } from '../ledger/funding-hold.js';
 import { hasRealtimeChannel, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from '../realtime/session.js';
 import { keyFromSubprotocols, pickSubprotocol } from '../realtime/subprotocols.js';
 
@@ -53,7 +54,9 @@ async function checkRealtime(ctx: AppContext, relay: RelayState, request: Fastif
   const pricing = unsetModelPricing(ctx.options, found);
   const { groupRatio, userGroupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
   const holdAmount = estimateHold(pricing, groupRatio, 0, 0, ctx.options.number('PreConsumedQuota'), ctx.options.number('QuotaPerUnit'));
-  const shortfall = quotaShortfall(caller, holdAmount);
+  // A user with subscription funding is held by the session (the allowances are read there): only a
+  // `subscription_only` user without a subscription is refused here, without a query.
+  const shortfall = caller.user.funding === null ? quotaShortfall(caller, holdAmount) : fundingRefusal(caller);
   if (shortfall) throw shortfall;
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.

@@ -82,7 +82,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
       record: async (trx, row, upstreamId, now) => {
         await trx.insertInto('tasks').values({
           created_at: now, updated_at: now, task_id: row.taskId, upstream_id: upstreamId, platform: 'suno', user_id: row.userId, token_id: row.tokenId,
-          channel_id: row.channelId, quota: row.quota, action, status: 'SUBMITTED', fail_reason: '', submit_time: now, start_time: 0, finish_time: 0,
+          channel_id: row.channelId, quota: row.quota, subscription_parts: row.subscriptionParts, action, status: 'SUBMITTED', fail_reason: '', submit_time: now, start_time: 0, finish_time: 0,
           progress: '0%', properties: storableText(JSON.stringify({ prompt: body.prompt ?? '' }), 10_000), data: '', lease_owner: '', lease_until: 0,
         }).execute();
       },

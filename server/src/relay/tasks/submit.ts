@@ -10,11 +10,13 @@ import { admitToken } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
-import { releaseHold, reserve } from '../ledger/hold.js';
+import { releaseHold, reserve, type Hold } from '../ledger/hold.js';
+import { planFundedStart, type PricedStart } from '../ledger/funding-hold.js';
+import { splitFunded } from '../ledger/funding-settle.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
-import { chargeTask, type NewTask } from '../ledger/task-ledger.js';
+import { chargeTask, subscriptionPartsText, type NewTask } from '../ledger/task-ledger.js';
 
 /** One task to submit: a per-call model, how one channel accepts it, and how its row is written. */
 export interface TaskSubmission<Accepted> {
@@ -50,6 +52,8 @@ export interface AcceptedTask {
   tokenId: number;
   channelId: number;
   quota: number;
+  /** What subscription allowances paid of `quota`, for the row's `subscription_parts` ('' for none). */
+  subscriptionParts: string;
 }
 
 /** The gateway could not build a task's request: logged with its cause by the attempt loop, counted against no channel. */
@@ -60,12 +64,22 @@ function taskBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
 }
 
 /** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
-function priceOf(ctx: AppContext, caller: RelayCaller, model: string): number {
+function priceOf(ctx: AppContext, caller: RelayCaller, model: string): { quota: number; start: PricedStart } {
   const pricing = findModelPricing(ctx.options, model);
   const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
   if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
-  const quota = computeQuota(pricing, findGroupRatioInfo(ctx.options, caller.user.group, caller.group).groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
-  return pricing.quotaType === 1 ? quota : 0;
+  const { groupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
+  const quota = computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
+  return { quota: pricing.quotaType === 1 ? quota : 0, start: { pricing, groupRatio, model } };
+}
+
+/**
+ * The hold of a task's price: on the wallet, or for a user with subscription funding taken by the
+ * preference as a chat call's (ledger/funding-hold.ts; `subscription_only` without allowance: 403).
+ */
+function holdPrice(ctx: AppContext, relay: RelayState, caller: RelayCaller, quota: number, start: PricedStart, isGone: () => boolean): Hold | Promise<Hold> {
+  if (caller.user.funding === null || quota === 0) return reserve(caller, quota);
+  return planFundedStart(ctx, relay, caller, start, isGone);
 }
 
 /**
@@ -93,8 +107,9 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
   // An `auto` token: the first of its auto groups with a channel for the model (a follow-up keeps its channel).
   const caller = isRouted ? requester : resolveAutoGroup(relay, requester, submission.model);
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
-  const quota = priceOf(ctx, caller, submission.model);
-  const hold = reserve(caller, quota);
+  const { quota, start } = priceOf(ctx, caller, submission.model);
+  const planned = holdPrice(ctx, relay, caller, quota, start, submission.isGone ?? (() => false));
+  const hold = planned instanceof Promise ? await planned : planned;
   // The token's concurrency slot, as for chat: held while the submit is in flight.
   let tokenLease: Lease = freeLease;
   try {
@@ -127,9 +142,11 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
     const existing = await submission.existingTask?.(channel, answer);
     if (existing) return { taskId: existing, accepted: answer };
     const taskId = submission.newTaskId();
-    const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota };
+    // A subscription's share of the price becomes the bill's (funding-settle.ts); the task row keeps its parts for a refund.
+    const funding = hold.funding === null ? null : await splitFunded(relay, hold, quota);
+    const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota, subscriptionParts: subscriptionPartsText(funding) };
     await chargeTask(ctx, relay, caller, {
-      taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota,
+      taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota, funding,
       record: (trx, now) => submission.record(trx, row, answer, now),
     }, submission.ip, startedAt);
     return { taskId, accepted: answer };

@@ -118,6 +118,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   // Realtime
   ['用户额度已用尽，实时会话已结束', "The user's quota is used up; the realtime session has ended"],
   ['令牌额度已用尽，实时会话已结束', "The token's quota is used up; the realtime session has ended"],
+  ['订阅额度已用尽，实时会话已结束', 'The subscription allowance is used up, and your billing preference is subscription only; the realtime session has ended'],
 
   // Tasks: Midjourney and Suno
   ['绘图功能未启用', 'Drawing is not enabled'],
