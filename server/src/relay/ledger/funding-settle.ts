@@ -30,10 +30,10 @@ export type FundedLog = PendingLog & { funding: FundingLogFields | null };
  * wallet is charged only its part; the token and the channel the whole cost; the log row says who
  * paid. Counted as a call in flight, so a graceful shutdown waits for it.
  */
-export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: FundedLog | null): void {
+export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: FundedLog | null): Promise<void> {
   const { caller } = hold;
   ctx.lifecycle.callStarted();
-  void splitFunded(relay, hold, quota).then((split) => {
+  return splitFunded(relay, hold, quota).then((split) => {
     releaseHold(hold);
     if (log) log.funding = fundingLogFields(split, quota);
     relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription));

@@ -31,8 +31,12 @@ export interface SettleInput {
   requestPath: string;
 }
 
-/** Turns usage into quota, records it for the write-behind flush and queues the consume log. */
-export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): number {
+/**
+ * Turns usage into quota, records it for the write-behind flush and queues the consume log. A call a
+ * subscription helped hold resolves once its split is written, so that an answer sent after it finds
+ * the unused allowance given back (the caller's next call can use it); any other call is settled at once.
+ */
+export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): number | Promise<number> {
   const { caller } = input.hold;
   // Every bill passes here: usage (untrusted upstream input, already read with usageCount by the
   // adapters) and the quota are clamped once more so no reader can put a value into the ledger
@@ -43,10 +47,7 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
   // A call a subscription helped hold: the split between the sources is settled in the database first.
-  if (input.hold.funding !== null) {
-    settleFunded(ctx, relay, input.hold, input.channelId, quota, log);
-    return quota;
-  }
+  if (input.hold.funding !== null) return settleFunded(ctx, relay, input.hold, input.channelId, quota, log).then(() => quota);
   releaseHold(input.hold);
   relay.usage.record(caller.user, caller.token, input.channelId, quota, log);
   return quota;

@@ -132,10 +132,12 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   if (!delivery) throw new Error('the attempt loop ended without a delivery');
   // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
   const ratios = findGroupRatioInfo(options, caller.user.group, servedGroup);
-  const quota = settle(ctx, relay, {
+  const settled = settle(ctx, relay, {
     hold, pricing, groupRatio: ratios.groupRatio, userGroupRatio: ratios.userGroupRatio, group: servedGroup, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
     channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
   });
+  // A call a subscription helped pay answers once its split is written (settle.ts).
+  const quota = settled instanceof Promise ? await settled : settled;
   delivery.send?.();
   if (producesText(job.endpoint) && delivery.usage.completionTokens < cap) relay.outputs.observe(job.model, delivery.usage.completionTokens);
   if (ctx.metrics.isEnabled) {
