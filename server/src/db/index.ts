@@ -70,12 +70,19 @@ function createDialect(options: StorageOptions, onSqlite: (sqlite: SqliteDatabas
   }
   if (options.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
   const sqlite = new SqliteDatabase(options.sqlitePath);
+  // A new database gets 16 KiB pages (SQLite's default is 4 KiB): the write-behind flush writes
+  // thousands of log rows per transaction, and bigger pages mean fewer pages to write and fewer
+  // b-tree splits (docs/performance.md: 4.4 → 3.5 µs CPU per row). An existing file keeps its size.
+  if (sqlite.pragma('page_count', { simple: true }) === 0) sqlite.pragma(`page_size = ${sqlitePageSize}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   onSqlite(sqlite);
   return new SqliteDialect({ database: sqlite });
 }
+
+/** Page size of a new SQLite database, in bytes. */
+export const sqlitePageSize = 16_384;
 
 export function openStorage(options: StorageOptions): Storage {
   let sqlite: SqliteDatabase.Database | undefined;
