@@ -9,10 +9,8 @@ export const logColumns = [
   'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'ip', 'other',
 ] as const satisfies ReadonlyArray<keyof NewLog>;
 
-/** Width of the varchar columns of logs (0001_initial); text columns have none. */
-const textLimits = { username: 64, token_name: 191, model_name: 191, group: 64, ip: 64, content: 0, other: 0 } as const;
-type TextColumn = keyof typeof textLimits;
-const textColumns = Object.keys(textLimits) as TextColumn[];
+/** Width of the varchar columns of logs (0001_initial); text columns (content, other) have none. */
+const textLimits = { username: 64, token_name: 191, model_name: 191, group: 64, ip: 64 } as const;
 
 /** NUL (PostgreSQL rejects it in text) or any surrogate (a lone one is invalid UTF-8 for every database). */
 // eslint-disable-next-line no-control-regex -- NUL is what this looks for
@@ -37,13 +35,17 @@ export function storableText(value: string, limit: number): string {
 
 /** The row of a queued log, its text columns made storable (runs at flush time, off the request path). */
 export function toStorableRow(log: PendingLog): NewLog {
-  const row = 'toRow' in log && typeof log.toRow === 'function' ? log.toRow() : (log as NewLog);
-  for (const column of textColumns) {
-    const value = row[column];
-    if (typeof value !== 'string') continue;
-    const text = storableText(value, textLimits[column]);
-    if (text !== value) row[column] = text;
-  }
+  const isRecord = 'toRow' in log && typeof log.toRow === 'function';
+  const row = isRecord ? log.toRow() : (log as NewLog);
+  // A record's `other` is JSON.stringify's output, which escapes NUL and lone surrogates: not scanned.
+  if (!isRecord && typeof row.other === 'string') row.other = storableText(row.other, 0);
+  // Column by column (a loop over the names would make every access a megamorphic keyed load).
+  if (typeof row.content === 'string') row.content = storableText(row.content, 0);
+  if (typeof row.username === 'string') row.username = storableText(row.username, textLimits.username);
+  if (typeof row.token_name === 'string') row.token_name = storableText(row.token_name, textLimits.token_name);
+  if (typeof row.model_name === 'string') row.model_name = storableText(row.model_name, textLimits.model_name);
+  if (typeof row.group === 'string') row.group = storableText(row.group, textLimits.group);
+  if (typeof row.ip === 'string') row.ip = storableText(row.ip, textLimits.ip);
   return row;
 }
 
