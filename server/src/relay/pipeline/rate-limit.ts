@@ -11,12 +11,17 @@ export type SuccessSlot = string | null;
  * included) and at most SuccessCount successful ones. A success slot is taken at admission, so
  * requests in flight count against SuccessCount (atomic in ctx.cache: instances sharing Redis share
  * the limit); the caller gives it back with releaseSuccessSlot when the request fails and keeps it
- * when it is billed. Returns the slot, null when SuccessCount is off (then no cache round trip).
+ * when it is billed. Returns the slot, null when SuccessCount is off (then no cache round trip); or
+ * null at once, with no promise to wait on, when the limit is off (every call reads this).
  */
-export async function checkModelRateLimit(ctx: AppContext, userId: number): Promise<SuccessSlot> {
+export function checkModelRateLimit(ctx: AppContext, userId: number): Promise<SuccessSlot> | null {
   if (!ctx.options.bool('ModelRequestRateLimitEnabled')) return null;
   const window = windowOf(ctx);
   if (window === 0) return null;
+  return takeModelRateLimit(ctx, userId, window);
+}
+
+async function takeModelRateLimit(ctx: AppContext, userId: number, window: number): Promise<SuccessSlot> {
   const minutes = ctx.options.number('ModelRequestRateLimitDurationMinutes');
   const successLimit = ctx.options.number('ModelRequestRateLimitSuccessCount');
   let slot: SuccessSlot = null;

@@ -60,7 +60,8 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const pricing = unsetModelPricing(options, found);
   if (job.promptText) checkPrompt(sensitiveGuard(options), job.promptText);
   // A success slot is kept when the request is billed (settle), given back when it fails.
-  const successSlot = await checkModelRateLimit(ctx, caller.user.id);
+  const limited = checkModelRateLimit(ctx, caller.user.id);
+  const successSlot = limited === null ? null : await limited;
   // The hold is taken at the first group's ratio; a cross-group retry bills the group that served.
   const { groupRatio } = findGroupRatioInfo(options, caller.user.group, caller.group);
   // The likely cost, or for a low balance one call at a time with the output it pays for (ledger/hold-policy.ts).
@@ -100,8 +101,15 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
     const served = await dispatchWithFailover(ctx, relay, {
       // Every answer is given by its responder inside the failover loop (the one delivery path), so a
       // stream that fails before its first byte is retried on another channel.
-      deliver: async (answered) => {
-        delivery = await deliver(ctx, relay, exchange, job, controller, answered, startedAt);
+      deliver: (answered) => {
+        const delivering = deliver(ctx, relay, exchange, job, controller, answered, startedAt);
+        if (!(delivering instanceof Promise)) {
+          delivery = delivering;
+          return undefined;
+        }
+        return delivering.then((delivered) => {
+          delivery = delivered;
+        });
       },
       endpoint: job.endpoint,
       model: job.model,

@@ -34,7 +34,7 @@ export interface AttemptPlan<T> {
    * Gives a successful attempt's answer to the client inside the loop (a stream, a converted answer):
    * an UpstreamError it throws means nothing reached the client yet, so the next channel is tried.
    */
-  deliver?(value: T): Promise<void>;
+  deliver?(value: T): Promise<void> | void;
   /**
    * Keep the channel's slots (concurrency, key) after a successful attempt, for a call that goes on
    * after it returns (a Realtime session): the caller releases them. Otherwise they are freed at once.
@@ -176,7 +176,9 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
       let isKept = false;
       try {
         const value = await plan.attempt(channel, key, tried);
-        if (plan.deliver) await plan.deliver(value);
+        // A delivery that completes at once (a buffered answer) is not awaited: no extra turn per call.
+        const delivered = plan.deliver?.(value);
+        if (delivered) await delivered;
         relay.cooldown.onSuccess(channel.id);
         isKept = plan.keepsSlots === true;
         return { value, channel, group, tried, slots: isKept ? admission : null };

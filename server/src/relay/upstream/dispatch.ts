@@ -55,7 +55,7 @@ export interface UpstreamCall {
    * UpstreamError it throws means nothing reached the client yet (e.g. a stream whose first event
    * is an error), so the channel counts as failed and another one is tried.
    */
-  deliver?(success: UpstreamSuccess): Promise<void>;
+  deliver?(success: UpstreamSuccess): Promise<void> | void;
   /** Filled in by the attempt loop, for the error log of a failed call. */
   trace?: AttemptTrace;
 }
@@ -143,7 +143,8 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
   let body: UpstreamBody;
   let built: UpstreamRequest;
   try {
-    body = await call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
+    const building = call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
+    body = building instanceof Promise ? await building : building;
     // The one request path (providers/upstream-request.ts): a request the job built, or the OpenAI wire.
     built = withSerializedBody(adapter, body.kind === 'request' ? body.value : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions));
   } catch (error) {
