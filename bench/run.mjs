@@ -56,7 +56,8 @@ const defaultMain = path.join(root, 'server/dist/main.js');
 async function startModelGate(upstreamUrl, mainPath = defaultMain) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bench-'));
   const sqlitePath = path.join(dir, 'bench.db');
-  const port = 38000 + Math.floor(Math.random() * 1000);
+  // Below the ephemeral range (32768+), so a restart never meets a port a client socket holds.
+  const port = 20000 + Math.floor(Math.random() * 10000);
   const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'warn', SESSION_SECRET: 'bench', SYNC_FREQUENCY: '1', WEB_DIST_DIR: '/nonexistent' };
   // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the measured ModelGate.
   const args = [...(process.env.BENCH_NODE_ARGS && mainPath === defaultMain ? process.env.BENCH_NODE_ARGS.split(' ') : []), mainPath];
@@ -99,8 +100,9 @@ function cellOptions(target, isStream, connections, seconds) {
 
 async function loadCell(isStream, connections) {
   const acc = Object.fromEntries(targets.map((target) => [target.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, ticks: 0 }]));
-  for (const target of targets) await autocannon(cellOptions(target, isStream, connections, 1)); // warm-up
   for (let round = 0; round < rounds; round += 1) {
+    if (restartEachRound) await restartServers(isStream, connections);
+    else if (round === 0) for (const target of targets) await autocannon(cellOptions(target, isStream, connections, 1)); // warm-up
     // The order turns around every round: a ModelGate's write-behind flush of the slice it just served
     // runs on the pinned server CPU while the next target is measured, so a fixed order would always
     // charge it to the same neighbour.
@@ -166,24 +168,81 @@ function machineBusyTicks() {
 
 const mock = await startNode(path.join(import.meta.dirname, 'mock-upstream.mjs'), ['0'], clientCpus);
 const upstreamUrl = `http://127.0.0.1:${mock.port}`;
-const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
-const gate = await startModelGate(upstreamUrl);
+const baselineMain = process.env.BENCH_BASELINE_MAIN;
+
+// CPU ticks of server processes already stopped (restarted), for the noise report; consume rows they wrote.
+let retiredTicks = 0;
+let logCount = 0;
+function countLogs(sqlitePath) {
+  const db = new Database(sqlitePath, { readonly: true });
+  const count = db.prepare('SELECT COUNT(*) AS n FROM logs WHERE type = 2').get().n;
+  db.close();
+  return count;
+}
+
+/**
+ * A server target runs in a fresh process for every round (BENCH_RESTART=0: one process for the whole
+ * run). How V8 compiles a process's hot functions differs from one start to the next, and one process
+ * of the same build measured 12% apart from another; a fresh process per round averages that out.
+ */
+const restartEachRound = process.env.BENCH_RESTART !== '0';
+// A fresh process's hot functions need a few seconds of load before V8 has optimised them.
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
+async function startServer(target) {
+  if (target.kind === 'floor') {
+    const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
+    return { url: `http://127.0.0.1:${floor.port}`, headers: {}, child: floor.child, stop: async () => {
+      floor.child.kill();
+      await new Promise((resolve) => (floor.child.exitCode !== null ? resolve() : floor.child.once('exit', resolve)));
+    } };
+  }
+  const gate = await startModelGate(upstreamUrl, target.main);
+  return {
+    url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, child: gate.child,
+    stop: async () => {
+      gate.child.kill('SIGTERM');
+      await new Promise((resolve) => (gate.child.exitCode !== null ? resolve() : gate.child.once('exit', resolve)));
+      if (target.name === 'modelgate') logCount += countLogs(gate.sqlitePath);
+      gate.cleanup();
+    },
+  };
+}
+async function startTarget(target) {
+  const server = await startServer(target);
+  Object.assign(target, { url: server.url, headers: server.headers, pid: server.child.pid, stop: server.stop });
+}
+async function stopTarget(target) {
+  try { retiredTicks += cpuTicks(target.pid); } catch { /* already gone */ }
+  await target.stop();
+}
+/** Fresh processes for every server target, each warmed up before the round measures it. */
+async function restartServers(isStream, connections) {
+  for (const target of targets) {
+    if (!target.kind) continue;
+    await stopTarget(target);
+    await startTarget(target);
+    await autocannon(cellOptions(target, isStream, connections, warmupSeconds));
+  }
+}
+
 // BENCH_BASELINE_MAIN=<path to another build's dist/main.js> adds it as a fourth target, measured
 // interleaved with the others (before/after comparisons under the same conditions).
-const baseline = process.env.BENCH_BASELINE_MAIN ? await startModelGate(upstreamUrl, process.env.BENCH_BASELINE_MAIN) : null;
 const targets = [
   { name: 'direct', url: upstreamUrl, headers: {}, pid: null },
-  { name: 'floor', url: `http://127.0.0.1:${floor.port}`, headers: {}, pid: floor.child.pid },
-  ...(baseline ? [{ name: 'baseline', url: baseline.url, headers: { authorization: `Bearer sk-${baseline.key}` }, pid: baseline.child.pid }] : []),
-  { name: 'modelgate', url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, pid: gate.child.pid },
+  { name: 'floor', kind: 'floor' },
+  ...(baselineMain ? [{ name: 'baseline', kind: 'modelgate', main: baselineMain }] : []),
+  { name: 'modelgate', kind: 'modelgate', main: defaultMain },
 ];
-const ownPids = [process.pid, mock.child.pid, floor.child.pid, gate.child.pid, ...(baseline ? [baseline.child.pid] : [])];
+for (const target of targets) if (target.kind) await startTarget(target);
+const baseline = baselineMain ? targets.find((target) => target.name === 'baseline') : null;
+const serverPids = () => targets.filter((target) => target.kind).map((target) => target.pid);
+const ownPids = () => [process.pid, mock.child.pid, ...serverPids()];
 
 const rows = [];
 const latencyRows = [];
 const startedAt = Date.now();
 const busyBefore = machineBusyTicks();
-const ownBefore = ownPids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+const ownBefore = ownPids().reduce((sum, pid) => sum + cpuTicks(pid), 0);
 let busyTicks = 0;
 let ownTicks = 0;
 try {
@@ -192,11 +251,11 @@ try {
     // One request in flight at a time: every process but one is idle, and on this VM waking an idle
     // vCPU costs hundreds of µs per hop (the floor's 4 hops made its c=1 look "broken"). For the
     // precise latency everything shares the server CPU, so the figure is processing time, not wake-ups.
-    if (hasTaskset) for (const pid of ownPids) pin(pid, serverCpu);
+    if (hasTaskset) for (const pid of ownPids()) pin(pid, serverCpu);
     const latency = await sequentialLatency(isStream);
     if (hasTaskset) {
       for (const pid of [process.pid, mock.child.pid]) pin(pid, clientCpus);
-      for (const pid of ownPids.slice(2)) pin(pid, serverCpu);
+      for (const pid of serverPids()) pin(pid, serverCpu);
     }
     latencyRows.push({ mode, ...latency });
     console.log(`${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${baseline ? ` | baseline ${latency.baseline.p50.toFixed(0)} µs` : ''}`);
@@ -210,25 +269,13 @@ try {
   }
 } finally {
   busyTicks = machineBusyTicks() - busyBefore;
-  ownTicks = ownPids.reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) - ownBefore;
+  ownTicks = ownPids().reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) + retiredTicks - ownBefore;
+  for (const target of targets) if (target.kind) await target.stop();
   mock.child.kill();
-  floor.child.kill();
-  gate.child.kill('SIGTERM');
-  baseline?.child.kill('SIGTERM');
-  await sleep(1000);
 }
 const elapsedSeconds = (Date.now() - startedAt) / 1000;
 // Share of the machine's CPU time used by processes other than the benchmark's own.
 const otherLoad = Math.max(0, (busyTicks - ownTicks) / 100 / (elapsedSeconds * cpus));
-const logCount = (() => {
-  const db = new Database(gate.sqlitePath, { readonly: true });
-  const count = db.prepare('SELECT COUNT(*) AS n FROM logs WHERE type = 2').get().n;
-  db.close();
-  return count;
-})();
-gate.cleanup();
-baseline?.cleanup();
-
 const fmt = (value, digits = 0) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
 const extra = baseline ? ['baseline'] : [];
 const lines = [
@@ -241,7 +288,7 @@ const latencyLines = [
   `|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|${extra.map(() => '---|').join('')}---|`,
   ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50)} / ${fmt(row.baseline.p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map(() => ` ${fmt(row.baseline.cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
 ];
-const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices after a 1 s warm-up; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
+const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices, ${restartEachRound ? `every server target in a fresh process each round, warmed up ${warmupSeconds} s` : 'one process per target, after a 1 s warm-up'}; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
 const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
 const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
 console.log(`\n${noise}\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
