@@ -1,6 +1,6 @@
 // Relay overhead benchmark: direct to the mock upstream, a bare undici proxy (floor), and ModelGate
 // (server/dist/main.js, billing and consume logging on, SQLite temp file), non-stream and stream at
-// concurrency 1, 16 and 64. Prints req/s, p50/p99, ratios, CPU per request; writes docs/performance.md.
+// concurrency 1, 16 and 64, beside a "ledger floor" (ledger-floor.mjs). Prints req/s, p50/p99, ratios, CPU per request; writes docs/performance.md.
 // autocannon reports whole milliseconds, so c=1 latency is also measured precisely: a sequential client
 // loop (one keep-alive connection, process.hrtime.bigint around each full response) giving p50/p99 in µs.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -188,7 +188,20 @@ function countLogs(sqlitePath) {
 const restartEachRound = process.env.BENCH_RESTART !== '0';
 // A fresh process's hot functions need a few seconds of load before V8 has optimised them.
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
+// ModelGate's own schema for the ledger floor's `logs`, `users` and `tokens`, copied from the first ModelGate started.
+let schemaPath = null;
 async function startServer(target) {
+  if (target.kind === 'ledger') {
+    const key = randomBytes(24).toString('hex');
+    const ledger = await startNode(path.join(import.meta.dirname, 'ledger-floor.mjs'), [upstreamUrl, '0', schemaPath, key], serverCpu);
+    return {
+      url: `http://127.0.0.1:${ledger.port}`, headers: { authorization: `Bearer sk-${key}` }, child: ledger.child,
+      stop: async () => {
+        ledger.child.kill('SIGTERM');
+        await new Promise((resolve) => (ledger.child.exitCode !== null ? resolve() : ledger.child.once('exit', resolve)));
+      },
+    };
+  }
   if (target.kind === 'floor') {
     const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
     return { url: `http://127.0.0.1:${floor.port}`, headers: {}, child: floor.child, stop: async () => {
@@ -197,6 +210,12 @@ async function startServer(target) {
     } };
   }
   const gate = await startModelGate(upstreamUrl, target.main);
+  if (!schemaPath) {
+    schemaPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bench-schema-')), 'schema.db');
+    const db = new Database(gate.sqlitePath);
+    db.prepare('VACUUM INTO ?').run(schemaPath);
+    db.close();
+  }
   return {
     url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, child: gate.child,
     stop: async () => {
@@ -230,11 +249,16 @@ async function restartServers(isStream, connections) {
 const targets = [
   { name: 'direct', url: upstreamUrl, headers: {}, pid: null },
   { name: 'floor', kind: 'floor' },
-  ...(baselineMain ? [{ name: 'baseline', kind: 'modelgate', main: baselineMain }] : []),
+  // BENCH_LEDGER_FLOOR=0 leaves out the ledger floor (ledger-floor.mjs).
+  ...(process.env.BENCH_LEDGER_FLOOR === '0' ? [] : [{ name: 'ledger', kind: 'ledger', label: 'ledger floor' }]),
+  ...(baselineMain ? [{ name: 'baseline', kind: 'modelgate', main: baselineMain, label: 'baseline' }] : []),
   { name: 'modelgate', kind: 'modelgate', main: defaultMain },
 ];
-for (const target of targets) if (target.kind) await startTarget(target);
+// ModelGate first: the ledger floor takes its schema.
+for (const target of [...targets].sort((a, b) => Number(b.kind === 'modelgate') - Number(a.kind === 'modelgate'))) if (target.kind) await startTarget(target);
 const baseline = baselineMain ? targets.find((target) => target.name === 'baseline') : null;
+// The targets reported beside the floor and ModelGate: the ledger floor, the baseline.
+const extras = targets.filter((target) => target.label);
 const serverPids = () => targets.filter((target) => target.kind).map((target) => target.pid);
 const ownPids = () => [process.pid, mock.child.pid, ...serverPids()];
 
@@ -258,13 +282,13 @@ try {
       for (const pid of serverPids()) pin(pid, serverCpu);
     }
     latencyRows.push({ mode, ...latency });
-    console.log(`${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${baseline ? ` | baseline ${latency.baseline.p50.toFixed(0)} µs` : ''}`);
+    console.log(`${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${extras.map((t) => ` | ${t.label} ${latency[t.name].p50.toFixed(0)} µs`).join('')}`);
     for (const connections of concurrencies) {
       const results = await loadCell(isStream, connections);
       const row = { mode, connections, ...results };
       rows.push(row);
       const mg = results.modelgate;
-      console.log(`${mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}${baseline ? ` | baseline ${results.baseline.rps.toFixed(0)} (${results.baseline.cpuUsPerReq?.toFixed(0)} µs CPU/req) baseline/floor ${(results.baseline.rps / results.floor.rps).toFixed(2)}` : ''}`);
+      console.log(`${mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}${extras.map((t) => ` | ${t.label} ${results[t.name].rps.toFixed(0)} (${results[t.name].cpuUsPerReq?.toFixed(0)} µs CPU/req) ${t.label}/floor ${(results[t.name].rps / results.floor.rps).toFixed(2)}`).join('')}`);
     }
   }
 } finally {
@@ -272,26 +296,28 @@ try {
   ownTicks = ownPids().reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) + retiredTicks - ownBefore;
   for (const target of targets) if (target.kind) await target.stop();
   mock.child.kill();
+  if (schemaPath) fs.rmSync(path.dirname(schemaPath), { recursive: true, force: true });
 }
 const elapsedSeconds = (Date.now() - startedAt) / 1000;
 // Share of the machine's CPU time used by processes other than the benchmark's own.
 const otherLoad = Math.max(0, (busyTicks - ownTicks) / 100 / (elapsedSeconds * cpus));
 const fmt = (value, digits = 0) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
-const extra = baseline ? ['baseline'] : [];
+const extra = extras.map((target) => target.name);
+const labelOf = (name) => targets.find((target) => target.name === name).label;
 const lines = [
-  `| mode | c | direct req/s | floor req/s |${extra.map(() => ' baseline req/s |').join('')} ModelGate req/s |${extra.map(() => ' baseline/floor |').join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extra.map(() => ' baseline CPU µs/req |').join('')} MG CPU µs/req | MG errors |`,
+  `| mode | c | direct req/s | floor req/s |${extra.map((n) => ` ${labelOf(n)} req/s |`).join('')} ModelGate req/s |${extra.map((n) => ` ${labelOf(n)}/floor |`).join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extra.map((n) => ` ${labelOf(n)} CPU µs/req |`).join('')} MG CPU µs/req | MG errors |`,
   `|---|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|---|---|${extra.map(() => '---|').join('')}---|---|`,
-  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extra.map(() => ` ${fmt(row.baseline.rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extra.map(() => ` ${fmt(row.baseline.rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map(() => ` ${fmt(row.baseline.cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
+  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extra.map((n) => ` ${fmt(row[n].rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extra.map((n) => ` ${fmt(row[n].rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map((n) => ` ${fmt(row[n].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
 ];
 const latencyLines = [
-  `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extra.map(() => ' baseline p50 / p99 µs |').join('')} ModelGate p50 / p99 µs |${extra.map(() => ' baseline added p50 µs |').join('')} MG added p50 µs | floor CPU µs/req |${extra.map(() => ' baseline CPU µs/req |').join('')} MG CPU µs/req |`,
+  `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extra.map((n) => ` ${labelOf(n)} p50 / p99 µs |`).join('')} ModelGate p50 / p99 µs |${extra.map((n) => ` ${labelOf(n)} added p50 µs |`).join('')} MG added p50 µs | floor CPU µs/req |${extra.map((n) => ` ${labelOf(n)} CPU µs/req |`).join('')} MG CPU µs/req |`,
   `|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|${extra.map(() => '---|').join('')}---|`,
-  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50)} / ${fmt(row.baseline.p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extra.map(() => ` ${fmt(row.baseline.p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map(() => ` ${fmt(row.baseline.cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
+  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extra.map((n) => ` ${fmt(row[n].p50)} / ${fmt(row[n].p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extra.map((n) => ` ${fmt(row[n].p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map((n) => ` ${fmt(row[n].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
 ];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices, ${restartEachRound ? `every server target in a fresh process each round, warmed up ${warmupSeconds} s` : 'one process per target, after a 1 s warm-up'}; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
 const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
-const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
-console.log(`\n${noise}\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
+const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}${extra.includes('ledger') ? ' "ledger floor" is the floor plus the least work of a gateway that bills every call and keeps a log row of it (bench/ledger-floor.mjs).' : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
+console.log(`\n${noise} ModelGate wrote ${logCount} consume log rows.\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
 const docPath = path.join(root, 'docs/performance.md');
 const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '';
 if (process.env.BENCH_NO_DOC) console.log('BENCH_NO_DOC set: docs/performance.md left alone');
