@@ -170,6 +170,14 @@ const mock = await startNode(path.join(import.meta.dirname, 'mock-upstream.mjs')
 const upstreamUrl = `http://127.0.0.1:${mock.port}`;
 const baselineMain = process.env.BENCH_BASELINE_MAIN;
 
+/** Stops a child process and waits until it has exited. */
+function stopChild(child, signal = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  return exited;
+}
+
 // CPU ticks of server processes already stopped (restarted), for the noise report; consume rows they wrote.
 let retiredTicks = 0;
 let logCount = 0;
@@ -196,18 +204,12 @@ async function startServer(target) {
     const ledger = await startNode(path.join(import.meta.dirname, 'ledger-floor.mjs'), [upstreamUrl, '0', schemaPath, key], serverCpu);
     return {
       url: `http://127.0.0.1:${ledger.port}`, headers: { authorization: `Bearer sk-${key}` }, child: ledger.child,
-      stop: async () => {
-        ledger.child.kill('SIGTERM');
-        await new Promise((resolve) => (ledger.child.exitCode !== null ? resolve() : ledger.child.once('exit', resolve)));
-      },
+      stop: () => stopChild(ledger.child),
     };
   }
   if (target.kind === 'floor') {
     const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
-    return { url: `http://127.0.0.1:${floor.port}`, headers: {}, child: floor.child, stop: async () => {
-      floor.child.kill();
-      await new Promise((resolve) => (floor.child.exitCode !== null ? resolve() : floor.child.once('exit', resolve)));
-    } };
+    return { url: `http://127.0.0.1:${floor.port}`, headers: {}, child: floor.child, stop: () => stopChild(floor.child) };
   }
   const gate = await startModelGate(upstreamUrl, target.main);
   if (!schemaPath) {
@@ -219,8 +221,7 @@ async function startServer(target) {
   return {
     url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, child: gate.child,
     stop: async () => {
-      gate.child.kill('SIGTERM');
-      await new Promise((resolve) => (gate.child.exitCode !== null ? resolve() : gate.child.once('exit', resolve)));
+      await stopChild(gate.child);
       if (target.name === 'modelgate') logCount += countLogs(gate.sqlitePath);
       gate.cleanup();
     },
@@ -244,7 +245,7 @@ async function restartServers(isStream, connections) {
   }
 }
 
-// BENCH_BASELINE_MAIN=<path to another build's dist/main.js> adds it as a fourth target, measured
+// BENCH_BASELINE_MAIN=<path to another build's dist/main.js> adds it as another target, measured
 // interleaved with the others (before/after comparisons under the same conditions).
 const targets = [
   { name: 'direct', url: upstreamUrl, headers: {}, pid: null },
@@ -302,21 +303,19 @@ const elapsedSeconds = (Date.now() - startedAt) / 1000;
 // Share of the machine's CPU time used by processes other than the benchmark's own.
 const otherLoad = Math.max(0, (busyTicks - ownTicks) / 100 / (elapsedSeconds * cpus));
 const fmt = (value, digits = 0) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
-const extra = extras.map((target) => target.name);
-const labelOf = (name) => targets.find((target) => target.name === name).label;
 const lines = [
-  `| mode | c | direct req/s | floor req/s |${extra.map((n) => ` ${labelOf(n)} req/s |`).join('')} ModelGate req/s |${extra.map((n) => ` ${labelOf(n)}/floor |`).join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extra.map((n) => ` ${labelOf(n)} CPU µs/req |`).join('')} MG CPU µs/req | MG errors |`,
-  `|---|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|---|---|${extra.map(() => '---|').join('')}---|---|`,
-  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extra.map((n) => ` ${fmt(row[n].rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extra.map((n) => ` ${fmt(row[n].rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map((n) => ` ${fmt(row[n].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
+  `| mode | c | direct req/s | floor req/s |${extras.map((t) => ` ${t.label} req/s |`).join('')} ModelGate req/s |${extras.map((t) => ` ${t.label}/floor |`).join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extras.map((t) => ` ${t.label} CPU µs/req |`).join('')} MG CPU µs/req | MG errors |`,
+  `|---|---|---|---|${extras.map(() => '---|').join('')}---|${extras.map(() => '---|').join('')}---|---|---|---|${extras.map(() => '---|').join('')}---|---|`,
+  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
 ];
 const latencyLines = [
-  `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extra.map((n) => ` ${labelOf(n)} p50 / p99 µs |`).join('')} ModelGate p50 / p99 µs |${extra.map((n) => ` ${labelOf(n)} added p50 µs |`).join('')} MG added p50 µs | floor CPU µs/req |${extra.map((n) => ` ${labelOf(n)} CPU µs/req |`).join('')} MG CPU µs/req |`,
-  `|---|---|---|${extra.map(() => '---|').join('')}---|${extra.map(() => '---|').join('')}---|---|${extra.map(() => '---|').join('')}---|`,
-  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extra.map((n) => ` ${fmt(row[n].p50)} / ${fmt(row[n].p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extra.map((n) => ` ${fmt(row[n].p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extra.map((n) => ` ${fmt(row[n].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
+  `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extras.map((t) => ` ${t.label} p50 / p99 µs |`).join('')} ModelGate p50 / p99 µs |${extras.map((t) => ` ${t.label} added p50 µs |`).join('')} MG added p50 µs | floor CPU µs/req |${extras.map((t) => ` ${t.label} CPU µs/req |`).join('')} MG CPU µs/req |`,
+  `|---|---|---|${extras.map(() => '---|').join('')}---|${extras.map(() => '---|').join('')}---|---|${extras.map(() => '---|').join('')}---|`,
+  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50)} / ${fmt(row[t.name].p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
 ];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices, ${restartEachRound ? `every server target in a fresh process each round, warmed up ${warmupSeconds} s` : 'one process per target, after a 1 s warm-up'}; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
 const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
-const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}${extra.includes('ledger') ? ' "ledger floor" is the floor plus the least work of a gateway that bills every call and keeps a log row of it (bench/ledger-floor.mjs).' : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
+const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}${extras.some((t) => t.name === 'ledger') ? ' "ledger floor" is the floor plus the least work of a gateway that bills every call and keeps a log row of it (bench/ledger-floor.mjs).' : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
 console.log(`\n${noise} ModelGate wrote ${logCount} consume log rows.\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
 const docPath = path.join(root, 'docs/performance.md');
 const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '';
