@@ -146,11 +146,18 @@ describe('chat apps (the Chats option)', () => {
     await signIn(page, 'alice', alicePassword);
     const row = page.getByRole('row').filter({ hasText: 'chat-key' });
     await row.waitFor();
-    await row.getByRole('button', { name: /聊天/ }).hover();
+    const button = row.getByRole('button', { name: /聊天/ });
     const menu = page.locator('.ant-dropdown:visible');
-    await menu.getByRole('menuitem', { name: 'OpenCat' }).waitFor();
+    // A hover menu closes when the table re-renders under the pointer, so each read opens it again.
+    const openMenu = async () => {
+      await button.hover();
+      await menu.getByRole('menuitem', { name: 'OpenCat' }).waitFor({ timeout: 2_000 });
+    };
     // Every default app with a link the console can open is listed.
-    await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(['Local Chat', 'Cherry Studio', 'Lobe Chat Official Example', 'AI as Workspace', 'AMA', 'OpenCat']);
+    await expect
+      .poll(async () => (await openMenu(), menu.getByRole('menuitem').allTextContents()), { timeout: 15_000, interval: 250 })
+      .toEqual(['Local Chat', 'Cherry Studio', 'Lobe Chat Official Example', 'AI as Workspace', 'AMA', 'OpenCat']);
+    await openMenu();
     const [popup] = await Promise.all([context.waitForEvent('page'), menu.getByRole('menuitem', { name: 'Local Chat' }).click()]);
     await popup.waitForLoadState();
     const opened = new URL(popup.url());
