@@ -157,20 +157,27 @@ export async function takeFunding(db: Db, request: FundingRequest): Promise<Fund
 export async function returnFunding(db: Db, parts: readonly FundingPart[], amount = sum(parts)): Promise<{ returned: number; kept: FundingPart[] }> {
   assertAmount(amount);
   let left = amount;
-  let returned = 0;
   const kept = parts.map((part) => ({ ...part }));
+  const backs: Array<{ part: FundingPart; back: number }> = [];
   for (let i = kept.length - 1; i >= 0 && left > 0; i -= 1) {
     const part = kept[i]!;
     const back = Math.min(part.amount, left);
     if (back <= 0) continue;
+    backs.push({ part: { ...part }, back });
+    part.amount -= back;
+    left -= back;
+  }
+  // Written in the order takes lock allowances (period end, then id), so a transaction that gives
+  // back and one that takes never wait on each other's rows in opposite orders.
+  backs.sort((a, b) => a.part.periodEnd - b.part.periodEnd || a.part.subscriptionId - b.part.subscriptionId);
+  let returned = 0;
+  for (const { part, back } of backs) {
     const result = await db.updateTable('user_subscriptions')
       .set((eb) => ({ remaining_quota: eb('remaining_quota', '+', back) }))
       .where('id', '=', part.subscriptionId).where('period_end', '=', part.periodEnd)
       .where((eb) => eb('remaining_quota', '<=', eb('period_quota', '-', back)))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 1) returned += back;
-    part.amount -= back;
-    left -= back;
   }
   return { returned, kept: kept.filter((part) => part.amount > 0) };
 }
