@@ -17,6 +17,7 @@ import { secondFactorsMigration } from './migrations/0009_second_factors.js';
 import { tokenCrossGroupRetryMigration } from './migrations/0010_token_cross_group_retry.js';
 import { onePendingSubscriptionOrderMigration } from './migrations/0011_one_pending_subscription_order.js';
 import { taskSubscriptionPartsMigration } from './migrations/0012_task_subscription_parts.js';
+import { fundingHoldsMigration } from './migrations/0013_funding_holds.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -105,6 +106,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0010_token_cross_group_retry': tokenCrossGroupRetryMigration(),
     '0011_one_pending_subscription_order': onePendingSubscriptionOrderMigration(),
     '0012_task_subscription_parts': taskSubscriptionPartsMigration(kind),
+    '0013_funding_holds': fundingHoldsMigration(kind),
   };
 }
 

@@ -353,6 +353,23 @@ export interface PasskeyCredentialsTable {
   last_used_at: Defaulted<number>;
 }
 
+/** A subscription share a call in flight took and has not billed yet (migration 0013, subscriptions/funding-holds.ts). */
+export interface FundingHoldsTable {
+  id: Id;
+  /** The instance holding it (`relay_instances.id`). */
+  instance: string;
+  user_id: number;
+  /** The parts taken, as a task's `subscription_parts`: `[{subscription_id, period_end, quota}]`. */
+  parts: string;
+  created_at: Defaulted<number>;
+}
+
+/** Each running instance's heartbeat (migration 0013): holds of an instance that stopped beating are given back. */
+export interface RelayInstancesTable {
+  id: string;
+  seen_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   options: OptionsTable;
@@ -373,6 +390,8 @@ export interface Database {
   two_fas: TwoFasTable;
   two_fa_backup_codes: TwoFaBackupCodesTable;
   passkey_credentials: PasskeyCredentialsTable;
+  funding_holds: FundingHoldsTable;
+  relay_instances: RelayInstancesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

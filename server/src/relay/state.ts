@@ -6,6 +6,8 @@ import { ConcurrencyLimiter } from './routing/concurrency.js';
 import { ChannelIndex } from './routing/channel-index.js';
 import { UsageWriter } from './ledger/usage-writer.js';
 import { OutputEstimates } from './ledger/output-estimate.js';
+import { startFundingRecovery } from './ledger/funding-recovery.js';
+import type { FundingHoldStore } from '../subscriptions/funding-holds.js';
 import { taskPlatforms } from './tasks/platforms.js';
 import { TaskPoller } from './tasks/poller.js';
 
@@ -26,6 +28,8 @@ export interface RelayState {
   cooldown: ChannelCooldown;
   /** How long each model's answers run, for the likely hold (ledger/hold-policy.ts). */
   outputs: OutputEstimates;
+  /** Subscription shares held by this instance's calls, written down (ledger/funding-recovery.ts). */
+  holds: FundingHoldStore;
 }
 
 export interface RelayLog {
@@ -52,6 +56,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   });
   await channels.rebuild();
   usage.start(ctx.config.batchUpdateIntervalMs);
+  const recovery = startFundingRecovery(ctx, logger);
 
   const rebuildChannels = () => void channels.rebuild().catch((error) => log(error, 'channel index rebuild failed'));
   const reloadTokens = (payload: string) => void usage.exclusive(() => access.reloadTokens(payload ? Number(payload) : undefined))
@@ -71,7 +76,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   }, ctx.config.syncFrequencySeconds * 1000);
   sync.unref();
 
-  const tasks = new TaskPoller(ctx, { dispatcher, log: logger, usage, access }, taskPlatforms, (error) => log(error, 'task poll failed'));
+  const tasks = new TaskPoller(ctx, { dispatcher, log: logger, usage, access, holds: recovery.holds }, taskPlatforms, (error) => log(error, 'task poll failed'));
   tasks.start(ctx.config.taskPollIntervalSeconds);
 
   ctx.onClose.push(async () => {
@@ -80,6 +85,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     await tasks.stop();
     usage.stop();
     await usage.flush();
+    await recovery.stop();
     await dispatcher.close();
   });
   ctx.metrics.setSources({
@@ -87,5 +93,5 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     channelStates: () => channels.enabledIds().map((id) => ({ id, isUp: !channels.isCooling(id) })),
     billing: () => ({ pendingLogs: usage.pendingLogCount, lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000, flushFailures: usage.flushFailures }),
   });
-  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates() };
+  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates(), holds: recovery.holds };
 }

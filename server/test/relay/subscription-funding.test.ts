@@ -185,7 +185,7 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     // Enough for about half of the calls.
     const sub = await grant(user.id, 150 * callCost + 7);
     const limitedUser = await newUser(1_000_000, 'wallet_first');
-    const limitedSub = await grant(limitedUser.id, 100 * callCost);
+    const limitedSub = await grant(limitedUser.id, 200 * callCost);
     await setOption(server.ctx, 'LowBalanceQuota', '0');
     await server.ctx.storage.db.updateTable('users').set({ quota: 50 * callCost }).where('id', '=', limitedUser.id).execute();
     starts.set(limitedUser.id, 50 * callCost);
@@ -195,7 +195,7 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
       ...Array.from({ length: 300 }, (_, i) => ask(user.client, i % 3 === 0 ? { stream: true, stream_options: { include_usage: true } } : {}).then(async (answer) => {
         if (Symbol.asyncIterator in (answer as object)) for await (const chunk of answer as unknown as AsyncIterable<unknown>) void chunk;
       })),
-      // 100 calls against funds for 150: room for every call's worst-cost hold at once.
+      // 100 calls against funds for 250: room for every call's worst-cost hold (about 2 calls' cost) at once.
       ...Array.from({ length: 100 }, () => ask(limitedUser.client)),
     ]);
     expect(calls.filter((call) => call.status === 'rejected').map((call) => String((call as PromiseRejectedResult).reason))).toEqual([]);
@@ -216,7 +216,7 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     const limitedFromAllowance = limitedRows.reduce((total, row) => total + Number(row.other.subscription_quota), 0);
     expect(await walletOf(limitedUser.id)).toBe(50 * callCost - (100 * callCost - limitedFromAllowance));
     expect(await walletOf(limitedUser.id)).toBeGreaterThanOrEqual(0);
-    expect(await remainingOf(limitedSub)).toBe(100 * callCost - limitedFromAllowance);
+    expect(await remainingOf(limitedSub)).toBe(200 * callCost - limitedFromAllowance);
     for (const cached of server.relay.access.cachedUsers()) expect(cached.held).toBe(0);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ describe.each(storageKinds())('storage on %s', (kind) => {
     cleanups.push(cleanup);
     await migrate(storage);
     await migrate(storage);
-    const tables = ['users', 'options', 'setups', 'tokens', 'channels', 'abilities', 'redemptions', 'logs', 'top_ups', 'quota_data', 'midjourneys', 'tasks', 'two_fas', 'two_fa_backup_codes', 'passkey_credentials'] as const;
+    const tables = ['users', 'options', 'setups', 'tokens', 'channels', 'abilities', 'redemptions', 'logs', 'top_ups', 'quota_data', 'midjourneys', 'tasks', 'two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'funding_holds', 'relay_instances'] as const;
     for (const table of tables) {
       const rows = await storage.db.selectFrom(table).selectAll().execute();
       expect(rows).toEqual([]);

@@ -1,5 +1,3 @@
-import type { Db } from '../../db/index.js';
-import { takeFunding } from '../../subscriptions/funding.js';
 import { RelayError } from '../errors.js';
 import type { SubscriptionShare } from './funding-hold.js';
 import { exhaustedQuota, growHold, spendable, type Hold } from './hold.js';
@@ -8,7 +6,7 @@ import { exhaustedQuota, growHold, spendable, type Hold } from './hold.js';
  * The funding of a running Realtime session whose user has subscription funding (docs/billing.md,
  * "Funding by subscriptions"; the wallet-only session grows its hold with growHold alone). After each
  * `response.done` the session's cost so far is funded like a new call of the difference, by the
- * user's preference and with the same take (subscriptions/funding.ts takeFunding): the allowances'
+ * user's preference and with the same take (SubscriptionShare.take): the allowances'
  * part is taken in the database and added to the hold's share, the wallet's part grows the hold.
  * Growths run one after another; settle waits for the last (`settled`), then splits the real cost
  * exactly (funding-settle.ts).
@@ -16,10 +14,7 @@ import { exhaustedQuota, growHold, spendable, type Hold } from './hold.js';
 export class GrowingFunding {
   private last: Promise<unknown> = Promise.resolve();
 
-  constructor(
-    private readonly db: Db,
-    private readonly hold: Hold,
-  ) {}
+  constructor(private readonly hold: Hold) {}
 
   /**
    * Funds the session up to `amount`, its cost so far. Answers the error that ends the session when
@@ -45,10 +40,7 @@ export class GrowingFunding {
     const { caller } = hold;
     const { preference } = share.funding;
     const walletAvailable = Math.max(0, spendable(caller).user);
-    const more = await takeFunding(this.db, {
-      userId: caller.user.id, model: share.model, group: share.group, amount: need, preference, walletAvailable, allowPartial: true,
-    });
-    share.add(more);
+    const more = await share.take({ amount: need, preference, walletAvailable, allowPartial: true });
     growHold(hold, hold.amount + more.fromWallet);
     share.funding.fromWallet = hold.amount;
     // The allowances could not pay their part (the wallet was to pay less, or nothing): when the

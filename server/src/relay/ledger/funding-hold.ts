@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/index.js';
-import { returnFunding, settleFunding, takeFunding, type Funding } from '../../subscriptions/funding.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { FundingHoldStore } from '../../subscriptions/funding-holds.js';
+import { settleFunding, takeFunding, type Funding, type FundingRequest } from '../../subscriptions/funding.js';
 import { RelayError } from '../errors.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayLog, RelayState } from '../state.js';
@@ -23,7 +25,7 @@ export class SubscriptionShare implements HeldFunding {
   private isDone = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: FundingHoldStore,
     private readonly log: RelayLog,
     readonly caller: RelayCaller,
     readonly model: string,
@@ -31,6 +33,8 @@ export class SubscriptionShare implements HeldFunding {
     readonly group: string,
     /** What was taken: the parts of each allowance, and what the wallet was to pay then. */
     readonly funding: Funding,
+    /** The `funding_holds` row that keeps the parts while the call runs (null: none taken); after settle, the bill's. */
+    public holdId: number | null,
   ) {
     if (caller.token) caller.token.held += funding.fromSubscription;
   }
@@ -39,42 +43,59 @@ export class SubscriptionShare implements HeldFunding {
   release(): void {
     if (!this.end()) return;
     if (this.funding.parts.length === 0) return;
-    void returnFunding(this.db, this.funding.parts).catch((error: unknown) => {
+    void this.store.giveBack(this.caller.user.id, this.holdId, this.funding.parts).catch((error: unknown) => {
       this.log.error({ err: error, userId: this.caller.user.id, parts: this.funding.parts }, 'subscription quota of a failed call not returned');
     });
   }
 
   /**
    * The split of the call's real cost `actual` (funding.ts settleFunding: the share given back or
-   * grown). Allowances first: what the wallet was left to pay is taken from the allowances once more
-   * when they have room now (a burst of calls held them all; those calls have given back since).
+   * grown), written with the share's row in one transaction: the row then keeps the bill's parts
+   * (`holdId`) until the bill's log row is written. Allowances first: what the wallet was left to pay
+   * is taken from the allowances once more when they have room now (a burst of calls held them all;
+   * those calls have given back since). A share a sweep gave back (its instance taken for dead) is
+   * funded afresh.
    */
   async settle(actual: number, walletAvailable: number): Promise<Funding> {
     const request = { userId: this.caller.user.id, model: this.model, group: this.group, walletAvailable };
-    const split = await settleFunding(this.db, this.funding, actual, request);
-    const onWallet = split.fromWallet + split.uncovered;
-    if (split.preference === 'wallet_first' || split.preference === 'wallet_only' || onWallet === 0) return split;
-    const more = await takeFunding(this.db, { ...request, amount: onWallet, preference: 'subscription_first' });
-    if (more.fromSubscription === 0) return split;
-    const uncovered = Math.max(0, split.uncovered - more.fromSubscription);
-    return {
-      preference: split.preference,
-      fromSubscription: split.fromSubscription + more.fromSubscription,
-      fromWallet: onWallet - more.fromSubscription - uncovered,
-      uncovered,
-      parts: [...split.parts, ...more.parts],
-    };
+    const { nextId, result } = await this.store.change(request.userId, this.holdId, async (trx, wasSwept) => {
+      const held = wasSwept ? { ...this.funding, fromSubscription: 0, parts: [] } : this.funding;
+      const split = await splitCost(trx, held, actual, request);
+      return { parts: split.parts, result: split };
+    });
+    this.holdId = nextId;
+    return result;
   }
 
   /**
-   * Adds what a running Realtime session took from the allowances since (funding-grow.ts) to the
-   * share: given back or billed with it, held on the token with it.
+   * Takes more for a running Realtime session (funding-grow.ts), by the user's preference, with the
+   * share's row in one transaction; what the allowances gave is added to the share (given back or
+   * billed with it, held on the token with it).
    */
-  add(more: Funding): void {
+  async take(request: Omit<FundingRequest, 'userId' | 'model' | 'group'>): Promise<Funding> {
+    const userId = this.caller.user.id;
+    const { nextId, wasSwept, result } = await this.store.change(userId, this.holdId, async (trx, wasSwept) => {
+      const more = await takeFunding(trx, { ...request, userId, model: this.model, group: this.group });
+      return { parts: wasSwept ? more.parts : [...this.funding.parts, ...more.parts], result: more };
+    });
+    if (wasSwept) this.forget();
+    this.holdId = nextId;
+    this.add(result);
+    return result;
+  }
+
+  private add(more: Funding): void {
     if (this.isDone || more.fromSubscription === 0) return;
     this.funding.parts.push(...more.parts);
     this.funding.fromSubscription += more.fromSubscription;
     if (this.caller.token) this.caller.token.held += more.fromSubscription;
+  }
+
+  /** A sweep gave the parts back: none of them is held any more. */
+  private forget(): void {
+    if (this.caller.token && !this.isDone) this.caller.token.held -= this.funding.fromSubscription;
+    this.funding.fromSubscription = 0;
+    this.funding.parts = [];
   }
 
   /** Ends the share's hold on the token; false when it had ended already. */
@@ -84,6 +105,23 @@ export class SubscriptionShare implements HeldFunding {
     if (this.caller.token) this.caller.token.held -= this.funding.fromSubscription;
     return true;
   }
+}
+
+/** settle's split on the share's transaction (see SubscriptionShare.settle). */
+async function splitCost(trx: Transaction<Database>, held: Funding, actual: number, request: Omit<FundingRequest, 'amount' | 'preference'>): Promise<Funding> {
+  const split = await settleFunding(trx, held, actual, request);
+  const onWallet = split.fromWallet + split.uncovered;
+  if (split.preference === 'wallet_first' || split.preference === 'wallet_only' || onWallet === 0) return split;
+  const more = await takeFunding(trx, { ...request, amount: onWallet, preference: 'subscription_first' });
+  if (more.fromSubscription === 0) return split;
+  const uncovered = Math.max(0, split.uncovered - more.fromSubscription);
+  return {
+    preference: split.preference,
+    fromSubscription: split.fromSubscription + more.fromSubscription,
+    fromWallet: onWallet - more.fromSubscription - uncovered,
+    uncovered,
+    parts: [...split.parts, ...more.parts],
+  };
 }
 
 /**
@@ -100,8 +138,8 @@ export async function planFundedHold(ctx: AppContext, relay: RelayState, caller:
   if (isOnly && !funding.hasSubscription) throw noAllowance();
   if (left.token < costs.likely) throw new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
   if (funding.preference === 'wallet_first') return walletFirstHold(ctx, caller, request, costs, left, quotaPerUnit, relay);
-  const taken = await takeShare(ctx, caller, request, Math.min(costs.worst, left.token), isOnly);
-  const share = new SubscriptionShare(ctx.storage.db, relay.log, caller, request.model, caller.group, { ...taken, preference: funding.preference, uncovered: 0 });
+  const { taken, holdId } = await takeShare(relay, caller, request, Math.min(costs.worst, left.token), isOnly);
+  const share = new SubscriptionShare(relay.holds, relay.log, caller, request.model, caller.group, { ...taken, preference: funding.preference, uncovered: 0 }, holdId);
   try {
     if (isOnly) return onlyFromAllowance(caller, request, costs, share, quotaPerUnit);
     if (taken.fromSubscription >= costs.worst) return attach(holdOf(caller, 0), share, null);
@@ -146,12 +184,15 @@ export function fundingRefusal(caller: RelayCaller): RelayError | null {
   return funding !== null && funding.preference === 'subscription_only' && !funding.hasSubscription ? noAllowance() : null;
 }
 
-/** Up to `target` from the allowances that cover the call (a take never overruns one: funding.ts). */
-async function takeShare(ctx: AppContext, caller: RelayCaller, request: HoldRequest, target: number, isOnly: boolean): Promise<Funding> {
-  if (target <= 0) return emptyFunding();
-  return takeFunding(ctx.storage.db, {
-    userId: caller.user.id, model: request.model, group: caller.group, amount: target, preference: isOnly ? 'subscription_only' : 'subscription_first', allowPartial: true,
+/** Up to `target` from the allowances that cover the call (a take never overruns one: funding.ts), written down with its row. */
+async function takeShare(relay: RelayState, caller: RelayCaller, request: HoldRequest, target: number, isOnly: boolean): Promise<{ taken: Funding; holdId: number | null }> {
+  if (target <= 0) return { taken: emptyFunding(), holdId: null };
+  const userId = caller.user.id;
+  const { nextId, result } = await relay.holds.change(userId, null, async (trx) => {
+    const taken = await takeFunding(trx, { userId, model: request.model, group: caller.group, amount: target, preference: isOnly ? 'subscription_only' : 'subscription_first', allowPartial: true });
+    return { parts: taken.parts, result: taken };
   });
+  return { taken: result, holdId: nextId };
 }
 
 /**
@@ -163,8 +204,8 @@ async function walletFirstHold(ctx: AppContext, caller: RelayCaller, request: Ho
   const hold = holdOf(caller, Math.max(0, Math.min(left.user, left.token, costs.worst)));
   let share: SubscriptionShare | null = null;
   try {
-    const taken = await takeShare(ctx, caller, request, Math.min(costs.worst, left.token) - hold.amount, false);
-    share = new SubscriptionShare(ctx.storage.db, relay.log, caller, request.model, caller.group, { ...taken, preference: 'wallet_first', fromWallet: hold.amount, uncovered: 0 });
+    const { taken, holdId } = await takeShare(relay, caller, request, Math.min(costs.worst, left.token) - hold.amount, false);
+    share = new SubscriptionShare(relay.holds, relay.log, caller, request.model, caller.group, { ...taken, preference: 'wallet_first', fromWallet: hold.amount, uncovered: 0 }, holdId);
     const room = hold.amount + taken.fromSubscription;
     if (room < costs.likely || (costs.likely > 0 && room <= 0)) {
       throw new RelayError(403, 'insufficient_user_quota', `用户额度不足以支付本次请求：预计需要 ${quotaText(costs.likely, quotaPerUnit)}，剩余 ${quotaText(room, quotaPerUnit)}`);

@@ -36,9 +36,13 @@ export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, cha
   return splitFunded(relay, hold, quota).then((split) => {
     releaseHold(hold);
     if (log) log.funding = fundingLogFields(split, quota);
-    relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription));
+    // The flush that writes the log row drops the share's row (usage-writer.ts).
+    relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription), split.holdId);
   }).finally(() => ctx.lifecycle.callEnded());
 }
+
+/** A settled split, and the `funding_holds` row that keeps its parts until the bill is written (null: none). */
+export type SettledFunding = Funding & { holdId: number | null };
 
 /**
  * The split of `quota`, the real cost of a call whose hold has a subscription share (funding-hold.ts
@@ -47,7 +51,7 @@ export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, cha
  * whose charge then fails, gives its parts back. Never rejects: when the database fails, the share
  * stays as taken and the wallet pays the rest, so nothing is billed twice.
  */
-export async function splitFunded(relay: RelayState, hold: Hold, quota: number): Promise<Funding> {
+export async function splitFunded(relay: RelayState, hold: Hold, quota: number): Promise<SettledFunding> {
   const share = hold.funding as SubscriptionShare;
   hold.funding = null;
   const { caller } = hold;
@@ -57,7 +61,7 @@ export async function splitFunded(relay: RelayState, hold: Hold, quota: number):
     return asHeld(share.funding, quota);
   });
   share.end();
-  return split;
+  return { ...split, holdId: share.holdId };
 }
 
 /** The split when nothing could be given back or taken: the share as taken, the wallet the rest. */

@@ -8,7 +8,8 @@ import { autoGroupLogFields, consumeLogRow } from './consume-log.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';
 import { returnFunding, type Funding, type FundingPart } from '../../subscriptions/funding.js';
-import { fundingLogFields } from './funding-settle.js';
+import { fundingLogFields, type SettledFunding } from './funding-settle.js';
+import { forgetHeldShares, partsOf, partsText } from '../../subscriptions/funding-holds.js';
 
 /** Task states after which nothing changes (and nothing more is billed or refunded). */
 export const finalStatuses = ['SUCCESS', 'FAILURE'] as const;
@@ -41,7 +42,7 @@ export interface NewTask {
   channelId: number;
   quota: number;
   /** The price's split between subscription allowances and the wallet (funding-settle.ts splitFunded); null: the wallet pays it all. */
-  funding: Funding | null;
+  funding: SettledFunding | null;
   record(trx: Transaction<Database>, now: number): Promise<void>;
 }
 
@@ -60,6 +61,8 @@ export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayC
   const walletQuota = task.quota - Math.min(task.quota, funding?.fromSubscription ?? 0);
   await ctx.storage.db.transaction().execute(async (trx) => {
     await task.record(trx, now);
+    // The share is billed with the task: its held row goes.
+    if (funding?.holdId) await forgetHeldShares(trx, [funding.holdId]);
     if (task.quota === 0) return;
     await trx.updateTable('users').set({ quota: sql`quota - ${walletQuota}`, used_quota: sql`used_quota + ${walletQuota}`, request_count: sql`request_count + 1` }).where('id', '=', user.id).execute();
     if (token) {
@@ -76,7 +79,7 @@ export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayC
     await trx.insertInto('logs').values({ ...toStorableRow(row), created_at: now }).execute();
   }).catch(async (error: unknown) => {
     if (funding && funding.parts.length > 0) {
-      await returnFunding(ctx.storage.db, funding.parts).catch((cause: unknown) => {
+      await payers.holds.giveBack(user.id, funding.holdId, funding.parts).catch((cause: unknown) => {
         payers.log.error({ err: cause, userId: user.id, parts: funding.parts }, 'subscription quota of an unrecorded task not returned');
       });
     }
@@ -90,23 +93,7 @@ export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayC
  * subscription funding had the wallet pay it all, so the refund row says so too), '' for a user without.
  */
 export function subscriptionPartsText(funding: Funding | null): string {
-  if (!funding) return '';
-  return JSON.stringify(funding.parts.map((part) => ({ subscription_id: part.subscriptionId, period_end: part.periodEnd, quota: part.amount })));
-}
-
-/** The parts a task row's `subscription_parts` lists (written by subscriptionPartsText; anything else reads as none). */
-function subscriptionPartsOf(text: string): FundingPart[] {
-  if (!text) return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (!Array.isArray(parsed)) return [];
-    return parsed.flatMap((item: Record<string, unknown>) => {
-      const part = { subscriptionId: Number(item?.subscription_id), periodEnd: Number(item?.period_end), amount: Number(item?.quota) };
-      return Number.isSafeInteger(part.subscriptionId) && Number.isSafeInteger(part.periodEnd) && Number.isSafeInteger(part.amount) && part.amount > 0 ? [part] : [];
-    });
-  } catch {
-    return [];
-  }
+  return funding ? partsText(funding.parts) : '';
 }
 
 /**
@@ -114,8 +101,8 @@ function subscriptionPartsOf(text: string): FundingPart[] {
  * subscription part to its allowance (the period it was taken from: a part of a period that has
  * ended is not given back, the allowance reset since), the rest to the wallet. Answers what went back.
  */
-async function refundSources(trx: Transaction<Database>, quota: number, partsText: string): Promise<{ wallet: number; returned: Funding }> {
-  const parts = subscriptionPartsOf(partsText);
+async function refundSources(trx: Transaction<Database>, quota: number, text: string): Promise<{ wallet: number; returned: Funding }> {
+  const parts = partsOf(text);
   const wallet = quota - Math.min(quota, parts.reduce((total, part) => total + part.amount, 0));
   const back: FundingPart[] = [];
   for (const part of parts) {
@@ -126,7 +113,7 @@ async function refundSources(trx: Transaction<Database>, quota: number, partsTex
 }
 
 /** The relay's in-memory copies of users and tokens, re-read after a task changes their quota (and its log). */
-export type Payers = Pick<RelayState, 'usage' | 'access' | 'log'>;
+export type Payers = Pick<RelayState, 'usage' | 'access' | 'log' | 'holds'>;
 
 /** The user's and token's cached rows are re-read on every instance (this one at once, the others through the bus). */
 async function reloadPayers(ctx: AppContext, payers: Payers, userId: number, tokenId: number): Promise<void> {

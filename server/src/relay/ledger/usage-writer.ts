@@ -4,6 +4,7 @@ import type { Database, NewLog } from '../../db/schema.js';
 import type { CachedToken, CachedUser } from '../pipeline/access-cache.js';
 import { toStorableRow, type PendingLog } from './log-rows.js';
 import { SqliteFlushStatements } from './sqlite-flush.js';
+import { forgetHeldShares } from '../../subscriptions/funding-holds.js';
 
 const logBatchSize = 100;
 
@@ -34,6 +35,8 @@ export class UsageWriter {
   private channelQuota = new Map<number, number>();
   private logs: PendingLog[] = [];
   private tokenStatus = new Map<number, number>();
+  /** `funding_holds` rows of billed subscription shares: dropped with their log rows. */
+  private billedShares: number[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private sqliteStatements: SqliteFlushStatements | null = null;
@@ -69,9 +72,11 @@ export class UsageWriter {
 
   /**
    * Records one settled request: quota spent by user, token and channel, and its log row. The user's
-   * wallet pays `walletQuota` of it (less than `quota` when a subscription paid the rest: funding-settle.ts).
+   * wallet pays `walletQuota` of it (less than `quota` when a subscription paid the rest: funding-settle.ts);
+   * `shareHoldId` is that subscription share's row, dropped in the transaction that writes the log row.
    */
-  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null, walletQuota = quota): void {
+  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null, walletQuota = quota, shareHoldId: number | null = null): void {
+    if (shareHoldId !== null) this.billedShares.push(shareHoldId);
     user.pendingQuota += walletQuota;
     user.pendingCount += 1;
     this.dirtyUsers.add(user);
@@ -114,14 +119,16 @@ export class UsageWriter {
   }
 
   private async writePending(): Promise<void> {
-    if (this.dirtyUsers.size === 0 && this.dirtyTokens.size === 0 && this.channelQuota.size === 0 && this.logs.length === 0 && this.tokenStatus.size === 0) return;
+    if (this.dirtyUsers.size === 0 && this.dirtyTokens.size === 0 && this.channelQuota.size === 0 && this.logs.length === 0 && this.tokenStatus.size === 0 && this.billedShares.length === 0) return;
     const batch: FlushBatch = {
       users: [...this.dirtyUsers].map((user) => ({ user, quota: user.pendingQuota, count: user.pendingCount })),
       tokens: [...this.dirtyTokens].map((token) => ({ token, quota: token.pendingQuota })),
       channels: this.channelQuota,
       logs: this.logs,
       statuses: this.tokenStatus,
+      shares: this.billedShares,
     };
+    this.billedShares = [];
     this.dirtyUsers = new Set();
     this.dirtyTokens = new Set();
     this.channelQuota = new Map();
@@ -146,6 +153,7 @@ export class UsageWriter {
       for (const [id, quota] of batch.channels) this.channelQuota.set(id, (this.channelQuota.get(id) ?? 0) + quota);
       for (const [id, status] of batch.statuses) if (!this.tokenStatus.has(id)) this.tokenStatus.set(id, status);
       this.logs = batch.logs.concat(this.logs);
+      this.billedShares = batch.shares.concat(this.billedShares);
       throw error;
     }
     const userAside = sumBy(setAside, (item) => item.userId, (item) => item.walletQuota);
@@ -167,7 +175,7 @@ export class UsageWriter {
   }
 
   /** The fast flush: one transaction, counters then log rows in multi-row inserts. */
-  private async writeBatch({ users, tokens, channels, logs, statuses }: FlushBatch): Promise<void> {
+  private async writeBatch({ users, tokens, channels, logs, statuses, shares }: FlushBatch): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
     const { sqlite } = this.storage;
     await this.storage.db.transaction().execute(async (trx) => {
@@ -185,8 +193,10 @@ export class UsageWriter {
         for (const [id, quota] of channels) statements.channel.run(quota, id);
         for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
         statements.insertLogs(logs);
+        await forgetHeldShares(trx, shares);
         return;
       }
+      await forgetHeldShares(trx, shares);
       await writeCounters(trx, users, tokens, channels, statuses, now, noneAside);
       for (let i = 0; i < logs.length; i += logBatchSize) {
         await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toStorableRow)).execute();
@@ -234,6 +244,8 @@ export class UsageWriter {
         tokens: sumBy(setAside, (item) => item.tokenId),
         channels: sumBy(setAside, (item) => item.channelId),
       });
+      // A set-aside row's share stays taken, as its bill was: only its row is dropped.
+      await forgetHeldShares(trx, batch.shares);
     });
     this.setAsideCount += setAside.length;
     return setAside;
@@ -246,6 +258,7 @@ interface FlushBatch {
   channels: Map<number, number>;
   logs: PendingLog[];
   statuses: Map<number, number>;
+  shares: number[];
 }
 
 /** Quota of set-aside rows per user, token and channel id, left out of their counters. */

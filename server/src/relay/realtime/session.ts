@@ -189,7 +189,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     return fail(refusal, quotaCloseCode);
   }
   // A user with subscription funding: the session's cost is funded from the allowances as it grows.
-  const growing = hold.funding === null ? null : new GrowingFunding(ctx.storage.db, hold);
+  const growing = hold.funding === null ? null : new GrowingFunding(hold);
 
   let connected: Connected | null = null;
   let failure: RelayError | null = null;
