@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insertReturningId, migrate, openStorage, type Storage } from '../../src/db/index.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { killAll, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { createTestDatabase, storageKinds, type TestDatabase } from '../helpers/test-storage.js';
 
 /**
@@ -78,10 +78,7 @@ describe.each(storageKinds())('kill -9 mid-call with subscription shares held, o
   let upstream: Awaited<ReturnType<typeof startUpstream>> | null = null;
   const processes: ServerProcess[] = [];
   afterEach(async () => {
-    for (const server of processes.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-      await server.exited;
-    }
+    await killAll(processes);
     await storage?.close();
     await upstream?.close();
     await database?.drop();

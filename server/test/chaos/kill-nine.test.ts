@@ -6,7 +6,7 @@ import { insertReturningId, migrate, openStorage, type Storage } from '../../src
 import { callChat, chaosSize, type CallResult } from '../helpers/chaos-load.js';
 import { checkLedger } from '../helpers/ledger-balance.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { killAll, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.js';
 
 /**
@@ -49,10 +49,7 @@ describe.each(databases)('kill -9 of one of two instances on $kind with Redis', 
   let upstream: MockOpenAi | null = null;
   const processes: ServerProcess[] = [];
   afterEach(async () => {
-    for (const server of processes.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-      await server.exited;
-    }
+    await killAll(processes);
     await storage?.close();
     await upstream?.close();
     await database?.drop();

@@ -81,3 +81,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     throw new Error(`ModelGate did not answer /api/status:\n${output}`);
   }
 }
+
+/** Kills (SIGKILL) every process of the list still running, empties it, and waits for each to end. */
+export async function killAll(processes: ServerProcess[]): Promise<void> {
+  for (const server of processes.splice(0)) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    await server.exited;
+  }
+}
