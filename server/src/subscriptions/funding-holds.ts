@@ -135,3 +135,17 @@ export async function forgetHeldShares(trx: Transaction<Database>, ids: readonly
     await trx.deleteFrom('funding_holds').where('id', 'in', ids.slice(i, i + 500)).execute();
   }
 }
+
+/** Gives back the parts of held rows and drops them, in the caller's transaction (a bill the database refused). */
+export async function giveBackHeldShares(trx: Transaction<Database>, ids: readonly number[]): Promise<number> {
+  let returned = 0;
+  for (const id of ids) {
+    const row = await trx.selectFrom('funding_holds').select('parts').where('id', '=', id).executeTakeFirst();
+    if (!row) continue;
+    const removed = await trx.deleteFrom('funding_holds').where('id', '=', id).executeTakeFirst();
+    // A sweep that took the row first gave its parts back.
+    if (Number(removed.numDeletedRows) === 0) continue;
+    returned += (await returnFunding(trx, partsOf(row.parts))).returned;
+  }
+  return returned;
+}

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Storage } from '../../src/db/index.js';
+import { insertReturningId, type Storage } from '../../src/db/index.js';
 import type { NewLog } from '../../src/db/schema.js';
 import type { CachedToken, CachedUser } from '../../src/relay/pipeline/access-cache.js';
 import { UsageWriter, type SetAsideLog } from '../../src/relay/ledger/usage-writer.js';
+import { FundingHoldStore } from '../../src/subscriptions/funding-holds.js';
+import { takeFunding } from '../../src/subscriptions/funding.js';
 import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
 
 /**
@@ -82,5 +84,31 @@ describe.each(storageKinds())('usage writer with a poisoned row on %s', (kind) =
     expect(await storage.db.selectFrom('logs').select('id').execute()).toHaveLength(150);
     const after = await storage.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow();
     expect(Number(after.used_quota)).toBe(sum + 7);
+  });
+
+  it('a refused row bills nothing: its subscription share goes back; a written row drops its held share', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const sub = await insertReturningId(storage, 'user_subscriptions', {
+      user_id: userId, plan_id: 1, plan_name: 'Pro', source: 'admin', status: 'active', period_quota: 1000, remaining_quota: 1000,
+      period_start: now - 60, period_end: now + 86_400, ends_at: now + 86_400,
+    });
+    const remaining = async () => Number((await storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', sub).executeTakeFirstOrThrow()).remaining_quota);
+    const store = new FundingHoldStore(storage, `isolation-${kind}`);
+    const billed = (amount: number) => store.change(userId, null, async (trx) => {
+      const taken = await takeFunding(trx, { userId, model: 'm', group: 'default', amount, preference: 'subscription_first' });
+      return { parts: taken.parts, result: taken };
+    });
+    const written = await billed(30);
+    const refused = await billed(40);
+    expect(await remaining()).toBe(930);
+    const writer = new UsageWriter(storage, () => undefined);
+    const user = { id: userId, quota: 1_000_000, usedQuota: 0, pendingQuota: 0, pendingCount: 0, held: 0 } as CachedUser;
+    const paid = (quota: number) => JSON.stringify({ billing_source: 'subscription', subscription_quota: quota, wallet_quota: 0 });
+    writer.record(user, null, channelId, 30, row(2000, { quota: 30, other: paid(30) }), 0, written.nextId);
+    writer.record(user, null, channelId, 40, row(2001, { quota: 40, other: paid(40), prompt_tokens: Number.NaN }), 0, refused.nextId);
+    await writer.flush();
+    expect(writer.setAsideCount).toBe(1);
+    expect(await remaining()).toBe(970);
+    expect(await storage.db.selectFrom('funding_holds').select('id').execute()).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import type { Database, NewLog } from '../../db/schema.js';
 import type { CachedToken, CachedUser } from '../pipeline/access-cache.js';
 import { toStorableRow, type PendingLog } from './log-rows.js';
 import { SqliteFlushStatements } from './sqlite-flush.js';
-import { forgetHeldShares } from '../../subscriptions/funding-holds.js';
+import { forgetHeldShares, giveBackHeldShares } from '../../subscriptions/funding-holds.js';
 
 const logBatchSize = 100;
 
@@ -35,8 +35,8 @@ export class UsageWriter {
   private channelQuota = new Map<number, number>();
   private logs: PendingLog[] = [];
   private tokenStatus = new Map<number, number>();
-  /** `funding_holds` rows of billed subscription shares: dropped with their log rows. */
-  private billedShares: number[] = [];
+  /** `funding_holds` rows of billed subscription shares, by their log rows: dropped when those are written. */
+  private billedShares: BilledShare[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private sqliteStatements: SqliteFlushStatements | null = null;
@@ -76,7 +76,7 @@ export class UsageWriter {
    * `shareHoldId` is that subscription share's row, dropped in the transaction that writes the log row.
    */
   record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null, walletQuota = quota, shareHoldId: number | null = null): void {
-    if (shareHoldId !== null) this.billedShares.push(shareHoldId);
+    if (shareHoldId !== null) this.billedShares.push({ id: shareHoldId, log });
     user.pendingQuota += walletQuota;
     user.pendingCount += 1;
     this.dirtyUsers.add(user);
@@ -193,10 +193,10 @@ export class UsageWriter {
         for (const [id, quota] of channels) statements.channel.run(quota, id);
         for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
         statements.insertLogs(logs);
-        await forgetHeldShares(trx, shares);
+        await forgetHeldShares(trx, shares.map((share) => share.id));
         return;
       }
-      await forgetHeldShares(trx, shares);
+      await forgetHeldShares(trx, shares.map((share) => share.id));
       await writeCounters(trx, users, tokens, channels, statuses, now, noneAside);
       for (let i = 0; i < logs.length; i += logBatchSize) {
         await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toStorableRow)).execute();
@@ -217,9 +217,13 @@ export class UsageWriter {
     await this.storage.db.transaction().execute(async (trx) => {
       setAside.length = 0;
       const rows: NewLog[] = [];
+      const sources = new Map<NewLog, PendingLog>();
+      const refusedLogs = new Set<PendingLog>();
       for (const log of batch.logs) {
         try {
-          rows.push(toStorableRow(log));
+          const row = toStorableRow(log);
+          rows.push(row);
+          sources.set(row, log);
         } catch (error) {
           // A record that cannot build its row: nothing to attribute, its quota stays counted.
           const item = { userId: 0, tokenId: 0, channelId: 0, quota: 0, walletQuota: 0, row: null };
@@ -236,6 +240,7 @@ export class UsageWriter {
           if (refused === null) continue;
           const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), walletQuota: walletQuotaOf(row), row };
           setAside.push(item);
+          refusedLogs.add(sources.get(row)!);
           this.onRowSetAside(refused.error, item);
         }
       }
@@ -244,8 +249,10 @@ export class UsageWriter {
         tokens: sumBy(setAside, (item) => item.tokenId),
         channels: sumBy(setAside, (item) => item.channelId),
       });
-      // A set-aside row's share stays taken, as its bill was: only its row is dropped.
-      await forgetHeldShares(trx, batch.shares);
+      // A refused row bills nothing: its wallet part is left out above, its subscription share goes back.
+      const refusedShares = batch.shares.filter((share) => share.log !== null && refusedLogs.has(share.log));
+      await giveBackHeldShares(trx, refusedShares.map((share) => share.id));
+      await forgetHeldShares(trx, batch.shares.filter((share) => !refusedShares.includes(share)).map((share) => share.id));
     });
     this.setAsideCount += setAside.length;
     return setAside;
@@ -258,7 +265,13 @@ interface FlushBatch {
   channels: Map<number, number>;
   logs: PendingLog[];
   statuses: Map<number, number>;
-  shares: number[];
+  shares: BilledShare[];
+}
+
+/** A billed subscription share's `funding_holds` row and the log row that bills it. */
+interface BilledShare {
+  id: number;
+  log: PendingLog | null;
 }
 
 /** Quota of set-aside rows per user, token and channel id, left out of their counters. */
