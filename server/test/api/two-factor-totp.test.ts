@@ -217,9 +217,18 @@ describe('two-factor sign-in with TOTP', () => {
       // What enrolment needs stays open.
       expect((await admin.client.get('/api/user/self')).status).toBe(200);
       expect((await admin.client.get('/api/user/2fa/status')).body.data.required).toBe(true);
+      // The console's playground calls are held back too, in the OpenAI shape and the caller's language.
+      const playground = await admin.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(playground.status).toBe(403);
+      expect(playground.body.error).toMatchObject({ code: 'second_factor_required', message: '管理员账户必须先启用两步验证或 Passkey' });
+      const english = await admin.client.request('POST', '/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'accept-language': 'en' } });
+      expect(english.body.error.message).toBe('Administrator accounts must enable two-factor authentication or a passkey first');
       // Regular users are not concerned.
       expect((await plain.client.get('/api/token/')).status).toBe(200);
+      const plainCall = await plain.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(plainCall.body.error?.code).not.toBe('second_factor_required');
       await enrolTotp(admin.client);
+      expect((await admin.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).body.error?.code).not.toBe('second_factor_required');
       expect((await admin.client.get('/api/user/?p=1')).status).toBe(200);
       expect((await admin.client.get('/api/user/2fa/status')).body.data.required).toBe(false);
     } finally {

@@ -4,7 +4,7 @@ import { AppError, forbidden, unauthenticated } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { isAdminRole, isRootRole, UserStatus } from './roles.js';
 import { readSession, sessionCookieName } from '../../lib/session.js';
-import { mustEnrolSecondFactor, secondFactorRequiredMessage } from './second-factors.js';
+import { mustEnrolSecondFactor, secondFactorRequiredMessage } from '../../lib/second-factors.js';
 
 export type AuthUser = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'display_name'>;
 

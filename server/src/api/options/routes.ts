@@ -5,7 +5,7 @@ import { ok } from '../../lib/envelope.js';
 import { canManageOption, isOptionKey } from '../../options/registry.js';
 import { authOf } from '../auth/guards.js';
 import { isRootRole } from '../auth/roles.js';
-import { hasAnyFactor, secondFactorsOf } from '../auth/second-factors.js';
+import { hasAnyFactor, secondFactorsOf } from '../../lib/second-factors.js';
 
 export const enrolYourselfFirstMessage = '请先为自己的账户启用两步验证或 Passkey';
 import type { RouteDeps } from '../routes.js';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
 import { requireServerAddress } from '../../lib/server-address.js';
-import { passkeysEnabled } from '../auth/second-factors.js';
+import { passkeysEnabled } from '../../lib/second-factors.js';
 
 export const passkeysDisabledMessage = '管理员未启用 Passkey 登录';
 export const noServerAddressMessage = '管理员未设置服务器地址，无法使用 Passkey';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { pendingLoginCookieName, pendingLoginMaxAgeSeconds, signPendingLogin } from '../../lib/pending-login.js';
 import { isAdminRole } from '../auth/roles.js';
-import { hasAnyFactor, secondFactorsOf } from '../auth/second-factors.js';
+import { hasAnyFactor, secondFactorsOf } from '../../lib/second-factors.js';
 import { setSessionCookie } from '../users/session-cookie.js';
 
 export const secondStepMessage = '请输入两步验证码';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import { isAdminRole } from '../auth/roles.js';
-import { passkeysEnabled } from '../auth/second-factors.js';
+import { passkeysEnabled } from '../../lib/second-factors.js';
 import { doc } from '../openapi.js';
 import type { CodeAttemptLimiter } from '../rate-limit.js';
 import type { RouteDeps } from '../routes.js';

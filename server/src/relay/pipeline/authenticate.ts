@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
+import { Role } from '@modelgate/shared';
+import { mustEnrolSecondFactor, secondFactorRequiredMessage } from '../../lib/second-factors.js';
 import { readSession, sessionCookieName } from '../../lib/session.js';
 import type { AppContext } from '../../context.js';
 import { RelayError, relayErrors } from '../errors.js';
@@ -112,6 +114,8 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
   // A revoked session (the version moved on) is signed out here as on the management API.
   if (cached && cached.sessionVersion !== session.version) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const user = checkUser(cached);
+  // As on the management API (api/auth/guards.ts): an admin who must enrol a second factor may not use the console's calls yet.
+  if (await mustEnrolSecondFactor(ctx, user, user.role >= Role.admin)) throw relayErrors.forbidden('second_factor_required', secondFactorRequiredMessage);
   return { user, token: null, group: user.group, autoGroups: null, pinnedChannelId: null };
 }
 
