@@ -86,3 +86,17 @@ export async function createTestStorage(kind: DatabaseKind): Promise<{ storage: 
     },
   };
 }
+
+/** createTestStorage plus a second pool on the same database (another instance of the cluster); cleanup closes both. */
+export async function createTestStorages(kind: DatabaseKind, poolSize = 10): Promise<{ storage: Storage; other: Storage; cleanup(): Promise<void> }> {
+  const made = await createTestStorage(kind);
+  const other = openStorage({ kind, dsn: made.database.dsn, sqlitePath: made.database.sqlitePath, poolSize });
+  return {
+    storage: made.storage,
+    other,
+    async cleanup() {
+      await other.close();
+      await made.cleanup();
+    },
+  };
+}

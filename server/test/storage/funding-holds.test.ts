@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertReturningId, openStorage, type Storage } from '../../src/db/index.js';
+import { insertReturningId, type Storage } from '../../src/db/index.js';
 import { FundingHoldStore, forgetHeldShares, partsOf } from '../../src/subscriptions/funding-holds.js';
 import { returnFunding, takeFunding } from '../../src/subscriptions/funding.js';
-import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
+import { createTestStorages, storageKinds } from '../helpers/test-storage.js';
 
 /**
  * Held subscription shares written down (subscriptions/funding-holds.ts): what a call took is in a
@@ -18,17 +18,11 @@ describe.each(storageKinds())('held subscription shares on %s', (kind) => {
   let cleanup: () => Promise<void>;
   let userSeq = 0;
 
+  // A second pool on the same database: another instance of the cluster.
   beforeAll(async () => {
-    const made = await createTestStorage(kind);
-    storage = made.storage;
-    cleanup = made.cleanup;
-    // A second pool on the same database: another instance of the cluster.
-    other = openStorage({ kind, dsn: made.database.dsn, sqlitePath: made.database.sqlitePath, poolSize: 4 });
+    ({ storage, other, cleanup } = await createTestStorages(kind, 4));
   });
-  afterAll(async () => {
-    await other?.close();
-    await cleanup?.();
-  });
+  afterAll(async () => cleanup?.());
 
   async function subscriber(allowance: number): Promise<{ userId: number; sub: number }> {
     userSeq += 1;

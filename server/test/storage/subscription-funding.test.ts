@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertReturningId, openStorage, type Storage } from '../../src/db/index.js';
+import { insertReturningId, type Storage } from '../../src/db/index.js';
 import { fundingPreferenceOf, returnFunding, settleFunding, takeFunding, type Funding } from '../../src/subscriptions/funding.js';
-import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
+import { createTestStorages, storageKinds } from '../helpers/test-storage.js';
 
 const now = 1_800_000_000;
 const day = 86_400;
@@ -12,17 +12,11 @@ describe.each(storageKinds())('subscription funding on %s', (kind) => {
   let cleanup: () => Promise<void>;
   let userSeq = 0;
 
+  // A second pool on the same database: a second instance of the cluster.
   beforeAll(async () => {
-    const made = await createTestStorage(kind);
-    storage = made.storage;
-    cleanup = made.cleanup;
-    // A second pool on the same database: a second instance of the cluster.
-    other = openStorage({ kind, dsn: made.database.dsn, sqlitePath: made.database.sqlitePath, poolSize: 10 });
+    ({ storage, other, cleanup } = await createTestStorages(kind));
   });
-  afterAll(async () => {
-    await other?.close();
-    await cleanup?.();
-  });
+  afterAll(async () => cleanup?.());
 
   async function newUser(preference?: string): Promise<number> {
     userSeq += 1;
