@@ -2,6 +2,19 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { Cache } from '../cache/index.js';
 import { AppError } from '../lib/errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A payment gateway's callback (Stripe's webhook, Epay's notify): its signature authenticates it,
+     * and it comes from the gateway's few addresses, so a per-IP limit would refuse paid orders.
+     */
+    paymentCallback?: boolean;
+  }
+}
+
+/** Route options of a payment gateway's callback: never counted by the per-IP limits. */
+export const paymentCallbackRoute = { config: { paymentCallback: true } } as const;
+
 export interface RateLimitRule {
   name: string;
   max: number;
@@ -10,11 +23,12 @@ export interface RateLimitRule {
 
 /**
  * Per-IP fixed-window limit. Counts live in the cache, so with Redis every instance shares one
- * count. max 0 disables the rule.
+ * count. max 0 disables the rule. Payment callbacks (paymentCallbackRoute) are neither counted
+ * nor refused.
  */
 export function rateLimitByIp(cache: Cache, rule: RateLimitRule): preHandlerAsyncHookHandler {
   return async function limitRate(request: FastifyRequest, reply: FastifyReply) {
-    if (rule.max <= 0) return;
+    if (rule.max <= 0 || request.routeOptions.config.paymentCallback === true) return;
     const count = await cache.hit(`rl:${rule.name}:${request.ip}`, rule.durationSeconds);
     if (count > rule.max) {
       reply.header('Retry-After', String(rule.durationSeconds));

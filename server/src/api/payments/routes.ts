@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { doc } from '../openapi.js';
 import type { RouteDeps } from '../routes.js';
+import { paymentCallbackRoute } from '../rate-limit.js';
 import { stripeEventBody } from './schemas.js';
 import { handleStripeWebhook } from './stripe-webhook.js';
 
@@ -11,7 +12,7 @@ const webhookBodyLimit = 512 * 1024;
 
 /** Called by Stripe, not by a signed-in user: the signature over the raw body is the authentication. */
 function registerStripeWebhook(api: FastifyInstance, ctx: AppContext): void {
-  api.post('/stripe/webhook', { bodyLimit: webhookBodyLimit, schema: doc('payments', 'stripe webhook', { body: stripeEventBody }) }, async (request) => {
+  api.post('/stripe/webhook', { ...paymentCallbackRoute, bodyLimit: webhookBodyLimit, schema: doc('payments', 'stripe webhook', { body: stripeEventBody }) }, async (request) => {
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const header = request.headers['stripe-signature'];
     return ok(null, await handleStripeWebhook(ctx, raw, typeof header === 'string' ? header : undefined, request.log));

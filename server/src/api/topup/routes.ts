@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
+import { paymentCallbackRoute } from '../rate-limit.js';
 import { parseInput } from '../validate.js';
 import { completeEpayOrder } from './complete-epay-order.js';
 import { createTopUpOrder } from './create-top-up-order.js';
@@ -41,7 +42,7 @@ export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critica
     ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), null)));
 
   // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
-  api.get('/user/epay/notify', { schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) }, async (request, reply) => {
+  api.get('/user/epay/notify', { ...paymentCallbackRoute, schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) }, async (request, reply) => {
     const fields = parseInput(epayNotifyQuery, request.query);
     const answer = await completeEpayOrder(ctx, fields);
     return reply.type('text/plain; charset=utf-8').send(answer);
