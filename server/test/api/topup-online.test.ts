@@ -46,6 +46,13 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const res = await fetch(`${server.url}/api/user/epay/notify?${new URLSearchParams(query)}`);
     return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
   }
+  /** The notify as gateways that POST it send it: the fields in a form body. */
+  async function notifyByPost(fields: Record<string, string>, init: { body?: string; type?: string } = {}) {
+    const res = await fetch(`${server.url}/api/user/epay/notify`, {
+      method: 'POST', headers: { 'content-type': init.type ?? 'application/x-www-form-urlencoded' }, body: init.body ?? new URLSearchParams(fields).toString(),
+    });
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+  }
 
   it('says online top-up is off until PayAddress, EpayId and EpayKey are all set', async () => {
     for (const path of ['/api/user/amount', '/api/user/pay']) {
@@ -213,5 +220,44 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const replies = await Promise.all(Array.from({ length: 20 }, () => notify(callbackFor(order))));
     expect(replies.every((r) => r.text === 'success')).toBe(true);
     expect(await quotaOf(alice.userId)).toBe(before + 2 * 500000);
+  });
+
+  it('takes the notify as a form POST too, crediting once, and refuses what is not a signed form', async () => {
+    const order = await newOrder(4);
+    const before = await quotaOf(alice.userId);
+    const callback = callbackFor(order);
+    expect(await notifyByPost({ ...callback, sign: 'f'.repeat(32) })).toMatchObject({ status: 200, text: 'fail' });
+    // The fields must be in the body: a POST with them only in the query is not a signed notify.
+    const queryOnly = await fetch(`${server.url}/api/user/epay/notify?${new URLSearchParams(callback)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(await queryOnly.text()).toBe('fail');
+    expect(await quotaOf(alice.userId)).toBe(before);
+
+    const first = await notifyByPost(callback);
+    expect(first).toMatchObject({ status: 200, text: 'success' });
+    expect(first.type).toMatch(/^text\/plain/);
+    const replies = await Promise.all(Array.from({ length: 10 }, () => notifyByPost(callback)));
+    expect(replies.map((r) => r.text)).toEqual(Array(10).fill('success'));
+    expect((await notify(callback)).text).toBe('success');
+    expect(await quotaOf(alice.userId)).toBe(before + 4 * 500000);
+    const row = await server.ctx.storage.db.selectFrom('top_ups').select('status').where('trade_no', '=', order.out_trade_no!).executeTakeFirstOrThrow();
+    expect(row.status).toBe('success');
+
+    // A repeated field counts once, by its first value, as the gateway's own form reader would.
+    const other = await newOrder(2);
+    const signed = callbackFor(other);
+    const body = `${new URLSearchParams(signed)}&money=9999.00&trade_status=WAIT_BUYER_PAY`;
+    expect((await notifyByPost({}, { body })).text).toBe('success');
+    expect(await quotaOf(alice.userId)).toBe(before + 6 * 500000);
+
+    // Other bodies get a clear 4xx, never a crash: plain text, an unknown type, an oversized form.
+    expect((await notifyByPost(callback, { type: 'text/plain', body: 'pid=1001' })).status).toBe(400);
+    expect((await notifyByPost(callback, { type: 'application/xml', body: '<pid>1001</pid>' })).status).toBe(415);
+    expect((await notifyByPost({}, { body: `pad=${'x'.repeat(70 * 1024)}` })).status).toBe(413);
+  });
+
+  it('accepts form bodies on the Epay notify only', async () => {
+    const res = await fetch(`${server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=alice&password=x' });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ success: false });
   });
 });

@@ -4,14 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
-import { paymentCallbackRoute } from '../rate-limit.js';
 import { parseInput } from '../validate.js';
-import { completeEpayOrder } from './complete-epay-order.js';
 import { createTopUpOrder } from './create-top-up-order.js';
 import { quoteTopUp } from './quote-top-up.js';
 import { redeemCode } from './redeem-code.js';
 import { findTopUps } from './find-top-ups.js';
-import { epayNotifyQuery, redeemCodeSchema, topUpAmountSchema, topUpPageQuery, topUpPaySchema } from './schemas.js';
+import { redeemCodeSchema, topUpAmountSchema, topUpPageQuery, topUpPaySchema } from './schemas.js';
 import { createStripeTopUp, quoteStripeTopUp } from './stripe-top-up.js';
 
 /**
@@ -40,11 +38,4 @@ export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critica
     ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), authOf(request).id)));
   api.get('/user/topup', { ...admin, schema: doc('topup', 'find top-ups', { querystring: topUpPageQuery }) }, async (request) =>
     ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), null)));
-
-  // Called by the gateway, not by a signed-in user: the MD5 signature is the authentication.
-  api.get('/user/epay/notify', { ...paymentCallbackRoute, schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) }, async (request, reply) => {
-    const fields = parseInput(epayNotifyQuery, request.query);
-    const answer = await completeEpayOrder(ctx, fields);
-    return reply.type('text/plain; charset=utf-8').send(answer);
-  });
 }
