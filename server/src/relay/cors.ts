@@ -3,10 +3,11 @@ import { isRelayPath } from '../lib/relay-paths.js';
 
 /**
  * CORS for the relay, as new-api answers it: the API families clients call from the browser (`/v1`,
- * `/v1beta`, `/dashboard`, `/mj` and its mode prefixes, `/suno`, `/pg`) allow any origin; the management API `/api`
- * and the console stay same-origin (no CORS headers at all). Credentials are never allowed, so a
- * cross-origin page cannot ride the console's session cookie (`/pg` needs it: it stays usable only
- * from the console's own origin in practice).
+ * `/v1beta`, `/dashboard`, `/mj` and its mode prefixes, `/suno`, `/pg`) allow any origin, and so do the
+ * two lookups a key makes of itself (`/api/usage/token`, `/api/log/token`: balance widgets of browser
+ * chat apps call them). The rest of the management API `/api` and the console stay same-origin (no
+ * CORS headers at all). Credentials are never allowed, so a cross-origin page cannot ride the console's
+ * session cookie (`/pg` needs it: it stays usable only from the console's own origin in practice).
  */
 
 /** What browser clients of the relay send: the official SDKs (x-stainless-*), Anthropic, Gemini and Midjourney clients. */
@@ -21,8 +22,11 @@ const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms';
 /** A header-name list as a preflight asks for it (tokens separated by commas), echoed only when well formed. */
 const headerList = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:[ \t]*,[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
-/** Every relay path family (lib/relay-paths.ts) answers CORS. */
-export const isCorsPath = isRelayPath;
+/** The /api routes a key authenticates by itself (api/token-usage/routes.ts), with or without a trailing slash or a query. */
+const keyLookupPaths = /^\/api\/(?:usage|log)\/token\/?(?:\?|$)/;
+
+/** Every relay path family (lib/relay-paths.ts) and the key's own lookups answer CORS. */
+export const isCorsPath = (url: string): boolean => isRelayPath(url) || keyLookupPaths.test(url);
 
 /**
  * Adds the CORS headers to a relay answer (whatever writes it later: the direct lane or Fastify,

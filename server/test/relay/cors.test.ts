@@ -78,4 +78,29 @@ describe('CORS on the relay', () => {
     const lookalike = await fetch(`${server.url}/v1x/chat`, { method: 'OPTIONS', headers: { origin } });
     expect(lookalike.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it("answers browsers on a key's own lookups (/api/usage/token, /api/log/token), as new-api does", async () => {
+    for (const path of ['/api/usage/token', '/api/usage/token/', '/api/log/token?p=1']) {
+      const res = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-headers')).toBe('authorization');
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    const usage = await fetch(`${server.url}/api/usage/token`, { headers: { origin, authorization: `Bearer ${apiKey}` } });
+    expect(usage.status).toBe(200);
+    expect(usage.headers.get('access-control-allow-origin')).toBe('*');
+    expect((await usage.json()).data).toMatchObject({ object: 'token_usage' });
+    const logs = await fetch(`${server.url}/api/log/token`, { headers: { origin, authorization: `Bearer ${apiKey}` } });
+    expect(logs.status).toBe(200);
+    expect(logs.headers.get('access-control-allow-origin')).toBe('*');
+    const denied = await fetch(`${server.url}/api/usage/token`, { headers: { origin, authorization: 'Bearer sk-nope' } });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('access-control-allow-origin')).toBe('*');
+    // Their neighbours stay same-origin.
+    for (const path of ['/api/log/self', '/api/token/', '/api/usage/tokens', '/api/log/tokenx']) {
+      const res = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      expect(res.headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+  });
 });
