@@ -84,6 +84,38 @@ describe('malformed and unconvertible content parts', () => {
     expect((responses as Error).message).toContain('input[0].content[0]');
   });
 
+  it('the Gemini API: a malformed system instruction, config or tool list is a 400 naming it on every channel', async () => {
+    const before = sentUpstream();
+    const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ systemInstruction: { parts: 'be brief' } }, 'systemInstruction.parts'],
+      [{ systemInstruction: 'be brief' }, 'systemInstruction'],
+      [{ systemInstruction: { parts: [null] } }, 'systemInstruction.parts[0]'],
+      [{ systemInstruction: { parts: [{ text: 5 }] } }, 'systemInstruction.parts[0]'],
+      [{ generationConfig: 'fast' }, 'generationConfig'],
+      [{ tools: {} }, 'tools'],
+      [{ tools: [null] }, 'tools[0]'],
+      [{ tools: [{ functionDeclarations: [null] }] }, 'tools[0].functionDeclarations[0]'],
+    ];
+    for (const model of ['gpt-parts', 'claude-parts', 'gemini-parts']) {
+      for (const [fields, where] of cases) {
+        const res = await fetch(`${server.url}/v1beta/models/${model}:generateContent`, {
+          method: 'POST', headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ contents, ...fields }),
+        });
+        expect(res.status, `${model} ${JSON.stringify(fields)}`).toBe(400);
+        const error = ((await res.json()) as any).error;
+        expect(error.status).toBe('INVALID_ARGUMENT');
+        expect(error.message.startsWith(`${where}:`), error.message).toBe(true);
+      }
+    }
+    for (const tools of [[null], [{ type: 'function' }], 'f']) {
+      const failure = await openai().responses.create({ model: 'claude-parts', input: 'hi', tools: tools as never }).catch((error: unknown) => error);
+      expect(failure, JSON.stringify(tools)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((failure as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('invalid_content_part');
+    }
+    expect(sentUpstream()).toBe(before);
+  });
+
   it('well-formed parts still pass: an image on Claude, audio on Gemini', async () => {
     const image = await openai().chat.completions.create({ model: 'claude-parts', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] });
     expect(image.choices[0]!.message.content).toBe('Hello from Claude.');

@@ -1,4 +1,5 @@
 import { contentsToMessages } from './request-parts.js';
+import { checkGeminiRequest } from './request-shape.js';
 import { isStreamAction, parseModelPath } from './params.js';
 
 type Json = Record<string, unknown>;
@@ -51,8 +52,9 @@ function reasoningEffortOf(thinking: Json | undefined): string | undefined {
   return budget <= 1024 ? 'low' : budget <= 8192 ? 'medium' : 'high';
 }
 
-/** A generateContent request → the canonical OpenAI chat body. */
+/** A generateContent request → the canonical OpenAI chat body (refused first when malformed: request-shape.ts). */
 export function geminiToOpenAI(body: Json, params: Record<string, string>): Json {
+  checkGeminiRequest(body);
   const { model, action } = parseModelPath(params);
   const messages: Json[] = [];
   const system = body.systemInstruction as { parts?: Json[] } | undefined;

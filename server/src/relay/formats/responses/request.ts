@@ -77,9 +77,20 @@ function checkInput(input: unknown): void {
   });
 }
 
+/** Tools must be objects with a type, and function tools need a name: else the caller's 400. */
+function checkTools(tools: unknown): void {
+  if (tools === undefined || tools === null) return;
+  if (!Array.isArray(tools)) throw invalidPart('tools', 'tools 必须是数组');
+  tools.forEach((tool: unknown, i) => {
+    if (!isObject(tool) || typeof tool.type !== 'string') throw invalidPart(`tools[${i}]`, '工具必须是带 type 的对象');
+    if (tool.type === 'function' && (typeof tool.name !== 'string' || tool.name === '')) throw invalidPart(`tools[${i}]`, 'function 工具需要 name');
+  });
+}
+
 /** Responses request → canonical OpenAI chat completion body. */
 export function responsesToChat(body: Json): Json {
   checkInput(body.input);
+  checkTools(body.tools);
   const messages = toChatMessages(body.input);
   if (typeof body.instructions === 'string' && body.instructions) messages.unshift({ role: 'system', content: body.instructions });
   const out: Json = { model: body.model, messages, stream: body.stream === true };
