@@ -96,6 +96,7 @@ describe('malformed and unconvertible content parts', () => {
       [{ tools: {} }, 'tools'],
       [{ tools: [null] }, 'tools[0]'],
       [{ tools: [{ functionDeclarations: [null] }] }, 'tools[0].functionDeclarations[0]'],
+      [{ tools: [{ function_declarations: [{ description: 'no name' }] }] }, 'tools[0].functionDeclarations[0]'],
     ];
     for (const model of ['gpt-parts', 'claude-parts', 'gemini-parts']) {
       for (const [fields, where] of cases) {
@@ -114,6 +115,42 @@ describe('malformed and unconvertible content parts', () => {
       expect((failure as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('invalid_content_part');
     }
     expect(sentUpstream()).toBe(before);
+  });
+
+  it("the Gemini API in snake_case, as Google's own curl examples write it, reaches every channel whole", async () => {
+    const body = {
+      system_instruction: { parts: [{ text: 'Answer as a pirate.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'what is this' }, { inline_data: { mime_type: 'image/png', data: 'iVBORw0KGgo=' } }] }],
+      generation_config: { max_output_tokens: 64, stop_sequences: ['END'], temperature: 0.2 },
+      tools: [{ function_declarations: [{ name: 'look_up', parameters_json_schema: { type: 'object', properties: { order_id: { type: 'string' } } } }] }],
+      tool_config: { function_calling_config: { mode: 'NONE' } },
+    };
+    const send = (model: string) => fetch(`${server.url}/v1beta/models/${model}:generateContent`, {
+      method: 'POST', headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    expect((await send('claude-parts')).status).toBe(200);
+    const toClaude = claude.requests.at(-1)!.body;
+    expect(JSON.stringify(toClaude.system)).toContain('Answer as a pirate.');
+    expect(toClaude.max_tokens).toBe(64);
+    expect(toClaude.temperature).toBe(0.2);
+    expect(toClaude.messages[0].content[1]).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } });
+    expect(toClaude.tools[0]).toMatchObject({ name: 'look_up', input_schema: { properties: { order_id: { type: 'string' } } } });
+
+    expect((await send('gpt-parts')).status).toBe(200);
+    const toOpenAi = models.requests.at(-1)!.body;
+    expect(toOpenAi.messages[0]).toEqual({ role: 'system', content: 'Answer as a pirate.' });
+    expect(toOpenAi.max_tokens ?? toOpenAi.max_completion_tokens).toBe(64);
+    expect(toOpenAi.stop).toEqual(['END']);
+    expect(toOpenAi.tool_choice).toBe('none');
+
+    // A Gemini channel gets the request natively, in one spelling (user-named schema properties kept).
+    expect((await send('gemini-parts')).status).toBe(200);
+    const native = models.requests.at(-1)!.body;
+    expect(native.systemInstruction).toEqual({ parts: [{ text: 'Answer as a pirate.' }] });
+    expect(native.generationConfig).toMatchObject({ maxOutputTokens: 64, stopSequences: ['END'] });
+    expect(native.contents[0].parts[1]).toEqual({ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } });
+    expect(native.tools[0].functionDeclarations[0].parametersJsonSchema.properties).toHaveProperty('order_id');
+    expect(JSON.stringify(native)).not.toMatch(/system_instruction|generation_config|inline_data|max_output_tokens/);
   });
 
   it('well-formed parts still pass: an image on Claude, audio on Gemini', async () => {

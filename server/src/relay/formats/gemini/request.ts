@@ -1,5 +1,5 @@
 import { contentsToMessages } from './request-parts.js';
-import { checkGeminiRequest } from './request-shape.js';
+import { checkGeminiRequest, normalizeGeminiRequest } from './request-shape.js';
 import { isStreamAction, parseModelPath } from './params.js';
 
 type Json = Record<string, unknown>;
@@ -21,7 +21,7 @@ export function toJsonSchema(schema: unknown): unknown {
 function toolsOf(tools: unknown): Json[] | undefined {
   const out: Json[] = [];
   for (const tool of (Array.isArray(tools) ? tools : []) as Json[]) {
-    const declarations = (tool.functionDeclarations ?? tool.function_declarations) as Json[] | undefined;
+    const declarations = tool.functionDeclarations as Json[] | undefined;
     for (const declaration of Array.isArray(declarations) ? declarations : []) {
       const fn: Json = { name: declaration.name };
       if (typeof declaration.description === 'string') fn.description = declaration.description;
@@ -52,8 +52,12 @@ function reasoningEffortOf(thinking: Json | undefined): string | undefined {
   return budget <= 1024 ? 'low' : budget <= 8192 ? 'medium' : 'high';
 }
 
-/** A generateContent request → the canonical OpenAI chat body (refused first when malformed: request-shape.ts). */
+/**
+ * A generateContent request → the canonical OpenAI chat body. The request itself is first brought to
+ * one spelling of its field names, in place (request-shape.ts), and refused when malformed.
+ */
 export function geminiToOpenAI(body: Json, params: Record<string, string>): Json {
+  normalizeGeminiRequest(body);
   checkGeminiRequest(body);
   const { model, action } = parseModelPath(params);
   const messages: Json[] = [];
