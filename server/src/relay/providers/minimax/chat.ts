@@ -39,11 +39,16 @@ export function parseMiniMaxChat(json: Json, model: string): { completion: Json;
 /** A chunk's choices as OpenAI deltas: the final chunk repeats the whole `message`, which is dropped. */
 function deltaChoices(choices: unknown): Json[] {
   if (!Array.isArray(choices)) return [];
-  return (choices as Json[]).map((choice, index) => ({
-    index: typeof choice.index === 'number' ? choice.index : index,
-    delta: choice.delta && typeof choice.delta === 'object' ? choice.delta : {},
-    finish_reason: choice.finish_reason ?? null,
-  }));
+  // A stray null or scalar in place of a choice is skipped, not a crash.
+  return (choices as unknown[]).flatMap((item, index) => {
+    if (!item || typeof item !== 'object') return [];
+    const choice = item as Json;
+    return [{
+      index: typeof choice.index === 'number' ? choice.index : index,
+      delta: choice.delta && typeof choice.delta === 'object' ? choice.delta : {},
+      finish_reason: choice.finish_reason ?? null,
+    }];
+  });
 }
 
 /**

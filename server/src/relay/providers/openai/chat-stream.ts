@@ -16,13 +16,16 @@ export function createOpenAiChunkTransform(config: StreamConfig): ChunkTransform
       let usageSource: unknown = chunk.usage;
       if (Array.isArray(choices)) {
         for (const choice of choices) {
+          // An upstream's stray null or scalar in place of a choice, a delta or a call is skipped, not a crash.
+          if (!choice || typeof choice !== 'object') continue;
           const delta = choice.delta as Record<string, unknown> | undefined;
-          if (delta) {
+          if (delta && typeof delta === 'object') {
             if (typeof delta.content === 'string') text += delta.content;
             if (typeof delta.reasoning_content === 'string') text += delta.reasoning_content;
             const calls = delta.tool_calls as Array<{ function?: { arguments?: unknown; name?: unknown } }> | undefined;
             if (Array.isArray(calls)) {
               for (const call of calls) {
+                if (!call || typeof call !== 'object') continue;
                 if (typeof call.function?.name === 'string') text += call.function.name;
                 if (typeof call.function?.arguments === 'string') text += call.function.arguments;
               }
