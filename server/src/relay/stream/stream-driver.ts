@@ -1,6 +1,6 @@
 import type { Usage } from '../billing/quota.js';
 import { languageOf } from '../../lib/i18n/index.js';
-import { RelayError } from '../errors.js';
+import { RelayError, UpstreamError } from '../errors.js';
 import { failureOf } from './chunk-handlers.js';
 import { IdleTimer } from './idle-timer.js';
 import type { AnswerSink } from '../upstream/upstream-answer.js';
@@ -88,6 +88,12 @@ export interface StreamDriverOutcome {
   error: unknown;
 }
 
+/**
+ * An upstream event the codec could not read (a shape no provider sends): the stream fails as the
+ * channel's unreadable answer (before the first byte another channel may serve the request).
+ */
+const unreadable = (error: unknown) => new UpstreamError(0, `上游流式响应无法解析：${error instanceof Error ? error.message : String(error)}`, 'upstream_unreadable', '');
+
 /** Opening frames held back (codecs that hold until content) beyond which they are written anyway. */
 const maxHeldChars = 16 * 1024;
 const nonBlank = /\S/;
@@ -166,7 +172,13 @@ export class StreamDriver implements AnswerSink {
     if (this.isFinished) return true;
     this.idle.touch();
     const { codec } = this.options;
-    const output = codec.push(piece, this.isStarted);
+    let output: string;
+    try {
+      output = codec.push(piece, this.isStarted);
+    } catch (error) {
+      this.finish(unreadable(error));
+      return true;
+    }
     if (codec.failure !== null) {
       // What came before the failure still goes out (unless held back: then the request may fail over).
       const written = this.write(output, false);
@@ -186,7 +198,13 @@ export class StreamDriver implements AnswerSink {
   end(): void {
     if (this.isFinished) return;
     const { codec } = this.options;
-    const output = codec.end();
+    let output: string;
+    try {
+      output = codec.end();
+    } catch (error) {
+      this.finish(unreadable(error));
+      return;
+    }
     this.write(output, codec.failure === null);
     this.finish(codec.failure);
   }
@@ -239,6 +257,23 @@ export class StreamDriver implements AnswerSink {
     return new RelayError(status, code, message).inLanguage(languageOf(this.options.acceptLanguage));
   }
 
+  /**
+   * What the stream is billed. Should the codec fail to count it (an event it could not read), the
+   * prompt is billed and the stream still ends: never a lost bill or a client left waiting.
+   */
+  private billedUsage(streamError: unknown): Usage {
+    const { codec, countPromptTokens } = this.options;
+    try {
+      return codec.billedUsage(streamError === null && !this.isCutShort, countPromptTokens);
+    } catch {
+      try {
+        return { promptTokens: countPromptTokens(), completionTokens: 0, cachedTokens: 0 };
+      } catch {
+        return { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+      }
+    }
+  }
+
   private finish(streamError: unknown): void {
     this.isFinished = true;
     this.idle.stop();
@@ -252,14 +287,20 @@ export class StreamDriver implements AnswerSink {
       this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false, isClientGone: false, isIdleTimeout: false, error: streamError });
       return;
     }
-    const usage = codec.billedUsage(streamError === null && !this.isCutShort, this.options.countPromptTokens);
+    const usage = this.billedUsage(streamError);
     if (!out.destroyed && !out.writableEnded) {
       if (!this.isStarted && this.held.length > 0) {
         this.begin();
         out.write(this.held);
       }
       this.begin();
-      out.end(codec.close(usage, streamError === null ? null : this.toldError(streamError)));
+      let closing = '';
+      try {
+        closing = codec.close(usage, streamError === null ? null : this.toldError(streamError));
+      } catch {
+        // The client still gets the end of its stream.
+      }
+      out.end(closing);
     }
     this.resolveDone({ usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError });
   }
