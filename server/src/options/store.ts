@@ -5,6 +5,9 @@ import { canManageOption, checkOptionDependencies, isOptionKey, optionRegistry, 
 
 const changeChannel = 'options:changed';
 
+/** A JSON value's kind: 'null', 'array', 'object', 'string', 'number' or 'boolean'. */
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
 /**
  * Option values held in memory. Loaded at start, reloaded every SYNC_FREQUENCY seconds and at once
  * after a write; with Redis a write is published so every instance reloads at once.
@@ -66,17 +69,23 @@ export class OptionStore {
     return value;
   }
 
-  /** Parsed JSON value, parsed once per stored value. */
+  /**
+   * Parsed JSON value, parsed once per stored value. A stored value that is not JSON, or not of its
+   * default's kind (an object, an array, …: `null` where a table belongs, as a migrated or hand-edited
+   * database may hold it), reads as the default: what `set` would refuse never reaches a caller.
+   */
   json<T>(key: OptionKey): T {
     const raw = this.get(key);
     const cached = this.parsedJson.get(key);
     if (cached && cached.raw === raw) return cached.value as T;
+    const fallback = JSON.parse(optionRegistry[key].default) as unknown;
     let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch {
-      value = JSON.parse(optionRegistry[key].default);
+      value = fallback;
     }
+    if (fallback !== null && kindOf(value) !== kindOf(fallback)) value = fallback;
     this.parsedJson.set(key, { raw, value });
     return value as T;
   }

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { optionRegistry, type OptionKey } from '../../src/options/registry.js';
+import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
+import { createRelayChannel, createRelayToken, createRelayUser } from '../helpers/relay-fixtures.js';
+import { startSteadyOpenAi, type SteadyOpenAi } from '../helpers/steady-openai.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** Every option whose value is a JSON table or list. */
+const jsonOptions = (Object.keys(optionRegistry) as OptionKey[]).filter((key) => {
+  try {
+    const value = JSON.parse(optionRegistry[key].default) as unknown;
+    return value !== null && typeof value === 'object';
+  } catch {
+    return false;
+  }
+});
+
+/**
+ * PUT /api/option/ refuses a JSON option of the wrong kind, but a database migrated from new-api or
+ * edited by hand may hold one (`null` where the ratio table belongs). Such a value reads as the
+ * option's default: the relay and the console go on (a stored `null` ModelRatio once made every
+ * relayed call and the pricing page a 500).
+ */
+describe('JSON options stored with the wrong kind of value', () => {
+  let server: TestServer;
+  let upstream: SteadyOpenAi;
+  let root: LoggedIn;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    upstream = await startSteadyOpenAi();
+    root = await setupRootAndLogin(server);
+    const userId = await createRelayUser(server.ctx, { quota: 1e12 });
+    apiKey = (await createRelayToken(server.ctx, userId, { remainQuota: 1e11 })).apiKey;
+    // gpt-4o-mini has a default ratio: with the default table in force it is priced.
+    await createRelayChannel(server.ctx, { type: 1, key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await upstream?.close();
+  });
+
+  async function store(key: string, value: string | null) {
+    await server.ctx.storage.db.deleteFrom('options').where('key', '=', key).execute();
+    if (value !== null) await server.ctx.storage.db.insertInto('options').values({ key, value }).execute();
+    await server.ctx.options.load();
+  }
+  const chat = (stream: boolean) => fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+
+  it('finds the JSON options', () => {
+    expect(jsonOptions).toEqual(expect.arrayContaining(['ModelRatio', 'ModelPrice', 'CompletionRatio', 'GroupRatio', 'UserUsableGroups', 'GroupGroupRatio', 'AutoGroups', 'Chats']));
+  });
+
+  it.each(jsonOptions)('%s: null, a string, a number or the other container reads as the default', async (key) => {
+    const isList = Array.isArray(JSON.parse(optionRegistry[key].default));
+    const defaultValue = server.ctx.options.json<unknown>(key);
+    try {
+      for (const value of ['null', '"text"', '5', 'true', isList ? '{}' : '[]']) {
+        await store(key, value);
+        expect(server.ctx.options.json<unknown>(key), value).toEqual(defaultValue);
+        for (const res of [await chat(false), await chat(true)]) expect(res.status, `${key}=${value}`).toBe(200);
+        for (const path of ['/api/pricing', '/api/status', '/api/user/self/groups', '/api/user/models', '/api/option/']) {
+          const res = await root.client.get(path);
+          expect(res.status, `${key}=${value} ${path}`).toBe(200);
+        }
+      }
+    } finally {
+      await store(key, null);
+    }
+  });
+});
