@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionRegistry, type OptionKey } from '../../src/options/registry.js';
 import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
-import { createRelayChannel, createRelayToken, createRelayUser } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { startSteadyOpenAi, type SteadyOpenAi } from '../helpers/steady-openai.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -70,6 +70,42 @@ describe('JSON options stored with the wrong kind of value', () => {
       }
     } finally {
       await store(key, null);
+    }
+  });
+
+  it('a stored price or ratio that is not a non-negative number never serves a model for free', async () => {
+    const lastBill = async () => {
+      await flushRelay(server.ctx);
+      const row = await server.ctx.storage.db.selectFrom('logs').select(['quota', 'content']).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      return { quota: Number(row.quota), content: row.content };
+    };
+    try {
+      // A malformed ratio is no ratio: the model is unpriced (refused), not served at ratio 0.
+      for (const ratio of ['"2"', 'null', '-1', '{}']) {
+        await store('ModelRatio', `{"gpt-4o-mini":${ratio}}`);
+        const res = await chat(false);
+        expect(res.status, ratio).toBe(400);
+        expect(((await res.json()) as any).error.code).toBe('model_price_error');
+      }
+      // A malformed per-call price is no price: the ratio bills the call.
+      await store('ModelRatio', '{"gpt-4o-mini":1}');
+      for (const price of ['-5', '"0.1"', 'null']) {
+        await store('ModelPrice', `{"gpt-4o-mini":${price}}`);
+        expect((await chat(false)).status, price).toBe(200);
+        const bill = await lastBill();
+        expect(bill.quota, price).toBeGreaterThan(0);
+        expect(bill.content, price).toContain('模型倍率 1');
+      }
+      await store('ModelPrice', null);
+      // A negative group or completion ratio reads as 1.
+      await store('GroupRatio', '{"default":-1}');
+      await store('CompletionRatio', '{"gpt-4o-mini":-3}');
+      expect((await chat(false)).status).toBe(200);
+      const bill = await lastBill();
+      expect(bill.quota).toBeGreaterThan(0);
+      expect(bill.content).toContain('补全倍率 1，分组倍率 1');
+    } finally {
+      for (const key of ['ModelRatio', 'ModelPrice', 'GroupRatio', 'CompletionRatio']) await store(key, null);
     }
   });
 });

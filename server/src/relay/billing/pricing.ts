@@ -25,9 +25,16 @@ export interface ModelPricing {
 
 type NumberMap = Record<string, number>;
 
+/**
+ * A price or ratio as PUT /api/option/ accepts it: a finite non-negative number. Anything else a
+ * database may hold (a string, null, a negative number, from a migration or a hand edit) reads as
+ * absent, so a malformed price never serves a model for free.
+ */
+const isRate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
 const numberOr = (map: NumberMap, key: string, fallback: number): number => {
   const value = map[key];
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+  return isRate(value) ? value : fallback;
 };
 
 /**
@@ -73,11 +80,11 @@ function readModelPricing(options: OptionStore, model: string): ModelPricing {
   const completion = numberOr(options.json<NumberMap>('CompletionRatio'), model, 1);
   const cache = numberOr(options.json<NumberMap>('CacheRatio'), model, 1);
   const creation = numberOr(options.json<NumberMap>('CacheCreationRatio'), model, defaultCacheCreationRatioFallback);
-  if (Object.hasOwn(prices, model)) {
-    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: numberOr(prices, model, 0) };
+  if (Object.hasOwn(prices, model) && isRate(prices[model])) {
+    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: prices[model] };
   }
-  if (Object.hasOwn(ratios, model)) {
-    const pricing: ModelPricing = { isKnown: true, quotaType: 0, modelRatio: numberOr(ratios, model, 0), completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
+  if (Object.hasOwn(ratios, model) && isRate(ratios[model])) {
+    const pricing: ModelPricing = { isKnown: true, quotaType: 0, modelRatio: ratios[model], completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
     if (Object.hasOwn(defaultAudioRatio, model)) pricing.audioRatio = defaultAudioRatio[model];
     if (Object.hasOwn(defaultImageRatio, model)) pricing.imageRatio = defaultImageRatio[model];
     return pricing;
