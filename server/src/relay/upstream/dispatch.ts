@@ -155,9 +155,12 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
   if (!body.respond) {
     // The OpenAI pass-through on undici's dispatch API (a transport adapter converts every endpoint it serves).
     const { headers, payload } = serializeRequest(built);
-    const answer = dispatchAnswer(dispatcher, built.url, headers, payload!, call);
     let head: AnswerHead;
+    let answer: UpstreamAnswer;
     try {
+      // A channel whose base URL is not a URL (a migrated or hand-edited row) fails here, as the
+      // channel's failure: the request goes on to another channel.
+      answer = dispatchAnswer(dispatcher, built.url, headers, payload!, call);
       head = await answer.head;
     } catch (error) {
       throw connectionFailure(call, error);
