@@ -211,6 +211,15 @@ describe('registration', () => {
     expect((await nocode.client.get('/api/user/self')).body.data).toMatchObject({ quota: 1000, inviter_id: 0 });
   });
 
+  it('gives a user whose stored invite code is empty (a migrated row) a new one', async () => {
+    const user = await createUserAndLogin(server, root.client, 'emptyaff');
+    await server.ctx.storage.db.updateTable('users').set({ aff_code: '' }).where('id', '=', user.userId).execute();
+    const res = await user.client.get('/api/user/aff');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatch(/^[A-Za-z0-9]{4,12}$/);
+    expect((await user.client.get('/api/user/aff')).body.data).toBe(res.body.data);
+  });
+
   it('requires email and code when email verification is on, and stores nothing', async () => {
     await setOption('SMTPServer', 'smtp.example.com');
     await setOption('EmailVerificationEnabled', true);

@@ -2,7 +2,10 @@ import { randomKey } from '../../lib/crypto.js';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from './user-views.js';
 
-/** The user's invite code, created once (4 characters, longer after a collision). */
+/**
+ * The user's invite code, created once (4 characters, longer after a collision). An empty code (as a
+ * migrated row may hold) counts as none.
+ */
 export async function getAffCode(ctx: AppContext, userId: number): Promise<string> {
   const { db } = ctx.storage;
   for (let length = 4; length <= 12; length++) {
@@ -10,7 +13,7 @@ export async function getAffCode(ctx: AppContext, userId: number): Promise<strin
     if (existing.aff_code) return existing.aff_code;
     try {
       await db.updateTable('users').set({ aff_code: randomKey(length) })
-        .where('id', '=', userId).where('aff_code', 'is', null).execute();
+        .where('id', '=', userId).where((eb) => eb.or([eb('aff_code', 'is', null), eb('aff_code', '=', '')])).execute();
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
