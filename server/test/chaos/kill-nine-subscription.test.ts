@@ -131,7 +131,8 @@ describe.each(storageKinds())('kill -9 mid-call with subscription shares held, o
     // What the log rows say the allowance paid is what it is short of: the ledger is exact again.
     const rows = await db.selectFrom('logs').select('other').where('user_id', '=', userId).where('type', '=', 2).execute();
     expect(rows).toHaveLength(2);
-    expect(b.output()).toMatch(/subscription shares held by a stopped instance given back/);
+    // The warning reaches the process's stdout just after the give-back commits: wait for it.
+    await until(async () => b.output(), (text) => /subscription shares held by a stopped instance given back/.test(text), 'the give-back warning');
     // The killed instance's heartbeat row is gone; the new one beats.
     const instances = await db.selectFrom('relay_instances').select('id').execute();
     expect(instances).toHaveLength(1);
