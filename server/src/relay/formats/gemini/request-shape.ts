@@ -15,7 +15,7 @@ function camelKeys(value: unknown): void {
   for (const key of Object.keys(value)) {
     if (!key.includes('_')) continue;
     const name = camel(key);
-    if (!(name in value)) value[name] = value[key];
+    if (!Object.hasOwn(value, name)) value[name] = value[key];
     delete value[key];
   }
 }
