@@ -7,26 +7,25 @@ import { loadRelayChannel } from './load-channel.js';
 
 type LoadedChannel = Awaited<ReturnType<typeof loadRelayChannel>>;
 
-/** Reads the provider's balance and stores it; null when the channel's type has no balance API. */
-async function storeBalance(ctx: AppContext, relay: RelayFacade, channel: LoadedChannel): Promise<number | null> {
-  const balance = await relay.readUpstreamBalance(channel);
-  if (balance === null) return null;
+/** Stores a balance read from the provider on the channel. */
+async function storeBalance(ctx: AppContext, id: number, balance: number): Promise<void> {
   await ctx.storage.db.updateTable('channels')
     .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
-    .where('id', '=', channel.id).execute();
-  return balance;
+    .where('id', '=', id).execute();
 }
 
 /** Reads the provider's balance (providers.md §6) and stores it on the channel. */
 export async function updateChannelBalance(ctx: AppContext, relay: RelayFacade, id: number): Promise<number> {
   const channel = await loadRelayChannel(ctx, id);
   let balance: number | null;
+  // Only the provider's answer is the admin's 400; a failing write of it is ours (500, logged).
   try {
-    balance = await storeBalance(ctx, relay, channel);
+    balance = await relay.readUpstreamBalance(channel);
   } catch (error) {
     throw invalidInput(`查询余额失败：${(error as Error).message}`);
   }
   if (balance === null) throw invalidInput('该渠道类型暂不支持查询余额');
+  await storeBalance(ctx, channel.id, balance);
   return balance;
 }
 
@@ -50,16 +49,18 @@ export async function refreshAllBalances(ctx: AppContext, relay: RelayFacade, si
   for (const row of rows) {
     if (signal?.aborted) break;
     let channel: LoadedChannel;
-    let balance: number | null;
+    let balance: number;
     try {
       channel = await loadRelayChannel(ctx, row.id);
       if (!channel.adapter?.fetchBalance) continue;
-      balance = await storeBalance(ctx, relay, channel);
+      const read = await relay.readUpstreamBalance(channel);
+      if (read === null) continue;
+      balance = read;
+      await storeBalance(ctx, channel.id, balance);
     } catch {
       refresh.failed += 1;
       continue;
     }
-    if (balance === null) continue;
     refresh.updated += 1;
     const canDisable = ctx.options.bool('AutomaticDisableChannelEnabled') && channel.isAutoBan;
     if (balance > 0 || !canDisable) continue;

@@ -114,6 +114,7 @@ export const providerTexts: readonly CatalogEntry[] = [
   ['上游返回状态码 {0}', 'The upstream answered with status {0}'],
   ['上游返回的不是 JSON', 'The upstream did not answer with JSON'],
   ['上游返回的不是 JSON 对象', 'The upstream did not answer with a JSON object'],
+  ['上游返回的余额格式无法识别', 'The upstream\'s balance answer is not in a format ModelGate can read'],
   ['{0} 上游的回答过大', 'The {0} upstream answer is too large'],
   ['{0} 上游返回的不是 JSON：{1}', 'The {0} upstream did not answer with JSON: {1}'],
   ['AI Proxy 知识库返回错误', 'The AI Proxy library returned an error'],

@@ -1,4 +1,4 @@
-import { jsonBalance } from '../openai/balance.js';
+import { balanceAmount, balanceObject, cnyPerUsd, jsonBalance, unreadableBalance } from '../openai/balance.js';
 import { createOpenAiCompatible } from '../openai/index.js';
 
 /** DeepSeek reports prompt_cache_hit_tokens (read as cached tokens by the shared usage reader). */
@@ -7,9 +7,12 @@ export const deepSeekAdapter = createOpenAiCompatible({
   defaultModels: ['deepseek-chat', 'deepseek-reasoner'], endpoints: ['chat', 'completions'],
   supportsStreamUsage: true,
   fetchBalance: jsonBalance('/user/balance', (json) => {
-    const infos = (json.balance_infos ?? []) as Array<{ currency?: string; total_balance?: string }>;
+    if (!Array.isArray(json.balance_infos)) throw new Error(unreadableBalance);
+    const infos = json.balance_infos.map(balanceObject);
     const usd = infos.find((info) => info.currency === 'USD');
+    if (usd) return balanceAmount(usd.total_balance);
     const cny = infos.find((info) => info.currency === 'CNY');
-    return usd ? Number(usd.total_balance ?? 0) : Number(cny?.total_balance ?? 0) / 7.3;
+    if (cny) return balanceAmount(cny.total_balance) / cnyPerUsd;
+    throw new Error(unreadableBalance);
   }),
 });

@@ -1,4 +1,4 @@
-import { jsonBalance } from '../openai/balance.js';
+import { balanceAmount, balanceObject, jsonBalance } from '../openai/balance.js';
 import { createOpenAiCompatible } from '../openai/index.js';
 
 export const openRouterAdapter = createOpenAiCompatible({
@@ -6,7 +6,7 @@ export const openRouterAdapter = createOpenAiCompatible({
   keyHint: 'sk-or-...', extraHeaders: { 'HTTP-Referer': 'https://github.com/modelgate', 'X-Title': 'ModelGate' },
   defaultModels: ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4', 'google/gemini-2.5-flash'],
   fetchBalance: jsonBalance('/v1/credits', (json) => {
-    const data = json.data as { total_credits?: number; total_usage?: number } | undefined;
-    return Number(data?.total_credits ?? 0) - Number(data?.total_usage ?? 0);
+    const data = balanceObject(json.data);
+    return balanceAmount(data.total_credits) - balanceAmount(data.total_usage);
   }),
 });
