@@ -46,15 +46,33 @@ function parseJson(text: string): Json {
   throw new UpstreamError(502, `上游返回的不是 JSON：${text.slice(0, 200)}`, 'upstream_bad_response', text);
 }
 
+/**
+ * Runs the adapter's reading of an answer. An answer it cannot read (`candidates: [null]`, say) is the
+ * upstream's bad answer, as the relay reports it (pipeline/respond.ts), not a connection failure and
+ * not the reader's own exception text.
+ */
+function readAnswer<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error;
+    throw new UpstreamError(502, '上游响应无法解析', 'upstream_bad_response', '');
+  }
+}
+
 /** Reads a converted stream to its end; an error event throws (UpstreamError) as in the relay. */
 async function readConvertedStream(converter: ChatConverter, response: UpstreamResponse, model: string): Promise<void> {
   const decoder = createFramingDecoder(converter.framing);
-  const transform = converter.createStreamTransform(model);
+  const transform = readAnswer(() => converter.createStreamTransform(model));
   for await (const chunk of response.body) {
-    for (const event of decoder.push(chunk)) transform.onEvent(event);
+    readAnswer(() => {
+      for (const event of decoder.push(chunk)) transform.onEvent(event);
+    });
   }
-  for (const event of decoder.finish()) transform.onEvent(event);
-  transform.finish();
+  readAnswer(() => {
+    for (const event of decoder.finish()) transform.onEvent(event);
+    transform.finish();
+  });
 }
 
 /** An OpenAI-wire answer that is not an answer (`{"error": …}` on a 2xx) is a failure. */
@@ -105,9 +123,12 @@ export async function probeChannel(relay: RelayState, channel: RelayChannel, mod
     if (converter && call.isStream) {
       await readConvertedStream(converter, response, model);
     } else if (converter) {
-      converter.parseResponse(parseJson(await response.body.text()), model);
+      const json = parseJson(await response.body.text());
+      readAnswer(() => converter.parseResponse(json, model));
     } else if (endpoint === 'embeddings' && adapter.embeddingsConverter) {
-      adapter.embeddingsConverter.parseResponse(parseJson(await response.body.text()), model);
+      const { embeddingsConverter } = adapter;
+      const json = parseJson(await response.body.text());
+      readAnswer(() => embeddingsConverter.parseResponse(json, model));
     } else {
       checkOpenAiAnswer(adapter, await response.body.text());
     }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/lib/session.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startHostileUpstream } from '../helpers/hostile-upstream.js';
+import { startFixtureUpstream } from '../providers/helpers/fixture-upstream.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { createRelayChannel, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -62,6 +63,24 @@ describe('channel probes and pricing', () => {
     } finally {
       await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
       await hostile.close();
+    }
+  });
+
+  it('reports an answer its adapter cannot read as a bad answer, not as a connection failure', async () => {
+    const upstream = await startFixtureUpstream();
+    try {
+      // Claude and Gemini answers with a null where a part belongs: the converters cannot read them.
+      for (const [type, body] of [[14, '{"id":"m","type":"message","content":[null],"usage":null}'], [24, '{"candidates":[null]}']] as const) {
+        const id = await createRelayChannel(server.ctx, { type, key: 'unreadable', baseURL: upstream.url, models: ['m'], autoBan: false });
+        upstream.reply({ status: 200, contentType: 'application/json', body });
+        const res = await admin.get(`/api/channel/test/${id}?model=m`);
+        expect(res.body, `type ${type}`).toMatchObject({ success: false, message: '上游响应无法解析' });
+      }
+      // The far side: a channel nobody answers for still fails as a connection failure.
+      const closed = await createRelayChannel(server.ctx, { type: 24, key: 'unreachable', baseURL: 'http://127.0.0.1:9', models: ['m'], autoBan: false });
+      expect((await admin.get(`/api/channel/test/${closed}?model=m`)).body.message).toMatch(/^上游连接失败：/);
+    } finally {
+      await upstream.close();
     }
   });
 
