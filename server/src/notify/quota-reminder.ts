@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { serverAddressOf } from '../lib/server-address.js';
 import { escapeHtml, sendMail } from '../mail/mailer.js';
 import type { CachedUser } from '../relay/pipeline/access-cache.js';
+import { fetchGuardOf } from '../lib/outbound-guard.js';
 import { deliverWebhook, type WebhookLog } from './webhook.js';
 
 /** At most one quota warning per user per this many seconds (spec: once per 2 hours), across instances. */
@@ -75,6 +76,7 @@ export class QuotaReminder {
         { url: text(setting.webhook_url), secret: text(setting.webhook_secret) },
         { type: 'quota_exceed', title, content, values: [amount], user_id: user.id, remaining_quota: quota, timestamp: Math.floor(Date.now() / 1000) },
         this.ctx.config.extraCaFile,
+        fetchGuardOf(this.ctx.options),
         this.log,
       );
       if (delivered) this.log.info({ userId }, 'quota warning sent by webhook');

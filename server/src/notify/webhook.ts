@@ -1,5 +1,4 @@
-import { Agent } from 'undici';
-import { extraCa } from '../lib/extra-ca.js';
+import { blockedCause, callbackDispatcher, outboundUrlProblem, type FetchGuard } from '../lib/outbound-guard.js';
 
 export interface WebhookTarget {
   url: string;
@@ -14,15 +13,6 @@ export interface WebhookLog {
 const attemptTimeoutMs = 10_000;
 const retryDelaysMs = [1_000, 4_000, 15_000];
 
-let agent: { caFile: string; dispatcher: Agent } | null = null;
-function dispatcherFor(caFile: string): Agent {
-  if (agent?.caFile !== caFile) {
-    const ca = extraCa(caFile);
-    agent = { caFile, dispatcher: new Agent({ connect: ca ? { ca: [ca] } : {} }) };
-  }
-  return agent.dispatcher;
-}
-
 /** Only https webhooks: the secret travels in the Authorization header. */
 export const isHttpsUrl = (url: string): boolean => {
   try {
@@ -36,10 +26,16 @@ export const isHttpsUrl = (url: string): boolean => {
  * POSTs a JSON payload to a user's webhook with `Authorization: Bearer {secret}`: 10 s per attempt,
  * retried after 1, 4 and 15 s on a network error or a 408/429/5xx; every failure is logged (never
  * the secret). Resolves true when the hook answered 2xx. Callers never await it on a request path.
+ * The URL is the user's: under the SSRF guard (lib/outbound-guard.ts) it reaches public addresses only.
  */
-export async function deliverWebhook(target: WebhookTarget, payload: unknown, caFile: string, log: WebhookLog, delays = retryDelaysMs): Promise<boolean> {
+export async function deliverWebhook(target: WebhookTarget, payload: unknown, caFile: string, guard: FetchGuard, log: WebhookLog, delays = retryDelaysMs): Promise<boolean> {
   if (!isHttpsUrl(target.url)) {
     log.warn({ url: target.url.slice(0, 200) }, 'webhook skipped: only https URLs are called');
+    return false;
+  }
+  const problem = outboundUrlProblem(target.url, guard);
+  if (problem) {
+    log.warn({ url: new URL(target.url).origin, reason: problem }, 'webhook skipped: refused by the SSRF protection');
     return false;
   }
   const body = JSON.stringify(payload);
@@ -53,7 +49,7 @@ export async function deliverWebhook(target: WebhookTarget, payload: unknown, ca
         redirect: 'manual',
         signal: AbortSignal.timeout(attemptTimeoutMs),
         // undici's dispatcher: the extra CA, when configured.
-        ...({ dispatcher: dispatcherFor(caFile) } as object),
+        ...({ dispatcher: callbackDispatcher(caFile, guard) } as object),
       });
       await response.arrayBuffer().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) return true;
@@ -64,6 +60,11 @@ export async function deliverWebhook(target: WebhookTarget, payload: unknown, ca
         return false;
       }
     } catch (error) {
+      const blocked = blockedCause(error);
+      if (blocked) {
+        log.warn({ url: new URL(target.url).origin, reason: blocked.message }, 'webhook skipped: refused by the SSRF protection');
+        return false;
+      }
       reason = { err: error instanceof Error ? error.message : String(error) };
     }
     if (attempt >= delays.length) {

@@ -1,4 +1,5 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
+import { defaultAllowedPorts, parsePortRanges } from '../lib/outbound-guard.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
 /**
@@ -63,6 +64,12 @@ const groupListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
   if (!Array.isArray(parsed)) return '必须是 JSON 数组';
   return parsed.every((group) => typeof group === 'string' && group !== '' && group !== 'auto') ? null : '必须是分组名称的数组（不能包含 auto）';
+};
+
+/** fetch_setting.allowed_ports: a JSON array of ports and ranges as strings ("443", "8000-9000"). */
+const portListCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  return Array.isArray(parsed) && parsePortRanges(parsed) !== null ? null : '必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]';
 };
 
 const arrayCheck = (value: string): string | null =>
@@ -259,6 +266,10 @@ export const optionRegistry = {
   'claude.default_max_tokens': json({ default: 8192 }, numberMapCheck),
   'claude.thinking_adapter_enabled': bool(true),
   'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),
+  // SSRF protection for the URLs users hand the server to call back (lib/outbound-guard.ts), as new-api's fetch_setting
+  'fetch_setting.enable_ssrf_protection': bool(true),
+  'fetch_setting.allow_private_ip': bool(false),
+  'fetch_setting.allowed_ports': json(defaultAllowedPorts, portListCheck),
   // Global
   'global.pass_through_request_enabled': bool(false),
   'general_setting.ping_interval_enabled': bool(false),

@@ -116,10 +116,33 @@ describe('self service', () => {
     [{ notify_type: 'webhook', webhook_url: 'http://insecure.example.com' }, 'Webhook 地址必须以 https:// 开头'],
     [{ notify_type: 'webhook' }, '请填写 Webhook 地址'],
     [{ notification_email: 'nope' }, '通知邮箱格式不正确'],
+    // The server calls the webhook: under the SSRF protection (on by default) only public addresses and the allowed ports.
+    [{ notify_type: 'webhook', webhook_url: 'https://127.0.0.1/hook' }, '回调地址不能指向内网、本机或保留地址'],
+    [{ notify_type: 'webhook', webhook_url: 'https://169.254.169.254/latest/meta-data/' }, '回调地址不能指向内网、本机或保留地址'],
+    [{ notify_type: 'webhook', webhook_url: 'https://[::ffff:10.0.0.7]/hook' }, '回调地址不能指向内网、本机或保留地址'],
+    [{ notify_type: 'webhook', webhook_url: 'https://2130706433/hook' }, '回调地址不能指向内网、本机或保留地址'],
+    [{ notify_type: 'webhook', webhook_url: 'https://hooks.example.com:6379/x' }, '回调地址的端口 6379 不在允许的端口列表中'],
+    [{ notify_type: 'webhook', webhook_url: 'https://me:pw@hooks.example.com/x' }, '回调地址不能包含用户名或密码'],
   ])('refuses setting %j', async (body, message) => {
     const res = await ivy.client.put('/api/user/setting', body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, message, data: null });
+  });
+
+  it('takes a private webhook address once the root allows private addresses and its port', async () => {
+    const hook = { notify_type: 'webhook', webhook_url: 'https://10.1.2.3:9443/hook' };
+    expect((await ivy.client.put('/api/user/setting', hook)).body.message).toBe('回调地址的端口 9443 不在允许的端口列表中');
+    expect((await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["443", "9000-9999"]' })).body.success).toBe(true);
+    expect((await ivy.client.put('/api/user/setting', hook)).body.message).toBe('回调地址不能指向内网、本机或保留地址');
+    expect((await root.client.put('/api/option/', { key: 'fetch_setting.allow_private_ip', value: 'true' })).body.success).toBe(true);
+    try {
+      expect((await ivy.client.put('/api/user/setting', hook)).body).toMatchObject({ success: true });
+      expect((await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["0"]' })).status).toBe(400);
+      expect((await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["443", "9000-80"]' })).status).toBe(400);
+    } finally {
+      await root.client.put('/api/option/', { key: 'fetch_setting.allow_private_ip', value: 'false' });
+      await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["80", "443", "8080", "8443"]' });
+    }
   });
 
   it('refuses settings of the wrong type or range', async () => {

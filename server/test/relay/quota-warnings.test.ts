@@ -50,7 +50,9 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     mock = await startMockOpenAi();
     sink = await startSmtpSink();
     server = await startTestServer({ kind, env: { EXTRA_CA_FILE: tls.certFile, BATCH_UPDATE_INTERVAL_MS: '100' } });
-    for (const [key, value] of [['SMTPServer', '127.0.0.1'], ['SMTPPort', String(sink.port)], ['SMTPFrom', 'gate@example.com'], ['QuotaRemindThreshold', '1000']]) {
+    // The hooks below listen on 127.0.0.1 at a random port: the SSRF protection must allow both.
+    for (const [key, value] of [['SMTPServer', '127.0.0.1'], ['SMTPPort', String(sink.port)], ['SMTPFrom', 'gate@example.com'], ['QuotaRemindThreshold', '1000'],
+      ['fetch_setting.allow_private_ip', 'true'], ['fetch_setting.allowed_ports', '["1-65535"]']]) {
       await setOption(server.ctx, key!, value!);
     }
     await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini'] });
@@ -112,6 +114,37 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
       }
       expect(Number(hook.calls[0]!.body.remaining_quota)).toBeLessThan(50_000);
     } finally {
+      await hook.close();
+    }
+  });
+
+  it('never calls a webhook on a private address while the SSRF protection refuses them, by address or by name', async () => {
+    const hook = await startHookServer(tls);
+    const warnedUser = async (url: string) => {
+      const userId = await createRelayUser(server.ctx, {
+        quota: 50_000,
+        setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: url, webhook_secret: 'hook-secret' }),
+      });
+      expect((await chat(server, (await createRelayToken(server.ctx, userId)).apiKey)).status).toBe(200);
+      await flushRelay(server.ctx);
+      return userId;
+    };
+    const claimed = async (userId: number) => (await server.ctx.cache.count(`notify:quota:${userId}`)) > 0;
+    try {
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
+      // A literal loopback address, and a name that resolves to it (checked when the connection is made).
+      const byAddress = await warnedUser(hook.url);
+      const byName = await warnedUser(hook.url.replace('127.0.0.1', 'localhost'));
+      await expect.poll(async () => (await claimed(byAddress)) && (await claimed(byName))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(hook.calls).toEqual([]);
+      // The far side: with private addresses allowed the same hook, by name, is called.
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+      const allowed = await warnedUser(hook.url.replace('127.0.0.1', 'localhost'));
+      await until(() => hook.calls.length === 1, 'the allowed webhook call');
+      expect(hook.calls[0]!.body).toMatchObject({ type: 'quota_exceed', user_id: allowed });
+    } finally {
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
       await hook.close();
     }
   });

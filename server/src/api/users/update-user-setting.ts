@@ -1,5 +1,6 @@
 import type { UserSettingInput } from '@modelgate/shared';
-import { forbidden } from '../../lib/errors.js';
+import { forbidden, invalidInput } from '../../lib/errors.js';
+import { fetchGuardOf, outboundUrlProblem } from '../../lib/outbound-guard.js';
 import { isAdminRole } from '../auth/roles.js';
 import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../../context.js';
@@ -23,6 +24,9 @@ export function parseUserSetting(raw: string): Record<string, unknown> {
  */
 export async function updateUserSetting(ctx: AppContext, user: AuthUser, input: UserSettingInput): Promise<void> {
   if (input.accept_unset_model_ratio_model && !isAdminRole(user.role)) throw forbidden(acceptUnsetAdminOnlyMessage);
+  // The webhook is called by the server: an address it would refuse to call (SSRF protection) is refused here, with the reason.
+  const hookProblem = input.webhook_url ? outboundUrlProblem(input.webhook_url, fetchGuardOf(ctx.options)) : null;
+  if (hookProblem) throw invalidInput(hookProblem);
   const userId = user.id;
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow();

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { RelayState } from '../state.js';
 import type { MidjourneysTable } from '../../db/schema.js';
 import { shownImageUrl } from '../../lib/mj-image-url.js';
+import { callbackDispatcher, fetchGuardOf, outboundUrlProblem } from '../../lib/outbound-guard.js';
 
 export type MjRow = Selectable<MidjourneysTable>;
 
@@ -46,16 +47,23 @@ const hookTimeoutMs = 10_000;
 
 /**
  * MjNotifyEnabled: the caller's `notifyHook` is POSTed the task object when its status or progress
- * changed. One attempt with a short timeout; a failing hook is logged, never retried or billed.
+ * changed. One attempt with a short timeout; a failing hook is logged, never retried or billed. The
+ * hook is the caller's URL: under the SSRF guard (lib/outbound-guard.ts) it reaches public addresses only.
  */
-export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'dispatcher' | 'log'>, mjId: string): void {
+export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'log'>, mjId: string): void {
   if (!ctx.options.bool('MjNotifyEnabled')) return;
   void (async () => {
     const row = await ctx.storage.db.selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).executeTakeFirst();
     if (!row?.notify_hook) return;
+    const guard = fetchGuardOf(ctx.options);
+    const problem = outboundUrlProblem(row.notify_hook, guard);
+    if (problem) {
+      relay.log.warn({ mjId, reason: problem }, 'midjourney notify hook refused by the SSRF protection');
+      return;
+    }
     const response = await request(row.notify_hook, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mjTaskObject(ctx, row)),
-      dispatcher: relay.dispatcher, headersTimeout: hookTimeoutMs, bodyTimeout: hookTimeoutMs,
+      dispatcher: callbackDispatcher(ctx.config.extraCaFile, guard), headersTimeout: hookTimeoutMs, bodyTimeout: hookTimeoutMs,
     });
     await response.body.dump();
   })().catch((error: unknown) => relay.log.warn({ mjId, err: (error as Error).message }, 'midjourney notify hook failed'));

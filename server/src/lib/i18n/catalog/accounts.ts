@@ -141,6 +141,13 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['您的额度即将用尽', 'Your quota is running out'],
   ['您的额度即将用尽，当前剩余额度为 {0}，为了不影响您的使用，请及时充值。', 'Your quota is running out: {0} left. Please top up to keep using the service.'],
   ['Webhook 地址必须以 https:// 开头', 'The webhook URL must start with https://'],
+  // Callback URLs under the SSRF protection (lib/outbound-guard.ts)
+  ['回调地址不是有效的 URL', 'The callback address is not a valid URL'],
+  ['回调地址必须是 http(s) 地址', 'The callback address must be an http(s) URL'],
+  ['回调地址不能包含用户名或密码', 'The callback address must not contain a user name or password'],
+  ['回调地址的端口 {0} 不在允许的端口列表中', 'Port {0} of the callback address is not among the allowed ports'],
+  ['回调地址不能指向内网、本机或保留地址', 'The callback address must not point to a private, local or reserved address'],
+  ['{0} 只解析到内网、本机或保留地址，已拒绝连接', '{0} resolves only to private, local or reserved addresses, so the connection was refused'],
   ['请填写 Webhook 地址', 'Please enter the webhook URL'],
   ['通知邮箱格式不正确', 'The notification email address is not valid'],
 

@@ -169,6 +169,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['未知的配置项：{0}', 'Unknown setting: {0}'],
   ['必须是 JSON 对象', 'must be a JSON object'],
   ['必须是 JSON 数组', 'must be a JSON array'],
+  ['必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]', 'must be a JSON array of ports and port ranges as strings, such as ["443", "8000-9000"]'],
   // The Chats option (packages/shared/src/chats.ts); shown after the key ("Chats …")
   ['最多 {0} 个聊天应用', 'allows at most {0} chat apps'],
   ['第 {0} 项必须是“名称: 链接”形式的对象', 'entry {0} must be an object of "name: link"'],
