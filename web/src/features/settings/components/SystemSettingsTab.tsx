@@ -46,6 +46,7 @@ export const systemSections: SettingsSection[] = [
   panelSection('telegram', 'settings.telegramPanel', panels.telegramFields),
   panelSection('turnstile', 'settings.turnstilePanel', panels.turnstileFields),
   panelSection('metrics', 'settings.metricsPanel', panels.metricsFields),
+  panelSection('fetch', 'settings.ssrfPanel', panels.fetchFields),
 ];
 
 /** The system settings panels of spec 01 §2 (presentation panels live in the other tab), one section at a time. */

@@ -57,6 +57,13 @@ export const metricsFields: OptionField[] = [
   f('MetricsToken', 'secret', 'settings.metricsToken'),
 ];
 
+/** SSRF protection of the URLs users hand the server to call back (webhooks, Midjourney notifyHook); docs/configuration.md. */
+export const fetchFields: OptionField[] = [
+  f('fetch_setting.enable_ssrf_protection', 'switch', 'settings.ssrfProtection', { span: 24, extraKey: 'settings.ssrfProtectionHint' }),
+  f('fetch_setting.allow_private_ip', 'switch', 'settings.ssrfAllowPrivateIp'),
+  f('fetch_setting.allowed_ports', 'json', 'settings.ssrfAllowedPorts', { jsonErrorKey: 'settings.ssrfAllowedPortsInvalid', placeholder: '["80", "443", "8080", "8443"]' }),
+];
+
 export const smtpFields: OptionField[] = [
   f('SMTPServer', 'text', 'settings.smtpServer', { placeholder: 'smtp.example.com' }),
   f('SMTPPort', 'number', 'settings.smtpPort', { min: 1 }),

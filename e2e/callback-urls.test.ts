@@ -1,0 +1,92 @@
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { artifactsDir, startModelGate } from './helpers/server.js';
+import { Session } from './helpers/session.js';
+
+/**
+ * Callback URLs under the SSRF protection: a user who points the quota webhook at the server's own
+ * network is told why it is refused; the root allows private addresses in Settings → System →
+ * Callback URLs, and the same webhook is then saved.
+ */
+
+const rootPassword = 'rootpass123';
+const bobPassword = 'bobpass1234';
+const privateHook = 'https://10.20.30.40/hooks/quota';
+
+let browser: Browser;
+let baseUrl: string;
+let stop: () => Promise<void>;
+const errors: string[] = [];
+
+async function newPage(): Promise<{ page: Page; context: BrowserContext }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
+  const page = await context.newPage();
+  const pageErrors = collectPageErrors(page);
+  context.on('close', () => errors.push(...pageErrors));
+  return { page, context };
+}
+
+async function signIn(page: Page, username: string, password: string) {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
+  await page.getByLabel(/^密码$|^Password$/).fill(password);
+  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
+  await page.waitForURL('**/token');
+}
+
+/** Bob's notification tab with the webhook filled in, saved; resolves once the answer is shown. */
+async function saveWebhook(page: Page) {
+  await page.goto(`${baseUrl}/personal`);
+  await page.getByRole('tab', { name: '通知设置' }).click();
+  await page.getByLabel('Webhook 通知').check();
+  await page.getByLabel('Webhook 地址').fill(privateHook);
+  await page.getByRole('button', { name: /^保\s*存$/ }).click();
+}
+
+beforeAll(async () => {
+  const started = await startModelGate();
+  baseUrl = started.server.url;
+  stop = started.stop;
+  browser = await launchBrowser();
+  const root = new Session(() => baseUrl);
+  await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword });
+  await root.login('root', rootPassword);
+  await root.call('POST', '/api/user/', { username: 'bob', password: bobPassword });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stop?.();
+  expect(errors.filter((line) => !line.includes('Failed to load resource'))).toEqual([]);
+});
+
+describe('callback URLs and the SSRF protection', () => {
+  it('refuses a webhook on a private address with the reason, and takes it once the root allows private addresses', async () => {
+    const bob = await newPage();
+    await signIn(bob.page, 'bob', bobPassword);
+    await saveWebhook(bob.page);
+    await bob.page.locator('.ant-message').getByText('回调地址不能指向内网、本机或保留地址').waitFor();
+
+    const root = await newPage();
+    await signIn(root.page, 'root', rootPassword);
+    await root.page.goto(`${baseUrl}/setting?tab=system&section=fetch`);
+    const allowPrivate = root.page.getByRole('switch', { name: '允许内网与本机地址' });
+    expect(await allowPrivate.getAttribute('aria-checked')).toBe('false');
+    expect(await root.page.getByRole('switch', { name: '保护回调地址' }).getAttribute('aria-checked')).toBe('true');
+    await allowPrivate.click();
+    await root.page.getByRole('button', { name: /保存回调地址（SSRF 防护）/ }).click();
+    await root.page.locator('.ant-message').getByText('保存成功').first().waitFor();
+    await root.page.screenshot({ path: path.join(artifactsDir, 'settings-callback-urls-zh-light.png') });
+
+    await saveWebhook(bob.page);
+    await bob.page.locator('.ant-message').getByText('通知设置已更新').waitFor();
+    const session = new Session(() => baseUrl);
+    await session.login('bob', bobPassword);
+    const self = await session.call<{ setting: string }>('GET', '/api/user/self');
+    expect(JSON.parse(self.setting)).toMatchObject({ notify_type: 'webhook', webhook_url: privateHook });
+    await bob.context.close();
+    await root.context.close();
+  });
+});
