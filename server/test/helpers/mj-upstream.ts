@@ -6,6 +6,8 @@ export interface MjScriptStep {
   status: string;
   progress?: string;
   failReason?: string;
+  /** The image URL a finished step reports instead of the upstream's own (a hostile upstream's). */
+  imageUrl?: string;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function startMjUpstream(secret: string): Promise<MjUpstream> {
             id, action: task.action, prompt: task.prompt, promptEn: `${task.prompt} (en)`, description: '/imagine', state: '', status: step.status,
             progress: step.progress ?? (isSuccess ? '100%' : step.status === 'IN_PROGRESS' ? '46%' : '0%'), failReason: step.failReason ?? null,
             submitTime: task.submittedAt, startTime: task.submittedAt + 1000, finishTime: isSuccess ? task.finishedAt : null,
-            imageUrl: isSuccess ? `${url}/images/${id}.png` : null,
+            imageUrl: isSuccess ? step.imageUrl ?? `${url}/images/${id}.png` : null,
             buttons: isSuccess ? [{ customId: `MJ::JOB::upsample::1::${id}`, emoji: '', label: 'U1', style: 2, type: 2 }] : [],
             properties: { finalPrompt: task.prompt },
           };

@@ -348,6 +348,43 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     expect(rows.map((item) => item.mj_id).sort()).toEqual(accepted.map((result) => result.body.result).sort());
   });
 
+  it('never proxies an image an upstream places on the gateway\'s own network, unless the root allows private addresses', async () => {
+    // What a hostile upstream would point at: a metadata-like service on this host, on another origin than the channel.
+    const reads: string[] = [];
+    const internal = http.createServer((req, res) => {
+      reads.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('iam-credentials');
+    });
+    await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+    const internalPort = (internal.address() as AddressInfo).port;
+    try {
+      const finished = async (imageUrl: string) => {
+        mjA.nextScript([{ status: 'SUCCESS', imageUrl }]);
+        const submitted = await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'a harmless cat' });
+        await pollAll(1);
+        expect(await row(submitted.body.result)).toMatchObject({ status: 'SUCCESS', image_url: imageUrl });
+        return fetch(`${server.url}/mj/image/${submitted.body.result}`);
+      };
+      for (const imageUrl of [`http://127.0.0.1:${internalPort}/latest/meta-data/`, `http://localhost:${internalPort}/latest/meta-data/`]) {
+        const refused = await finished(imageUrl);
+        expect([refused.status, await refused.text()], imageUrl).toEqual([502, '图片地址不被允许']);
+      }
+      await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
+      const byName = await finished(`http://localhost:${internalPort}/latest/meta-data/`);
+      expect([byName.status, await byName.text()]).toEqual([502, '图片地址不被允许']);
+      expect(reads).toEqual([]);
+      // The far side: allowed by the root, the same image is proxied.
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+      const allowed = await finished(`http://localhost:${internalPort}/latest/meta-data/`);
+      expect([allowed.status, await allowed.text()]).toEqual([200, 'iam-credentials']);
+      expect(reads).toEqual(['/latest/meta-data/']);
+    } finally {
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
+      await setOption(server.ctx, 'fetch_setting.allowed_ports', '["80", "443", "8080", "8443"]');
+      await new Promise<void>((resolve) => internal.close(() => resolve()));
+    }
+  });
+
   it('refuses bad input, unpriced actions and the disabled feature with Midjourney-shaped 4xx, billing nothing', async () => {
     const before = await ledger(user);
     const tasksBefore = (await db().selectFrom('midjourneys').select('id').where('user_id', '=', user.id).execute()).length;

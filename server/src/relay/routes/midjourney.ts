@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { request as undiciRequest } from 'undici';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
@@ -16,11 +15,11 @@ import type { RelayState } from '../state.js';
 import { mjActionModels, mjSubmitReaders, promptWithMode, type MjSubmit } from '../tasks/mj-requests.js';
 import { mjTaskObject, type MjRow } from '../tasks/mj-task-object.js';
 import { submitTask } from '../tasks/submit.js';
+import { proxyImage } from './mj-image.js';
 
 /** The speed-mode prefixes in front of `/mj` (none: the channel's default mode). */
 const modePrefixes: ReadonlyArray<readonly [string, string | null]> = [['', null], ['/mj-fast', 'fast'], ['/mj-turbo', 'turbo'], ['/mj-relax', 'relax']];
 const midjourneyTypes = new Set([2, 5]);
-const imageTimeoutMs = 60_000;
 
 /** Midjourney-Proxy's answer codes for the gateway's own refusals: 3 not found, 4 bad request, 9 system error. */
 const mjCodeOf = (status: number) => (status === 404 ? 3 : status >= 500 ? 9 : 4);
@@ -154,34 +153,4 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
       scope.get(`${prefix}/mj/image/:id`, (request, reply) => proxyImage(ctx, relay, request, reply));
     }
   });
-}
-
-/**
- * `GET /mj/image/{id}` (no token, as Midjourney-Proxy's forwarded URLs are opened by browsers): the
- * task's image fetched from its upstream URL and streamed back, with an image content type only.
- */
-async function proxyImage(ctx: AppContext, relay: RelayState, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const send = (status: number, message: string) => reply.code(status).type('text/plain; charset=utf-8').send(message);
-  if (!ctx.options.bool('DrawingEnabled')) return send(403, '绘图功能未启用');
-  const id = String((request.params as { id?: string }).id ?? '');
-  if (!id || id.length > 191) return send(400, '任务 ID 无效');
-  const row = await ctx.storage.db.selectFrom('midjourneys').select('image_url').where('mj_id', '=', id).executeTakeFirst();
-  if (!row?.image_url || !/^https?:\/\//i.test(row.image_url)) return send(404, '图片不存在');
-  let upstream: Awaited<ReturnType<typeof undiciRequest>>;
-  try {
-    upstream = await undiciRequest(row.image_url, { method: 'GET', dispatcher: relay.dispatcher, headersTimeout: imageTimeoutMs, bodyTimeout: imageTimeoutMs });
-  } catch (error) {
-    relay.log.warn({ mjId: id, err: (error as Error).message }, 'midjourney image fetch failed');
-    return send(502, '图片获取失败');
-  }
-  if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
-    await upstream.body.dump().catch(() => undefined);
-    return send(502, `图片获取失败（上游状态 ${upstream.statusCode}）`);
-  }
-  const type = String(upstream.headers['content-type'] ?? '');
-  const length = upstream.headers['content-length'];
-  reply.code(200).header('content-type', /^image\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'application/octet-stream')
-    .header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=86400');
-  if (typeof length === 'string' && /^\d+$/.test(length)) reply.header('content-length', length);
-  return reply.send(upstream.body);
 }

@@ -144,6 +144,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['渠道 #{0} 已不存在或不可用', 'Channel #{0} no longer exists or is unavailable'],
   ['图片不存在', 'Image not found'],
   ['图片获取失败', 'Could not fetch the image'],
+  ['图片地址不被允许', 'The image address is not allowed'],
   ['图片获取失败（上游状态 {0}）', 'Could not fetch the image (upstream status {0})'],
   ['prompt 不能为空', 'prompt is required'],
   ['taskId 不能为空', 'taskId is required'],
