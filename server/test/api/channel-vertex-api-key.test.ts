@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { regionFor } from '../../src/relay/providers/vertex/api.js';
 import type { ApiClient } from '../helpers/api-client.js';
 import { setOption } from '../helpers/relay-fixtures.js';
 import { signedInClient } from '../helpers/session.js';
@@ -47,6 +48,29 @@ describe('Vertex AI channels with an API key', () => {
     const badBatch = await create({ mode: 'batch', key: '[{"project_id":"p"}, 3]' });
     expect(badBatch.status).toBe(400);
     expect(badBatch.body.message).toBe('该渠道类型的密钥必须是合法的 JSON 格式！');
+  });
+
+  it('takes only region names as the region: the region becomes part of the host the token is sent to', async () => {
+    for (const other of ['europe-west4', 'global', '{"default":"us-central1","gemini-2.5-pro":"global"}', '']) {
+      const made = await create({ key: 'AIzaSyExampleVertexKey0123456789', other });
+      expect(made.status, `${other}: ${made.text}`).toBe(200);
+    }
+    const refusals: Array<[string, string]> = [
+      ['collector.example.net/x?', 'Vertex AI 区域无效：collector.example.net/x?（例如 us-central1）'],
+      ['us-central1.evil', 'Vertex AI 区域无效：us-central1.evil（例如 us-central1）'],
+      ['{"default":"evil.example/#"}', 'Vertex AI 区域无效：default → "evil.example/#"（例如 us-central1）'],
+      ['{"default":7}', 'Vertex AI 区域无效：default → 7（例如 us-central1）'],
+      ['{"default":', 'Vertex AI 区域映射必须是 JSON 对象，如 {"default": "us-central1"}'],
+    ];
+    for (const [other, message] of refusals) {
+      const refused = await create({ key: 'AIzaSyExampleVertexKey0123456789', other });
+      expect([refused.status, refused.body.message], other).toEqual([400, message]);
+    }
+    // A value stored before the check (an import, a hand edit) never names another host: it reads as the default region.
+    expect(regionFor('collector.example.net/x?', 'gemini-2.5-flash')).toBe('us-central1');
+    expect(regionFor('{"gemini-2.5-flash":"evil.example/#","default":"europe-west4"}', 'gemini-2.5-flash')).toBe('us-central1');
+    expect(regionFor('{"gemini-2.5-flash":"asia-east1","default":"europe-west4"}', 'gemini-2.5-flash')).toBe('asia-east1');
+    expect(regionFor('{"default":"europe-west4"}', 'constructor')).toBe('europe-west4');
   });
 
   it('relays the openai client through an API-key channel made by the API, with x-goog-api-key, and bills it', async () => {

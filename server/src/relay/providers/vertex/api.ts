@@ -8,19 +8,45 @@ export const defaultRegion = 'us-central1';
 
 export const isClaudeModel = (model: string) => model.startsWith('claude');
 
-/** The channel `other`: a region (`europe-west1`) or JSON `{"default":"us-central1","<model>":"..."}`. */
+/** A Vertex region as Google names them (`us-central1`, `europe-west4`, `global`): it becomes part of a host name. */
+const regionPattern = /^[a-z][a-z0-9]{0,30}(?:-[a-z0-9]{1,30}){0,4}$/;
+export const isVertexRegion = (value: unknown): boolean => typeof value === 'string' && regionPattern.test(value);
+
+/**
+ * The channel `other`: a region (`europe-west1`) or JSON `{"default":"us-central1","<model>":"..."}`.
+ * A value that is not a region name (a stored value the form never checked) is the default region:
+ * the region is spliced into the host the OAuth token is sent to, so it never names another host.
+ */
 export function regionFor(other: string, model: string): string {
   const trimmed = other.trim();
   if (trimmed.startsWith('{')) {
     try {
       const map = JSON.parse(trimmed) as Record<string, unknown>;
-      const region = map[model] ?? map.default;
-      return typeof region === 'string' && region ? region : defaultRegion;
+      const region = Object.hasOwn(map, model) ? map[model] : map.default;
+      return typeof region === 'string' && isVertexRegion(region) ? region : defaultRegion;
     } catch {
       return defaultRegion;
     }
   }
-  return trimmed || defaultRegion;
+  return isVertexRegion(trimmed) ? trimmed : defaultRegion;
+}
+
+/** Channel form check of `other`: empty, a region, or a JSON object of regions. */
+export function validateVertexRegions(other: string): string | null {
+  const trimmed = other.trim();
+  if (!trimmed) return null;
+  if (!trimmed.startsWith('{')) return isVertexRegion(trimmed) ? null : `Vertex AI 区域无效：${trimmed.slice(0, 64)}（例如 us-central1）`;
+  let map: unknown;
+  try {
+    map = JSON.parse(trimmed);
+  } catch {
+    return 'Vertex AI 区域映射必须是 JSON 对象，如 {"default": "us-central1"}';
+  }
+  if (!map || typeof map !== 'object' || Array.isArray(map)) return 'Vertex AI 区域映射必须是 JSON 对象，如 {"default": "us-central1"}';
+  for (const [model, region] of Object.entries(map)) {
+    if (!isVertexRegion(region)) return `Vertex AI 区域无效：${model} → ${String(JSON.stringify(region)).slice(0, 64)}（例如 us-central1）`;
+  }
+  return null;
 }
 
 /**

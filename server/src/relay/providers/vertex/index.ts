@@ -4,7 +4,7 @@ import { parseGoogleError } from '../gemini/errors.js';
 import { createGeminiUsageReader } from '../gemini/native.js';
 import { readGeminiUsage } from '../gemini/usage.js';
 import type { ChatCall, NativeWire, ProviderAdapter, UpstreamRequest } from '../types.js';
-import { isClaudeModel, regionFor, vertexEndpoint, vertexHost } from './api.js';
+import { isClaudeModel, regionFor, validateVertexRegions, vertexEndpoint, vertexHost } from './api.js';
 import { vertexChatConverter } from './converter.js';
 import { parseVertexKey } from './credentials.js';
 
@@ -57,7 +57,7 @@ export const vertexAdapter: ProviderAdapter = {
     ],
   },
   endpoints: new Set(['chat']),
-  validateChannel: (key) => validateVertexKey(key),
+  validateChannel: (key, other) => validateVertexKey(key) ?? validateVertexRegions(other),
   api: {
     // The real URL needs the project and a token, so the pipeline uses chatConverter.buildRequest.
     url: (_endpoint, target, model) => `${vertexHost(target.baseURL, regionFor(target.other, model))}/v1`,
