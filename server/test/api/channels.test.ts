@@ -154,6 +154,28 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect((await admin.put('/api/channel/', { status: 2 })).status).toBe(400);
   });
 
+  it('lets only the root point a channel elsewhere while keeping its key; an admin gives a new key with it', async () => {
+    const id = await create({ ...base, name: 'kept-key', base_url: 'https://api.example.com' });
+    // Another base URL or type with the stored key would send the key to whoever runs that host.
+    for (const change of [{ base_url: 'https://collector.example.net' }, { base_url: '' }, { type: 8, base_url: 'https://api.example.com' }]) {
+      const refused = await admin.put('/api/channel/', { id, ...change });
+      expect([refused.status, refused.body.message], JSON.stringify(change)).toEqual([403, '修改渠道的类型或代理地址时请同时填写新密钥：只有超级管理员可以保留原密钥']);
+    }
+    const english = await admin.put('/api/channel/', { id, base_url: 'https://collector.example.net' }, { headers: { 'accept-language': 'en' } });
+    expect(english.body.message).toBe('Enter a new key when you change a channel\'s type or base URL: only the root may keep the stored key');
+    expect((await admin.get(`/api/channel/${id}`)).body.data).toMatchObject({ type: 1, base_url: 'https://api.example.com' });
+    expect(await keyOf(id)).toBe('sk-upstream-1');
+    // The same base URL written differently, and every other field, are the admin's to change.
+    expect((await admin.put('/api/channel/', { id, base_url: 'https://api.example.com//', name: 'kept-key-2', priority: 3 })).status).toBe(200);
+    // With a new key the admin may move the channel: the stored key never goes anywhere new.
+    expect((await admin.put('/api/channel/', { id, base_url: 'https://other.example.org', key: 'sk-admin-own' })).status).toBe(200);
+    expect(await keyOf(id)).toBe('sk-admin-own');
+    // The root may move it and keep the key.
+    expect((await root.put('/api/channel/', { id, base_url: 'https://third.example.org' })).status).toBe(200);
+    expect((await admin.get(`/api/channel/${id}`)).body.data.base_url).toBe('https://third.example.org');
+    expect(await keyOf(id)).toBe('sk-admin-own');
+  });
+
   it('answers the models that have no price on create and update (none in self-use mode)', async () => {
     const prices = server.ctx.options.get('ModelPrice');
     try {

@@ -40,6 +40,7 @@ export const channelMessages = {
   unknownType: '未知的渠道类型',
   jsonKeyInvalid: '该渠道类型的密钥必须是合法的 JSON 格式！',
   notFound: '渠道不存在',
+  keyNeededToMove: '修改渠道的类型或代理地址时请同时填写新密钥：只有超级管理员可以保留原密钥',
   copyNotFound: '渠道未找到，请刷新页面后重试。',
   statusCodeMappingInvalid: '状态码映射必须是合法的 JSON 格式！',
   paramOverrideInvalid: '参数覆盖必须是合法的 JSON 格式！',

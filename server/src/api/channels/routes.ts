@@ -4,6 +4,8 @@ import { ok } from '../../lib/envelope.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
+import { authOf } from '../auth/guards.js';
+import { isRootRole } from '../auth/roles.js';
 import { copyChannel } from './copy-channel.js';
 import { createChannels } from './create-channel.js';
 import { deleteChannel, deleteChannels, deleteDisabledChannels } from './delete-channels.js';
@@ -49,7 +51,7 @@ export function registerChannelRoutes(api: FastifyInstance, { ctx, guards, criti
   api.post('/channel/', { ...admin, schema: doc('channels', 'create channels', { body: createChannelSchema }) }, async (request) =>
     ok(await createChannels(ctx, parseInput(createChannelSchema, request.body)), '渠道创建成功！'));
   api.put('/channel/', { ...admin, schema: doc('channels', 'update channel', { body: updateChannelSchema }) }, async (request) =>
-    ok(await updateChannel(ctx, parseInput(updateChannelSchema, request.body)), '渠道更新成功！'));
+    ok(await updateChannel(ctx, parseInput(updateChannelSchema, request.body), { isRoot: isRootRole(authOf(request).role) }), '渠道更新成功！'));
   api.delete('/channel/disabled', { ...admin, schema: doc('channels', 'delete disabled channels') }, async () => ok(await deleteDisabledChannels(ctx)));
   api.delete('/channel/:id', { ...admin, schema: doc('channels', 'delete channel', { params: channelIdParams }) }, async (request) => {
     await deleteChannel(ctx, parseInput(channelIdParams, request.params).id);

@@ -1,8 +1,8 @@
 import { ChannelStatus, channelMessages, type UpdateChannelInput } from '@modelgate/shared';
-import { notFound } from '../../lib/errors.js';
+import { forbidden, notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { rebuildAbilities } from './abilities.js';
-import { applyTypeDefaults, channelListColumns, channelValuesOf } from './channel-values.js';
+import { applyTypeDefaults, channelListColumns, channelValuesOf, type ChannelValues } from './channel-values.js';
 import { findUnpricedModels } from './unpriced-models.js';
 import { checkChannelTypeSupported, checkChannelValues } from './validate-channel.js';
 
@@ -18,11 +18,23 @@ function withoutDisabledKeys(otherInfo: string | null): string | null {
   }
 }
 
+/** Whether an update would send the stored key somewhere else: another base URL or another type (its default host and auth). */
+function movesStoredKey(values: ChannelValues, current: { type: number; base_url: string | null }): boolean {
+  if (typeof values.key === 'string' && values.key) return false;
+  const isTypeChanged = values.type !== undefined && values.type !== current.type;
+  const isBaseUrlChanged = values.base_url !== undefined && String(values.base_url ?? '') !== (current.base_url ?? '');
+  return isTypeChanged || isBaseUrlChanged;
+}
+
 /**
  * PUT /api/channel/: changes the given fields (a status-, priority- or weight-only update included).
  * Answers the channel as listed, with unpriced_models: its models that have no price.
+ *
+ * Keys leave the server only to the root (routes.ts): an admin who could point a channel at their own
+ * server and keep its key would receive the key with the next call or test. So only the root may
+ * change a channel's base URL or type while keeping the stored key; an admin gives a new key with it.
  */
-export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) {
+export async function updateChannel(ctx: AppContext, input: UpdateChannelInput, caller: { isRoot: boolean }) {
   const { id, ...fields } = input;
   const db = ctx.storage.db;
   const updated = await db.transaction().execute(async (trx) => {
@@ -34,6 +46,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput) 
     const isBeingEnabled = fields.status === ChannelStatus.enabled && current.status !== ChannelStatus.enabled;
     if (isTypeChanged || isBeingEnabled) checkChannelTypeSupported(type);
     const values = applyTypeDefaults(channelValuesOf(fields), type, fields.other === undefined ? current.other : '');
+    if (!caller.isRoot && movesStoredKey(values, current)) throw forbidden(channelMessages.keyNeededToMove);
     if (fields.type !== undefined || fields.key || fields.other !== undefined || fields.base_url !== undefined) {
       const key = typeof values.key === 'string' && values.key ? values.key : current.key;
       // A JSON key (Vertex service account) is one key over several lines; others are one key per line.

@@ -59,6 +59,7 @@ export const adminTexts: readonly CatalogEntry[] = [
 
   // Channels
   ['渠道不存在', 'Channel not found'],
+  ['修改渠道的类型或代理地址时请同时填写新密钥：只有超级管理员可以保留原密钥', 'Enter a new key when you change a channel\'s type or base URL: only the root may keep the stored key'],
   ['渠道未找到，请刷新页面后重试。', 'Channel not found. Please refresh the page and try again.'],
   ['渠道创建成功！', 'Channel created!'],
   ['渠道更新成功！', 'Channel updated!'],
