@@ -13,7 +13,8 @@ interface Props {
 
 /**
  * The key field. Editing starts empty (left empty, the stored key is kept); the root alone may
- * reveal the stored key, which the server answers only on that explicit request.
+ * reveal the stored key, which the server answers only on that explicit request. An admin is told
+ * that changing the type or base URL needs a new key (the server keeps the stored one for the root only).
  */
 export function ChannelKeyField({ form, channelId, keyHint }: Props) {
   const { t } = useTranslation();
@@ -33,7 +34,11 @@ export function ChannelKeyField({ form, channelId, keyHint }: Props) {
     }
   };
   return (
-    <Form.Item label={t('channels.field.key')} required={isCreate} extra={keyHint}>
+    <Form.Item
+      label={t('channels.field.key')}
+      required={isCreate}
+      extra={isCreate || isRoot(user) ? keyHint : <>{keyHint && <div>{keyHint}</div>}<div>{t('channels.field.keyNeededToMove')}</div></>}
+    >
       <Form.Item name="key" noStyle>
         <Input.TextArea
           aria-label={t('channels.field.key')}

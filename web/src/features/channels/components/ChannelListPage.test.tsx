@@ -236,6 +236,7 @@ describe('channel editor', { timeout: 240_000 }, () => {
     const keyField = form.getByLabelText('密钥') as HTMLTextAreaElement;
     expect(keyField.value).toBe('');
     expect(keyField.placeholder).toBe('留空则不更改密钥');
+    expect(form.queryByText('修改类型或代理地址时需要填写新密钥：只有超级管理员可以保留原密钥')).toBeNull();
     fireEvent.click(form.getByText('查看密钥'));
     await waitFor(() => expect(keyField.value).toBe('sk-stored-key'));
     expect(calls.filter((call) => call.method === 'POST' && call.path === '/api/channel/7/key')).toHaveLength(1);
@@ -247,6 +248,8 @@ describe('channel editor', { timeout: 240_000 }, () => {
     const form = await drawer();
     await waitFor(() => expect((form.getByLabelText('名称') as HTMLInputElement).value).toBe('seven'));
     expect(form.queryByText('查看密钥')).toBeNull();
+    // The server keeps the stored key on a move for the root only: the admin is told before saving.
+    expect(form.getByText('修改类型或代理地址时需要填写新密钥：只有超级管理员可以保留原密钥')).toBeTruthy();
     fireEvent.click(form.getByText(/^提\s*交$/));
     await waitFor(() => expect(bodies(calls, 'PUT /api/channel/')).toHaveLength(1));
     expect(bodies(calls, 'PUT /api/channel/')[0]).not.toHaveProperty('key');
