@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { launchBrowser, newZhPage, signIn } from './helpers/browser.js';
 import { artifactsDir, startModelGate } from './helpers/server.js';
 import { Session } from './helpers/session.js';
 
@@ -19,22 +19,6 @@ let browser: Browser;
 let baseUrl: string;
 let stop: () => Promise<void>;
 const errors: string[] = [];
-
-async function newPage(): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
-  const page = await context.newPage();
-  const pageErrors = collectPageErrors(page);
-  context.on('close', () => errors.push(...pageErrors));
-  return { page, context };
-}
-
-async function signIn(page: Page, username: string, password: string) {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
-  await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
-  await page.waitForURL('**/token');
-}
 
 /** Bob's notification tab with the webhook filled in, saved; resolves once the answer is shown. */
 async function saveWebhook(page: Page) {
@@ -64,13 +48,13 @@ afterAll(async () => {
 
 describe('callback URLs and the SSRF protection', () => {
   it('refuses a webhook on a private address with the reason, and takes it once the root allows private addresses', async () => {
-    const bob = await newPage();
-    await signIn(bob.page, 'bob', bobPassword);
+    const bob = await newZhPage(browser, errors);
+    await signIn(bob.page, baseUrl, 'bob', bobPassword);
     await saveWebhook(bob.page);
     await bob.page.locator('.ant-message').getByText('回调地址不能指向内网、本机或保留地址').waitFor();
 
-    const root = await newPage();
-    await signIn(root.page, 'root', rootPassword);
+    const root = await newZhPage(browser, errors);
+    await signIn(root.page, baseUrl, 'root', rootPassword);
     await root.page.goto(`${baseUrl}/setting?tab=system&section=fetch`);
     const allowPrivate = root.page.getByRole('switch', { name: '允许内网与本机地址' });
     expect(await allowPrivate.getAttribute('aria-checked')).toBe('false');

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { launchBrowser, newZhPage, signIn } from './helpers/browser.js';
 import { artifactsDir, startModelGate } from './helpers/server.js';
 import { Session } from './helpers/session.js';
 
@@ -32,22 +32,6 @@ async function startChatApp() {
     visits,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function newPage(): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
-  const page = await context.newPage();
-  const pageErrors = collectPageErrors(page);
-  context.on('close', () => errors.push(...pageErrors));
-  return { page, context };
-}
-
-async function signIn(page: Page, username: string, password: string) {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
-  await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
-  await page.waitForURL('**/token');
 }
 
 beforeAll(async () => {
@@ -79,8 +63,8 @@ describe('chat apps (the Chats option)', () => {
   let aliceKey = '';
 
   it('an admin edits the chat apps in Settings → Operation → Chat apps, starting from new-api\u2019s defaults', async () => {
-    const { page, context } = await newPage();
-    await signIn(page, 'root', rootPassword);
+    const { page, context } = await newZhPage(browser, errors);
+    await signIn(page, baseUrl, 'root', rootPassword);
     await page.goto(`${baseUrl}/setting?tab=operation&section=chats`);
     const editor = page.getByRole('tabpanel', { name: '可视化编辑' });
     await expect(editor.getByLabel('聊天应用 1 的名称').inputValue()).resolves.toBe('Cherry Studio');
@@ -111,8 +95,8 @@ describe('chat apps (the Chats option)', () => {
   });
 
   it('the user opens /chat/0: the app is framed with their first enabled key and the server address', async () => {
-    const { page, context } = await newPage();
-    await signIn(page, 'alice', alicePassword);
+    const { page, context } = await newZhPage(browser, errors);
+    await signIn(page, baseUrl, 'alice', alicePassword);
     const alice = new Session(() => baseUrl);
     await alice.login('alice', alicePassword);
     const tokens = (await alice.call<{ items: { name: string; key: string }[] }>('GET', '/api/token/?p=1&size=100')).items;
@@ -130,8 +114,8 @@ describe('chat apps (the Chats option)', () => {
   });
 
   it('/chat2link sends the browser to the app with the key', async () => {
-    const { page, context } = await newPage();
-    await signIn(page, 'alice', alicePassword);
+    const { page, context } = await newZhPage(browser, errors);
+    await signIn(page, baseUrl, 'alice', alicePassword);
     await page.goto(`${baseUrl}/chat2link?id=0`);
     await page.waitForURL(`${chatApp.url}/chat?**`);
     const landed = new URL(page.url());
@@ -142,8 +126,8 @@ describe('chat apps (the Chats option)', () => {
   });
 
   it('the token row\u2019s chat menu opens the app with that token\u2019s key', async () => {
-    const { page, context } = await newPage();
-    await signIn(page, 'alice', alicePassword);
+    const { page, context } = await newZhPage(browser, errors);
+    await signIn(page, baseUrl, 'alice', alicePassword);
     const row = page.getByRole('row').filter({ hasText: 'chat-key' });
     await row.waitFor();
     const button = row.getByRole('button', { name: /聊天/ });

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../server/test/helpers/mock-openai.js';
-import { collectPageErrors, launchBrowser } from './helpers/browser.js';
+import { collectPageErrors, launchBrowser, signIn } from './helpers/browser.js';
 import { artifactsDir, startModelGate } from './helpers/server.js';
 
 const rootPassword = 'rootpass123';
@@ -36,14 +36,6 @@ async function shot(page: Page, name: string) {
     }
   });
   await page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: false });
-}
-
-async function signIn(page: Page, username: string, password: string) {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
-  await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
-  await page.waitForURL('**/token');
 }
 
 /** A management call from the page's session (cookie plus New-Api-User), for setup steps the journey does not cover. */
@@ -86,7 +78,7 @@ describe('operations journey (admin and a regular user)', () => {
 
   it('creates an OpenAI channel pointing at the mock through the editor and tests it', async () => {
     admin = (await newPage()).page;
-    await signIn(admin, 'root', rootPassword);
+    await signIn(admin, baseUrl, 'root', rootPassword);
     await api(admin, 'PUT', '/api/user/', { id: 1, username: 'root', quota: 50_000_000 });
     await admin.goto(`${baseUrl}/channel`);
     await admin.getByRole('heading', { name: '渠道管理' }).waitFor();
@@ -174,7 +166,7 @@ describe('operations journey (admin and a regular user)', () => {
   it('a regular user redeems the code once, and sees only their own tokens', async () => {
     await api(admin, 'POST', '/api/user/', { username: 'bob', password: bobPassword, display_name: 'Bob' });
     const { page: bob } = await newPage();
-    await signIn(bob, 'bob', bobPassword);
+    await signIn(bob, baseUrl, 'bob', bobPassword);
     await bob.getByRole('heading', { name: 'API 令牌' }).waitFor();
     await bob.locator('.ant-table-placeholder').first().waitFor();
     expect(await bob.getByText('root-e2e').count()).toBe(0);
