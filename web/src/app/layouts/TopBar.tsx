@@ -3,6 +3,7 @@ import { Button, Dropdown, Grid, Layout, Menu, Space, Tag, theme, Tooltip } from
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { chooseLanguage, currentLanguage, type Language } from '../../lib/i18n';
+import { isHttpUrl } from '../../lib/rich-text';
 import type { PlatformStatus } from '../../lib/status';
 import { useThemeMode } from '../theme';
 import { UserMenu } from './UserMenu';
@@ -32,7 +33,7 @@ export function TopBar({ status, hasMenuButton, onOpenMenu }: TopBarProps) {
     { key: '/', label: t('nav.home') },
     { key: '/token', label: t('nav.console') },
     { key: '/pricing', label: t('nav.pricing') },
-    ...(status?.docs_link ? [{ key: 'docs', label: t('nav.docs') }] : []),
+    ...(status?.docs_link && isHttpUrl(status.docs_link) ? [{ key: 'docs', label: t('nav.docs') }] : []),
     { key: '/about', label: t('nav.about') },
   ];
   const activeNav = navItems.find((item) => item.key !== '/' && item.key !== 'docs' && location.pathname.startsWith(item.key))?.key ?? (location.pathname === '/' ? '/' : '');

@@ -3,6 +3,7 @@ import { Alert, Button, Card, Col, Flex, Row, Spin, Typography, theme } from 'an
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { RichContent } from '../../../components/RichContent';
+import { isHttpUrl } from '../../../lib/rich-text';
 import { useStatus } from '../../../lib/status';
 import { useHomePageContent, useNotice } from '../api/content';
 import { ContentFrame } from './ContentFrame';
@@ -34,7 +35,7 @@ export function HomePage() {
               {t('home.getStarted')}
             </Button>
           </Link>
-          {status?.docs_link ? (
+          {status?.docs_link && isHttpUrl(status.docs_link) ? (
             <Button size="large" href={status.docs_link} target="_blank" rel="noopener noreferrer">
               {t('nav.docs')}
             </Button>

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
+import { isHttpUrl } from '../../../lib/rich-text';
 import { useStatus } from '../../../lib/status';
 import { redeemCode, selfQueryKey } from '../api/wallet';
 
@@ -39,7 +40,8 @@ export function RedeemCard() {
 
   const openTopUpLink = () => {
     const link = status?.top_up_link;
-    if (!link) {
+    // Only http(s): a link stored before the server checked it could be javascript:.
+    if (!link || !isHttpUrl(link)) {
       showError(t('wallet.msg.topUpLinkMissing'));
       return;
     }

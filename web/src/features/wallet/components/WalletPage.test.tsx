@@ -52,6 +52,17 @@ describe('wallet', { timeout: 240_000 }, () => {
     expect(await screen.findByText('管理员未开启在线充值！')).toBeTruthy();
   });
 
+  it('never opens a top-up link that is not http(s): a javascript: link would run in the console', async () => {
+    walletServer({ top_up_link: 'javascript:alert(document.cookie)', enable_online_topup: false });
+    const open = vi.fn();
+    vi.stubGlobal('open', open);
+    await renderRoute('/topup', { user: regularUser });
+    await screen.findByText('$1.00');
+    fireEvent.click(screen.getByText(/^获取兑换码$/));
+    expect(await screen.findByText('超级管理员未设置充值链接！')).toBeTruthy();
+    expect(open).not.toHaveBeenCalled();
+  });
+
   it('opens the top-up link, enforces the minimum, raises input below 1, and posts the payment form', async () => {
     const { calls } = walletServer(
       { top_up_link: 'https://shop.example.com', enable_online_topup: true, min_topup: 5 },
