@@ -7,10 +7,12 @@ import { optionRegistry } from '../../src/options/registry.js';
 
 /**
  * Secrets are never sent to anyone but the root. Every route the app registers (Fastify's onRoute
- * hook) is read by an admin (role 10) with every id the setup made in the path and the query: no
- * answer may carry a secret option, a channel key, a password hash, a user's webhook secret, a TOTP
- * secret or another user's API key, and no log line of the whole run (at debug level) carries one. The root's explicit reveal (POST /api/channel/:id/key) is the
- * far side: it answers the channel key, so the marker is where the sweep would find a leak.
+ * hook) is read by an admin (role 10) and by a user, with every id the setup made in the path and
+ * the query. No answer may carry a secret option, a channel key, a password hash, a user's webhook
+ * secret, a TOTP secret or another user's API key (a user sees their own key and webhook secret),
+ * and no log line of the whole run (at debug level) may carry one. The root's explicit reveal
+ * (POST /api/channel/:id/key) is the far side: it answers the channel key, so the marker is where
+ * the sweep would find a leak.
  */
 
 interface SweptRoute { method: string; url: string }
@@ -70,26 +72,34 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     return found;
   }
 
-  it('never answers an admin with a secret, on any route, with any id', async () => {
+  it('never answers an admin, or a user, with a secret that is not theirs, on any route, with any id', async () => {
     expect(secretOptions.length).toBeGreaterThan(10);
     expect(passwordHashes.length).toBeGreaterThanOrEqual(3);
     const ids = [...new Set(['1', '2', '3', String(channelId), String(user.userId), String(admin.userId), String(root.userId)])];
     const query = `id=${channelId}&user_id=${user.userId}&keyword=&p=1&page_size=100`;
-    const session = { cookie: admin.client.cookie ?? '', 'new-api-user': String(admin.userId) };
+    const sessionOf = (who: LoggedIn) => ({ cookie: who.client.cookie ?? '', 'new-api-user': String(who.userId) });
     // Reads only: what an admin's writes may do is the role tests' business; here every answer is read.
     const reads = routes.filter((route) => route.method === 'GET' && route.url !== '/api/user/logout');
     const probes = reads.flatMap((route) => (/:[A-Za-z_]+|\*$/.test(route.url) ? ids.map((id) => route.url.replace(/:[A-Za-z_]+/g, id).replace(/\*$/, id)) : [route.url]))
       .map((url) => `${url}?${query}`);
-    const leaks: string[] = [];
-    for (let start = 0; start < probes.length; start += 32) {
-      await Promise.all(probes.slice(start, start + 32).map(async (url) => {
-        const answer = await server.app.inject({ method: 'GET', url, headers: session });
-        const found = secretsIn(answer.body);
-        if (found.length > 0) leaks.push(`GET ${url.split('?')[0]}: ${answer.statusCode} carries ${found.join(', ')}`);
-      }));
-    }
+    /** Every answer to `who` that carries a secret beyond `own` (what is theirs to see). */
+    const leaksTo = async (who: LoggedIn, own: string[]) => {
+      const leaks: string[] = [];
+      for (let start = 0; start < probes.length; start += 32) {
+        await Promise.all(probes.slice(start, start + 32).map(async (url) => {
+          const answer = await server.app.inject({ method: 'GET', url, headers: sessionOf(who) });
+          const found = secretsIn(answer.body).filter((name) => !own.includes(name));
+          if (found.length > 0) leaks.push(`GET ${url.split('?')[0]}: ${answer.statusCode} carries ${found.join(', ')}`);
+        }));
+      }
+      return leaks;
+    };
     expect(probes.length).toBeGreaterThan(100);
-    expect(leaks, `${leaks.length} of ${probes.length} answers`).toEqual([]);
+    const toAdmin = await leaksTo(admin, []);
+    expect(toAdmin, `${toAdmin.length} of ${probes.length} answers to the admin`).toEqual([]);
+    // The user sees their own API key and webhook secret, and nothing else: not their password hash nor their TOTP secret.
+    const toUser = await leaksTo(user, ['the user\'s API key', 'webhook secret']);
+    expect(toUser, `${toUser.length} of ${probes.length} answers to the user`).toEqual([]);
     // Nor is a secret ever logged, setting them included.
     expect(logLines.length).toBeGreaterThan(100);
     expect(logLines.filter((line) => secretsIn(line).length > 0).map((line) => line.slice(0, 300))).toEqual([]);
