@@ -4,8 +4,8 @@ import { Agent } from 'undici';
 import { extraCa } from './extra-ca.js';
 
 /**
- * SSRF protection for the URLs users and callers hand the server to call back (a quota webhook, a
- * Midjourney notifyHook), as new-api's fetch_setting does: with `fetch_setting.enable_ssrf_protection`
+ * SSRF protection for the URLs users, callers and upstreams hand the server to call (a quota webhook,
+ * a Midjourney notifyHook, an image URL an upstream's task names), as new-api's fetch_setting does: with `fetch_setting.enable_ssrf_protection`
  * on (the default), such a URL must use http(s), a port of `fetch_setting.allowed_ports`, and reach
  * only public addresses unless `fetch_setting.allow_private_ip` is on. A host name is checked where
  * it is resolved, when the connection is made (guardedAgent), so a name that resolves to a public
@@ -141,7 +141,7 @@ export function guardedAgent(guard: Pick<FetchGuard, 'isEnabled' | 'allowPrivate
 /** The callback agent in use: one per CA file and guard mode (a change makes a new one; the old one's idle sockets close on their own). */
 let callbackAgent: { key: string; dispatcher: Agent } | null = null;
 
-/** The agent for calls to users' callback URLs (webhooks, notify hooks): the guard, and EXTRA_CA_FILE's CA when set. */
+/** The agent for calls to such URLs (webhooks, notify hooks, upstream image URLs): the guard, and EXTRA_CA_FILE's CA when set. */
 export function callbackDispatcher(caFile: string, guard: FetchGuard): Agent {
   const key = `${caFile}\n${guard.isEnabled}\n${guard.allowPrivateIp}`;
   if (callbackAgent?.key !== key) {
