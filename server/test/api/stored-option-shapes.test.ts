@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionRegistry, type OptionKey } from '../../src/options/registry.js';
-import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
-import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
-import { startSteadyOpenAi, type SteadyOpenAi } from '../helpers/steady-openai.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { LoggedIn } from '../helpers/accounts.js';
+import { createRelayChannel, flushRelay } from '../helpers/relay-fixtures.js';
+import type { SteadyOpenAi } from '../helpers/steady-openai.js';
+import { startSteadyRelay } from '../helpers/steady-relay.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 /** Every option whose value is a JSON table or list. */
 const jsonOptions = (Object.keys(optionRegistry) as OptionKey[]).filter((key) => {
@@ -26,20 +27,14 @@ describe('JSON options stored with the wrong kind of value', () => {
   let upstream: SteadyOpenAi;
   let root: LoggedIn;
   let apiKey: string;
+  let stop = async () => {};
 
   beforeAll(async () => {
-    server = await startTestServer();
-    upstream = await startSteadyOpenAi();
-    root = await setupRootAndLogin(server);
-    const userId = await createRelayUser(server.ctx, { quota: 1e12 });
-    apiKey = (await createRelayToken(server.ctx, userId, { remainQuota: 1e11 })).apiKey;
+    ({ server, upstream, root, apiKey, stop } = await startSteadyRelay());
     // gpt-4o-mini has a default ratio: with the default table in force it is priced.
     await createRelayChannel(server.ctx, { type: 1, key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
   });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
+  afterAll(() => stop());
 
   async function store(key: string, value: string | null) {
     await server.ctx.storage.db.deleteFrom('options').where('key', '=', key).execute();

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
-import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
-import { startSteadyOpenAi, type SteadyOpenAi } from '../helpers/steady-openai.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import type { LoggedIn } from '../helpers/accounts.js';
+import { createRelayChannel, setOption } from '../helpers/relay-fixtures.js';
+import type { SteadyOpenAi } from '../helpers/steady-openai.js';
+import { startSteadyRelay } from '../helpers/steady-relay.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 /** What a migrated or hand-edited `channels` row may hold where the channel form would refuse it. */
 const oddValues = ['', 'null', '"x"', '5', 'true', '[]', '[null]', '{}', '{"gpt-c":null}', '{"gpt-c":5}', '{"gpt-c":{}}', '{"gpt-c":"gpt-c"}',
@@ -20,19 +21,13 @@ describe('channel rows with odd stored columns', () => {
   let upstream: SteadyOpenAi;
   let root: LoggedIn;
   let apiKey: string;
+  let stop = async () => {};
 
   beforeAll(async () => {
-    server = await startTestServer();
-    upstream = await startSteadyOpenAi();
-    root = await setupRootAndLogin(server);
+    ({ server, upstream, root, apiKey, stop } = await startSteadyRelay());
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-c': 1, 'gpt-failover': 1 }));
-    const userId = await createRelayUser(server.ctx, { quota: 1e12 });
-    apiKey = (await createRelayToken(server.ctx, userId, { remainQuota: 1e11 })).apiKey;
   });
-  afterAll(async () => {
-    await server?.stop();
-    await upstream?.close();
-  });
+  afterAll(() => stop());
 
   const chat = (model: string, stream: boolean) => fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
