@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionRegistry, type OptionKey } from '../../src/options/registry.js';
-import type { LoggedIn } from '../helpers/accounts.js';
 import { createRelayChannel, flushRelay } from '../helpers/relay-fixtures.js';
-import type { SteadyOpenAi } from '../helpers/steady-openai.js';
-import { startSteadyRelay } from '../helpers/steady-relay.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { startSteadyRelay, type SteadyRelay } from '../helpers/steady-relay.js';
 
 /** Every option whose value is a JSON table or list. */
 const jsonOptions = (Object.keys(optionRegistry) as OptionKey[]).filter((key) => {
@@ -23,26 +20,22 @@ const jsonOptions = (Object.keys(optionRegistry) as OptionKey[]).filter((key) =>
  * relayed call and the pricing page a 500).
  */
 describe('JSON options stored with the wrong kind of value', () => {
-  let server: TestServer;
-  let upstream: SteadyOpenAi;
-  let root: LoggedIn;
-  let apiKey: string;
-  let stop = async () => {};
+  let relay: SteadyRelay;
 
   beforeAll(async () => {
-    ({ server, upstream, root, apiKey, stop } = await startSteadyRelay());
+    relay = await startSteadyRelay();
     // gpt-4o-mini has a default ratio: with the default table in force it is priced.
-    await createRelayChannel(server.ctx, { type: 1, key: 'k', baseURL: upstream.url, models: ['gpt-4o-mini'] });
+    await createRelayChannel(relay.server.ctx, { type: 1, key: 'k', baseURL: relay.upstream.url, models: ['gpt-4o-mini'] });
   });
-  afterAll(() => stop());
+  afterAll(() => relay?.stop());
 
   async function store(key: string, value: string | null) {
-    await server.ctx.storage.db.deleteFrom('options').where('key', '=', key).execute();
-    if (value !== null) await server.ctx.storage.db.insertInto('options').values({ key, value }).execute();
-    await server.ctx.options.load();
+    await relay.server.ctx.storage.db.deleteFrom('options').where('key', '=', key).execute();
+    if (value !== null) await relay.server.ctx.storage.db.insertInto('options').values({ key, value }).execute();
+    await relay.server.ctx.options.load();
   }
-  const chat = (stream: boolean) => fetch(`${server.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+  const chat = (stream: boolean) => fetch(`${relay.server.url}/v1/chat/completions`, {
+    method: 'POST', headers: { authorization: `Bearer ${relay.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] }),
   });
 
@@ -52,14 +45,14 @@ describe('JSON options stored with the wrong kind of value', () => {
 
   it.each(jsonOptions)('%s: null, a string, a number or the other container reads as the default', async (key) => {
     const isList = Array.isArray(JSON.parse(optionRegistry[key].default));
-    const defaultValue = server.ctx.options.json<unknown>(key);
+    const defaultValue = relay.server.ctx.options.json<unknown>(key);
     try {
       for (const value of ['null', '"text"', '5', 'true', isList ? '{}' : '[]']) {
         await store(key, value);
-        expect(server.ctx.options.json<unknown>(key), value).toEqual(defaultValue);
+        expect(relay.server.ctx.options.json<unknown>(key), value).toEqual(defaultValue);
         for (const res of [await chat(false), await chat(true)]) expect(res.status, `${key}=${value}`).toBe(200);
         for (const path of ['/api/pricing', '/api/status', '/api/user/self/groups', '/api/user/models', '/api/option/']) {
-          const res = await root.client.get(path);
+          const res = await relay.root.client.get(path);
           expect(res.status, `${key}=${value} ${path}`).toBe(200);
         }
       }
@@ -70,8 +63,8 @@ describe('JSON options stored with the wrong kind of value', () => {
 
   it('a stored price or ratio that is not a non-negative number never serves a model for free', async () => {
     const lastBill = async () => {
-      await flushRelay(server.ctx);
-      const row = await server.ctx.storage.db.selectFrom('logs').select(['quota', 'content']).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      await flushRelay(relay.server.ctx);
+      const row = await relay.server.ctx.storage.db.selectFrom('logs').select(['quota', 'content']).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
       return { quota: Number(row.quota), content: row.content };
     };
     try {
