@@ -1,5 +1,5 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
-import { defaultAllowedPorts, parsePortRanges } from '../lib/outbound-guard.js';
+import { addressEntry, defaultAllowedPorts, domainPattern, parsePortRanges } from '../lib/outbound-guard.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
 /**
@@ -70,6 +70,18 @@ const groupListCheck = (value: string): string | null => {
 const portListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
   return Array.isArray(parsed) && parsePortRanges(parsed) !== null ? null : '必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]';
+};
+
+/** fetch_setting.domain_list: a JSON array of domains ("example.com", "*.example.com"). */
+const domainListCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  return Array.isArray(parsed) && parsed.every((entry) => domainPattern(entry) !== null) ? null : '必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]';
+};
+
+/** fetch_setting.ip_list: a JSON array of addresses and CIDR ranges ("203.0.113.7", "10.0.0.0/8", "2001:db8::/32"). */
+const addressListCheck = (value: string): string | null => {
+  const parsed: unknown = JSON.parse(value);
+  return Array.isArray(parsed) && parsed.every((entry) => addressEntry(entry) !== null) ? null : '必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]';
 };
 
 const arrayCheck = (value: string): string | null =>
@@ -271,6 +283,11 @@ export const optionRegistry = {
   'fetch_setting.enable_ssrf_protection': bool(true),
   'fetch_setting.allow_private_ip': bool(false),
   'fetch_setting.allowed_ports': json(defaultAllowedPorts, portListCheck),
+  'fetch_setting.domain_filter_mode': bool(false),
+  'fetch_setting.domain_list': json([], domainListCheck),
+  'fetch_setting.ip_filter_mode': bool(false),
+  'fetch_setting.ip_list': json([], addressListCheck),
+  'fetch_setting.apply_ip_filter_for_domain': bool(true),
   // Global
   'global.pass_through_request_enabled': bool(false),
   'general_setting.ping_interval_enabled': bool(false),

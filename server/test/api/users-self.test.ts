@@ -145,6 +145,29 @@ describe('self service', () => {
     }
   });
 
+  it('holds webhook addresses to the root\'s domain and address lists', async () => {
+    const lists = [
+      { key: 'fetch_setting.domain_filter_mode', value: 'true' },
+      { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' },
+      { key: 'fetch_setting.ip_list', value: '["8.8.4.0/24"]' },
+    ];
+    for (const option of lists) expect((await root.client.put('/api/option/', option)).body.success).toBe(true);
+    try {
+      const save = (url: string) => ivy.client.put('/api/user/setting', { notify_type: 'webhook', webhook_url: url });
+      expect((await save('https://a.hooks.example.com/x')).body).toMatchObject({ success: true });
+      expect((await save('https://hooks.example.org/x')).body).toEqual({ success: false, message: '回调地址的域名不在允许列表中', data: null });
+      expect((await save('https://8.8.4.4/x')).body).toEqual({ success: false, message: '回调地址的 IP 在禁止列表中', data: null });
+      expect((await save('https://8.8.8.8/x')).body).toMatchObject({ success: true });
+      // The reason reaches an English caller in English.
+      const english = await ivy.client.put('/api/user/setting', { notify_type: 'webhook', webhook_url: 'https://hooks.example.org/x' }, { headers: { 'accept-language': 'en' } });
+      expect(english.body.message).toBe('The domain of the callback address is not on the allow list');
+    } finally {
+      await root.client.put('/api/option/', { key: 'fetch_setting.domain_filter_mode', value: 'false' });
+      await root.client.put('/api/option/', { key: 'fetch_setting.domain_list', value: '[]' });
+      await root.client.put('/api/option/', { key: 'fetch_setting.ip_list', value: '[]' });
+    }
+  });
+
   it('refuses settings of the wrong type or range', async () => {
     expect((await ivy.client.put('/api/user/setting', { notify_type: 'sms' })).status).toBe(400);
     expect((await ivy.client.put('/api/user/setting', { quota_warning_threshold: -1 })).status).toBe(400);

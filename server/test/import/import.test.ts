@@ -62,7 +62,7 @@ function expectedCounts(variant: SourceVariant) {
     users: { read: 3, imported: 3, rejected: [] as string[] },
     tokens: { read: isOneApi ? 3 : 4, imported: isOneApi ? 2 : 3, rejected: ['12'] },
     channels: { read: is2025 ? 4 : 3, imported: is2025 ? 3 : 2, rejected: ['7'] },
-    options: { read: 5, imported: 2, rejected: ['QuotaForNewUser'] },
+    options: { read: is2025 ? 7 : 5, imported: is2025 ? 4 : 2, rejected: ['QuotaForNewUser'] },
     redemptions: { read: 2, imported: 2, rejected: [] },
     ...(isOneApi ? {} : {
       top_ups: { read: 2, imported: 1, rejected: ['31'] },
@@ -135,8 +135,13 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
           // new-api's JSON-array multi-key becomes one service account per line, as ModelGate reads keys.
           expect(channels[2]!.key.split('\n').map((line) => JSON.parse(line))).toEqual(vertexAccounts);
         }
-        const options = await db.selectFrom('options').selectAll().orderBy('key').execute();
-        expect(options).toEqual([{ key: 'ModelRatio', value: '{"gpt-4o-mini":0.5,"gpt-4o":2.5}' }, { key: 'SystemName', value: 'Old Gateway' }]);
+        const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : 1);
+        const options = (await db.selectFrom('options').selectAll().execute()).sort(byKey);
+        expect(options).toEqual([
+          { key: 'ModelRatio', value: '{"gpt-4o-mini":0.5,"gpt-4o":2.5}' },
+          { key: 'SystemName', value: 'Old Gateway' },
+          ...(pair.variant === 'new-api-2025' ? [{ key: 'fetch_setting.domain_filter_mode', value: 'true' }, { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' }] : []),
+        ].sort(byKey));
         expect(await db.selectFrom('setups').select('id').execute()).toHaveLength(1);
 
         // Twice: nothing is written again.

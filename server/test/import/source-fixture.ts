@@ -102,6 +102,8 @@ function seedRows(kind: DatabaseKind, variant: SourceVariant, upstreamUrl: strin
       { key: 'QuotaForNewUser', value: 'plenty' },
       { key: 'CheckinEnabled', value: 'true' },
       { key: 'LegacyFlag', value: '1' },
+      // new-api's SSRF lists (fetch_setting): an operator's allow list must not be lost in the move.
+      ...(variant === 'new-api-2025' ? [{ key: 'fetch_setting.domain_filter_mode', value: 'true' }, { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' }] : []),
     ],
     redemptions: [
       { id: 20, user_id: 1, key: 'RedeemRedeemRedeemRedeemRedeem01', status: 1, name: 'gift', quota: 1000, created_time: 1_700_000_000, redeemed_time: 0 },

@@ -148,6 +148,11 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['回调地址的端口 {0} 不在允许的端口列表中', 'Port {0} of the callback address is not among the allowed ports'],
   ['回调地址不能指向内网、本机或保留地址', 'The callback address must not point to a private, local or reserved address'],
   ['{0} 只解析到内网、本机或保留地址，已拒绝连接', '{0} resolves only to private, local or reserved addresses, so the connection was refused'],
+  ['{0} 解析到的地址都不被 IP 列表允许，已拒绝连接', 'The IP list allows none of the addresses {0} resolves to, so the connection was refused'],
+  ['回调地址的 IP 不在允许列表中', 'The IP address of the callback address is not on the allow list'],
+  ['回调地址的 IP 在禁止列表中', 'The IP address of the callback address is on the block list'],
+  ['回调地址的域名不在允许列表中', 'The domain of the callback address is not on the allow list'],
+  ['回调地址的域名在禁止列表中', 'The domain of the callback address is on the block list'],
   ['请填写 Webhook 地址', 'Please enter the webhook URL'],
   ['通知邮箱格式不正确', 'The notification email address is not valid'],
 

@@ -171,6 +171,8 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['必须是 JSON 对象', 'must be a JSON object'],
   ['必须是 JSON 数组', 'must be a JSON array'],
   ['必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]', 'must be a JSON array of ports and port ranges as strings, such as ["443", "8000-9000"]'],
+  ['必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]', 'must be a JSON array of domains as strings, such as ["example.com", "*.example.com"]'],
+  ['必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]', 'must be a JSON array of IP addresses and CIDR ranges as strings, such as ["203.0.113.7", "10.0.0.0/8"]'],
   // The Chats option (packages/shared/src/chats.ts); shown after the key ("Chats …")
   ['最多 {0} 个聊天应用', 'allows at most {0} chat apps'],
   ['第 {0} 项必须是“名称: 链接”形式的对象', 'entry {0} must be an object of "name: link"'],
