@@ -57,11 +57,19 @@ export const metricsFields: OptionField[] = [
   f('MetricsToken', 'secret', 'settings.metricsToken'),
 ];
 
+/** How a domain or address list is read: true = allow list, false = block list (new-api's fetch_setting modes). */
+const listModes = [{ value: 'false', labelKey: 'settings.ssrfBlockList' }, { value: 'true', labelKey: 'settings.ssrfAllowList' }];
+
 /** SSRF protection of the URLs users hand the server to call back (webhooks, Midjourney notifyHook); docs/configuration.md. */
 export const fetchFields: OptionField[] = [
   f('fetch_setting.enable_ssrf_protection', 'switch', 'settings.ssrfProtection', { span: 24, extraKey: 'settings.ssrfProtectionHint' }),
   f('fetch_setting.allow_private_ip', 'switch', 'settings.ssrfAllowPrivateIp'),
   f('fetch_setting.allowed_ports', 'json', 'settings.ssrfAllowedPorts', { jsonErrorKey: 'settings.ssrfAllowedPortsInvalid', placeholder: '["80", "443", "8080", "8443"]' }),
+  f('fetch_setting.domain_filter_mode', 'select', 'settings.ssrfDomainMode', { choices: listModes }),
+  f('fetch_setting.domain_list', 'json', 'settings.ssrfDomainList', { jsonErrorKey: 'settings.ssrfDomainListInvalid', placeholder: '["hooks.example.com", "*.example.org"]', extraKey: 'settings.ssrfDomainListHint' }),
+  f('fetch_setting.ip_filter_mode', 'select', 'settings.ssrfIpMode', { choices: listModes }),
+  f('fetch_setting.ip_list', 'json', 'settings.ssrfIpList', { jsonErrorKey: 'settings.ssrfIpListInvalid', placeholder: '["203.0.113.7", "10.0.0.0/8"]', extraKey: 'settings.ssrfIpListHint' }),
+  f('fetch_setting.apply_ip_filter_for_domain', 'switch', 'settings.ssrfIpListForNames', { span: 24, extraKey: 'settings.ssrfIpListForNamesHint' }),
 ];
 
 export const smtpFields: OptionField[] = [
