@@ -21,7 +21,8 @@ export interface OptionDefinition {
 
 const bool = (value: boolean, extra: Partial<OptionDefinition> = {}): OptionDefinition =>
   ({ type: 'bool', default: String(value), ...extra });
-const int = (value: number, min = 0, max?: number): OptionDefinition =>
+/** An integer option: within JavaScript's exact integers at most (quotas beyond 2^53 would be rounded, and 1e300 "is an integer"). */
+const int = (value: number, min = 0, max = Number.MAX_SAFE_INTEGER): OptionDefinition =>
   ({ type: 'int', default: String(value), min, max });
 const float = (value: number, min = 0, max?: number): OptionDefinition =>
   ({ type: 'float', default: String(value), min, max });
@@ -31,12 +32,20 @@ const secret = (): OptionDefinition => ({ type: 'string', default: '', secret: t
 const json = (value: unknown, check?: (value: string) => string | null): OptionDefinition =>
   ({ type: 'json', default: JSON.stringify(value), check });
 
-/** A JSON object whose values are all finite numbers >= 0 (ratios and prices keyed by name). */
+/**
+ * The largest ratio, price or token count a map option holds (UnsetModelRatio's bound too). Far
+ * above any real price (a ratio of 1 is $2 per million tokens), and low enough that every quota
+ * worked out from them stays a finite number: a ratio of 1e308 made the hold "Infinity".
+ */
+export const maxMapValue = 1_000_000;
+
+/** A JSON object whose values are all finite numbers from 0 to maxMapValue (ratios and prices keyed by name). */
 export const numberMapCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
   for (const [name, ratio] of Object.entries(parsed)) {
     if (typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 0) return `${name} 的值必须是非负数字`;
+    if (ratio > maxMapValue) return `${name} 的值不能大于 ${maxMapValue}`;
   }
   return null;
 };
@@ -108,7 +117,7 @@ export const optionRegistry = {
   WorkerValidKey: secret(),
   EpayId: text(),
   EpayKey: secret(),
-  Price: float(7.3),
+  Price: float(7.3, 0, maxMapValue),
   MinTopUp: int(1, 0),
   TopupGroupRatio: json(defaultGroupRatio, numberMapCheck),
   PayAddress: text('', { check: urlCheck }),
@@ -119,7 +128,7 @@ export const optionRegistry = {
   // Card payments through Stripe Checkout (api/payments/, docs/payments.md)
   StripeApiSecret: secret(),
   StripeWebhookSecret: secret(),
-  StripeUnitPrice: float(8, 0),
+  StripeUnitPrice: float(8, 0, maxMapValue),
   StripeMinTopUp: int(1, 1),
   StripeCurrency: text('usd', { check: (value) => (/^[a-z]{3}$/.test(value) ? null : '必须是三个小写字母的货币代码，如 usd') }),
   StripePromotionCodesEnabled: bool(false),
@@ -173,7 +182,7 @@ export const optionRegistry = {
   About: text(),
   Footer: text(),
   // Quota and display
-  QuotaPerUnit: float(500000, 1),
+  QuotaPerUnit: float(500000, 1, 1_000_000_000),
   RetryTimes: int(0, 0, 10),
   DisplayInCurrencyEnabled: bool(true),
   DisplayTokenStatEnabled: bool(true),
@@ -181,7 +190,7 @@ export const optionRegistry = {
   DemoSiteEnabled: bool(false),
   SelfUseModeEnabled: bool(false),
   // The ratio an unpriced model is billed at where it may be used (self-use mode, accept-unset users): new-api's 37.5.
-  UnsetModelRatio: float(37.5, 0, 1_000_000),
+  UnsetModelRatio: float(37.5, 0, maxMapValue),
   QuotaForNewUser: int(0),
   PreConsumedQuota: int(500),
   // The hold of a relayed call (docs/billing.md "Hold, settle, refund"): output tokens held as its likely

