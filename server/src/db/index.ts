@@ -18,6 +18,7 @@ import { tokenCrossGroupRetryMigration } from './migrations/0010_token_cross_gro
 import { onePendingSubscriptionOrderMigration } from './migrations/0011_one_pending_subscription_order.js';
 import { taskSubscriptionPartsMigration } from './migrations/0012_task_subscription_parts.js';
 import { fundingHoldsMigration } from './migrations/0013_funding_holds.js';
+import { taskLongTextMigration } from './migrations/0014_task_long_text.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -107,6 +108,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0011_one_pending_subscription_order': onePendingSubscriptionOrderMigration(),
     '0012_task_subscription_parts': taskSubscriptionPartsMigration(kind),
     '0013_funding_holds': fundingHoldsMigration(kind),
+    '0014_task_long_text': taskLongTextMigration(kind),
   };
 }
 

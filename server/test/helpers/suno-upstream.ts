@@ -11,18 +11,24 @@ export interface SunoUpstream {
   submits: Array<{ path: string; authorization: string; body: any }>;
   /** How many times each upstream id was asked for. */
   fetched: Map<string, number>;
-  /** The states the next submitted task goes through, one per fetch. */
-  nextScript(states: Array<{ status: string; fail_reason?: string }>): void;
+  /** The states the next submitted task goes through, one per fetch (`fields` replace the answer's own: a hostile upstream). */
+  nextScript(states: SunoState[]): void;
   /** Makes the next submits fail with this HTTP status and body. */
   failSubmits(status: number, body: unknown, count?: number): void;
   close(): Promise<void>;
 }
 
+export interface SunoState {
+  status: string;
+  fail_reason?: string;
+  fields?: Record<string, unknown>;
+}
+
 export async function startSunoUpstream(key: string): Promise<SunoUpstream> {
   const submits: SunoUpstream['submits'] = [];
   const fetched = new Map<string, number>();
-  const scripts = new Map<string, Array<{ status: string; fail_reason?: string }>>();
-  let script: Array<{ status: string; fail_reason?: string }> = [{ status: 'SUCCESS' }];
+  const scripts = new Map<string, SunoState[]>();
+  let script: SunoState[] = [{ status: 'SUCCESS' }];
   let failures: Array<{ status: number; body: unknown }> = [];
   let next = 0;
   const server = http.createServer((req, res) => {
@@ -51,6 +57,7 @@ export async function startSunoUpstream(key: string): Promise<SunoUpstream> {
             task_id: id, action: 'MUSIC', status: state.status, fail_reason: state.fail_reason ?? '', submit_time: 1_760_000_000, start_time: 1_760_000_005,
             finish_time: state.status === 'SUCCESS' ? 1_760_000_050 : 0,
             data: state.status === 'SUCCESS' ? [{ id: `clip-${id}`, audio_url: `https://cdn.example/${id}.mp3`, title: 'Song', status: 'complete' }] : [],
+            ...state.fields,
           };
         });
         return send(200, { code: 'success', message: '', data });

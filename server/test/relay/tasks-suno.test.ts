@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowSeconds } from '../../src/db/index.js';
 import { failAndRefund } from '../../src/relay/ledger/task-ledger.js';
@@ -113,6 +114,59 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const tokenName = (await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', user.tokenId).executeTakeFirstOrThrow()).name;
     expect(refundRow).toMatchObject({ quota: musicQuota, token_id: user.tokenId, token_name: tokenName, channel_id: channelId, content: `suno 任务 ${submitted.body.data}（MUSIC）失败，退还额度：content policy` });
     expect(JSON.parse(refundRow.other)).toEqual({ task_id: submitted.body.data, refund: musicQuota });
+  });
+
+  it('stores an outsized or odd answer whole, and one task\'s answer never holds up the others', async () => {
+    const before = await ledger(user.id, user.tokenId);
+    // 120 KB of clips (more than MySQL's TEXT holds) and times no database column can hold.
+    const clips = [{ id: 'clip-long', lyrics: 'la '.repeat(40_000), status: 'complete' }];
+    suno.nextScript([{ status: 'SUCCESS', fields: { data: clips, start_time: 1e300, finish_time: -5 } }]);
+    const odd = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'long' });
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const plain = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'short' });
+    await server.relay.tasks.pollOnce();
+    const rows = await server.ctx.storage.db.selectFrom('tasks').select(['task_id', 'status', 'data', 'start_time', 'finish_time']).where('task_id', 'in', [odd.body.data, plain.body.data]).execute();
+    const byId = new Map(rows.map((row) => [row.task_id, row]));
+    expect(byId.get(plain.body.data)).toMatchObject({ status: 'SUCCESS' });
+    expect(byId.get(odd.body.data)).toMatchObject({ status: 'SUCCESS', start_time: 0 });
+    expect(JSON.parse(byId.get(odd.body.data)!.data)).toEqual(clips);
+    expect(Number(byId.get(odd.body.data)!.finish_time)).toBeGreaterThan(0);
+    const fetched = await call(user.key, 'GET', `/suno/fetch/${odd.body.data}`);
+    expect(fetched.body.data.data).toEqual(clips);
+    // Both delivered, both paid, nothing refunded.
+    const after = await ledger(user.id, user.tokenId);
+    expect(after.refunded).toBe(before.refunded);
+    expect(after.quota).toBe(before.quota - 2 * musicQuota);
+  });
+
+  it('a task whose write the database refuses is retried at the next poll, and the others are stored', async () => {
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const refused = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'refused' });
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const stored = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stored' });
+    const db = server.ctx.storage.db;
+    // A real refusal by the database (a trigger on the first task's finishing write), as a full disk or a constraint would give.
+    const id = sql.lit(refused.body.data as string);
+    const triggers = {
+      sqlite: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks WHEN NEW.task_id = ${id} AND NEW.status = 'SUCCESS' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
+      postgres: [
+        sql`CREATE FUNCTION refuse_task() RETURNS trigger AS $$ BEGIN IF NEW.task_id = ${id} AND NEW.status = 'SUCCESS' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+        sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task()`,
+      ],
+      mysql: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW BEGIN IF NEW.task_id = ${id} AND NEW.status = 'SUCCESS' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`],
+    }[kind];
+    for (const statement of triggers) await statement.execute(db);
+    const statuses = async () => new Map((await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [refused.body.data, stored.body.data]).execute()).map((row) => [row.task_id, row.status]));
+    try {
+      await server.relay.tasks.pollOnce();
+      expect(await statuses()).toEqual(new Map([[refused.body.data, 'SUBMITTED'], [stored.body.data, 'SUCCESS']]));
+    } finally {
+      await sql`DROP TRIGGER refuse_task${kind === 'postgres' ? sql` ON tasks` : sql``}`.execute(db);
+      if (kind === 'postgres') await sql`DROP FUNCTION refuse_task()`.execute(db);
+    }
+    // The lease was given back: the next poll stores it.
+    await server.relay.tasks.pollOnce();
+    expect((await statuses()).get(refused.body.data)).toBe('SUCCESS');
   });
 
   it('fails and refunds a task that does not finish in time; a lease keeps a second instance from polling it twice', async () => {

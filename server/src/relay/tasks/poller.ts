@@ -127,8 +127,12 @@ export class TaskPoller {
     for (const task of tasks) {
       const update = byUpstream.get(task.upstreamId);
       if (!update) continue;
-      await this.store(platform, task.taskId, update);
-      if (update.status !== task.status || update.progress !== task.progress) platform.changed?.(this.ctx, this.relay, task.taskId);
+      // One task's answer the database refuses is logged and retried next poll; it never holds up the others.
+      const isStored = await this.store(platform, task.taskId, update).then(() => true, (error: unknown) => {
+        this.log(error);
+        return false;
+      });
+      if (isStored && (update.status !== task.status || update.progress !== task.progress)) platform.changed?.(this.ctx, this.relay, task.taskId);
     }
   }
 

@@ -49,8 +49,13 @@ export async function sendTaskJson(adapter: ProviderAdapter, target: UpstreamTar
 export function epochSeconds(value: unknown): number {
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(number) || number <= 0) return 0;
-  return Math.floor(number > 1e11 ? number / 1000 : number);
+  const seconds = Math.floor(number > 1e11 ? number / 1000 : number);
+  // Past the year 9999 it is no time at all (and 1e300 fits no database's bigint).
+  return seconds <= lastSecond ? seconds : 0;
 }
+
+/** 9999-12-31T23:59:59Z. */
+const lastSecond = 253_402_300_799;
 
 /**
  * A channel refused a task for the request's own sake (Midjourney's banned prompt, a validation

@@ -52,7 +52,8 @@ export async function fetchSunoTasks(adapter: ProviderAdapter, target: UpstreamT
       progress: isDone ? '100%' : typeof item.progress === 'string' && /^\d{1,3}%$/.test(item.progress) ? item.progress : status === 'IN_PROGRESS' ? '50%' : '0%',
       startTime: epochSeconds(item.start_time),
       finishTime: epochSeconds(item.finish_time),
-      data: item.data === undefined ? '' : JSON.stringify(item.data).slice(0, 1_000_000),
+      // Whole (the answer is at most 4 MB): a cut would not be JSON any more.
+      data: item.data === undefined ? '' : JSON.stringify(item.data),
     };
   });
 }
