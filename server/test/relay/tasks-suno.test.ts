@@ -44,6 +44,29 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     return { id, tokenId: token.id, key: token.key };
   };
 
+  /**
+   * Makes the database refuse to move one task to `status` (a trigger: a real refusal, as a full disk or
+   * a constraint would give); resolves to what takes the trigger away.
+   */
+  const refuseUpdate = async (taskId: string, status: string): Promise<() => Promise<void>> => {
+    const db = server.ctx.storage.db;
+    const id = sql.lit(taskId);
+    const to = sql.lit(status);
+    const statements = {
+      sqlite: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks WHEN NEW.task_id = ${id} AND NEW.status = ${to} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
+      postgres: [
+        sql`CREATE FUNCTION refuse_task() RETURNS trigger AS $$ BEGIN IF NEW.task_id = ${id} AND NEW.status = ${to} THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+        sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task()`,
+      ],
+      mysql: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW BEGIN IF NEW.task_id = ${id} AND NEW.status = ${to} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`],
+    }[kind];
+    for (const statement of statements) await statement.execute(db);
+    return async () => {
+      await sql`DROP TRIGGER refuse_task${kind === 'postgres' ? sql` ON tasks` : sql``}`.execute(db);
+      if (kind === 'postgres') await sql`DROP FUNCTION refuse_task()`.execute(db);
+    };
+  };
+
   beforeAll(async () => {
     suno = await startSunoUpstream('suno-key');
     // Polling is driven by the tests (pollOnce), not by the interval.
@@ -145,28 +168,42 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     suno.nextScript([{ status: 'SUCCESS' }]);
     const stored = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stored' });
     const db = server.ctx.storage.db;
-    // A real refusal by the database (a trigger on the first task's finishing write), as a full disk or a constraint would give.
-    const id = sql.lit(refused.body.data as string);
-    const triggers = {
-      sqlite: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks WHEN NEW.task_id = ${id} AND NEW.status = 'SUCCESS' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
-      postgres: [
-        sql`CREATE FUNCTION refuse_task() RETURNS trigger AS $$ BEGIN IF NEW.task_id = ${id} AND NEW.status = 'SUCCESS' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
-        sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task()`,
-      ],
-      mysql: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW BEGIN IF NEW.task_id = ${id} AND NEW.status = 'SUCCESS' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`],
-    }[kind];
-    for (const statement of triggers) await statement.execute(db);
+    const drop = await refuseUpdate(refused.body.data, 'SUCCESS');
     const statuses = async () => new Map((await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [refused.body.data, stored.body.data]).execute()).map((row) => [row.task_id, row.status]));
     try {
       await server.relay.tasks.pollOnce();
       expect(await statuses()).toEqual(new Map([[refused.body.data, 'SUBMITTED'], [stored.body.data, 'SUCCESS']]));
     } finally {
-      await sql`DROP TRIGGER refuse_task${kind === 'postgres' ? sql` ON tasks` : sql``}`.execute(db);
-      if (kind === 'postgres') await sql`DROP FUNCTION refuse_task()`.execute(db);
+      await drop();
     }
     // The lease was given back: the next poll stores it.
     await server.relay.tasks.pollOnce();
     expect((await statuses()).get(refused.body.data)).toBe('SUCCESS');
+  });
+
+  it('a timed-out task the database refuses to end does not keep the others from their refund, or the poll from running', async () => {
+    const before = await ledger(user.id, user.tokenId);
+    suno.nextScript([{ status: 'IN_PROGRESS' }]);
+    const first = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stuck one' });
+    suno.nextScript([{ status: 'IN_PROGRESS' }]);
+    const second = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stuck two' });
+    const db = server.ctx.storage.db;
+    const statuses = async () => new Map((await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [first.body.data, second.body.data]).execute()).map((row) => [row.task_id, row.status]));
+    const late = nowSeconds() + server.ctx.config.taskTimeoutSeconds + 60;
+    const drop = await refuseUpdate(first.body.data, 'FAILURE');
+    try {
+      await server.relay.tasks.pollOnce(late);
+      expect((await statuses()).get(second.body.data)).toBe('FAILURE');
+      expect((await statuses()).get(first.body.data)).not.toBe('FAILURE');
+      expect((await ledger(user.id, user.tokenId)).refunded).toBe(before.refunded + musicQuota);
+    } finally {
+      await drop();
+    }
+    await server.relay.tasks.pollOnce(late + 1);
+    expect((await statuses()).get(first.body.data)).toBe('FAILURE');
+    const after = await ledger(user.id, user.tokenId);
+    expect(after.refunded).toBe(before.refunded + 2 * musicQuota);
+    expect(after.quota).toBe(before.quota);
   });
 
   it('fails and refunds a task that does not finish in time; a lease keeps a second instance from polling it twice', async () => {

@@ -91,7 +91,8 @@ export class TaskPoller {
     const kind = platform.platform;
     const expired = await db.selectFrom(table).select(`${idColumn} as task_id`).where('status', 'in', [...unfinishedStatuses])
       .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).limit(batchSize).execute();
-    for (const task of expired) await failAndRefund(this.ctx, this.relay, platform.table, task.task_id, '任务超时');
+    // Each task alone: one the database refuses to end is tried again next poll, and never stops the others or the poll.
+    for (const task of expired) await failAndRefund(this.ctx, this.relay, platform.table, task.task_id, '任务超时').catch(this.log);
 
     const candidates = await db.selectFrom(table).select(['id']).where('status', 'in', [...unfinishedStatuses])
       .where('lease_until', '<', now).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).orderBy('id').limit(batchSize).execute();
@@ -119,7 +120,7 @@ export class TaskPoller {
     const row = await this.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     const channel = row ? toRelayChannel(row) : null;
     if (!channel?.adapter) {
-      for (const task of tasks) await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`);
+      for (const task of tasks) await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`).catch(this.log);
       return;
     }
     const updates = await platform.fetch(channel, targetOf(channel, this.relay.dispatcher), tasks.map((task) => task.upstreamId));
