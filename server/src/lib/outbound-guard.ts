@@ -37,13 +37,11 @@ export interface FetchGuard {
 export interface AddressFilter<List> {
   isAllowList: boolean;
   list: List;
-  /** The list as written, so that two guards can be compared. */
-  source: string;
 }
 
 /** No list, as a block list: nothing is refused by it. */
-const noDomains: AddressFilter<readonly string[]> = { isAllowList: false, list: [], source: '' };
-const noAddresses: AddressFilter<BlockList> = { isAllowList: false, list: new BlockList(), source: '' };
+const noDomains: AddressFilter<readonly string[]> = { isAllowList: false, list: [] };
+const noAddresses: AddressFilter<BlockList> = { isAllowList: false, list: new BlockList() };
 
 /** The guard with no domain or address list (the defaults). */
 export function plainGuard(isEnabled: boolean, allowPrivateIp: boolean, allowedPorts: ReadonlyArray<readonly [number, number]>): FetchGuard {
@@ -73,8 +71,8 @@ export function fetchGuardOf(options: { bool(key: BoolKey): boolean; json<T>(key
     isEnabled: options.bool('fetch_setting.enable_ssrf_protection'),
     allowPrivateIp: options.bool('fetch_setting.allow_private_ip'),
     allowedPorts: parsePortRanges(options.json<unknown[]>('fetch_setting.allowed_ports')) ?? parsePortRanges(defaultAllowedPorts)!,
-    domains: { isAllowList: options.bool('fetch_setting.domain_filter_mode'), list: compiled.value.domains, source: JSON.stringify(domainEntries) },
-    addresses: { isAllowList: options.bool('fetch_setting.ip_filter_mode'), list: compiled.value.addresses, source: JSON.stringify(addressEntries) },
+    domains: { isAllowList: options.bool('fetch_setting.domain_filter_mode'), list: compiled.value.domains },
+    addresses: { isAllowList: options.bool('fetch_setting.ip_filter_mode'), list: compiled.value.addresses },
     isAddressFilterForNames: options.bool('fetch_setting.apply_ip_filter_for_domain'),
   };
 }
@@ -271,7 +269,7 @@ let callbackAgent: { key: string; dispatcher: Agent } | null = null;
 
 /** The agent for calls to such URLs (webhooks, notify hooks, upstream image URLs): the guard, and EXTRA_CA_FILE's CA when set. */
 export function callbackDispatcher(caFile: string, guard: FetchGuard): Agent {
-  const key = `${caFile}\n${guard.isEnabled}\n${guard.allowPrivateIp}\n${guard.isAddressFilterForNames}\n${guard.addresses.isAllowList}\n${guard.addresses.source}`;
+  const key = `${caFile}\n${guard.isEnabled}\n${guard.allowPrivateIp}\n${guard.isAddressFilterForNames}\n${guard.addresses.isAllowList}\n${guard.addresses.list.rules.join(',')}`;
   if (callbackAgent?.key !== key) {
     const ca = extraCa(caFile);
     callbackAgent = { key, dispatcher: guardedAgent(guard, ca ? { ca: [ca] } : {}) };
