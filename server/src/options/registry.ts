@@ -1,5 +1,6 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { addressEntry, defaultAllowedPorts, domainPattern, parsePortRanges } from '../lib/outbound-guard.js';
+import { modelHeadersCheck } from './model-headers.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
 /**
@@ -284,7 +285,7 @@ export const optionRegistry = {
   'gemini.safety_settings': json({ default: 'OFF' }, stringMapCheck),
   'gemini.version_settings': json({ default: 'v1beta' }, stringMapCheck),
   'gemini.supported_imagine_models': json(['gemini-2.0-flash-exp-image-generation'], arrayCheck),
-  'claude.model_headers_settings': json({}),
+  'claude.model_headers_settings': json({}, modelHeadersCheck),
   'claude.default_max_tokens': json({ default: 8192 }, numberMapCheck),
   'claude.thinking_adapter_enabled': bool(true),
   'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),

@@ -69,6 +69,12 @@ describe('system options (super admin)', () => {
     [{ key: 'ModelRatio', value: '{"gpt-4o": 1e308}' }, 'ModelRatio gpt-4o 的值不能大于 1000000'],
     [{ key: 'GroupRatio', value: '{"default": 1, "vip": 1000001}' }, 'GroupRatio vip 的值不能大于 1000000'],
     [{ key: 'GroupGroupRatio', value: '{"vip": {"default": 1e300}}' }, 'GroupGroupRatio vip: default 的值不能大于 1000000'],
+    // Admin-set headers go out with the channel's key: never where the request lands, its framing or its credential.
+    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"host": "evil.example"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 host 不能在此设置'],
+    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"x-api-key": "mine"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 x-api-key 不能在此设置'],
+    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"anthropic-beta": "a\\r\\nx-injected: 1"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 anthropic-beta 的值必须是不含换行等控制字符的 ASCII 字符串或其数组'],
+    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"bad name": "v"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头名称 bad name 不合法'],
+    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": "anthropic-beta"}' }, 'claude.model_headers_settings claude-sonnet-4 的值必须是请求头对象'],
     [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
     [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
   ])('refuses %j', async (body, message) => {

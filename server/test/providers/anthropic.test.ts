@@ -158,6 +158,17 @@ describe('Anthropic adapter: OpenAI request → Messages request', () => {
     expect(built.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31,output-128k-2025-02-19');
     expect(built.headers['anthropic-version']).toBe('2023-01-01');
   });
+
+  it('never lets claude.model_headers_settings move, reframe or re-sign the request, or send what is not HTTP', async () => {
+    // As a hand-edited database could hold it (saving refuses it): only the valid, settable header goes out.
+    const settings = { 'claude.model_headers_settings': JSON.stringify({ 'claude-3-7-sonnet-20250219': {
+      host: 'evil.example', 'Content-Length': '5', 'transfer-encoding': 'chunked', 'x-api-key': 'other', authorization: 'Bearer other',
+      'bad name': 'v', 'x-split': 'a\r\nx-injected: 1', 'x-wide': 'é', 'x-kept': 'yes',
+    } }) };
+    const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'x' }] }, call('claude-3-7-sonnet-20250219', settings));
+    const plain = await converter.buildRequest({ messages: [{ role: 'user', content: 'x' }] }, call('claude-3-7-sonnet-20250219'));
+    expect(built.headers).toEqual({ ...plain.headers, 'x-kept': 'yes' });
+  });
 });
 
 describe('Anthropic adapter: errors, native pass-through, registry', () => {

@@ -1,4 +1,5 @@
 import type { AdapterOptions, RelayEndpoint, UpstreamTarget } from '../types.js';
+import { modelHeaderProblem } from '../../../options/model-headers.js';
 
 export const anthropicVersion = '2023-06-01';
 
@@ -33,7 +34,8 @@ const splitList = (value: string | undefined): string[] => (value ?? '').split('
 
 /**
  * claude.model_headers_settings: `{ "<model>": { "<header>": ["v1", "v2"] | "v" } }`. Values are
- * merged into the headers, list-style: anthropic-beta values are appended without duplicates.
+ * merged into the headers, list-style: anthropic-beta values are appended without duplicates. Headers
+ * the setting may not send (options/model-headers.ts) are left out.
  */
 export function applyModelHeaders(headers: Record<string, string>, model: string, options: AdapterOptions): Record<string, string> {
   let settings: Record<string, Record<string, unknown>>;
@@ -45,6 +47,8 @@ export function applyModelHeaders(headers: Record<string, string>, model: string
   const extras = settings[model];
   if (!extras || typeof extras !== 'object') return headers;
   for (const [rawName, rawValue] of Object.entries(extras)) {
+    // A header the setting may not send (only a hand-edited database holds one: saving refuses it) is left out.
+    if (modelHeaderProblem(rawName, rawValue) !== null) continue;
     const name = rawName.toLowerCase();
     const values = (Array.isArray(rawValue) ? rawValue : [rawValue]).filter((v): v is string => typeof v === 'string');
     const merged = [...splitList(headers[name])];
