@@ -37,6 +37,15 @@ describe('channel create/update run the type validateChannel; endpoint support d
     expect(good.status, good.text).toBe(200);
   });
 
+  it('refuses an OpenAI organization that cannot be sent as a header', async () => {
+    for (const organization of ['org\r\nX-Injected: 1', 'org abc', 'org-é']) {
+      const refused = await create({ type: 1, key: 'sk-x', openai_organization: organization });
+      expect(refused.status, organization).toBe(400);
+      expect(refused.body.message).toBe('openai_organization: openai_organization 只能包含可见的 ASCII 字符，如 org-…');
+    }
+    expect((await create({ type: 1, key: 'sk-x', openai_organization: ' org-Abc_123 ' })).status).toBe(200);
+  });
+
   it('rejects Bedrock keys that are not AK|SK|Region or APIKey|Region', async () => {
     for (const key of ['just-a-key', 'AK||us-east-1', 'AK|SK|not a region', 'a|b|c|d|e']) {
       const res = await create({ type: 33, key });

@@ -105,6 +105,13 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     const sent = mock.requests.at(-1)!;
     expect(sent.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.25 });
     expect(sent.headers['openai-organization']).toBe('org-test');
+    // One that is not a header value (imported, or edited in the database) is left out, not a failed call.
+    await server.ctx.storage.db.updateTable('channels').set({ openai_organization: 'org\r\nX-Injected: 1' }).where('id', '=', id).execute();
+    await server.relay.channels.rebuild();
+    expect((await chat('m-map', { temperature: 1 })).status).toBe(200);
+    expect(mock.requests.at(-1)!.headers).not.toHaveProperty('openai-organization');
+    expect(mock.requests.at(-1)!.headers).not.toHaveProperty('x-injected');
+
     await flushRelay(server.ctx);
     const log = await lastLog();
     expect(log).toMatchObject({ model_name: 'm-map', channel_id: id });

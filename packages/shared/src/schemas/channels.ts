@@ -93,7 +93,9 @@ export const channelFieldsShape = {
   key: z.string({ error: '渠道密钥必须是字符串' }).max(1_000_000, { error: '渠道密钥过长' }).optional(),
   base_url: z.string({ error: 'base_url 必须是字符串' }).max(512, { error: 'base_url 不能超过 512 个字符' }).nullish(),
   other: z.string({ error: 'other 必须是字符串' }).max(65535).nullish(),
-  openai_organization: z.string({ error: 'openai_organization 必须是字符串' }).max(255).nullish(),
+  // Sent as the OpenAI-Organization header: a line break or a non-ASCII character would fail every call as "upstream unavailable".
+  openai_organization: z.string({ error: 'openai_organization 必须是字符串' }).max(255)
+    .refine((value) => /^[\x21-\x7e]*$/.test(value.trim()), { error: 'openai_organization 只能包含可见的 ASCII 字符，如 org-…' }).nullish(),
   test_model: z.string({ error: 'test_model 必须是字符串' }).max(255).nullish(),
   max_input_tokens: int32('max_input_tokens 必须是整数').min(0).nullish(),
   model_mapping: jsonObjectField.optional(),

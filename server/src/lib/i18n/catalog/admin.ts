@@ -95,6 +95,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['base_url 不能超过 512 个字符', 'base_url cannot be longer than 512 characters'],
   ['other 必须是字符串', 'other must be a string'],
   ['openai_organization 必须是字符串', 'openai_organization must be a string'],
+  ['openai_organization 只能包含可见的 ASCII 字符，如 org-…', 'openai_organization may contain only visible ASCII characters, such as org-…'],
   ['test_model 必须是字符串', 'test_model must be a string'],
   ['max_input_tokens 必须是整数', 'max_input_tokens must be an integer'],
   ['auto_ban 必须是 0 或 1', 'auto_ban must be 0 or 1'],
