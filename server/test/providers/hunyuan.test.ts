@@ -135,6 +135,13 @@ describe('Hunyuan adapter (type 23)', () => {
     expect(hunyuanAdapter.validateChannel('AKID|sk', '', '')).toBeNull();
     const built = await converter.buildRequest({ messages: [] }, { ...callFor(false), target: makeTarget(upstream.url, 'AKID|sk', ' ap-guangzhou ') });
     expect(built.headers['x-tc-region']).toBe('ap-guangzhou');
+    // The region goes out as a header: anything but a region name is refused on save, and left out if stored.
+    expect(hunyuanAdapter.validateChannel('AKID|sk', 'na-siliconvalley', '')).toBeNull();
+    for (const region of ['ap guangzhou', 'ap-guangzhou\r\nX-Injected: 1', '广州', 'AP-Guangzhou']) {
+      expect(hunyuanAdapter.validateChannel('AKID|sk', region, ''), region).toBe('腾讯混元的地域应为 ap-guangzhou 这样的地域名，或留空');
+    }
+    const stored = await converter.buildRequest({ messages: [] }, { ...callFor(false), target: makeTarget(upstream.url, 'AKID|sk', 'ap-guangzhou\r\nX-Injected: 1') });
+    expect(stored.headers).not.toHaveProperty('x-tc-region');
     expect(adapterForType(23)).toBe(hunyuanAdapter);
     expect(hunyuanAdapter.meta).toMatchObject({ type: 23, defaultBaseURL: 'https://hunyuan.tencentcloudapi.com' });
   });

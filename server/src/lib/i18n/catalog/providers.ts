@@ -78,6 +78,7 @@ export const providerTexts: readonly CatalogEntry[] = [
   ['Dify 应用类型只能是 chat、chatflow、agent 或 workflow', 'The Dify app type must be chat, chatflow, agent or workflow'],
   ['腾讯混元渠道密钥格式应为 AppId|SecretId|SecretKey', 'The Tencent Hunyuan channel key must be AppId|SecretId|SecretKey'],
   ['腾讯混元的密钥格式为 AppId|SecretId|SecretKey（AppId 可省略：SecretId|SecretKey）', 'The Tencent Hunyuan key is AppId|SecretId|SecretKey (AppId may be left out: SecretId|SecretKey)'],
+  ['腾讯混元的地域应为 ap-guangzhou 这样的地域名，或留空', 'The Tencent Hunyuan region must be a region name such as ap-guangzhou, or empty'],
   ['Jina 需要填写 API Key', 'Jina needs an API key'],
   ['Jina 的 API Key 以 jina_ 开头', 'A Jina API key starts with jina_'],
   ['请填写 Midjourney-Proxy 地址', 'Please enter the Midjourney-Proxy URL'],

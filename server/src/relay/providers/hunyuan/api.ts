@@ -1,6 +1,6 @@
 import { RelayError } from '../../errors.js';
 import type { UpstreamRequest, UpstreamTarget } from '../types.js';
-import { parseHunyuanKey } from './key.js';
+import { isHunyuanRegion, parseHunyuanKey } from './key.js';
 import { signTc3 } from './tc3.js';
 
 export const hunyuanVersion = '2023-09-01';
@@ -33,6 +33,7 @@ export function buildSignedHunyuanRequest(target: UpstreamTarget, action: string
     'x-tc-timestamp': String(timestamp),
     authorization,
   };
-  if (target.other.trim()) headers['x-tc-region'] = target.other.trim();
+  // Saving refuses anything but a region name; one imported or edited in the database is left out.
+  if (isHunyuanRegion(target.other.trim())) headers['x-tc-region'] = target.other.trim();
   return { url, headers, body };
 }

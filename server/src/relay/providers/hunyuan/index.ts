@@ -2,7 +2,7 @@ import type { ChatConverter, ProviderAdapter } from '../types.js';
 import { hunyuanUrl } from './api.js';
 import { buildHunyuanEmbeddingsRequest, parseHunyuanEmbeddings } from './embeddings.js';
 import { parseHunyuanError } from './errors.js';
-import { validateHunyuanKey } from './key.js';
+import { validateHunyuanChannel } from './key.js';
 import { buildHunyuanChatRequest } from './request.js';
 import { createHunyuanStreamTransform, parseHunyuanResponse, readHunyuanUsage } from './response.js';
 
@@ -53,5 +53,5 @@ export const hunyuanAdapter = {
   },
   embeddings: { readUsage: usageOfAnswer },
   errors: { parse: parseHunyuanError },
-  validateChannel: (key: string, _other: string, _baseURL: string) => validateHunyuanKey(key),
+  validateChannel: (key: string, other: string, _baseURL: string) => validateHunyuanChannel(key, other),
 } satisfies ProviderAdapter & Record<string, unknown>;
