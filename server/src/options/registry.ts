@@ -1,5 +1,6 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { addressEntry, defaultAllowedPorts, domainPattern, parsePortRanges } from '../lib/outbound-guard.js';
+import { isApiVersion } from './api-version.js';
 import { modelHeadersCheck } from './model-headers.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
@@ -55,6 +56,14 @@ const stringMapCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
   return Object.values(parsed).every((v) => typeof v === 'string') ? null : '值必须是字符串';
+};
+
+/** gemini.version_settings: a string map of API versions, each a path segment of every Gemini call's URL (v1, v1beta). */
+const apiVersionMapCheck = (value: string): string | null => {
+  const problem = stringMapCheck(value);
+  if (problem) return problem;
+  const parsed = JSON.parse(value) as Record<string, string>;
+  return Object.values(parsed).every(isApiVersion) ? null : '版本必须是 v1、v1beta 这样的版本名';
 };
 
 /** GroupGroupRatio: `{userGroup: {tokenGroup: ratio}}`, every ratio a finite number >= 0. */
@@ -283,7 +292,7 @@ export const optionRegistry = {
   ModelRequestRateLimitDurationMinutes: int(1, 0),
   // Gemini and Claude
   'gemini.safety_settings': json({ default: 'OFF' }, stringMapCheck),
-  'gemini.version_settings': json({ default: 'v1beta' }, stringMapCheck),
+  'gemini.version_settings': json({ default: 'v1beta' }, apiVersionMapCheck),
   'gemini.supported_imagine_models': json(['gemini-2.0-flash-exp-image-generation'], arrayCheck),
   'claude.model_headers_settings': json({}, modelHeadersCheck),
   'claude.default_max_tokens': json({ default: 8192 }, numberMapCheck),

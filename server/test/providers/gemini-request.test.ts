@@ -111,6 +111,14 @@ describe('Gemini adapter: OpenAI request → generateContent', () => {
     expect((other.body as any).safetySettings).toEqual(allCategoriesAt('OFF'));
   });
 
+  it('reads a stored version that is not a path segment as v1beta (saving refuses it)', async () => {
+    for (const version of ['v1beta\r\nX-Injected: 1', '../v1', 'v1?key=x', 'v1/models/x#']) {
+      const options = { 'gemini.version_settings': JSON.stringify({ default: version }) };
+      const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'hi' }] }, call('gemini-2.5-pro', false, options));
+      expect(built.url, version).toBe(`${upstream.url}/v1beta/models/gemini-2.5-pro:generateContent`);
+    }
+  });
+
   it('maps thinking suffixes and reasoning_effort to thinkingConfig, stripping the suffix from the URL', async () => {
     const user = { messages: [{ role: 'user', content: 'x' }] };
     const suffix = await converter.buildRequest(user, call('gemini-2.5-flash-thinking-2048'));

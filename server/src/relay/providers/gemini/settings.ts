@@ -1,3 +1,4 @@
+import { isApiVersion } from '../../../options/api-version.js';
 import type { AdapterOptions } from '../types.js';
 
 /** A `{ "default": x, "<model>": y }` option read for one model (model key, then `default`). */
@@ -26,7 +27,8 @@ export function safetySettingsFor(options: AdapterOptions, model: string): Array
   return safetyCategories.map((category) => ({ category, threshold }));
 }
 
-/** API version from `gemini.version_settings` (default v1beta). */
+/** API version from `gemini.version_settings` (default v1beta; a stored value that is not a version reads as it). */
 export function versionFor(options: AdapterOptions, model: string): string {
-  return settingForModel(options, 'gemini.version_settings', model, 'v1beta');
+  const version = settingForModel(options, 'gemini.version_settings', model, 'v1beta');
+  return isApiVersion(version) ? version : 'v1beta';
 }
