@@ -37,6 +37,15 @@ describe('channel create/update run the type validateChannel; endpoint support d
     expect(good.status, good.text).toBe(200);
   });
 
+  it('refuses a key with control or non-ASCII characters, which no request header can carry', async () => {
+    for (const key of ['sk-\u0007x', 'sk-\u2028x', 'sk-é']) {
+      const refused = await create({ type: 1, key });
+      expect(refused.status, key).toBe(400);
+      expect(refused.body.message).toBe('key: 渠道密钥只能包含 ASCII 字符，多个密钥每行一个');
+    }
+    expect((await create({ type: 1, key: 'sk-one\r\nsk-two\n' })).status).toBe(200);
+  });
+
   it('refuses an OpenAI organization that cannot be sent as a header', async () => {
     for (const organization of ['org\r\nX-Injected: 1', 'org abc', 'org-é']) {
       const refused = await create({ type: 1, key: 'sk-x', openai_organization: organization });

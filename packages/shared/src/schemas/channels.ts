@@ -90,7 +90,9 @@ export function toInteger(value: number | string | undefined | null): number | n
 export const channelFieldsShape = {
   name: z.string({ error: '渠道名称必须是字符串' }).max(191, { error: '渠道名称不能超过 191 个字符' }).optional(),
   type: int32('渠道类型必须是整数').optional(),
-  key: z.string({ error: '渠道密钥必须是字符串' }).max(1_000_000, { error: '渠道密钥过长' }).optional(),
+  // Keys travel in request headers: a control character or a non-ASCII one would fail every call of the channel as "upstream unavailable".
+  key: z.string({ error: '渠道密钥必须是字符串' }).max(1_000_000, { error: '渠道密钥过长' })
+    .refine((value) => /^[\t\n\r\x20-\x7e]*$/.test(value), { error: '渠道密钥只能包含 ASCII 字符，多个密钥每行一个' }).optional(),
   base_url: z.string({ error: 'base_url 必须是字符串' }).max(512, { error: 'base_url 不能超过 512 个字符' }).nullish(),
   other: z.string({ error: 'other 必须是字符串' }).max(65535).nullish(),
   // Sent as the OpenAI-Organization header: a line break or a non-ASCII character would fail every call as "upstream unavailable".

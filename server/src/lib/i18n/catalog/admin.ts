@@ -91,6 +91,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['渠道类型必须是整数', 'The channel type must be an integer'],
   ['渠道密钥必须是字符串', 'The channel key must be a string'],
   ['渠道密钥过长', 'The channel key is too long'],
+  ['渠道密钥只能包含 ASCII 字符，多个密钥每行一个', 'A channel key may contain only ASCII characters, several keys one per line'],
   ['base_url 必须是字符串', 'base_url must be a string'],
   ['base_url 不能超过 512 个字符', 'base_url cannot be longer than 512 characters'],
   ['other 必须是字符串', 'other must be a string'],
