@@ -118,18 +118,21 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     }
   });
 
+  /** A user with a webhook at `url` whose call just took their balance below the threshold (the warning is on its way). */
+  const warnedUser = async (url: string) => {
+    const userId = await createRelayUser(server.ctx, {
+      quota: 50_000,
+      setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: url, webhook_secret: 'hook-secret' }),
+    });
+    expect((await chat(server, (await createRelayToken(server.ctx, userId)).apiKey)).status).toBe(200);
+    await flushRelay(server.ctx);
+    return userId;
+  };
+  /** Whether the warning of this user was handled (sent, or refused and logged). */
+  const claimed = async (userId: number) => (await server.ctx.cache.count(`notify:quota:${userId}`)) > 0;
+
   it('never calls a webhook on a private address while the SSRF protection refuses them, by address or by name', async () => {
     const hook = await startHookServer(tls);
-    const warnedUser = async (url: string) => {
-      const userId = await createRelayUser(server.ctx, {
-        quota: 50_000,
-        setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: url, webhook_secret: 'hook-secret' }),
-      });
-      expect((await chat(server, (await createRelayToken(server.ctx, userId)).apiKey)).status).toBe(200);
-      await flushRelay(server.ctx);
-      return userId;
-    };
-    const claimed = async (userId: number) => (await server.ctx.cache.count(`notify:quota:${userId}`)) > 0;
     try {
       await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
       // A literal loopback address, and a name that resolves to it (checked when the connection is made).
@@ -152,31 +155,21 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
   it('holds webhook calls to the root\'s domain and address lists, the address list on what a name resolves to', async () => {
     const hook = await startHookServer(tls);
     const byName = hook.url.replace('127.0.0.1', 'localhost');
-    const warnedUser = async () => {
-      const userId = await createRelayUser(server.ctx, {
-        quota: 50_000,
-        setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: byName, webhook_secret: 'hook-secret' }),
-      });
-      expect((await chat(server, (await createRelayToken(server.ctx, userId)).apiKey)).status).toBe(200);
-      await flushRelay(server.ctx);
-      return userId;
-    };
-    const claimed = async (userId: number) => (await server.ctx.cache.count(`notify:quota:${userId}`)) > 0;
     try {
       // Saved before the lists were set; refused when it is called.
       await setOption(server.ctx, 'fetch_setting.domain_filter_mode', 'true');
       await setOption(server.ctx, 'fetch_setting.domain_list', '["*.example.com"]');
-      const notListed = await warnedUser();
+      const notListed = await warnedUser(byName);
       await setOption(server.ctx, 'fetch_setting.domain_filter_mode', 'false');
       await setOption(server.ctx, 'fetch_setting.domain_list', '[]');
       await setOption(server.ctx, 'fetch_setting.ip_list', '["127.0.0.0/8", "::1"]');
-      const blockedAddress = await warnedUser();
+      const blockedAddress = await warnedUser(byName);
       await expect.poll(async () => (await claimed(notListed)) && (await claimed(blockedAddress))).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(hook.calls).toEqual([]);
       // The far side: with the address list applied only to written addresses, the name is called.
       await setOption(server.ctx, 'fetch_setting.apply_ip_filter_for_domain', 'false');
-      const allowed = await warnedUser();
+      const allowed = await warnedUser(byName);
       await until(() => hook.calls.length === 1, 'the allowed webhook call');
       expect(hook.calls[0]!.body).toMatchObject({ type: 'quota_exceed', user_id: allowed });
     } finally {
