@@ -16,7 +16,8 @@ import { extraCa } from './extra-ca.js';
  * A host name is checked where it is resolved, when the connection is made (guardedAgent), so a name
  * that resolves to a public address at one moment and to 127.0.0.1 at the next cannot slip through
  * between a check and the call.
- * Channel base URLs, OAuth and payment endpoints are set by the root and are not subject to it.
+ * Channel base URLs (admins and the root), OAuth and payment endpoints (the root) are not subject to it:
+ * a channel may point at a model server on the local network.
  */
 
 /** What the fetch_setting options say (options/registry.ts). */
