@@ -93,7 +93,8 @@ export function toRelayChannel(row: ChannelRow): RelayChannel {
     keys: usableKeys(row),
     baseURL: row.base_url || adapterForType(row.type)?.meta.defaultBaseURL || '',
     other: row.other ?? '',
-    organization: row.openai_organization ?? '',
+    // Sent as a header: saving refuses anything but visible ASCII; one imported or edited in the database is left out.
+    organization: /^[\x21-\x7e]+$/.test(row.openai_organization ?? '') ? row.openai_organization : '',
     adapter: adapterForType(row.type),
     modelMapping: parseObject<Record<string, string>>(row.model_mapping),
     statusCodeMapping: parseObject<Record<string, string>>(row.status_code_mapping),

@@ -76,16 +76,12 @@ export type UpstreamSuccess = UpstreamReply & {
   tried: number[];
 };
 
-/** Visible ASCII: what an organization id may be sent as. */
-const headerSafe = /^[\x21-\x7e]+$/;
-
 /** Channel types that can serve Claude (Anthropic, AWS Claude, Vertex AI): only they get the client's anthropic-* headers. */
 const claudeChannelTypes = new Set([14, 33, 41]);
 
 export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>, key = pickKey(channel)): UpstreamTarget {
   const headers: Record<string, string> = clientHeaders && claudeChannelTypes.has(channel.type) ? { ...clientHeaders } : {};
-  // Saving refuses an organization that is not a header value; one imported or edited in the database is left out.
-  if (channel.type === 1 && channel.organization && headerSafe.test(channel.organization)) headers['OpenAI-Organization'] = channel.organization;
+  if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
 }
 
