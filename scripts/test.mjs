@@ -32,6 +32,10 @@ function step(name, command, args, env = {}) {
   return true;
 }
 
+function firstLine(text) {
+  return String(text ?? '').split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 300) ?? '';
+}
+
 function vitest(name, projects) {
   const output = `${resultsDir}/${name}.json`;
   const args = ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`];
@@ -47,6 +51,14 @@ function vitest(name, projects) {
     const isUnexplained = !isGreen && counts.failed === 0;
     if (isUnexplained) counts.failed = 1;
     suites.push(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${isUnexplained ? ' (vitest exited non-zero, see above)' : ''}`);
+    // Name every failure in the summary, so a log that keeps only its tail still says what broke.
+    for (const file of report.testResults) {
+      const path = file.name.replace(root, '');
+      if (brokenFiles.includes(file)) suites.push(`  ✗ ${path}: ${firstLine(file.message) || 'failed outside its tests'}`);
+      for (const test of file.assertionResults.filter((result) => result.status === 'failed')) {
+        suites.push(`  ✗ ${path} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+      }
+    }
     for (const key of Object.keys(totals)) totals[key] += counts[key];
   } else {
     // vitest crashed before writing its report: count the run as a failure in the summary too.
