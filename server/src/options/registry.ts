@@ -1,6 +1,7 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { addressEntry, defaultAllowedPorts, domainPattern, parsePortRanges } from '../lib/outbound-guard.js';
 import { isApiVersion } from './api-version.js';
+import { isSafetyThreshold } from './gemini-safety.js';
 import { modelHeadersCheck } from './model-headers.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
@@ -64,6 +65,14 @@ const apiVersionMapCheck = (value: string): string | null => {
   if (problem) return problem;
   const parsed = JSON.parse(value) as Record<string, string>;
   return Object.values(parsed).every(isApiVersion) ? null : '版本必须是 v1、v1beta 这样的版本名';
+};
+
+/** gemini.safety_settings: a string map of Gemini's block thresholds, sent with every Gemini call. */
+const safetyThresholdMapCheck = (value: string): string | null => {
+  const problem = stringMapCheck(value);
+  if (problem) return problem;
+  const parsed = JSON.parse(value) as Record<string, string>;
+  return Object.values(parsed).every(isSafetyThreshold) ? null : '阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED';
 };
 
 /** GroupGroupRatio: `{userGroup: {tokenGroup: ratio}}`, every ratio a finite number >= 0. */
@@ -291,7 +300,7 @@ export const optionRegistry = {
   ModelRequestRateLimitSuccessCount: int(1000, 1),
   ModelRequestRateLimitDurationMinutes: int(1, 0),
   // Gemini and Claude
-  'gemini.safety_settings': json({ default: 'OFF' }, stringMapCheck),
+  'gemini.safety_settings': json({ default: 'OFF' }, safetyThresholdMapCheck),
   'gemini.version_settings': json({ default: 'v1beta' }, apiVersionMapCheck),
   'gemini.supported_imagine_models': json(['gemini-2.0-flash-exp-image-generation'], arrayCheck),
   'claude.model_headers_settings': json({}, modelHeadersCheck),

@@ -77,6 +77,8 @@ describe('system options (super admin)', () => {
     [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": "anthropic-beta"}' }, 'claude.model_headers_settings claude-sonnet-4 的值必须是请求头对象'],
     // A path segment of every Gemini call's URL.
     [{ key: 'gemini.version_settings', value: '{"default": "v1beta/../x?y"}' }, 'gemini.version_settings 版本必须是 v1、v1beta 这样的版本名'],
+    // Sent with every Gemini call: a typo made every call of the model an upstream 400.
+    [{ key: 'gemini.safety_settings', value: '{"default": "OFF", "gemini-2.5-pro": "BLOCK_SOME"}' }, 'gemini.safety_settings 阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED'],
     [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
     [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
   ])('refuses %j', async (body, message) => {

@@ -119,6 +119,14 @@ describe('Gemini adapter: OpenAI request → generateContent', () => {
     }
   });
 
+  it('reads a stored safety threshold that Gemini does not take as OFF (saving refuses it)', async () => {
+    for (const threshold of ['BLOCK_SOME', 'block_none', '', 'OFF ']) {
+      const options = { 'gemini.safety_settings': JSON.stringify({ default: 'BLOCK_ONLY_HIGH', 'gemini-2.5-pro': threshold }) };
+      const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'hi' }] }, call('gemini-2.5-pro', false, options));
+      expect((built.body as any).safetySettings, threshold).toEqual(allCategoriesAt('OFF'));
+    }
+  });
+
   it('maps thinking suffixes and reasoning_effort to thinkingConfig, stripping the suffix from the URL', async () => {
     const user = { messages: [{ role: 'user', content: 'x' }] };
     const suffix = await converter.buildRequest(user, call('gemini-2.5-flash-thinking-2048'));

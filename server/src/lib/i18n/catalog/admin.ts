@@ -187,6 +187,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['{0} 的值不能大于 {1}', 'The value of {0} must not be greater than {1}'],
   ['请求头名称 {0} 不合法', 'Header name {0} is not valid'],
   ['版本必须是 v1、v1beta 这样的版本名', 'versions must be version names such as v1 or v1beta'],
+  ['阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED', 'thresholds must be OFF, BLOCK_NONE, BLOCK_ONLY_HIGH, BLOCK_MEDIUM_AND_ABOVE, BLOCK_LOW_AND_ABOVE or HARM_BLOCK_THRESHOLD_UNSPECIFIED'],
   ['请求头 {0} 不能在此设置', 'Header {0} cannot be set here'],
   ['请求头 {0} 的值必须是不含换行等控制字符的 ASCII 字符串或其数组', 'The value of header {0} must be an ASCII string without line breaks or other control characters, or an array of such strings'],
   ['{0} 的值必须是请求头对象', 'The value of {0} must be an object of headers'],

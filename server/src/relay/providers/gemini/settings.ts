@@ -1,4 +1,5 @@
 import { isApiVersion } from '../../../options/api-version.js';
+import { isSafetyThreshold } from '../../../options/gemini-safety.js';
 import type { AdapterOptions } from '../types.js';
 
 /** A `{ "default": x, "<model>": y }` option read for one model (model key, then `default`). */
@@ -21,9 +22,10 @@ export const safetyCategories = [
   'HARM_CATEGORY_CIVIC_INTEGRITY',
 ] as const;
 
-/** Every harm category at the threshold of `gemini.safety_settings` (default OFF). */
+/** Every harm category at the threshold of `gemini.safety_settings` (default OFF; a stored value that is not a threshold reads as it). */
 export function safetySettingsFor(options: AdapterOptions, model: string): Array<{ category: string; threshold: string }> {
-  const threshold = settingForModel(options, 'gemini.safety_settings', model, 'OFF');
+  const stored = settingForModel(options, 'gemini.safety_settings', model, 'OFF');
+  const threshold = isSafetyThreshold(stored) ? stored : 'OFF';
   return safetyCategories.map((category) => ({ category, threshold }));
 }
 
