@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
  *   no-usage → answers without usage (stream and non-stream);  slow → 300 ms before answering
  * Usage is deterministic: prompt_tokens = 7 + characters of the last message / 4 (rounded up),
  * completion_tokens = number of streamed pieces; cached_tokens = 4 when a message says "cache".
+ * `stop` works as OpenAI's: up to 4 sequences (none on o-series and gpt-5 models: a 400), a streamed
+ * answer ends before the first match with finish_reason "stop", and the pieces generated up to the
+ * match are the completion tokens.
  */
 export interface RecordedRequest {
   method: string;
@@ -54,7 +57,15 @@ function failure(key: string): { status: number; body: string } | null {
   return null;
 }
 
-async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, withUsage: boolean) {
+/** The request's stop sequences, or an OpenAI error message when OpenAI would refuse them. */
+function stopsOf(body: any): string[] | string {
+  const stops = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.filter((stop: unknown) => typeof stop === 'string' && stop !== '') : [];
+  if (stops.length > 0 && /^(o1|o3|o4|gpt-5)/.test(String(body.model))) return "Unsupported parameter: 'stop' is not supported with this model.";
+  if (stops.length > 4) return `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stops.length} instead.`;
+  return stops;
+}
+
+async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, withUsage: boolean, stops: string[]) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = 'chatcmpl-mock';
   const created = Math.floor(Date.now() / 1000);
@@ -65,15 +76,26 @@ async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, 
     : { id, object, created, model: body.model, choices: [{ index: 0, text, finish_reason: finish }] };
   if (isChat) res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
   res.write(': keep-alive comment\n\n');
+  let text = '';
+  let generated = 0;
   for (let i = 0; i < pieces; i += 1) {
-    const ok = res.write(`data: ${JSON.stringify(chunkOf(words[i % words.length]!, null))}\n\n`);
+    const piece = words[i % words.length]!;
+    generated += 1;
+    const at = Math.min(...stops.map((stop) => (text + piece).indexOf(stop, Math.max(0, text.length - stop.length + 1))).filter((index) => index >= 0));
+    if (Number.isFinite(at)) {
+      // A stop sequence: the text before it goes out, the sequence does not, and the answer ends.
+      if (at > text.length) res.write(`data: ${JSON.stringify(chunkOf(piece.slice(0, at - text.length), null))}\n\n`);
+      break;
+    }
+    text += piece;
+    const ok = res.write(`data: ${JSON.stringify(chunkOf(piece, null))}\n\n`);
     if (!ok) await new Promise((resolve) => res.once('drain', resolve));
     if (res.destroyed) return;
   }
   res.write(`data: ${JSON.stringify(chunkOf('', 'stop'))}\n\n`);
   if (withUsage && body.stream_options?.include_usage) {
     const prompt = promptTokensOf(body);
-    res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: pieces, total_tokens: prompt + pieces, prompt_tokens_details: { cached_tokens: cachedOf(body) } } })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: generated, total_tokens: prompt + generated, prompt_tokens_details: { cached_tokens: cachedOf(body) } } })}\n\n`);
   }
   res.end('data: [DONE]\n\n');
 }
@@ -91,10 +113,16 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   }
   if (path.endsWith('/chat/completions') || path.endsWith('/completions')) {
     const isChat = path.endsWith('/chat/completions');
-    if (body.stream) return void streamChat(res, body, isChat, withUsage);
+    const stops = stopsOf(body);
+    if (typeof stops === 'string') return sendJson(res, 400, errorBody(stops, 'invalid_request_error', null));
+    if (body.stream) return void streamChat(res, body, isChat, withUsage, stops);
     const prompt = promptTokensOf(body);
-    const content = words.join('');
-    const usage = { prompt_tokens: prompt, completion_tokens: words.length, total_tokens: prompt + words.length, prompt_tokens_details: { cached_tokens: cachedOf(body) } };
+    const whole = words.join('');
+    const at = Math.min(...stops.map((stop) => whole.indexOf(stop)).filter((index) => index >= 0));
+    const content = Number.isFinite(at) ? whole.slice(0, at) : whole;
+    // Pieces generated: up to the one in which the stop sequence ended.
+    const generated = Number.isFinite(at) ? words.findIndex((_, i) => words.slice(0, i + 1).join('').length > at) + 1 : words.length;
+    const usage = { prompt_tokens: prompt, completion_tokens: generated, total_tokens: prompt + generated, prompt_tokens_details: { cached_tokens: cachedOf(body) } };
     const choice = isChat
       ? { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }
       : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };

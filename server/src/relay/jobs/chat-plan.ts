@@ -6,6 +6,7 @@ import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler,
 import type { EventHandler } from '../stream/event-codec.js';
 import type { DecoderFraming } from '../stream/framing.js';
 import { stopScanner } from '../stream/stop-scanner.js';
+import { stopsForUpstream } from './stop-sequences.js';
 import { guardCompletion, sensitiveSink } from '../sensitive/completion.js';
 import { sensitiveGuard, type SensitiveGuard } from '../sensitive/guard.js';
 import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
@@ -29,9 +30,12 @@ export interface ChatSpec {
   nativeBody: Json | null;
   /**
    * Stop sequences the gateway applies itself (Anthropic clients on converted channels, told which one
-   * matched): the upstream is asked without them, always streaming, and its text scanned.
+   * matched): the upstream is sent as many as it takes (stop-sequences.ts), always streaming, and its
+   * text scanned for all of them.
    */
   stopSequences?: string[] | null;
+  /** How many of them the attempt's upstream was sent (set per attempt). */
+  stopsSentUpstream?: number;
   /** Completions checked for sensitive words (set per attempt by planChat from the options of the moment). */
   completionGuard?: SensitiveGuard | null;
   /** The OpenAI-wire body for OpenAI-compatible channels (stream rules, prepareBody, overrides). */
@@ -59,7 +63,7 @@ function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
 /** A sink behind the checks the gateway applies to the answer's text: stop sequences, then sensitive words. */
 function guarded(spec: ChatSpec, sink: ChunkSink): ChunkSink {
   const checked = spec.completionGuard ? sensitiveSink(sink, spec.completionGuard) : sink;
-  return spec.stopSequences ? stopScanner(checked, spec.stopSequences) : checked;
+  return spec.stopSequences ? stopScanner(checked, spec.stopSequences, spec.stopsSentUpstream ?? 0) : checked;
 }
 
 /** A whole answer with its sensitive words masked (or cut), when completions are checked. */
@@ -95,7 +99,9 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const isStreamOnly = converter.isStreamOnly?.(chatCall) === true || Boolean(spec.stopSequences);
   const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
   const stops = scannedStops(spec, upstreamStreams);
-  const canonical = stops ? withoutStop(spec.canonical) : spec.canonical;
+  const sent = stops ? stopsForUpstream(stops, channel.adapter!, converter, call.upstreamModel) : [];
+  const canonical = stops ? withStops(spec.canonical, sent) : spec.canonical;
+  const scanned = { ...spec, stopSequences: stops, stopsSentUpstream: sent.length };
   const asked = withOverride({ ...canonical, model: call.upstreamModel }, channel);
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
   const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
@@ -103,9 +109,9 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor({ ...spec, stopSequences: stops }, rc)));
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor(scanned, rc)));
     }
-    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), guarded({ ...spec, stopSequences: stops }, sink)));
+    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), guarded(scanned, sink)));
     return sendJsonAnswer(rc, ({ json }) => {
       const parsed = converter.parseResponse(json ?? {}, rc.model);
       const completion = guardedCompletion(spec, tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion);
@@ -121,7 +127,8 @@ function streamTransform(converter: ChatConverter, model: string, tool: JsonTool
   return tool ? jsonFromToolStream(transform, tool) : transform;
 }
 
-const withoutStop = ({ stop: _stop, ...body }: Json): Json => body;
+/** The body with the stop sequences the upstream is sent (none: no `stop`). */
+const withStops = ({ stop: _stop, ...body }: Json, stops: string[]): Json => (stops.length > 0 ? { ...body, stop: stops } : body);
 
 /** Streams an upstream that only streams (or is made to) into one answer for a non-stream client. */
 async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: DecoderFraming, handlerFor: (sink: ChunkSink) => EventHandler): Promise<Delivery> {
@@ -133,7 +140,9 @@ async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: Dec
   return { ...collected, send: () => rc.exchange.send(200, 'application/json; charset=utf-8', body) };
 }
 
-function planOpenAiWire(adapter: ProviderAdapter, spec: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
+function planOpenAiWire(adapter: ProviderAdapter, asked: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
+  // openAiBody sends the same stopsForUpstream.
+  const spec = asked.stopSequences ? { ...asked, stopsSentUpstream: stopsForUpstream(asked.stopSequences, adapter, null, call.upstreamModel).length } : asked;
   const body = spec.openAiBody(channel, call.upstreamModel);
   const inbound = spec.inbound;
   if (!inbound && !spec.completionGuard) return { kind: 'json', value: body };

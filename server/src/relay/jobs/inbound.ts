@@ -3,6 +3,7 @@ import { relayErrors } from '../errors.js';
 import type { InboundFormat } from '../formats/types.js';
 import type { RelayJob } from '../pipeline/relay-job.js';
 import { planChat } from './chat-plan.js';
+import { stopsForUpstream } from './stop-sequences.js';
 import { streamRules } from './chat.js';
 import { capOutputTokens, estimateChatPromptTokens, positiveInt, type JsonBody } from './json-body.js';
 
@@ -33,8 +34,8 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
   if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
   const isStream = format.isStream(body, params);
   const canonical: JsonBody = { ...format.toOpenAI(body, params), model, stream: isStream };
-  // Anthropic clients are told which stop sequence matched: the gateway applies them (stop-scanner.ts),
-  // so converted upstreams are asked without them, streaming.
+  // Anthropic clients are told which stop sequence matched: converted upstreams are sent as many as
+  // they take (stop-sequences.ts), streaming, and the gateway scans for all (stop-scanner.ts).
   const stopSequences = format.wire === 'claude' ? stopSequencesOf(canonical.stop) : null;
   const { stop: _stop, ...withoutStop } = canonical;
   const upstreamCanonical = stopSequences ? { ...withoutStop, stream: true } : canonical;
@@ -57,6 +58,8 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
       endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body, stopSequences,
       openAiBody: (channel, upstreamModel) => {
         const out: JsonBody = { ...upstreamCanonical, model: upstreamModel };
+        const sent = stopSequences && channel.adapter ? stopsForUpstream(stopSequences, channel.adapter, null, upstreamModel) : [];
+        if (sent.length > 0) out.stop = sent;
         if (channel.paramOverride) Object.assign(out, channel.paramOverride);
         stripClaudeOnly(out);
         applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false);

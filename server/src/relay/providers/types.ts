@@ -177,6 +177,8 @@ export interface ChatConverter {
   jsonByTool?(upstreamModel: string): boolean;
   /** Set when the upstream only streams for this call (Dify agent apps): non-stream clients get the aggregate. */
   isStreamOnly?(call: ChatCall): boolean;
+  /** How many stop sequences the upstream takes for this model; absent: the request's `stop` is not sent on (see jobs/stop-sequences.ts). */
+  stopSequenceLimit?(upstreamModel: string): number;
 }
 
 /** For providers whose embeddings wire is not OpenAI's (Gemini batchEmbedContents). */
@@ -243,6 +245,8 @@ export interface ProviderAdapter {
      * of it; undefined when it cannot tell (the pipeline then parses and calls readUsage).
      */
     readUsageFromBytes?(body: Buffer): Usage | undefined;
+    /** How many stop sequences the upstream takes for this model (absent: OpenAI's 4; see jobs/stop-sequences.ts). */
+    stopSequenceLimit?(upstreamModel: string): number;
   };
   chatStream: {
     /** Whether `stream_options.include_usage` may be sent upstream. */

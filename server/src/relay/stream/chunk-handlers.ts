@@ -14,8 +14,10 @@ export interface ChunkSink {
   close(usage: Usage): string;
   /** The closing frames when the stream broke after the first byte (see EventHandler.fail). */
   fail?(error: unknown, usage: Usage): string;
-  /** Set once the answer is complete before the upstream ended (a stop sequence matched: stop-scanner.ts). */
+  /** Set once the answer is complete before the upstream ended, and the upstream is no longer read (a sensitive word cut it: sensitive/completion.ts). */
   readonly isAnswered?: boolean;
+  /** Set once the answer is complete while the upstream is read on for its usage (a stop sequence matched: stop-scanner.ts). */
+  readonly isComplete?: boolean;
 }
 
 /**
@@ -142,7 +144,7 @@ export function createChunkAggregate(model: string) {
 const writeChunks = (sink: ChunkSink, events: ConvertedEvents): EventStep => {
   let output = '';
   for (const chunk of events.chunks) output += sink.onChunk(chunk);
-  return { output, text: events.text, usage: events.usage, isLast: sink.isAnswered === true };
+  return { output, text: events.text, usage: events.usage, isLast: sink.isAnswered === true, isComplete: sink.isComplete === true };
 };
 
 /** A converting provider's stream transform (Claude, Gemini, Ollama, …) feeding a sink. */
@@ -170,7 +172,7 @@ export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): E
       if (failure) throw failure;
       const verdict = transform.onChunk(chunk);
       const hasChoices = Array.isArray(chunk.choices) && chunk.choices.length > 0;
-      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage, isLast: sink.isAnswered === true };
+      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage, isLast: sink.isAnswered === true, isComplete: sink.isComplete === true };
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: (usage) => sink.close(usage),

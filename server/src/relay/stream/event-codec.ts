@@ -11,8 +11,10 @@ export interface EventStep {
   text: string;
   /** Usage known after the event (cumulative; the last non-null value wins). */
   usage: Usage | null;
-  /** The answer is complete before the upstream ended (a stop sequence the gateway applies matched). */
+  /** The answer is complete before the upstream ended, which is no longer read (a sensitive word cut it). */
   isLast?: boolean;
+  /** The answer is complete; the upstream is read on for its usage (a stop sequence the gateway applies matched). */
+  isComplete?: boolean;
 }
 
 /**
@@ -44,6 +46,7 @@ export class EventCodec implements StreamCodec {
   readonly holdsUntilContent = true;
   hasContent = false;
   isAnswered = false;
+  isComplete = false;
   private readonly counter = new StreamingTokenCounter();
   private last: Usage | null = null;
 
@@ -52,6 +55,7 @@ export class EventCodec implements StreamCodec {
   private take(step: EventStep): string {
     if (step.usage) this.last = step.usage;
     if (step.isLast) this.isAnswered = true;
+    if (step.isComplete) this.isComplete = true;
     if (step.text) {
       this.counter.push(step.text);
       this.hasContent = true;
@@ -65,7 +69,7 @@ export class EventCodec implements StreamCodec {
     try {
       for (const event of events()) {
         output += this.take(this.handler.onEvent(event));
-        // Answered (a stop sequence matched): what the upstream sent after it is neither passed on nor billed.
+        // Answered (a sensitive word cut it): what the upstream sent after it is neither passed on nor billed.
         if (this.isAnswered) return output;
       }
       if (isEnd) output += this.take(this.handler.end());

@@ -4,18 +4,23 @@ import type { ChunkSink } from './chunk-handlers.js';
 type Json = Record<string, unknown>;
 
 /**
- * Stop sequences applied by the gateway, for clients that are told which one matched (Anthropic's
- * `stop_reason: "stop_sequence"` + `stop_sequence`) on upstreams that never say (OpenAI and Gemini
- * stop silently with a plain "stop"). The upstream is asked without them; the answer's text passes
- * through here, a tail that could still become a stop sequence held back, and at the first match
- * the text before it goes out, then a finish chunk carrying `finish_reason: "stop"` and
- * `stop_reason: <the sequence>` (vLLM's field, which the Anthropic encoders read), and the stream
- * is over (`isAnswered`: the driver stops reading the upstream, the bill is what was produced).
+ * Stop sequences for clients that are told which one matched (Anthropic's `stop_reason:
+ * "stop_sequence"` + `stop_sequence`) on upstreams that never say (OpenAI and Gemini stop with a
+ * plain "stop"). The upstream is sent as many of them as it takes (jobs/stop-sequences.ts) and
+ * stops by itself; when exactly one sequence was asked and sent, its plain "stop" names it.
+ *
+ * The answer's text passes through here, a tail that could still become a sequence held back: a
+ * sequence the upstream was not sent (or ignored) ends the answer at its first match, the text
+ * before it going out, then a finish chunk with `finish_reason: "stop"` and `stop_reason: <the
+ * sequence>` (vLLM's field, which the Anthropic encoders read). The upstream is then read on to its
+ * end, its text discarded (`isComplete`), so that the bill is the usage it reports; should it fail
+ * or go idle after that, the answer still ends as answered, billed what was produced.
  */
-export function stopScanner(sink: ChunkSink, stops: string[]): ChunkSink & { readonly isAnswered: boolean } {
+export function stopScanner(sink: ChunkSink, stops: string[], sentUpstream: number): ChunkSink & { readonly isComplete: boolean } {
   const sequences = stops.filter((stop) => stop.length > 0);
+  const namesUpstreamStop = sequences.length === 1 && sentUpstream === 1;
   let held = '';
-  let isAnswered = false;
+  let isCut = false;
   let last: Json = {};
 
   /** The length of the longest tail of `text` that begins a stop sequence. */
@@ -42,20 +47,26 @@ export function stopScanner(sink: ChunkSink, stops: string[]): ChunkSink & { rea
     held = '';
     return sink.onChunk(textChunk(template, text));
   };
+  /** The upstream's own stop, naming the one sequence it was sent. */
+  const named = (choice: Json): Json =>
+    (namesUpstreamStop && choice.finish_reason === 'stop' && choice.stop_reason == null ? { ...choice, stop_reason: sequences[0] } : choice);
 
   return {
     get isAnswered() {
-      return isAnswered || sink.isAnswered === true;
+      return sink.isAnswered === true;
+    },
+    get isComplete() {
+      return isCut || sink.isComplete === true;
     },
     onChunk(chunk) {
-      if (isAnswered) return '';
+      if (isCut) return '';
       last = chunk;
       const choices = Array.isArray(chunk.choices) ? (chunk.choices as Json[]) : [];
       const choice = choices[0];
       const delta = (choice?.delta ?? {}) as Json;
       if (!choice || typeof delta.content !== 'string' || delta.content === '') {
         // No text: what was held goes out first (the answer ended, or a tool call began).
-        return (choice ? flush(chunk) : '') + sink.onChunk(chunk);
+        return (choice ? flush(chunk) : '') + sink.onChunk(choice ? { ...chunk, choices: [named(choice), ...choices.slice(1)] } : chunk);
       }
       const text = held + delta.content;
       let at = -1;
@@ -69,20 +80,22 @@ export function stopScanner(sink: ChunkSink, stops: string[]): ChunkSink & { rea
       }
       if (at >= 0) {
         held = '';
-        isAnswered = true;
+        isCut = true;
         const before = at > 0 ? sink.onChunk(textChunk(chunk, text.slice(0, at))) : '';
         return before + sink.onChunk({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: matched }] });
       }
       const keep = choice.finish_reason ? 0 : heldTail(text);
       held = text.slice(text.length - keep);
       const out = text.slice(0, text.length - keep);
-      return out === '' && !choice.finish_reason ? '' : sink.onChunk({ ...chunk, choices: [{ ...choice, delta: { ...delta, content: out } }, ...choices.slice(1)] });
+      return out === '' && !choice.finish_reason ? '' : sink.onChunk({ ...chunk, choices: [named({ ...choice, delta: { ...delta, content: out } }), ...choices.slice(1)] });
     },
     close(usage: Usage) {
-      return (isAnswered ? '' : flush(last)) + sink.close(usage);
+      return (isCut ? '' : flush(last)) + sink.close(usage);
     },
     fail(error: unknown, usage: Usage) {
-      const out = isAnswered ? '' : flush(last);
+      // The answer was whole before the upstream failed: it ends as answered.
+      if (isCut) return sink.close(usage);
+      const out = flush(last);
       return out + (sink.fail ? sink.fail(error, usage) : sink.close(usage));
     },
   };

@@ -44,6 +44,12 @@ export interface StreamCodec {
   /** The answer is complete before the upstream ended: the driver ends the stream and stops reading. */
   readonly isAnswered?: boolean;
   /**
+   * The answer is complete, and the upstream is read on, unsent, for the usage it reports (a stop
+   * sequence the gateway applied matched). A failure, an idle upstream or a gone client after this
+   * ends the stream as answered, billed what was produced.
+   */
+  readonly isComplete?: boolean;
+  /**
    * What to bill. A stream that ended normally bills the upstream's usage (or the counted prompt
    * and text when it sent none); one that ended early (client gone, idle, broken) bills at least the
    * text it streamed, whatever partial usage the upstream had sent.
@@ -179,6 +185,12 @@ export class StreamDriver implements AnswerSink {
       this.finish(unreadable(error));
       return true;
     }
+    if (codec.failure !== null && codec.isComplete === true) {
+      this.write(output, true);
+      this.isCutShort = true;
+      this.finish(null);
+      return true;
+    }
     if (codec.failure !== null) {
       // What came before the failure still goes out (unless held back: then the request may fail over).
       const written = this.write(output, false);
@@ -205,12 +217,20 @@ export class StreamDriver implements AnswerSink {
       this.finish(unreadable(error));
       return;
     }
-    this.write(output, codec.failure === null);
-    this.finish(codec.failure);
+    const isAnswered = codec.failure === null || codec.isComplete === true;
+    this.write(output, isAnswered);
+    if (codec.failure !== null && codec.isComplete === true) this.isCutShort = true;
+    this.finish(isAnswered ? null : codec.failure);
   }
 
   error(error: Error): void {
     if (this.isFinished) return;
+    if (this.options.codec.isComplete === true) {
+      // The answer was whole: the upstream, read on for its usage, failed or went idle, or the client left.
+      this.isCutShort = true;
+      this.finish(null);
+      return;
+    }
     // Aborted (client gone, idle) or the upstream broke mid-stream: bill what was produced, and
     // tell the client in its format.
     this.finish(this.isIdleTimeout ? new RelayError(504, 'stream_idle_timeout', '上游流式响应超时') : error);

@@ -108,7 +108,11 @@ export function createClaudeStreamTransform(model: string) {
         const stopReason = (json.delta as Json | undefined)?.stop_reason;
         const finishReason = finishReasonOf(stopReason);
         if (finishReason && !isFinished) {
-          out.chunks.push(chunk({}, finishReason));
+          const finish = chunk({}, finishReason);
+          // Which stop sequence ended it, in vLLM's field (the Anthropic encoders read it back).
+          const matched = (json.delta as Json | undefined)?.stop_sequence;
+          if (stopReason === 'stop_sequence' && typeof matched === 'string' && matched !== '') (finish.choices as Json[])[0]!.stop_reason = matched;
+          out.chunks.push(finish);
           isFinished = true;
         }
         break;

@@ -35,6 +35,8 @@ export const claudeChatConverter: ChatConverter = {
   parseResponse: claudeToOpenAi,
   createStreamTransform: createClaudeStreamTransform,
   jsonByTool: () => true,
+  // Claude states no limit on stop_sequences, and says which one matched.
+  stopSequenceLimit: () => Number.POSITIVE_INFINITY,
 };
 
 export const anthropicAdapter: ProviderAdapter = {

@@ -1,4 +1,4 @@
-import { prepareOpenAiChatBody, readOpenAiUsage } from '../openai/chat.js';
+import { openAiStopSequenceLimit, prepareOpenAiChatBody, readOpenAiUsage } from '../openai/chat.js';
 import { createOpenAiChunkTransform } from '../openai/chat-stream.js';
 import { readEmbeddingUsage } from '../openai/embeddings.js';
 import { parseOpenAiError } from '../openai/errors.js';
@@ -37,6 +37,7 @@ export const azureAdapter = {
   chat: {
     prepareBody: prepareOpenAiChatBody,
     readUsage: (response) => readOpenAiUsage(response.usage),
+    stopSequenceLimit: openAiStopSequenceLimit,
   },
   chatStream: {
     supportsStreamUsage: true,

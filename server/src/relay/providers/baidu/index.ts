@@ -15,6 +15,8 @@ export const baiduChatConverter: ChatConverter = {
   buildRequest: buildBaiduChatRequest,
   parseResponse: parseBaiduResponse,
   createStreamTransform: createBaiduStreamTransform,
+  // ERNIE takes up to 4 `stop` strings.
+  stopSequenceLimit: () => 4,
 };
 
 /** Baidu ERNIE, the old wenxinworkshop API (channel type 15): `APIKey|SecretKey` → OAuth access token. */

@@ -14,6 +14,8 @@ export const cohereChatConverter: ChatConverter = {
   buildRequest: buildCohereChatRequest,
   parseResponse: parseCohereChat,
   createStreamTransform: createCohereStreamTransform,
+  // Cohere's chat takes up to 5 stop_sequences.
+  stopSequenceLimit: () => 5,
 };
 
 /** Errors are `{"message": "..."}` (read by the OpenAI parser's bare-message branch). */

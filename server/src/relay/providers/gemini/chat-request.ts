@@ -78,6 +78,9 @@ function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
 /** The canonical content parts Gemini takes. */
 const geminiParts = new Set(['text', 'input_text', 'refusal', 'image_url', 'input_audio', 'file']);
 
+/** generationConfig.stopSequences takes up to 5. */
+export const geminiStopSequenceLimit = 5;
+
 /** The canonical OpenAI chat body → a Gemini generateContent body, and the model to put in the URL. */
 export function toGeminiRequest(body: Json, upstreamModel: string, options: AdapterOptions): { model: string; request: Json } {
   checkContentParts(body.messages, 'Gemini', geminiParts);

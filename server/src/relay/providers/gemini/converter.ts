@@ -1,7 +1,7 @@
 import type { ChatCall, ChatConverter, UpstreamRequest } from '../types.js';
 import { geminiChatUrl, geminiHeaders } from './api.js';
 import { parseGeminiResponse } from './chat.js';
-import { toGeminiRequest } from './chat-request.js';
+import { geminiStopSequenceLimit, toGeminiRequest } from './chat-request.js';
 import { createGeminiStreamTransform } from './chat-stream.js';
 import { versionFor } from './settings.js';
 
@@ -16,4 +16,5 @@ export const geminiChatConverter: ChatConverter = {
   buildRequest: buildGeminiChatRequest,
   parseResponse: parseGeminiResponse,
   createStreamTransform: createGeminiStreamTransform,
+  stopSequenceLimit: () => geminiStopSequenceLimit,
 };

@@ -14,6 +14,8 @@ export const ollamaChatConverter: ChatConverter = {
   buildRequest: buildOllamaChatRequest,
   parseResponse: parseOllamaChat,
   createStreamTransform: (model) => createOllamaStreamTransform(model, 'chat'),
+  // options.stop has no stated limit.
+  stopSequenceLimit: () => Number.POSITIVE_INFINITY,
 };
 
 /** Native `/api/generate` for `/v1/completions`. */

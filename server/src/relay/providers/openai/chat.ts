@@ -12,6 +12,9 @@ export function prepareOpenAiChatBody(body: Record<string, unknown>): void {
   }
 }
 
+/** OpenAI takes up to 4 stop sequences, and none on its o-series and gpt-5 (a 400 "Unsupported parameter: 'stop'"). */
+export const openAiStopSequenceLimit = (model: string): number => (reasoningModel.test(model) ? 0 : 4);
+
 /** Usage counters are untrusted: non-negative safe integers (billing/usage-count.ts). */
 const num = usageCount;
 

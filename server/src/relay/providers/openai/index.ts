@@ -1,7 +1,7 @@
 import type { ExtraField, ProviderAdapter, ProviderMeta, RelayEndpoint, UpstreamTarget } from '../types.js';
 import { createOpenAiApi } from './api.js';
 import { fetchDashboardBalance } from './balance.js';
-import { prepareOpenAiChatBody, readOpenAiUsage, readOpenAiUsageFromBytes } from './chat.js';
+import { openAiStopSequenceLimit, prepareOpenAiChatBody, readOpenAiUsage, readOpenAiUsageFromBytes } from './chat.js';
 import { createOpenAiChunkTransform } from './chat-stream.js';
 import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
@@ -65,6 +65,7 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
       prepareBody: prepareBodyOf(config),
       readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
       readUsageFromBytes: (body) => readOpenAiUsageFromBytes(body, usageOptions),
+      ...(config.hasReasoningRules ? { stopSequenceLimit: openAiStopSequenceLimit } : {}),
     },
     chatStream: {
       supportsStreamUsage: config.supportsStreamUsage ?? false,

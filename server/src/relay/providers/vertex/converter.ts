@@ -3,7 +3,7 @@ import { openAiToClaude } from '../anthropic/chat.js';
 import { createClaudeStreamTransform } from '../anthropic/chat-stream.js';
 import { applyModelHeaders } from '../anthropic/api.js';
 import { parseGeminiResponse } from '../gemini/chat.js';
-import { toGeminiRequest } from '../gemini/chat-request.js';
+import { geminiStopSequenceLimit, toGeminiRequest } from '../gemini/chat-request.js';
 import { createGeminiStreamTransform } from '../gemini/chat-stream.js';
 import type { ChatCall, ChatConverter, UpstreamRequest } from '../types.js';
 import { isClaudeModel, vertexEndpoint } from './api.js';
@@ -34,4 +34,5 @@ export const vertexChatConverter: ChatConverter = {
   parseResponse: (json, model) => (isClaudeModel(model) ? claudeToOpenAi(json, model) : parseGeminiResponse(json, model)),
   createStreamTransform: (model) => (isClaudeModel(model) ? createClaudeStreamTransform(model) : createGeminiStreamTransform(model)),
   jsonByTool: (model) => isClaudeModel(model),
+  stopSequenceLimit: (model) => (isClaudeModel(model) ? Number.POSITIVE_INFINITY : geminiStopSequenceLimit),
 };
