@@ -30,8 +30,10 @@ export interface OpenAiCompatibleConfig {
   supportsStreamUsage?: boolean;
   isUsageInChoice?: boolean;
   isCompletionFromTotal?: boolean;
-  /** Apply OpenAI's o-series/gpt-5 body rules. */
+  /** Apply OpenAI's o-series/gpt-5 body rules (and their refusal of `stop`). */
   hasReasoningRules?: boolean;
+  /** How many stop sequences the provider takes for a model, when not OpenAI's 4 (jobs/stop-sequences.ts). */
+  stopSequenceLimit?: (model: string) => number;
   fetchBalance?: (target: UpstreamTarget) => Promise<number>;
 }
 
@@ -65,7 +67,7 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
       prepareBody: prepareBodyOf(config),
       readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
       readUsageFromBytes: (body) => readOpenAiUsageFromBytes(body, usageOptions),
-      ...(config.hasReasoningRules ? { stopSequenceLimit: openAiStopSequenceLimit } : {}),
+      stopSequenceLimit: config.stopSequenceLimit ?? (config.hasReasoningRules ? openAiStopSequenceLimit : undefined),
     },
     chatStream: {
       supportsStreamUsage: config.supportsStreamUsage ?? false,
