@@ -6,7 +6,7 @@ import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler,
 import type { EventHandler } from '../stream/event-codec.js';
 import type { DecoderFraming } from '../stream/framing.js';
 import { stopScanner } from '../stream/stop-scanner.js';
-import { stopsForUpstream } from './stop-sequences.js';
+import { namesUpstreamStop, stopsForUpstream } from './stop-sequences.js';
 import { guardCompletion, sensitiveSink } from '../sensitive/completion.js';
 import { sensitiveGuard, type SensitiveGuard } from '../sensitive/guard.js';
 import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
@@ -34,8 +34,8 @@ export interface ChatSpec {
    * text scanned for all of them.
    */
   stopSequences?: string[] | null;
-  /** How many of them the attempt's upstream was sent (set per attempt). */
-  stopsSentUpstream?: number;
+  /** Whether the attempt's upstream's plain "stop" names the one sequence asked (set per attempt; stop-sequences.ts). */
+  namesUpstreamStop?: boolean;
   /** Completions checked for sensitive words (set per attempt by planChat from the options of the moment). */
   completionGuard?: SensitiveGuard | null;
   /** The OpenAI-wire body for OpenAI-compatible channels (stream rules, prepareBody, overrides). */
@@ -63,7 +63,7 @@ function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
 /** A sink behind the checks the gateway applies to the answer's text: stop sequences, then sensitive words. */
 function guarded(spec: ChatSpec, sink: ChunkSink): ChunkSink {
   const checked = spec.completionGuard ? sensitiveSink(sink, spec.completionGuard) : sink;
-  return spec.stopSequences ? stopScanner(checked, spec.stopSequences, spec.stopsSentUpstream ?? 0) : checked;
+  return spec.stopSequences ? stopScanner(checked, spec.stopSequences, spec.namesUpstreamStop === true) : checked;
 }
 
 /** A whole answer with its sensitive words masked (or cut), when completions are checked. */
@@ -101,7 +101,7 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const stops = scannedStops(spec, upstreamStreams);
   const sent = stops ? stopsForUpstream(stops, channel.adapter!, converter, call.upstreamModel) : [];
   const canonical = stops ? withStops(spec.canonical, sent) : spec.canonical;
-  const scanned = { ...spec, stopSequences: stops, stopsSentUpstream: sent.length };
+  const scanned = { ...spec, stopSequences: stops, namesUpstreamStop: stops !== null && namesUpstreamStop(stops, sent, converter, call.upstreamModel) };
   const asked = withOverride({ ...canonical, model: call.upstreamModel }, channel);
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
   const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
@@ -142,7 +142,9 @@ async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: Dec
 
 function planOpenAiWire(adapter: ProviderAdapter, asked: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
   // openAiBody sends the same stopsForUpstream.
-  const spec = asked.stopSequences ? { ...asked, stopsSentUpstream: stopsForUpstream(asked.stopSequences, adapter, null, call.upstreamModel).length } : asked;
+  const spec = asked.stopSequences
+    ? { ...asked, namesUpstreamStop: namesUpstreamStop(asked.stopSequences, stopsForUpstream(asked.stopSequences, adapter, null, call.upstreamModel), null, call.upstreamModel) }
+    : asked;
   const body = spec.openAiBody(channel, call.upstreamModel);
   const inbound = spec.inbound;
   if (!inbound && !spec.completionGuard) return { kind: 'json', value: body };

@@ -14,3 +14,12 @@ export function stopsForUpstream(stops: readonly string[], adapter: ProviderAdap
   const limit = converter ? converter.stopSequenceLimit?.(upstreamModel) ?? 0 : adapter.chat.stopSequenceLimit?.(upstreamModel) ?? openAiWireLimit;
   return stops.slice(0, limit);
 }
+
+/**
+ * Whether the upstream's plain "stop" stands for the one sequence asked: only when exactly one was
+ * asked and sent, to an upstream that does not say which sequence ended it (OpenAI and Gemini do
+ * not; Claude does, and its end_turn is not a sequence).
+ */
+export function namesUpstreamStop(stops: readonly string[], sent: readonly string[], converter: ChatConverter | null, upstreamModel: string): boolean {
+  return stops.length === 1 && sent.length === 1 && converter?.reportsStopSequence?.(upstreamModel) !== true;
+}

@@ -179,6 +179,8 @@ export interface ChatConverter {
   isStreamOnly?(call: ChatCall): boolean;
   /** How many stop sequences the upstream takes for this model; absent: the request's `stop` is not sent on (see jobs/stop-sequences.ts). */
   stopSequenceLimit?(upstreamModel: string): number;
+  /** Set when the upstream's answer says which stop sequence ended it (Claude's `stop_sequence`). */
+  reportsStopSequence?(upstreamModel: string): boolean;
 }
 
 /** For providers whose embeddings wire is not OpenAI's (Gemini batchEmbedContents). */

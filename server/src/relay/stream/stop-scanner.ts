@@ -7,7 +7,8 @@ type Json = Record<string, unknown>;
  * Stop sequences for clients that are told which one matched (Anthropic's `stop_reason:
  * "stop_sequence"` + `stop_sequence`) on upstreams that never say (OpenAI and Gemini stop with a
  * plain "stop"). The upstream is sent as many of them as it takes (jobs/stop-sequences.ts) and
- * stops by itself; when exactly one sequence was asked and sent, its plain "stop" names it.
+ * stops by itself; when its plain "stop" stands for the one sequence asked (`namesUpstreamStop`:
+ * one asked and sent, to an upstream that does not say which), it names it.
  *
  * The answer's text passes through here, a tail that could still become a sequence held back: a
  * sequence the upstream was not sent (or ignored) ends the answer at its first match, the text
@@ -16,9 +17,8 @@ type Json = Record<string, unknown>;
  * end, its text discarded (`isComplete`), so that the bill is the usage it reports; should it fail
  * or go idle after that, the answer still ends as answered, billed what was produced.
  */
-export function stopScanner(sink: ChunkSink, stops: string[], sentUpstream: number): ChunkSink & { readonly isComplete: boolean } {
+export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop: boolean): ChunkSink & { readonly isComplete: boolean } {
   const sequences = stops.filter((stop) => stop.length > 0);
-  const namesUpstreamStop = sequences.length === 1 && sentUpstream === 1;
   let held = '';
   let isCut = false;
   let last: Json = {};

@@ -37,6 +37,7 @@ export const claudeChatConverter: ChatConverter = {
   jsonByTool: () => true,
   // Claude states no limit on stop_sequences, and says which one matched.
   stopSequenceLimit: () => Number.POSITIVE_INFINITY,
+  reportsStopSequence: () => true,
 };
 
 export const anthropicAdapter: ProviderAdapter = {

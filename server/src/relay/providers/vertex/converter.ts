@@ -35,4 +35,5 @@ export const vertexChatConverter: ChatConverter = {
   createStreamTransform: (model) => (isClaudeModel(model) ? createClaudeStreamTransform(model) : createGeminiStreamTransform(model)),
   jsonByTool: (model) => isClaudeModel(model),
   stopSequenceLimit: (model) => (isClaudeModel(model) ? Number.POSITIVE_INFINITY : geminiStopSequenceLimit),
+  reportsStopSequence: (model) => isClaudeModel(model),
 };
