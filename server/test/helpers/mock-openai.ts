@@ -76,18 +76,21 @@ async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, 
     : { id, object, created, model: body.model, choices: [{ index: 0, text, finish_reason: finish }] };
   if (isChat) res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
   res.write(': keep-alive comment\n\n');
+  // The text sent so far, kept only while there are stop sequences to look for (long streams stay flat).
   let text = '';
   let generated = 0;
   for (let i = 0; i < pieces; i += 1) {
     const piece = words[i % words.length]!;
     generated += 1;
-    const at = Math.min(...stops.map((stop) => (text + piece).indexOf(stop, Math.max(0, text.length - stop.length + 1))).filter((index) => index >= 0));
-    if (Number.isFinite(at)) {
-      // A stop sequence: the text before it goes out, the sequence does not, and the answer ends.
-      if (at > text.length) res.write(`data: ${JSON.stringify(chunkOf(piece.slice(0, at - text.length), null))}\n\n`);
-      break;
+    if (stops.length > 0) {
+      const at = Math.min(...stops.map((stop) => (text + piece).indexOf(stop, Math.max(0, text.length - stop.length + 1))).filter((index) => index >= 0));
+      if (Number.isFinite(at)) {
+        // A stop sequence: the text before it goes out, the sequence does not, and the answer ends.
+        if (at > text.length) res.write(`data: ${JSON.stringify(chunkOf(piece.slice(0, at - text.length), null))}\n\n`);
+        break;
+      }
+      text += piece;
     }
-    text += piece;
     const ok = res.write(`data: ${JSON.stringify(chunkOf(piece, null))}\n\n`);
     if (!ok) await new Promise((resolve) => res.once('drain', resolve));
     if (res.destroyed) return;
