@@ -12,6 +12,9 @@ import { instanceOf } from './mock-claude.js';
  * `text` (on Gemini, with `responseMimeType: application/json`, an instance of the response schema).
  * Streams use each wire's full event sequence. Usage is deterministic per request and kept in
  * `usages` (prompt = 10 + JSON length of the conversation / 4, completion = output length / 4).
+ * Gemini, like the real one, may call several tools at once: asked to use `every tool`, it calls
+ * each declared one. Asked for log probabilities (OpenAI `logprobs`, Gemini `responseLogprobs`),
+ * both report them for a text answer, over tokens of up to three characters (`mockTokens`).
  */
 export interface MockModels {
   url: string;
@@ -24,6 +27,31 @@ export interface MockModels {
 
 interface Decision {
   tool: { name: string; schema: any } | null;
+  /** Gemini only: every tool called in one answer (the prompt asked to use `every tool`). */
+  tools?: Array<{ name: string; schema: any }>;
+}
+
+/** The mock's tokens: the text in pieces of up to three characters. */
+export const mockTokens = (text: string): string[] => text.match(/.{1,3}/gs) ?? [];
+
+/** The log probability the mock gives a token at a step, and its `rank`-th alternative's. */
+export const mockLogprob = (step: number, rank = 0) => -0.25 * (step + 1) - rank;
+
+/** Gemini's logprobsResult for these tokens (steps counted from `first`), `top` alternatives each. */
+function geminiLogprobs(tokens: string[], first: number, top: number) {
+  return {
+    chosenCandidates: tokens.map((token, i) => ({ token, tokenId: first + i, logProbability: mockLogprob(first + i) })),
+    topCandidates: tokens.map((token, i) => ({ candidates: Array.from({ length: top }, (_, rank) => ({ token: rank === 0 ? token : `${token}~${rank}`, tokenId: rank, logProbability: mockLogprob(first + i, rank) })) })),
+  };
+}
+
+/** OpenAI's choice.logprobs for these tokens (steps counted from `first`), `top` alternatives each. */
+function openAiLogprobs(tokens: string[], first: number, top: number) {
+  const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...Buffer.from(token)] });
+  return {
+    content: tokens.map((token, i) => ({ ...entry(token, mockLogprob(first + i)), top_logprobs: Array.from({ length: top }, (_, rank) => entry(rank === 0 ? token : `${token}~${rank}`, mockLogprob(first + i, rank))) })),
+    refusal: null,
+  };
 }
 
 function decideOpenAi(body: any): Decision {
@@ -51,7 +79,9 @@ function decideGemini(body: any): Decision {
   const hasResult = JSON.stringify(body.contents ?? []).includes('"functionResponse"');
   const allowed: string[] | undefined = body.toolConfig?.functionCallingConfig?.allowedFunctionNames;
   const pick = mode === 'ANY' ? declarations.find((d) => !allowed || allowed.includes(d.name)) : hasResult ? null : declarations[0];
-  return { tool: pick ? { name: pick.name, schema: pick.parametersJsonSchema ?? pick.parameters } : null };
+  const every = !hasResult && mode !== 'ANY' && JSON.stringify(body.contents ?? []).includes('every tool');
+  const toolOf = (d: any) => ({ name: d.name, schema: d.parametersJsonSchema ?? d.parameters });
+  return { tool: pick ? toolOf(pick) : null, ...(every ? { tools: declarations.map(toolOf) } : {}) };
 }
 
 /** Gemini's OpenAPI schema types are upper case (OBJECT, STRING): the generator reads JSON Schema. */
@@ -95,20 +125,24 @@ function openAiAnswer(res: http.ServerResponse, body: any, state: Omit<MockModel
   const id = `chatcmpl-models${state.requests.length}`;
   const created = Math.floor(Date.now() / 1000);
   const call = tool ? { id: `call_models${state.requests.length}`, type: 'function', function: { name: tool.name, arguments: args } } : null;
+  const top = body.logprobs === true && !call ? (typeof body.top_logprobs === 'number' ? body.top_logprobs : 0) : null;
   if (body.stream !== true) {
     const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: state.text };
+    const logprobs = top === null ? null : openAiLogprobs(mockTokens(state.text), 0, top);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }], usage: openAiUsage }));
+    res.end(JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, logprobs, finish_reason: call ? 'tool_calls' : 'stop' }], usage: openAiUsage }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta: object, finish: string | null = null, logprobs: object | null = null) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs, finish_reason: finish }] })}\n\n`;
   res.write(chunk({ role: 'assistant', content: '' }));
   if (call) {
     res.write(chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: tool!.name, arguments: '' } }] }));
     for (const piece of args.match(/.{1,5}/gs) ?? []) res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   } else {
-    for (const piece of state.text.match(/.{1,4}/gs) ?? []) res.write(chunk({ content: piece }));
+    // Each chunk is two of the mock's tokens, with their log probabilities when asked.
+    const tokens = mockTokens(state.text);
+    for (let i = 0; i < tokens.length; i += 2) res.write(chunk({ content: tokens.slice(i, i + 2).join('') }, null, top === null ? null : openAiLogprobs(tokens.slice(i, i + 2), i, top)));
   }
   res.write(chunk({}, call ? 'tool_calls' : 'stop'));
   if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: openAiUsage })}\n\n`);
@@ -120,26 +154,36 @@ function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, sh
   const config = body.generationConfig ?? {};
   const schema = config.responseJsonSchema ?? config.responseSchema;
   const state = config.responseMimeType === 'application/json' ? { ...shared, text: JSON.stringify(schema ? instanceOf(jsonSchemaOf(schema)) : {}) } : shared;
-  const { tool } = decideGemini(body);
-  const args = tool ? instanceOf(jsonSchemaOf(tool.schema)) : null;
-  const output = tool ? JSON.stringify(args) : state.text;
+  const decision = decideGemini(body);
+  const called = decision.tools ?? (decision.tool ? [decision.tool] : []);
+  const tool = called[0] ?? null;
+  const calls = called.map((each) => ({ functionCall: { name: each.name, args: instanceOf(jsonSchemaOf(each.schema)) } }));
+  const top = config.responseLogprobs === true && !tool ? (typeof config.logprobs === 'number' ? config.logprobs : 0) : null;
+  const output = tool ? calls.map((call) => JSON.stringify(call.functionCall.args)).join('') : state.text;
   const usage = { prompt: 10 + tokens(body.contents), completion: Math.ceil(output.length / 4) };
   state.usages.push(usage);
   const usageMetadata = { promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion };
-  const candidate = (parts: object[], finishReason?: string) => ({ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) });
+  const candidate = (parts: object[], finishReason?: string, logprobsResult?: object) => ({ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}), ...(logprobsResult ? { logprobsResult } : {}) });
   if (!isStream) {
-    const parts = tool ? [{ functionCall: { name: tool.name, args } }] : [{ text: state.text }];
+    const parts = tool ? calls : [{ text: state.text }];
+    const logprobs = top === null ? undefined : geminiLogprobs(mockTokens(state.text), 0, top);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ candidates: [candidate(parts, 'STOP')], usageMetadata, modelVersion: 'mock', responseId: `models${state.requests.length}` }));
+    res.end(JSON.stringify({ candidates: [candidate(parts, 'STOP', logprobs)], usageMetadata, modelVersion: 'mock', responseId: `models${state.requests.length}` }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const event = (value: object) => res.write(`data: ${JSON.stringify(value)}\n\n`);
   if (tool) {
-    event({ candidates: [candidate([{ functionCall: { name: tool.name, args } }], 'STOP')], usageMetadata });
+    // Several calls arrive in one event, as Gemini sends parallel calls.
+    event({ candidates: [candidate(calls, 'STOP')], usageMetadata });
   } else {
-    const pieces = state.text.match(/.{1,6}/gs) ?? [];
-    pieces.forEach((piece, i) => event({ candidates: [candidate([{ text: piece }], i === pieces.length - 1 ? 'STOP' : undefined)], usageMetadata: i === pieces.length - 1 ? usageMetadata : { promptTokenCount: usage.prompt } }));
+    // Each event is two of the mock's tokens, with their log probabilities when asked.
+    const tokens = mockTokens(state.text);
+    for (let i = 0; i < tokens.length; i += 2) {
+      const isLast = i + 2 >= tokens.length;
+      const logprobs = top === null ? undefined : geminiLogprobs(tokens.slice(i, i + 2), i, top);
+      event({ candidates: [candidate([{ text: tokens.slice(i, i + 2).join('') }], isLast ? 'STOP' : undefined, logprobs)], usageMetadata: isLast ? usageMetadata : { promptTokenCount: usage.prompt } });
+    }
   }
   res.end();
 }

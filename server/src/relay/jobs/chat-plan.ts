@@ -12,6 +12,7 @@ import { sensitiveGuard, type SensitiveGuard } from '../sensitive/guard.js';
 import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 import { sendJsonAnswer, streamAnswer, type Delivery, type ResponseContext } from '../pipeline/respond.js';
 import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from '../providers/shared/structured-output.js';
+import { firstToolCallOnly, firstToolCallStream } from '../providers/shared/one-tool-call.js';
 import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
 import { unresolvedPreviousId } from '../response-store.js';
 
@@ -106,15 +107,18 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
   const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
+  // Upstreams without a switch for it (Gemini) may answer several calls: the client gets the first.
+  const shape: AnswerShape = { tool, isOneCall: body.parallel_tool_calls === false };
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, tool), sinkFor(scanned, rc)));
+      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, shape), sinkFor(scanned, rc)));
     }
-    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, tool), guarded(scanned, sink)));
+    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, shape), guarded(scanned, sink)));
     return sendJsonAnswer(rc, ({ json }) => {
       const parsed = converter.parseResponse(json ?? {}, rc.model);
-      const completion = guardedCompletion(spec, tool ? jsonFromToolCall(parsed.completion, tool) : parsed.completion);
+      const calls = shape.isOneCall ? firstToolCallOnly(parsed.completion) : parsed.completion;
+      const completion = guardedCompletion(spec, tool ? jsonFromToolCall(calls, tool) : calls);
       const final = usageOr(parsed.usage, rc, completion);
       return { body: spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, final) : completion, usage: final };
     });
@@ -122,8 +126,12 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   return { kind: 'request', value: request, respond };
 }
 
-function streamTransform(converter: ChatConverter, model: string, tool: JsonTool | null) {
-  const transform = converter.createStreamTransform(model);
+/** What the gateway reshapes in a converted answer: the JSON tool's call as text, and calls past the first. */
+interface AnswerShape { tool: JsonTool | null; isOneCall: boolean }
+
+function streamTransform(converter: ChatConverter, model: string, { tool, isOneCall }: AnswerShape) {
+  const raw = converter.createStreamTransform(model);
+  const transform = isOneCall ? firstToolCallStream(raw) : raw;
   return tool ? jsonFromToolStream(transform, tool) : transform;
 }
 

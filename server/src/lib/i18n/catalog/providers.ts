@@ -108,6 +108,8 @@ export const providerTexts: readonly CatalogEntry[] = [
   ['response_format.json_schema.schema 的根类型必须是 object', 'The root type of response_format.json_schema.schema must be object'],
   ['{0} 渠道不支持参数 n > 1（candidateCount > 1）：每次请求只能生成一个回答', '{0} channels do not support n > 1 (candidateCount > 1): one answer per request'],
   ['{0} 渠道不支持参数 logprobs / top_logprobs', '{0} channels do not support logprobs / top_logprobs'],
+  ['top_logprobs 必须是 0 到 {0} 之间的整数', 'top_logprobs must be an integer from 0 to {0}'],
+  ['使用 top_logprobs 时 logprobs 必须为 true', 'logprobs must be true when top_logprobs is set'],
   ['腾讯混元向量接口的 input 只能是字符串或字符串数组', 'The input of Tencent Hunyuan embeddings must be a string or an array of strings'],
 
   // Upstream failures

@@ -1,6 +1,7 @@
 import { contentsToMessages } from './request-parts.js';
 import { checkGeminiRequest, normalizeGeminiRequest } from './request-shape.js';
 import { isStreamAction, parseModelPath } from './params.js';
+import { openAiLogprobsAsk } from './logprobs.js';
 
 type Json = Record<string, unknown>;
 
@@ -73,6 +74,7 @@ export function geminiToOpenAI(body: Json, params: Record<string, string>): Json
   ];
   for (const [from, to] of copy) if (typeof config[from] === 'number') out[to] = config[from];
   if (Array.isArray(config.stopSequences) && config.stopSequences.length > 0) out.stop = config.stopSequences;
+  Object.assign(out, openAiLogprobsAsk(config));
   if (config.responseMimeType === 'application/json') {
     const schema = config.responseJsonSchema ?? config.responseSchema;
     out.response_format = schema ? { type: 'json_schema', json_schema: { name: 'response', schema: toJsonSchema(schema) } } : { type: 'json_object' };

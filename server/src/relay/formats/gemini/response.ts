@@ -1,4 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
+import { logprobsResultOf } from './logprobs.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,11 +56,14 @@ export function openAIToGemini(completion: Json, model: string, usage: Usage): J
   const choices = (Array.isArray(completion.choices) ? completion.choices : []) as Json[];
   const candidates = choices.map((choice, position) => {
     const parts = partsOfMessage((choice.message ?? {}) as Json);
-    return {
+    const candidate: Json = {
       content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] },
       finishReason: geminiFinishReason(choice.finish_reason),
       index: typeof choice.index === 'number' ? choice.index : position,
     };
+    const logprobsResult = logprobsResultOf(choice.logprobs);
+    if (logprobsResult) candidate.logprobsResult = logprobsResult;
+    return candidate;
   });
   return {
     candidates,

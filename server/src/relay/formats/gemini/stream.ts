@@ -1,4 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
+import { logprobsResultOf } from './logprobs.js';
 import { geminiFinishReason, parseArgs, usageMetadataOf } from './response.js';
 
 type Json = Record<string, unknown>;
@@ -52,7 +53,8 @@ export function createGeminiStreamEncoder(model: string) {
         state.finishReason = geminiFinishReason(choice.finish_reason);
         parts.push(...callParts(state));
       }
-      if (parts.length > 0) out.push({ content: { role: 'model', parts }, index });
+      const logprobsResult = logprobsResultOf(choice.logprobs);
+      if (parts.length > 0) out.push({ content: { role: 'model', parts }, index, ...(logprobsResult ? { logprobsResult } : {}) });
     }
     if (out.length === 0) return '';
     return frame({ candidates: out, modelVersion: model, responseId });

@@ -1,6 +1,6 @@
 import { checkContentParts } from '../shared/content-parts.js';
-import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import type { AdapterOptions } from '../types.js';
+import { logprobsConfig } from './logprobs.js';
 import { convertMessages } from './messages.js';
 import { cleanParameters, cleanSchema } from './schema.js';
 import { safetySettingsFor } from './settings.js';
@@ -52,8 +52,7 @@ function isImageModel(options: AdapterOptions, model: string): boolean {
 }
 
 function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
-  // n maps to candidateCount (each candidate a choice); log probabilities are not converted back.
-  refuseUnhonoured(body, 'Gemini', { logprobs: true });
+  // n maps to candidateCount (each candidate a choice); logprobs to responseLogprobs (logprobs.ts).
   const config: Json = {
     temperature: num(body.temperature),
     topP: num(body.top_p),
@@ -63,6 +62,7 @@ function generationConfig(body: Json, thinkingConfig: Json | undefined): Json {
     presencePenalty: num(body.presence_penalty),
     frequencyPenalty: num(body.frequency_penalty),
     seed: num(body.seed),
+    ...logprobsConfig(body),
   };
   if (typeof body.stop === 'string') config.stopSequences = [body.stop];
   else if (Array.isArray(body.stop) && body.stop.length > 0) config.stopSequences = body.stop;

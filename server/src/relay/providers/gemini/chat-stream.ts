@@ -3,6 +3,7 @@ import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { completionId, finishReasonOf, readParts } from './chat.js';
 import { throwIfStreamError } from './errors.js';
+import { openAiLogprobsOf } from './logprobs.js';
 import { readGeminiUsage } from './usage.js';
 
 type Json = Record<string, unknown>;
@@ -20,8 +21,8 @@ export function createGeminiStreamTransform(model: string) {
   const choices = new Map<number, ChoiceState>();
   let usage: Usage | null = null;
 
-  const chunkOf = (index: number, delta: Json, finishReason: string | null): Json => ({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, finish_reason: finishReason }],
+  const chunkOf = (index: number, delta: Json, finishReason: string | null, logprobs: Json | null = null): Json => ({
+    id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, finish_reason: finishReason, ...(logprobs ? { logprobs } : {}) }],
   });
 
   const stateOf = (index: number): ChoiceState => {
@@ -61,7 +62,8 @@ export function createGeminiStreamTransform(model: string) {
       text += parts.reasoning + parts.text + parts.toolCalls.map((call) => call.function.name + call.function.arguments).join('');
       const finish = finishReasonOf(candidate.finishReason, state.toolCallCount > 0);
       const hasContent = Object.keys(delta).some((key) => key !== 'role');
-      if (hasContent || (delta.role && !finish)) chunks.push(chunkOf(index, delta, null));
+      // The event's tokens' log probabilities ride on the chunk that carries its text.
+      if (hasContent || (delta.role && !finish)) chunks.push(chunkOf(index, delta, null, openAiLogprobsOf(candidate.logprobsResult)));
       if (finish && !state.isFinished) {
         state.isFinished = true;
         chunks.push(chunkOf(index, hasContent ? {} : delta, finish));

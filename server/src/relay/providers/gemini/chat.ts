@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
+import { openAiLogprobsOf } from './logprobs.js';
 import { openAiUsageOf, readGeminiUsage } from './usage.js';
 
 type Json = Record<string, unknown>;
@@ -56,7 +57,10 @@ export function parseGeminiResponse(json: Json, model: string): { completion: Js
     if (parts.reasoning) message.reasoning_content = parts.reasoning;
     if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
     const finish = finishReasonOf(candidate.finishReason ?? 'STOP', parts.toolCalls.length > 0);
-    return { index: typeof candidate.index === 'number' ? candidate.index : position, message, finish_reason: finish };
+    const choice: Json = { index: typeof candidate.index === 'number' ? candidate.index : position, message, finish_reason: finish };
+    const logprobs = openAiLogprobsOf(candidate.logprobsResult);
+    if (logprobs) choice.logprobs = logprobs;
+    return choice;
   });
   if (choices.length === 0) {
     // The prompt itself was blocked (promptFeedback.blockReason): an empty, filtered answer.
