@@ -68,23 +68,22 @@ describe('conversions that must not drop what was asked', () => {
     expect(fixtures.requests.at(-1)!.headers['anthropic-beta']).toBeUndefined();
   });
 
-  it('n > 1 and logprobs on Claude channels, which cannot honour them: a 400 naming the parameter, in the caller\'s format, nothing billed', async () => {
+  it('logprobs on Claude channels, which have none: a 400 naming the parameter, in the caller\'s format, nothing billed', async () => {
+    // n > 1 on Claude channels fans out to n calls (fan-out.test.ts).
     const before = fixtures.requests.length;
-    const many = await openai().chat.completions.create({ model: 'claude-conv', n: 2, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
-    expect(many).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((many as Error).message).toContain('n > 1');
     const logprobs = await openai().chat.completions.create({ model: 'claude-conv', logprobs: true, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
     expect((logprobs as Error).message).toContain('logprobs');
+    expect(logprobs).toBeInstanceOf(OpenAI.BadRequestError);
     // Gemini channels now honour logprobs (gemini-logprobs-tools.test.ts).
-    // A Gemini client asking a Claude channel for two candidates gets a Gemini-shaped 400.
+    // A Gemini client asking a Claude channel for log probabilities gets a Gemini-shaped 400.
     const res = await fetch(`${server.url}/v1beta/models/claude-conv:generateContent`, {
       method: 'POST', headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { candidateCount: 2 } }),
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { responseLogprobs: true } }),
     });
     expect(res.status).toBe(400);
     const body = await res.json() as any;
     expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
-    expect(body.error.message).toContain('candidateCount');
+    expect(body.error.message).toContain('logprobs');
     expect(fixtures.requests.length).toBe(before);
     expect((await billedState(server.ctx, { ...caller, channelId: channels.claude! })).logs).toHaveLength(0);
   });

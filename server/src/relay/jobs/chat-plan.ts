@@ -6,6 +6,7 @@ import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler,
 import type { EventHandler } from '../stream/event-codec.js';
 import type { DecoderFraming } from '../stream/framing.js';
 import { stopScanner } from '../stream/stop-scanner.js';
+import { fanOutOf, fanOutStream, mergedHandler } from './fan-out.js';
 import { namesUpstreamStop, stopsForUpstream } from './stop-sequences.js';
 import { guardCompletion, sensitiveSink } from '../sensitive/completion.js';
 import { sensitiveGuard, type SensitiveGuard } from '../sensitive/guard.js';
@@ -97,19 +98,22 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const chatCall = { ...call, isStream: spec.isStream };
   // Dify agent apps only stream: the answer is aggregated for non-stream clients. Stop sequences
   // the gateway applies need the stream too.
-  const isStreamOnly = converter.isStreamOnly?.(chatCall) === true || Boolean(spec.stopSequences);
+  // n > 1 on an upstream of one answer per call: n calls, streamed side by side and merged (fan-out.ts).
+  const calls = fanOutOf(spec.canonical, converter, call.upstreamModel);
+  const isStreamOnly = converter.isStreamOnly?.(chatCall) === true || Boolean(spec.stopSequences) || calls > 1;
   const upstreamStreams = (spec.isStream || isStreamOnly) && !converter.isStreamingUnsupported;
   const stops = scannedStops(spec, upstreamStreams);
   const sent = stops ? stopsForUpstream(stops, channel.adapter!, converter, call.upstreamModel) : [];
   const canonical = stops ? withStops(spec.canonical, sent) : spec.canonical;
   const scanned = { ...spec, stopSequences: stops, namesUpstreamStop: stops !== null && namesUpstreamStop(stops, sent, converter, call.upstreamModel) };
-  const asked = withOverride({ ...canonical, model: call.upstreamModel }, channel);
+  const asked = withOverride({ ...(calls > 1 ? withoutN(canonical) : canonical), model: call.upstreamModel }, channel);
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
   const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
   // Upstreams without a switch for it (Gemini) may answer several calls: the client gets the first.
   const shape: AnswerShape = { tool, isOneCall: body.parallel_tool_calls === false };
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
+    if (calls > 1 && upstreamStreams) return fanOutAnswer(rc, spec, scanned, calls, { adapter: channel.adapter!, converter, request, transform: () => streamTransform(converter, rc.model, shape) });
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
       return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, shape), sinkFor(scanned, rc)));
@@ -133,6 +137,18 @@ function streamTransform(converter: ChatConverter, model: string, { tool, isOneC
   const raw = converter.createStreamTransform(model);
   const transform = isOneCall ? firstToolCallStream(raw) : raw;
   return tool ? jsonFromToolStream(transform, tool) : transform;
+}
+
+const withoutN = ({ n: _n, ...body }: Json): Json => body;
+
+/** The merged answer of a fan-out: streamed to the client, or collected into one completion with a choice per call. */
+async function fanOutAnswer(rc: ResponseContext, spec: ChatSpec, scanned: ChatSpec, calls: number, fan: Parameters<typeof fanOutStream>[2]): Promise<Delivery> {
+  const { body, usage } = await fanOutStream(rc, calls, fan);
+  // The merged stream bills the calls' own usage (fan-out.ts): nothing is counted for it here.
+  const merged: ResponseContext = { ...rc, response: { ...rc.response!, body: body as unknown as NonNullable<ResponseContext['response']>['body'] }, countPromptTokens: () => 0 };
+  // A per-call price is paid per upstream call.
+  if (spec.isStream) return { ...await streamAnswer(merged, 'sse', mergedHandler(sinkFor(scanned, rc), usage)), calls };
+  return { ...await aggregateStream(merged, spec, 'sse', (sink) => mergedHandler(guarded(scanned, sink), usage)), calls };
 }
 
 /** The body with the stop sequences the upstream is sent (none: no `stop`). */

@@ -36,6 +36,7 @@ export function chatJob(body: JsonBody): RelayJob {
     maxTokens: positiveInt(body.max_tokens) || positiveInt(body.max_completion_tokens),
     capOutput: (tokens) => capOutputTokens(body, tokens),
     calls: 1,
+    answers: positiveInt(body.n) || 1,
     buildBody: planChat({
       endpoint: 'chat', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,

@@ -53,6 +53,7 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
       format.capOutput(body, tokens);
     },
     calls: 1,
+    answers: positiveInt(canonical.n) || 1,
     clientHeaders,
     buildBody: planChat({
       endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body, stopSequences,

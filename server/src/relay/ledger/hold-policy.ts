@@ -21,6 +21,8 @@ export interface HoldRequest {
   producesText: boolean;
   /** Calls billed for per-call models (images: n). */
   calls: number;
+  /** Answers asked for (chat `n`): the hold covers each, prompt and output (a fan-out sends the prompt n times). */
+  answers?: number;
   /** Quota of the call a subscription's allowance already holds (funding-hold.ts): the wallet holds the rest. */
   covered?: number;
 }
@@ -74,14 +76,17 @@ function isShort(left: { user: number }, room: number, costs: Costs, request: Ho
   return (left.user <= 0 && (costs.likely > 0 || !request.covered)) || room < costs.likely;
 }
 
+const answersOf = (request: HoldRequest): number => Math.max(1, request.answers ?? 1);
+
 /** The likely and worst cost of a request, less the quota a subscription covers (`request.covered`). */
 export function costsOf(request: HoldRequest, likelyOutputTokens: number, preConsumedTokens: number, quotaPerUnit: number): Costs {
   const { pricing, groupRatio, promptTokens, maxTokens } = request;
   const covered = request.covered ?? 0;
   const maxOutput = maxTokens > 0 ? maxTokens : request.producesText ? outputAllowance(request.model) : 0;
-  const worst = estimateHold(pricing, groupRatio, promptTokens, maxOutput, preConsumedTokens, quotaPerUnit, request.calls);
+  const answers = answersOf(request);
+  const worst = answers * estimateHold(pricing, groupRatio, promptTokens, maxOutput, preConsumedTokens, quotaPerUnit, request.calls);
   if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput) return { likely: Math.max(0, worst - covered), worst: Math.max(0, worst - covered), maxOutput };
-  const likely = estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
+  const likely = answers * estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
   return { likely: Math.max(0, likely - covered), worst: Math.max(0, worst - covered), maxOutput };
 }
 
@@ -107,7 +112,7 @@ async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayC
     if (room >= costs.worst) return { hold: holdOf(caller, costs.worst, lane), outputCap: null };
     const covered = request.covered ?? 0;
     const outputCap = affordableOutput(request, room + covered, costs.maxOutput, quotaPerUnit);
-    const amount = estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) - covered;
+    const amount = answersOf(request) * estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) - covered;
     return { hold: holdOf(caller, Math.max(0, Math.min(amount, room)), lane), outputCap };
   } catch (error) {
     lane.release();
@@ -124,8 +129,10 @@ async function oneAtATime(relay: RelayState, key: string, deadline: number, isGo
 }
 
 /** The most output tokens `room` pays for after the prompt (at least 1: the caller covers the likely cost, which includes one). */
-export function affordableOutput(request: HoldRequest, room: number, maxOutput: number, quotaPerUnit: number): number {
+export function affordableOutput(request: HoldRequest, whole: number, maxOutput: number, quotaPerUnit: number): number {
   const { pricing, groupRatio, promptTokens } = request;
+  // Each answer gets the same limit: one answer's share of the room.
+  const room = Math.floor(whole / answersOf(request));
   const perPromptToken = groupRatio * pricing.modelRatio;
   const perOutputToken = perPromptToken * pricing.completionRatio;
   if (perOutputToken <= 0) return maxOutput;

@@ -69,7 +69,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // The output limit the balance paid for, when the gateway lowered it; an answer that reached it is not a typical length.
   let cap = Infinity;
   try {
-    const holdRequest = { pricing, groupRatio, model: job.model, promptTokens: job.promptTokens, maxTokens: job.maxTokens, producesText: producesText(job.endpoint), calls: job.calls };
+    const holdRequest = { pricing, groupRatio, model: job.model, promptTokens: job.promptTokens, maxTokens: job.maxTokens, producesText: producesText(job.endpoint), calls: job.calls, answers: job.answers };
     // A user with subscription funding holds its share in the database first (ledger/funding-hold.ts).
     const planned = caller.user.funding === null ? planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed)
       : planFundedHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
@@ -147,7 +147,9 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // A call a subscription helped pay answers once its split is written (settle.ts).
   const quota = settled instanceof Promise ? await settled : settled;
   delivery.send?.();
-  if (producesText(job.endpoint) && delivery.usage.completionTokens < cap) relay.outputs.observe(job.model, delivery.usage.completionTokens);
+  // The likely output is one answer's: several answers (n) are learnt as their mean.
+  const answerTokens = Math.round(delivery.usage.completionTokens / Math.max(1, job.answers ?? 1));
+  if (producesText(job.endpoint) && answerTokens < cap) relay.outputs.observe(job.model, answerTokens);
   if (ctx.metrics.isEnabled) {
     ctx.metrics.observe({
       route: exchange.path, model: pricing.isKnown ? job.model : 'other', channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,

@@ -19,6 +19,8 @@ export interface RelayJob {
   capOutput?(tokens: number): void;
   /** Calls billed for per-call models (images: n). */
   calls: number;
+  /** Answers asked for (chat `n`, Gemini's `candidateCount`): the hold covers each (ledger/hold-policy.ts). */
+  answers?: number;
   /** The request for one channel (json/form on the OpenAI wire, or a built request with its responder). */
   buildBody(channel: RelayChannel, call: ChannelCall): UpstreamBody | Promise<UpstreamBody>;
   /** Client headers forwarded upstream (anthropic-version, anthropic-beta). */

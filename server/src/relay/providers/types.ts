@@ -181,6 +181,8 @@ export interface ChatConverter {
   stopSequenceLimit?(upstreamModel: string): number;
   /** Set when the upstream's answer says which stop sequence ended it (Claude's `stop_sequence`). */
   reportsStopSequence?(upstreamModel: string): boolean;
+  /** Set when the upstream makes one answer per call (Claude): `n` > 1 is served by n calls (jobs/fan-out.ts). */
+  isOneAnswerPerCall?(upstreamModel: string): boolean;
 }
 
 /** For providers whose embeddings wire is not OpenAI's (Gemini batchEmbedContents). */

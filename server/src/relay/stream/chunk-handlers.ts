@@ -95,46 +95,63 @@ export function formatChunkSink(format: InboundFormat, model: string, promptToke
   return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage), fail: (error) => streamErrorFrame(format.wire === 'responses' ? 'responses' : format.wire, error) };
 }
 
-/** Collects chunks into one `chat.completion` (upstreams that only stream, for non-stream clients). */
+interface ChoiceAggregate {
+  content: string;
+  reasoning: string;
+  finishReason: unknown;
+  stopReason: unknown;
+  calls: Map<number, { id: unknown; name: string; args: string }>;
+}
+
+/**
+ * Collects chunks into one `chat.completion` (upstreams that only stream, for non-stream clients),
+ * a choice per chunk `index` (a fan-out's calls: jobs/fan-out.ts), in index order.
+ */
 export function createChunkAggregate(model: string) {
   let id = '';
-  let content = '';
-  let reasoning = '';
-  let finishReason: unknown = null;
-  let stopReason: unknown = null;
-  const calls = new Map<number, { id: unknown; name: string; args: string }>();
+  const choices = new Map<number, ChoiceAggregate>();
+  const choiceAt = (index: number): ChoiceAggregate => {
+    let choice = choices.get(index);
+    if (!choice) choices.set(index, (choice = { content: '', reasoning: '', finishReason: null, stopReason: null, calls: new Map() }));
+    return choice;
+  };
   const sink: ChunkSink = {
     onChunk(chunk) {
       if (typeof chunk.id === 'string') id = chunk.id;
       for (const choice of (Array.isArray(chunk.choices) ? chunk.choices : []) as Json[]) {
+        const state = choiceAt(typeof choice.index === 'number' && Number.isInteger(choice.index) && choice.index >= 0 ? choice.index : 0);
         const delta = (choice.delta ?? {}) as Json;
-        if (typeof delta.content === 'string') content += delta.content;
-        if (typeof delta.reasoning_content === 'string') reasoning += delta.reasoning_content;
+        if (typeof delta.content === 'string') state.content += delta.content;
+        if (typeof delta.reasoning_content === 'string') state.reasoning += delta.reasoning_content;
         for (const call of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []) as Json[]) {
-          const index = typeof call.index === 'number' ? call.index : calls.size;
+          const index = typeof call.index === 'number' ? call.index : state.calls.size;
           const fn = (call.function ?? {}) as Json;
-          const entry = calls.get(index) ?? { id: call.id, name: '', args: '' };
+          const entry = state.calls.get(index) ?? { id: call.id, name: '', args: '' };
           if (typeof fn.name === 'string') entry.name += fn.name;
           if (typeof fn.arguments === 'string') entry.args += fn.arguments;
-          calls.set(index, entry);
+          state.calls.set(index, entry);
         }
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-        if (typeof choice.stop_reason === 'string') stopReason = choice.stop_reason;
+        if (choice.finish_reason) state.finishReason = choice.finish_reason;
+        if (typeof choice.stop_reason === 'string') state.stopReason = choice.stop_reason;
       }
       return '';
     },
     close: () => '',
   };
-  const completion = (usage: Usage): Json => {
-    const message: Json = { role: 'assistant', content };
-    if (reasoning) message.reasoning_content = reasoning;
-    if (calls.size > 0) {
-      message.tool_calls = [...calls.entries()].sort(([a], [b]) => a - b)
+  const choiceOf = (index: number, state: ChoiceAggregate): Json => {
+    const message: Json = { role: 'assistant', content: state.content };
+    if (state.reasoning) message.reasoning_content = state.reasoning;
+    if (state.calls.size > 0) {
+      message.tool_calls = [...state.calls.entries()].sort(([a], [b]) => a - b)
         .map(([, call]) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
     }
+    return { index, message, finish_reason: state.finishReason ?? 'stop', ...(state.stopReason !== null ? { stop_reason: state.stopReason } : {}) };
+  };
+  const completion = (usage: Usage): Json => {
+    if (choices.size === 0) choiceAt(0);
     return {
       id: id || `chatcmpl-${Date.now()}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-      choices: [{ index: 0, message, finish_reason: finishReason ?? 'stop', ...(stopReason !== null ? { stop_reason: stopReason } : {}) }],
+      choices: [...choices.entries()].sort(([a], [b]) => a - b).map(([index, state]) => choiceOf(index, state)),
       usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
     };
   };

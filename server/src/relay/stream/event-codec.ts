@@ -15,6 +15,8 @@ export interface EventStep {
   isLast?: boolean;
   /** The answer is complete; the upstream is read on for its usage (a stop sequence the gateway applies matched). */
   isComplete?: boolean;
+  /** The event carried content whose tokens are not counted here (a fan-out's calls report their own: jobs/fan-out.ts). */
+  isContent?: boolean;
 }
 
 /**
@@ -58,6 +60,8 @@ export class EventCodec implements StreamCodec {
     if (step.isComplete) this.isComplete = true;
     if (step.text) {
       this.counter.push(step.text);
+      this.hasContent = true;
+    } else if (step.isContent) {
       this.hasContent = true;
     }
     return step.output;

@@ -110,6 +110,7 @@ export const providerTexts: readonly CatalogEntry[] = [
   ['{0} 渠道不支持参数 logprobs / top_logprobs', '{0} channels do not support logprobs / top_logprobs'],
   ['top_logprobs 必须是 0 到 {0} 之间的整数', 'top_logprobs must be an integer from 0 to {0}'],
   ['使用 top_logprobs 时 logprobs 必须为 true', 'logprobs must be true when top_logprobs is set'],
+  ['此渠道的 n（candidateCount）最大为 {0}：每个回答是一次上游调用', 'On this channel n (candidateCount) is at most {0}: each answer is one upstream call'],
   ['腾讯混元向量接口的 input 只能是字符串或字符串数组', 'The input of Tencent Hunyuan embeddings must be a string or an array of strings'],
 
   // Upstream failures

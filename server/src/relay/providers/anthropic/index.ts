@@ -38,6 +38,7 @@ export const claudeChatConverter: ChatConverter = {
   // Claude states no limit on stop_sequences, and says which one matched.
   stopSequenceLimit: () => Number.POSITIVE_INFINITY,
   reportsStopSequence: () => true,
+  isOneAnswerPerCall: () => true,
 };
 
 export const anthropicAdapter: ProviderAdapter = {

@@ -32,6 +32,7 @@ export const bedrockChatConverter: ChatConverter = {
   },
   parseResponse: claudeToOpenAi,
   jsonByTool: () => true,
+  isOneAnswerPerCall: () => true,
   createStreamTransform(model: string) {
     const transform = createClaudeStreamTransform(model);
     return {

@@ -36,4 +36,5 @@ export const vertexChatConverter: ChatConverter = {
   jsonByTool: (model) => isClaudeModel(model),
   stopSequenceLimit: (model) => (isClaudeModel(model) ? Number.POSITIVE_INFINITY : geminiStopSequenceLimit),
   reportsStopSequence: (model) => isClaudeModel(model),
+  isOneAnswerPerCall: (model) => isClaudeModel(model),
 };
