@@ -1,6 +1,7 @@
 import { accountMessages, chatsProblem, defaultChats } from '@modelgate/shared';
 import { addressEntry, defaultAllowedPorts, domainPattern, parsePortRanges } from '../lib/outbound-guard.js';
 import { isApiVersion } from './api-version.js';
+import { defaultStructuredOutputModels, structuredOutputModelsCheck } from './claude-structured-output.js';
 import { isSafetyThreshold } from './gemini-safety.js';
 import { modelHeadersCheck } from './model-headers.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
@@ -307,6 +308,7 @@ export const optionRegistry = {
   'claude.default_max_tokens': json({ default: 8192 }, numberMapCheck),
   'claude.thinking_adapter_enabled': bool(true),
   'claude.thinking_adapter_budget_tokens_percentage': float(0.8, 0.1, 1),
+  'claude.structured_output_models': json(defaultStructuredOutputModels, structuredOutputModelsCheck),
   // SSRF protection for the URLs users hand the server to call back (lib/outbound-guard.ts), as new-api's fetch_setting
   'fetch_setting.enable_ssrf_protection': bool(true),
   'fetch_setting.allow_private_ip': bool(false),
@@ -349,7 +351,7 @@ const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
   'DataExportEnabled', 'DataExportDefaultTime', 'DataExportInterval',
   'ModelRequestRateLimitEnabled', 'ModelRequestRateLimitCount', 'ModelRequestRateLimitSuccessCount', 'ModelRequestRateLimitDurationMinutes',
   'gemini.safety_settings', 'gemini.version_settings', 'gemini.supported_imagine_models',
-  'claude.model_headers_settings', 'claude.default_max_tokens', 'claude.thinking_adapter_enabled', 'claude.thinking_adapter_budget_tokens_percentage',
+  'claude.model_headers_settings', 'claude.default_max_tokens', 'claude.thinking_adapter_enabled', 'claude.thinking_adapter_budget_tokens_percentage', 'claude.structured_output_models',
   'global.pass_through_request_enabled', 'general_setting.ping_interval_enabled', 'general_setting.ping_interval_seconds',
 ]);
 

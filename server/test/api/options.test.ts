@@ -79,6 +79,14 @@ describe('system options (super admin)', () => {
     [{ key: 'gemini.version_settings', value: '{"default": "v1beta/../x?y"}' }, 'gemini.version_settings 版本必须是 v1、v1beta 这样的版本名'],
     // Sent with every Gemini call: a typo made every call of the model an upstream 400.
     [{ key: 'gemini.safety_settings', value: '{"default": "OFF", "gemini-2.5-pro": "BLOCK_SOME"}' }, 'gemini.safety_settings 阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED'],
+    // Model-name prefixes: anything else would make every structured call of a model choose blindly.
+    [{ key: 'claude.structured_output_models', value: '{"claude-sonnet-4-5": true}' }, 'claude.structured_output_models 必须是 JSON 数组'],
+    [{ key: 'claude.structured_output_models', value: '"claude-sonnet-4-5"' }, 'claude.structured_output_models 必须是 JSON 数组'],
+    [{ key: 'claude.structured_output_models', value: '["claude-sonnet-4-5", 4]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
+    [{ key: 'claude.structured_output_models', value: '[""]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
+    [{ key: 'claude.structured_output_models', value: '["claude sonnet"]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
+    [{ key: 'claude.structured_output_models', value: '[null]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
+    [{ key: 'claude.structured_output_models', value: JSON.stringify(Array.from({ length: 201 }, (_, i) => `claude-${i}`)) }, 'claude.structured_output_models 最多 200 个模型前缀'],
     [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
     [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
   ])('refuses %j', async (body, message) => {

@@ -9,7 +9,12 @@ import type { AddressInfo } from 'node:net';
  *     is in the conversation) with an input generated from the tool's input_schema;
  *   - with a free choice, the first tool until a tool result is in the conversation;
  *   - otherwise it answers `textAnswer` (default "Hello from Claude."), cut at the first of the
- *     request's `stop_sequences` it contains (stop_reason "stop_sequence", as Claude does).
+ *     request's `stop_sequences` it contains (stop_reason "stop_sequence", as Claude does);
+ *   - with structured outputs (`output_config.format`) its text is JSON generated from the schema
+ *     (after a thinking block when thinking is on). Like Anthropic, it answers 400 for a model that
+ *     does not take the field (not starting with one of `nativeModels`) and for a schema outside the
+ *     subset Anthropic documents (an object without `additionalProperties: false`, numeric, length
+ *     and size constraints, `oneOf`).
  * Usage is deterministic: input_tokens = 10 + JSON length of the messages / 4, output_tokens =
  * output characters / 4 (rounded up).
  */
@@ -20,6 +25,8 @@ export interface MockClaude {
   usages: Array<{ prompt: number; completion: number }>;
   /** The text of later text answers. */
   textAnswer: string;
+  /** Model-name prefixes that take `output_config.format` (Anthropic's list of GA models to begin with). */
+  nativeModels: string[];
   close(): Promise<void>;
 }
 
@@ -77,6 +84,34 @@ function toolToCall(body: any): any | null {
   return hasResult ? null : tools[0];
 }
 
+/** Anthropic's documented subset of JSON Schema for structured outputs: why a schema is outside it, or null. */
+function outputSchemaProblem(node: Schema, path: string): string | null {
+  if (!node || typeof node !== 'object' || Array.isArray(node)) return null;
+  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems', 'oneOf']) {
+    if (node[key] !== undefined) return `${path}: '${key}' is not supported`;
+  }
+  if (typeof node.minItems === 'number' && node.minItems > 1) return `${path}: 'minItems' values other than 0 or 1 are not supported`;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if ((types.includes('object') || node.properties) && node.additionalProperties !== false) return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`;
+  const children: Array<[string, Schema]> = [];
+  for (const key of ['properties', '$defs', 'definitions']) for (const [name, child] of Object.entries(node[key] ?? {})) children.push([`${path}.${key}.${name}`, child as Schema]);
+  for (const key of ['anyOf', 'allOf']) if (Array.isArray(node[key])) node[key].forEach((child: Schema, i: number) => children.push([`${path}.${key}[${i}]`, child]));
+  if (node.items) children.push([`${path}.items`, node.items]);
+  for (const [childPath, child] of children) {
+    const problem = outputSchemaProblem(child, childPath);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Why Anthropic would refuse the request's `output_config.format` for this model, or null. */
+function outputFormatProblem(format: any, model: string, nativeModels: string[]): string | null {
+  const name = String(model).replace(/^(?:[a-z][a-z-]*\.)+/, '');
+  if (!nativeModels.some((prefix) => name.startsWith(prefix))) return `output_config.format: structured outputs are not supported for the model '${model}'`;
+  if (format?.type !== 'json_schema' || !format.schema || typeof format.schema !== 'object') return 'output_config.format: expected a json_schema format with a schema';
+  return outputSchemaProblem(format.schema, 'output_config.format.schema');
+}
+
 function cutAtStop(text: string, stops: unknown): { text: string; stop: string | null } {
   let at = -1;
   let matched: string | null = null;
@@ -93,7 +128,7 @@ function cutAtStop(text: string, stops: unknown): { text: string; stop: string |
 export async function startMockClaude(): Promise<MockClaude> {
   const requests: MockClaude['requests'] = [];
   const usages: MockClaude['usages'] = [];
-  const state = { textAnswer: 'Hello from Claude.' };
+  const state = { textAnswer: 'Hello from Claude.', nativeModels: ['claude-opus-4-7', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5'] };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -101,6 +136,9 @@ export async function startMockClaude(): Promise<MockClaude> {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
       requests.push({ path: req.url ?? '', headers: req.headers, body });
       const inputTokens = 10 + Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+      const format = body.output_config?.format;
+      const formatProblem = format === undefined ? null : outputFormatProblem(format, body.model, state.nativeModels);
+      if (formatProblem) return refuse(res, formatProblem);
       const tool = toolToCall(body);
       const id = `msg_mock${requests.length}`;
       const model = body.model;
@@ -123,19 +161,29 @@ export async function startMockClaude(): Promise<MockClaude> {
           ['message_stop', { type: 'message_stop' }],
         ]);
       }
-      const { text, stop } = cutAtStop(state.textAnswer, body.stop_sequences);
-      const outputTokens = Math.ceil(text.length / 4);
+      const { text, stop } = format ? { text: JSON.stringify(instanceOf(format.schema)), stop: null } : cutAtStop(state.textAnswer, body.stop_sequences);
+      const thinking = format && body.thinking?.type === 'enabled' ? 'The schema asks for a person.' : null;
+      const outputTokens = Math.ceil(((thinking ?? '') + text).length / 4);
       usages.push({ prompt: inputTokens, completion: outputTokens });
       const stopReason = stop ? 'stop_sequence' : 'end_turn';
+      const thinkingBlock = { type: 'thinking', thinking, signature: 'sig-mock' };
       if (body.stream !== true) {
-        return send(res, { id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }], stop_reason: stopReason, stop_sequence: stop, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
+        const content = [...(thinking ? [thinkingBlock] : []), { type: 'text', text }];
+        return send(res, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: stop, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
       }
       const pieces = text.match(/.{1,6}/gs) ?? [];
+      const at = thinking ? 1 : 0;
       return stream(res, [
         ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }],
-        ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
-        ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }]),
-        ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+        ...(thinking ? ([
+          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
+          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking } }],
+          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-mock' } }],
+          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+        ] as Array<[string, object]>) : []),
+        ['content_block_start', { type: 'content_block_start', index: at, content_block: { type: 'text', text: '' } }],
+        ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'text_delta', text: piece } }]),
+        ['content_block_stop', { type: 'content_block_stop', index: at }],
         ['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stop }, usage: { output_tokens: outputTokens } }],
         ['message_stop', { type: 'message_stop' }],
       ]);
@@ -152,6 +200,12 @@ export async function startMockClaude(): Promise<MockClaude> {
     set textAnswer(value: string) {
       state.textAnswer = value;
     },
+    get nativeModels() {
+      return state.nativeModels;
+    },
+    set nativeModels(value: string[]) {
+      state.nativeModels = value;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -159,6 +213,13 @@ export async function startMockClaude(): Promise<MockClaude> {
 function send(res: http.ServerResponse, payload: object): void {
   const text = JSON.stringify(payload);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Anthropic's 400 for a request it will not take. */
+function refuse(res: http.ServerResponse, message: string): void {
+  const text = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

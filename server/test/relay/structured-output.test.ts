@@ -20,7 +20,8 @@ const expected = { name: 'Ada', age: 42, tags: ['Ada'], role: 'admin' };
  * Structured output on Claude channels: every client's way of asking for JSON (chat response_format,
  * Responses text.format, Gemini responseSchema) reaches Claude as a tool it must call, and comes back
  * as the JSON text, stream and non-stream; each case checks what the client got, what the upstream
- * received and what was billed.
+ * received and what was billed. `claude-so` is no model of claude.structured_output_models: models that
+ * take the schema themselves (output_config.format) are structured-output-native.test.ts's.
  */
 describe('structured output on Claude channels', () => {
   let server: TestServer;

@@ -107,8 +107,10 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const canonical = stops ? withStops(spec.canonical, sent) : spec.canonical;
   const scanned = { ...spec, stopSequences: stops, namesUpstreamStop: stops !== null && namesUpstreamStop(stops, sent, converter, call.upstreamModel) };
   const asked = withOverride({ ...(calls > 1 ? withoutN(canonical) : canonical), model: call.upstreamModel }, channel);
-  // No JSON mode upstream (Claude): the requested schema is a tool the model must call.
-  const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel) : { body: asked, tool: null };
+  // No JSON mode upstream (Claude): the requested schema is a tool the model must call, unless the
+  // model takes the schema itself (Claude's output_config.format on recent models).
+  const native = (schema: Json) => converter.nativeJsonSchema?.(schema, call.upstreamModel, call.options) ?? null;
+  const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel, native) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
   // Upstreams without a switch for it (Gemini) may answer several calls: the client gets the first.
   const shape: AnswerShape = { tool, isOneCall: body.parallel_tool_calls === false };

@@ -175,6 +175,11 @@ export interface ChatConverter {
    * tool the model must call and its arguments the answer's text (providers/shared/structured-output.ts).
    */
   jsonByTool?(upstreamModel: string): boolean;
+  /**
+   * Set when some of those models take the schema themselves (Claude's `output_config.format`): the
+   * schema as this model takes it, or null when the model or the schema needs the tool after all.
+   */
+  nativeJsonSchema?(schema: Record<string, unknown>, upstreamModel: string, options: AdapterOptions): Record<string, unknown> | null;
   /** Set when the upstream only streams for this call (Dify agent apps): non-stream clients get the aggregate. */
   isStreamOnly?(call: ChatCall): boolean;
   /** How many stop sequences the upstream takes for this model; absent: the request's `stop` is not sent on (see jobs/stop-sequences.ts). */

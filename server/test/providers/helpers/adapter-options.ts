@@ -1,3 +1,4 @@
+import { defaultStructuredOutputModels } from '../../../src/options/claude-structured-output.js';
 import type { AdapterOptions } from '../../../src/relay/providers/types.js';
 
 /** The claude.* option defaults of server/src/options/registry.ts, with per-test overrides. */
@@ -7,6 +8,7 @@ export function claudeTestOptions(overrides: Record<string, string> = {}): Adapt
     'claude.default_max_tokens': '{"default":8192}',
     'claude.thinking_adapter_enabled': 'true',
     'claude.thinking_adapter_budget_tokens_percentage': '0.8',
+    'claude.structured_output_models': JSON.stringify(defaultStructuredOutputModels),
     ...overrides,
   };
   return {

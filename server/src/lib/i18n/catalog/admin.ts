@@ -193,6 +193,8 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['{0} 的值必须是请求头对象', 'The value of {0} must be an object of headers'],
   ['{0} 的值必须是 JSON 对象', 'The value of {0} must be a JSON object'],
   ['必须是分组名称的数组（不能包含 auto）', 'Must be an array of group names (auto cannot be one)'],
+  ['最多 {0} 个模型前缀', 'allows at most {0} model prefixes'],
+  ['必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]', 'must be a JSON array of model-name prefixes, such as ["claude-sonnet-4-5"]'],
   ['必须是 http:// 或 https:// 开头的地址', 'must be an address starting with http:// or https://'],
   ['{0} 不是有效的状态码或范围（如 429,500-599）', '{0} is not a valid status code or range (such as 429,500-599)'],
   ['必须是 hour、day 或 week', 'must be hour, day or week'],

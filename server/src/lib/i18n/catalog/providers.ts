@@ -106,6 +106,8 @@ export const providerTexts: readonly CatalogEntry[] = [
   ['response_format.json_schema 必须是对象', 'response_format.json_schema must be an object'],
   ['response_format.json_schema.schema 必须是 JSON Schema 对象', 'response_format.json_schema.schema must be a JSON Schema object'],
   ['response_format.json_schema.schema 的根类型必须是 object', 'The root type of response_format.json_schema.schema must be object'],
+  ['{0}.type 只支持 json_schema', '{0}.type must be json_schema'],
+  ['{0}.schema 必须是 JSON Schema 对象', '{0}.schema must be a JSON Schema object'],
   ['{0} 渠道不支持参数 n > 1（candidateCount > 1）：每次请求只能生成一个回答', '{0} channels do not support n > 1 (candidateCount > 1): one answer per request'],
   ['{0} 渠道不支持参数 logprobs / top_logprobs', '{0} channels do not support logprobs / top_logprobs'],
   ['top_logprobs 必须是 0 到 {0} 之间的整数', 'top_logprobs must be an integer from 0 to {0}'],

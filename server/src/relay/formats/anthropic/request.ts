@@ -1,4 +1,5 @@
 import { invalidPart } from '../../providers/shared/content-parts.js';
+import { badFormat } from '../../providers/shared/structured-output.js';
 
 type Json = Record<string, unknown>;
 
@@ -116,6 +117,21 @@ function checkMessages(messages: unknown): void {
   });
 }
 
+/**
+ * Structured outputs (`output_config.format`, or `output_format` as the beta named it) → the canonical
+ * `response_format`, which OpenAI and Gemini channels honour and Claude channels send back as
+ * `output_config` or a tool (shared/structured-output.ts). Anthropic takes `json_schema` only.
+ */
+function responseFormatOf(body: Json): Json | undefined {
+  const isConfig = isObject(body.output_config) && body.output_config.format !== undefined;
+  const format = isConfig ? (body.output_config as Json).format : body.output_format;
+  if (format === undefined || format === null) return undefined;
+  const path = isConfig ? 'output_config.format' : 'output_format';
+  if (!isObject(format) || format.type !== 'json_schema') throw badFormat(`${path}.type 只支持 json_schema`);
+  if (!isObject(format.schema)) throw badFormat(`${path}.schema 必须是 JSON Schema 对象`);
+  return { type: 'json_schema', json_schema: { name: 'response', schema: format.schema } };
+}
+
 /** An Anthropic Messages request → the canonical OpenAI chat completion body. */
 export function claudeRequestToOpenAi(body: Json): Json {
   checkMessages(body.messages);
@@ -141,6 +157,8 @@ export function claudeRequestToOpenAi(body: Json): Json {
   }
   const thinking = isObject(body.thinking) ? body.thinking : null;
   if (thinking?.type === 'enabled') out.reasoning_effort = effortOfBudget(Number(thinking.budget_tokens ?? 0));
+  const responseFormat = responseFormatOf(body);
+  if (responseFormat) out.response_format = responseFormat;
   const userId = isObject(body.metadata) ? body.metadata.user_id : undefined;
   if (typeof userId === 'string') out.user = userId;
   return out;

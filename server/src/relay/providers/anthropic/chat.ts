@@ -2,6 +2,7 @@ import type { AdapterOptions } from '../types.js';
 import { checkContentParts } from '../shared/content-parts.js';
 import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import { convertMessages } from './chat-messages.js';
+import { outputFormatOf } from './output-format.js';
 
 type Json = Record<string, unknown>;
 
@@ -87,6 +88,9 @@ export function openAiToClaude(body: Json, model: string, options: AdapterOption
   if (toolChoice) out.tool_choice = toolChoice;
   if (body.stream === true) out.stream = true;
   if (typeof body.user === 'string' && body.user) out.metadata = { user_id: body.user };
+  // A schema the model takes itself (jsonAsTool left it a response_format): structured outputs.
+  const outputFormat = outputFormatOf(body.response_format);
+  if (outputFormat) out.output_config = { format: outputFormat };
 
   let budget = 0;
   if (isThinkingSuffix) {

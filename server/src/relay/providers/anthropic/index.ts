@@ -4,6 +4,7 @@ import { openAiToClaude } from './chat.js';
 import { createClaudeStreamTransform } from './chat-stream.js';
 import { parseClaudeError } from './errors.js';
 import { claudeNativeWire } from './native.js';
+import { claudeNativeJsonSchema } from './output-format.js';
 import { claudeToOpenAi } from './response.js';
 import { claudeUsageParts } from './usage-parts.js';
 
@@ -35,6 +36,7 @@ export const claudeChatConverter: ChatConverter = {
   parseResponse: claudeToOpenAi,
   createStreamTransform: createClaudeStreamTransform,
   jsonByTool: () => true,
+  nativeJsonSchema: claudeNativeJsonSchema,
   // Claude states no limit on stop_sequences, and says which one matched.
   stopSequenceLimit: () => Number.POSITIVE_INFINITY,
   reportsStopSequence: () => true,

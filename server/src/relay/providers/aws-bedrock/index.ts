@@ -1,6 +1,7 @@
 import { openAiToClaude } from '../anthropic/chat.js';
 import { createClaudeStreamTransform } from '../anthropic/chat-stream.js';
 import { createClaudeUsageReader } from '../anthropic/native.js';
+import { claudeNativeJsonSchema } from '../anthropic/output-format.js';
 import { claudeToOpenAi } from '../anthropic/response.js';
 import { readClaudeUsage } from '../anthropic/usage.js';
 import { claudeUsageParts } from '../anthropic/usage-parts.js';
@@ -33,6 +34,7 @@ export const bedrockChatConverter: ChatConverter = {
   parseResponse: claudeToOpenAi,
   jsonByTool: () => true,
   isOneAnswerPerCall: () => true,
+  nativeJsonSchema: claudeNativeJsonSchema,
   createStreamTransform(model: string) {
     const transform = createClaudeStreamTransform(model);
     return {

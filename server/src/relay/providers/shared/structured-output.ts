@@ -15,7 +15,8 @@ export interface JsonTool {
 }
 
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;
-const badFormat = (message: string) => new RelayError(400, 'invalid_response_format', message, false, 'invalid_request_error');
+/** A malformed JSON output request (`response_format`, an Anthropic client's `output_config.format`): the caller's 400. */
+export const badFormat = (message: string) => new RelayError(400, 'invalid_response_format', message, false, 'invalid_request_error');
 
 /** The object schema of a `response_format`, null when none was asked for; a malformed one is a 400. */
 function schemaOf(format: unknown): { name: string | null; description: string | null; schema: Json } | null {
@@ -35,6 +36,13 @@ function schemaOf(format: unknown): { name: string | null; description: string |
   return { name: typeof name === 'string' ? name : null, description: typeof description === 'string' ? description : null, schema: schema as Json };
 }
 
+/** Whether a (valid) format carries a schema of its own: json_object and a schema-less json_schema do not. */
+const hasSchema = (format: unknown): boolean => ((format as Json).json_schema as Json | undefined)?.schema !== undefined;
+
+/** The schema, with the format's description as its own when it has none (a native format has no description field). */
+const withDescription = ({ schema, description }: { schema: Json; description: string | null }): Json =>
+  description && schema.description === undefined ? { ...schema, description } : schema;
+
 const toolNamesOf = (tools: unknown): Set<string> =>
   new Set(Array.isArray(tools) ? (tools as Json[]).map((tool) => (tool?.function as Json | undefined)?.name).filter((name): name is string => typeof name === 'string') : []);
 
@@ -47,13 +55,23 @@ const isThinking = (body: Json, upstreamModel: string): boolean =>
  * body unchanged (and null) when no JSON output was asked for. With caller tools the model must
  * call one of them or the JSON tool (`required`); with thinking on, a forced choice is not allowed
  * upstream, so the choice stays free and a system line asks for the tool.
+ *
+ * `nativeSchema` (models that take a schema themselves: Claude's `output_config.format`) gives the
+ * schema as the model takes it, or null when it cannot: a json_schema format it takes stays the
+ * `response_format`, with that schema, and no tool is added; the answer is the model's own text.
+ * json_object has no schema to give and always becomes the tool. Malformed formats are the same 400s.
  */
-export function jsonAsTool(body: Json, upstreamModel: string): { body: Json; tool: JsonTool | null } {
+export function jsonAsTool(body: Json, upstreamModel: string, nativeSchema?: (schema: Json) => Json | null): { body: Json; tool: JsonTool | null } {
   const spec = schemaOf(body.response_format);
   if (!spec) {
     if (body.response_format === undefined) return { body, tool: null };
     const { response_format: _dropped, ...rest } = body;
     return { body: rest, tool: null };
+  }
+  const native = nativeSchema && hasSchema(body.response_format) ? nativeSchema(withDescription(spec)) : null;
+  if (native) {
+    const json_schema = spec.name ? { name: spec.name, schema: native } : { schema: native };
+    return { body: { ...body, response_format: { type: 'json_schema', json_schema } }, tool: null };
   }
   const taken = toolNamesOf(body.tools);
   let name = spec.name && toolName.test(spec.name) && !taken.has(spec.name) ? spec.name : 'json_response';

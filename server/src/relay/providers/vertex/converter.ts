@@ -2,6 +2,7 @@ import { claudeToOpenAi } from '../anthropic/response.js';
 import { openAiToClaude } from '../anthropic/chat.js';
 import { createClaudeStreamTransform } from '../anthropic/chat-stream.js';
 import { applyModelHeaders } from '../anthropic/api.js';
+import { claudeNativeJsonSchema } from '../anthropic/output-format.js';
 import { parseGeminiResponse } from '../gemini/chat.js';
 import { geminiStopSequenceLimit, toGeminiRequest } from '../gemini/chat-request.js';
 import { createGeminiStreamTransform } from '../gemini/chat-stream.js';
@@ -34,6 +35,7 @@ export const vertexChatConverter: ChatConverter = {
   parseResponse: (json, model) => (isClaudeModel(model) ? claudeToOpenAi(json, model) : parseGeminiResponse(json, model)),
   createStreamTransform: (model) => (isClaudeModel(model) ? createClaudeStreamTransform(model) : createGeminiStreamTransform(model)),
   jsonByTool: (model) => isClaudeModel(model),
+  nativeJsonSchema: (schema, model, options) => (isClaudeModel(model) ? claudeNativeJsonSchema(schema, model, options) : null),
   stopSequenceLimit: (model) => (isClaudeModel(model) ? Number.POSITIVE_INFINITY : geminiStopSequenceLimit),
   reportsStopSequence: (model) => isClaudeModel(model),
   isOneAnswerPerCall: (model) => isClaudeModel(model),

@@ -175,6 +175,7 @@ export const claudePanel: PanelSpec = {
   fields: [
     json('claude.model_headers_settings', 'claudeHeaders', '{"claude-3-7-sonnet-20250219": {"anthropic-beta": ["output-128k-2025-02-19"]}}'),
     json('claude.default_max_tokens', 'claudeMaxTokens', '{"default": 8192}'),
+    f('claude.structured_output_models', 'json', 'claudeStructuredOutput', { placeholder: '["claude-sonnet-4-5", "claude-haiku-4-5"]', extraKey: 'settingsOps.claudeStructuredOutputHint' }),
     f('claude.thinking_adapter_enabled', 'switch', 'claudeThinking', { span: 12 }),
     f('claude.thinking_adapter_budget_tokens_percentage', 'number', 'claudeBudget', { min: 0.1, max: 1, step: 0.1, span: 12, extraKey: 'settingsOps.claudeBudgetHint' }),
   ],
