@@ -70,8 +70,9 @@ const tokenPriced: PriceRow[] = [
 ];
 
 /**
- * Models billed per call (US$ per request; images multiply by n). The Midjourney and Suno task
- * actions carry new-api's defaults, so a new drawing or music channel works on day one.
+ * Models billed per call (US$ per request; images multiply by n; video models per second of video).
+ * The Midjourney and Suno task actions carry new-api's defaults, so a new drawing or music channel
+ * works on day one.
  */
 export const defaultModelPrice: Record<string, number> = {
   'dall-e-3': 0.04,
@@ -87,6 +88,12 @@ export const defaultModelPrice: Record<string, number> = {
   swap_face: 0.05,
   suno_music: 0.1,
   suno_lyrics: 0.01,
+  // Video models: US$ per second of video (relay/tasks/video.ts bills the seconds asked), Google's Veo list prices.
+  'veo-3.1-generate-preview': 0.4,
+  'veo-3.1-fast-generate-preview': 0.15,
+  'veo-3.0-generate-001': 0.4,
+  'veo-3.0-fast-generate-001': 0.15,
+  'veo-2.0-generate-001': 0.35,
 };
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;

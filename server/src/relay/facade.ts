@@ -4,6 +4,17 @@ import { listUpstreamModels, probeChannel, readUpstreamBalance, type ModelListSo
 import type { AdapterOptions } from './providers/types.js';
 import type { UpstreamError } from './errors.js';
 import type { RelayState } from './state.js';
+import type { AppContext } from '../context.js';
+import { videoContentFor } from './tasks/video-content.js';
+import { AppError } from '../lib/errors.js';
+import { RelayError } from './errors.js';
+
+/** A relay refusal as the management API answers it: 404 for an unknown video, 400 for one not ready, 503 otherwise. */
+function asAppError(error: unknown): unknown {
+  if (!(error instanceof RelayError)) return error;
+  const code = error.status === 404 ? 'not_found' : error.status === 400 ? 'invalid_input' : 'unavailable';
+  return new AppError(code, error.message);
+}
 
 /**
  * What the rest of the server may use of the relay (docs/architecture.md "Layers"): the admin probes,
@@ -25,6 +36,8 @@ export interface RelayFacade {
   };
   /** Told after each committed ledger flush which users' spending it wrote. */
   onUsersWritten(listener: (users: CachedUser[]) => void): void;
+  /** A finished video's bytes (the task log's preview): the viewer's own, or any for an admin (`userId` null); an AppError says why not. */
+  videoContent(ctx: AppContext, taskId: string, userId: number | null): Promise<{ contentType: string; body: AsyncIterable<Buffer> }>;
 }
 
 export function relayFacade(relay: RelayState): RelayFacade {
@@ -39,5 +52,8 @@ export function relayFacade(relay: RelayState): RelayFacade {
     onUsersWritten: (listener) => {
       relay.usage.onUsersWritten = listener;
     },
+    videoContent: (ctx, taskId, userId) => videoContentFor(ctx, relay, taskId, userId).catch((error: unknown) => {
+      throw asAppError(error);
+    }),
   };
 }

@@ -8,6 +8,7 @@ import { registerModelAndBillingRoutes } from './routes/models.js';
 import { registerMidjourneyRoutes } from './routes/midjourney.js';
 import { registerSunoRoutes } from './routes/suno.js';
 import { registerOpenAiRoutes } from './routes/openai.js';
+import { registerVideoRoutes } from './routes/videos.js';
 import { authenticateToken } from './pipeline/authenticate.js';
 import { authenticateFirst, decorateRelayCaller } from './pipeline/authenticate-first.js';
 import type { RelayBodies } from './direct-lane.js';
@@ -45,6 +46,7 @@ export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodie
     // is only on the audio routes below.
     scope.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
     await registerOpenAiRoutes(scope, ctx, relay, byToken);
+    await registerVideoRoutes(scope, ctx, relay, byToken);
     registerModelAndBillingRoutes(scope, ctx, relay);
     await registerSunoRoutes(scope, ctx, relay);
     await registerMidjourneyRoutes(scope, ctx, relay);

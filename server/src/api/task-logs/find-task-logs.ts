@@ -36,6 +36,20 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
 }
 
 /**
+ * A video task's log entry: its length and, once made, a preview link on the console's own API; the
+ * upstream's addresses of the video (`data`) stay on the server.
+ */
+function videoEntry(row: { task_id: string; status: string; properties: string }): Record<string, unknown> {
+  let seconds = 0;
+  try {
+    seconds = Number((JSON.parse(row.properties) as { seconds?: unknown }).seconds) || 0;
+  } catch {
+    seconds = 0;
+  }
+  return { data: '', video_seconds: seconds, preview_url: row.status === 'SUCCESS' ? `/api/task/video/${encodeURIComponent(row.task_id)}/content` : '' };
+}
+
+/**
  * GET /api/task/ and /api/task/self: music tasks newest first, filtered by task id and the submit
  * time window; a user sees only their own and not the channel. The failure reason is in the
  * viewer's language.
@@ -55,6 +69,7 @@ export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: M
     // The poll lease and the refund's bookkeeping are internal; the upstream's task id and the paying token are the operators'.
     const { lease_owner: _owner, lease_until: _until, subscription_parts: _parts, ...entry } = row as Record<string, unknown>;
     entry.fail_reason = translate(row.fail_reason, language);
+    if (row.platform === 'video') Object.assign(entry, videoEntry(row));
     if (!scope.isAdmin) for (const column of adminOnlyMusic) delete entry[column];
     return entry;
   });

@@ -6,10 +6,11 @@ import { authOf } from '../auth/guards.js';
 import type { RouteDeps } from '../routes.js';
 import { parseInput } from '../validate.js';
 import { findDrawingTasks, findMusicTasks } from './find-task-logs.js';
-import { drawingLogQuery, musicLogQuery } from './schemas.js';
+import { drawingLogQuery, musicLogQuery, videoParams } from './schemas.js';
+import { isAdminRole } from '../auth/roles.js';
 
 /** Drawing (Midjourney) and music (Suno) task logs: every user's for admins, one's own for everybody. */
-export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
+export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards, relay }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
   const user = { preHandler: guards.user };
   const self = (request: Parameters<typeof authOf>[0]) => ({ isAdmin: false as const, userId: authOf(request).id });
@@ -18,4 +19,11 @@ export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards }: Rou
   api.get('/mj/self/', { ...user, schema: doc('task-logs', 'find drawing tasks', { querystring: drawingLogQuery }) }, async (request) => ok(await findDrawingTasks(ctx, self(request), parseInput(drawingLogQuery, request.query), requestLanguage(request))));
   api.get('/task/', { ...admin, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, { isAdmin: true }, parseInput(musicLogQuery, request.query), requestLanguage(request))));
   api.get('/task/self', { ...user, schema: doc('task-logs', 'find music tasks', { querystring: musicLogQuery }) }, async (request) => ok(await findMusicTasks(ctx, self(request), parseInput(musicLogQuery, request.query), requestLanguage(request))));
+  // A finished video, for the task log's preview: the viewer's own, any for an admin (the upstream's address stays on the server).
+  api.get('/task/video/:id/content', { ...user, schema: doc('task-logs', 'video content', { params: videoParams }) }, async (request, reply) => {
+    const viewer = authOf(request);
+    const { id } = parseInput(videoParams, request.params);
+    const content = await relay.videoContent(ctx, id, isAdminRole(viewer.role) ? null : viewer.id);
+    return reply.header('content-type', content.contentType).header('cache-control', 'private, no-store').send(content.body);
+  });
 }

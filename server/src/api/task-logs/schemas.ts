@@ -29,3 +29,6 @@ export const musicLogQuery = z.object({ ...window, task_id: taskIdText });
 
 export type DrawingLogQuery = z.infer<typeof drawingLogQuery>;
 export type MusicLogQuery = z.infer<typeof musicLogQuery>;
+
+/** GET /api/task/video/{id}/content: a video task's id. */
+export const videoParams = z.object({ id: z.string().min(1).max(191) });

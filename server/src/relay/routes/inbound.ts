@@ -11,6 +11,7 @@ import { geminiEmbeddingsJob } from '../jobs/gemini-embeddings.js';
 import { inboundChatJob } from '../jobs/inbound.js';
 import { requireObject } from '../jobs/json-body.js';
 import { modelsFor } from './models.js';
+import { registerGeminiVideoReads, submitGeminiVideo } from './gemini-videos.js';
 import { authenticateToken } from '../pipeline/authenticate.js';
 import { authenticateFirst, callerOf } from '../pipeline/authenticate-first.js';
 import { fastifyExchange } from '../pipeline/exchange.js';
@@ -89,10 +90,12 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
       scope.post(`/${version}/models/*`, { bodyLimit, onRequest: byGoogleKey }, async (request, reply) => {
         const params = request.params as Record<string, string>;
         const { model, action } = parseModelPath(params);
-        const isKnown = geminiChatActions.has(action) || action === 'countTokens' || action === 'embedContent' || action === 'batchEmbedContents';
+        const isKnown = geminiChatActions.has(action) || action === 'countTokens' || action === 'embedContent' || action === 'batchEmbedContents' || action === 'predictLongRunning';
         if (!isKnown) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
         const caller = callerOf(request);
         const body = requireObject(request.body);
+        // Veo: a video task (routes/gemini-videos.ts).
+        if (action === 'predictLongRunning') return reply.send(await submitGeminiVideo(ctx, relay, request, model, body));
         if (action === 'countTokens') {
           const chatParams = { ...params, '*': `${model}:generateContent` };
           const totalTokens = await countPromptTokens(relay, options, caller, { format: geminiFormat, body: countedGeminiBody(body), params: chatParams });
@@ -103,6 +106,7 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
         return reply;
       });
     }
+    registerGeminiVideoReads(scope, ctx, relay, byGoogleKey);
     scope.get('/v1beta/models', async (request) => {
       const caller = await authenticateToken(ctx, relay, request, googleKeyOf(request));
       return listGeminiModels(modelsFor(relay, caller));

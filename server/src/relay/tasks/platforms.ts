@@ -2,6 +2,7 @@ import { fetchMjTasks } from '../providers/midjourney/platform.js';
 import { fetchSunoTasks } from '../providers/suno/platform.js';
 import { notifyMjHook } from './mj-task-object.js';
 import type { PolledPlatform } from './poller.js';
+import { videoPlatform } from './video.js';
 
 /** Suno music and lyrics, in `tasks` (platform "suno"): the songs are kept as the task's data. */
 export const sunoPlatform: PolledPlatform = {
@@ -24,4 +25,4 @@ export const midjourneyPlatform: PolledPlatform = {
   changed: notifyMjHook,
 };
 
-export const taskPlatforms: readonly PolledPlatform[] = [sunoPlatform, midjourneyPlatform];
+export const taskPlatforms: readonly PolledPlatform[] = [sunoPlatform, midjourneyPlatform, videoPlatform];

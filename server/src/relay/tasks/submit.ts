@@ -30,6 +30,8 @@ export interface TaskSubmission<Accepted> {
   channelId?: number;
   /** The gateway's id for a new task. */
   newTaskId(): string;
+  /** Priced units: the model's price is per unit (a video's seconds); 1 when absent. */
+  units?: number;
   /** A channel that cannot take this task (not a Midjourney channel): skipped, not failed. */
   refusal?(channel: RelayChannel): UpstreamError | null;
   /** The client went away (a queued submit stops waiting). */
@@ -64,12 +66,12 @@ function taskBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
 }
 
 /** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
-function priceOf(ctx: AppContext, caller: RelayCaller, model: string): { quota: number; start: PricedStart } {
+function priceOf(ctx: AppContext, caller: RelayCaller, model: string, units = 1): { quota: number; start: PricedStart } {
   const pricing = findModelPricing(ctx.options, model);
   const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
   if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
   const { groupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
-  const quota = computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), 1);
+  const quota = computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), units);
   return { quota: pricing.quotaType === 1 ? quota : 0, start: { pricing, groupRatio, model } };
 }
 
@@ -107,7 +109,7 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
   // An `auto` token: the first of its auto groups with a channel for the model (a follow-up keeps its channel).
   const caller = isRouted ? requester : resolveAutoGroup(relay, requester, submission.model);
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
-  const { quota, start } = priceOf(ctx, caller, submission.model);
+  const { quota, start } = priceOf(ctx, caller, submission.model, submission.units);
   const planned = holdPrice(ctx, relay, caller, quota, start, submission.isGone ?? (() => false));
   const hold = planned instanceof Promise ? await planned : planned;
   // The token's concurrency slot, as for chat: held while the submit is in flight.

@@ -36,6 +36,9 @@ export interface MusicTask {
   status: string;
   fail_reason: string;
   data: string;
+  /** Video tasks: the video's length, and once made the console's link to it. */
+  video_seconds?: number;
+  preview_url?: string;
 }
 
 /** Filters of both task logs; `channel_id` is an admin filter. */

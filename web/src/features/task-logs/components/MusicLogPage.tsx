@@ -33,10 +33,11 @@ export function MusicLogPage() {
     { key: 'duration', title: t('taskLogs.duration'), dataIndex: 'finish_time', render: (_: unknown, task: MusicTask) => durationCell(task.submit_time, task.finish_time) },
     isAdmin && { key: 'channel', title: t('taskLogs.channel'), dataIndex: 'channel_id', render: (value?: number) => (value ? <Tag>{value}</Tag> : '-') },
     { key: 'platform', title: t('taskLogs.platform'), dataIndex: 'platform', render: (value: string) => <Tag color="purple">{value || '-'}</Tag> },
-    { key: 'action', title: t('taskLogs.type'), dataIndex: 'action', render: (value: string) => <Tag color="geekblue">{t(`taskLogs.musicActions.${value}`, { defaultValue: value })}</Tag> },
+    { key: 'action', title: t('taskLogs.type'), dataIndex: 'action', render: (value: string, task: MusicTask) => <Tag color="geekblue">{task.platform === 'video' ? t('taskLogs.videoAction', { seconds: task.video_seconds ?? 0 }) : t(`taskLogs.musicActions.${value}`, { defaultValue: value })}</Tag> },
     { key: 'taskId', title: t('taskLogs.taskId'), dataIndex: 'task_id', render: (value: string, task: MusicTask) => <Typography.Link onClick={() => setDetail({ title: value, text: taskJson(task) })}>{value || '-'}</Typography.Link> },
     { key: 'status', title: t('taskLogs.status'), dataIndex: 'status', render: (value: string) => statusTag(value, t(`taskLogs.statuses.${value || 'EMPTY'}`, { defaultValue: value })) },
     { key: 'fail', title: t('taskLogs.failReason'), dataIndex: 'fail_reason', render: (value: string) => value || t('taskLogs.none') },
+    { key: 'preview', title: t('taskLogs.preview'), dataIndex: 'preview_url', render: (value?: string) => (value ? <Typography.Link href={value} target="_blank" rel="noreferrer">{t('taskLogs.previewVideo')}</Typography.Link> : '-') },
   ];
   return (
     <Card>

@@ -90,4 +90,14 @@ describe('task logs', { timeout: 240_000 }, () => {
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByText(/"title": "Song"/)).toBeTruthy();
   });
+  it('music log: a video task shows its length and a link to watch it on the console', async () => {
+    fakeServer({
+      'GET /api/task/self': () => ok([music(3, { platform: 'video', action: 'generate', status: 'SUCCESS', progress: '100%', data: '', video_seconds: 8, preview_url: '/api/task/video/video_abc/content' }), music(4)]),
+    });
+    await renderRoute('/task', { user: regularUser });
+    const row = (await screen.findByText('task-3')).closest('tr')!;
+    expect(within(row).getByText('视频 · 8 秒')).toBeTruthy();
+    expect(within(row).getByText('观看').closest('a')!.getAttribute('href')).toBe('/api/task/video/video_abc/content');
+    expect(within(screen.getByText('task-4').closest('tr')!).queryByText('观看')).toBeNull();
+  });
 });

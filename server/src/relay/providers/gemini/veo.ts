@@ -1,0 +1,106 @@
+import { UpstreamError } from '../../errors.js';
+import { sendTaskJson } from '../shared/task-json.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
+import { geminiBase, geminiHeaders } from './api.js';
+
+type Json = Record<string, unknown>;
+
+/** A video to make, in the gateway's terms (routes/videos.ts and the Gemini route both give this). */
+export interface VideoAsk {
+  prompt: string;
+  seconds: number;
+  /** Veo's `aspectRatio` (16:9 or 9:16). */
+  aspectRatio?: string;
+  /** Veo's `resolution` (720p, 1080p). */
+  resolution?: string;
+  negativePrompt?: string;
+  /** A first frame: base64 bytes and their type. */
+  image?: { mimeType: string; data: string };
+}
+
+/** What a poll learns of one Veo operation. */
+export interface VeoState {
+  upstreamId: string;
+  status: 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
+  failReason: string;
+  progress: string;
+  /** The generated videos' download URIs (upstream storage: never shown to a client). */
+  uris: string[];
+}
+
+/** An operation name as Veo gives it: `models/{model}/operations/{id}`; anything else is not sent back to it. */
+const operationName = /^models\/[\w.-]{1,100}\/operations\/[\w-]{1,200}$/;
+
+/** `POST {base}/v1beta/models/{model}:predictLongRunning` with one instance and Veo's parameters. */
+export function veoSubmitRequest(target: UpstreamTarget, model: string, ask: VideoAsk): UpstreamRequest {
+  const instance: Json = { prompt: ask.prompt };
+  if (ask.image) instance.image = { bytesBase64Encoded: ask.image.data, mimeType: ask.image.mimeType };
+  const parameters: Json = { durationSeconds: ask.seconds };
+  if (ask.aspectRatio) parameters.aspectRatio = ask.aspectRatio;
+  if (ask.resolution) parameters.resolution = ask.resolution;
+  if (ask.negativePrompt) parameters.negativePrompt = ask.negativePrompt;
+  return {
+    url: `${geminiBase(target.baseURL)}/v1beta/models/${encodeURIComponent(model)}:predictLongRunning`,
+    headers: geminiHeaders(target),
+    body: { instances: [instance], parameters },
+  };
+}
+
+/** Submits a video: the operation's name is the upstream id. */
+export async function submitVeo(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
+  const json = await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo') as Json;
+  const name = json?.name;
+  if (typeof name !== 'string' || !operationName.test(name)) {
+    throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
+  }
+  return name;
+}
+
+const samplesOf = (response: unknown): Json[] => {
+  const generated = (response as { generateVideoResponse?: { generatedSamples?: unknown } } | undefined)?.generateVideoResponse?.generatedSamples;
+  return Array.isArray(generated) ? (generated as Json[]) : [];
+};
+
+/** One operation's answer → its state. */
+export function veoStateOf(upstreamId: string, json: Json): VeoState {
+  if (json.done !== true) return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: '50%', uris: [] };
+  const error = json.error as { message?: unknown } | undefined;
+  if (error) return { upstreamId, status: 'FAILURE', failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败', progress: '100%', uris: [] };
+  const response = json.response as Json | undefined;
+  const uris = samplesOf(response).map((sample) => (sample.video as { uri?: unknown } | undefined)?.uri).filter((uri): uri is string => typeof uri === 'string' && uri.length <= 4096);
+  if (uris.length === 0) {
+    const filtered = (response?.generateVideoResponse as { raiMediaFilteredReasons?: unknown } | undefined)?.raiMediaFilteredReasons;
+    const reason = Array.isArray(filtered) && typeof filtered[0] === 'string' ? filtered[0].slice(0, 2000) : 'Veo 没有返回视频';
+    return { upstreamId, status: 'FAILURE', failReason: reason, progress: '100%', uris: [] };
+  }
+  return { upstreamId, status: 'SUCCESS', failReason: '', progress: '100%', uris };
+}
+
+/** Polls each operation (`GET {base}/v1beta/{name}`); one that cannot be read now is left for the next poll. */
+export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VeoState[]> {
+  const states: VeoState[] = [];
+  for (const name of upstreamIds) {
+    if (!operationName.test(name)) continue;
+    const request: UpstreamRequest = { url: `${geminiBase(target.baseURL)}/v1beta/${name}`, method: 'GET', headers: geminiHeaders(target), body: '' };
+    const json = await sendTaskJson(adapter, target, request, 'Veo').catch(() => null);
+    if (json && typeof json === 'object' && !Array.isArray(json)) states.push(veoStateOf(name, json as Json));
+  }
+  return states;
+}
+
+/**
+ * The request that downloads a generated video. The URI came from the upstream, so the channel's key
+ * goes only to the channel's own host; a URI elsewhere is fetched without it.
+ */
+export function veoDownloadRequest(target: UpstreamTarget, uri: string): UpstreamRequest {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new UpstreamError(502, 'Veo 视频地址无效', 'upstream_bad_response', '');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UpstreamError(502, 'Veo 视频地址无效', 'upstream_bad_response', '');
+  const isChannelHost = url.origin === new URL(geminiBase(target.baseURL)).origin;
+  const headers: Record<string, string> = isChannelHost && target.key ? { 'x-goog-api-key': target.key } : {};
+  return { url: url.toString(), method: 'GET', headers, body: '' };
+}

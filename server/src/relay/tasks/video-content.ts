@@ -1,0 +1,67 @@
+import type { AppContext } from '../../context.js';
+import { RelayError, UpstreamError } from '../errors.js';
+import type { UpstreamRequest, UpstreamResponse } from '../providers/types.js';
+import { sendUpstream } from '../providers/upstream-request.js';
+import { toRelayChannel } from '../routing/channel-index.js';
+import type { RelayState } from '../state.js';
+import { targetOf } from '../upstream/dispatch.js';
+import { ownVideo, videoDownload, type VideoRow } from './video.js';
+
+const maxRedirects = 3;
+const timeouts = { headersTimeout: 60_000, bodyTimeout: 120_000 };
+const unavailable = () => new RelayError(502, 'video_content_unavailable', '无法从上游取得视频内容', true, 'upstream_error');
+
+/**
+ * A finished video's bytes, fetched from its channel for its owner (the caller checked ownership):
+ * the upstream's storage address never reaches the client. Redirects are followed by hand, so the
+ * channel's key goes to no host but its own.
+ */
+export async function fetchVideoContent(ctx: AppContext, relay: RelayState, row: VideoRow): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
+  const channelRow = await ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', row.channel_id).executeTakeFirst();
+  const channel = channelRow ? toRelayChannel(channelRow) : null;
+  if (!channel?.adapter) throw new RelayError(503, 'channel_unavailable', `视频的渠道 #${row.channel_id} 已不可用`);
+  const target = targetOf(channel, relay.dispatcher);
+  let request: UpstreamRequest;
+  try {
+    request = videoDownload(channel, target, row);
+  } catch (error) {
+    // A stored address the upstream gave that is no URL is the upstream's fault, not the caller's.
+    if (error instanceof RelayError && !(error instanceof UpstreamError)) throw error;
+    throw unavailable();
+  }
+  for (let hop = 0; hop <= maxRedirects; hop += 1) {
+    let response: UpstreamResponse;
+    try {
+      response = await sendUpstream(channel.adapter, request, { ...timeouts, dispatcher: relay.dispatcher });
+    } catch {
+      throw unavailable();
+    }
+    const location = response.headers.location;
+    if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+      await response.body.dump?.().catch(() => undefined);
+      let next: URL;
+      try {
+        next = new URL(location, request.url);
+      } catch {
+        throw unavailable();
+      }
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw unavailable();
+      // The key only ever goes to the address it was first sent to.
+      const isSameOrigin = next.origin === new URL(request.url).origin;
+      request = { url: next.toString(), method: 'GET', headers: isSameOrigin ? request.headers : {}, body: '' };
+      continue;
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      await response.body.dump?.().catch(() => undefined);
+      throw unavailable();
+    }
+    const type = response.headers['content-type'];
+    return { contentType: typeof type === 'string' && type ? type : 'video/mp4', body: response.body };
+  }
+  throw unavailable();
+}
+
+/** A video's bytes for the console (relay/facade.ts): the viewer's own video, or any for an admin (`userId` null). */
+export async function videoContentFor(ctx: AppContext, relay: RelayState, taskId: string, userId: number | null): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
+  return fetchVideoContent(ctx, relay, await ownVideo(ctx, userId, taskId));
+}
