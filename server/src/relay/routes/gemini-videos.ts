@@ -4,7 +4,7 @@ import { serverAddressOf } from '../../lib/server-address.js';
 import { RelayError } from '../errors.js';
 import { callerOf } from '../pipeline/authenticate-first.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
-import type { VideoAsk } from '../providers/gemini/veo.js';
+import type { VideoAsk } from '../providers/shared/video-task.js';
 import type { RelayState } from '../state.js';
 import { ownVideo, submitVideo } from '../tasks/video.js';
 import { geminiOperationOf, secondsOf, sizeOf, taskIdOfGemini, veoShapeOf } from './video-objects.js';

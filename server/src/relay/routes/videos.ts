@@ -2,7 +2,7 @@ import fastifyMultipart, { type Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
-import type { VideoAsk } from '../providers/gemini/veo.js';
+import type { VideoAsk } from '../providers/shared/video-task.js';
 import { callerOf } from '../pipeline/authenticate-first.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';

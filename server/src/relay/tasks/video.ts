@@ -3,22 +3,33 @@ import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError } from '../errors.js';
 import { storableText } from '../ledger/log-rows.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
-import { fetchVeoStates, submitVeo, veoDownloadRequest, type VideoAsk } from '../providers/gemini/veo.js';
-import type { UpstreamRequest, UpstreamTarget } from '../providers/types.js';
+import { fetchVeoStates, submitVeo, veoDownloadRequest } from '../providers/gemini/veo.js';
+import type { VideoAsk, VideoState } from '../providers/shared/video-task.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import type { RelayState } from '../state.js';
 import type { PolledPlatform } from './poller.js';
 import { submitTask } from './submit.js';
 
-/** The channel types that make videos: Gemini (Veo). */
-const geminiType = 24;
-const videoChannelTypes = new Set([geminiType]);
+/** How one channel type makes videos: submit (the upstream id), poll, and the request that downloads a made video. */
+export interface VideoProvider {
+  submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string>;
+  fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]>;
+  download(target: UpstreamTarget, uri: string): UpstreamRequest;
+}
+
+/** The channel types that make videos, by type: Gemini (24, Veo). */
+const videoProviders = new Map<number, VideoProvider>([
+  [24, { submit: submitVeo, fetch: fetchVeoStates, download: veoDownloadRequest }],
+]);
+
+const providerOf = (channel: RelayChannel): VideoProvider | undefined => videoProviders.get(channel.type);
 
 /** Video tasks, in `tasks` (platform "video"); a poll keeps the generated videos' upstream URIs as the task's data. */
 export const videoPlatform: PolledPlatform = {
   table: 'tasks',
   platform: 'video',
-  fetch: async (channel, target, upstreamIds) => (await fetchVeoStates(channel.adapter!, target, upstreamIds)).map((state) => ({
+  fetch: async (channel, target, upstreamIds) => (await (providerOf(channel)?.fetch(channel.adapter!, target, upstreamIds) ?? Promise.resolve([]))).map((state) => ({
     upstreamId: state.upstreamId, status: state.status, failReason: state.failReason, progress: state.progress, startTime: 0, finishTime: 0,
     columns: (state.uris.length > 0 ? { data: JSON.stringify({ uris: state.uris }) } : {}) as Record<string, string>,
   })),
@@ -58,8 +69,8 @@ export async function submitVideo(ctx: AppContext, relay: RelayState, caller: Re
     platform: 'video', action: 'generate', model: ask.model, ip: request.ip, requestPath: request.path, isGone: request.isGone,
     units: ask.seconds,
     newTaskId: () => `${videoIdPrefix}${randomUUID().replace(/-/g, '')}`,
-    refusal: (channel) => (videoChannelTypes.has(channel.type) ? null : new UpstreamError(400, `渠道 #${channel.id} 不支持视频生成`, 'unsupported_endpoint', '')),
-    send: (channel, target) => submitVeo(channel.adapter!, target, ask.model, ask),
+    refusal: (channel) => (providerOf(channel) ? null : new UpstreamError(400, `渠道 #${channel.id} 不支持视频生成`, 'unsupported_endpoint', '')),
+    send: (channel, target) => providerOf(channel)!.submit(channel.adapter!, target, ask.model, ask),
     record: async (trx, row, upstreamId, now) => {
       const properties: VideoProperties = { model: ask.model, prompt: ask.prompt, seconds: ask.seconds, size: ask.size };
       await trx.insertInto('tasks').values({
@@ -132,6 +143,7 @@ export function videoUriOf(row: VideoRow): string | null {
 export function videoDownload(channel: RelayChannel, target: UpstreamTarget, row: VideoRow): UpstreamRequest {
   const uri = videoUriOf(row);
   if (row.status !== 'SUCCESS' || !uri) throw new RelayError(400, 'video_not_ready', '视频尚未生成完成', false, 'invalid_request_error');
-  if (!videoChannelTypes.has(channel.type)) throw new RelayError(503, 'channel_unavailable', `视频的渠道 #${channel.id} 已不可用`);
-  return veoDownloadRequest(target, uri);
+  const provider = providerOf(channel);
+  if (!provider) throw new RelayError(503, 'channel_unavailable', `视频的渠道 #${channel.id} 已不可用`);
+  return provider.download(target, uri);
 }

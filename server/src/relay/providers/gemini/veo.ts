@@ -2,31 +2,9 @@ import { UpstreamError } from '../../errors.js';
 import { sendTaskJson } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { geminiBase, geminiHeaders } from './api.js';
+import type { VideoAsk, VideoState } from '../shared/video-task.js';
 
 type Json = Record<string, unknown>;
-
-/** A video to make, in the gateway's terms (routes/videos.ts and the Gemini route both give this). */
-export interface VideoAsk {
-  prompt: string;
-  seconds: number;
-  /** Veo's `aspectRatio` (16:9 or 9:16). */
-  aspectRatio?: string;
-  /** Veo's `resolution` (720p, 1080p). */
-  resolution?: string;
-  negativePrompt?: string;
-  /** A first frame: base64 bytes and their type. */
-  image?: { mimeType: string; data: string };
-}
-
-/** What a poll learns of one Veo operation. */
-export interface VeoState {
-  upstreamId: string;
-  status: 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
-  failReason: string;
-  progress: string;
-  /** The generated videos' download URIs (upstream storage: never shown to a client). */
-  uris: string[];
-}
 
 /** An operation name as Veo gives it: `models/{model}/operations/{id}`; anything else is not sent back to it. */
 const operationName = /^models\/[\w.-]{1,100}\/operations\/[\w-]{1,200}$/;
@@ -62,7 +40,7 @@ const samplesOf = (response: unknown): Json[] => {
 };
 
 /** One operation's answer → its state. */
-export function veoStateOf(upstreamId: string, json: Json): VeoState {
+export function veoStateOf(upstreamId: string, json: Json): VideoState {
   if (json.done !== true) return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: '50%', uris: [] };
   const error = json.error as { message?: unknown } | undefined;
   if (error) return { upstreamId, status: 'FAILURE', failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败', progress: '100%', uris: [] };
@@ -77,8 +55,8 @@ export function veoStateOf(upstreamId: string, json: Json): VeoState {
 }
 
 /** Polls each operation (`GET {base}/v1beta/{name}`); one that cannot be read now is left for the next poll. */
-export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VeoState[]> {
-  const states: VeoState[] = [];
+export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]> {
+  const states: VideoState[] = [];
   for (const name of upstreamIds) {
     if (!operationName.test(name)) continue;
     const request: UpstreamRequest = { url: `${geminiBase(target.baseURL)}/v1beta/${name}`, method: 'GET', headers: geminiHeaders(target), body: '' };
