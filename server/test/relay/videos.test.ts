@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, setOption } from '../helpers/relay-fixtures.js';
+import { newVideoCaller, pollTasks, videoLedger } from '../helpers/video-fixtures.js';
 import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
@@ -27,23 +28,10 @@ describe.each(storageKinds())('videos on %s', (kind) => {
   let user: { id: number; tokenId: number; key: string };
   let other: { id: number; tokenId: number; key: string };
 
-  const newCaller = async (quota: number) => {
-    const id = await createRelayUser(server.ctx, { quota });
-    const token = await createRelayToken(server.ctx, id, { remainQuota: quota });
-    return { id, tokenId: token.id, key: token.apiKey };
-  };
+  const newCaller = (quota: number) => newVideoCaller(server, quota);
   const openai = (key = user.key) => new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
-  const ledger = async (userId: number) => {
-    const db = server.ctx.storage.db;
-    const row = await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
-    const logs = await db.selectFrom('logs').select(['type', 'quota']).where('user_id', '=', userId).where('type', 'in', [2, 6]).execute();
-    const sum = (type: number) => logs.filter((log) => log.type === type).reduce((total, log) => total + Number(log.quota), 0);
-    const channel = await db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
-    return { quota: Number(row.quota), used: Number(row.used_quota), channelUsed: Number(channel.used_quota), consumed: sum(2), refunded: sum(6) };
-  };
-  const poll = async (times = 2) => {
-    for (let i = 0; i < times; i += 1) await server.relay.tasks.pollOnce();
-  };
+  const ledger = (userId: number) => videoLedger(server, userId, channelId);
+  const poll = (times = 2) => pollTasks(server, times);
 
   beforeAll(async () => {
     veo = await startVeoUpstream('AIza-veo');

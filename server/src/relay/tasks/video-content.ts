@@ -23,9 +23,9 @@ export async function fetchVideoContent(ctx: AppContext, relay: RelayState, row:
   const target = targetOf(channel, relay.dispatcher);
   let request: UpstreamRequest;
   try {
-    request = videoDownload(channel, target, row);
+    request = await videoDownload(channel, target, row);
   } catch (error) {
-    // A stored address the upstream gave that is no URL is the upstream's fault, not the caller's.
+    // A stored address the upstream gave that is no URL (or a token the channel cannot get) is the upstream's fault, not the caller's.
     if (error instanceof RelayError && !(error instanceof UpstreamError)) throw error;
     throw unavailable();
   }

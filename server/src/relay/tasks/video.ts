@@ -6,21 +6,31 @@ import type { RelayCaller } from '../pipeline/authenticate.js';
 import { fetchVeoStates, submitVeo, veoDownloadRequest } from '../providers/gemini/veo.js';
 import type { VideoAsk, VideoState } from '../providers/shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
+import { fetchVertexVeoStates, submitVertexVeo, vertexVeoDownloadRequest, vertexVideoRefusal } from '../providers/vertex/veo.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import type { RelayState } from '../state.js';
 import type { PolledPlatform } from './poller.js';
 import { submitTask } from './submit.js';
 
-/** How one channel type makes videos: submit (the upstream id), poll, and the request that downloads a made video. */
+/**
+ * How one channel type makes videos: submit (the upstream id), poll, and the request that downloads a
+ * made video (asynchronous where it needs an access token). `refusal`: why this channel cannot make this
+ * model's video (a channel type that also serves other models), skipped like a channel that makes none.
+ */
 export interface VideoProvider {
   submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string>;
   fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]>;
-  download(target: UpstreamTarget, uri: string): UpstreamRequest;
+  download(target: UpstreamTarget, uri: string): UpstreamRequest | Promise<UpstreamRequest>;
+  refusal?(channel: RelayChannel, model: string): string | null;
 }
 
-/** The channel types that make videos, by type: Gemini (24, Veo). */
+/** The channel types that make videos, by type: Gemini (24, Veo) and Vertex AI (41, its `veo-` models). */
 const videoProviders = new Map<number, VideoProvider>([
   [24, { submit: submitVeo, fetch: fetchVeoStates, download: veoDownloadRequest }],
+  [41, {
+    submit: submitVertexVeo, fetch: fetchVertexVeoStates, download: vertexVeoDownloadRequest,
+    refusal: (channel, model) => vertexVideoRefusal(channel.id, channel.keys, channel.other, model),
+  }],
 ]);
 
 const providerOf = (channel: RelayChannel): VideoProvider | undefined => videoProviders.get(channel.type);
@@ -69,7 +79,11 @@ export async function submitVideo(ctx: AppContext, relay: RelayState, caller: Re
     platform: 'video', action: 'generate', model: ask.model, ip: request.ip, requestPath: request.path, isGone: request.isGone,
     units: ask.seconds,
     newTaskId: () => `${videoIdPrefix}${randomUUID().replace(/-/g, '')}`,
-    refusal: (channel) => (providerOf(channel) ? null : new UpstreamError(400, `渠道 #${channel.id} 不支持视频生成`, 'unsupported_endpoint', '')),
+    refusal: (channel) => {
+      const provider = providerOf(channel);
+      const reason = provider ? provider.refusal?.(channel, ask.model) ?? null : `渠道 #${channel.id} 不支持视频生成`;
+      return reason === null ? null : new UpstreamError(400, reason, 'unsupported_endpoint', '');
+    },
     send: (channel, target) => providerOf(channel)!.submit(channel.adapter!, target, ask.model, ask),
     record: async (trx, row, upstreamId, now) => {
       const properties: VideoProperties = { model: ask.model, prompt: ask.prompt, seconds: ask.seconds, size: ask.size };
@@ -140,7 +154,7 @@ export function videoUriOf(row: VideoRow): string | null {
 }
 
 /** The request that downloads a finished video from its channel (the channel's key stays on its own host). */
-export function videoDownload(channel: RelayChannel, target: UpstreamTarget, row: VideoRow): UpstreamRequest {
+export async function videoDownload(channel: RelayChannel, target: UpstreamTarget, row: VideoRow): Promise<UpstreamRequest> {
   const uri = videoUriOf(row);
   if (row.status !== 'SUCCESS' || !uri) throw new RelayError(400, 'video_not_ready', '视频尚未生成完成', false, 'invalid_request_error');
   const provider = providerOf(channel);

@@ -2,7 +2,7 @@ import { UpstreamError } from '../../errors.js';
 import { sendTaskJson } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { geminiBase, geminiHeaders } from './api.js';
-import type { VideoAsk, VideoState } from '../shared/video-task.js';
+import { veoBody, videoGet, type VideoAsk, type VideoState } from '../shared/video-task.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,16 +11,10 @@ const operationName = /^models\/[\w.-]{1,100}\/operations\/[\w-]{1,200}$/;
 
 /** `POST {base}/v1beta/models/{model}:predictLongRunning` with one instance and Veo's parameters. */
 export function veoSubmitRequest(target: UpstreamTarget, model: string, ask: VideoAsk): UpstreamRequest {
-  const instance: Json = { prompt: ask.prompt };
-  if (ask.image) instance.image = { bytesBase64Encoded: ask.image.data, mimeType: ask.image.mimeType };
-  const parameters: Json = { durationSeconds: ask.seconds };
-  if (ask.aspectRatio) parameters.aspectRatio = ask.aspectRatio;
-  if (ask.resolution) parameters.resolution = ask.resolution;
-  if (ask.negativePrompt) parameters.negativePrompt = ask.negativePrompt;
   return {
     url: `${geminiBase(target.baseURL)}/v1beta/models/${encodeURIComponent(model)}:predictLongRunning`,
     headers: geminiHeaders(target),
-    body: { instances: [instance], parameters },
+    body: veoBody(ask),
   };
 }
 
@@ -71,14 +65,6 @@ export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamT
  * goes only to the channel's own host; a URI elsewhere is fetched without it.
  */
 export function veoDownloadRequest(target: UpstreamTarget, uri: string): UpstreamRequest {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new UpstreamError(502, 'Veo 视频地址无效', 'upstream_bad_response', '');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UpstreamError(502, 'Veo 视频地址无效', 'upstream_bad_response', '');
-  const isChannelHost = url.origin === new URL(geminiBase(target.baseURL)).origin;
-  const headers: Record<string, string> = isChannelHost && target.key ? { 'x-goog-api-key': target.key } : {};
-  return { url: url.toString(), method: 'GET', headers, body: '' };
+  const home = new URL(geminiBase(target.baseURL)).origin;
+  return videoGet(uri, 'Veo', (url): Record<string, string> => (url.origin === home && target.key ? { 'x-goog-api-key': target.key } : {}));
 }

@@ -1,3 +1,6 @@
+import { UpstreamError } from '../../errors.js';
+import type { UpstreamRequest } from '../types.js';
+
 /** What every video provider is given and answers (relay/tasks/video.ts keeps the table of them). */
 
 /** A video to make, in the gateway's terms (routes/videos.ts and the Gemini route both give this). */
@@ -21,4 +24,30 @@ export interface VideoState {
   progress: string;
   /** The generated videos' download URIs (upstream storage: never shown to a client). */
   uris: string[];
+}
+
+/** Veo's one instance and parameters (the Gemini API and Vertex AI take the same). */
+export function veoBody(ask: VideoAsk): { instances: Array<Record<string, unknown>>; parameters: Record<string, unknown> } {
+  const instance: Record<string, unknown> = { prompt: ask.prompt };
+  if (ask.image) instance.image = { bytesBase64Encoded: ask.image.data, mimeType: ask.image.mimeType };
+  const parameters: Record<string, unknown> = { durationSeconds: ask.seconds };
+  if (ask.aspectRatio) parameters.aspectRatio = ask.aspectRatio;
+  if (ask.resolution) parameters.resolution = ask.resolution;
+  if (ask.negativePrompt) parameters.negativePrompt = ask.negativePrompt;
+  return { instances: [instance], parameters };
+}
+
+/**
+ * A GET of a video address an upstream gave (hostile until checked): an http(s) URL, with `headers`
+ * only when the caller decided they may go there; anything else is the upstream's 502.
+ */
+export function videoGet(uri: string, provider: string, headersFor: (url: URL) => Record<string, string>): UpstreamRequest {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new UpstreamError(502, `${provider} 视频地址无效`, 'upstream_bad_response', '');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UpstreamError(502, `${provider} 视频地址无效`, 'upstream_bad_response', '');
+  return { url: url.toString(), method: 'GET', headers: headersFor(url), body: '' };
 }

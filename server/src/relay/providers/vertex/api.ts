@@ -6,6 +6,9 @@ import { vertexTokenCache } from './token.js';
 
 export const defaultRegion = 'us-central1';
 
+/** The key of the `other` JSON that is no model: the Cloud Storage prefix Veo writes its videos to. */
+export const storageUriKey = 'storageUri';
+
 export const isClaudeModel = (model: string) => model.startsWith('claude');
 
 /** A Vertex region as Google names them (`us-central1`, `europe-west4`, `global`): it becomes part of a host name. */
@@ -22,7 +25,7 @@ export function regionFor(other: string, model: string): string {
   if (trimmed.startsWith('{')) {
     try {
       const map = JSON.parse(trimmed) as Record<string, unknown>;
-      const region = Object.hasOwn(map, model) ? map[model] : map.default;
+      const region = Object.hasOwn(map, model) && model !== storageUriKey ? map[model] : map.default;
       return typeof region === 'string' && isVertexRegion(region) ? region : defaultRegion;
     } catch {
       return defaultRegion;
@@ -31,7 +34,23 @@ export function regionFor(other: string, model: string): string {
   return isVertexRegion(trimmed) ? trimmed : defaultRegion;
 }
 
-/** Channel form check of `other`: empty, a region, or a JSON object of regions. */
+/** `gs://{bucket}[/{prefix}]`, with a bucket name as Cloud Storage allows them. */
+const storageUriPattern = /^gs:\/\/([a-z0-9][a-z0-9._-]{1,220}[a-z0-9])(?:\/[^\s?#]*)?$/;
+
+/** The channel's Veo output prefix (`{"storageUri":"gs://bucket/veo/"}` in `other`) and its bucket, or null when none is set. */
+export function vertexStorageUri(other: string): { uri: string; bucket: string } | null {
+  const trimmed = other.trim();
+  if (!trimmed.startsWith('{')) return null;
+  try {
+    const value = (JSON.parse(trimmed) as Record<string, unknown>)[storageUriKey];
+    const match = typeof value === 'string' ? storageUriPattern.exec(value) : null;
+    return match ? { uri: value as string, bucket: match[1]! } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Channel form check of `other`: empty, a region, or a JSON object of regions (and an optional `storageUri`). */
 export function validateVertexRegions(other: string): string | null {
   const trimmed = other.trim();
   if (!trimmed) return null;
@@ -44,6 +63,10 @@ export function validateVertexRegions(other: string): string | null {
   }
   if (!map || typeof map !== 'object' || Array.isArray(map)) return 'Vertex AI 区域映射必须是 JSON 对象，如 {"default": "us-central1"}';
   for (const [model, region] of Object.entries(map)) {
+    if (model === storageUriKey) {
+      if (typeof region !== 'string' || !storageUriPattern.test(region)) return `Vertex AI storageUri 无效：${String(JSON.stringify(region)).slice(0, 100)}（例如 gs://my-bucket/veo/）`;
+      continue;
+    }
     if (!isVertexRegion(region)) return `Vertex AI 区域无效：${model} → ${String(JSON.stringify(region)).slice(0, 64)}（例如 us-central1）`;
   }
   return null;
