@@ -94,6 +94,15 @@ export const defaultModelPrice: Record<string, number> = {
   'veo-3.0-generate-001': 0.4,
   'veo-3.0-fast-generate-001': 0.15,
   'veo-2.0-generate-001': 0.35,
+  // Kling (type 50; sent in its standard mode): Kling's API price list counts units per 5-second video
+  // (kling-v1, kling-v1-6: 1 unit; kling-v2-1: 1.5; kling-v2-5-turbo: 2.5 (pro only at launch); the
+  // masters: 10) and sells a unit for about US$0.14 in its resource packages: units × 0.14 / 5 per second.
+  'kling-v1': 0.028,
+  'kling-v1-6': 0.028,
+  'kling-v2-1': 0.042,
+  'kling-v2-5-turbo': 0.07,
+  'kling-v2-master': 0.28,
+  'kling-v2-1-master': 0.28,
 };
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;

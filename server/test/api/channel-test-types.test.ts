@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/lib/session.js';
 import { channelTypeSlugs } from '../../src/relay/providers/registry.js';
@@ -35,6 +35,8 @@ interface TypeCase {
   basePath?: string;
   /** The request path the provider is called at (the last request when several are made). */
   path: string | RegExp;
+  /** Its method (POST when absent). */
+  method?: string;
   healthy: FixtureReply[];
   badKey: FixtureReply[];
   /** Provider-specific checks of the request received. */
@@ -155,6 +157,17 @@ const cases: TypeCase[] = [
   openAiCase(45, 'doubao-seed-1-6-250615', '/api/v3/chat/completions'),
   openAiCase(47, 'qwen2.5-instruct'),
   openAiCase(48, 'grok-3'),
+  {
+    // A video channel: the test lists one task (free), with a JWT the key signs; Kling answers a bad one 401.
+    type: 50, key: 'ak-probe|sk-probe', model: 'kling-v1-6', method: 'GET', path: '/v1/videos/text2video?pageNum=1&pageSize=1',
+    healthy: [json({ code: 0, message: 'SUCCEED', request_id: 'r1', data: [] })], badKey: [json({ code: 1004, message: 'Authorization is invalid', request_id: 'r2' }, 401)],
+    check: (request) => {
+      const [header, payload, signature] = String(request.headers.authorization).replace(/^Bearer /, '').split('.');
+      expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
+      expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).toMatchObject({ iss: 'ak-probe' });
+      expect(signature).toBe(createHmac('sha256', 'sk-probe').update(`${header}.${payload}`).digest('base64url'));
+    },
+  },
 ];
 
 describe('the channel test of every channel type, against its own wire', () => {
@@ -197,7 +210,7 @@ describe('the channel test of every channel type, against its own wire', () => {
     const received = upstream.requests.slice(before);
     expect(received).toHaveLength(entry.healthy.length);
     const call = received.at(-1)!;
-    expect(call.method).toBe('POST');
+    expect(call.method).toBe(entry.method ?? 'POST');
     if (typeof entry.path === 'string') expect(decodeURIComponent(call.url)).toBe(entry.path);
     else expect(decodeURIComponent(call.url)).toMatch(entry.path);
     entry.check?.(call);

@@ -44,6 +44,7 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   46: { slug: 'baidu-v2', endpoints: ['chat', 'embeddings', 'rerank'], baseURL: 'https://qianfan.baidubce.com' },
   47: { slug: 'xinference', extra: ['base_url'], endpoints: ['chat', 'rerank'] },
   48: { slug: 'xai', endpoints: ['chat'] },
+  50: { slug: 'kling', endpoints: [], validatesKey: true, keyHint: /AccessKey\|SecretKey/, baseURL: 'https://api-singapore.klingai.com' },
 };
 
 describe('GET /api/channel/types', () => {

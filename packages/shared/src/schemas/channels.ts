@@ -9,6 +9,7 @@ export const channelTypeNames: Readonly<Record<number, string>> = {
   25: 'Moonshot', 26: '智谱 GLM-4V', 31: '零一万物', 33: 'AWS Claude', 34: 'Cohere', 35: 'MiniMax', 36: 'Suno API',
   37: 'Dify', 38: 'Jina', 39: 'Cloudflare', 40: 'SiliconCloud', 41: 'Vertex AI', 42: 'Mistral AI', 43: 'DeepSeek',
   44: '嵌入模型：MokaAI M3E', 45: '字节火山方舟、豆包', 46: '百度文心千帆 V2', 47: 'Xinference', 48: 'xAI',
+  50: 'Kling',
 };
 
 export const isKnownChannelType = (type: number): boolean => Object.hasOwn(channelTypeNames, type);

@@ -15,6 +15,7 @@ import { fastGptAdapter } from './fastgpt/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { hunyuanAdapter } from './hunyuan/index.js';
 import { jinaAdapter } from './jina/index.js';
+import { klingAdapter } from './kling/index.js';
 import { m3eAdapter } from './m3e/index.js';
 import { miniMaxAdapter } from './minimax/index.js';
 import { mistralAdapter } from './mistral/index.js';
@@ -73,6 +74,7 @@ export const providers = {
   fastgpt: fastGptAdapter,
   spark: sparkAdapter,
   suno: sunoAdapter,
+  kling: klingAdapter,
   midjourney: midjourneyProxyAdapter,
   'midjourney-plus': midjourneyPlusAdapter,
 } satisfies Record<string, ProviderAdapter>;
@@ -118,6 +120,7 @@ export const channelTypeSlugs: Readonly<Record<number, ProviderSlug>> = {
   46: 'baidu-v2',
   47: 'xinference',
   48: 'xai',
+  50: 'kling',
 };
 
 export function adapterForType(type: number): ProviderAdapter | null {

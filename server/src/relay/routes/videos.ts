@@ -63,7 +63,9 @@ export function videoAskOf(fields: Json, image: VideoAsk['image']): VideoAsk & {
   const prompt = typeof fields.prompt === 'string' ? fields.prompt : '';
   if (!prompt.trim() || prompt.length > maxPrompt) throw badRequest(`prompt 不能为空，且不超过 ${maxPrompt} 个字符`);
   const size = typeof fields.size === 'string' && fields.size ? fields.size : '1280x720';
-  return { model, prompt, size, seconds: secondsOf(fields.seconds, 4), ...veoShapeOf(size), ...(image ? { image } : {}) };
+  // Left out, the length is OpenAI's default (4 s), or Kling's shortest (5 s) for its models, which make no 4.
+  const seconds = secondsOf(fields.seconds, /^kling/i.test(model) ? 5 : 4);
+  return { model, prompt, size, seconds, ...veoShapeOf(size), ...(image ? { image } : {}) };
 }
 
 const taskGate = (ctx: AppContext, caller: RelayCaller): RelayCaller => {

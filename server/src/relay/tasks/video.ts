@@ -4,6 +4,7 @@ import { RelayError, UpstreamError } from '../errors.js';
 import { storableText } from '../ledger/log-rows.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import { fetchVeoStates, submitVeo, veoDownloadRequest } from '../providers/gemini/veo.js';
+import { fetchKlingStates, klingDownloadRequest, submitKling } from '../providers/kling/video.js';
 import type { VideoAsk, VideoState } from '../providers/shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
 import { fetchVertexVeoStates, submitVertexVeo, vertexVeoDownloadRequest, vertexVideoRefusal } from '../providers/vertex/veo.js';
@@ -24,13 +25,14 @@ export interface VideoProvider {
   refusal?(channel: RelayChannel, model: string): string | null;
 }
 
-/** The channel types that make videos, by type: Gemini (24, Veo) and Vertex AI (41, its `veo-` models). */
+/** The channel types that make videos, by type: Gemini (24, Veo), Vertex AI (41, its `veo-` models) and Kling (50). */
 const videoProviders = new Map<number, VideoProvider>([
   [24, { submit: submitVeo, fetch: fetchVeoStates, download: veoDownloadRequest }],
   [41, {
     submit: submitVertexVeo, fetch: fetchVertexVeoStates, download: vertexVeoDownloadRequest,
     refusal: (channel, model) => vertexVideoRefusal(channel.id, channel.keys, channel.other, model),
   }],
+  [50, { submit: submitKling, fetch: fetchKlingStates, download: klingDownloadRequest }],
 ]);
 
 const providerOf = (channel: RelayChannel): VideoProvider | undefined => videoProviders.get(channel.type);
