@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, sendJson } from './local-http.js';
 
 /**
  * Kling's video API as a local server. Every API request must carry `Authorization: Bearer <JWT>`
@@ -25,10 +25,6 @@ export interface KlingUpstream {
   close(): Promise<void>;
 }
 
-const listen = async (server: http.Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 
 /** The token's payload when it is a JWT signed HS256 with the secret; null otherwise. */
 function verifiedPayload(authorization: string | undefined, secretKey: string): Record<string, unknown> | null {
@@ -57,14 +53,10 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
     res.writeHead(200, { 'content-type': 'video/mp4' });
     res.end(bytesOf(n));
   });
-  const cdnUrl = await listen(cdn);
+  const cdnUrl = await listenLocal(cdn);
   const polls = new Map<string, number>();
   const state = { requests: [] as KlingUpstream['requests'], failing: new Set<string>(), pollsToFinish: 2 };
   let tasks = 0;
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -76,33 +68,33 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
       const isAuthorized = token !== null && token.iss === accessKey && typeof token.exp === 'number' && token.exp > now && typeof token.nbf === 'number' && token.nbf <= now;
       state.requests.push({ method: req.method ?? '', path, headers: req.headers, body: text ? JSON.parse(text) : null, token, isAuthorized });
       const requestId = `req-${state.requests.length}`;
-      if (!isAuthorized) return send(res, 401, { code: 1004, message: 'Authorization is invalid', request_id: requestId });
+      if (!isAuthorized) return sendJson(res, 401, { code: 1004, message: 'Authorization is invalid', request_id: requestId });
       const submit = /^\/v1\/videos\/(text2video|image2video)$/.exec(path);
       if (req.method === 'POST' && submit) {
         const body = JSON.parse(text) as { prompt?: string };
-        if (body.prompt?.includes('REFUSE')) return send(res, 200, { code: 1301, message: 'The content failed the safety review', request_id: requestId });
+        if (body.prompt?.includes('REFUSE')) return sendJson(res, 200, { code: 1301, message: 'The content failed the safety review', request_id: requestId });
         tasks += 1;
-        return send(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { task_id: `k${tasks}`, task_status: 'submitted', created_at: Date.now(), updated_at: Date.now() } });
+        return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { task_id: `k${tasks}`, task_status: 'submitted', created_at: Date.now(), updated_at: Date.now() } });
       }
-      if (req.method === 'GET' && /^\/v1\/videos\/text2video\?pageNum=\d+&pageSize=\d+$/.test(path)) return send(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: [] });
+      if (req.method === 'GET' && /^\/v1\/videos\/text2video\?pageNum=\d+&pageSize=\d+$/.test(path)) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: [] });
       const query = /^\/v1\/videos\/(text2video|image2video)\/(k(\d+))$/.exec(path);
       if (req.method === 'GET' && query) {
         const [, , id, n] = query;
-        if (Number(n) > tasks) return send(res, 404, { code: 1203, message: 'task not found', request_id: requestId });
+        if (Number(n) > tasks) return sendJson(res, 404, { code: 1203, message: 'task not found', request_id: requestId });
         const count = (polls.get(id!) ?? 0) + 1;
         polls.set(id!, count);
         const data: Record<string, unknown> = { task_id: id, created_at: Date.now(), updated_at: Date.now() };
-        if (count < state.pollsToFinish) return send(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'processing' } });
-        if (state.failing.has(id!)) return send(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'failed', task_status_msg: 'The image failed the content review.' } });
-        return send(res, 200, {
+        if (count < state.pollsToFinish) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'processing' } });
+        if (state.failing.has(id!)) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'failed', task_status_msg: 'The image failed the content review.' } });
+        return sendJson(res, 200, {
           code: 0, message: 'SUCCEED', request_id: requestId,
           data: { ...data, task_status: 'succeed', task_status_msg: '', task_result: { videos: [{ id: `v${n}`, url: `${cdnUrl}/kcdn/k${n}.mp4?sign=abc`, duration: '5' }] } },
         });
       }
-      send(res, 404, { code: 1200, message: `unknown path ${path}`, request_id: requestId });
+      sendJson(res, 404, { code: 1200, message: `unknown path ${path}`, request_id: requestId });
     });
   });
-  const url = await listen(server);
+  const url = await listenLocal(server);
   return Object.assign(state, {
     url, cdnUrl, cdnRequests, bytesOf,
     close: async () => {

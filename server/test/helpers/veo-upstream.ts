@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, sendJson } from './local-http.js';
 
 /**
  * Google's Veo on the Gemini API, as a local server: `POST /v1beta/models/{model}:predictLongRunning`
@@ -24,10 +24,6 @@ export interface VeoUpstream {
   close(): Promise<void>;
 }
 
-const listen = async (server: http.Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 
 export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
   const bytesOf = (n: number) => Buffer.from(`\u0000\u0000\u0000\u0018ftypmp42 video ${n}`.repeat(64));
@@ -39,14 +35,10 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
     res.writeHead(200, { 'content-type': 'video/mp4' });
     res.end(bytesOf(n));
   });
-  const storageUrl = await listen(storage);
+  const storageUrl = await listenLocal(storage);
   const polls = new Map<string, number>();
   const state = { requests: [] as VeoUpstream['requests'], failing: new Set<string>(), uris: new Map<string, string>(), pollsToFinish: 2 };
   let operations = 0;
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -54,20 +46,20 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
       const path = req.url ?? '';
       const text = Buffer.concat(parts).toString('utf8');
       state.requests.push({ method: req.method ?? '', path, headers: req.headers, body: text ? JSON.parse(text) : null });
-      if (req.headers['x-goog-api-key'] !== key) return send(res, 403, { error: { code: 403, message: 'API key not valid.', status: 'PERMISSION_DENIED' } });
+      if (req.headers['x-goog-api-key'] !== key) return sendJson(res, 403, { error: { code: 403, message: 'API key not valid.', status: 'PERMISSION_DENIED' } });
       const submit = /^\/v1beta\/models\/([\w.-]+):predictLongRunning$/.exec(path);
       if (req.method === 'POST' && submit) {
         operations += 1;
-        return send(res, 200, { name: `models/${submit[1]}/operations/op${operations}` });
+        return sendJson(res, 200, { name: `models/${submit[1]}/operations/op${operations}` });
       }
       const poll = /^\/v1beta\/(models\/[\w.-]+\/operations\/(op(\d+)))$/.exec(path);
       if (req.method === 'GET' && poll) {
         const [, name, id, n] = poll;
         const count = (polls.get(id!) ?? 0) + 1;
         polls.set(id!, count);
-        if (count < state.pollsToFinish) return send(res, 200, { name, done: false });
-        if (state.failing.has(id!)) return send(res, 200, { name, done: true, error: { code: 3, message: 'The prompt was blocked by the safety filter.' } });
-        return send(res, 200, {
+        if (count < state.pollsToFinish) return sendJson(res, 200, { name, done: false });
+        if (state.failing.has(id!)) return sendJson(res, 200, { name, done: true, error: { code: 3, message: 'The prompt was blocked by the safety filter.' } });
+        return sendJson(res, 200, {
           name, done: true,
           response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: { generatedSamples: [{ video: { uri: state.uris.get(id!) ?? `${url}/v1beta/files/f${n}:download?alt=media` } }] } },
         });
@@ -77,10 +69,10 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
         res.writeHead(302, { location: `${storageUrl}/bucket/f${file[1]}.mp4?signature=abc` });
         return void res.end();
       }
-      send(res, 404, { error: { code: 404, message: `unknown path ${path}`, status: 'NOT_FOUND' } });
+      sendJson(res, 404, { error: { code: 404, message: `unknown path ${path}`, status: 'NOT_FOUND' } });
     });
   });
-  const url = await listen(server);
+  const url = await listenLocal(server);
   return Object.assign(state, {
     url, storageUrl, storageRequests, bytesOf,
     close: async () => {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, sendJson } from './local-http.js';
 
 /**
  * Veo on Vertex AI, as a local server that also plays Google's OAuth token endpoint and Cloud Storage:
@@ -29,10 +29,6 @@ export interface VertexVeoUpstream {
   close(): Promise<void>;
 }
 
-const listen = async (server: http.Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 
 export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
   const token = 'ya29.vertex-veo-token';
@@ -43,17 +39,13 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
     res.writeHead(200, { 'content-type': 'video/mp4' });
     res.end(bytesOf(99));
   });
-  const foreignUrl = await listen(foreign);
+  const foreignUrl = await listenLocal(foreign);
   const polls = new Map<string, number>();
   const storageUris = new Map<string, string>();
   const state = {
     requests: [] as VertexVeoUpstream['requests'], failing: new Set<string>(), inline: new Set<string>(), uris: new Map<string, string>(), pollsToFinish: 2,
   };
   let operations = 0;
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -68,29 +60,29 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
       }
       state.requests.push({ method: req.method ?? '', path, headers: req.headers, body });
       if (req.method === 'POST' && path === '/token') {
-        if (!text.includes('grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer')) return send(res, 400, { error: 'invalid_grant' });
-        return send(res, 200, { access_token: token, expires_in: 3600, token_type: 'Bearer' });
+        if (!text.includes('grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer')) return sendJson(res, 400, { error: 'invalid_grant' });
+        return sendJson(res, 200, { access_token: token, expires_in: 3600, token_type: 'Bearer' });
       }
-      if (req.headers.authorization !== `Bearer ${token}`) return send(res, 403, { error: { code: 403, message: 'Permission denied.', status: 'PERMISSION_DENIED' } });
+      if (req.headers.authorization !== `Bearer ${token}`) return sendJson(res, 403, { error: { code: 403, message: 'Permission denied.', status: 'PERMISSION_DENIED' } });
       const submit = /^\/v1\/(projects\/[\w-]+\/locations\/[\w-]+\/publishers\/google\/models\/[\w.-]+):predictLongRunning$/.exec(path);
       if (req.method === 'POST' && submit) {
         operations += 1;
         storageUris.set(`op${operations}`, String(body?.parameters?.storageUri ?? ''));
-        return send(res, 200, { name: `${submit[1]}/operations/op${operations}` });
+        return sendJson(res, 200, { name: `${submit[1]}/operations/op${operations}` });
       }
       const poll = /^\/v1\/(projects\/[\w-]+\/locations\/[\w-]+\/publishers\/google\/models\/[\w.-]+):fetchPredictOperation$/.exec(path);
       if (req.method === 'POST' && poll) {
         const name = String(body?.operationName ?? '');
         const id = /\/operations\/(op(\d+))$/.exec(name);
-        if (!name.startsWith(`${poll[1]}/operations/`) || !id) return send(res, 404, { error: { code: 404, message: 'Operation not found.', status: 'NOT_FOUND' } });
+        if (!name.startsWith(`${poll[1]}/operations/`) || !id) return sendJson(res, 404, { error: { code: 404, message: 'Operation not found.', status: 'NOT_FOUND' } });
         const count = (polls.get(id[1]!) ?? 0) + 1;
         polls.set(id[1]!, count);
-        if (count < state.pollsToFinish) return send(res, 200, { name, done: false });
-        if (state.failing.has(id[1]!)) return send(res, 200, { name, done: true, error: { code: 3, message: 'The prompt could not be submitted: it violates the usage guidelines.' } });
+        if (count < state.pollsToFinish) return sendJson(res, 200, { name, done: false });
+        if (state.failing.has(id[1]!)) return sendJson(res, 200, { name, done: true, error: { code: 3, message: 'The prompt could not be submitted: it violates the usage guidelines.' } });
         const response = { '@type': 'type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse', raiMediaFilteredCount: 0 };
-        if (state.inline.has(id[1]!)) return send(res, 200, { name, done: true, response: { ...response, videos: [{ bytesBase64Encoded: bytesOf(Number(id[2])).toString('base64'), mimeType: 'video/mp4' }] } });
+        if (state.inline.has(id[1]!)) return sendJson(res, 200, { name, done: true, response: { ...response, videos: [{ bytesBase64Encoded: bytesOf(Number(id[2])).toString('base64'), mimeType: 'video/mp4' }] } });
         const gcsUri = state.uris.get(id[1]!) ?? `${storageUris.get(id[1]!)}${id[1]}/sample_0.mp4`;
-        return send(res, 200, { name, done: true, response: { ...response, videos: [{ gcsUri, mimeType: 'video/mp4' }] } });
+        return sendJson(res, 200, { name, done: true, response: { ...response, videos: [{ gcsUri, mimeType: 'video/mp4' }] } });
       }
       const object = /^\/storage\/v1\/b\/([\w.-]+)\/o\/([^?]+)\?alt=media$/.exec(path);
       if (req.method === 'GET' && object) {
@@ -100,14 +92,14 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
           return void res.end();
         }
         const n = Number(/op(\d+)\/sample_0\.mp4$/.exec(name)?.[1]);
-        if (!n) return send(res, 404, { error: { code: 404, message: 'No such object.' } });
+        if (!n) return sendJson(res, 404, { error: { code: 404, message: 'No such object.' } });
         res.writeHead(200, { 'content-type': 'video/mp4' });
         return void res.end(bytesOf(n));
       }
-      send(res, 404, { error: { code: 404, message: `unknown path ${path}`, status: 'NOT_FOUND' } });
+      sendJson(res, 404, { error: { code: 404, message: `unknown path ${path}`, status: 'NOT_FOUND' } });
     });
   });
-  const url = await listen(server);
+  const url = await listenLocal(server);
   return Object.assign(state, {
     url, foreignUrl, token, foreignRequests, bytesOf,
     close: async () => {
