@@ -26,11 +26,17 @@ import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerTwoFactorRoutes } from './two-factor/routes.js';
 import { registerPasskeyRoutes } from './passkeys/routes.js';
 import { startLogRetention } from './logs/log-retention.js';
+import { installAuditTrail } from './audit/audit-trail.js';
+import { startAuditRetention } from './audit/audit-retention.js';
+import { registerAuditRoutes } from './audit/routes.js';
 
 /** Mounts every management API domain under /api, behind the global per-IP rate limit. */
 export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, relay: RelayFacade): Promise<void> {
   api.addHook('preHandler', rateLimitByIp(ctx.cache, { name: 'api', ...ctx.config.globalApiRateLimit }));
   startLogRetention(ctx, api.log);
+  // Before any route: it adds its preHandler to every mutating route as they are registered.
+  installAuditTrail(api, ctx);
+  startAuditRetention(ctx, api.log);
   const guards = createGuards(ctx);
   const critical = rateLimitByIp(ctx.cache, { name: 'critical', ...ctx.config.criticalRateLimit });
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
@@ -58,6 +64,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   registerSubscriptionRoutes(api, deps);
   registerOAuthRoutes(api, deps);
   registerVerificationRoutes(api, deps);
+  registerAuditRoutes(api, deps);
 }
 
 export type RouteDeps = {

@@ -19,6 +19,7 @@ import { onePendingSubscriptionOrderMigration } from './migrations/0011_one_pend
 import { taskSubscriptionPartsMigration } from './migrations/0012_task_subscription_parts.js';
 import { fundingHoldsMigration } from './migrations/0013_funding_holds.js';
 import { taskLongTextMigration } from './migrations/0014_task_long_text.js';
+import { auditLogsMigration } from './migrations/0015_audit_logs.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -109,6 +110,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0012_task_subscription_parts': taskSubscriptionPartsMigration(kind),
     '0013_funding_holds': fundingHoldsMigration(kind),
     '0014_task_long_text': taskLongTextMigration(kind),
+    '0015_audit_logs': auditLogsMigration(kind),
   };
 }
 

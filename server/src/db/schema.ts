@@ -370,6 +370,38 @@ export interface RelayInstancesTable {
   seen_at: number;
 }
 
+/** One change by an admin or the root (or an admin's sign-in), chained by hash (migration 0015, docs/audit.md). */
+export interface AuditLogsTable {
+  id: Id;
+  created_at: number;
+  user_id: number;
+  username: string;
+  role: number;
+  ip: string;
+  method: string;
+  /** The Fastify route pattern, e.g. /api/channel/ (or a sign-in's /api/user/login). */
+  route: string;
+  entity: string;
+  entity_id: string;
+  action: string;
+  /** JSON text with secrets removed; '' when there is none (a create has no before). */
+  before: string;
+  after: string;
+  /** The HTTP status of the answer: a refused attempt is recorded with its 4xx. */
+  status: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The single row (id 1) every append locks first: the newest hash and the retention anchor. */
+export interface AuditHeadTable {
+  id: number;
+  seq: number;
+  last_id: number;
+  last_hash: string;
+  anchor_hash: string;
+}
+
 export interface Database {
   users: UsersTable;
   options: OptionsTable;
@@ -392,6 +424,8 @@ export interface Database {
   passkey_credentials: PasskeyCredentialsTable;
   funding_holds: FundingHoldsTable;
   relay_instances: RelayInstancesTable;
+  audit_logs: AuditLogsTable;
+  audit_head: AuditHeadTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

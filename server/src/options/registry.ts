@@ -258,6 +258,8 @@ export const optionRegistry = {
   MetricsToken: secret(),
   // Logs older than this many days are deleted daily (api/logs/log-retention.ts); 0 keeps them.
   LogRetentionDays: int(0, 0, 36_500),
+  // Audit entries older than this many days are pruned daily from the oldest end (api/audit/audit-retention.ts); 0 keeps them. Root only.
+  AuditLogRetentionDays: int(0, 0, 36_500),
   // Concurrency limits (tokens.max_concurrency, channel setting max_concurrency / key_max_concurrency)
   ConcurrencyQueueEnabled: bool(false),
   ConcurrencyQueueTimeoutSeconds: int(30, 1, 600),

@@ -54,6 +54,8 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<A
 function guard(ctx: AppContext, allowed: (role: number) => boolean, isEnrolmentRoute = false): preHandlerAsyncHookHandler {
   return async function checkRole(request: FastifyRequest, _reply: FastifyReply) {
     const user = await authenticate(ctx, request);
+    // Known before the role check: the audit trail records an admin's refused attempts too.
+    request.auditActor = user;
     if (!allowed(user.role)) throw forbidden();
     if (!isEnrolmentRoute && (await mustEnrolSecondFactor(ctx, user, isAdminRole(user.role)))) throw forbidden(secondFactorRequiredMessage);
     request.auth = user;

@@ -12,6 +12,7 @@ import { listPasskeys } from './credentials.js';
 import { removePasskey, renamePasskey, resetUserPasskeys } from './manage-passkeys.js';
 import { beginPasskeyRegistration, finishPasskeyRegistration } from './register-passkey.js';
 import { authenticationFinishSchema, passkeyIdParamsSchema, passkeyNameSchema, registerFinishSchema } from './schemas.js';
+import { noteSignIn } from '../audit/sign-in-audit.js';
 import { beginPasskeySignIn, passkeyUserOf, verifyPasskeyAssertion } from './sign-in-with-passkey.js';
 
 /**
@@ -28,6 +29,7 @@ export function registerPasskeyRoutes(api: FastifyInstance, { ctx, guards, criti
   api.post('/user/passkey/login/finish', { schema: doc('passkeys', 'finish a passkey sign-in', { body: authenticationFinishSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const { user, sessionVersion } = await passkeyUserOf(ctx, await verifyPasskeyAssertion(ctx, { purpose: 'sign-in', userId: 0 }, input));
+    noteSignIn(request, user, 'sign_in');
     setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
     return ok(user, signedInMessage);
   });
@@ -39,6 +41,7 @@ export function registerPasskeyRoutes(api: FastifyInstance, { ctx, guards, criti
   api.post('/user/login/2fa/passkey/finish', { schema: doc('passkeys', 'finish the second step of a sign-in with a passkey', { body: authenticationFinishSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
+    noteSignIn(request, pending.user, 'sign_in_failed');
     await verifyPasskeyAssertion(ctx, { purpose: 'second-step', userId: pending.user.id }, input);
     const { data, message } = startSessionAfterSecondStep(ctx, request, reply, pending);
     return ok(data, message);

@@ -6,6 +6,7 @@ import { UserStatus } from '../auth/roles.js';
 import { setSessionCookie } from '../users/session-cookie.js';
 import { sessionUserColumns } from '../users/user-views.js';
 import { clearPendingLoginCookie, signedInMessage } from './first-step.js';
+import { noteSignIn } from '../audit/sign-in-audit.js';
 
 export const pendingExpiredMessage = '会话已过期，请重新登录';
 
@@ -33,6 +34,7 @@ export type PendingUser = Awaited<ReturnType<typeof pendingUserOf>>;
 /** The second step passed: the pending state is dropped and the session starts. */
 export function startSessionAfterSecondStep(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, pending: PendingUser) {
   clearPendingLoginCookie(request, reply);
+  noteSignIn(request, pending.user, 'sign_in');
   setSessionCookie(request, reply, ctx.config.sessionSecret, pending.user.id, pending.sessionVersion);
   return { data: pending.user, message: signedInMessage };
 }

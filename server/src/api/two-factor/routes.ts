@@ -5,6 +5,7 @@ import { isAdminRole } from '../auth/roles.js';
 import { passkeysEnabled } from '../../lib/second-factors.js';
 import { doc } from '../openapi.js';
 import type { CodeAttemptLimiter } from '../rate-limit.js';
+import { noteSignIn } from '../audit/sign-in-audit.js';
 import type { RouteDeps } from '../routes.js';
 import { renewSessionCookie } from '../users/session-cookie.js';
 import { userIdParamsSchema } from '../users/schemas.js';
@@ -33,6 +34,8 @@ export function registerTwoFactorRoutes(api: FastifyInstance, { ctx, guards, cod
   api.post('/user/login/2fa', { schema: doc('two-factor', 'second step of a sign-in: a TOTP or recovery code', { body: secondFactorCodeSchema }) }, async (request, reply) => {
     const { code } = parseInput(secondFactorCodeSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
+    // A failure until the code is right (startSessionAfterSecondStep marks the success).
+    noteSignIn(request, pending.user, 'sign_in_failed');
     await attempt(codeAttempts, request, reply, pending.user.id, () => checkSecondFactorCode(ctx, pending.user.id, code, true));
     const { data, message } = startSessionAfterSecondStep(ctx, request, reply, pending);
     return ok(data, message);

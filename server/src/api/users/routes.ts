@@ -1,6 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
+import { AppError } from '../../lib/errors.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
@@ -16,6 +17,7 @@ import { getAffCode } from './get-aff-code.js';
 import { getSelf } from './get-self.js';
 import { getUser } from './get-user.js';
 import { loginUser, wrongCredentialsMessage } from './login-user.js';
+import { noteFailedSignIn, noteSignIn } from '../audit/sign-in-audit.js';
 import { logoutUser } from './logout-user.js';
 import { manageUser } from './manage-user.js';
 import { registerUser } from './register-user.js';
@@ -38,10 +40,12 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     await signIn.assertAllowed(reply, request.ip, input.username);
     const { user, sessionVersion } = await loginUser(ctx, input).catch(async (error: unknown) => {
       if (error instanceof Error && error.message === wrongCredentialsMessage) await signIn.recordFailure(request.ip, input.username);
+      if (error instanceof AppError) await noteFailedSignIn(ctx, request, input.username);
       throw error;
     });
     // With a second factor, no session yet: the second step (two-factor/routes.ts) starts it.
     const { data, message } = await completeFirstStep(ctx, request, reply, user, sessionVersion);
+    noteSignIn(request, user, 'require_2fa' in data ? 'sign_in_first_step' : 'sign_in');
     return ok(data, message);
   });
   api.get('/user/logout', { schema: doc('users', 'logout user') }, async (request, reply) => {

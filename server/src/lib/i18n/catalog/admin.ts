@@ -44,6 +44,8 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['page_size 必须是整数', 'page_size must be an integer'],
   ['page_size 必须大于 0', 'page_size must be greater than 0'],
   ['page_size 不能超过 {0}', 'page_size cannot exceed {0}'],
+  ['不能超过 {0} 个字符', 'cannot be longer than {0} characters'],
+  ['format 必须是 csv 或 jsonl', 'format must be csv or jsonl'],
   ['keyword 必须是字符串', 'keyword must be a string'],
   ['status_only 必须是 true 或 false', 'status_only must be true or false'],
   ['reset_balance 必须是 true 或 false', 'reset_balance must be true or false'],
