@@ -108,4 +108,18 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     expect(secretsIn(revealed.text)).toEqual(['channel key']);
     expect(secretsIn((await user.client.get('/api/token/')).text)).toEqual(['the user\'s API key']);
   }, 300_000);
+
+  it('no audit entry carries a secret: the root setting every secret option and a channel key, an admin a password', async () => {
+    for (const key of secretOptions) {
+      const set = await root.client.put('/api/option/', { key, value: optionMarker(key) });
+      expect(set.status, `${key}: ${set.text}`).toBe(200);
+    }
+    expect((await root.client.put('/api/channel/', { id: channelId, key: channelKey })).status).toBe(200);
+    expect((await admin.client.put('/api/user/', { id: user.userId, username: 'sweepuser', password: 'sweep-new-pass-1' })).status).toBe(200);
+    const rows = await server.ctx.storage.db.selectFrom('audit_logs').selectAll().execute();
+    expect(rows.length).toBeGreaterThan(secretOptions.length);
+    const text = rows.map((row) => JSON.stringify(row)).join('\n');
+    expect(secretsIn(text)).toEqual([]);
+    expect(text).not.toContain('sweep-new-pass-1');
+  });
 });
