@@ -2,7 +2,7 @@ import { lazy, type ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 import { NotFoundPage } from '../components/NotFoundPage';
 import { HomePage } from '../features/home/components/HomePage';
-import { RequireAdmin, RequireAuth } from './guards';
+import { RequireAdmin, RequireAuth, RequireRoot } from './guards';
 import { AppShell } from './layouts/AppShell';
 
 // Each screen is its own chunk, loaded when its route is first visited (AppShell's Suspense shows a
@@ -30,10 +30,12 @@ const TokenListPage = lazy(() => import('../features/tokens/components/TokenList
 const UserListPage = lazy(() => import('../features/users/components/UserListPage').then((module) => ({ default: module.UserListPage })));
 const SubscriptionPage = lazy(() => import('../features/subscriptions/components/SubscriptionPage').then((module) => ({ default: module.SubscriptionPage })));
 const PlansAdminPage = lazy(() => import('../features/subscriptions/components/PlansAdminPage').then((module) => ({ default: module.PlansAdminPage })));
+const AuditPage = lazy(() => import('../features/audit/components/AuditPage').then((module) => ({ default: module.AuditPage })));
 const WalletPage = lazy(() => import('../features/wallet/components/WalletPage').then((module) => ({ default: module.WalletPage })));
 
 const authed = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
 const admin = (element: ReactNode) => <RequireAdmin>{element}</RequireAdmin>;
+const root = (element: ReactNode) => <RequireRoot>{element}</RequireRoot>;
 
 /** The route table of spec 01 §2. */
 export const routes: RouteObject[] = [
@@ -66,6 +68,7 @@ export const routes: RouteObject[] = [
       { path: '/topup', element: authed(<WalletPage />) },
       { path: '/subscription', element: authed(<SubscriptionPage />) },
       { path: '/plans', element: admin(<PlansAdminPage />) },
+      { path: '/audit', element: root(<AuditPage />) },
       { path: '/log', element: authed(<LogsPage />) },
       { path: '/detail', element: authed(<DashboardPage />) },
       { path: '/midjourney', element: authed(<DrawingLogPage />) },

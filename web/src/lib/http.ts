@@ -122,6 +122,28 @@ export async function requestEnvelope<T, Extra extends object = object>(path: st
   return envelope as Envelope<T> & Partial<Extra>;
 }
 
+/**
+ * A file the server streams (an export): the same headers and failure handling as `request`; a
+ * refusal comes back as the usual envelope, a success as the file's bytes.
+ */
+export async function requestFile(path: string, options: Pick<RequestOptions, 'query'> = {}): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, options.query), { headers: consoleHeaders(), credentials: 'same-origin' });
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    showError(i18n.t('http.errorPrefix') + text);
+    throw new ApiError(text, 0, true);
+  }
+  const isEnvelope = (response.headers.get('content-type') ?? '').includes('application/json');
+  if (response.ok && !isEnvelope) return response.blob();
+  const envelope = isEnvelope ? ((await response.json().catch(() => null)) as Envelope<unknown> | null) : null;
+  const message = envelope?.message || response.statusText || String(response.status);
+  if (!response.ok) throw new ApiError(message, response.status, handleHttpFailure(response.status, message, {}));
+  showError(message);
+  throw new ApiError(message, response.status, true);
+}
+
 export const http = {
   get: <T>(path: string, options?: Omit<RequestOptions, 'method' | 'body'>) => request<T>(path, { ...options, method: 'GET' }),
   post: <T>(path: string, body?: unknown, options?: Omit<RequestOptions, 'method' | 'body'>) =>

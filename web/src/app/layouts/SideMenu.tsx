@@ -2,7 +2,7 @@ import {
   ApiOutlined,
   CrownOutlined,
   AppstoreOutlined,
-
+  AuditOutlined,
   CommentOutlined,
   DashboardOutlined,
   ExperimentOutlined,
@@ -23,7 +23,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { readFlag, readJson, StorageKey } from '../../lib/storage-keys';
 import type { PlatformStatus } from '../../lib/status';
-import { isAdmin, useCurrentUser } from '../../lib/user-store';
+import { isAdmin, isRoot, useCurrentUser } from '../../lib/user-store';
 
 export const siderWidth = { expanded: 200, collapsed: 60 } as const;
 
@@ -69,6 +69,7 @@ function useMenuItems(collapsed: boolean): MenuItem[] {
         { key: '/user', icon: <TeamOutlined />, label: t('menu.users') },
         { key: '/plans', icon: <AppstoreOutlined />, label: t('menu.plans') },
         { key: '/setting', icon: <SettingOutlined />, label: t('menu.settings') },
+        ...(isRoot(user) ? [{ key: '/audit', icon: <AuditOutlined />, label: t('audit.menu') }] : []),
       ]
     : [];
 
