@@ -4,6 +4,7 @@ import { pendingLoginCookieName, pendingLoginMaxAgeSeconds, signPendingLogin } f
 import { isAdminRole } from '../auth/roles.js';
 import { hasAnyFactor, secondFactorsOf } from '../../lib/second-factors.js';
 import { setSessionCookie } from '../users/session-cookie.js';
+import { noteSignIn } from '../audit/sign-in-audit.js';
 
 export const secondStepMessage = '请输入两步验证码';
 export const signedInMessage = '登录成功！';
@@ -26,17 +27,20 @@ export function clearPendingLoginCookie(request: FastifyRequest, reply: FastifyR
  * factors they may use; the session cookie comes with the second step. Anyone else is signed in;
  * an admin who must still enrol (`TwoFactorRequiredForAdmins`) is told so with `require_2fa_setup`.
  */
-export async function completeFirstStep<U extends { id: number; role: number }>(
+export async function completeFirstStep<U extends { id: number; role: number; username: string }>(
   ctx: AppContext, request: FastifyRequest, reply: FastifyReply, user: U, sessionVersion: number,
 ): Promise<{ data: U | { require_2fa: true; totp: boolean; passkey: boolean }; message: string }> {
   const factors = await secondFactorsOf(ctx, user.id);
+  // The audit trail records an admin's sign-in (password or third party) from here: one place for both.
   if (hasAnyFactor(factors)) {
+    noteSignIn(request, user, 'sign_in_first_step');
     reply.setCookie(pendingLoginCookieName, signPendingLogin(ctx.config.sessionSecret, user.id, sessionVersion), {
       ...pendingCookieOptions(request),
       maxAge: pendingLoginMaxAgeSeconds,
     });
     return { data: { require_2fa: true, ...factors }, message: secondStepMessage };
   }
+  noteSignIn(request, user, 'sign_in');
   setSessionCookie(request, reply, ctx.config.sessionSecret, user.id, sessionVersion);
   const mustEnrol = isAdminRole(user.role) && ctx.options.bool('TwoFactorRequiredForAdmins');
   return { data: mustEnrol ? { ...user, require_2fa_setup: true } : user, message: signedInMessage };

@@ -17,7 +17,7 @@ import { getAffCode } from './get-aff-code.js';
 import { getSelf } from './get-self.js';
 import { getUser } from './get-user.js';
 import { loginUser, wrongCredentialsMessage } from './login-user.js';
-import { noteFailedSignIn, noteSignIn } from '../audit/sign-in-audit.js';
+import { noteFailedSignIn } from '../audit/sign-in-audit.js';
 import { logoutUser } from './logout-user.js';
 import { manageUser } from './manage-user.js';
 import { registerUser } from './register-user.js';
@@ -45,7 +45,6 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     });
     // With a second factor, no session yet: the second step (two-factor/routes.ts) starts it.
     const { data, message } = await completeFirstStep(ctx, request, reply, user, sessionVersion);
-    noteSignIn(request, user, 'require_2fa' in data ? 'sign_in_first_step' : 'sign_in');
     return ok(data, message);
   });
   api.get('/user/logout', { schema: doc('users', 'logout user') }, async (request, reply) => {
