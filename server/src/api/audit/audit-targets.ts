@@ -57,7 +57,10 @@ export function auditTargetOf({ route, params, body, actorId }: { route: string;
   if (route === '/api/option/') {
     const key = fieldOf(body, 'key');
     if (typeof key !== 'string' || key.length > 191) return target('option');
-    const isSecret = isOptionKey(key) && (optionRegistry[key] as OptionDefinition).secret === true;
+    // Runs before the route validates the body: only a registered key is looked up (a NUL byte in
+    // an unknown one would reach PostgreSQL); the route refuses the others and the attempt is recorded.
+    if (!isOptionKey(key)) return { entity: optionEntity(key), entityId: key, snapshot: null, secretFields: [] };
+    const isSecret = (optionRegistry[key] as OptionDefinition).secret === true;
     const snapshot = async (db: Db) => {
       const row = await db.selectFrom('options').select(['key', 'value']).where('key', '=', key).executeTakeFirst();
       // `name`, not `key`: a field named key is a secret to the redaction.
