@@ -201,6 +201,18 @@ describe('operations journey (admin and a regular user)', () => {
     await bob.close();
   });
 
+  it("the root finds the journey's changes in the audit log, verifies the chain and exports it", async () => {
+    await admin.goto(`${baseUrl}/audit`);
+    await admin.getByRole('heading', { name: '审计日志' }).waitFor();
+    await admin.getByText('POST /api/channel/').first().waitFor();
+    await admin.getByText('POST /api/redemption/').first().waitFor();
+    await admin.getByRole('button', { name: /校验完整性/ }).click();
+    await admin.getByText(/校验通过：\d+ 条记录完整/).waitFor();
+    const [download] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('button', { name: /导出 CSV/ }).click()]);
+    expect(download.suggestedFilename()).toBe('audit.csv');
+    await shot(admin, 'audit-zh-light');
+  });
+
   it('renders every screen in English and dark mode', async () => {
     await admin.evaluate(() => {
       localStorage.setItem('theme-mode', 'dark');
@@ -211,6 +223,7 @@ describe('operations journey (admin and a regular user)', () => {
       ['/token', 'tokens-en-dark', 'API tokens'],
       ['/redemption', 'redemptions-en-dark', 'Redemption codes'],
       ['/topup', 'wallet-en-dark', 'Wallet'],
+      ['/audit', 'audit-en-dark', 'Audit log'],
     ];
     for (const [route, name, heading] of screens) {
       await admin.goto(`${baseUrl}${route}`);

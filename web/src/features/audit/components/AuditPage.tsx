@@ -16,7 +16,8 @@ function saveFile(blob: Blob, name: string) {
   link.href = url;
   link.download = name;
   link.click();
-  URL.revokeObjectURL(url);
+  // Revoked once the browser has taken the file (at once, Chromium may cancel the download).
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 /** The audit trail (root only): filters, the entries, exports with the same filters, the chain check. */
