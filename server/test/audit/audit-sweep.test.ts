@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
+import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 import { auditRowsSince, lastAuditId } from './audit-helpers.js';
@@ -8,8 +8,8 @@ import { auditRowsSince, lastAuditId } from './audit-helpers.js';
 /**
  * Every management route that changes state must write an audit entry when an admin or the root
  * calls it: the routes are read from Fastify's onRoute hook (as the bad-input sweep does), so a new
- * route is held to it without touching this file. Each is called as the root with an empty body;
- * most refuse it (400, 404), and a refusal is recorded too, with its status.
+ * route is held to it without touching this file. Each is called as an admin, then as the root, with
+ * an empty body; most refuse it (400, 403, 404), and a refusal is recorded too, with its status.
  */
 const notAdministration: Record<string, string> = {
   'POST /api/setup': 'first-run setup: there is no account yet',
@@ -30,6 +30,7 @@ const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 describe.each(storageKinds())('every mutating management route writes an audit entry on %s', (kind) => {
   let server: TestServer;
   let root: LoggedIn;
+  let admin: LoggedIn;
   const routes: Array<{ method: string; url: string }> = [];
 
   beforeAll(async () => {
@@ -40,23 +41,30 @@ describe.each(storageKinds())('every mutating management route writes an audit e
       },
     });
     root = await setupRootAndLogin(server);
+    admin = await createUserAndLogin(server, root.client, 'sweepadmin', 10);
   });
   afterAll(async () => server?.stop());
 
-  it('as the root, each route called leaves a row naming it, its method and the answer status', async () => {
+  /** Calls every swept route as `caller` and answers those that did not leave exactly one matching row. */
+  async function unrecorded(caller: LoggedIn): Promise<string[]> {
     const swept = routes.filter((route) => !Object.hasOwn(notAdministration, `${route.method} ${route.url}`));
     expect(swept.length).toBeGreaterThan(40);
-    // Those that would end the root's own session go last.
+    // Those that would end the caller's own session go last.
     const endsSession = (route: { method: string; url: string }) => route.method === 'DELETE' && route.url === '/api/user/self';
     const ordered = [...swept.filter((route) => !endsSession(route)), ...swept.filter(endsSession)];
     const missing: string[] = [];
     for (const route of ordered) {
       const since = await lastAuditId(server);
-      const res = await root.client.request(route.method, route.url.replace(/:[A-Za-z_]+/g, '1'), {});
+      const res = await caller.client.request(route.method, route.url.replace(/:[A-Za-z_]+/g, '1'), {});
       const rows = (await auditRowsSince(server, since)).filter((row) => row.route === route.url && row.method === route.method);
-      if (rows.length !== 1 || rows[0]!.status !== res.status || rows[0]!.user_id !== root.userId) missing.push(`${route.method} ${route.url} (answered ${res.status}, ${rows.length} rows)`);
+      if (rows.length !== 1 || rows[0]!.status !== res.status || rows[0]!.user_id !== caller.userId) missing.push(`${route.method} ${route.url} (answered ${res.status}, ${rows.length} rows)`);
     }
-    expect(missing).toEqual([]);
+    return missing;
+  }
+
+  it('as an admin (refused on the root-only routes) and then as the root, each call leaves a row naming its route, method and status', async () => {
+    expect(await unrecorded(admin)).toEqual([]);
+    expect(await unrecorded(root)).toEqual([]);
     // The exclusions are routes that exist: a renamed one must be looked at again.
     for (const key of Object.keys(notAdministration)) expect(routes.some((route) => `${route.method} ${route.url}` === key), key).toBe(true);
   }, 120_000);
