@@ -15,6 +15,7 @@ import { tokenConcurrencyMigration } from './migrations/0007_token_concurrency.j
 import { paymentsSubscriptionsMigration } from './migrations/0008_payments_subscriptions.js';
 import { secondFactorsMigration } from './migrations/0009_second_factors.js';
 import { tokenCrossGroupRetryMigration } from './migrations/0010_token_cross_group_retry.js';
+import { tokenResponseCacheMigration } from './migrations/0016_token_response_cache.js';
 import { onePendingSubscriptionOrderMigration } from './migrations/0011_one_pending_subscription_order.js';
 import { taskSubscriptionPartsMigration } from './migrations/0012_task_subscription_parts.js';
 import { fundingHoldsMigration } from './migrations/0013_funding_holds.js';
@@ -111,6 +112,7 @@ function migrations(kind: DatabaseKind): Record<string, Migration> {
     '0013_funding_holds': fundingHoldsMigration(kind),
     '0014_task_long_text': taskLongTextMigration(kind),
     '0015_audit_logs': auditLogsMigration(kind),
+    '0016_token_response_cache': tokenResponseCacheMigration(),
   };
 }
 

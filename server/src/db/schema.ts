@@ -71,6 +71,8 @@ export interface TokensTable {
   max_concurrency: Defaulted<number>;
   /** 1: an `auto` token's failover goes on into the next auto group (migration 0010). */
   cross_group_retry: Defaulted<number>;
+  /** Seconds an answer to this token's identical request is served from the response cache (0: the group's setting; migration 0016). */
+  response_cache_ttl: Defaulted<number>;
 }
 
 export interface ChannelsTable {

@@ -184,4 +184,19 @@ describe.each(storageKinds())('token management on %s', (kind) => {
       await server.ctx.options.set('UserUsableGroups', usable);
     }
   });
+  it('stores response_cache_ttl (seconds; 0 by default) and refuses a negative or fractional one', async () => {
+    const [plain] = await create(alice, { name: 'no-cache' });
+    expect(plain.response_cache_ttl).toBe(0);
+    const [cached] = await create(alice, { name: 'cached', response_cache_ttl: 300 });
+    expect(cached.response_cache_ttl).toBe(300);
+    const updated = await alice.put('/api/token/', { id: cached.id, response_cache_ttl: 60 });
+    expect(updated.status, updated.text).toBe(200);
+    expect((await alice.get(`/api/token/${cached.id}`)).body.data.response_cache_ttl).toBe(60);
+    for (const bad of [-1, 1.5, '60', 2_592_001]) {
+      const refused = await alice.put('/api/token/', { id: cached.id, response_cache_ttl: bad });
+      expect(refused.status, String(bad)).toBe(400);
+      expect(refused.body.success).toBe(false);
+    }
+    expect((await alice.post('/api/token/', { name: 'bad', response_cache_ttl: -5 })).status).toBe(400);
+  });
 });

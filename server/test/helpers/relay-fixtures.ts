@@ -41,6 +41,8 @@ export interface TokenFixture {
   maxConcurrency?: number;
   /** tokens.cross_group_retry (an `auto` token's failover into the next auto group). */
   crossGroupRetry?: boolean;
+  /** tokens.response_cache_ttl (seconds answers are served from the response cache; 0: the group's setting). */
+  responseCacheTtl?: number;
 }
 
 export async function createRelayToken(ctx: AppContext, userId: number, options: TokenFixture = {}): Promise<{ id: number; key: string; apiKey: string }> {
@@ -60,6 +62,7 @@ export async function createRelayToken(ctx: AppContext, userId: number, options:
     group: options.group ?? '',
     max_concurrency: options.maxConcurrency ?? 0,
     cross_group_retry: options.crossGroupRetry ? 1 : 0,
+    response_cache_ttl: options.responseCacheTtl ?? 0,
   });
   await ctx.bus.publish('tokens', String(id));
   return { id, key, apiKey: `sk-${key}` };

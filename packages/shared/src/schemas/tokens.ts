@@ -79,6 +79,9 @@ export const tokenFieldsShape = {
     .min(0, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).max(10_000, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).optional(),
   /** An `auto` token: failover goes on into the next auto group (new-api's cross_group_retry). */
   cross_group_retry: flag.optional(),
+  /** Seconds identical requests are answered from the response cache (0: the group's setting; docs/caching.md). */
+  response_cache_ttl: z.number({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).int({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
+    .min(0, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).max(2_592_000, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).optional(),
 };
 
 function checkAllowIps(allowIps: string | null | undefined, ctx: z.RefinementCtx): void {

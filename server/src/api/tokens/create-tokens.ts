@@ -24,6 +24,7 @@ export async function createTokens(ctx: AppContext, user: AuthUser, input: Creat
     group: input.group ?? '',
     max_concurrency: input.max_concurrency ?? 0,
     cross_group_retry: flagOf(input.cross_group_retry ?? false),
+    response_cache_ttl: input.response_cache_ttl ?? 0,
   };
   return ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.js';
 export const tokenColumns = [
   'id', 'user_id', 'key', 'status', 'name', 'created_time', 'accessed_time', 'expired_time', 'remain_quota',
   'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group', 'max_concurrency',
-  'cross_group_retry',
+  'cross_group_retry', 'response_cache_ttl',
 ] as const;
 
 export type TokenView = Pick<TokenRow, (typeof tokenColumns)[number]>;

@@ -45,6 +45,7 @@ export async function updateToken(ctx: AppContext, user: AuthUser, input: Update
   if (input.group !== undefined) values.group = input.group ?? '';
   if (input.max_concurrency !== undefined) values.max_concurrency = input.max_concurrency;
   if (input.cross_group_retry !== undefined) values.cross_group_retry = flagOf(input.cross_group_retry);
+  if (input.response_cache_ttl !== undefined) values.response_cache_ttl = input.response_cache_ttl;
   const isToggle = input.status === TokenStatus.enabled || input.status === TokenStatus.disabled;
   if (input.status !== undefined && isToggle && input.status !== token.status) {
     if (input.status === TokenStatus.enabled) assertCanEnable({ ...token, ...values } as TokenView);

@@ -54,6 +54,8 @@ export interface CachedToken {
   maxConcurrency: number;
   /** An `auto` token: failover may go on into the next auto group (tokens.cross_group_retry). */
   isCrossGroupRetry: boolean;
+  /** Seconds this token's answers are kept in the response cache (tokens.response_cache_ttl; 0: its group's setting). */
+  responseCacheTtl: number;
 }
 
 const missingKeyTtlMs = 5_000;
@@ -153,6 +155,7 @@ export class AccessCache {
       usedQuota: Number(row.used_quota),
       maxConcurrency: Math.max(0, Number(row.max_concurrency ?? 0)),
       isCrossGroupRetry: Number(row.cross_group_retry ?? 0) === 1,
+      responseCacheTtl: Math.max(0, Number(row.response_cache_ttl ?? 0)),
     };
     if (existing) {
       if (existing.key !== row.key) this.tokensByKey.delete(existing.key);

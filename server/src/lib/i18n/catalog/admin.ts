@@ -142,6 +142,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['allow_ips 必须是字符串', 'allow_ips must be a string'],
   ['分组必须是字符串', 'The group must be a string'],
   ['max_concurrency 必须是 0 到 10000 的整数', 'max_concurrency must be an integer from 0 to 10000'],
+  ['response_cache_ttl 必须是 0 到 2592000 的整数（秒）', 'response_cache_ttl must be an integer from 0 to 2592000 (seconds)'],
 
   // Redemption codes and top-up
   ['兑换码不存在', 'Redemption code not found'],

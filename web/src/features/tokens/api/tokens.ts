@@ -18,6 +18,8 @@ export interface Token {
   max_concurrency?: number;
   /** 1: an `auto` token's failover goes on into the next auto group. */
   cross_group_retry?: number | boolean;
+  /** Seconds identical requests are answered from the response cache (0: the group's setting). */
+  response_cache_ttl?: number;
   created_time: number;
   accessed_time?: number;
 }
@@ -38,6 +40,7 @@ export interface TokenPayload {
   group: string;
   max_concurrency: number;
   cross_group_retry: boolean;
+  response_cache_ttl: number;
   count?: number;
 }
 

@@ -92,6 +92,9 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
       <Form.Item name="max_concurrency" label={t('tokens.field.maxConcurrency')} extra={t('tokens.field.maxConcurrencyHelp')}>
         <InputNumber aria-label={t('tokens.field.maxConcurrency')} min={0} max={10000} precision={0} style={{ width: '100%' }} />
       </Form.Item>
+      <Form.Item name="response_cache_ttl" label={t('tokens.field.responseCacheTtl')} extra={t('tokens.field.responseCacheTtlHelp')}>
+        <InputNumber aria-label={t('tokens.field.responseCacheTtl')} min={0} max={2592000} precision={0} style={{ width: '100%' }} />
+      </Form.Item>
     </>
   );
 }

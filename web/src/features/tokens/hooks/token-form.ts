@@ -14,6 +14,7 @@ export interface TokenFormValues {
   group: string;
   max_concurrency: number | null;
   cross_group_retry: boolean;
+  response_cache_ttl: number | null;
   count: number | null;
 }
 
@@ -33,6 +34,7 @@ export const newTokenForm: TokenFormValues = {
   group: '',
   max_concurrency: 0,
   cross_group_retry: false,
+  response_cache_ttl: 0,
   count: 1,
 };
 
@@ -47,6 +49,7 @@ export const tokenFormOf = (token: Token): TokenFormValues => ({
   group: token.group ?? '',
   max_concurrency: token.max_concurrency ?? 0,
   cross_group_retry: !!token.cross_group_retry,
+  response_cache_ttl: token.response_cache_ttl ?? 0,
   count: 1,
 });
 
@@ -74,6 +77,7 @@ export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { pa
       group: values.group ?? '',
       max_concurrency: Math.max(0, Math.floor(Number(values.max_concurrency ?? 0)) || 0),
       cross_group_retry: !!values.cross_group_retry,
+      response_cache_ttl: Math.max(0, Math.floor(Number(values.response_cache_ttl ?? 0)) || 0),
       ...(isCreate ? { count } : {}),
     },
   };
