@@ -4,6 +4,7 @@ import { isApiVersion } from './api-version.js';
 import { defaultStructuredOutputModels, structuredOutputModelsCheck } from './claude-structured-output.js';
 import { isSafetyThreshold } from './gemini-safety.js';
 import { modelHeadersCheck } from './model-headers.js';
+import { responseCacheGroupsCheck } from './response-cache.js';
 import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
 
 /**
@@ -324,6 +325,13 @@ export const optionRegistry = {
   'global.pass_through_request_enabled': bool(false),
   'general_setting.ping_interval_enabled': bool(false),
   'general_setting.ping_interval_seconds': int(60, 1),
+  // The response cache (relay/cache/, docs/caching.md): off unless a group here or a token turns it on.
+  'response_cache.groups': json({}, responseCacheGroupsCheck),
+  'response_cache.hit_ratio': float(0, 0, 1),
+  'response_cache.max_temperature': float(0, 0, 2),
+  'response_cache.share_in_group': bool(false),
+  'response_cache.max_entry_bytes': int(1_048_576, 1024, 67_108_864),
+  'response_cache.max_bytes': int(67_108_864, 0, 68_719_476_736),
 } satisfies Record<string, OptionDefinition>;
 
 export type OptionKey = keyof typeof optionRegistry;

@@ -10,6 +10,7 @@ import { startFundingRecovery } from './ledger/funding-recovery.js';
 import type { FundingHoldStore } from '../subscriptions/funding-holds.js';
 import { taskPlatforms } from './tasks/platforms.js';
 import { TaskPoller } from './tasks/poller.js';
+import { createAnswerStore, type AnswerStore } from './cache/answer-store.js';
 
 /** Everything the relay keeps in memory, built once per app and shut down with it. */
 export interface RelayState {
@@ -30,6 +31,8 @@ export interface RelayState {
   outputs: OutputEstimates;
   /** Subscription shares held by this instance's calls, written down (ledger/funding-recovery.ts). */
   holds: FundingHoldStore;
+  /** Answers of the response cache (relay/cache/): this instance's memory, or Redis shared by every instance. */
+  answers: AnswerStore;
 }
 
 export interface RelayLog {
@@ -93,5 +96,6 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     channelStates: () => channels.enabledIds().map((id) => ({ id, isUp: !channels.isCooling(id) })),
     billing: () => ({ pendingLogs: usage.pendingLogCount, lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000, flushFailures: usage.flushFailures }),
   });
-  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates(), holds: recovery.holds };
+  const answers = createAnswerStore(ctx.cache, () => ctx.options.number('response_cache.max_bytes'), (error) => logger.warn({ err: error }, 'response cache unavailable; the call goes on as a miss'));
+  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates(), holds: recovery.holds, answers };
 }

@@ -29,6 +29,7 @@ export function chatJob(body: JsonBody): RelayJob {
   });
   return {
     endpoint: 'chat',
+    responseCache: { body, temperature: body.temperature },
     model,
     isStream,
     clientWantsUsage: wantsUsage(body),
@@ -60,6 +61,7 @@ export function completionsJob(body: JsonBody): RelayJob {
   const openAiBody = channelJsonBody(body, (out, channel) => applyStream(out, channel.adapter?.chatStream.supportsStreamUsage ?? false));
   return {
     endpoint: 'completions',
+    responseCache: { body, temperature: body.temperature },
     model,
     isStream,
     clientWantsUsage: wantsUsage(body),

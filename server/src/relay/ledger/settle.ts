@@ -29,6 +29,17 @@ export interface SettleInput {
   frtMs: number;
   ip: string;
   requestPath: string;
+  /**
+   * A call the response cache answered (relay/cache/): billed `quota`, the share `ratio` of the
+   * original call's `originalQuota`, instead of its usage; its log row says so (`other.cache_hit`).
+   */
+  cacheHit?: CacheHitBill;
+}
+
+export interface CacheHitBill {
+  quota: number;
+  ratio: number;
+  originalQuota: number;
 }
 
 /**
@@ -42,7 +53,7 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
   // adapters) and the quota are clamped once more so no reader can put a value into the ledger
   // that the columns cannot hold (same object when clean: no allocation).
   input.usage = clampUsage(input.usage);
-  const quota = clampQuota(computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls));
+  const quota = clampQuota(input.cacheHit ? input.cacheHit.quota : computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls));
   const log = ctx.options.bool('LogConsumeEnabled')
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
@@ -90,6 +101,7 @@ export class ConsumeLogRecord {
   private readonly startedAt: number;
   private readonly frtMs: number;
   private readonly requestPath: string;
+  private readonly cacheHit: CacheHitBill | null;
 
   constructor(input: SettleInput, private readonly quota: number, private readonly now: number, private readonly username: string, private readonly tokenName: string) {
     const { caller } = input.hold;
@@ -109,6 +121,7 @@ export class ConsumeLogRecord {
     this.startedAt = input.startedAt;
     this.frtMs = input.frtMs;
     this.requestPath = sharedPath(input.requestPath);
+    this.cacheHit = input.cacheHit ?? null;
   }
 
   toRow(): NewLog {
@@ -144,6 +157,7 @@ export class ConsumeLogRecord {
       group: this.group,
       ...(this.isAutoToken ? autoGroupFields(this.group) : {}),
       request_path: this.requestPath,
+      ...(this.cacheHit ? { cache_hit: true, cache_hit_ratio: this.cacheHit.ratio, cache_original_quota: this.cacheHit.originalQuota } : {}),
       ...this.funding,
     };
     const caller = { user: { id: this.userId, username: this.username }, token: this.tokenId > 0 ? { id: this.tokenId, name: this.tokenName } : null, group: this.group };

@@ -20,6 +20,8 @@ import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
+import { responseCacheTtl } from '../cache/settings.js';
+import { keepAnswer, lookUpAnswer, serveCachedAnswer } from '../cache/response-cache.js';
 
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
 
@@ -62,6 +64,16 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // A success slot is kept when the request is billed (settle), given back when it fails.
   const limited = checkModelRateLimit(ctx, caller.user.id);
   const successSlot = limited === null ? null : await limited;
+  // The response cache (relay/cache/), when a setting turns it on for this caller: a hit is answered and billed there.
+  const cacheTtl = responseCacheTtl(options, caller);
+  const cached = cacheTtl > 0 ? await lookUpAnswer(ctx, relay, exchange, caller, job, cacheTtl) : null;
+  if (cached?.hit) {
+    await serveCachedAnswer(ctx, relay, { exchange, caller, job, pricing, answer: cached.hit, startedAt }).catch((error: unknown) => {
+      releaseSuccessSlot(ctx, successSlot);
+      throw error;
+    });
+    return;
+  }
   // The hold is taken at the first group's ratio; a cross-group retry bills the group that served.
   const { groupRatio } = findGroupRatioInfo(options, caller.user.group, caller.group);
   // The likely cost, or for a low balance one call at a time with the output it pays for (ledger/hold-policy.ts).
@@ -147,6 +159,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // A call a subscription helped pay answers once its split is written (settle.ts).
   const quota = settled instanceof Promise ? await settled : settled;
   delivery.send?.();
+  if (cached?.recording) keepAnswer(relay, cached.recording, { usage: delivery.usage, quota, isStream: delivery.isStream, isComplete: delivery.isComplete !== false && cap === Infinity });
   // The likely output is one answer's: several answers (n) are learnt as their mean.
   const answerTokens = Math.round(delivery.usage.completionTokens / Math.max(1, job.answers ?? 1));
   if (producesText(job.endpoint) && answerTokens < cap) relay.outputs.observe(job.model, answerTokens);

@@ -5,6 +5,11 @@ import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 
 /** One relay request, described by its endpoint module. */
 export interface RelayJob {
+  /**
+   * Set by the chat-like endpoints whose answers the response cache may keep (relay/cache/): the
+   * client's body (the key) and its temperature (in the format's own field). Absent: never cached.
+   */
+  responseCache?: { body: Record<string, unknown>; temperature: unknown };
   endpoint: RelayEndpoint;
   model: string;
   isStream: boolean;

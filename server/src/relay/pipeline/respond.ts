@@ -49,6 +49,8 @@ export interface Delivery {
   frtMs: number;
   /** Billed calls for per-call prices (Cohere rerank search units); the job's count when absent. */
   calls?: number;
+  /** A stream that ended normally (no upstream error, idle timeout or client gone); absent for a whole answer. */
+  isComplete?: boolean;
   send?(): void;
 }
 
@@ -95,7 +97,7 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     if (outcome.error instanceof RelayError) throw outcome.error;
     throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, 'upstream_read_failed', '');
   }
-  return { usage: outcome.usage, isStream: !isCollected, frtMs: outcome.frtMs };
+  return { usage: outcome.usage, isStream: !isCollected, frtMs: outcome.frtMs, isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout };
 }
 
 /** Reads a whole JSON answer; 499 when the client left, 502 when the upstream broke. */

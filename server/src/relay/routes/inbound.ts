@@ -50,6 +50,12 @@ const googleKeyOf = (request: FastifyRequest): string | undefined =>
 
 const geminiChatActions = new Set(['generateContent', 'streamGenerateContent']);
 
+/** A Gemini request's temperature (generationConfig.temperature), for the response cache. */
+const geminiTemperature = (body: Record<string, unknown>): unknown => {
+  const config = body.generationConfig;
+  return config && typeof config === 'object' ? (config as Record<string, unknown>).temperature : undefined;
+};
+
 /** Gemini countTokens takes `contents` or a whole `generateContentRequest`. */
 const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknown> => {
   const nested = body.generateContentRequest;
@@ -71,7 +77,9 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
     scope.setErrorHandler(formatErrorHandler(claudeFormat));
     scope.post('/v1/messages', { bodyLimit, onRequest: byToken }, async (request, reply) => {
       const caller = callerOf(request);
-      const job = inboundChatJob(claudeFormat, requireObject(request.body), {}, anthropicHeadersOf(request));
+      const body = requireObject(request.body);
+      const job = inboundChatJob(claudeFormat, body, {}, anthropicHeadersOf(request));
+      job.responseCache = { body, temperature: body.temperature };
       await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
       return reply;
     });
@@ -101,7 +109,9 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
           const totalTokens = await countPromptTokens(relay, options, caller, { format: geminiFormat, body: countedGeminiBody(body), params: chatParams });
           return reply.send({ totalTokens });
         }
-        const job = action === 'embedContent' || action === 'batchEmbedContents' ? geminiEmbeddingsJob(model, action, body) : inboundChatJob(geminiFormat, body, params);
+        const isEmbedding = action === 'embedContent' || action === 'batchEmbedContents';
+        const job = isEmbedding ? geminiEmbeddingsJob(model, action, body) : inboundChatJob(geminiFormat, body, params);
+        if (!isEmbedding) job.responseCache = { body, temperature: geminiTemperature(body) };
         await runRelay(ctx, relay, fastifyExchange(request, reply), caller, job);
         return reply;
       });

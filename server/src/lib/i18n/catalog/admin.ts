@@ -174,6 +174,7 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['无权修改此配置项，仅超级管理员可以修改', 'Only the root user can change this setting'],
   ['未知的配置项：{0}', 'Unknown setting: {0}'],
   ['必须是 JSON 对象', 'must be a JSON object'],
+  ['每个分组的值必须是 0 到 2592000 的整数（秒）', "each group's value must be an integer from 0 to 2592000 (seconds)"],
   ['必须是 JSON 数组', 'must be a JSON array'],
   ['必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]', 'must be a JSON array of ports and port ranges as strings, such as ["443", "8000-9000"]'],
   ['必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]', 'must be a JSON array of domains as strings, such as ["example.com", "*.example.com"]'],

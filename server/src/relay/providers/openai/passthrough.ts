@@ -42,7 +42,7 @@ async function passStream(rc: ResponseContext, answer: UpstreamAnswer): Promise<
     if (outcome.error instanceof RelayError) throw outcome.error;
     throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error).message}`, null, '');
   }
-  return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs };
+  return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs, isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout };
 }
 
 /** A non-stream answer passed through as it came: its usage (read fast from the bytes when it can). */
