@@ -68,3 +68,21 @@ describe('usage log types', () => {
     expect(within(walletRow).queryByText('钱包', { selector: '.ant-tag' })).toBeNull();
   });
 });
+
+describe('usage log cache hits', () => {
+  it('tags a consume row the response cache answered', async () => {
+    fakeServer({
+      'GET /api/log/self/': () => ok({
+        items: [
+          { ...row(2, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 0), model_name: 'gpt-4o-mini', other: JSON.stringify({ cache_hit: true, cache_hit_ratio: 0, cache_original_quota: 120 }) },
+          { ...row(1, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 120), model_name: 'gpt-4o-mini', other: JSON.stringify({ frt: 10 }) },
+        ],
+        total: 2, page: 1, page_size: 10,
+      }),
+      'GET /api/log/self/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
+    });
+    await renderScreen('/log', <LogsPage />, { user: regularUser });
+    const tags = await screen.findAllByText('缓存命中', { selector: '.ant-tag' });
+    expect(tags).toHaveLength(1);
+  });
+});

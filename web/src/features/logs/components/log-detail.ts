@@ -27,6 +27,10 @@ export interface LogOther {
   subscription_quota?: number;
   wallet_quota?: number;
   subscription_id?: number;
+  /** A call the response cache answered (docs/caching.md): billed `cache_hit_ratio` of `cache_original_quota`. */
+  cache_hit?: boolean;
+  cache_hit_ratio?: number;
+  cache_original_quota?: number;
 }
 
 export function parseOther(text: string): LogOther {

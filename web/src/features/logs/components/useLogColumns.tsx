@@ -44,13 +44,16 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
       dataIndex: 'quota',
       render: (value: number, log: LogEntry) => {
         if (log.type !== LogType.consume && !value) return null;
-        // A call a subscription paid (some of): who paid, beside the cost.
+        // A call a subscription paid (some of): who paid, beside the cost; a call the response cache answered, tagged.
         const source = log.type === LogType.consume && log.other.includes('"billing_source"') ? parseOther(log.other).billing_source : undefined;
-        if (!source || source === 'wallet') return renderQuota(value, status, 6);
+        const isCacheHit = log.type === LogType.consume && log.other.includes('"cache_hit":true');
+        const hasSource = !!source && source !== 'wallet';
+        if (!hasSource && !isCacheHit) return renderQuota(value, status, 6);
         return (
           <Space size={4}>
             {renderQuota(value, status, 6)}
-            <Tag color={billingSourceColor[source]}>{t(`logs.sources.${source}`)}</Tag>
+            {hasSource && <Tag color={billingSourceColor[source]}>{t(`logs.sources.${source}`)}</Tag>}
+            {isCacheHit && <Tag color="cyan">{t('logs.cacheHit')}</Tag>}
           </Space>
         );
       },

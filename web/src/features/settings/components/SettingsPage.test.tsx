@@ -104,6 +104,22 @@ describe('system settings save rules', () => {
     expect(puts(calls)).toHaveLength(0);
   });
 
+  it('response cache: checks the groups JSON and saves the changed options', async () => {
+    const { calls } = optionServer({ ...storedOptions, 'response_cache.groups': '{}', 'response_cache.hit_ratio': '0' });
+    await openSection('response-cache');
+    const cache = await panel('响应缓存');
+    const groups = within(cache).getByLabelText('启用缓存的分组');
+    fireEvent.change(groups, { target: { value: '{oops' } });
+    fireEvent.blur(groups);
+    expect(await within(cache).findByText('必须是 JSON 对象，值为 0 到 2592000 的整数秒数')).toBeTruthy();
+    fireEvent.change(groups, { target: { value: '{"default": 300}' } });
+    fireEvent.blur(groups);
+    fireEvent.change(within(cache).getByLabelText('命中计费倍率'), { target: { value: '0.5' } });
+    fireEvent.click(within(cache).getByRole('button', { name: /保存响应缓存/ }));
+    expect(await screen.findByText('保存成功')).toBeTruthy();
+    expect(puts(calls)).toEqual(expect.arrayContaining([{ key: 'response_cache.groups', value: '{"default": 300}' }, { key: 'response_cache.hit_ratio', value: '0.5' }]));
+  });
+
   it('general: says what the server address is for, without a warning once it is set', async () => {
     optionServer(storedOptions);
     await openSection('general');

@@ -47,6 +47,7 @@ export const systemSections: SettingsSection[] = [
   panelSection('turnstile', 'settings.turnstilePanel', panels.turnstileFields),
   panelSection('metrics', 'settings.metricsPanel', panels.metricsFields),
   panelSection('fetch', 'settings.ssrfPanel', panels.fetchFields),
+  panelSection('response-cache', 'settings.responseCachePanel', panels.responseCacheFields),
 ];
 
 /** The system settings panels of spec 01 §2 (presentation panels live in the other tab), one section at a time. */

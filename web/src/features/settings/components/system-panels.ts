@@ -57,6 +57,16 @@ export const metricsFields: OptionField[] = [
   f('MetricsToken', 'secret', 'settings.metricsToken'),
 ];
 
+/** The response cache (docs/caching.md): which groups cache and for how long, what a hit costs, what is kept. */
+export const responseCacheFields: OptionField[] = [
+  f('response_cache.groups', 'json', 'settings.responseCacheGroups', { span: 24, jsonErrorKey: 'settings.responseCacheGroupsInvalid', placeholder: '{"default": 300}', extraKey: 'settings.responseCacheGroupsHint' }),
+  f('response_cache.hit_ratio', 'number', 'settings.responseCacheHitRatio', { min: 0, max: 1, step: 0.05, extraKey: 'settings.responseCacheHitRatioHint' }),
+  f('response_cache.max_temperature', 'number', 'settings.responseCacheMaxTemperature', { min: 0, max: 2, step: 0.1, extraKey: 'settings.responseCacheMaxTemperatureHint' }),
+  f('response_cache.share_in_group', 'switch', 'settings.responseCacheShareInGroup', { span: 24, extraKey: 'settings.responseCacheShareInGroupHint' }),
+  f('response_cache.max_entry_bytes', 'number', 'settings.responseCacheMaxEntryBytes', { min: 1024, step: 1024 }),
+  f('response_cache.max_bytes', 'number', 'settings.responseCacheMaxBytes', { min: 0, step: 1_048_576, extraKey: 'settings.responseCacheMaxBytesHint' }),
+];
+
 /** How a domain or address list is read: true = allow list, false = block list (new-api's fetch_setting modes). */
 const listModes = [{ value: 'false', labelKey: 'settings.ssrfBlockList' }, { value: 'true', labelKey: 'settings.ssrfAllowList' }];
 
