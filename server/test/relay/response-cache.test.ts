@@ -1,8 +1,10 @@
+import http from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
-import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
+import { listenLocal } from '../helpers/local-http.js';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption, settleBus } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
@@ -210,5 +212,46 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     const row = await db.selectFrom('tokens').select(['used_quota', 'remain_quota']).where('id', '=', payerToken.id).executeTakeFirstOrThrow();
     expect(Number(row.used_quota)).toBe(billed);
     expect(Number(row.remain_quota)).toBe(5_000_000 - billed);
+  });
+  it('keeps no answer whose stream broke, and refuses a hit the token cannot pay', async () => {
+    // An upstream that sends two frames of a stream and then drops the connection.
+    let broken = 0;
+    const cut = http.createServer((request, response) => {
+      request.resume();
+      broken += 1;
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`);
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    const cutUrl = await listenLocal(cut);
+    try {
+      await createRelayChannel(server.ctx, { key: 'cut', baseURL: cutUrl, models: ['gpt-4o'] });
+      const body = { model: 'gpt-4o', temperature: 0, stream: true, messages: [{ role: 'user', content: `cut ${Date.now()}` }] };
+      expect((await call(server, token.apiKey, body)).cache).toBe('miss');
+      await kept();
+      expect((await call(server, token.apiKey, body)).cache).toBe('miss');
+      expect(broken).toBe(2);
+    } finally {
+      await new Promise((resolve) => cut.close(resolve));
+    }
+
+    const poor = await createRelayToken(server.ctx, userId, { responseCacheTtl: 60, remainQuota: 10_000_000 });
+    const body = question();
+    expect((await call(server, poor.apiKey, body)).cache).toBe('miss');
+    await kept();
+    await flushRelay(server.ctx);
+    await server.ctx.storage.db.updateTable('tokens').set({ remain_quota: 1 }).where('id', '=', poor.id).execute();
+    await server.ctx.bus.publish('tokens', String(poor.id));
+    await settleBus(server.ctx);
+    await setOption(server.ctx, 'response_cache.hit_ratio', '1');
+    try {
+      const refused = await call(server, poor.apiKey, body);
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.cache).toBeNull();
+    } finally {
+      await setOption(server.ctx, 'response_cache.hit_ratio', '0');
+    }
+    // Free hits need nothing from the balance.
+    expect((await call(server, poor.apiKey, body)).cache).toBe('hit');
   });
 });
