@@ -12,13 +12,13 @@ import { isRelayPath } from '../lib/relay-paths.js';
 
 /** What browser clients of the relay send: the official SDKs (x-stainless-*), Anthropic, Gemini and Midjourney clients. */
 const defaultAllowedHeaders = [
-  'authorization', 'content-type', 'accept', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access',
+  'authorization', 'content-type', 'accept', 'cache-control', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access',
   'x-goog-api-key', 'x-goog-api-client', 'openai-organization', 'openai-project', 'openai-beta', 'mj-api-secret', 'new-api-user', 'x-request-id',
   'x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count', 'x-stainless-runtime',
   'x-stainless-runtime-version', 'x-stainless-timeout', 'x-stainless-helper-method', 'x-stainless-poll-helper',
 ].join(', ');
-/** Headers a browser client may read from an answer. */
-const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms';
+/** Headers a browser client may read from an answer (X-ModelGate-Cache: the response cache, docs/caching.md). */
+const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms, X-ModelGate-Cache';
 /** A header-name list as a preflight asks for it (tokens separated by commas), echoed only when well formed. */
 const headerList = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:[ \t]*,[ \t]*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 

@@ -42,6 +42,7 @@ describe('CORS on the relay', () => {
     const plain = await fetch(`${server.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin } });
     expect(plain.headers.get('access-control-allow-headers')).toContain('anthropic-version');
     expect(plain.headers.get('access-control-allow-headers')).toContain('x-goog-api-key');
+    expect(plain.headers.get('access-control-allow-headers')).toContain('cache-control');
     const odd = await preflight(server, '/v1/chat/completions', 'authorization; x-evil="1"');
     expect(odd.headers.get('access-control-allow-headers')).toContain('x-api-key');
   });
@@ -54,6 +55,7 @@ describe('CORS on the relay', () => {
     expect(chat.status).toBe(200);
     expect(chat.headers.get('access-control-allow-origin')).toBe('*');
     expect(chat.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(chat.headers.get('access-control-expose-headers')).toContain('X-ModelGate-Cache');
     const stream = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST', headers: { origin, authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-cors', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
