@@ -251,7 +251,18 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     } finally {
       await setOption(server.ctx, 'response_cache.hit_ratio', '0');
     }
-    // Free hits need nothing from the balance.
+    // Free hits need nothing from the balance, the user's wallet emptied included.
     expect((await call(server, poor.apiKey, body)).cache).toBe('hit');
+    const broke = await createRelayUser(server.ctx, { quota: 10_000_000 });
+    const brokeToken = await createRelayToken(server.ctx, broke, { responseCacheTtl: 60 });
+    const asked = question();
+    expect((await call(server, brokeToken.apiKey, asked)).cache).toBe('miss');
+    await kept();
+    await flushRelay(server.ctx);
+    await server.ctx.storage.db.updateTable('users').set({ quota: 0 }).where('id', '=', broke).execute();
+    await server.ctx.bus.publish('users', String(broke));
+    await settleBus(server.ctx);
+    expect((await call(server, brokeToken.apiKey, question())).status).toBe(403);
+    expect((await call(server, brokeToken.apiKey, asked)).cache).toBe('hit');
   });
 });

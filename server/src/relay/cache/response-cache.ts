@@ -4,7 +4,7 @@ import type { ModelPricing } from '../billing/pricing.js';
 import { findGroupRatioInfo } from '../billing/pricing.js';
 import type { Usage } from '../billing/quota.js';
 import { clampQuota } from '../billing/usage-count.js';
-import { reserve } from '../ledger/hold.js';
+import { holdOf, reserve } from '../ledger/hold.js';
 import { settle } from '../ledger/settle.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayExchange } from '../pipeline/exchange.js';
@@ -65,13 +65,16 @@ export interface CachedCall {
  * Answers a hit: no hold on a likely cost, no channel, no upstream call. The bill is known up front —
  * `response_cache.hit_ratio` of what the original call was billed — and is reserved (a caller who
  * cannot pay it is refused as for any call), settled through the one settle path with the log row
- * marked `cache_hit`, then the answer is replayed. The wallet pays a hit (no subscription share).
+ * marked `cache_hit`, then the answer is replayed (a client that leaves during the replay has been
+ * billed). The wallet pays a hit (no subscription share).
  */
 export async function serveCachedAnswer(ctx: AppContext, relay: RelayState, call: CachedCall): Promise<number> {
   const { caller, job, exchange, answer } = call;
   const ratio = ctx.options.number('response_cache.hit_ratio');
   const quota = clampQuota(answer.quota * ratio);
-  const hold = reserve(caller, quota);
+  // A free hit (the default ratio) needs nothing of the balance: a caller paid by a subscription
+  // allowance, its wallet empty, still gets it. A paid one is reserved from the wallet.
+  const hold = quota > 0 ? reserve(caller, quota) : holdOf(caller, 0);
   // Said once the call is admitted: a refused call (403 above) was not answered from the cache.
   exchange.raw.setHeader(cacheHeader, 'hit');
   const ratios = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
