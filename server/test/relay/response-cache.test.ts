@@ -169,6 +169,20 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     expect(upstreamCalls()).toBe(before);
   });
 
+  it('answers /v1/completions from the cache, and never an embeddings call', async () => {
+    const body = { model: 'gpt-4o-mini', temperature: 0, prompt: `complete ${Date.now()}` };
+    const first = await call(server, token.apiKey, body, {}, '/v1/completions');
+    await kept();
+    const second = await call(server, token.apiKey, body, {}, '/v1/completions');
+    expect(first.status, first.text).toBe(200);
+    expect([first.cache, second.cache]).toEqual(['miss', 'hit']);
+    expect(second.bytes.equals(first.bytes)).toBe(true);
+    await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['text-embedding-3-small'] });
+    const embedding = await call(server, token.apiKey, { model: 'text-embedding-3-small', input: 'hello' }, {}, '/v1/embeddings');
+    expect(embedding.status, embedding.text).toBe(200);
+    expect(embedding.cache).toBe('bypass');
+  });
+
   it('answers Gemini generateContent from the cache', async () => {
     const body = { contents: [{ role: 'user', parts: [{ text: `gemini question ${Date.now()}` }] }], generationConfig: { temperature: 0 } };
     const path = '/v1beta/models/gpt-4o-mini:generateContent';
