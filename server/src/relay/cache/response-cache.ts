@@ -33,7 +33,14 @@ export interface CacheLookup {
   recording: AnswerRecording | null;
 }
 
-const timeout = () => delay(lookupTimeoutMs, null, { ref: false });
+/** A kept answer, or null; Redis gets `lookupTimeoutMs` to answer (the memory store answers at once). */
+function findAnswer(relay: RelayState, key: string): Promise<StoredAnswer | null> {
+  const found = relay.answers.get(key);
+  if (relay.answers.kind === 'memory') return found;
+  const timer = new AbortController();
+  const timeout = delay(lookupTimeoutMs, null, { ref: false, signal: timer.signal }).catch(() => null);
+  return Promise.race([found, timeout]).finally(() => timer.abort());
+}
 
 /**
  * Looks a call up, for a caller the cache is on for (`ttlSeconds` > 0: settings.ts). Says which in
@@ -45,8 +52,8 @@ export async function lookUpAnswer(ctx: AppContext, relay: RelayState, exchange:
     exchange.raw.setHeader(cacheHeader, 'bypass');
     return { hit: null, recording: null };
   }
-  const hit = decision.isRefresh ? null : await Promise.race([relay.answers.get(decision.key), timeout()]);
-  // An answer whose stream was cut is never stored; one of another shape (a failed 200) is not given.
+  const hit = decision.isRefresh ? null : await findAnswer(relay, decision.key);
+  // Only whole 200 answers are kept (keepAnswer); the check guards against any other entry under the key.
   if (hit !== null && hit.status === 200) return { hit, recording: null };
   exchange.raw.setHeader(cacheHeader, 'miss');
   return { hit: null, recording: { request: decision, tap: new AnswerTap(exchange.raw, ctx.options.number('response_cache.max_entry_bytes')) } };
