@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
+import { tracingConfigFrom, type TracingConfig } from './tracing/tracing-config.js';
 
 /** Every environment variable ModelGate reads, parsed and typed in one place. */
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
@@ -73,6 +74,8 @@ export interface Config {
   oidcDiscoveryTimeoutSeconds: number;
   /** A PEM file of extra CAs trusted by the SMTP client and the notification webhooks (a private relay, or tests). */
   extraCaFile: string;
+  /** OpenTelemetry traces of relayed calls (the OTEL_* variables, tracing/tracing-config.ts); null = off. */
+  tracing: TracingConfig | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -240,5 +243,6 @@ export function loadConfig(env: Env = process.env): Config {
     stripeApiBaseUrl: baseUrlFrom(env, 'STRIPE_API_BASE_URL', 'https://api.stripe.com'),
     oidcDiscoveryTimeoutSeconds: intFrom(env, 'OIDC_DISCOVERY_TIMEOUT', 10, 1),
     extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
+    tracing: tracingConfigFrom(env),
   };
 }

@@ -6,6 +6,7 @@ import type { Cache } from './cache/index.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { OptionStore } from './options/store.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** What every route module and use case may reach: built once in main.ts (or a test). */
 export interface AppContext {
@@ -25,4 +26,6 @@ export interface AppContext {
   overload: OverloadGuard;
   /** Prometheus metrics of this app (metrics/metrics.ts). */
   metrics: Metrics;
+  /** OpenTelemetry traces of relayed calls; null when off (no OTLP endpoint configured). */
+  tracing: Tracing | null;
 }

@@ -53,6 +53,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     lifecycle: new Lifecycle(storage, cache),
     metrics: new Metrics(optionStore),
     overload: new OverloadGuard(optionStore),
+    // The trace SDK is loaded only when an OTLP endpoint is configured (off: nothing of it is loaded).
+    tracing: config.tracing === null ? null : (await import('./tracing/tracer.js')).startTracing(config.tracing, config.version),
   };
   const { app, relay } = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   // The quota reminder (notify/) hears of the users each ledger flush wrote; the relay does not know it.
@@ -60,6 +62,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const facade = relayFacade(relay);
   facade.onUsersWritten((users) => reminder.check(users));
   for (const warning of config.warnings) app.log.warn(warning);
+  ctx.tracing?.setLog(app.log);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
   // The periodic channel test and balance refresh (one instance of a cluster runs each).
   const channelChecks = startChannelChecks(ctx, facade, app.log);
@@ -90,6 +93,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await checksStopped;
       ctx.overload.stop();
       await app.close();
+      // The spans of the calls just drained (and of those cut) go out before the process ends.
+      await ctx.tracing?.shutdown();
       for (const task of ctx.onClose) await task();
       optionStore.stop();
       await cache.close();
