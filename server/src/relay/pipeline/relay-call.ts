@@ -22,6 +22,7 @@ import { newAttemptTrace, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
 import { responseCacheTtl } from '../cache/settings.js';
 import { keepAnswer, lookUpAnswer, serveCachedAnswer } from '../cache/response-cache.js';
+import { CallSpan } from '../tracing/call-span.js';
 
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
 
@@ -32,12 +33,25 @@ export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExch
   lifecycle.callStarted();
   const startedAt = Date.now();
   const trace = newAttemptTrace();
-  return relayCall(ctx, relay, exchange, caller, job, trace).then(() => lifecycle.callEnded(), (error: unknown) => {
+  // Tracing off (ctx.tracing null): no span, no attributes, no header work; one check here and one per attempt.
+  if (ctx.tracing !== null) trace.span = startCallSpan(ctx.tracing, exchange, caller, job);
+  return relayCall(ctx, relay, exchange, caller, job, trace).then(() => {
     lifecycle.callEnded();
+    if (trace.span !== null) trace.span.end();
+  }, (error: unknown) => {
+    lifecycle.callEnded();
+    if (trace.span !== null) trace.span.end(error);
     if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
     // The error log (type 5, ErrorLogEnabled): queued for the write-behind flush, nothing billed.
     recordFailedCall(ctx, relay, { caller, model: job.model, error, trace, isStream: job.isStream, startedAt, requestPath: exchange.path });
     throw error;
+  });
+}
+
+function startCallSpan(tracing: NonNullable<AppContext['tracing']>, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): CallSpan {
+  return new CallSpan(tracing, {
+    operation: job.endpoint, model: job.model, path: exchange.path, isStream: job.isStream,
+    userId: caller.user.id, tokenId: caller.token?.id ?? null, group: caller.group, headers: exchange.headers,
   });
 }
 
@@ -158,6 +172,13 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   });
   // A call a subscription helped pay answers once its split is written (settle.ts).
   const quota = settled instanceof Promise ? await settled : settled;
+  if (trace.span !== null) {
+    trace.span.settled({
+      upstreamModel: success.upstreamModel, channelId: success.channel.id, group: servedGroup, quota, startedAt,
+      promptTokens: delivery.usage.promptTokens, completionTokens: delivery.usage.completionTokens, cachedTokens: delivery.usage.cachedTokens,
+      firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
+    });
+  }
   delivery.send?.();
   if (cached?.recording) keepAnswer(relay, cached.recording, { usage: delivery.usage, quota, isStream: delivery.isStream, isComplete: delivery.isComplete !== false && cap === Infinity });
   // The likely output is one answer's: several answers (n) are learnt as their mean.

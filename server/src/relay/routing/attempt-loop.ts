@@ -4,6 +4,7 @@ import { admitChannel, pickKey, queueDeadline, type Admission } from './admissio
 import type { RelayChannel } from './channel-index.js';
 import { onUpstreamFailure } from './upstream-failure.js';
 import type { RelayState } from '../state.js';
+import type { CallSpan } from '../tracing/call-span.js';
 
 /** One relayed call as the attempt loop sees it: where it may go, and what one attempt does. */
 export interface AttemptPlan<T> {
@@ -54,9 +55,11 @@ export interface AttemptTrace {
   channel: RelayChannel | null;
   /** The upstream failure the caller's answer was made from (publicFailure), null when the call failed otherwise. */
   upstream: UpstreamError | null;
+  /** The call's trace when tracing is on (relay/tracing/call-span.ts): a span per attempt. Null when off. */
+  span: CallSpan | null;
 }
 
-export const newAttemptTrace = (): AttemptTrace => ({ tried: [], channel: null, upstream: null });
+export const newAttemptTrace = (): AttemptTrace => ({ tried: [], channel: null, upstream: null, span: null });
 
 export interface AttemptResult<T> {
   value: T;
@@ -118,6 +121,8 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
   let lastChannel: RelayChannel | null = null;
   let group = plan.group;
   let nextGroup = 0;
+  // Tracing off: null, and each attempt's cost is this one check.
+  const spans = plan.trace ? plan.trace.span : null;
   // Cross-group retry: each group gets the full RetryTimes (new-api's), channels failed in one stay out in the next.
   groups: for (;;) {
     // Channels at a concurrency or RPM limit: skipped by selection, not failed; waited for in queue mode.
@@ -174,24 +179,29 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
       tried.push(channel.id);
       if (plan.trace) plan.trace.channel = channel;
       let isKept = false;
+      if (spans !== null) spans.startAttempt(channel, tried.length);
       try {
         const value = await plan.attempt(channel, key, tried);
         // A delivery that completes at once (a buffered answer) is not awaited: no extra turn per call.
         const delivered = plan.deliver?.(value);
         if (delivered) await delivered;
+        if (spans !== null) spans.attemptSucceeded();
         relay.cooldown.onSuccess(channel.id);
         isKept = plan.keepsSlots === true;
         return { value, channel, group, tried, slots: isKept ? admission : null };
       } catch (error) {
         if (!(error instanceof UpstreamError)) {
           if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
+          if (spans !== null) spans.attemptFailed(error, false);
           throw error;
         }
         failed.add(channel.id);
         lastError = error;
         lastChannel = channel;
         if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
-        if (!onUpstreamFailure(ctx, relay, channel, key, error)) {
+        const isRetried = onUpstreamFailure(ctx, relay, channel, key, error);
+        if (spans !== null) spans.attemptFailed(error, isRetried);
+        if (!isRetried) {
           isRetryable = false;
           break;
         }

@@ -152,6 +152,9 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
     throw requestBuildFailed(channel, error);
   }
   if (call.signal.aborted) throw relayErrors.clientClosed();
+  // Tracing on: the attempt span's traceparent goes upstream with the request (relay/tracing/call-span.ts).
+  const spans = call.trace ? call.trace.span : null;
+  if (spans !== null) spans.sending(built.headers, built.url, upstreamModel);
   if (!body.respond) {
     // The OpenAI pass-through on undici's dispatch API (a transport adapter converts every endpoint it serves).
     const { headers, payload } = serializeRequest(built);

@@ -1,0 +1,226 @@
+import http from 'node:http';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenLocal, sendJson } from '../helpers/local-http.js';
+import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { storageKinds } from '../helpers/test-storage.js';
+import { createSdkCaller } from './sdk-setup.js';
+
+const serverKind = 2;
+const clientKind = 3;
+const prompt = 'a secret prompt about otel-zebra-7';
+
+describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (kind) => {
+  let server: TestServer;
+  let collector: OtlpReceiver;
+  let mock: MockOpenAi;
+  let client: OpenAI;
+  let caller: { userId: number; tokenId: number; apiKey: string };
+  const channels: Record<string, number> = {};
+
+  beforeAll(async () => {
+    collector = await startOtlpReceiver();
+    mock = await startMockOpenAi();
+    server = await startTestServer({
+      kind,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector%20secret', OTEL_SERVICE_NAME: 'modelgate-test' },
+    });
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-otel': 1, 'gpt-otel-failover': 1 }));
+    await setOption(server.ctx, 'RetryTimes', '2');
+    caller = await createSdkCaller(server.ctx);
+    channels.ok = await createRelayChannel(server.ctx, { key: 'otel-channel-key', baseURL: mock.url, models: ['gpt-otel'], modelMapping: { 'gpt-otel': 'gpt-otel-upstream' } });
+    channels.broken = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 10, autoBan: false });
+    channels.healthy = await createRelayChannel(server.ctx, { key: 'otel-healthy-key', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 0 });
+    client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mock?.close();
+    await collector?.close();
+  });
+
+  /** The spans of the trace whose request span (the SERVER span) is the newest one for the model, once it and its attempts are exported. */
+  async function traceOf(model: string, attempts: number): Promise<{ request: ReceivedSpan; attempts: ReceivedSpan[] }> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      await server.ctx.tracing!.flush();
+      const request = collector.spans.filter((span) => span.kind === serverKind && span.attributes['gen_ai.request.model'] === model).at(-1);
+      const children = request ? collector.spans.filter((span) => span.parentSpanId === request.spanId) : [];
+      if (request && children.length >= attempts) {
+        return { request, attempts: children.sort((a, b) => Number(a.attributes['modelgate.attempt']) - Number(b.attributes['modelgate.attempt'])) };
+      }
+      if (Date.now() > deadline) throw new Error(`no trace with ${attempts} attempts for ${model}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  const lastLog = async () => {
+    await flushRelay(server.ctx);
+    return server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', caller.userId).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  };
+
+  it('traces a chat call: a request span, its attempt span, GenAI attributes, the bill, and the traceparent sent upstream', async () => {
+    const answer = await client.chat.completions.create({ model: 'gpt-otel', messages: [{ role: 'user', content: prompt }] });
+    const { request, attempts } = await traceOf('gpt-otel', 1);
+    const log = await lastLog();
+    expect(request).toMatchObject({ kind: serverKind, status: 1, name: 'chat gpt-otel', parentSpanId: '' });
+    expect(request.resource['service.name']).toBe('modelgate-test');
+    expect(request.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-otel', 'gen_ai.response.model': 'gpt-otel-upstream',
+      'gen_ai.usage.input_tokens': answer.usage!.prompt_tokens, 'gen_ai.usage.output_tokens': answer.usage!.completion_tokens,
+      'modelgate.quota': Number(log.quota), 'modelgate.channel.id': channels.ok, 'modelgate.user.id': caller.userId, 'modelgate.token.id': caller.tokenId,
+      'url.path': '/v1/chat/completions', 'gen_ai.request.stream': false,
+    });
+    expect(Number(log.quota)).toBeGreaterThan(0);
+    expect(attempts).toHaveLength(1);
+    const [attempt] = attempts;
+    expect(attempt).toMatchObject({ kind: clientKind, status: 1, traceId: request.traceId });
+    expect(attempt!.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-otel', 'gen_ai.response.model': 'gpt-otel-upstream', 'modelgate.upstream_model': 'gpt-otel-upstream',
+      'modelgate.channel.id': channels.ok, 'modelgate.channel.type': 1, 'modelgate.attempt': 1, 'server.address': '127.0.0.1', 'server.port': Number(new URL(mock.url).port),
+    });
+    // The upstream sees the attempt span as its parent (W3C trace context).
+    const sent = mock.requestsFor('otel-channel-key').at(-1)!;
+    expect(sent.headers.traceparent).toBe(`00-${request.traceId}-${attempt!.spanId}-01`);
+    // Ids only: no channel key, client key or prompt text anywhere in the exported spans.
+    const exported = JSON.stringify(collector.spans);
+    for (const secret of ['otel-channel-key', caller.apiKey, caller.apiKey.replace(/^sk-/, ''), 'otel-zebra-7']) expect(exported).not.toContain(secret);
+    // The collector's API key goes with each export, as configured.
+    expect(collector.exportHeaders.at(-1)!['x-collector-key']).toBe('collector secret');
+  });
+
+  it('makes a client traceparent the parent of the request span, and starts a fresh trace for a malformed one', async () => {
+    const parentTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentSpan = '00f067aa0ba902b7';
+    await client.chat.completions.create({ model: 'gpt-otel', messages: [{ role: 'user', content: 'hi' }] }, { headers: { traceparent: `00-${parentTrace}-${parentSpan}-01`, tracestate: 'vendor=1' } });
+    const linked = await traceOf('gpt-otel', 1);
+    expect(linked.request.traceId).toBe(parentTrace);
+    expect(linked.request.parentSpanId).toBe(parentSpan);
+    expect(mock.requestsFor('otel-channel-key').at(-1)!.headers.tracestate).toBe('vendor=1');
+
+    const before = collector.spans.length;
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json', traceparent: `00-${'0'.repeat(32)}-zz-01` },
+      body: JSON.stringify({ model: 'gpt-otel', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(200);
+    const fresh = await traceOf('gpt-otel', 1);
+    expect(collector.spans.length).toBeGreaterThan(before);
+    expect(fresh.request.parentSpanId).toBe('');
+    expect(fresh.request.traceId).not.toBe(parentTrace);
+    expect(fresh.request.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('traces a failover: the failed attempt with its status and retry reason, then the one that served', async () => {
+    const answer = await client.chat.completions.create({ model: 'gpt-otel-failover', messages: [{ role: 'user', content: 'fail over please' }] });
+    expect(answer.choices[0]!.message.content).toBe('Hello from the mock upstream.');
+    const { request, attempts } = await traceOf('gpt-otel-failover', 2);
+    expect(attempts).toHaveLength(2);
+    const [failed, served] = attempts;
+    expect(failed).toMatchObject({ status: 2, traceId: request.traceId });
+    expect(failed!.attributes).toMatchObject({
+      'modelgate.channel.id': channels.broken, 'modelgate.attempt': 1, 'http.response.status_code': 500, 'error.type': '500', 'modelgate.retry_reason': 'upstream_status_500',
+    });
+    expect(served).toMatchObject({ status: 1 });
+    expect(served!.attributes).toMatchObject({ 'modelgate.channel.id': channels.healthy, 'modelgate.attempt': 2 });
+    expect(served!.attributes['modelgate.retry_reason']).toBeUndefined();
+    expect(request.attributes['modelgate.channel.id']).toBe(channels.healthy);
+    // Each attempt sent its own span as the upstream's parent.
+    expect(mock.requestsFor('fail-500').at(-1)!.headers.traceparent).toBe(`00-${request.traceId}-${failed!.spanId}-01`);
+    expect(mock.requestsFor('otel-healthy-key').at(-1)!.headers.traceparent).toBe(`00-${request.traceId}-${served!.spanId}-01`);
+  });
+
+  it('records a stream\'s time to first chunk as an attribute and an event', async () => {
+    const stream = await client.chat.completions.create({ model: 'gpt-otel', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream it' }] });
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    const { request, attempts } = await traceOf('gpt-otel', 1);
+    expect(request.attributes['gen_ai.request.stream']).toBe(true);
+    expect(request.attributes['gen_ai.usage.output_tokens']).toBe(usage!.completion_tokens);
+    expect(request.attributes['modelgate.quota']).toBe(Number((await lastLog()).quota));
+    const ttft = request.attributes['gen_ai.response.time_to_first_chunk'] as number;
+    expect(ttft).toBeGreaterThan(0);
+    expect(ttft).toBeLessThan(5);
+    const event = request.events.find((entry) => entry.name === 'modelgate.first_chunk');
+    expect(event).toBeDefined();
+    expect(BigInt(event!.timeUnixNano)).toBeGreaterThanOrEqual(BigInt(request.startTimeUnixNano));
+    expect(attempts[0]!.status).toBe(1);
+  });
+
+  it('ends the request span with the error a failed call is answered with', async () => {
+    await expect(client.chat.completions.create({ model: 'gpt-otel-missing', messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow();
+    const { request } = await traceOf('gpt-otel-missing', 0);
+    expect(request.status).toBe(2);
+    expect(request.attributes['http.response.status_code']).toBeGreaterThanOrEqual(400);
+    expect(typeof request.attributes['error.type']).toBe('string');
+  });
+});
+
+describe('OpenTelemetry traces off, and with the collector down', () => {
+  let mock: MockOpenAi;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAi();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+
+  async function chatThrough(server: TestServer, key: string): Promise<number> {
+    await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
+    await createRelayChannel(server.ctx, { key, baseURL: mock.url, models: ['gpt-otel'] });
+    const { apiKey } = await createSdkCaller(server.ctx);
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      body: JSON.stringify({ model: 'gpt-otel', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    return response.status;
+  }
+
+  it('is off without an endpoint: no tracing, and no trace context sent upstream (not even the client\'s)', async () => {
+    const server = await startTestServer();
+    try {
+      expect(server.ctx.tracing).toBeNull();
+      expect(await chatThrough(server, 'otel-off-key')).toBe(200);
+      const sent = mock.requestsFor('otel-off-key').at(-1)!;
+      expect(sent.headers.traceparent).toBeUndefined();
+      expect(sent.headers.tracestate).toBeUndefined();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('answers calls while the collector refuses the exports, and logs the failure once at warn', async () => {
+    // A collector that refuses every export (400: not retried, so the test does not wait out the exporter's backoff).
+    let refused = 0;
+    const refusing = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        refused += 1;
+        sendJson(res, 400, { message: 'no' });
+      });
+    });
+    const url = await listenLocal(refusing);
+    const lines: string[] = [];
+    const server = await startTestServer({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces`, LOG_LEVEL: 'warn' }, loggerStream: { write: (line: string) => void lines.push(line) } });
+    try {
+      expect(await chatThrough(server, 'otel-down-key')).toBe(200);
+      await server.ctx.tracing!.flush();
+      expect(await chatThrough(server, 'otel-down-key-2')).toBe(200);
+      await server.ctx.tracing!.flush();
+      expect(refused).toBeGreaterThanOrEqual(2);
+      const warnings = lines.filter((line) => line.includes('trace export failed'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!).level).toBe(40);
+      expect(mock.requestsFor('otel-down-key').at(-1)!.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+    } finally {
+      await server.stop();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+  });
+});
