@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface SunoUpstream {
   url: string;
-  submits: Array<{ path: string; authorization: string; body: any }>;
+  /** Each submit as received (traceparent: the W3C trace context the gateway sent, when tracing is on). */
+  submits: Array<{ path: string; authorization: string; body: any; traceparent?: string }>;
   /** How many times each upstream id was asked for. */
   fetched: Map<string, number>;
   /** The states the next submitted task goes through, one per fetch (`fields` replace the answer's own: a hostile upstream). */
@@ -39,7 +40,7 @@ export async function startSunoUpstream(key: string): Promise<SunoUpstream> {
       const send = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
       if (req.headers.authorization !== `Bearer ${key}`) return send(401, { error: { message: 'invalid api key', type: 'authentication_error' } });
       if (req.url?.startsWith('/suno/submit/')) {
-        submits.push({ path: req.url, authorization: req.headers.authorization ?? '', body });
+        submits.push({ path: req.url, authorization: req.headers.authorization ?? '', body, traceparent: req.headers.traceparent as string | undefined });
         const failure = failures.shift();
         if (failure) return send(failure.status, failure.body);
         next += 1;

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenLocal, sendJson } from '../helpers/local-http.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -17,6 +18,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
   let server: TestServer;
   let collector: OtlpReceiver;
   let mock: MockOpenAi;
+  let suno: SunoUpstream;
   let client: OpenAI;
   let caller: { userId: number; tokenId: number; apiKey: string };
   const channels: Record<string, number> = {};
@@ -24,6 +26,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
   beforeAll(async () => {
     collector = await startOtlpReceiver();
     mock = await startMockOpenAi();
+    suno = await startSunoUpstream('suno-key');
     server = await startTestServer({
       kind,
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector%20secret', OTEL_SERVICE_NAME: 'modelgate-test' },
@@ -34,11 +37,15 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     channels.ok = await createRelayChannel(server.ctx, { key: 'otel-channel-key', baseURL: mock.url, models: ['gpt-otel'], modelMapping: { 'gpt-otel': 'gpt-otel-upstream' } });
     channels.broken = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 10, autoBan: false });
     channels.healthy = await createRelayChannel(server.ctx, { key: 'otel-healthy-key', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 0 });
+    await setOption(server.ctx, 'TaskEnabled', 'true');
+    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
+    channels.suno = await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_music'] });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
     await server?.stop();
     await mock?.close();
+    await suno?.close();
     await collector?.close();
   });
 
@@ -149,6 +156,22 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     expect(event).toBeDefined();
     expect(BigInt(event!.timeUnixNano)).toBeGreaterThanOrEqual(BigInt(request.startTimeUnixNano));
     expect(attempts[0]!.status).toBe(1);
+  });
+
+  it('traces a task submit through the same attempt loop: the price billed and the traceparent sent upstream', async () => {
+    const response = await fetch(`${server.url}/suno/submit/music`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a song about otel-zebra-7', tags: 'pop' }),
+    });
+    expect(response.status).toBe(200);
+    const { request, attempts } = await traceOf('suno_music', 1);
+    const log = await lastLog();
+    expect(request.attributes).toMatchObject({ 'gen_ai.operation.name': 'suno.MUSIC', 'modelgate.quota': Number(log.quota), 'modelgate.channel.id': channels.suno });
+    expect(request.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
+    expect(attempts[0]!.attributes).toMatchObject({ 'gen_ai.provider.name': 'suno', 'modelgate.channel.id': channels.suno, 'modelgate.channel.type': 36 });
+    expect(suno.submits.at(-1)!.traceparent).toBe(`00-${request.traceId}-${attempts[0]!.spanId}-01`);
+    expect(JSON.stringify(collector.spans)).not.toContain('otel-zebra-7');
   });
 
   it('ends the request span with the error a failed call is answered with', async () => {

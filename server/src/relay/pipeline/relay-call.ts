@@ -175,7 +175,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   if (trace.span !== null) {
     trace.span.settled({
       upstreamModel: success.upstreamModel, channelId: success.channel.id, group: servedGroup, quota, startedAt,
-      promptTokens: delivery.usage.promptTokens, completionTokens: delivery.usage.completionTokens, cachedTokens: delivery.usage.cachedTokens,
+      usage: delivery.usage,
       firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
     });
   }

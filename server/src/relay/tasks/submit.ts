@@ -17,6 +17,7 @@ import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { chargeTask, subscriptionPartsText, type NewTask } from '../ledger/task-ledger.js';
+import { CallSpan } from '../tracing/call-span.js';
 
 /** One task to submit: a per-call model, how one channel accepts it, and how its row is written. */
 export interface TaskSubmission<Accepted> {
@@ -92,9 +93,18 @@ function holdPrice(ctx: AppContext, relay: RelayState, caller: RelayCaller, quot
 export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, requester: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
   const trace = newAttemptTrace();
+  if (ctx.tracing !== null) {
+    trace.span = new CallSpan(ctx.tracing, {
+      operation: `${submission.platform}.${submission.action}`, model: submission.model, path: submission.requestPath ?? '', isStream: false,
+      userId: requester.user.id, tokenId: requester.token?.id ?? null, group: requester.group,
+    });
+  }
   try {
-    return await submitWithFailover(ctx, relay, requester, submission, startedAt, trace);
+    const submitted = await submitWithFailover(ctx, relay, requester, submission, startedAt, trace);
+    trace.span?.end();
+    return submitted;
   } catch (error) {
+    trace.span?.end(error);
     // The error log (type 5, ErrorLogEnabled); a refusal the platform answered (TaskRefusal) is answered 400.
     const failure = error instanceof TaskRefusal ? new RelayError(400, 'task_refused', error.message || '上游拒绝了请求', false, 'upstream_error') : error;
     recordFailedCall(ctx, relay, { caller: requester, model: submission.model, error: failure, trace, isStream: false, startedAt, requestPath: submission.requestPath ?? '' });
@@ -130,7 +140,10 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
       refusal: (channel) => submission.refusal?.(channel) ?? null,
       attempt: async (channel, key) => {
         try {
-          return await submission.send(channel, targetOf(channel, relay.dispatcher, undefined, key));
+          const target = targetOf(channel, relay.dispatcher, undefined, key);
+          // Tracing on: the attempt span's traceparent goes with the submit (adapters send target.headers).
+          if (trace.span !== null) trace.span.sending(target.headers, channel.baseURL, submission.model);
+          return await submission.send(channel, target);
         } catch (error) {
           // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
           if (error instanceof TaskRefusal || error instanceof UpstreamError || error instanceof RelayError) throw error;
@@ -151,6 +164,7 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
       taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota, funding,
       record: (trx, now) => submission.record(trx, row, answer, now),
     }, submission.ip, startedAt);
+    trace.span?.settled({ upstreamModel: submission.model, channelId: channel.id, group: caller.group, usage: null, quota, firstChunkAt: null, startedAt });
     return { taskId, accepted: answer };
   } finally {
     tokenLease.release();

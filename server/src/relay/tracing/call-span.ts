@@ -40,9 +40,8 @@ export interface CallSettled {
   upstreamModel: string;
   channelId: number;
   group: string;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
+  /** Token counts, for calls billed by tokens (a task submit is billed per call: none). */
+  usage: { promptTokens: number; completionTokens: number; cachedTokens: number } | null;
   /** The quota billed (the log row's quota). */
   quota: number;
   /** Epoch ms of the first byte to the client, for a stream. */
@@ -158,13 +157,18 @@ export class CallSpan {
     const span = this.span;
     span.setAttributes({
       'gen_ai.response.model': result.upstreamModel,
-      'gen_ai.usage.input_tokens': result.promptTokens,
-      'gen_ai.usage.output_tokens': result.completionTokens,
-      'modelgate.usage.cached_input_tokens': result.cachedTokens,
       'modelgate.quota': result.quota,
       'modelgate.channel.id': result.channelId,
       'modelgate.served_group': result.group,
     });
+    const { usage } = result;
+    if (usage !== null) {
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': usage.promptTokens,
+        'gen_ai.usage.output_tokens': usage.completionTokens,
+        'modelgate.usage.cached_input_tokens': usage.cachedTokens,
+      });
+    }
     if (result.firstChunkAt !== null) {
       span.setAttribute('gen_ai.response.time_to_first_chunk', (result.firstChunkAt - result.startedAt) / 1000);
       span.addEvent('modelgate.first_chunk', undefined, result.firstChunkAt);
