@@ -13,6 +13,7 @@ import { OptionStore } from './options/store.js';
 import { Lifecycle } from './lifecycle.js';
 import { OverloadGuard } from './lib/overload-guard.js';
 import { Metrics } from './metrics/metrics.js';
+import { startTracing } from './tracing/tracer.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -54,7 +55,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     metrics: new Metrics(optionStore),
     overload: new OverloadGuard(optionStore),
     // The trace SDK is loaded only when an OTLP endpoint is configured (off: nothing of it is loaded).
-    tracing: config.tracing === null ? null : (await import('./tracing/tracer.js')).startTracing(config.tracing, config.version),
+    tracing: config.tracing === null ? null : await startTracing(config.tracing, config.version),
   };
   const { app, relay } = await buildApp(ctx, { loggerStream: options.loggerStream, onRoute: options.onRoute });
   // The quota reminder (notify/) hears of the users each ledger flush wrote; the relay does not know it.

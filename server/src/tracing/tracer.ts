@@ -1,19 +1,23 @@
-import { W3CTraceContextPropagator, ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider,
-  type ReadableSpan, type Sampler, type SpanExporter,
-} from '@opentelemetry/sdk-trace';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, Sampler, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { TraceSampler, TracingConfig } from './tracing-config.js';
 import type { Tracing } from './tracing.js';
 
 type WarnLog = { warn(object: object, message: string): void };
 
-function samplerOf(config: TraceSampler): Sampler {
+/** The SDK's modules, imported only when tracing is on (the server bundle keeps a dynamic import of a package dynamic). */
+async function loadSdk() {
+  const [core, exporter, resources, sdk] = await Promise.all([
+    import('@opentelemetry/core'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/sdk-trace'),
+  ]);
+  return { ...core, ...exporter, ...resources, ...sdk };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+
+function samplerOf(sdk: Sdk, config: TraceSampler): Sampler {
   const rootOf = (kind: 'always_on' | 'always_off' | 'traceidratio', ratio: number): Sampler =>
-    kind === 'always_on' ? new AlwaysOnSampler() : kind === 'always_off' ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
-  if (config.kind === 'parentbased') return new ParentBasedSampler({ root: rootOf(config.root, config.ratio) });
+    kind === 'always_on' ? new sdk.AlwaysOnSampler() : kind === 'always_off' ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(ratio);
+  if (config.kind === 'parentbased') return new sdk.ParentBasedSampler({ root: rootOf(config.root, config.ratio) });
   return rootOf(config.kind, config.kind === 'traceidratio' ? config.ratio : 1);
 }
 
@@ -25,11 +29,11 @@ class WarnOnceExporter implements SpanExporter {
   private isFailing = false;
   log: WarnLog | null = null;
 
-  constructor(private readonly inner: SpanExporter, private readonly url: string) {}
+  constructor(private readonly inner: SpanExporter, private readonly url: string, private readonly failed: number) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.FAILED) {
+      if (result.code === this.failed) {
         if (!this.isFailing) this.log?.warn({ endpoint: this.url, err: result.error?.message }, 'OpenTelemetry trace export failed; spans are dropped until the collector answers again');
         this.isFailing = true;
       } else {
@@ -52,18 +56,19 @@ class WarnOnceExporter implements SpanExporter {
  * The trace SDK for the configured OTLP/HTTP endpoint: a provider of its own (nothing global is
  * registered, so no other library's spans are picked up), batched export, the configured sampler.
  */
-export function startTracing(config: TracingConfig, version: string): Tracing {
-  const exporter = new WarnOnceExporter(new OTLPTraceExporter({ url: config.url, headers: config.headers }), config.url);
-  const processor = new BatchSpanProcessor({ exporter });
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
-    sampler: samplerOf(config.sampler),
+export async function startTracing(config: TracingConfig, version: string): Promise<Tracing> {
+  const sdk = await loadSdk();
+  const exporter = new WarnOnceExporter(new sdk.OTLPTraceExporter({ url: config.url, headers: config.headers }), config.url, sdk.ExportResultCode.FAILED);
+  const processor = new sdk.BatchSpanProcessor({ exporter });
+  const provider = new sdk.TracerProvider({
+    resource: sdk.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
+    sampler: samplerOf(sdk, config.sampler),
     spanProcessors: [processor],
   });
   let isShutDown = false;
   return {
     tracer: provider.getTracer('modelgate', version),
-    propagator: new W3CTraceContextPropagator(),
+    propagator: new sdk.W3CTraceContextPropagator(),
     setLog(log) {
       exporter.log = log;
     },
