@@ -1,6 +1,6 @@
 // Relay overhead benchmark: direct to the mock upstream, a bare undici proxy (floor), and ModelGate
 // (server/dist/main.js, billing and consume logging on, SQLite temp file), non-stream and stream at
-// concurrency 1, 16 and 64, beside a "ledger floor" (ledger-floor.mjs). Prints req/s, p50/p99, ratios, CPU per request; writes docs/performance.md.
+// concurrency 1, 16 and 64, beside a "ledger floor" (ledger-floor.mjs) and "modelgate+otel" (tracing on, otlp-sink.mjs). Prints req/s, p50/p99, ratios, CPU per request; writes docs/performance.md.
 // autocannon reports whole milliseconds, so c=1 latency is also measured precisely: a sequential client
 // loop (one keep-alive connection, process.hrtime.bigint around each full response) giving p50/p99 in µs.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -53,12 +53,12 @@ async function waitFor(url, init) {
 
 const defaultMain = path.join(root, 'server/dist/main.js');
 
-async function startModelGate(upstreamUrl, mainPath = defaultMain) {
+async function startModelGate(upstreamUrl, mainPath = defaultMain, extraEnv = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bench-'));
   const sqlitePath = path.join(dir, 'bench.db');
   // Below the ephemeral range (32768+), so a restart never meets a port a client socket holds.
   const port = 20000 + Math.floor(Math.random() * 10000);
-  const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'warn', SESSION_SECRET: 'bench', SYNC_FREQUENCY: '1', WEB_DIST_DIR: '/nonexistent' };
+  const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'warn', SESSION_SECRET: 'bench', SYNC_FREQUENCY: '1', WEB_DIST_DIR: '/nonexistent', ...extraEnv };
   // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the measured ModelGate.
   const args = [...(process.env.BENCH_NODE_ARGS && mainPath === defaultMain ? process.env.BENCH_NODE_ARGS.split(' ') : []), mainPath];
   const child = hasTaskset ? spawn('taskset', ['-c', serverCpu, process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -168,6 +168,10 @@ function machineBusyTicks() {
 
 const mock = await startNode(path.join(import.meta.dirname, 'mock-upstream.mjs'), ['0'], clientCpus);
 const upstreamUrl = `http://127.0.0.1:${mock.port}`;
+// The "modelgate+otel" target (BENCH_OTEL=0 leaves it out): the same build with OpenTelemetry tracing
+// on, every call sampled and exported to this sink, so the run shows tracing off (modelgate) vs on.
+const hasOtel = process.env.BENCH_OTEL !== '0';
+const otlpSink = hasOtel ? await startNode(path.join(import.meta.dirname, 'otlp-sink.mjs'), ['0'], clientCpus) : null;
 const baselineMain = process.env.BENCH_BASELINE_MAIN;
 
 /** Stops a child process and waits until it has exited. */
@@ -211,7 +215,7 @@ async function startServer(target) {
     const floor = await startNode(path.join(import.meta.dirname, 'floor-proxy.mjs'), [upstreamUrl, '0'], serverCpu);
     return { url: `http://127.0.0.1:${floor.port}`, headers: {}, child: floor.child, stop: () => stopChild(floor.child) };
   }
-  const gate = await startModelGate(upstreamUrl, target.main);
+  const gate = await startModelGate(upstreamUrl, target.main, target.env);
   if (!schemaPath) {
     schemaPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bench-schema-')), 'schema.db');
     const db = new Database(gate.sqlitePath);
@@ -253,6 +257,7 @@ const targets = [
   // BENCH_LEDGER_FLOOR=0 leaves out the ledger floor (ledger-floor.mjs).
   ...(process.env.BENCH_LEDGER_FLOOR === '0' ? [] : [{ name: 'ledger', kind: 'ledger', label: 'ledger floor' }]),
   ...(baselineMain ? [{ name: 'baseline', kind: 'modelgate', main: baselineMain, label: 'baseline' }] : []),
+  ...(otlpSink ? [{ name: 'modelgate+otel', kind: 'modelgate', main: defaultMain, label: 'modelgate+otel', env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSink.port}`, OTEL_TRACES_SAMPLER: 'always_on' } }] : []),
   { name: 'modelgate', kind: 'modelgate', main: defaultMain },
 ];
 // ModelGate first: the ledger floor takes its schema.
@@ -261,7 +266,7 @@ const baseline = baselineMain ? targets.find((target) => target.name === 'baseli
 // The targets reported beside the floor and ModelGate: the ledger floor, the baseline.
 const extras = targets.filter((target) => target.label);
 const serverPids = () => targets.filter((target) => target.kind).map((target) => target.pid);
-const ownPids = () => [process.pid, mock.child.pid, ...serverPids()];
+const ownPids = () => [process.pid, mock.child.pid, ...(otlpSink ? [otlpSink.child.pid] : []), ...serverPids()];
 
 const rows = [];
 const latencyRows = [];
@@ -279,7 +284,7 @@ try {
     if (hasTaskset) for (const pid of ownPids()) pin(pid, serverCpu);
     const latency = await sequentialLatency(isStream);
     if (hasTaskset) {
-      for (const pid of [process.pid, mock.child.pid]) pin(pid, clientCpus);
+      for (const pid of [process.pid, mock.child.pid, ...(otlpSink ? [otlpSink.child.pid] : [])]) pin(pid, clientCpus);
       for (const pid of serverPids()) pin(pid, serverCpu);
     }
     latencyRows.push({ mode, ...latency });
@@ -297,6 +302,7 @@ try {
   ownTicks = ownPids().reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) + retiredTicks - ownBefore;
   for (const target of targets) if (target.kind) await target.stop();
   mock.child.kill();
+  otlpSink?.child.kill();
   if (schemaPath) fs.rmSync(path.dirname(schemaPath), { recursive: true, force: true });
 }
 const elapsedSeconds = (Date.now() - startedAt) / 1000;
@@ -315,7 +321,7 @@ const latencyLines = [
 ];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices, ${restartEachRound ? `every server target in a fresh process each round, warmed up ${warmupSeconds} s` : 'one process per target, after a 1 s warm-up'}; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
 const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
-const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}${extras.some((t) => t.name === 'ledger') ? ' "ledger floor" is the floor plus the least work of a gateway that bills every call and keeps a log row of it (bench/ledger-floor.mjs).' : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
+const table = `<!-- bench:start -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${machine}. ${noise} ModelGate wrote ${logCount} consume log rows.${baseline ? ` "baseline" is ${process.env.BENCH_BASELINE_LABEL ?? process.env.BENCH_BASELINE_MAIN}, measured in the same run.` : ''}${extras.some((t) => t.name === 'ledger') ? ' "ledger floor" is the floor plus the least work of a gateway that bills every call and keeps a log row of it (bench/ledger-floor.mjs).' : ''}${otlpSink ? ' "modelgate+otel" is the same build with OpenTelemetry tracing on (every call sampled, a request and an attempt span exported over OTLP/HTTP JSON to a local sink, bench/otlp-sink.mjs); "modelgate" runs with tracing off.' : ''}\n\nThroughput (autocannon):\n\n${lines.join('\n')}\n\nConcurrency 1, precise (sequential loop, ${latencyRequests} requests per target after 300 warm-up, one keep-alive connection, hrtime to the last byte):\n\n${latencyLines.join('\n')}\n<!-- bench:end -->`;
 console.log(`\n${noise} ModelGate wrote ${logCount} consume log rows.\n${lines.join('\n')}\n\n${latencyLines.join('\n')}`);
 const docPath = path.join(root, 'docs/performance.md');
 const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '';
