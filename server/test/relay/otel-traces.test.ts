@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenLocal, sendJson } from '../helpers/local-http.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { eventTypes, openClient, startMockRealtime, waitFor, type MockRealtime } from '../helpers/realtime-upstream.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';
@@ -19,6 +20,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
   let collector: OtlpReceiver;
   let mock: MockOpenAi;
   let suno: SunoUpstream;
+  let realtime: MockRealtime;
   let client: OpenAI;
   let caller: { userId: number; tokenId: number; apiKey: string };
   const channels: Record<string, number> = {};
@@ -27,11 +29,12 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     collector = await startOtlpReceiver();
     mock = await startMockOpenAi();
     suno = await startSunoUpstream('suno-key');
+    realtime = await startMockRealtime();
     server = await startTestServer({
       kind,
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector%20secret', OTEL_SERVICE_NAME: 'modelgate-test' },
     });
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-otel': 1, 'gpt-otel-failover': 1 }));
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'gpt-otel': 1, 'gpt-otel-failover': 1 }));
     await setOption(server.ctx, 'RetryTimes', '2');
     caller = await createSdkCaller(server.ctx);
     channels.ok = await createRelayChannel(server.ctx, { key: 'otel-channel-key', baseURL: mock.url, models: ['gpt-otel'], modelMapping: { 'gpt-otel': 'gpt-otel-upstream' } });
@@ -46,6 +49,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     await server?.stop();
     await mock?.close();
     await suno?.close();
+    await realtime?.close();
     await collector?.close();
   });
 
@@ -172,6 +176,32 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     expect(attempts[0]!.attributes).toMatchObject({ 'gen_ai.provider.name': 'suno', 'modelgate.channel.id': channels.suno, 'modelgate.channel.type': 36 });
     expect(suno.submits.at(-1)!.traceparent).toBe(`00-${request.traceId}-${attempts[0]!.spanId}-01`);
     expect(JSON.stringify(collector.spans)).not.toContain('otel-zebra-7');
+  });
+
+  it('traces a Realtime session: the client\'s trace as parent, the handshake attempt\'s traceparent upstream, usage and quota at close', async () => {
+    channels.realtime = await createRelayChannel(server.ctx, { key: 'otel-realtime-key', baseURL: realtime.url, models: ['gpt-4o-realtime-preview'] });
+    const parentTrace = '5bf92f3577b34da6a3ce929d0e0e4736';
+    const before = realtime.connections.length;
+    const socket = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, {
+      headers: { authorization: `Bearer ${caller.apiKey}`, traceparent: `00-${parentTrace}-00f067aa0ba902b7-01` },
+    });
+    await socket.opened;
+    await waitFor(() => socket.frames.length >= 1, 'session.created');
+    socket.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(socket.frames).includes('response.done'), 'response.done');
+    socket.socket.close(1000, 'bye');
+    const { request, attempts } = await traceOf('gpt-4o-realtime-preview', 1);
+    const log = await lastLog();
+    expect(request.traceId).toBe(parentTrace);
+    expect(request.attributes).toMatchObject({
+      'gen_ai.operation.name': 'realtime', 'modelgate.channel.id': channels.realtime, 'modelgate.quota': Number(log.quota),
+      'gen_ai.usage.input_tokens': log.prompt_tokens, 'gen_ai.usage.output_tokens': log.completion_tokens,
+    });
+    expect(Number(log.quota)).toBeGreaterThan(0);
+    expect(request.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThanOrEqual(0);
+    expect(attempts[0]!.attributes).toMatchObject({ 'modelgate.channel.id': channels.realtime, 'modelgate.upstream_model': 'gpt-4o-realtime-preview' });
+    expect(realtime.connections[before]!.headers.traceparent).toBe(`00-${parentTrace}-${attempts[0]!.spanId}-01`);
+    expect(JSON.stringify(collector.spans)).not.toContain('otel-realtime-key');
   });
 
   it('ends the request span with the error a failed call is answered with', async () => {

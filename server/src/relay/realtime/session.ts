@@ -1,6 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type WebSocket from 'ws';
 import type { AppContext } from '../../context.js';
-import { RelayError, UpstreamError, publicErrorOf } from '../errors.js';
+import { RelayError, UpstreamError, publicErrorOf, relayErrors } from '../errors.js';
 import type { Language } from '../../lib/i18n/index.js';
 import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
@@ -18,7 +19,8 @@ import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { settleRealtimeSession } from './settle-session.js';
 import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes, type UpstreamFrames } from './upstream.js';
-import { emptyRealtimeUsage, readServerEvent } from './usage.js';
+import { cachedTokensOf, emptyRealtimeUsage, inputTokensOf, outputTokensOf, readServerEvent } from './usage.js';
+import { CallSpan } from '../tracing/call-span.js';
 
 /** What the upgrade request established before the socket was accepted. */
 export interface RealtimeRequest {
@@ -36,6 +38,8 @@ export interface RealtimeRequest {
   startedAt: number;
   /** The caller's language (Accept-Language of the upgrade request): the session's error events are told in it. */
   language: Language;
+  /** The upgrade request's headers: a client's traceparent parents the session's span when tracing is on. */
+  headers?: IncomingHttpHeaders;
 }
 
 /** Sessions in flight, so shutdown can bill them before the final flush. */
@@ -139,7 +143,10 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
     attempt: async (channel, key) => {
       const upstreamModel = channel.modelMapping?.[model] || model;
       const target = targetOf(channel, relay.dispatcher, undefined, key);
-      const { socket, early } = await connectUpstream(buildRealtimeRequest(channel, target, upstreamModel, request), timeoutMs);
+      const upgrade = buildRealtimeRequest(channel, target, upstreamModel, request);
+      // Tracing on: the attempt span's traceparent goes with the WebSocket handshake.
+      if (trace.span !== null) trace.span.sending(upgrade.headers, upgrade.url, upstreamModel);
+      const { socket, early } = await connectUpstream(upgrade, timeoutMs);
       return { socket, early, upstreamModel };
     },
     keepsSlots: true,
@@ -179,6 +186,11 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     client.close(code, error.code);
   };
 
+  // Tracing on: one span for the whole session, its attempts (the handshakes) as children.
+  const span = ctx.tracing === null ? null : new CallSpan(ctx.tracing, {
+    operation: 'realtime', model: request.model, path: '/v1/realtime', isStream: true,
+    userId: request.caller.user.id, tokenId: request.caller.token?.id ?? null, group: request.caller.group, headers: request.headers,
+  });
   let hold: Hold;
   try {
     const planned = holdSession(ctx, relay, request, () => isClientGone);
@@ -186,6 +198,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   } catch (error) {
     const refusal = error instanceof RelayError ? error : internalError(relay, error);
     recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: refusal, trace: null, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
+    span?.end(refusal);
     return fail(refusal, quotaCloseCode);
   }
   // A user with subscription funding: the session's cost is funded from the allowances as it grows.
@@ -194,6 +207,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   let connected: Connected | null = null;
   let failure: RelayError | null = null;
   const trace = newAttemptTrace();
+  trace.span = span;
   try {
     const admitted = admitToken(ctx, relay, request.caller, () => isClientGone);
     tokenLease = admitted instanceof Promise ? await admitted : admitted;
@@ -206,7 +220,10 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   }
   // The one place a session that never started gives its hold back (a started one settles in finish).
   if (!connected || isClientGone) releaseHold(hold);
-  if (!connected) return fail(failure!, upstreamFailureCloseCode);
+  if (!connected) {
+    span?.end(failure!);
+    return fail(failure!, upstreamFailureCloseCode);
+  }
   const { upstream, early, channel, upstreamModel, tried } = connected;
   client.off('message', queue);
   if (isClientGone) {
@@ -215,6 +232,7 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     upstream.removeAllListeners();
     upstream.on('error', () => undefined);
     upstream.close(1001, '');
+    span?.end(relayErrors.clientClosed());
     return;
   }
 
@@ -226,10 +244,17 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     isSettled = true;
     active.delete(session);
     freeSlots();
-    settleRealtimeSession(ctx, relay, growing, {
+    const quota = settleRealtimeSession(ctx, relay, growing, {
       hold, pricing: request.pricing, groupRatio: request.groupRatio, userGroupRatio: request.userGroupRatio, usage, model: request.model, upstreamModel,
       channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),
     });
+    if (span !== null) {
+      span.settled({
+        upstreamModel, channelId: channel.id, group: request.caller.group, quota, startedAt: request.startedAt, firstChunkAt: frtMs >= 0 ? request.startedAt + frtMs : null,
+        usage: { promptTokens: inputTokensOf(usage), completionTokens: outputTokensOf(usage), cachedTokens: cachedTokensOf(usage) },
+      });
+      span.end();
+    }
   };
   const quotaPerUnit = ctx.options.number('QuotaPerUnit');
   // The response that used the quota up is still delivered; nothing more is started.

@@ -61,7 +61,7 @@ async function checkRealtime(ctx: AppContext, relay: RelayState, request: Fastif
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
-  return { caller, model, pricing, groupRatio, userGroupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request) };
+  return { caller, model, pricing, groupRatio, userGroupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request), headers: request.headers };
 }
 
 function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
