@@ -248,6 +248,22 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
     }
   });
 
+  it('exports the spans still queued when the server shuts down gracefully', async () => {
+    const collector = await startOtlpReceiver();
+    const server = await startTestServer({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+    try {
+      expect(await chatThrough(server, 'otel-shutdown-key')).toBe(200);
+      // Within the batch delay (5 s) nothing has been exported yet; the graceful stop flushes.
+      await server.stop();
+      const request = collector.spans.find((span) => span.kind === serverKind && span.attributes['gen_ai.request.model'] === 'gpt-otel');
+      expect(request).toBeDefined();
+      expect(collector.spans.some((span) => span.parentSpanId === request!.spanId)).toBe(true);
+    } finally {
+      await server.stop();
+      await collector.close();
+    }
+  });
+
   it('answers calls while the collector refuses the exports, and logs the failure once at warn', async () => {
     // A collector that refuses every export (400: not retried, so the test does not wait out the exporter's backoff).
     let refused = 0;
