@@ -74,7 +74,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
   };
 
   it('traces a chat call: a request span, its attempt span, GenAI attributes, the bill, and the traceparent sent upstream', async () => {
-    const answer = await client.chat.completions.create({ model: 'gpt-otel', messages: [{ role: 'user', content: prompt }] });
+    const answer = await client.chat.completions.create({ model: 'gpt-otel', max_tokens: 64, messages: [{ role: 'user', content: prompt }] });
     const { request, attempts } = await traceOf('gpt-otel', 1);
     const log = await lastLog();
     expect(request).toMatchObject({ kind: serverKind, status: 1, name: 'chat gpt-otel', parentSpanId: '' });
@@ -83,7 +83,7 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
       'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-otel', 'gen_ai.response.model': 'gpt-otel-upstream',
       'gen_ai.usage.input_tokens': answer.usage!.prompt_tokens, 'gen_ai.usage.output_tokens': answer.usage!.completion_tokens,
       'modelgate.quota': Number(log.quota), 'modelgate.channel.id': channels.ok, 'modelgate.user.id': caller.userId, 'modelgate.token.id': caller.tokenId,
-      'url.path': '/v1/chat/completions', 'gen_ai.request.stream': false,
+      'url.path': '/v1/chat/completions', 'gen_ai.request.stream': false, 'gen_ai.request.max_tokens': 64,
     });
     expect(Number(log.quota)).toBeGreaterThan(0);
     expect(attempts).toHaveLength(1);

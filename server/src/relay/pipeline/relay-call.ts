@@ -51,7 +51,7 @@ export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExch
 function startCallSpan(tracing: NonNullable<AppContext['tracing']>, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): CallSpan {
   return new CallSpan(tracing, {
     operation: job.endpoint, model: job.model, path: exchange.path, isStream: job.isStream,
-    userId: caller.user.id, tokenId: caller.token?.id ?? null, group: caller.group, headers: exchange.headers,
+    userId: caller.user.id, tokenId: caller.token?.id ?? null, group: caller.group, maxTokens: job.maxTokens, headers: exchange.headers,
   });
 }
 

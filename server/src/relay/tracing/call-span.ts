@@ -32,6 +32,8 @@ export interface CallStart {
   userId: number;
   tokenId: number | null;
   group: string;
+  /** The output limit the client asked for (0: none). */
+  maxTokens?: number;
   /** The client's headers: a valid traceparent/tracestate makes the request span its child. */
   headers?: IncomingHttpHeaders;
 }
@@ -82,6 +84,7 @@ export class CallSpan {
       'modelgate.group': start.group,
     };
     if (start.tokenId !== null) attributes['modelgate.token.id'] = start.tokenId;
+    if (start.maxTokens) attributes['gen_ai.request.max_tokens'] = start.maxTokens;
     this.span = tracing.tracer.startSpan(`${this.operation} ${start.model}`, { kind: SpanKind.SERVER, attributes }, remote);
     this.parent = trace.setSpan(ROOT_CONTEXT, this.span);
   }
