@@ -172,14 +172,14 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   });
   // A call a subscription helped pay answers once its split is written (settle.ts).
   const quota = settled instanceof Promise ? await settled : settled;
+  delivery.send?.();
+  // After the answer is sent: the span's attributes never delay it.
   if (trace.span !== null) {
     trace.span.settled({
       upstreamModel: success.upstreamModel, channelId: success.channel.id, group: servedGroup, quota, startedAt,
-      usage: delivery.usage,
-      firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
+      usage: delivery.usage, firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
     });
   }
-  delivery.send?.();
   if (cached?.recording) keepAnswer(relay, cached.recording, { usage: delivery.usage, quota, isStream: delivery.isStream, isComplete: delivery.isComplete !== false && cap === Infinity });
   // The likely output is one answer's: several answers (n) are learnt as their mean.
   const answerTokens = Math.round(delivery.usage.completionTokens / Math.max(1, job.answers ?? 1));
