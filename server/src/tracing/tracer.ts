@@ -52,13 +52,21 @@ class WarnOnceExporter implements SpanExporter {
   }
 }
 
+/** The endpoint as logged: a user name or password in the URL is left out. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
 /**
  * The trace SDK for the configured OTLP/HTTP endpoint: a provider of its own (nothing global is
  * registered, so no other library's spans are picked up), batched export, the configured sampler.
  */
 export async function startTracing(config: TracingConfig, version: string): Promise<Tracing> {
   const sdk = await loadSdk();
-  const exporter = new WarnOnceExporter(new sdk.OTLPTraceExporter({ url: config.url, headers: config.headers }), config.url, sdk.ExportResultCode.FAILED);
+  const exporter = new WarnOnceExporter(new sdk.OTLPTraceExporter({ url: config.url, headers: config.headers }), withoutCredentials(config.url), sdk.ExportResultCode.FAILED);
   const processor = new sdk.BatchSpanProcessor({ exporter });
   const provider = new sdk.TracerProvider({
     resource: sdk.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),

@@ -276,7 +276,9 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
     });
     const url = await listenLocal(refusing);
     const lines: string[] = [];
-    const server = await startTestServer({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces`, LOG_LEVEL: 'warn' }, loggerStream: { write: (line: string) => void lines.push(line) } });
+    // Credentials in the endpoint URL are never logged.
+    const withCredentials = url.replace('http://', 'http://otel-user:otel-pass-123@');
+    const server = await startTestServer({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${withCredentials}/v1/traces`, LOG_LEVEL: 'warn' }, loggerStream: { write: (line: string) => void lines.push(line) } });
     try {
       expect(await chatThrough(server, 'otel-down-key')).toBe(200);
       await server.ctx.tracing!.flush();
@@ -285,7 +287,8 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
       expect(refused).toBeGreaterThanOrEqual(2);
       const warnings = lines.filter((line) => line.includes('trace export failed'));
       expect(warnings).toHaveLength(1);
-      expect(JSON.parse(warnings[0]!).level).toBe(40);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, endpoint: `${url}/v1/traces` });
+      expect(lines.join('\n')).not.toContain('otel-pass-123');
       expect(mock.requestsFor('otel-down-key').at(-1)!.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
     } finally {
       await server.stop();
