@@ -29,13 +29,15 @@ function endpointFrom(env: Env): string | null {
   const name = signal ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
   const raw = signal || base;
   if (!raw) return null;
+  // The message echoes the value without any user name and password written into it.
+  const shown = raw.replace(/\/\/[^/@]*@/, '//***@');
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new Error(`${name} must be an http:// or https:// URL, got "${raw}"`);
+    throw new Error(`${name} must be an http:// or https:// URL, got "${shown}"`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, got "${shown}"`);
   // The signal's own variable is the whole URL; the shared one is a base the signal path is added to (the OTLP spec).
   return signal ? parsed.href : `${parsed.href.replace(/\/+$/, '')}/v1/traces`;
 }

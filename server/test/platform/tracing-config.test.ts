@@ -29,6 +29,7 @@ describe('OpenTelemetry trace settings (OTEL_*)', () => {
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL, got "collector:4318"');
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http/);
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://c:4317' })).toThrow(/must be an http/);
+    expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://user:pw-secret@c:4317' })).toThrow('got "grpc://***@c:4317"');
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG must be a ratio/);
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/json/);
