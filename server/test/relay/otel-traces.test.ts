@@ -162,15 +162,18 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     expect(attempts[0]!.status).toBe(1);
   });
 
-  it('traces a task submit through the same attempt loop: the price billed and the traceparent sent upstream', async () => {
+  it('traces a task submit through the same attempt loop: the client\'s trace as parent, the price billed, the traceparent sent upstream', async () => {
+    const parentTrace = '6bf92f3577b34da6a3ce929d0e0e4736';
     const response = await fetch(`${server.url}/suno/submit/music`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json', traceparent: `00-${parentTrace}-00f067aa0ba902b7-01` },
       body: JSON.stringify({ prompt: 'a song about otel-zebra-7', tags: 'pop' }),
     });
     expect(response.status).toBe(200);
     const { request, attempts } = await traceOf('suno_music', 1);
     const log = await lastLog();
+    expect(request.traceId).toBe(parentTrace);
+    expect(request.parentSpanId).toBe('00f067aa0ba902b7');
     expect(request.attributes).toMatchObject({ 'gen_ai.operation.name': 'suno.MUSIC', 'modelgate.quota': Number(log.quota), 'modelgate.channel.id': channels.suno });
     expect(request.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
     expect(attempts[0]!.attributes).toMatchObject({ 'gen_ai.provider.name': 'suno', 'modelgate.channel.id': channels.suno, 'modelgate.channel.type': 36 });

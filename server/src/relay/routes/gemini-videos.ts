@@ -56,7 +56,7 @@ export function geminiVideoAskOf(model: string, body: Json): VideoAsk & { model:
 export async function submitGeminiVideo(ctx: AppContext, relay: RelayState, request: FastifyRequest, model: string, body: Json): Promise<Json> {
   const caller = taskGate(ctx, callerOf(request));
   const ask = geminiVideoAskOf(model, body);
-  const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: request.url.split('?')[0]!, isGone: () => request.raw.destroyed });
+  const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: request.url.split('?')[0]!, headers: request.headers, isGone: () => request.raw.destroyed });
   return geminiOperationOf(await ownVideo(ctx, caller.user.id, taskId), serverAddress(ctx));
 }
 

@@ -82,7 +82,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
       if (typeof body.prompt === 'string') body.prompt = promptWithMode(body.prompt, mode, ctx.options.bool('MjModeClearEnabled'));
       const isUpload = parsed.action === 'UPLOAD';
       const { taskId, accepted } = await submitTask<MjSubmitAnswer>(ctx, relay, who, {
-        platform: 'Midjourney', action: parsed.action, model: mjActionModels[parsed.action]!, ip: request.ip, requestPath: request.url.split('?')[0],
+        platform: 'Midjourney', action: parsed.action, model: mjActionModels[parsed.action]!, ip: request.ip, requestPath: request.url.split('?')[0], headers: request.headers,
         ...(reference ? { channelId: reference.channel_id } : {}),
         newTaskId: newMjId,
         isGone: () => request.raw.socket.destroyed,

@@ -75,7 +75,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
     if (action === 'LYRICS' && !parsed.data.prompt?.trim()) throw new RelayError(400, 'invalid_request', '生成歌词需要 prompt');
     const body = { ...parsed.data, ...(action === 'MUSIC' ? { mv: parsed.data.mv || 'chirp-v3-0' } : {}) };
     const { taskId } = await submitTask(ctx, relay, who, {
-      platform: 'suno', action, model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics', ip: request.ip, requestPath: request.url.split('?')[0],
+      platform: 'suno', action, model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics', ip: request.ip, requestPath: request.url.split('?')[0], headers: request.headers,
       isGone: () => reply.raw.destroyed,
       newTaskId: () => `task_${randomUUID().replace(/-/g, '')}`,
       send: (channel, target) => submitSunoTask(channel.adapter!, target, action, body),

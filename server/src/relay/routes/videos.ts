@@ -93,7 +93,7 @@ export async function registerVideoRoutes(scope: FastifyInstance, ctx: AppContex
       const caller = taskGate(ctx, callerOf(request));
       const { fields, image } = await readCreate(request, bodyLimit);
       const ask = videoAskOf(fields, image);
-      const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: '/v1/videos', isGone: () => request.raw.destroyed });
+      const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: '/v1/videos', headers: request.headers, isGone: () => request.raw.destroyed });
       return openAiVideoOf(await ownVideo(ctx, caller.user.id, taskId));
     });
   });

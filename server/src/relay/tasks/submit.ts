@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { findGroupRatioInfo, findModelPricing } from '../billing/pricing.js';
 import { resolveAutoGroup } from '../routing/auto-group.js';
@@ -27,6 +28,8 @@ export interface TaskSubmission<Accepted> {
   ip: string;
   /** The request path without its query (the error log's request_path). */
   requestPath?: string;
+  /** The client's headers: with tracing on, a valid traceparent makes the submit's request span its child. */
+  headers?: IncomingHttpHeaders;
   /** A follow-up action goes to the channel of the task it acts on, and nowhere else. */
   channelId?: number;
   /** The gateway's id for a new task. */
@@ -96,7 +99,7 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, r
   if (ctx.tracing !== null) {
     trace.span = new CallSpan(ctx.tracing, {
       operation: `${submission.platform}.${submission.action}`, model: submission.model, path: submission.requestPath ?? '', isStream: false,
-      userId: requester.user.id, tokenId: requester.token?.id ?? null, group: requester.group,
+      userId: requester.user.id, tokenId: requester.token?.id ?? null, group: requester.group, headers: submission.headers,
     });
   }
   try {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError } from '../errors.js';
 import { storableText } from '../ledger/log-rows.js';
@@ -76,9 +77,9 @@ export const videoIdPrefix = 'video_';
  * Submits a video under the task core: the price is the model's per-second price × the seconds asked
  * (ModelPrice, × the group ratio), held, charged when a channel accepts it and refunded once if it fails.
  */
-export async function submitVideo(ctx: AppContext, relay: RelayState, caller: RelayCaller, ask: VideoAsk & { model: string; size: string }, request: { ip: string; path: string; isGone: () => boolean }): Promise<string> {
+export async function submitVideo(ctx: AppContext, relay: RelayState, caller: RelayCaller, ask: VideoAsk & { model: string; size: string }, request: { ip: string; path: string; headers: IncomingHttpHeaders; isGone: () => boolean }): Promise<string> {
   const { taskId } = await submitTask(ctx, relay, caller, {
-    platform: 'video', action: 'generate', model: ask.model, ip: request.ip, requestPath: request.path, isGone: request.isGone,
+    platform: 'video', action: 'generate', model: ask.model, ip: request.ip, requestPath: request.path, headers: request.headers, isGone: request.isGone,
     units: ask.seconds,
     newTaskId: () => `${videoIdPrefix}${randomUUID().replace(/-/g, '')}`,
     refusal: (channel) => {
