@@ -14,6 +14,7 @@ export interface ReceivedSpan {
   /** 1 ok, 2 error. */
   status: number;
   startTimeUnixNano: string;
+  endTimeUnixNano: string;
   /** The resource's attributes (service.name). */
   resource: Record<string, string | number | boolean>;
 }
@@ -64,7 +65,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             spans.push({
               traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name, kind: span.kind,
               attributes: flatten(span.attributes), events: (span.events ?? []).map((event: any) => ({ name: event.name, timeUnixNano: String(event.timeUnixNano) })),
-              status: span.status?.code ?? 0, startTimeUnixNano: String(span.startTimeUnixNano), resource,
+              status: span.status?.code ?? 0, startTimeUnixNano: String(span.startTimeUnixNano), endTimeUnixNano: String(span.endTimeUnixNano), resource,
             });
           }
         }

@@ -34,12 +34,14 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
       kind,
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector%20secret', OTEL_SERVICE_NAME: 'modelgate-test' },
     });
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'gpt-otel': 1, 'gpt-otel-failover': 1 }));
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'gpt-otel': 1, 'gpt-otel-failover': 1, 'gpt-otel-allfail': 1 }));
     await setOption(server.ctx, 'RetryTimes', '2');
     caller = await createSdkCaller(server.ctx);
     channels.ok = await createRelayChannel(server.ctx, { key: 'otel-channel-key', baseURL: mock.url, models: ['gpt-otel'], modelMapping: { 'gpt-otel': 'gpt-otel-upstream' } });
     channels.broken = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 10, autoBan: false });
     channels.healthy = await createRelayChannel(server.ctx, { key: 'otel-healthy-key', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 0 });
+    channels.first502 = await createRelayChannel(server.ctx, { key: 'fail-502', baseURL: mock.url, models: ['gpt-otel-allfail'], priority: 10, autoBan: false });
+    channels.last503 = await createRelayChannel(server.ctx, { key: 'fail-503', baseURL: mock.url, models: ['gpt-otel-allfail'], priority: 0, autoBan: false });
     await setOption(server.ctx, 'TaskEnabled', 'true');
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
     channels.suno = await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_music'] });
@@ -143,6 +145,22 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     // Each attempt sent its own span as the upstream's parent.
     expect(mock.requestsFor('fail-500').at(-1)!.headers.traceparent).toBe(`00-${request.traceId}-${failed!.spanId}-01`);
     expect(mock.requestsFor('otel-healthy-key').at(-1)!.headers.traceparent).toBe(`00-${request.traceId}-${served!.spanId}-01`);
+  });
+
+  it('gives the retry reason only to a failed attempt another attempt followed, not to the last one', async () => {
+    await expect(client.chat.completions.create({ model: 'gpt-otel-allfail', messages: [{ role: 'user', content: 'no channel answers' }] })).rejects.toThrow();
+    const { request, attempts } = await traceOf('gpt-otel-allfail', 2);
+    expect(attempts).toHaveLength(2);
+    const [retried, last] = attempts;
+    expect(retried).toMatchObject({ status: 2 });
+    expect(retried!.attributes).toMatchObject({ 'modelgate.channel.id': channels.first502, 'error.type': '502', 'http.response.status_code': 502, 'modelgate.retry_reason': 'upstream_status_502' });
+    // 503 is retryable (RetryStatusCodes), but no channel was left: its classification, no retry reason.
+    expect(last).toMatchObject({ status: 2 });
+    expect(last!.attributes).toMatchObject({ 'modelgate.channel.id': channels.last503, 'modelgate.attempt': 2, 'error.type': '503', 'http.response.status_code': 503 });
+    expect(last!.attributes['modelgate.retry_reason']).toBeUndefined();
+    expect(request.status).toBe(2);
+    // The held span ends when its attempt did, before the next one starts (start times have ms precision).
+    expect(BigInt(retried!.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(last!.startTimeUnixNano) + 1_000_000n);
   });
 
   it('records a stream\'s time to first chunk as an attribute and an event', async () => {

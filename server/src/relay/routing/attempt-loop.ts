@@ -200,6 +200,7 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
         lastChannel = channel;
         if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
         const isRetried = onUpstreamFailure(ctx, relay, channel, key, error);
+        // The span learns whether another attempt follows when one starts (or the call ends).
         if (spans !== null) spans.attemptFailed(error, isRetried);
         if (!isRetried) {
           isRetryable = false;

@@ -69,6 +69,11 @@ export class CallSpan {
   /** The model the current attempt asked its upstream for (after the channel's model mapping). */
   private upstreamModel: string | null = null;
   private attemptParent: Context = ROOT_CONTEXT;
+  /**
+   * A failed attempt the retry policy would go on from, held open (its end time taken) until it is
+   * known whether another attempt follows: only then does it get modelgate.retry_reason.
+   */
+  private retriable: { span: Span; reason: string; endedAt: number } | null = null;
 
   constructor(private readonly tracing: Tracing, start: CallStart) {
     this.operation = operations[start.operation] ?? start.operation;
@@ -91,6 +96,7 @@ export class CallSpan {
 
   /** One upstream attempt begins on a channel (the attempt loop). */
   startAttempt(channel: RelayChannel, number: number): void {
+    if (this.retriable !== null) this.closeRetriable(true);
     const slug = channel.adapter?.slug ?? 'unknown';
     this.attempt = this.tracing.tracer.startSpan(`${this.operation} ${this.model}`, {
       kind: SpanKind.CLIENT,
@@ -137,22 +143,35 @@ export class CallSpan {
   }
 
   /**
-   * The attempt failed: its upstream status, and when the retry policy lets the call go on to another
-   * channel, why (modelgate.retry_reason).
+   * The attempt failed: its upstream status and error.type always. When the retry policy lets the call
+   * go on (isRetryable), the span waits for the next startAttempt to add why it was retried
+   * (modelgate.retry_reason); when no other channel is left the call's end closes it without one.
    */
-  attemptFailed(error: unknown, isRetried: boolean): void {
+  attemptFailed(error: unknown, isRetryable: boolean): void {
     const attempt = this.attempt;
     if (attempt === null) return;
     const type = errorTypeOf(error);
     attempt.setAttribute('error.type', type);
-    if (error instanceof UpstreamError) {
-      if (error.upstreamStatus > 0) attempt.setAttribute('http.response.status_code', error.upstreamStatus);
-      if (isRetried) attempt.setAttribute('modelgate.retry_reason', error.upstreamStatus === 0 ? 'upstream_unreachable' : `upstream_status_${error.upstreamStatus}`);
-    }
     attempt.setStatus({ code: SpanStatusCode.ERROR, message: type });
-    attempt.end();
     this.attempt = null;
     this.upstreamModel = null;
+    if (error instanceof UpstreamError) {
+      if (error.upstreamStatus > 0) attempt.setAttribute('http.response.status_code', error.upstreamStatus);
+      if (isRetryable) {
+        // performance.now(): the SDK reads it as its own clock, so the span ends when the attempt did.
+        this.retriable = { span: attempt, reason: error.upstreamStatus === 0 ? 'upstream_unreachable' : `upstream_status_${error.upstreamStatus}`, endedAt: performance.now() };
+        return;
+      }
+    }
+    attempt.end();
+  }
+
+  /** Ends the failed attempt held by attemptFailed, with the retry reason when another attempt followed. */
+  private closeRetriable(isRetried: boolean): void {
+    const { span, reason, endedAt } = this.retriable!;
+    this.retriable = null;
+    if (isRetried) span.setAttribute('modelgate.retry_reason', reason);
+    span.end(endedAt);
   }
 
   /** The call was billed: what it used and cost, which channel served it, and a stream's first chunk. */
@@ -181,8 +200,10 @@ export class CallSpan {
   /** The call ended: answered (status OK) or failed with the error the client got. */
   end(error?: unknown): void {
     const span = this.span;
-    // An attempt still open (a non-relay error thrown past the loop) ends with the call.
+    // An attempt still open (a non-relay error thrown past the loop) ends with the call; a failed one
+    // held for its retry reason was the last attempt.
     if (this.attempt !== null) this.attemptFailed(error, false);
+    if (this.retriable !== null) this.closeRetriable(false);
     if (error === undefined) {
       span.setStatus({ code: SpanStatusCode.OK });
     } else {
