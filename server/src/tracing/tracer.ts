@@ -77,6 +77,7 @@ export async function startTracing(config: TracingConfig, version: string): Prom
   return {
     tracer: provider.getTracer('modelgate', version),
     propagator: new sdk.W3CTraceContextPropagator(),
+    capturesContent: config.captureMessageContent,
     setLog(log) {
       exporter.log = log;
     },

@@ -19,6 +19,11 @@ export interface TracingConfig {
   headers: Record<string, string>;
   serviceName: string;
   sampler: TraceSampler;
+  /**
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: prompts and completion text in the request
+   * spans (docs/observability.md). Off by default: they may hold anything a user typed.
+   */
+  captureMessageContent: boolean;
 }
 
 const samplerNames = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
@@ -74,6 +79,14 @@ function samplerFrom(env: Env): TraceSampler {
   return { kind: 'parentbased', root: name.slice('parentbased_'.length) as 'always_on' | 'always_off' | 'traceidratio', ratio };
 }
 
+/** A boolean OTEL_* variable: unset or empty is `fallback`; `true`/`false` in any case; anything else stops start-up. */
+function flagFrom(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false, got "${env[name]}"`);
+  return raw === 'true';
+}
+
 /** The trace settings, or null when tracing is off (no endpoint, or OTEL_SDK_DISABLED=true). */
 export function tracingConfigFrom(env: Env): TracingConfig | null {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
@@ -88,5 +101,6 @@ export function tracingConfigFrom(env: Env): TracingConfig | null {
     headers: { ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'modelgate',
     sampler: samplerFrom(env),
+    captureMessageContent: flagFrom(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false),
   };
 }

@@ -9,6 +9,8 @@ export interface Tracing {
   readonly tracer: Tracer;
   /** W3C trace context: a client's traceparent in, each upstream attempt's out. */
   readonly propagator: TextMapPropagator;
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: request spans carry prompt and completion text (capped). */
+  readonly capturesContent: boolean;
   /** Where an export failure is reported (once, until exports succeed again): the server log once it exists. */
   setLog(log: { warn(object: object, message: string): void }): void;
   /** Exports every finished span now (tests, and shutdown). */

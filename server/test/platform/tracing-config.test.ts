@@ -25,6 +25,15 @@ describe('OpenTelemetry trace settings (OTEL_*)', () => {
     expect(tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'always_off' })!.sampler).toEqual({ kind: 'always_off' });
   });
 
+  it('captures message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true', () => {
+    const capture = (value?: string) => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...(value === undefined ? {} : { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value }) })!.captureMessageContent;
+    expect(capture()).toBe(false);
+    expect(capture('')).toBe(false);
+    expect(capture('false')).toBe(false);
+    expect(capture('true')).toBe(true);
+    expect(capture(' TRUE ')).toBe(true);
+  });
+
   it('stops start-up with a message naming the variable for a malformed value, never echoing a header value', () => {
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL, got "collector:4318"');
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http/);
@@ -34,6 +43,8 @@ describe('OpenTelemetry trace settings (OTEL_*)', () => {
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG must be a ratio/);
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/json/);
     expect(tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).not.toBeNull();
+    expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'yes' }))
+      .toThrow('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT must be true or false, got "yes"');
     const secret = 'hunter2-secret';
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: `${secret}` })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS must be a comma-separated list/);
     expect(() => tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_HEADERS: `key=${secret}%zz` })).toThrow(/"key"/);

@@ -98,9 +98,12 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     // The upstream sees the attempt span as its parent (W3C trace context).
     const sent = mock.requestsFor('otel-channel-key').at(-1)!;
     expect(sent.headers.traceparent).toBe(`00-${request.traceId}-${attempt!.spanId}-01`);
-    // Ids only: no channel key, client key or prompt text anywhere in the exported spans.
+    // Ids only: no channel key, client key, prompt or completion text anywhere in the exported spans
+    // (message content capture is off by default; on: otel-content.test.ts).
     const exported = JSON.stringify(collector.spans);
-    for (const secret of ['otel-channel-key', caller.apiKey, caller.apiKey.replace(/^sk-/, ''), 'otel-zebra-7']) expect(exported).not.toContain(secret);
+    for (const secret of ['otel-channel-key', caller.apiKey, caller.apiKey.replace(/^sk-/, ''), 'otel-zebra-7', answer.choices[0]!.message.content!]) expect(exported).not.toContain(secret);
+    expect(request.attributes['gen_ai.input.messages']).toBeUndefined();
+    expect(request.attributes['gen_ai.output.messages']).toBeUndefined();
     // The collector's API key goes with each export, as configured.
     expect(collector.exportHeaders.at(-1)!['x-collector-key']).toBe('collector secret');
   });

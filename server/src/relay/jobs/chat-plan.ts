@@ -163,7 +163,7 @@ async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: Dec
   const collected = await streamAnswer(rc, framing, { ...handler, close: () => '' }, { isCollected: true });
   const completion = aggregate.completion(collected.usage);
   const body = JSON.stringify(spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, collected.usage) : completion);
-  return { ...collected, send: () => rc.exchange.send(200, 'application/json; charset=utf-8', body) };
+  return { ...collected, send: () => rc.exchange.send(200, 'application/json; charset=utf-8', body), answer: body };
 }
 
 function planOpenAiWire(adapter: ProviderAdapter, asked: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {

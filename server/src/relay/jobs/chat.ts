@@ -43,6 +43,7 @@ export function chatJob(body: JsonBody): RelayJob {
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
     promptText: () => messagesText(body.messages),
+    messages: body.messages,
     countPromptTokens: () => countChatPromptTokens(body.messages),
     readUsageFromBytes: (adapter, body) => adapter.chat.readUsageFromBytes?.(body),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),

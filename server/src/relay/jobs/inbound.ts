@@ -70,6 +70,7 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
       },
     }),
     promptText: () => messagesText(canonical.messages),
+    messages: canonical.messages,
     countPromptTokens: () => countChatPromptTokens(canonical.messages),
     readUsage: (adapter, response) => (response ? adapter.chat.readUsage(response) : null),
   };

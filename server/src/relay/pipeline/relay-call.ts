@@ -52,6 +52,8 @@ function startCallSpan(tracing: NonNullable<AppContext['tracing']>, exchange: Re
   return new CallSpan(tracing, {
     operation: job.endpoint, model: job.model, path: exchange.path, isStream: job.isStream,
     userId: caller.user.id, tokenId: caller.token?.id ?? null, group: caller.group, maxTokens: job.maxTokens, headers: exchange.headers,
+    // Read only when message content is captured: a chat format's messages, else the prompt as one user message.
+    inputMessages: () => job.messages ?? (job.promptText ? [{ role: 'user', content: job.promptText() }] : null),
   });
 }
 
@@ -179,6 +181,7 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
       upstreamModel: success.upstreamModel, channelId: success.channel.id, group: servedGroup, quota, startedAt,
       usage: delivery.usage, firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
     });
+    if (producesText(job.endpoint)) trace.span.answered(delivery.answer);
   }
   if (cached?.recording) keepAnswer(relay, cached.recording, { usage: delivery.usage, quota, isStream: delivery.isStream, isComplete: delivery.isComplete !== false && cap === Infinity });
   // The likely output is one answer's: several answers (n) are learnt as their mean.

@@ -34,6 +34,11 @@ export interface RelayJob {
   requestOptions?: RequestOptions;
   /** The prompt's text, checked for sensitive words before any upstream call (sensitive/guard.ts). */
   promptText?(): string;
+  /**
+   * The request's messages as the client sent them (chat formats): a reference, read only for a trace
+   * that captures message content (gen_ai.input.messages); other jobs' prompt is promptText's.
+   */
+  messages?: unknown;
   /** Exact prompt count with the tokenizer; only used when the upstream reports no usage. */
   countPromptTokens(): number;
   /**

@@ -52,6 +52,11 @@ export interface Delivery {
   /** A stream that ended normally (no upstream error, idle timeout or client gone); absent for a whole answer. */
   isComplete?: boolean;
   send?(): void;
+  /**
+   * The non-stream answer sent (an object, or its bytes or text): a reference, read after it was sent
+   * only by a trace that captures message content. Streams have none (never buffered for it).
+   */
+  answer?: unknown;
 }
 
 /** Answers the client from one upstream answer; the one delivery path of relay-call.ts. */
@@ -150,6 +155,7 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
     calls: result.calls,
     isStream: false,
     frtMs: Date.now() - rc.startedAt,
+    answer: result.body,
     send: () => {
       const isBytes = Buffer.isBuffer(result.body);
       const contentType = isBytes ? String(responseOf(rc).headers['content-type'] ?? 'application/json') : 'application/json; charset=utf-8';

@@ -3,13 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Tracing } from '../../tracing/tracing.js';
 import { RelayError, UpstreamError, clientStatus } from '../errors.js';
 import type { RelayChannel } from '../routing/channel-index.js';
+import { cappedJson, outputMessagesOf } from './message-content.js';
 
 /**
  * The trace of one relayed call (docs/observability.md): a SERVER span for the request and a CLIENT
  * span per upstream attempt, with the OpenTelemetry GenAI semantic conventions' attribute names
  * (`gen_ai.*`, from @opentelemetry/semantic-conventions/incubating, written out here so the large
  * incubating module is not loaded) and ModelGate's own under `modelgate.*`. Ids only: never a key,
- * and never prompt or completion text.
+ * and prompt or completion text only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
  *
  * Only built when tracing is on (ctx.tracing): the relay holds `CallSpan | null` and checks it.
  */
@@ -36,6 +37,8 @@ export interface CallStart {
   maxTokens?: number;
   /** The client's headers: a valid traceparent/tracestate makes the request span its child. */
   headers?: IncomingHttpHeaders;
+  /** The request's messages, read only when message content is captured (tracing.capturesContent). */
+  inputMessages?(): unknown;
 }
 
 export interface CallSettled {
@@ -90,6 +93,10 @@ export class CallSpan {
     };
     if (start.tokenId !== null) attributes['modelgate.token.id'] = start.tokenId;
     if (start.maxTokens) attributes['gen_ai.request.max_tokens'] = start.maxTokens;
+    if (tracing.capturesContent && start.inputMessages) {
+      const messages = start.inputMessages();
+      if (messages != null) attributes['gen_ai.input.messages'] = cappedJson(messages);
+    }
     this.span = tracing.tracer.startSpan(`${this.operation} ${start.model}`, { kind: SpanKind.SERVER, attributes }, remote);
     this.parent = trace.setSpan(ROOT_CONTEXT, this.span);
   }
@@ -195,6 +202,16 @@ export class CallSpan {
       span.setAttribute('gen_ai.response.time_to_first_chunk', (result.firstChunkAt - result.startedAt) / 1000);
       span.addEvent('modelgate.first_chunk', undefined, result.firstChunkAt);
     }
+  }
+
+  /**
+   * The answer the client was sent (its object, bytes or text), after it went out: its messages as
+   * gen_ai.output.messages when message content is captured, else nothing is read.
+   */
+  answered(answer: unknown): void {
+    if (!this.tracing.capturesContent || answer === undefined) return;
+    const messages = outputMessagesOf(answer);
+    if (messages !== null) this.span.setAttribute('gen_ai.output.messages', cappedJson(messages));
   }
 
   /** The call ended: answered (status OK) or failed with the error the client got. */

@@ -52,7 +52,7 @@ function passAnswer(rc: ResponseContext, head: AnswerHead, bytes: Buffer): Deliv
   const contentType = head.contentType || 'application/json';
   const send = () => exchange.send(head.statusCode, contentType, bytes);
   const frtMs = Date.now() - rc.startedAt;
-  if (job.readAnswerUsage) return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs, send };
+  if (job.readAnswerUsage) return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs, send, answer: bytes };
   const isJson = contentType.includes('json');
   let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;
@@ -70,5 +70,5 @@ function passAnswer(rc: ResponseContext, head: AnswerHead, bytes: Buffer): Deliv
     const completion = parsed && job.countCompletionTokens ? job.countCompletionTokens(parsed) : 0;
     usage = { promptTokens: job.countPromptTokens(), completionTokens: completion, cachedTokens: 0 };
   }
-  return { usage, isStream: false, frtMs, send };
+  return { usage, isStream: false, frtMs, send, answer: bytes };
 }
