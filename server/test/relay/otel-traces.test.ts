@@ -4,7 +4,7 @@ import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { eventTypes, openClient, startMockRealtime, waitFor, type MockRealtime } from '../helpers/realtime-upstream.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 import { createSdkCaller } from './sdk-setup.js';
@@ -32,12 +32,13 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
       kind,
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector%20secret', OTEL_SERVICE_NAME: 'modelgate-test' },
     });
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'gpt-otel': 1, 'gpt-otel-failover': 1, 'gpt-otel-allfail': 1 }));
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'gpt-otel': 1, 'gpt-otel-failover': 1, 'gpt-otel-allfail': 1, 'gpt-otel-cache': 1 }));
     await setOption(server.ctx, 'RetryTimes', '2');
     caller = await createSdkCaller(server.ctx);
     channels.ok = await createRelayChannel(server.ctx, { key: 'otel-channel-key', baseURL: mock.url, models: ['gpt-otel'], modelMapping: { 'gpt-otel': 'gpt-otel-upstream' } });
     channels.broken = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 10, autoBan: false });
     channels.healthy = await createRelayChannel(server.ctx, { key: 'otel-healthy-key', baseURL: mock.url, models: ['gpt-otel-failover'], priority: 0 });
+    channels.cache = await createRelayChannel(server.ctx, { key: 'otel-cache-key', baseURL: mock.url, models: ['gpt-otel-cache'] });
     channels.first502 = await createRelayChannel(server.ctx, { key: 'fail-502', baseURL: mock.url, models: ['gpt-otel-allfail'], priority: 10, autoBan: false });
     channels.last503 = await createRelayChannel(server.ctx, { key: 'fail-503', baseURL: mock.url, models: ['gpt-otel-allfail'], priority: 0, autoBan: false });
     await setOption(server.ctx, 'TaskEnabled', 'true');
@@ -224,6 +225,32 @@ describe.each(storageKinds())('OpenTelemetry traces of relayed calls on %s', (ki
     expect(attempts[0]!.attributes).toMatchObject({ 'modelgate.channel.id': channels.realtime, 'modelgate.upstream_model': 'gpt-4o-realtime-preview' });
     expect(realtime.connections[before]!.headers.traceparent).toBe(`00-${parentTrace}-${attempts[0]!.spanId}-01`);
     expect(JSON.stringify(collector.spans)).not.toContain('otel-realtime-key');
+  });
+
+  it('marks a call the response cache answered: a miss with its attempt, then a hit without one', async () => {
+    const token = await createRelayToken(server.ctx, caller.userId, { responseCacheTtl: 60 });
+    const cacheClient = new OpenAI({ apiKey: token.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const body = { model: 'gpt-otel-cache', temperature: 0, messages: [{ role: 'user' as const, content: 'otel cache prompt' }] };
+    const first = await cacheClient.chat.completions.create(body);
+    const miss = await traceOf('gpt-otel-cache', 1);
+    expect(miss.request.attributes['modelgate.cache']).toBe('miss');
+    const sentBefore = mock.requestsFor('otel-cache-key').length;
+    await cacheClient.chat.completions.create(body);
+    expect(mock.requestsFor('otel-cache-key')).toHaveLength(sentBefore);
+    const deadline = Date.now() + 5000;
+    let hit: ReceivedSpan | undefined;
+    while (!hit) {
+      await server.ctx.tracing!.flush();
+      hit = collector.spans.filter((span) => span.kind === serverKind && span.attributes['gen_ai.request.model'] === 'gpt-otel-cache' && span.spanId !== miss.request.spanId).at(-1);
+      if (!hit && Date.now() > deadline) throw new Error('no request span for the cache hit');
+      if (!hit) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The hit made no attempt, and is billed the default hit ratio (0) of the original call.
+    expect(hit.attributes).toMatchObject({
+      'modelgate.cache': 'hit', 'modelgate.quota': 0, 'gen_ai.usage.input_tokens': first.usage!.prompt_tokens, 'gen_ai.usage.output_tokens': first.usage!.completion_tokens,
+    });
+    expect(collector.spans.filter((span) => span.parentSpanId === hit!.spanId)).toHaveLength(0);
+    expect(Number((await lastLog()).quota)).toBe(0);
   });
 
   it('ends the request span with the error a failed call is answered with', async () => {

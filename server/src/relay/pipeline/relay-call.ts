@@ -84,12 +84,14 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const cacheTtl = responseCacheTtl(options, caller);
   const cached = cacheTtl > 0 ? await lookUpAnswer(ctx, relay, exchange, caller, job, cacheTtl) : null;
   if (cached?.hit) {
-    await serveCachedAnswer(ctx, relay, { exchange, caller, job, pricing, answer: cached.hit, startedAt }).catch((error: unknown) => {
+    const billed = await serveCachedAnswer(ctx, relay, { exchange, caller, job, pricing, answer: cached.hit, startedAt }).catch((error: unknown) => {
       releaseSuccessSlot(ctx, successSlot);
       throw error;
     });
+    if (trace.span !== null) trace.span.answeredFromCache(cached.hit.usage, billed);
     return;
   }
+  if (cached !== null && trace.span !== null) trace.span.cacheLookedUp(cached.recording !== null);
   // The hold is taken at the first group's ratio; a cross-group retry bills the group that served.
   const { groupRatio } = findGroupRatioInfo(options, caller.user.group, caller.group);
   // The likely cost, or for a low balance one call at a time with the output it pays for (ledger/hold-policy.ts).

@@ -205,6 +205,24 @@ export class CallSpan {
   }
 
   /**
+   * The response cache answered the call (relay/cache/): no attempt was made; the span carries the
+   * kept answer's token counts and the quota the hit was billed (hit_ratio of the original call's).
+   */
+  answeredFromCache(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, quota: number): void {
+    this.span.setAttributes({
+      'modelgate.cache': 'hit',
+      'modelgate.quota': quota,
+      'gen_ai.usage.input_tokens': usage.promptTokens,
+      'gen_ai.usage.output_tokens': usage.completionTokens,
+    });
+  }
+
+  /** The cache was on for the call and did not answer it: `miss` (the answer will be kept) or `bypass`. */
+  cacheLookedUp(isRecorded: boolean): void {
+    this.span.setAttribute('modelgate.cache', isRecorded ? 'miss' : 'bypass');
+  }
+
+  /**
    * The answer the client was sent (its object, bytes or text), after it went out: its messages as
    * gen_ai.output.messages when message content is captured, else nothing is read.
    */
