@@ -11,3 +11,4 @@ export * from './schemas/tokens.js';
 export * from './schemas/redemptions.js';
 export * from './schemas/subscriptions.js';
 export * from './schemas/two-factor.js';
+export * from './schemas/audit.js';

@@ -1,24 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../db/index.js';
-import type { Database } from '../db/schema.js';
+import type { AuditLogsTable, Database } from '../db/schema.js';
 
 /** What an entry says; the id, prev_hash and hash are given by appendAuditEntry. */
-export interface AuditEntry {
-  created_at: number;
-  user_id: number;
-  username: string;
-  role: number;
-  ip: string;
-  method: string;
-  route: string;
-  entity: string;
-  entity_id: string;
-  action: string;
-  before: string;
-  after: string;
-  status: number;
-}
+export type AuditEntry = Omit<AuditLogsTable, 'id' | 'prev_hash' | 'hash'>;
 
 /**
  * The hash of a row: sha256 over the previous hash and the row's fields as a JSON array in a fixed

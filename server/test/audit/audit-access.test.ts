@@ -1,3 +1,4 @@
+import { auditEntrySchema } from '@modelgate/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAuditEntry } from '../../src/audit/chain.js';
 import { createUserAndLogin, login, rootPassword, rootUsername, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
@@ -71,6 +72,8 @@ describe.each(storageKinds())('audit sign-ins and reading the trail on %s', (kin
     await appendAuditEntry(server.ctx.storage, { ...base, created_at: now - 1000, entity: 'option', entity_id: 'Notice', action: 'update', route: '/api/option/' });
     const page = async (query: string) => (await root.client.get(`/api/audit?${query}`)).body.data;
     expect((await page('username=filterer')).total).toBe(3);
+    // Every entry answers in the shape the console reads (packages/shared), and nothing beside it.
+    expect(auditEntrySchema.strict().array().safeParse((await page('username=filterer')).items).error).toBeUndefined();
     expect((await page('username=filterer')).items.map((row: { entity_id: string }) => row.entity_id)).toEqual(['Notice', '6', '5']);
     expect((await page('user_id=77&entity=channel')).total).toBe(2);
     expect((await page('username=filterer&action=delete')).items[0].entity_id).toBe('6');

@@ -1,24 +1,7 @@
+import type { AuditEntry } from '@modelgate/shared';
 import { http, requestFile, type Page } from '../../../lib/http';
 
-/** One entry of the audit trail as GET /api/audit answers it (before and after are JSON text, '' for none). */
-export interface AuditEntry {
-  id: number;
-  created_at: number;
-  user_id: number;
-  username: string;
-  role: number;
-  ip: string;
-  method: string;
-  route: string;
-  entity: string;
-  entity_id: string;
-  action: string;
-  before: string;
-  after: string;
-  status: number;
-  prev_hash: string;
-  hash: string;
-}
+export type { AuditEntry };
 
 /** The screen's filters: who (username), what (entity, action), when (unix seconds, 0 = open). */
 export interface AuditFilters {
