@@ -71,4 +71,15 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: { ...reactHooks.configs.recommended.rules, 'react-hooks/set-state-in-effect': 'off' },
   },
+  // --- issue 31 (habits): seams between modules ---
+  {
+    // api/routes.ts imports every route file; a route file importing it back closes a circle.
+    // What the route files share lives in api/route-deps.ts.
+    files: ['server/src/api/*/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../routes.js', '../routes'], message: 'Import RouteDeps from ../route-deps.js: api/routes.ts imports the route files, not the other way round.' }],
+      }],
+    },
+  },
 );

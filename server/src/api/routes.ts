@@ -1,9 +1,10 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { createGuards } from './auth/guards.js';
 import { createTurnstileCheck } from './auth/turnstile.js';
 import type { RelayFacade } from '../relay/facade.js';
 import type { AppContext } from '../context.js';
-import { createCodeAttemptLimiter, createSignInLimiter, rateLimitByIp, type CodeAttemptLimiter, type SignInLimiter } from './rate-limit.js';
+import type { RouteDeps } from './route-deps.js';
+import { createCodeAttemptLimiter, createSignInLimiter, rateLimitByIp } from './rate-limit.js';
 import { registerStatusRoutes } from './status/routes.js';
 import { registerChannelProbeRoutes } from './channels/probe-routes.js';
 import { registerPricingRoutes } from './pricing/routes.js';
@@ -42,7 +43,7 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   const signIn = createSignInLimiter(ctx.cache, { name: 'signin-failures', ...ctx.config.criticalRateLimit });
   const turnstile = createTurnstileCheck(ctx);
   const codeAttempts = createCodeAttemptLimiter(ctx.cache, ctx.config.twoFactorRateLimit);
-  const deps = { ctx, relay, guards, critical, signIn, turnstile, codeAttempts };
+  const deps: RouteDeps = { ctx, relay, guards, critical, signIn, turnstile, codeAttempts };
   registerStatusRoutes(api, deps);
   registerChannelProbeRoutes(api, deps);
   registerPricingRoutes(api, deps);
@@ -66,18 +67,3 @@ export async function registerApiRoutes(api: FastifyInstance, ctx: AppContext, r
   registerVerificationRoutes(api, deps);
   registerAuditRoutes(api, deps);
 }
-
-export type RouteDeps = {
-  ctx: AppContext;
-  /** What the API may use of the relay: probes, the served-model catalogue (relay/facade.ts). */
-  relay: RelayFacade;
-  guards: ReturnType<typeof createGuards>;
-  /** preHandler for login, register, verification and password reset. */
-  critical: ReturnType<typeof rateLimitByIp>;
-  /** Failed sign-ins per IP and per account (successful ones are not counted). */
-  signIn: SignInLimiter;
-  /** Second-factor code attempts per account and per IP (wrong codes count, right ones are given back). */
-  codeAttempts: CodeAttemptLimiter;
-  /** preHandler: the bot check (TurnstileCheckEnabled) for login, register, verification and reset. */
-  turnstile: preHandlerAsyncHookHandler;
-};

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { verifyAuditChain } from '../../audit/chain.js';
 import { ok } from '../../lib/envelope.js';
 import { doc } from '../openapi.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { exportAuditEntries } from './export-audit.js';
 import { findAuditEntries } from './find-audit.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { idParam, int32Max } from '@modelgate/shared';
 import { z } from 'zod';
 import { ok } from '../../lib/envelope.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { fetchChannelModels, fetchUpstreamModels } from './probe/fetch-models.js';
 import { testAllChannels, testChannel } from './probe/test-channel.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { deleteLogsBefore } from './delete-logs.js';
 import { findLogs, getLogStat } from './find-logs.js';

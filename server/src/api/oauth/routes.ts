@@ -6,7 +6,7 @@ import { requireServerAddress } from '../../lib/server-address.js';
 import { authOf, type AuthUser } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
 import type { AppContext } from '../../context.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { completeFirstStep } from '../two-factor/first-step.js';
 import { parseInput } from '../validate.js';
 import { bindAccount } from './bind-account.js';

@@ -8,7 +8,7 @@ import { isRootRole } from '../auth/roles.js';
 import { hasAnyFactor, secondFactorsOf } from '../../lib/second-factors.js';
 
 export const enrolYourselfFirstMessage = '请先为自己的账户启用两步验证或 Passkey';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { optionUpdateSchema } from './schemas.js';
 

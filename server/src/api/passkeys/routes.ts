@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import { doc } from '../openapi.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { signedInMessage } from '../two-factor/first-step.js';
 import { pendingUserOf, startSessionAfterSecondStep } from '../two-factor/pending-user.js';
 import { renewSessionCookie, setSessionCookie } from '../users/session-cookie.js';

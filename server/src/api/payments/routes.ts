@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ok } from '../../lib/envelope.js';
 import { doc } from '../openapi.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { paymentCallbackRoute } from '../rate-limit.js';
 import { parseInput } from '../validate.js';
 import { completeEpayOrder } from '../topup/complete-epay-order.js';

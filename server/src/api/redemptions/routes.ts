@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { createRedemptions } from './create-redemptions.js';
 import { deleteRedemption } from './delete-redemption.js';

@@ -1,7 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { setSessionCookie } from '../users/session-cookie.js';
 import { completeSetup } from './complete-setup.js';
 import { setupSchema } from './schemas.js';

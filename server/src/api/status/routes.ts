@@ -1,7 +1,7 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { isSetupDone } from '../setup/setup-state.js';
 import { getStatus } from './get-status.js';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import { doc } from '../openapi.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { cancelOwnSubscription, findOwnSubscriptions, findUserSubscriptions, grantPlan, revokeSubscription, setFundingPreference } from './manage-subscriptions.js';
 import { startSubscriptionPeriods } from './period-job.js';

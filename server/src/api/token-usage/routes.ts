@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { doc } from '../openapi.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { findTokenByKey } from './find-token-by-key.js';
 import { findTokenLogs } from './find-token-logs.js';

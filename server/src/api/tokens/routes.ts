@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { createTokens } from './create-tokens.js';
 import { deleteToken } from './delete-token.js';

@@ -3,7 +3,7 @@ import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { createTopUpOrder } from './create-top-up-order.js';
 import { quoteTopUp } from './quote-top-up.js';

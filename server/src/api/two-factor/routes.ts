@@ -6,7 +6,7 @@ import { passkeysEnabled } from '../../lib/second-factors.js';
 import { doc } from '../openapi.js';
 import type { CodeAttemptLimiter } from '../rate-limit.js';
 import { noteSignIn } from '../audit/sign-in-audit.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { renewSessionCookie } from '../users/session-cookie.js';
 import { userIdParamsSchema } from '../users/schemas.js';
 import { parseInput } from '../validate.js';

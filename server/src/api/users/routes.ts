@@ -5,7 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { authOf } from '../auth/guards.js';
 import { sessionCookieName } from '../../lib/session.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { createUser } from './create-user.js';
 import { deleteSelf } from './delete-self.js';

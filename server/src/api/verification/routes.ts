@@ -4,7 +4,7 @@ import { ok } from '../../lib/envelope.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { OneTimeCodes } from '../../mail/one-time-codes.js';
 import { authOf } from '../auth/guards.js';
-import type { RouteDeps } from '../routes.js';
+import type { RouteDeps } from '../route-deps.js';
 import { parseInput } from '../validate.js';
 import { bindEmail, emailBoundMessage } from './bind-email.js';
 import { confirmPasswordReset, requestPasswordReset, resetMessages } from './reset-password.js';
