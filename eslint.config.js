@@ -82,4 +82,25 @@ export default tseslint.config(
       }],
     },
   },
+  {
+    // Console features don't import each other (STYLE.md): shared pieces live in web/src/components/
+    // or web/src/lib/. A feature is web/src/features/<name>; an import into another name fails.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { [path.resolve(import.meta.dirname, 'scripts/eslint-ts-resolver.cjs')]: {} },
+      'boundaries/include': ['web/src/**/*.{ts,tsx}'],
+      'boundaries/elements': [{ type: 'web-feature', pattern: 'web/src/features/*', capture: ['feature'] }],
+    },
+    rules: {
+      'boundaries/dependencies': ['error', {
+        default: 'allow',
+        policies: [{
+          from: { element: { type: 'web-feature' } },
+          disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
+          message: 'A console feature must not import another feature ({{ to.element.path }}): move the shared piece to web/src/components/ or web/src/lib/',
+        }],
+      }],
+    },
+  },
 );

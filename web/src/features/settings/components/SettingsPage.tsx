@@ -3,9 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { isRoot, useCurrentUser } from '../../../lib/user-store';
 import type { ReactNode } from 'react';
-import { ModelsTab } from '../../settings-ops/components/ModelsTab';
-import { OperationTab } from '../../settings-ops/components/OperationTab';
-import { RateLimitTab } from '../../settings-ops/components/RateLimitTab';
+import { ModelsTab } from './ModelsTab';
+import { OperationTab } from './OperationTab';
+import { RateLimitTab } from './RateLimitTab';
 import { OtherSettingsTab } from './OtherSettingsTab';
 import { SystemSettingsTab } from './SystemSettingsTab';
 

@@ -1,7 +1,7 @@
 import { Card, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { OptionsPanel } from '../../settings/components/OptionsPanel';
-import { isValidJson } from '../../settings/hooks/save-options';
+import { OptionsPanel } from './OptionsPanel';
+import { isValidJson } from '../hooks/save-options';
 import { ChatsEditor } from './ChatsEditor';
 import { chatsPanel } from './ops-panels';
 

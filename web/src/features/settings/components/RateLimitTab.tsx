@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { OptionsPanel } from '../../settings/components/OptionsPanel';
-import { WithOptions } from '../../settings/components/WithOptions';
+import { OptionsPanel } from './OptionsPanel';
+import { WithOptions } from './WithOptions';
 import { rateLimitPanel } from './ops-panels';
 
 /** The ratelimit tab: model request rate limit. */

@@ -2,7 +2,7 @@ import { Card, Spin, Tabs } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { OptionsPanel } from '../../settings/components/OptionsPanel';
+import { OptionsPanel } from './OptionsPanel';
 import { useEnabledModels } from '../api/ops';
 import { modelRatioPanel } from './ops-panels';
 import { parseMap, rowsFromOptions } from './ratio-editor';

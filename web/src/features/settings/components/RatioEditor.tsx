@@ -3,7 +3,7 @@ import { Button, Flex, Input, Table } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError } from '../../../lib/feedback';
-import { useOptionSave } from '../../settings/hooks/useOptionSave';
+import { useOptionSave } from '../hooks/useOptionSave';
 import { BatchSetModal } from './BatchSetModal';
 import { ModelPriceModal } from './ModelPriceModal';
 import { applyBatch, changesFromRows, invalidRows, isNumberText, type BatchMode, type RatioRow } from './ratio-editor';

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Button } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { feedback, showSuccess } from '../../../lib/feedback';
-import { optionsQueryKey } from '../../settings/api/options';
+import { optionsQueryKey } from '../api/options';
 import { resetModelRatios } from '../api/ops';
 
 /** Restores the built-in model ratios and prices after a confirmation. */

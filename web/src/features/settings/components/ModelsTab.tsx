@@ -1,6 +1,6 @@
 import { Flex } from 'antd';
-import { OptionsPanel } from '../../settings/components/OptionsPanel';
-import { WithOptions } from '../../settings/components/WithOptions';
+import { OptionsPanel } from './OptionsPanel';
+import { WithOptions } from './WithOptions';
 import * as panels from './ops-panels';
 import { validateJsonChanges } from './OperationTab';
 

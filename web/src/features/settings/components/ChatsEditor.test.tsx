@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { defaultChats } from '@modelgate/shared';
 import { describe, expect, it } from 'vitest';
 import { adminUser, fakeServer, ok, renderScreen, type FakeCall } from '../../../test/render-route';
-import { SettingsPage } from '../../settings/components/SettingsPage';
+import { SettingsPage } from './SettingsPage';
 
 function chatsServer(chats: unknown[]) {
   const stored: Record<string, string> = { Chats: JSON.stringify(chats) };

@@ -1,6 +1,6 @@
-import { isValidJson } from '../../settings/hooks/save-options';
-import type { OptionsPanelProps } from '../../settings/components/OptionsPanel';
-import { panelSection, SettingsSections, type SettingsSection } from '../../settings/components/SettingsSections';
+import { isValidJson } from '../hooks/save-options';
+import type { OptionsPanelProps } from './OptionsPanel';
+import { panelSection, SettingsSections, type SettingsSection } from './SettingsSections';
 import { ChatsSettings } from './ChatsSettings';
 import { LogCleanup } from './LogCleanup';
 import * as panels from './ops-panels';

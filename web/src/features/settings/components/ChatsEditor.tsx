@@ -4,7 +4,7 @@ import { Button, Flex, Form, Input, Space, Typography } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback, showError } from '../../../lib/feedback';
-import { useOptionSave } from '../../settings/hooks/useOptionSave';
+import { useOptionSave } from '../hooks/useOptionSave';
 
 interface ChatRow {
   name: string;

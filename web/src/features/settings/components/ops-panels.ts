@@ -1,4 +1,4 @@
-import type { OptionField } from '../../settings/components/option-fields';
+import type { OptionField } from './option-fields';
 
 const f = (key: string, kind: OptionField['kind'], labelKey: string, extra: Partial<OptionField> = {}): OptionField => ({ key, kind, labelKey: `settingsOps.${labelKey}`, ...extra });
 const json = (key: string, labelKey: string, placeholder: string) => f(key, 'json', labelKey, { placeholder });

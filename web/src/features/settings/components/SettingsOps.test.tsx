@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { adminUser, fail, fakeServer, ok, renderScreen, type FakeCall } from '../../../test/render-route';
-import { SettingsPage } from '../../settings/components/SettingsPage';
+import { SettingsPage } from './SettingsPage';
 
 const baseOptions: Record<string, string> = {
   GroupRatio: '{"default":1,"vip":1}',

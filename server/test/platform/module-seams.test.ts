@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The import seams eslint.config.js holds (issue 31): a route file never imports api/routes.ts
+ * (which imports it), and a console feature never imports another feature. Each rule is run by
+ * ESLint's own API on a planted file, so a config change that silently drops a rule fails here.
+ */
+const root = path.resolve(import.meta.dirname, '../../..');
+const eslint = new ESLint({ cwd: root });
+
+async function ruleErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });
+  return result!.messages.filter((message) => message.severity === 2).map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+describe('route files and api/routes.ts', () => {
+  it('rejects a route file importing api/routes.ts', async () => {
+    const errors = await ruleErrors('server/src/api/tokens/planted.ts', "import type { RouteDeps } from '../routes.js';\nexport type Deps = RouteDeps;\n");
+    expect(errors).toEqual([expect.stringMatching(/^no-restricted-imports: .*route-deps\.js/)]);
+  });
+
+  it('lets a route file import api/route-deps.ts', async () => {
+    const errors = await ruleErrors('server/src/api/tokens/planted.ts', "import type { RouteDeps } from '../route-deps.js';\nexport type Deps = RouteDeps;\n");
+    expect(errors).toEqual([]);
+  });
+}, 60_000);
+
+describe('console features', () => {
+  const planted = 'web/src/features/tokens/components/Planted.tsx';
+
+  it('rejects an import from another feature folder', async () => {
+    const errors = await ruleErrors(planted, "import { useOptionSave } from '../../settings/hooks/useOptionSave';\nexport const hooks = [useOptionSave];\n");
+    expect(errors).toEqual([expect.stringMatching(/^boundaries\/dependencies: A console feature must not import another feature \(web\/src\/features\/settings\)/)]);
+  });
+
+  it('lets a feature import its own files and the shared components/ and lib/', async () => {
+    const code = [
+      "import { tokensQueryKey } from '../api/tokens';",
+      "import { DataTable } from '../../../components/DataTable';",
+      "import { renderQuota } from '../../../lib/format';",
+      'export const parts = [tokensQueryKey, DataTable, renderQuota];',
+      '',
+    ].join('\n');
+    expect(await ruleErrors(planted, code)).toEqual([]);
+  });
+}, 60_000);
