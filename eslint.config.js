@@ -83,7 +83,7 @@ export default tseslint.config(
     },
   },
   {
-    // Console features don't import each other (STYLE.md): shared pieces live in web/src/components/
+    // Console features don't import each other (CONTRIBUTING.md): shared pieces live in web/src/components/
     // or web/src/lib/. A feature is web/src/features/<name>; an import into another name fails.
     files: ['web/src/**/*.{ts,tsx}'],
     plugins: { boundaries },

@@ -13,7 +13,7 @@ import type { ChunkTransform, ChunkVerdict } from '../../src/relay/providers/typ
 // Test doubles and helpers
 // ---------------------------------------------------------------------------------------------
 
-/** The part of ServerResponse SseRelay uses; records every write and lets the test drive 'drain'/'close'. */
+/** The part of ServerResponse the stream driver uses; records every write and lets the test drive 'drain'/'close'. */
 class FakeOut extends EventEmitter {
   readonly writes: string[] = [];
   /** What write() returns (false: the client's buffer is full). */
@@ -236,7 +236,7 @@ afterEach(() => {
 // 1. Splitting invariance
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: the way the upstream splits its bytes does not matter', () => {
+describe('stream driver: the way the upstream splits its bytes does not matter', () => {
   const { body, contentEvents, usageEvent } = realisticBody();
   const bytes = Buffer.from(body);
 
@@ -307,7 +307,7 @@ describe('SseRelay: the way the upstream splits its bytes does not matter', () =
 // 2. Multi-byte UTF-8
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: multi-byte UTF-8 split across pieces', () => {
+describe('stream driver: multi-byte UTF-8 split across pieces', () => {
   const texts = ['你好，', '世界！', '😀🎉', ' emoji 👩‍👩‍👧‍👦 family', ' 𠜎𠜱 (CJK ext B)', ' Ünïcödé ', '中文测试。'];
   const original = texts.join('');
   const body = texts.map((text) => event(contentChunk('chatcmpl-u', text))).join('') + doneEvent;
@@ -348,7 +348,7 @@ describe('SseRelay: multi-byte UTF-8 split across pieces', () => {
 // 3. Comments, other fields, data without a space, removed events
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: lines other than plain data lines', () => {
+describe('stream driver: lines other than plain data lines', () => {
   // The usage chunk with its own spacing: forwarded unchanged means these bytes, not a re-serialization.
   const usageJson = '{"id": "chatcmpl-m", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}';
   const a = JSON.stringify(contentChunk('chatcmpl-m', 'A'));
@@ -426,7 +426,7 @@ describe('SseRelay: lines other than plain data lines', () => {
 // 4. No upstream usage: counting and the synthesized usage chunk
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: no usage from the upstream', () => {
+describe('stream driver: no usage from the upstream', () => {
   const texts = ['The', ' quick', ' brown', ' fox', ' jumps.'];
   const chunks = texts.map((text, i) => contentChunk(i === texts.length - 1 ? 'chatcmpl-last' : 'chatcmpl-first', text));
   const contentEvents = chunks.map((chunk) => event(chunk)).join('');
@@ -523,7 +523,7 @@ describe('SseRelay: no usage from the upstream', () => {
 // 5. Moonshot-style usage in choices[0].usage
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: usage in choices[0].usage (Moonshot)', () => {
+describe('stream driver: usage in choices[0].usage (Moonshot)', () => {
   const last = {
     id: 'chatcmpl-moon', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'moonshot-v1-8k',
     choices: [{ index: 0, delta: {}, finish_reason: 'stop', usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 } }],
@@ -566,7 +566,7 @@ describe('SseRelay: usage in choices[0].usage (Moonshot)', () => {
 // 6. Backpressure
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: backpressure', () => {
+describe('stream driver: backpressure', () => {
   const one = Buffer.from(event(contentChunk('c', 'one')));
   const two = Buffer.from(event(contentChunk('c', 'two')));
 
@@ -681,7 +681,7 @@ describe('SseRelay: backpressure', () => {
 // 7. Client gone
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: the client goes away', () => {
+describe('stream driver: the client goes away', () => {
   it('aborts the upstream with "client closed" and reports isClientGone, billing what was produced', async () => {
     const h = harness();
     h.relay.data(Buffer.from(event(contentChunk('c', 'produced before the close'))));
@@ -727,7 +727,7 @@ describe('SseRelay: the client goes away', () => {
 // 8. Idle timeout and pings
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: idle timeout', () => {
+describe('stream driver: idle timeout', () => {
   const piece = (i: number) => Buffer.from(event(contentChunk('c', `p${i} `)));
 
   it('never aborts while pieces come every 30 ms, aborts once after a longer silence, then ends with the timeout frame', async () => {
@@ -810,7 +810,7 @@ describe('SseRelay: idle timeout', () => {
 // 9. Upstream error mid-stream, and calls after the finish
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: the upstream breaks mid-stream', () => {
+describe('stream driver: the upstream breaks mid-stream', () => {
   const texts = ['Partial', ' answer', ' so far'];
   const produced = texts.map((text) => event(contentChunk('chatcmpl-err', text))).join('');
   const hangUp = openAiErrorFrame('The upstream stream broke off', 'upstream_error');
@@ -894,7 +894,7 @@ describe('SseRelay: the upstream breaks mid-stream', () => {
 // 10. Transforms that change chunks
 // ---------------------------------------------------------------------------------------------
 
-describe('SseRelay: a transform that changes chunks', () => {
+describe('stream driver: a transform that changes chunks', () => {
   /** Uppercases delta.content; usage as the OpenAI transform reads it. */
   function upperTransform(): ChunkTransform & { seen: number } {
     const reader = createOpenAiChunkTransform({});
@@ -960,7 +960,7 @@ describe('SseRelay: a transform that changes chunks', () => {
   });
 });
 
-describe('SseRelay with a deferred head (start): failing before the first byte', () => {
+describe('stream driver with a deferred head (start): failing before the first byte', () => {
   function gated(overrides: Partial<Omit<StreamOptions, 'out' | 'abort' | 'countPromptTokens'>> = {}) {
     const calls: string[] = [];
     const h = harness({ start: () => calls.push('start'), cancel: () => calls.push('cancel'), ...overrides });

@@ -104,7 +104,7 @@ describe('the stream idle timeout counts upstream silence, not a slow client (ST
   };
   const countPieces = (text: string) => text.split(piece).length - 1;
 
-  it('OpenAI pass-through (SseRelay): a client stalled for 2.5 s and then reading slowly gets the whole answer', async () => {
+  it('OpenAI pass-through (stream driver): a client stalled for 2.5 s and then reading slowly gets the whole answer', async () => {
     const answer = await readSlowly(server.url, httpRequest('/v1/chat/completions', { model: 'slow-big', stream: true, messages: [{ role: 'user', content: 'hi' }] }), 2500);
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).not.toContain('stream_idle_timeout');

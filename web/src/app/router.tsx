@@ -37,7 +37,7 @@ const authed = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
 const admin = (element: ReactNode) => <RequireAdmin>{element}</RequireAdmin>;
 const root = (element: ReactNode) => <RequireRoot>{element}</RequireRoot>;
 
-/** The route table of spec 01 §2. */
+/** The route table. */
 export const routes: RouteObject[] = [
   {
     element: <AppShell />,

@@ -1,4 +1,4 @@
-/** Token counts as B, M or k above 1e9, 1e6 and 1e4 (spec 01 §9); smaller counts as they are. */
+/** Token counts as B, M or k above 1e9, 1e6 and 1e4; smaller counts as they are. */
 export function formatTokenCount(count: number): string {
   const value = Number(count) || 0;
   const trim = (n: number) => String(Number(n.toFixed(2)));

@@ -2,7 +2,7 @@ import i18n, { currentLanguage } from './i18n';
 import { showError, showInfo } from './feedback';
 import { userStore } from './user-store';
 
-/** The envelope every management API answer carries (spec 01 §7). */
+/** The envelope every management API answer carries. */
 export interface Envelope<T> {
   success: boolean;
   message: string;
@@ -48,7 +48,7 @@ function urlOf(path: string, query?: RequestOptions['query']): string {
   return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
 }
 
-/** spec 01 §8: the global handler for HTTP-level failures. */
+/** The global handler for HTTP-level failures. */
 function handleHttpFailure(status: number, message: string, options: RequestOptions): boolean {
   if (status === 401 && !options.noAuthRedirect) {
     userStore.clear();

@@ -4,7 +4,7 @@ import { showError } from './feedback';
 import { ApiError, http } from './http';
 import { readJson, readString, StorageKey, writeJson, writeString } from './storage-keys';
 
-/** The platform status object held locally (spec 01 §3). */
+/** The platform status object held locally. */
 export interface PlatformStatus {
   setup: boolean;
   self_use_mode_enabled: boolean;

@@ -1,4 +1,4 @@
-/** Every local-storage key the console uses (spec 01 §3, spec 02 §3). */
+/** Every local-storage key the console uses. */
 export const StorageKey = {
   user: 'user',
   status: 'status',

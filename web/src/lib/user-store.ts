@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react';
 import { Role } from '@modelgate/shared';
 import { readJson, removeKey, StorageKey, writeJson } from './storage-keys';
 
-/** The signed-in user as stored locally after login (spec 01 §4 "Login success"). */
+/** The signed-in user as stored locally after login. */
 export interface StoredUser {
   id: number;
   username: string;

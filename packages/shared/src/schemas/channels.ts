@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idField, int32 } from './fields.js';
 
-/** Channel type numbers of spec 01 §3 with their display names. */
+/** Channel type numbers with their display names. */
 export const channelTypeNames: Readonly<Record<number, string>> = {
   1: 'OpenAI', 2: 'Midjourney Proxy', 3: 'Azure OpenAI', 4: 'Ollama', 5: 'Midjourney Proxy Plus', 8: '自定义渠道',
   11: 'PaLM2', 14: 'Claude', 15: '百度文心千帆', 16: '智谱 ChatGLM', 17: '阿里通义千问', 18: '讯飞星火认知',
@@ -118,7 +118,7 @@ export const channelFieldsShape = {
 
 type ChannelFieldsInput = z.infer<z.ZodObject<typeof channelFieldsShape>>;
 
-/** The spec §5 rules shared by create, update and the console's form; adds issues with the spec's messages. */
+/** The channel rules shared by create, update and the console's form; adds issues with the form's messages. */
 export function checkChannelFields(value: ChannelFieldsInput, ctx: z.RefinementCtx): void {
   const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] });
   if (value.type !== undefined && !isKnownChannelType(value.type)) fail(channelMessages.unknownType);

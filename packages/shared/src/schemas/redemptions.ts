@@ -4,9 +4,9 @@ import { idField } from './fields.js';
 export const redemptionNameMaxLength = 20;
 export const redemptionKeyLength = 32;
 export const redemptionBatchMax = 100;
-/** Spec §9: the redemption form starts at quota 100000, count 1. */
+/** The redemption form starts at quota 100000, count 1. */
 export const redemptionDefaults = { quota: 100000, count: 1 } as const;
-/** Online top-up payment methods (spec §2 Wallet): zfb (Alipay) or wx (WeChat Pay). */
+/** Online top-up payment methods (the wallet page): zfb (Alipay) or wx (WeChat Pay). */
 export const paymentMethods = ['zfb', 'wx'] as const;
 export type PaymentMethod = (typeof paymentMethods)[number];
 

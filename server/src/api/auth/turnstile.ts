@@ -16,7 +16,7 @@ function tokenOf(request: FastifyRequest): string {
 }
 
 /**
- * The bot check (spec 01: TurnstileCheckEnabled) for sign-in, registration, verification mail and
+ * The bot check (TurnstileCheckEnabled) for sign-in, registration, verification mail and
  * password reset: the `turnstile` query token is verified with Cloudflare's siteverify endpoint
  * (TURNSTILE_VERIFY_URL) before the route does anything. A missing or rejected token is a 400 and
  * nothing else happens; an unreachable verifier is a 400 too (never an open door), logged.

@@ -20,7 +20,7 @@ const groupNameMaxLength = 64;
 const groupListMaxLength = 255;
 const statusCodeMappingMaxLength = 1024;
 
-/** Trims a base URL and drops trailing slashes (spec §5). */
+/** Trims a base URL and drops trailing slashes. */
 export const normalizeBaseUrl = (url: string): string => url.trim().replace(/\/+$/, '');
 
 function checkNames(models: string[], groups: string[]): void {
@@ -73,7 +73,7 @@ export function channelValuesOf(input: ChannelFields): ChannelValues {
   return values;
 }
 
-/** iFlytek channels with no API version set use the default one (spec §5). */
+/** iFlytek channels with no API version set use the default one. */
 export function applyTypeDefaults(values: ChannelValues, type: number, currentOther = ''): ChannelValues {
   if (type === iflytekType && (values.other ?? currentOther) === '') return { ...values, other: iflytekDefaultVersion };
   return values;

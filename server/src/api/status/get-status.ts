@@ -3,7 +3,7 @@ import { serverAddressOf } from '../../lib/server-address.js';
 import { stripeSettingsOf } from '../payments/stripe.js';
 import { epaySettingsOf } from '../topup/epay.js';
 
-/** The platform status object of spec 01 §3, read by the console at start. */
+/** The platform status object, read by the console at start. */
 export async function getStatus(ctx: AppContext, isSetupDone: boolean) {
   const o = ctx.options;
   const stripe = stripeSettingsOf(o);

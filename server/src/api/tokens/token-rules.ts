@@ -22,7 +22,7 @@ export function assertUsableGroup(ctx: AppContext, user: AuthUser, group: string
   if (!isUsable) throw invalidInput(tokenMessages.groupUnavailable(group));
 }
 
-/** An expired or exhausted token cannot be enabled (spec §4). */
+/** An expired or exhausted token cannot be enabled. */
 export function assertCanEnable(token: Pick<TokenRow, 'expired_time' | 'remain_quota' | 'unlimited_quota'>): void {
   if (token.expired_time !== -1 && token.expired_time < nowSeconds()) throw invalidInput(tokenMessages.cannotEnableExpired);
   if (token.unlimited_quota !== 1 && token.remain_quota <= 0) throw invalidInput(tokenMessages.cannotEnableExhausted);

@@ -1,4 +1,4 @@
-/** Browser clients cannot set headers; they send the key as a subprotocol (providers.md §5.4). */
+/** Browser clients cannot set headers; they send the key as a subprotocol. */
 export const keyProtocolPrefix = 'openai-insecure-api-key.';
 export const betaProtocol = 'openai-beta.realtime-v1';
 

@@ -1,6 +1,6 @@
 import { usageCount } from '../billing/usage-count.js';
 
-/** Token counts of a realtime session, summed over every `response.done` event (providers.md §5.4). */
+/** Token counts of a realtime session, summed over every `response.done` event. */
 export interface RealtimeUsage {
   responses: number;
   textInputTokens: number;

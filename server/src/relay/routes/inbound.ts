@@ -66,7 +66,7 @@ const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknow
 };
 
 /**
- * Inbound APIs besides OpenAI chat (providers.md §5): Anthropic Messages, Gemini generateContent
+ * Inbound APIs besides OpenAI chat: Anthropic Messages, Gemini generateContent
  * and model list, OpenAI Responses. Each runs through the same relay (auth, billing, failover) on
  * any channel: native pass-through when the channel speaks the format, conversion otherwise.
  */

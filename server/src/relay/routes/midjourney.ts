@@ -38,7 +38,7 @@ const idParam = (request: FastifyRequest) => {
 const listBody = z.object({ ids: z.array(z.string().min(1).max(191)).max(100).default([]) });
 
 /**
- * The Midjourney-Proxy routes (spec: providers.md §4) under `/mj` and the mode prefixes: submits
+ * The Midjourney-Proxy routes under `/mj` and the mode prefixes: submits
  * billed per action (relay/tasks/submit.ts), follow-ups sent to the channel that made the image,
  * fetch and list answered from the database (a user's own tasks only), image-seed asked of the
  * channel, and the image proxy. Answers and errors are in Midjourney-Proxy's shape.

@@ -21,7 +21,7 @@ export interface StreamOut {
  * One stream's format work, between the upstream's bytes and the client's: decode (SSE lines, a
  * provider's framing), transform (the provider's chunk transform, a conversion to another API's
  * events) and encode. The OpenAI pass-through is one codec (a read-only transform: lines copied),
- * every converted or inbound format another (stream-codecs.ts).
+ * every converted or inbound format another (openai-sse-codec.ts, event-codec.ts).
  */
 export interface StreamCodec {
   /**

@@ -96,7 +96,7 @@ interface SideMenuProps {
   onCloseDrawer: () => void;
 }
 
-/** The side menu of spec 01 §2: 200 wide, 60 collapsed; a Drawer on phone widths. */
+/** The side menu: 200 wide, 60 collapsed; a Drawer on phone widths. */
 export function SideMenu({ isMobile, collapsed, onToggleCollapsed, drawerOpen, onCloseDrawer }: SideMenuProps) {
   const { t } = useTranslation();
   const location = useLocation();

@@ -14,7 +14,7 @@ async function storeBalance(ctx: AppContext, id: number, balance: number): Promi
     .where('id', '=', id).execute();
 }
 
-/** Reads the provider's balance (providers.md §6) and stores it on the channel. */
+/** Reads the provider's balance and stores it on the channel. */
 export async function updateChannelBalance(ctx: AppContext, relay: RelayFacade, id: number): Promise<number> {
   const channel = await loadRelayChannel(ctx, id);
   let balance: number | null;

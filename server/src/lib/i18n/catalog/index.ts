@@ -8,7 +8,7 @@ import { relayTexts } from './relay.js';
 /**
  * One catalog entry: a Chinese text exactly as the source writes it, a template literal's `${…}`
  * parts written `{0}`, `{1}`, … in order, and its English with the same parts (in any order).
- * server/test/api/i18n-catalog.test.ts fails for a Chinese literal of server/src or
+ * server/test/i18n/catalog.test.ts fails for a Chinese literal of server/src or
  * packages/shared/src without an entry here, and for an entry no source has any more.
  */
 export type CatalogEntry = readonly [zh: string, en: string];

@@ -3,7 +3,7 @@ import { claudeRequestToOpenAi } from './request.js';
 import { claudeErrorBody, openAiToClaudeResponse } from './response.js';
 import { createClaudeStreamEncoder } from './stream.js';
 
-/** The Anthropic Messages API (POST /v1/messages) served on any channel (providers.md §5.1). */
+/** The Anthropic Messages API (POST /v1/messages) served on any channel. */
 export const claudeFormat: InboundFormat = {
   wire: 'claude',
   modelOf: (body) => (typeof body.model === 'string' ? body.model : ''),

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../errors.js';
 
-/** Anthropic error types and the HTTP statuses they come with (providers.md §5.1). */
+/** Anthropic error types and the HTTP statuses they come with. */
 export const claudeErrorStatus: Record<string, number> = {
   invalid_request_error: 400,
   authentication_error: 401,

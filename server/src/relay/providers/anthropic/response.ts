@@ -3,7 +3,7 @@ import { readClaudeUsage, toOpenAiUsage } from './usage.js';
 
 type Json = Record<string, unknown>;
 
-/** Claude stop_reason → OpenAI finish_reason (providers.md §3 14). */
+/** Claude stop_reason → OpenAI finish_reason. */
 export function finishReasonOf(stopReason: unknown): string | null {
   switch (stopReason) {
     case 'end_turn':

@@ -4,7 +4,7 @@ import { usageCount } from '../../billing/usage-count.js';
 /** Usage counters are untrusted: non-negative safe integers (billing/usage-count.ts). */
 const count = usageCount;
 
-/** The raw counters of a Claude `usage` object; input excludes cache reads and writes (providers.md §5.1). */
+/** The raw counters of a Claude `usage` object; input excludes cache reads and writes. */
 export interface ClaudeUsageParts {
   input: number;
   output: number;

@@ -33,14 +33,14 @@ export function buildAzureUrl(endpoint: RelayEndpoint | 'models', target: Upstre
   const path = deploymentPaths[endpoint];
   if (!path) throw new Error(`Azure OpenAI does not serve the ${endpoint} endpoint`);
   const deployment = encodeURIComponent(azureDeploymentOf(model));
-  // Cloudflare AI Gateway (providers.md §1): the gateway base replaces `/openai/deployments`.
+  // Cloudflare AI Gateway: the gateway base replaces `/openai/deployments`.
   if (base.startsWith(cloudflareGateway)) return `${base}/${deployment}${path}?api-version=${version}`;
   return `${base}/openai/deployments/${deployment}${path}?api-version=${version}`;
 }
 
 /**
  * Responses API: `{base}/openai/v1/responses?api-version=preview` by default; on cognitiveservices
- * hosts `{base}/openai/responses?api-version={v}` (providers.md §3).
+ * hosts `{base}/openai/responses?api-version={v}`.
  */
 export function buildAzureResponsesUrl(target: UpstreamTarget, version = 'preview'): string {
   const base = trimSlash(target.baseURL);

@@ -33,7 +33,7 @@ function finiteBalance(value: number): number {
 const dateOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 /**
- * OpenAI-style balance (providers.md §6): hard_limit_usd − total_usage/100 from
+ * OpenAI-style balance: hard_limit_usd − total_usage/100 from
  * /v1/dashboard/billing/subscription and /usage (the last 100 days).
  */
 export async function fetchDashboardBalance(target: UpstreamTarget): Promise<number> {

@@ -26,7 +26,7 @@ export interface OpenAiCompatibleConfig {
   /** Provider body rules applied to each OpenAI chat body (in place), after the reasoning rules if any. */
   prepareChatBody?: (body: Record<string, unknown>) => void;
   endpoints?: RelayEndpoint[];
-  /** Whether stream_options.include_usage may be sent (providers.md §1). */
+  /** Whether stream_options.include_usage may be sent. */
   supportsStreamUsage?: boolean;
   isUsageInChoice?: boolean;
   isCompletionFromTotal?: boolean;

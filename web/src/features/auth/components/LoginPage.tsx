@@ -15,7 +15,7 @@ import { ThirdPartyLogin } from './ThirdPartyLogin';
 export const affStorageKey = 'aff';
 
 /**
- * Sign in (spec 01 §2 "Login"): accepts ?expired=true and ?aff={code}. After a first step that
+ * Sign in: accepts ?expired=true and ?aff={code}. After a first step that
  * needs a second one (router state `secondStep`, from any sign-in way), the second step is shown.
  */
 export function LoginPage() {

@@ -19,7 +19,7 @@ interface RegisterValues {
   verification_code?: string;
 }
 
-/** Register form with the rules and messages of spec 01 §5. */
+/** Register form with its field rules and messages. */
 export function RegisterForm({ emailVerification }: { emailVerification: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();

@@ -9,7 +9,7 @@ import { affStorageKey } from './LoginPage';
 import { RegisterForm } from './RegisterForm';
 import { ThirdPartyLogin } from './ThirdPartyLogin';
 
-/** Register (spec 01 §2): accepts ?aff={code}. */
+/** Register: accepts ?aff={code}. */
 export function RegisterPage() {
   const { t } = useTranslation();
   const [params] = useSearchParams();

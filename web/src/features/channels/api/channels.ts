@@ -2,7 +2,7 @@ import type { ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** A channel as the list and detail endpoints return it (spec 02 §3); no answer carries the key (see revealChannelKey). */
+/** A channel as the list and detail endpoints return it; no answer carries the key (see revealChannelKey). */
 export interface Channel {
   id: number;
   name: string;

@@ -43,7 +43,7 @@ export function ChannelStatusTag({ status, otherInfo }: { status: number; otherI
   return <Tag>{t('channels.status.unknown')}</Tag>;
 }
 
-/** spec 02 §9: 0 untested, up to 1 s green, up to 3 s lime, up to 5 s yellow, above red. */
+/** Response-time colours: 0 untested, up to 1 s green, up to 3 s lime, up to 5 s yellow, above red. */
 export function responseTimeColor(milliseconds: number): string {
   if (milliseconds <= 0) return 'default';
   if (milliseconds <= 1000) return 'green';

@@ -112,7 +112,7 @@ function settingText(values: ChannelFormValues): string {
   return Object.keys(setting).length > 0 ? JSON.stringify(setting) : '';
 }
 
-/** Spec 02 §5 channel-form rules in order; the first failing rule's message (zh text of the shared constants' keys). */
+/** The channel-form rules in order; the first failing rule's message (zh text of the shared constants' keys). */
 export function channelFormProblem(values: ChannelFormValues, isCreate: boolean): keyof typeof channelMessages | null {
   if (isCreate && (!values.name?.trim() || !values.key?.trim())) return 'nameAndKeyRequired';
   if (!isCreate && !values.name?.trim()) return 'nameAndKeyRequired';
@@ -123,7 +123,7 @@ export function channelFormProblem(values: ChannelFormValues, isCreate: boolean)
   return null;
 }
 
-/** A trailing / is stripped from the base URL (spec 02 §5). */
+/** A trailing / is stripped from the base URL. */
 export const stripTrailingSlash = (url: string): string => url.trim().replace(/\/+$/, '');
 export const endsWithV1 = (url: string): boolean => /\/v1$/.test(stripTrailingSlash(url));
 

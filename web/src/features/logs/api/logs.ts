@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** A usage-log row (spec 02 §3 Log); `other` is a JSON string. */
+/** A usage-log row; `other` is a JSON string. */
 export interface LogEntry {
   id: number;
   created_at: number;

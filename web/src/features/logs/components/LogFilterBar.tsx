@@ -28,7 +28,7 @@ export function defaultLogFilters(): LogFilters {
   };
 }
 
-/** Filters of spec 02 §2 Usage log; admins also filter by channel id and username. */
+/** Filters of the usage log; admins also filter by channel id and username. */
 export function LogFilterBar({ initial, isAdmin, onSearch }: { initial: LogFilters; isAdmin: boolean; onSearch: (filters: LogFilters) => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();

@@ -14,7 +14,7 @@ import { defaultLogFilters, LogFilterBar } from './LogFilterBar';
 import { LogUserModal } from './LogUserModal';
 import { useLogColumns } from './useLogColumns';
 
-/** Usage log (spec 02 §2): filters, stats badges, paged table with billing detail. */
+/** Usage log: filters, stats badges, paged table with billing detail. */
 export function LogsPage() {
   const { t } = useTranslation();
   const user = useCurrentUser();

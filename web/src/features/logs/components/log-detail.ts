@@ -1,4 +1,4 @@
-/** The details a log keeps in its `other` JSON: billing for consumption (spec 02 §3), the failure for errors (type 5). */
+/** The details a log keeps in its `other` JSON: billing for consumption, the failure for errors (type 5). */
 export interface LogOther {
   model_ratio?: number;
   model_price?: number;
@@ -43,7 +43,7 @@ export function parseOther(text: string): LogOther {
   }
 }
 
-/** Duration colour (spec 02 §9): under 101 s green, under 300 s orange, else red. */
+/** Duration colour: under 101 s green, under 300 s orange, else red. */
 export const durationColor = (seconds: number): string => (seconds < 101 ? 'green' : seconds < 300 ? 'orange' : 'red');
 
 /** First-token time colour: under 3 s green, under 10 s orange, else red. */

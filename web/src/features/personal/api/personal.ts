@@ -23,7 +23,7 @@ export interface SelfUser {
   setting?: string;
 }
 
-/** User setting of spec 01 §3. */
+/** User setting. */
 export interface UserSetting {
   notify_type: 'email' | 'webhook';
   quota_warning_threshold: number;

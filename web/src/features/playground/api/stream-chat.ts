@@ -51,7 +51,7 @@ function handleEvent(data: string, handlers: StreamHandlers): boolean {
 }
 
 /**
- * POST /pg/chat/completions (session-authenticated, spec 02 §7): streams server-sent events, each
+ * POST /pg/chat/completions (session-authenticated): streams server-sent events, each
  * carrying choices[0].delta.content, until a '[DONE]' event. Streaming is not JSON, so this is the
  * one call that bypasses the envelope client; it still sends the client's headers (New-Api-User, Accept-Language).
  */

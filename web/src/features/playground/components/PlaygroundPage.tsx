@@ -10,7 +10,7 @@ import { useChat, type ChatSettings } from '../hooks/useChat';
 import { ChatMessages } from './ChatMessages';
 import { PlaygroundSettings } from './PlaygroundSettings';
 
-/** spec 02 §9: model gpt-4o-mini, temperature 0 and max_tokens 0 (both: the upstream's default, not sent). */
+/** Playground defaults: model gpt-4o-mini, temperature 0 and max_tokens 0 (both: the upstream's default, not sent). */
 export const defaultModel = 'gpt-4o-mini';
 export const defaultTemperature = 0;
 

@@ -19,7 +19,7 @@ type Action =
 
 const isFinal = (message: ChatMessage) => message.status === 'complete' || message.status === 'error';
 
-/** spec 02 §4: loading → incomplete while streaming → complete or error; a final message never changes. */
+/** A message's states: loading → incomplete while streaming → complete or error; a final message never changes. */
 function reduce(messages: ChatMessage[], action: Action): ChatMessage[] {
   if (action.type === 'reset') return action.messages;
   if (action.type === 'send') return [...messages, action.user, action.reply];

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { requestEnvelope } from '../../../lib/http';
 
 /**
- * A pricing entry (spec 02 §3): quota_type 0 per token, 1 per call. An unpriced model
+ * A pricing entry: quota_type 0 per token, 1 per call. An unpriced model
  * (is_priced false) has null ratio and price; is_available is judged by the server for the viewer.
  */
 export interface PricingModel {

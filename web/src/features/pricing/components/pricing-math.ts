@@ -1,6 +1,6 @@
 import type { PricingModel } from '../api/pricing';
 
-/** Sort order of spec 02 §2: per-call first, then names starting with gpt, then alphabetical. */
+/** Sort order: per-call first, then names starting with gpt, then alphabetical. */
 export function comparePricing(a: PricingModel, b: PricingModel): number {
   if (a.quota_type !== b.quota_type) return b.quota_type - a.quota_type;
   const aGpt = a.model_name.startsWith('gpt');

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** Redemption fields of spec 02 §3 as the admin API returns them (key in full). */
+/** Redemption fields as the admin API returns them (key in full). */
 export interface Redemption {
   id: number;
   name: string;

@@ -12,7 +12,7 @@ export type RedemptionProblem = 'nameTooLong' | 'quotaInvalid' | 'countInvalid';
 
 const integerOf = (value: number | string | null | undefined): number => (value === null || value === undefined || value === '' ? Number.NaN : Math.trunc(Number(value)));
 
-/** Spec 02 §5: count and quota parsed as integers; a blank name becomes the formatted quota; name 1–20 characters, count 1–100. */
+/** Redemption form: count and quota parsed as integers; a blank name becomes the formatted quota; name 1–20 characters, count 1–100. */
 export function redemptionPayloadOf(values: RedemptionFormValues, formatQuota: (quota: number) => string): { payload: { name: string; quota: number; count: number } } | { problem: RedemptionProblem } {
   const quota = integerOf(values.quota);
   if (!Number.isInteger(quota) || quota < 1) return { problem: 'quotaInvalid' };

@@ -17,5 +17,5 @@ export async function fetchOptions(): Promise<OptionMap> {
 
 export const useOptions = () => useQuery({ queryKey: optionsQueryKey, queryFn: fetchOptions });
 
-/** One call per changed option (spec 01 §7); errors are collected by the caller. */
+/** One call per changed option; errors are collected by the caller. */
 export const saveOption = (key: string, value: string) => http.put<unknown>('/api/option/', { key, value }, { silent: true });

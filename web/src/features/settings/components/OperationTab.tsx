@@ -28,7 +28,7 @@ const operationSections: SettingsSection[] = [
   section('quota', panels.quotaPanel),
 ];
 
-/** The operation tab (spec 02 §2): general, chats, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, performance, quota — one section at a time. */
+/** The operation tab: general, chats, groups, pricing, drawing, sensitive words, logs, dashboard, monitoring, retries and limits, performance, quota — one section at a time. */
 export function OperationTab() {
   return <SettingsSections sections={operationSections} />;
 }

@@ -50,7 +50,7 @@ export const systemSections: SettingsSection[] = [
   panelSection('response-cache', 'settings.responseCachePanel', panels.responseCacheFields),
 ];
 
-/** The system settings panels of spec 01 §2 (presentation panels live in the other tab), one section at a time. */
+/** The system settings panels (presentation panels live in the other tab), one section at a time. */
 export function SystemSettingsTab() {
   return <SettingsSections sections={systemSections} />;
 }

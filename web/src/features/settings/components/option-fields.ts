@@ -42,7 +42,7 @@ export function toOptionValue(field: OptionField, value: FormValue): string {
   return text.trim();
 }
 
-/** The changed options of a panel; secrets only when non-empty (spec 01 §5). */
+/** The changed options of a panel; secrets only when non-empty. */
 export function changedOptions(fields: OptionField[], stored: Record<string, string>, values: Record<string, FormValue>): Record<string, string> {
   const changes: Record<string, string> = {};
   for (const field of fields) {

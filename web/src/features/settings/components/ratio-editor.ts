@@ -41,7 +41,7 @@ export const hasPrice = (row: RatioRow): boolean => row.price !== '';
 
 export type BatchProblem = 'noSelection' | 'needBoth' | 'needValue' | 'invalidNumber';
 
-/** Checks the batch-set inputs (spec 02 §5 pricing editor). */
+/** Checks the batch-set inputs. */
 export function checkBatch(selected: string[], mode: BatchMode, value: string, completionValue: string): BatchProblem | null {
   if (selected.length === 0) return 'noSelection';
   if (mode === 'bothRatio') {

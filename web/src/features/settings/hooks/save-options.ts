@@ -1,6 +1,6 @@
 import { saveOption } from '../api/options';
 
-/** Keys of the enabled-toggle type end in Enabled / enabled (spec 02 §3). */
+/** Keys of the enabled-toggle type end in Enabled / enabled. */
 export const isToggleKey = (key: string): boolean => /enabled$/i.test(key);
 
 export interface SaveResult {
@@ -13,7 +13,7 @@ export interface SaveResult {
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * Saves changed options: toggles first and one by one, the others in parallel (spec 01 §4).
+ * Saves changed options: toggles first and one by one, the others in parallel.
  * Returns which keys failed; never throws.
  */
 export async function saveChangedOptions(changes: Record<string, string>, save = saveOption): Promise<SaveResult> {

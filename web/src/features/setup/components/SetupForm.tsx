@@ -48,7 +48,7 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
       showSuccess(t('setup.success'));
       window.setTimeout(leave, 1500);
     } catch (error) {
-      // The loading state is reset only on a network error (spec 01 §4 "Setup").
+      // The loading state is reset only on a network error.
       if (error instanceof ApiError && error.status === 0) {
         showError(t('setup.networkError'));
         setLoading(false);

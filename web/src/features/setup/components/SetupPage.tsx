@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSetupState } from '../api/setup';
 import { SetupForm } from './SetupForm';
 
-/** First-run wizard (spec 01 §2 "Setup screen"). */
+/** First-run wizard. */
 export function SetupPage() {
   const { t } = useTranslation();
   const { data, isPending, isError } = useSetupState();

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { http } from '../../../lib/http';
 
-/** A drawing (Midjourney) task row (spec 02 §3 Drawing task); channel_id, code and state are admin-only. */
+/** A drawing (Midjourney) task row; channel_id, code and state are admin-only. */
 export interface DrawingTask {
   id: number;
   created_at: number;
@@ -22,7 +22,7 @@ export interface DrawingTask {
   fail_reason: string;
 }
 
-/** A music (Suno) task row (spec 02 §3 Music task); channel_id is admin-only. */
+/** A music (Suno) task row; channel_id is admin-only. */
 export interface MusicTask {
   id: number;
   created_at: number;

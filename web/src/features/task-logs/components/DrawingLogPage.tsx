@@ -12,7 +12,7 @@ import { TaskLogTable } from './TaskLogTable';
 
 interface Detail { title: string; text: string; imageUrl?: string }
 
-/** Drawing task log (spec 02 §2): filters, the admin-only columns, details in an 800 × 400 dialog. */
+/** Drawing task log: filters, the admin-only columns, details in an 800 × 400 dialog. */
 export function DrawingLogPage() {
   const { t } = useTranslation();
   const isAdmin = isAdminUser(useCurrentUser());

@@ -20,7 +20,7 @@ function taskJson(task: MusicTask): string {
   return JSON.stringify({ ...task, data }, null, 2);
 }
 
-/** Music task log (spec 02 §2): progress circles, time spent, the task's JSON on click. */
+/** Music task log: progress circles, time spent, the task's JSON on click. */
 export function MusicLogPage() {
   const { t } = useTranslation();
   const isAdmin = isAdminUser(useCurrentUser());

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** Token fields of spec 02 §3; the key is stored without the sk- prefix. */
+/** Token fields as the API returns them; the key is stored without the sk- prefix. */
 export interface Token {
   id: number;
   name: string;

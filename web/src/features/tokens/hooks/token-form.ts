@@ -18,9 +18,9 @@ export interface TokenFormValues {
   count: number | null;
 }
 
-/** Quota presets of spec 02 §9 (500000 = $1). */
+/** Quota presets (500000 = $1). */
 export const quotaPresets = [500000, 5000000, 25000000, 50000000, 250000000, 500000000] as const;
-/** Batch count presets of spec 02 §9. */
+/** Batch count presets. */
 export const countPresets = [10, 20, 30, 100] as const;
 
 export const newTokenForm: TokenFormValues = {
@@ -55,7 +55,7 @@ export const tokenFormOf = (token: Token): TokenFormValues => ({
 
 export type TokenFormProblem = 'nameRequired' | 'expiredTimeInvalid' | 'countInvalid' | 'remainQuotaInvalid';
 
-/** Spec 02 §5 token-form rules; the payload, or the message key of the first failing rule. */
+/** The token-form rules; the payload, or the message key of the first failing rule. */
 export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { payload: TokenPayload } | { problem: TokenFormProblem } {
   const name = (values.name ?? '').trim();
   if (isCreate && name === '') return { problem: 'nameRequired' };

@@ -12,7 +12,7 @@ export function parseExpiry(text: string): number | null {
   return isReal ? Math.floor(date.getTime() / 1000) : null;
 }
 
-/** Expiry shortcuts of spec 02 §9: never, one hour, one day, one month (30 days). */
+/** Expiry shortcuts: never, one hour, one day, one month (30 days). */
 export const expiryShortcuts = [
   { key: 'never', seconds: 0 },
   { key: 'hour', seconds: 3600 },

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { http, type Page } from '../../../lib/http';
 
-/** User fields of spec 01 §3 as the admin API returns them. */
+/** User fields as the admin API returns them. */
 export interface User {
   id: number;
   username: string;
