@@ -5,6 +5,14 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// One Json type (issue 31): `Json` is declared once in packages/shared/src/json.ts; a local
+// `type X = Record<string, unknown>` alias fails lint. Listed with every no-restricted-syntax block,
+// because a later block's options for that rule replace an earlier block's.
+const noLocalJsonAlias = {
+  selector: "TSTypeAliasDeclaration[typeAnnotation.typeName.name='Record'][typeAnnotation.typeArguments.params.length=2][typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][typeAnnotation.typeArguments.params.1.type='TSUnknownKeyword']",
+  message: "Import the shared type instead of declaring a local one: import type { Json } from '@modelgate/shared'.",
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'e2e/artifacts/**', 'bench/results/**', 'data/**'] },
   js.configs.recommended,
@@ -45,6 +53,12 @@ export default tseslint.config(
     },
   },
   {
+    // One Json type (see noLocalJsonAlias); packages/shared/src/json.ts is the one declaration.
+    files: ['**/*.{ts,tsx}'],
+    ignores: ['packages/shared/src/json.ts'],
+    rules: { 'no-restricted-syntax': ['error', noLocalJsonAlias] },
+  },
+  {
     // One upstream request path: outside providers/, requests are built by providers/upstream-request.ts.
     files: ['server/src/**/*.ts'],
     ignores: ['server/src/relay/providers/**'],
@@ -52,7 +66,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', {
         selector: "MemberExpression[object.property.name='api'][property.name='url'], MemberExpression[object.property.name='api'][property.name='headers']",
         message: 'Build upstream requests with relay/providers/upstream-request.ts (buildUpstreamRequest, modelListRequest), not adapter.api.',
-      }],
+      }, noLocalJsonAlias],
     },
   },
   {

@@ -3,6 +3,7 @@
  * rules and the console's forms speak the API's contract.
  */
 export * from './constants.js';
+export * from './json.js';
 export * from './chats.js';
 export * from './schemas/fields.js';
 export * from './schemas/accounts.js';

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { parseSqlDsn, type DatabaseKind } from '../config.js';
 
 /** A row as the source driver returns it: column name to raw value. */
+// eslint-disable-next-line no-restricted-syntax -- a database row (raw driver values), not decoded JSON
 export type SourceRow = Record<string, unknown>;
 
 /** The old gateway's database, opened for reading. Its schema is not ModelGate's, so it is untyped. */

@@ -6,14 +6,13 @@ import { adapterForType } from './providers/registry.js';
 import type { AdapterOptions, ChatCall, ChatConverter, ProviderAdapter, RelayEndpoint, UpstreamResponse, UpstreamTarget } from './providers/types.js';
 import { buildUpstreamRequest, getUpstreamJson, modelListRequest, namesIn, sendUpstream } from './providers/upstream-request.js';
 import type { RelayState } from './state.js';
+import type { Json } from '@modelgate/shared';
 
 /**
  * The relay's public entry for the admin probes (channel test, fetch models, balance): they reach
  * a provider only through the one upstream request path (providers/upstream-request.ts), and read
  * its answer through the adapter, exactly as a relayed call would be.
  */
-
-type Json = Record<string, unknown>;
 
 /** Probe calls give up after a minute (a healthy channel answers "hi" in a few seconds). */
 const probeTimeoutMs = 60_000;

@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
 import { RelayError } from './errors.js';
 import { newId } from './formats/responses/response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** How long a response can be continued (OpenAI keeps responses 30 days). */
 export const storedResponseTtlSeconds = 30 * 24 * 3600;

@@ -2,12 +2,12 @@
  * Values a hostile client puts where a field belongs, and the bodies made by putting each of them in
  * each field of a well-formed body, one at a time, down to a few levels of nesting.
  */
+import type { Json } from '@modelgate/shared';
+
 export const hostileValues: readonly unknown[] = [
   '', 'x'.repeat(5000), '\u0000', '\uD800', -1, 0, 1e308, 2 ** 53 + 2, 3.5, true, false, null, [], [1, 'a'], [{}], [null], {},
   { a: { b: [] } }, 'NaN', '__proto__', { type: 'x' }, [{ type: 'image_url', image_url: { url: 'data:image/png;base64,!!' } }],
 ];
-
-type Json = Record<string, unknown>;
 
 export function mutatedBodies(base: Json, maxDepth = 4): Json[] {
   const out: Json[] = [];

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import type { Json } from '@modelgate/shared';
 
 /**
  * A local server speaking the parts of Stripe's API the gateway uses, as the official SDK sends
@@ -22,8 +23,6 @@ export interface Delivery {
   status: number;
   body: string;
 }
-
-type Json = Record<string, unknown>;
 
 const apiVersion = '2026-10-28.endive';
 const daySeconds = 86_400;

@@ -7,8 +7,7 @@ import { createRelayChannel, createRelayToken, createRelayUser, setOption } from
 import { startSteadyOpenAi, type SteadyOpenAi } from '../helpers/steady-openai.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Beside the chaos sweep (test/chaos/bad-input-sweep.test.ts: hostile values in a fixed bag of field

@@ -8,6 +8,7 @@ import { UpstreamError } from '../../src/relay/errors.js';
 import { openAiStream, pipeStream, type OpenAiStream, type StreamOptions, type StreamOutcome } from '../helpers/pipe-stream.js';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 import type { ChunkTransform, ChunkVerdict } from '../../src/relay/providers/types.js';
+import type { Json } from '@modelgate/shared';
 
 // ---------------------------------------------------------------------------------------------
 // Test doubles and helpers
@@ -168,8 +169,6 @@ function parseSse(text: string): SseEvent[] {
   }
   return events;
 }
-
-type Json = Record<string, unknown>;
 
 const contentChunk = (id: string, content: string, extra: Json = {}): Json => ({
   id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini',

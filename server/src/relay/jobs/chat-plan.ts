@@ -16,8 +16,7 @@ import { jsonAsTool, jsonFromToolCall, jsonFromToolStream, type JsonTool } from 
 import { firstToolCallOnly, firstToolCallStream } from '../providers/shared/one-tool-call.js';
 import type { ChatConverter, NativeWire, ProviderAdapter } from '../providers/types.js';
 import { unresolvedPreviousId } from '../response-store.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** A chat-like request as the planner sees it, whatever format the client spoke. */
 export interface ChatSpec {

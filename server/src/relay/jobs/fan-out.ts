@@ -9,8 +9,8 @@ import type { ChatConverter, ConvertedEvents, ProviderAdapter, StreamEvent, Upst
 import { sendUpstream } from '../providers/upstream-request.js';
 import { createFramingDecoder } from '../stream/framing.js';
 import { upstreamFailure } from '../upstream/dispatch.js';
+import type { Json } from '@modelgate/shared';
 
-type Json = Record<string, unknown>;
 type Transform = { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents };
 
 /** The most answers one request fans out to (OpenAI's own limit on `n` is 128). */

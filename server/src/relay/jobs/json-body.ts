@@ -2,8 +2,10 @@ import type { RelayChannel } from '../routing/channel-index.js';
 import type { ChannelCall, UpstreamBody } from '../upstream/dispatch.js';
 import { estimateTextTokens, imagePartTokens, messageFramingTokens } from '../billing/token-count.js';
 import { relayErrors } from '../errors.js';
+import type { Json } from '@modelgate/shared';
 
-export type JsonBody = Record<string, unknown>;
+/** A relay request body: a JSON object. */
+export type JsonBody = Json;
 
 /** The request body as an object, or a 400. */
 export function requireObject(body: unknown): JsonBody {

@@ -1,5 +1,6 @@
 import { FormData, request } from 'undici';
 import type { ChatCall, ProviderAdapter, RelayEndpoint, RequestOptions, SendOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from './types.js';
+import type { Json } from '@modelgate/shared';
 
 /**
  * The one upstream request path. Every caller that talks to a provider (the relay's dispatch, the
@@ -7,8 +8,6 @@ import type { ChatCall, ProviderAdapter, RelayEndpoint, RequestOptions, SendOpti
  * adapter's `api.url/headers` and converters are read in this folder only (an ESLint rule keeps
  * it so).
  */
-
-type Json = Record<string, unknown>;
 
 /** The converter that owns an endpoint's wire when it is not OpenAI's, if any. */
 function converterOf(adapter: ProviderAdapter, endpoint: RelayEndpoint) {

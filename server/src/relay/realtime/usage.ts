@@ -1,4 +1,5 @@
 import { usageCount } from '../billing/usage-count.js';
+import type { Json } from '@modelgate/shared';
 
 /** Token counts of a realtime session, summed over every `response.done` event. */
 export interface RealtimeUsage {
@@ -19,8 +20,6 @@ export const emptyRealtimeUsage = (): RealtimeUsage => ({
 export const inputTokensOf = (usage: RealtimeUsage) => usage.textInputTokens + usage.audioInputTokens;
 export const outputTokensOf = (usage: RealtimeUsage) => usage.textOutputTokens + usage.audioOutputTokens;
 export const cachedTokensOf = (usage: RealtimeUsage) => usage.cachedTextTokens + usage.cachedAudioTokens;
-
-type Json = Record<string, unknown>;
 
 /** A counter (clamped by usageCount), or null when absent or not a usable number (then a fallback applies). */
 const count = (value: unknown): number | null => (typeof value === 'number' && value >= 0 ? usageCount(value) : null);

@@ -9,8 +9,7 @@ import type { RelayState } from '../state.js';
 import { ownVideo, submitVideo } from '../tasks/video.js';
 import { geminiOperationOf, secondsOf, sizeOf, taskIdOfGemini, veoShapeOf } from './video-objects.js';
 import { sendVideoContent } from './videos.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const badRequest = (message: string) => new RelayError(400, 'INVALID_ARGUMENT', message, false, 'invalid_request_error');
 const maxPrompt = 32_000;

@@ -1,7 +1,6 @@
 import { RelayError } from '../errors.js';
 import { propertiesOf, videoIdPrefix, type VideoRow } from '../tasks/video.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** OpenAI's `size` → Veo's aspect ratio and resolution. */
 const sizes: Record<string, { aspectRatio: string; resolution: string }> = {

@@ -9,8 +9,7 @@ import type { RelayState } from '../state.js';
 import { deleteVideo, listVideos, ownVideo, submitVideo } from '../tasks/video.js';
 import { fetchVideoContent } from '../tasks/video-content.js';
 import { openAiVideoOf, secondsOf, veoShapeOf } from './video-objects.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp']);
 const maxPrompt = 32_000;

@@ -1,8 +1,7 @@
 import type { Usage } from '../billing/quota.js';
 import type { ChunkSink } from '../stream/chunk-handlers.js';
 import { masked, rangesOf, type SensitiveGuard } from './guard.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Where a choice's text is: chat deltas (`delta.content`), chat messages, or completions (`text`). */
 const textKey = (choice: Json): 'delta' | 'message' | 'text' | null =>

@@ -5,8 +5,7 @@ import { claudeErrorBody } from '../formats/anthropic/response.js';
 import { geminiErrorBody } from '../formats/gemini/errors.js';
 import type { ChunkTransform, ConvertedEvents, NativeWire, StreamEvent, WireFormat } from '../providers/types.js';
 import type { EventHandler, EventStep } from './event-codec.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Where OpenAI chunks go: OpenAI SSE, an inbound format's encoder, or an aggregate. */
 export interface ChunkSink {

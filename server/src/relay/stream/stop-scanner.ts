@@ -1,7 +1,6 @@
 import type { Usage } from '../billing/quota.js';
 import type { ChunkSink } from './chunk-handlers.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Stop sequences for clients that are told which one matched (Anthropic's `stop_reason:

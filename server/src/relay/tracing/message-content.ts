@@ -4,6 +4,7 @@
  * capture off. Each attribute is capped so a long conversation cannot make a span (and its export
  * batch) arbitrarily large.
  */
+import type { Json } from '@modelgate/shared';
 
 /** The most characters (UTF-16 units) of one content attribute, marker included. */
 export const contentCap = 16 * 1024;
@@ -15,7 +16,6 @@ export function cappedJson(value: unknown): string {
   return text.length <= contentCap ? text : `${text.slice(0, contentCap - cutMarker.length)}${cutMarker}`;
 }
 
-type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The client's answer as JSON: a responder's object, or the bytes/text it sends (parsed here, after the answer went out). */

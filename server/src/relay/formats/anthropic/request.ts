@@ -1,7 +1,6 @@
 import { invalidPart } from '../../providers/shared/content-parts.js';
 import { badFormat } from '../../providers/shared/structured-output.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
 

@@ -1,6 +1,5 @@
 import type { Usage } from '../../billing/quota.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** OpenAI finish_reason → Claude stop_reason. */
 export function stopReasonOf(finishReason: unknown): string {

@@ -1,7 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { claudeUsageOf, messageIdOf, stopOf } from './response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const frame = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 

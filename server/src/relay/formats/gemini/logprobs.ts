@@ -1,4 +1,4 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** generationConfig's `responseLogprobs` / `logprobs` → OpenAI's `logprobs` / `top_logprobs`. */
 export function openAiLogprobsAsk(config: Json): Json {

@@ -1,8 +1,7 @@
 /** Gemini `contents` → OpenAI chat messages. */
 
 import { invalidPart } from '../../providers/shared/content-parts.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 let sequence = 0;
 const newCallId = () => `call_${Date.now().toString(36)}${(sequence++).toString(36)}`;

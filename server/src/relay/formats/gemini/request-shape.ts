@@ -3,8 +3,7 @@
  * its field names, and the caller's 400 for what is malformed (never a crash in a converter).
  */
 import { invalidPart } from '../../providers/shared/content-parts.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
 const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());

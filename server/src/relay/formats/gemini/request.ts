@@ -2,8 +2,7 @@ import { contentsToMessages } from './request-parts.js';
 import { checkGeminiRequest, normalizeGeminiRequest } from './request-shape.js';
 import { isStreamAction, parseModelPath } from './params.js';
 import { openAiLogprobsAsk } from './logprobs.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Gemini schemas may use upper-case types (`OBJECT`, `STRING`); JSON schema wants lower case. */
 export function toJsonSchema(schema: unknown): unknown {

@@ -1,7 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { logprobsResultOf } from './logprobs.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const finishReasons: Record<string, string> = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', tool_calls: 'STOP', function_call: 'STOP' };
 

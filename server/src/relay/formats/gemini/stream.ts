@@ -1,8 +1,7 @@
 import type { Usage } from '../../billing/quota.js';
 import { logprobsResultOf } from './logprobs.js';
 import { geminiFinishReason, parseArgs, usageMetadataOf } from './response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 interface PendingCall { name: string; args: string }
 interface CandidateState { calls: Map<number, PendingCall>; finishReason: string | null }

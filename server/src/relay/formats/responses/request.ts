@@ -1,6 +1,5 @@
 import { invalidPart } from '../../providers/shared/content-parts.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Responses content parts → OpenAI chat content (a string when it is text only). */
 function toChatContent(content: unknown): string | Json[] {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 export const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 

@@ -1,7 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { functionCallItem, messageItem, newId, responseObject, responsesUsage, statusOf } from './response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 interface OpenCall {
   itemId: string;

@@ -1,7 +1,6 @@
 import type { ChatCall, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { messageText } from '../shared/chat-turns.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const trimSlash = (url: string) => url.trim().replace(/\/+$/, '');
 

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
 import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** `documents[{title, url}]` as a Markdown reference list appended to the answer ('' when none). */
 export function documentLinks(documents: unknown): string {

@@ -1,4 +1,5 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
+
 type Block = Json;
 export interface ClaudeMessage {
   role: 'user' | 'assistant';

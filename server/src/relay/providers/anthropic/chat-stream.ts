@@ -3,8 +3,7 @@ import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { streamErrorOf } from './errors.js';
 import { finishReasonOf } from './response.js';
 import { readClaudeUsageParts, toUsage, type ClaudeUsageParts } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const parse = (data: string): Json | null => {
   try {

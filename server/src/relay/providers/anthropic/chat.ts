@@ -3,8 +3,7 @@ import { checkContentParts } from '../shared/content-parts.js';
 import { refuseUnhonoured } from '../shared/unhonoured-params.js';
 import { convertMessages } from './chat-messages.js';
 import { outputFormatOf } from './output-format.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Models whose output limit is 4096: claude-2.x, claude-instant, and the first Claude 3 trio. */
 const legacyModel = /^claude-(2|instant|3-(haiku|opus|sonnet))/;

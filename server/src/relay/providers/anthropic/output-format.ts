@@ -1,8 +1,7 @@
 import { defaultStructuredOutputModels, structuredOutputModelsProblem } from '../../../options/claude-structured-output.js';
 import type { AdapterOptions } from '../types.js';
 import { claudeOutputSchema } from './output-schema.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Claude's structured outputs: recent models take the schema itself (`output_config.format`) and

@@ -1,4 +1,4 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * A caller's JSON schema as Claude's structured outputs (`output_config.format`) take it, or null when

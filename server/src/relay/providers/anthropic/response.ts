@@ -1,7 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { readClaudeUsage, toOpenAiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Claude stop_reason → OpenAI finish_reason. */
 export function finishReasonOf(stopReason: unknown): string | null {

@@ -3,8 +3,7 @@ import type { ChatCall, EmbeddingsConverter, UpstreamRequest } from '../types.js
 import { baiduUrl, withAccessToken } from './api.js';
 import { baiduAccessToken } from './request.js';
 import { readBaiduUsage, throwIfBaiduError } from './response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** OpenAI `input` (a string or a list of strings) → Baidu's `input` list. */
 const inputsOf = (input: unknown): string[] => (Array.isArray(input) ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [typeof input === 'string' ? input : String(input ?? '')]);

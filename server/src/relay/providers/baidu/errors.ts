@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Baidu `error_code` → the HTTP status failover and auto-disable read (Baidu mostly answers HTTP 200).

@@ -3,8 +3,7 @@ import type { ChatCall, UpstreamRequest } from '../types.js';
 import { baiduUrl, splitBaiduKey, withAccessToken, baiduBase } from './api.js';
 import { baiduTokenCache } from './token.js';
 import { UpstreamError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);

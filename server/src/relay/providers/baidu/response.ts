@@ -6,8 +6,7 @@ import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { baiduErrorCode, baiduUpstreamError, isTokenRejected } from './errors.js';
 import { baiduTokenCache } from './token.js';
 import { jsonOfStreamLine } from '../shared/stream-lines.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** `usage{prompt_tokens, completion_tokens, total_tokens}`; completion from the total when it is missing. */
 export function readBaiduUsage(usage: unknown): Usage | null {

@@ -1,7 +1,6 @@
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildCohereHeaders, buildCohereUrl } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Text of an OpenAI message content (string or parts; non-text parts are dropped). */
 export function textOf(content: unknown): string {

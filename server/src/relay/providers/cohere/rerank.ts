@@ -2,8 +2,7 @@ import type { Usage } from '../../billing/quota.js';
 import { usageCount } from '../../billing/usage-count.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildCohereHeaders, buildCohereUrl } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Jina-style rerank body `{model, query, documents, top_n, return_documents}` → Cohere `/v1/rerank`. */
 export function buildCohereRerankRequest(body: Json, call: ChatCall): UpstreamRequest {

@@ -1,6 +1,5 @@
 import type { ChatCall, RelayEndpoint, UpstreamRequest, UpstreamTarget } from '../types.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 export type DifyAppType = 'chat' | 'agent' | 'workflow';
 

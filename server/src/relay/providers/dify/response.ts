@@ -4,8 +4,7 @@ import type { Usage } from '../../billing/quota.js';
 import { UpstreamError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { usageCount } from '../../billing/usage-count.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const num = usageCount;
 

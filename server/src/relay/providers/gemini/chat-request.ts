@@ -5,8 +5,7 @@ import { convertMessages } from './messages.js';
 import { cleanParameters, cleanSchema } from './schema.js';
 import { safetySettingsFor } from './settings.js';
 import { chooseThinking } from './thinking.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 function convertTools(tools: unknown): Json[] | undefined {
   if (!Array.isArray(tools)) return undefined;

@@ -5,8 +5,7 @@ import { completionId, finishReasonOf, readParts } from './chat.js';
 import { throwIfStreamError } from './errors.js';
 import { openAiLogprobsOf } from './logprobs.js';
 import { readGeminiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 interface ChoiceState { hasRole: boolean; toolCallCount: number; isFinished: boolean }
 

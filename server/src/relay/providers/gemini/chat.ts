@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
 import { openAiLogprobsOf } from './logprobs.js';
 import { openAiUsageOf, readGeminiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const filterReasons = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'OTHER', 'IMAGE_SAFETY', 'LANGUAGE']);
 

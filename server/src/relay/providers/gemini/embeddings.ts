@@ -2,8 +2,7 @@ import type { Usage } from '../../billing/quota.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { geminiBase, geminiHeaders } from './api.js';
 import { versionFor } from './settings.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 function inputsOf(input: unknown): string[] {
   if (typeof input === 'string') return [input];

@@ -1,6 +1,5 @@
 import { RelayError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Gemini's `logprobs` (top candidates per step) takes 0–20, as OpenAI's `top_logprobs` does. */
 const maxTopLogprobs = 20;

@@ -1,6 +1,6 @@
 /** OpenAI chat messages → Gemini `contents` and `systemInstruction`. */
+import type { Json } from '@modelgate/shared';
 
-type Json = Record<string, unknown>;
 export type GeminiPart = Json;
 export interface GeminiContent { role: 'user' | 'model'; parts: GeminiPart[] }
 

@@ -5,8 +5,7 @@ import { readParts } from './chat.js';
 import { throwIfStreamError } from './errors.js';
 import { versionFor } from './settings.js';
 import { readGeminiUsage } from './usage.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** A Gemini-format client's body sent unchanged; only the model (in the URL) is the mapped one. */
 export function buildNativeGeminiRequest(body: Json, call: ChatCall): UpstreamRequest {

@@ -1,6 +1,5 @@
 /** Gemini thinking: `-thinking[-<budget>]` / `-nothinking` model suffixes and `reasoning_effort`. */
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 export interface ThinkingChoice {
   /** The model name sent upstream (suffix removed). */

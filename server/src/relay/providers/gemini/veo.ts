@@ -3,8 +3,7 @@ import { sendTaskJson } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { geminiBase, geminiHeaders } from './api.js';
 import { veoBody, videoGet, type VideoAsk, type VideoState } from '../shared/video-task.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** An operation name as Veo gives it: `models/{model}/operations/{id}`; anything else is not sent back to it. */
 const operationName = /^models\/[\w.-]{1,100}\/operations\/[\w-]{1,200}$/;

@@ -4,8 +4,7 @@ import { relayErrors } from '../../errors.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildSignedHunyuanRequest } from './api.js';
 import { throwIfHunyuanError } from './errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** OpenAI embeddings body → a signed `GetEmbedding` call: `{Input}` for one text, `{InputList}` for several. */
 export function buildHunyuanEmbeddingsRequest(body: Json, call: ChatCall, nowMs = Date.now()): UpstreamRequest {

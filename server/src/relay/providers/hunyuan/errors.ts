@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Tencent Cloud error codes (`Response.Error.Code`, answered with HTTP 200) → the HTTP status the

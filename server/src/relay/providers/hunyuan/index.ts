@@ -5,8 +5,7 @@ import { parseHunyuanError } from './errors.js';
 import { validateHunyuanChannel } from './key.js';
 import { buildHunyuanChatRequest } from './request.js';
 import { createHunyuanStreamTransform, parseHunyuanResponse, readHunyuanUsage } from './response.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const usageOfAnswer = (json: Json) => readHunyuanUsage(((json.Response as Json | undefined) ?? json).Usage);
 

@@ -1,8 +1,7 @@
 import { alternatingTurns } from '../shared/chat-turns.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildSignedHunyuanRequest } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 interface HunyuanMessage {
   Role: 'system' | 'user' | 'assistant';

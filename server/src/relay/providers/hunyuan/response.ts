@@ -5,8 +5,7 @@ import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { throwIfHunyuanError } from './errors.js';
 import { jsonOfStreamLine } from '../shared/stream-lines.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 

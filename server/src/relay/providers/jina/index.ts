@@ -2,8 +2,7 @@ import type { Usage } from '../../billing/quota.js';
 import { readEmbeddingUsage } from '../openai/embeddings.js';
 import { createOpenAiCompatible } from '../openai/index.js';
 import type { ProviderAdapter } from '../types.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Rerank body for `POST /v1/rerank` `{model, query, documents, top_n, return_documents}`: documents

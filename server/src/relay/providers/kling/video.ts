@@ -3,8 +3,7 @@ import { sendTaskJson } from '../shared/task-json.js';
 import { videoGet, type VideoAsk, type VideoState } from '../shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { klingBase, klingHeaders } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** The lengths Kling makes (its `duration`), in seconds. */
 export const klingSeconds = [5, 10];

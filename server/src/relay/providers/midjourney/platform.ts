@@ -2,8 +2,8 @@ import { UpstreamError } from '../../errors.js';
 import { epochSeconds, sendTaskJson, TaskRefusal } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamTarget } from '../types.js';
 import { mjImageSeedRequest, mjListRequest, mjSubmitRequest } from './requests.js';
+import type { Json } from '@modelgate/shared';
 
-type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** A Midjourney-Proxy submit answer `{code, description, result, properties}`. */

@@ -5,8 +5,7 @@ import { createOpenAiChunkTransform } from '../openai/chat-stream.js';
 import type { ChatCall, ConvertedEvents, StreamEvent, UpstreamRequest } from '../types.js';
 import { miniMaxApi } from './api.js';
 import { miniMaxErrorOf } from './errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** The OpenAI body as is, asking for stream usage when streaming (MiniMax supports stream_options). */
 export function buildMiniMaxChatRequest(body: Json, call: ChatCall): UpstreamRequest {

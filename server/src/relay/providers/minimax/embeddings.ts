@@ -3,8 +3,7 @@ import { usageCount } from '../../billing/usage-count.js';
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { miniMaxApi } from './api.js';
 import { miniMaxErrorOf } from './errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * OpenAI embeddings → MiniMax `{model, texts, type}`. `type` is 'db' (texts to store) unless the

@@ -1,7 +1,6 @@
 import type { ChatCall, UpstreamRequest } from '../types.js';
 import { buildOllamaHeaders, buildOllamaUrl } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 interface OllamaMessage {
   role: string;

@@ -1,7 +1,6 @@
 import type { Usage } from '../../billing/quota.js';
 import { completionId } from '../gemini/chat.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const textOf = (content: unknown): string => {
   if (typeof content === 'string') return content;

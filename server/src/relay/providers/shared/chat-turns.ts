@@ -1,4 +1,4 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** The text of an OpenAI message content: a string, or its text parts joined by newlines. */
 export function messageText(content: unknown): string {

@@ -1,6 +1,5 @@
 import { RelayError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** A malformed or unconvertible content part: a 400 naming where it is (never dropped in silence). */
 export const invalidPart = (path: string, problem: string) =>

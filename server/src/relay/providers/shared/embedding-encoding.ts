@@ -1,4 +1,4 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * An OpenAI embeddings answer with each float vector as base64 of little-endian float32 (what

@@ -1,6 +1,5 @@
 import type { ConvertedEvents, StreamEvent } from '../types.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * `parallel_tool_calls: false` on an upstream that cannot be told (Gemini has no such switch): the

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../../billing/quota.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** OpenAI `usage` of a converted answer. */
 export const openAiUsage = (usage: Usage): Json => ({

@@ -1,4 +1,4 @@
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * The JSON object of one stream line read with 'ndjson' framing: a `data: {…}` SSE line, or a bare

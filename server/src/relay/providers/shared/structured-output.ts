@@ -1,7 +1,6 @@
 import { RelayError } from '../../errors.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Structured output on channels without a JSON mode (Claude): the requested schema becomes a tool

@@ -1,6 +1,5 @@
 import { RelayError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * Parameters a channel cannot honour are refused with a 400 naming them, never dropped: a client

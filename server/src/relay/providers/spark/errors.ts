@@ -1,6 +1,5 @@
 import { UpstreamError } from '../../errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /**
  * `header.code` → the status the failure stands for (iFlytek's error code table): 11200 (the app

@@ -4,8 +4,7 @@ import type { ChatCall, UpstreamRequest } from '../types.js';
 import { parseSparkKey } from './key.js';
 import { signedSparkUrl } from './sign.js';
 import { acceptsSystemRole, chooseSparkVersion, sparkEndpointOf, type SparkEndpoint } from './version.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 

@@ -5,8 +5,7 @@ import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js
 import { jsonOfStreamLine } from '../shared/stream-lines.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { throwIfSparkError } from './errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const objectOf = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 

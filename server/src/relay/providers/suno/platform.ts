@@ -2,8 +2,7 @@ import { UpstreamError } from '../../errors.js';
 import { epochSeconds, sendTaskJson } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { sunoFetchRequest, sunoSubmitRequest } from './requests.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** What a poll learns of one upstream task. */
 export interface SunoTaskState {

@@ -8,8 +8,7 @@ import { geminiStopSequenceLimit, toGeminiRequest } from '../gemini/chat-request
 import { createGeminiStreamTransform } from '../gemini/chat-stream.js';
 import type { ChatCall, ChatConverter, UpstreamRequest } from '../types.js';
 import { isClaudeModel, vertexEndpoint } from './api.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 export const vertexAnthropicVersion = 'vertex-2023-10-16';
 

@@ -5,8 +5,7 @@ import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.
 import { isVertexRegion, regionFor, vertexHost, vertexStorageUri } from './api.js';
 import { parseVertexKey, type ServiceAccount } from './credentials.js';
 import { vertexTokenCache } from './token.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** Veo on Vertex AI: the only video models of a Vertex channel (its Gemini and Claude models make none). */
 export const isVeoModel = (model: string): boolean => model.startsWith('veo-');

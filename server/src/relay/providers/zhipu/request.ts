@@ -1,8 +1,7 @@
 import type { ChatCall, RelayEndpoint, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { zhipuTokenCache } from './jwt.js';
 import { messageText } from '../shared/chat-turns.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 const trimBase = (url: string) => url.replace(/\/+$/, '');
 

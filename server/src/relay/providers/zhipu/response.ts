@@ -5,8 +5,7 @@ import { UpstreamError } from '../../errors.js';
 import { createChunkBuilder, openAiCompletion } from '../shared/openai-chunks.js';
 import type { ConvertedEvents, StreamEvent } from '../types.js';
 import { zhipuErrorOf } from './errors.js';
-
-type Json = Record<string, unknown>;
+import type { Json } from '@modelgate/shared';
 
 /** `usage{prompt_tokens, completion_tokens}` of an answer or a stream's `meta`; null when absent. */
 export function readZhipuUsage(usage: unknown): Usage | null {
