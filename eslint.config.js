@@ -25,6 +25,23 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules that catch real defects (issue 31). Every TypeScript file is in a tsconfig
+    // (server, web, packages/shared, e2e, bench) except the root vitest.config.ts, read with the
+    // default project. A promise nobody awaits loses its rejection: await it, `.catch` it with a log,
+    // or mark a deliberate fire-and-forget with `void` where the callee handles its own errors.
+    files: ['**/*.{ts,tsx,mts,cts}'],
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['vitest.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Layers point down (docs/architecture.md): the management API reaches the relay only through
     // its public entries (probes, the provider registry, billing); the relay never imports the API.
     files: ['server/src/**/*.ts'],
