@@ -44,7 +44,8 @@ export async function startFlakyUpstream(): Promise<FlakyUpstream> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
+    // A failure (a body that is not JSON) is answered with a 500, not lost as an unhandled rejection.
+    req.on('end', () => { (async () => {
       const key = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
       const path = (req.url ?? '').split('?')[0]!;
       requests.push({ at: Date.now(), key, path });
@@ -62,7 +63,7 @@ export async function startFlakyUpstream(): Promise<FlakyUpstream> {
         choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 8, completion_tokens: 1, total_tokens: 9 },
       });
-    });
+    })().catch((error: unknown) => sendJson(res, 500, { error: { message: String(error), type: 'server_error', code: null } })); });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

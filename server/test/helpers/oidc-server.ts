@@ -52,7 +52,9 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
       };
     },
   });
-  server.on('request', provider.callback());
+  const handle = provider.callback();
+  // Koa answers its own errors (ctx.onerror), so the promise it returns never rejects.
+  server.on('request', (req, res) => { void handle(req, res); });
   return {
     issuer,
     wellKnown: `${issuer}/.well-known/openid-configuration`,

@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
 import { readTranscriptionForm, transcriptionJob } from '../jobs/audio-transcription.js';
@@ -20,7 +20,7 @@ import { applyQueryOptions, jsonRoutes } from './json-routes.js';
  * the audio transcriptions and translations and the image edits and variations (multipart), and the
  * console's playground (/pg, by session).
  */
-export async function registerOpenAiRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestHookHandler): Promise<void> {
+export async function registerOpenAiRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
 
   for (const [url, build] of [...jsonRoutes, ['/v1/engines/:model/embeddings', embeddingsJob] as const]) {

@@ -1,5 +1,5 @@
 import fastifyMultipart, { type Multipart } from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { RelayError } from '../errors.js';
 import type { VideoAsk } from '../providers/shared/video-task.js';
@@ -83,7 +83,7 @@ export async function sendVideoContent(ctx: AppContext, relay: RelayState, reply
  * OpenAI's Videos API over the task core (docs/relay.md "Videos"): create, retrieve, list, delete and
  * the content, for the caller's own videos only.
  */
-export async function registerVideoRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestHookHandler): Promise<void> {
+export async function registerVideoRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
   await scope.register(async (videos) => {
     videos.removeContentTypeParser('multipart/form-data');

@@ -36,7 +36,7 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
       .catch((error: unknown) => {
         showError(error instanceof Error ? error.message : String(error));
         showError(t('auth.oauthFailed'));
-        window.setTimeout(() => navigate(settingsPath), 1500);
+        window.setTimeout(() => { void navigate(settingsPath); }, 1500);
       });
     // finishSignIn changes identity each render; the exchange runs once (started).
     // eslint-disable-next-line react-hooks/exhaustive-deps

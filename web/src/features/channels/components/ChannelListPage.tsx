@@ -36,7 +36,7 @@ export function ChannelListPage() {
   const selectedIds = selected.filter((item): item is Channel => !isTagRow(item)).map((item) => item.id);
 
   const columns = useChannelColumns(actions, {
-    onEdit: (id) => navigate(`/channel/edit/${id}`),
+    onEdit: (id) => { void navigate(`/channel/edit/${id}`); },
     onEditTag: setTagRow,
     onPickTestModel: setTestChannel,
   });
