@@ -94,6 +94,14 @@ export default tseslint.config(
     },
   },
   {
+    // Small files (issue 31): at most 300 lines of code per source file, blank lines and comments
+    // not counted. Tests are not limited (a test file is a list of cases). Data tables are the
+    // exceptions, by name: the options registry (one entry per option) and the database table types.
+    files: ['server/src/**/*.ts', 'web/src/**/*.{ts,tsx}', 'packages/shared/src/**/*.ts'],
+    ignores: ['**/*.test.{ts,tsx}', 'server/src/options/registry.ts', 'server/src/db/schema.ts'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // CommonJS on purpose: ESLint's import-resolver loader require()s resolvers.
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
