@@ -39,6 +39,8 @@ export function settleRealtimeSession(ctx: AppContext, relay: RelayState, growin
     ctx.lifecycle.callStarted();
     void (growing?.settled() ?? Promise.resolve())
       .then(() => settleFunded(ctx, relay, input.hold, input.channelId, quota, log))
+      // Nobody awaits this bill: a failed split is logged, not lost as an unhandled rejection.
+      .catch((error: unknown) => relay.log.error({ err: error, channelId: input.channelId, userId: caller.user.id }, 'settling a realtime session failed'))
       .finally(() => ctx.lifecycle.callEnded());
     return quota;
   }
