@@ -78,7 +78,8 @@ describe('accounts journey', () => {
     await admin.getByRole('button', { name: /查\s*询/ }).click();
     const row = admin.getByRole('row').filter({ hasText: 'alice' });
     await row.waitFor();
-    expect(await admin.getByRole('row').count()).toBe(2);
+    // The list showing root and alice answers before the search does; wait for the filtered one.
+    await expect.poll(() => admin.getByRole('row').count()).toBe(2);
 
     const act = async (action: RegExp, expected: string) => {
       await row.getByRole('button', { name: action }).click();
