@@ -11,6 +11,8 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // The contract check (server/src/api/response-check.ts): every /api answer against its declared schema.
+          env: { MODELGATE_RESPONSE_CHECK_DIR: `${import.meta.dirname}/node_modules/.cache/modelgate-test/api-contract` },
         },
       },
       './web/vitest.config.ts',

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { installErrorHandlers } from './api/error-handler.js';
 import { localizeMessage } from './api/localize.js';
 import { documentOnly, registerOpenApi } from './api/openapi.js';
+import { installResponseCheck } from './api/response-check.js';
 import { registerApiRoutes } from './api/routes.js';
 import { createSecurityHeaders } from './api/security-headers.js';
 import { registerConsole } from './api/static.js';
@@ -176,6 +177,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(
     async (api) => {
       documentOnly(api);
+      if (ctx.config.responseCheckDir) installResponseCheck(api, ctx.config.responseCheckDir);
       api.addHook('onRequest', securityHeaders.onRequest);
       // Messages in the caller's language (api/localize.ts); the 404 of /api is answered here to get it too.
       api.addHook('preSerialization', localizeMessage);

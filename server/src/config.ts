@@ -76,6 +76,8 @@ export interface Config {
   extraCaFile: string;
   /** OpenTelemetry traces of relayed calls (the OTEL_* variables, tracing/tracing-config.ts); null = off. */
   tracing: TracingConfig | null;
+  /** Where the API suite's contract check writes what it saw (MODELGATE_RESPONSE_CHECK_DIR; null = off, always in production). */
+  responseCheckDir: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -244,5 +246,6 @@ export function loadConfig(env: Env = process.env): Config {
     oidcDiscoveryTimeoutSeconds: intFrom(env, 'OIDC_DISCOVERY_TIMEOUT', 10, 1),
     extraCaFile: env.EXTRA_CA_FILE?.trim() ?? '',
     tracing: tracingConfigFrom(env),
+    responseCheckDir: env.MODELGATE_RESPONSE_CHECK_DIR?.trim() ? path.resolve(env.MODELGATE_RESPONSE_CHECK_DIR.trim()) : null,
   };
 }

@@ -6,6 +6,7 @@ export * from './constants.js';
 export * from './json.js';
 export * from './chats.js';
 export * from './schemas/fields.js';
+export * from './schemas/envelope.js';
 export * from './schemas/accounts.js';
 export * from './schemas/channels.js';
 export * from './schemas/tokens.js';

@@ -2,19 +2,35 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { envelopeOf } from '@modelgate/shared';
 import { z } from 'zod';
 
-/** The management envelope every /api route answers with. */
-const envelope = z.object({ success: z.boolean(), message: z.string(), data: z.unknown().optional() });
+/** What a route takes (the zod schemas its handler parses) and what it answers. */
+export interface RouteContract {
+  body?: z.ZodType;
+  querystring?: z.ZodType;
+  params?: z.ZodType;
+  /** The schema of the envelope's `data` when the answer succeeds (packages/shared/src/schemas). */
+  data?: z.ZodType;
+  /** Fields a few routes answer beside `data` in the envelope (a channel test's `time`). */
+  beside?: z.ZodRawShape;
+  /** A route that answers something other than the JSON envelope: its media type (CSV export, a provider's callback). */
+  produces?: string;
+}
 
 /**
- * A route's documentation: its domain (tag), what it does, and the zod schemas its handler parses
+ * A route's documentation: its domain (tag), what it does, the zod schemas its handler parses
  * (`parseInput(schema, request.body|query|params)`) — the same objects, so the document cannot say
- * other than what the route checks (the OpenAPI test also matches them against the handler's source).
+ * other than what the route checks (the OpenAPI test also matches them against the handler's source) —
+ * and the schema of what it answers, which the API suite checks every answer against (response-check.ts).
  * Validation stays with parseInput and its messages: the /api scope's validator compiler passes data through.
  */
-export function doc(tag: string, summary: string, input: { body?: z.ZodType; querystring?: z.ZodType; params?: z.ZodType } = {}): FastifySchema {
-  return { tags: [tag], summary, ...input, response: { 200: envelope } } as FastifySchema;
+export function doc(tag: string, summary: string, contract: RouteContract = {}): FastifySchema {
+  const { data, beside, produces, ...input } = contract;
+  const response = produces
+    ? { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: { type: 'string' } } } } }
+    : { 200: envelopeOf(data ?? z.unknown(), beside) };
+  return { tags: [tag], summary, ...input, response } as FastifySchema;
 }
 
 /** Schemas in /api route options are documentation: parseInput checks the input (with the spec's messages). */

@@ -54,6 +54,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     WEB_DIST_DIR: '/nonexistent-web-dist',
     // A test that stops its server with a request still open does not wait the production 30 s.
     SHUTDOWN_TIMEOUT: '2',
+    // The contract check: every answer against its route's declared schema (api/response-check.ts).
+    ...(process.env.MODELGATE_RESPONSE_CHECK_DIR ? { MODELGATE_RESPONSE_CHECK_DIR: process.env.MODELGATE_RESPONSE_CHECK_DIR } : {}),
     ...options.env,
   });
   const server = await startServer(config, { onRoute: options.onRoute, loggerStream: options.loggerStream });
