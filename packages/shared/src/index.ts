@@ -14,3 +14,5 @@ export * from './schemas/redemptions.js';
 export * from './schemas/subscriptions.js';
 export * from './schemas/two-factor.js';
 export * from './schemas/audit.js';
+export * from './schemas/responses/tokens.js';
+export * from './schemas/responses/users.js';

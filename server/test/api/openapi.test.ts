@@ -95,6 +95,15 @@ describe('the OpenAPI document of the management API', () => {
     expect(document.paths['/api/token/'].get.tags).toEqual(['tokens']);
   });
 
+  it('documents the answers: the envelope around each route\'s data', () => {
+    const answer = document.paths['/api/token/'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(answer.properties)).toEqual(['success', 'message', 'data']);
+    const page = answer.properties.data;
+    expect(Object.keys(page.properties)).toEqual(['items', 'page', 'page_size', 'total']);
+    expect(page.properties.items.items.properties.key.type).toBe('string');
+    expect(page.properties.items.items.additionalProperties).toBe(false);
+  });
+
   it('validation is still the routes\' own (the spec\'s messages), not the schema compiler\'s', async () => {
     const response = await fetch(`${server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 42 }) });
     const body = await response.json();

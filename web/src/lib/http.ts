@@ -9,12 +9,8 @@ export interface Envelope<T> {
   data: T;
 }
 
-export interface Page<T> {
-  items: T[];
-  page: number;
-  page_size: number;
-  total: number;
-}
+/** One page of a list (the shared schemas' `pageOf`). */
+export type { Page } from '@modelgate/shared';
 
 export class ApiError extends Error {
   readonly status: number;

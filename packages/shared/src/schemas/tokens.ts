@@ -135,3 +135,7 @@ export const updateTokenStatusSchema = z.object({
 
 export type CreateTokenInput = z.infer<typeof createTokenSchema>;
 export type UpdateTokenInput = z.infer<typeof updateTokenSchema>;
+/** What a client sends (the schemas' input side). */
+export type CreateTokenPayload = z.input<typeof createTokenSchema>;
+export type UpdateTokenPayload = z.input<typeof updateTokenSchema>;
+

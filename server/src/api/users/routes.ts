@@ -1,4 +1,5 @@
 import { doc } from '../openapi.js';
+import { selfGroupsSchema, userModelsSchema } from '@modelgate/shared';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { AppError } from '../../lib/errors.js';
@@ -72,9 +73,9 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
     clearSessionCookie(request, reply);
     return ok(null, '账户已删除！');
   });
-  api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use') }, async (request) => ok(findSelfGroups(ctx, authOf(request).group, requestLanguage(request))));
+  api.get('/user/self/groups', { ...user, schema: doc('users', 'list groups the caller may use', { data: selfGroupsSchema }) }, async (request) => ok(findSelfGroups(ctx, authOf(request).group, requestLanguage(request))));
   // The personal settings page reads these too: open to an admin who must still enrol a second factor.
-  api.get('/user/models', { preHandler: guards.enrolling, schema: doc('users', 'find user models') }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
+  api.get('/user/models', { preHandler: guards.enrolling, schema: doc('users', 'find user models', { data: userModelsSchema }) }, async (request) => ok(await findUserModels(ctx, authOf(request).group)));
   api.get('/user/token', { ...user, schema: doc('users', 'generate access token') }, async (request) => ok(await generateAccessToken(ctx, authOf(request).id)));
   api.get('/user/aff', { preHandler: guards.enrolling, schema: doc('users', 'get aff code') }, async (request) => ok(await getAffCode(ctx, authOf(request).id)));
   api.post('/user/aff_transfer', { ...user, schema: doc('users', 'transfer aff quota', { body: affTransferSchema }) }, async (request) => {

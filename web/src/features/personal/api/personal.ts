@@ -41,8 +41,6 @@ export const useSelf = () => useQuery({ queryKey: selfQueryKey, queryFn: fetchSe
 export const fetchAffCode = () => http.get<string>('/api/user/aff');
 export const useAffCode = () => useQuery({ queryKey: ['aff-code'], queryFn: fetchAffCode, staleTime: Infinity });
 
-export const fetchModels = () => http.get<string[]>('/api/user/models');
-export const useModels = () => useQuery({ queryKey: ['user-models'], queryFn: fetchModels });
 
 export const transferAffQuota = (quota: number) => http.post<unknown>('/api/user/aff_transfer', { quota });
 export const updateSelf = (fields: Partial<Pick<SelfUser, 'username' | 'display_name'>> & { password?: string; original_password?: string }) => http.put<unknown>('/api/user/self', fields);

@@ -2,14 +2,14 @@ import { Button, Card, Empty, Space, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../../lib/clipboard';
-import { useModels } from '../api/personal';
+import { useUserModels } from '../../../lib/api/user-models';
 
 const collapsedCount = 10;
 
 /** The models this user may call; the list collapses after 10 entries; click copies a name. */
 export function AvailableModelsCard() {
   const { t } = useTranslation();
-  const models = useModels();
+  const models = useUserModels();
   const [isExpanded, setExpanded] = useState(false);
   const list = models.data ?? [];
   const shown = isExpanded ? list : list.slice(0, collapsedCount);

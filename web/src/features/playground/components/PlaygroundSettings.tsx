@@ -1,6 +1,7 @@
 import { Card, Form, Input, InputNumber, Select, Slider } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useSelfGroups, useUserModels } from '../api/options';
+import { useSelfGroups } from '../../../lib/api/self-groups';
+import { useUserModels } from '../../../lib/api/user-models';
 import type { ChatSettings } from '../hooks/useChat';
 
 interface Props {

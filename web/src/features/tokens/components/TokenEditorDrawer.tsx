@@ -1,10 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Form } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EditorDrawer } from '../../../components/EditorDrawer';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { createToken, tokensQueryKey, updateToken, useToken } from '../api/tokens';
+import { useCreateTokens } from '../api/create-tokens';
+import { useToken } from '../api/get-token';
+import { useUpdateToken } from '../api/update-token';
 import { newTokenForm, tokenFormOf, tokenPayloadOf, type TokenFormValues } from '../hooks/token-form';
 import { TokenFormFields } from './TokenFormFields';
 
@@ -12,9 +13,9 @@ import { TokenFormFields } from './TokenFormFields';
 export function TokenEditorDrawer({ open, tokenId, onClose }: { open: boolean; tokenId: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<TokenFormValues>();
-  const queryClient = useQueryClient();
   const token = useToken(open ? tokenId : null);
-  const [isSaving, setSaving] = useState(false);
+  const createTokens = useCreateTokens();
+  const updateToken = useUpdateToken();
   const isCreate = tokenId === null;
 
   useEffect(() => {
@@ -25,26 +26,24 @@ export function TokenEditorDrawer({ open, tokenId, onClose }: { open: boolean; t
   const save = async () => {
     const result = tokenPayloadOf({ ...newTokenForm, ...form.getFieldsValue(true) } as TokenFormValues, isCreate);
     if ('problem' in result) {
-      showError(t(`tokens.msg.${result.problem}`));
+      const { key, message } = result.problem;
+      showError(key ? t(`tokens.msg.${key}`, { defaultValue: message }) : message);
       return;
     }
-    setSaving(true);
     try {
       if (isCreate) {
-        await createToken(result.payload);
+        await createTokens.mutateAsync(result.payload);
         showSuccess(t('tokens.msg.created'));
       } else {
-        await updateToken({ id: tokenId, ...result.payload });
+        await updateToken.mutateAsync({ id: tokenId, ...result.payload });
         showSuccess(t('tokens.msg.updated'));
       }
-      await queryClient.invalidateQueries({ queryKey: tokensQueryKey });
       onClose();
     } catch {
       // shown by the http client
-    } finally {
-      setSaving(false);
     }
   };
+  const isSaving = createTokens.isPending || updateToken.isPending;
 
   return (
     <EditorDrawer title={isCreate ? t('tokens.createTitle') : t('tokens.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && token.isLoading} size={520}>

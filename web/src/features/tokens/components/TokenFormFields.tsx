@@ -2,7 +2,8 @@ import { Button, Checkbox, Form, Input, InputNumber, Select, Space, Switch, type
 import { useTranslation } from 'react-i18next';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { useSelfGroups, useUserModels } from '../api/tokens';
+import { useSelfGroups } from '../../../lib/api/self-groups';
+import { useUserModels } from '../../../lib/api/user-models';
 import { countPresets, quotaPresets, type TokenFormValues } from '../hooks/token-form';
 import { expiryShortcuts, expiryText } from '../hooks/token-time';
 

@@ -1,6 +1,5 @@
 import { CopyOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { TokenStatus } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Flex, Form, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,7 +7,11 @@ import { FilterForm } from '../../../components/FilterForm';
 import { DataTable } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { deleteToken, fetchTokens, setTokenStatus, tokenListKey, tokensQueryKey, type Token, type TokenFilters } from '../api/tokens';
+import type { Token } from '@modelgate/shared';
+import { useDeleteToken } from '../api/delete-token';
+import { fetchTokens } from '../api/get-tokens';
+import { tokenKeys, type TokenFilters } from '../api/keys';
+import { useUpdateTokenStatus } from '../api/update-token-status';
 import { fullKey } from '../hooks/chat-links';
 import { TokenEditorDrawer } from './TokenEditorDrawer';
 import { useTokenColumns } from './useTokenColumns';
@@ -16,32 +19,30 @@ import { useTokenColumns } from './useTokenColumns';
 /** The signed-in user's tokens: banner, search, table, create/edit drawer, copy selected. */
 export function TokenListPage() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const deleteToken = useDeleteToken();
+  const updateTokenStatus = useUpdateTokenStatus();
   const [filters, setFilters] = useState<TokenFilters>({ keyword: '', token: '' });
   const [selected, setSelected] = useState<Token[]>([]);
   const [editor, setEditor] = useState<{ id: number | null } | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: tokensQueryKey });
 
   const columns = useTokenColumns({
     onEdit: (id) => setEditor({ id }),
     onDelete: async (id) => {
       try {
-        await deleteToken(id);
+        await deleteToken.mutateAsync(id);
         showSuccess(t('tokens.msg.deleted'));
         setSelected((current) => current.filter((token) => token.id !== id));
       } catch {
         // shown by the http client
       }
-      await refresh();
     },
     onToggle: async (token, isEnabled) => {
       try {
-        await setTokenStatus(token.id, isEnabled ? TokenStatus.enabled : TokenStatus.disabled);
+        await updateTokenStatus.mutateAsync({ id: token.id, status: isEnabled ? TokenStatus.enabled : TokenStatus.disabled });
         showSuccess(t('tokens.msg.updated'));
       } catch {
         // shown by the http client (an expired or exhausted token cannot be enabled)
       }
-      await refresh();
     },
   });
 
@@ -62,7 +63,7 @@ export function TokenListPage() {
         <Alert type="warning" showIcon title={t('tokens.banner')} />
         <DataTable<Token>
           tableId="tokens"
-          queryKey={tokenListKey(filters)}
+          queryKey={tokenKeys.list(filters)}
           fetchPage={(page, pageSize) => fetchTokens(filters, page, pageSize)}
           columns={columns}
           rowKey="id"

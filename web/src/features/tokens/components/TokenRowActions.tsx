@@ -2,7 +2,7 @@ import { DownOutlined } from '@ant-design/icons';
 import { Button, Dropdown, Popconfirm, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../../lib/clipboard';
-import type { Token } from '../api/tokens';
+import type { Token } from '@modelgate/shared';
 import { chatUrl, fullKey, readChatLinks } from '../hooks/chat-links';
 
 /** Copy key (with sk-), open in a chat app (Chats option), edit, delete. */

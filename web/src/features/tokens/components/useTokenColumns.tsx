@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import type { Token } from '../api/tokens';
+import type { Token } from '@modelgate/shared';
 import { fullKey } from '../hooks/chat-links';
 import { TokenRowActions } from './TokenRowActions';
 

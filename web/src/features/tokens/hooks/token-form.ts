@@ -1,5 +1,5 @@
-import { tokenDefaults, toNameList } from '@modelgate/shared';
-import type { Token, TokenPayload } from '../api/tokens';
+import { createTokenSchema, tokenDefaults, tokenMessages, toNameList, updateTokenSchema, type CreateTokenPayload, type Token } from '@modelgate/shared';
+import { firstProblem } from '../../../lib/form-rules';
 import { formatDateTime } from '../../../lib/format';
 import { parseExpiry } from './token-time';
 
@@ -53,32 +53,30 @@ export const tokenFormOf = (token: Token): TokenFormValues => ({
   count: 1,
 });
 
-export type TokenFormProblem = 'nameRequired' | 'expiredTimeInvalid' | 'countInvalid' | 'remainQuotaInvalid';
+/** A message the token form shows: a key under tokens.msg, or the API schema's own text. */
+export type TokenFormProblem = { key: string | null; message: string };
 
-/** The token-form rules; the payload, or the message key of the first failing rule. */
-export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { payload: TokenPayload } | { problem: TokenFormProblem } {
-  const name = (values.name ?? '').trim();
-  if (isCreate && name === '') return { problem: 'nameRequired' };
+/**
+ * The token form's payload, checked by the API's own schema (createTokenSchema or updateTokenSchema),
+ * or the first problem found. The expiry text is the form's own field, parsed here.
+ */
+export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { payload: CreateTokenPayload } | { problem: TokenFormProblem } {
   const expiredTime = parseExpiry(values.expired_text ?? '');
-  if (expiredTime === null) return { problem: 'expiredTimeInvalid' };
-  const quota = Number(values.remain_quota ?? 0);
-  if (!values.unlimited_quota && (!Number.isInteger(quota) || quota < 0)) return { problem: 'remainQuotaInvalid' };
-  const count = Number(values.count ?? 1);
-  if (isCreate && (!Number.isInteger(count) || count < 1 || count > 100)) return { problem: 'countInvalid' };
-  return {
-    payload: {
-      name,
-      remain_quota: values.unlimited_quota ? 0 : quota,
-      unlimited_quota: values.unlimited_quota,
-      expired_time: expiredTime,
-      model_limits_enabled: values.model_limits_enabled,
-      model_limits: values.model_limits ?? [],
-      allow_ips: values.allow_ips ?? '',
-      group: values.group ?? '',
-      max_concurrency: Math.max(0, Math.floor(Number(values.max_concurrency ?? 0)) || 0),
-      cross_group_retry: !!values.cross_group_retry,
-      response_cache_ttl: Math.max(0, Math.floor(Number(values.response_cache_ttl ?? 0)) || 0),
-      ...(isCreate ? { count } : {}),
-    },
+  if (expiredTime === null) return { problem: { key: 'expiredTimeInvalid', message: tokenMessages.expiredTimeInvalid } };
+  const payload: CreateTokenPayload = {
+    name: (values.name ?? '').trim(),
+    remain_quota: values.unlimited_quota ? 0 : Number(values.remain_quota ?? 0),
+    unlimited_quota: values.unlimited_quota,
+    expired_time: expiredTime,
+    model_limits_enabled: values.model_limits_enabled,
+    model_limits: values.model_limits ?? [],
+    allow_ips: values.allow_ips ?? '',
+    group: values.group ?? '',
+    max_concurrency: Math.max(0, Math.floor(Number(values.max_concurrency ?? 0)) || 0),
+    cross_group_retry: !!values.cross_group_retry,
+    response_cache_ttl: Math.max(0, Math.floor(Number(values.response_cache_ttl ?? 0)) || 0),
+    ...(isCreate ? { count: Number(values.count ?? 1) } : {}),
   };
+  const problem = firstProblem(isCreate ? createTokenSchema : updateTokenSchema, isCreate ? payload : { ...payload, id: 1 }, tokenMessages);
+  return problem ? { problem } : { payload };
 }
