@@ -129,6 +129,23 @@ export default tseslint.config(
     },
   },
   {
+    // The console's data layer (CONTRIBUTING.md): each endpoint's file under features/*/api/ (or lib/api/)
+    // holds its fetcher and its query or mutation hook, and its mutations invalidate the exported keys.
+    // Screens call those hooks; they do not invalidate or build mutations themselves.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ignores: ['web/src/features/*/api/**', 'web/src/lib/api/**', 'web/src/**/*.test.{ts,tsx}', 'web/src/test/**'],
+    rules: {
+      'no-restricted-properties': ['error',
+        { property: 'invalidateQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
+        { property: 'refetchQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
+        { property: 'resetQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
+      ],
+      'no-restricted-imports': ['error', {
+        paths: [{ name: '@tanstack/react-query', importNames: ['useMutation'], message: 'Mutations live with their endpoint in features/*/api/ (or lib/api/): call that hook.' }],
+      }],
+    },
+  },
+  {
     // Console features don't import each other (CONTRIBUTING.md): shared pieces live in web/src/components/
     // or web/src/lib/. A feature is web/src/features/<name>; an import into another name fails.
     files: ['web/src/**/*.{ts,tsx}'],
