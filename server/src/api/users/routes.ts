@@ -1,5 +1,5 @@
 import { doc } from '../openapi.js';
-import { selfGroupsSchema, userModelsSchema } from '@modelgate/shared';
+import { selfGroupsSchema, selfUserSchema, userModelsSchema } from '@modelgate/shared';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
 import { AppError } from '../../lib/errors.js';
@@ -60,7 +60,7 @@ export function registerUserRoutes(api: FastifyInstance, { ctx, guards, critical
 
   // Self service
   const user = { preHandler: guards.user };
-  api.get('/user/self', { preHandler: guards.enrolling, schema: doc('users', 'get self') }, async (request) => ok(await getSelf(ctx, authOf(request).id)));
+  api.get('/user/self', { preHandler: guards.enrolling, schema: doc('users', 'get self', { data: selfUserSchema }) }, async (request) => ok(await getSelf(ctx, authOf(request).id)));
   api.put('/user/self', { ...user, schema: doc('users', 'update self', { body: updateSelfSchema }) }, async (request, reply) => {
     const me = authOf(request);
     const sessionVersion = await updateSelf(ctx, me.id, parseInput(updateSelfSchema, request.body));
