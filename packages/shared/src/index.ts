@@ -16,3 +16,6 @@ export * from './schemas/two-factor.js';
 export * from './schemas/audit.js';
 export * from './schemas/responses/tokens.js';
 export * from './schemas/responses/users.js';
+export * from './schemas/responses/two-factor.js';
+export * from './schemas/responses/passkeys.js';
+export * from './schemas/responses/oauth.js';

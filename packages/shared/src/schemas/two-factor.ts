@@ -17,3 +17,5 @@ export const passkeyNameSchema = z.object({
 });
 
 export type SecondFactorCodeInput = z.infer<typeof secondFactorCodeSchema>;
+export type SecondFactorCodePayload = z.input<typeof secondFactorCodeSchema>;
+export type PasskeyNamePayload = z.input<typeof passkeyNameSchema>;

@@ -1,3 +1,4 @@
+import type { OidcDiscovery } from '@modelgate/shared';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, invalidInput } from '../../lib/errors.js';
 import { oidcDiscoveryFailedMessage } from './providers/oidc.js';
@@ -5,13 +6,6 @@ import { oidcDiscoveryFailedMessage } from './providers/oidc.js';
 /** A discovery document is a few KiB; anything past this is not one. */
 export const maxDiscoveryBytes = 256 * 1024;
 
-/** The fields the console fills in from a discovery document (OpenID Connect Discovery 1.0 §3). */
-export interface OidcDiscovery {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  userinfo_endpoint: string;
-}
 
 const maxUrlLength = 2048;
 

@@ -1,5 +1,6 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { firstStepAnswerSchema, noData, oauthCallbackSchema, oauthStateSchema, oidcDiscoverySchema } from '@modelgate/shared';
 import { ok } from '../../lib/envelope.js';
 import { AppError, forbidden } from '../../lib/errors.js';
 import { requireServerAddress } from '../../lib/server-address.js';
@@ -66,14 +67,14 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return request.auth;
   }
 
-  api.get('/oauth/state', { schema: doc('oauth', 'create o auth state', { querystring: stateQuerySchema }) }, async (request, reply) => {
+  api.get('/oauth/state', { schema: doc('oauth', 'create a one-use state for an authorize redirect', { querystring: stateQuerySchema, data: oauthStateSchema }) }, async (request, reply) => {
     const { aff } = parseInput(stateQuerySchema, request.query);
     // A state starts a redirect sign-in (GitHub, OIDC, Linux DO): refused here, before the browser leaves, when it could not come back.
     requireServerAddress(ctx.options, noServerAddressMessage);
     return ok(await createOAuthState(ctx, request, reply, aff));
   });
 
-  api.get('/oauth/:provider', { preHandler: critical, schema: doc('oauth', 'consume o auth state', { params: callbackParamsSchema, querystring: callbackQuerySchema }) }, async (request, reply) => {
+  api.get('/oauth/:provider', { preHandler: critical, schema: doc('oauth', "a redirect provider's callback: sign in, or bind for a signed-in user", { params: callbackParamsSchema, querystring: callbackQuerySchema, data: oauthCallbackSchema }) }, async (request, reply) => {
     const { provider } = parseInput(callbackParamsSchema, request.params);
     const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
     requireEnabled(ctx, provider);
@@ -89,13 +90,13 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return signIn(ctx, request, reply, account, aff);
   });
 
-  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'fetch we chat account', { querystring: weChatQuerySchema }) }, async (request, reply) => {
+  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'sign in with a WeChat code', { querystring: weChatQuerySchema, data: firstStepAnswerSchema }) }, async (request, reply) => {
     const { code } = parseInput(weChatQuerySchema, request.query);
     requireEnabled(ctx, 'wechat');
     return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
   });
 
-  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema }) }, async (request, reply) => {
+  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema, data: firstStepAnswerSchema }) }, async (request, reply) => {
     const fields = parseInput(telegramQuerySchema, request.query);
     requireEnabled(ctx, 'telegram');
     return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));
@@ -103,19 +104,19 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
 
   // Binding and unbinding for the signed-in user (/personal)
   const user = { preHandler: guards.user };
-  api.get('/oauth/wechat/bind', { ...user, schema: doc('oauth', 'bind account', { querystring: weChatQuerySchema }) }, async (request) => {
+  api.get('/oauth/wechat/bind', { ...user, schema: doc('oauth', 'bind a WeChat account', { querystring: weChatQuerySchema, data: noData }) }, async (request) => {
     const { code } = parseInput(weChatQuerySchema, request.query);
     requireEnabled(ctx, 'wechat');
     await bindAccount(ctx, authOf(request).id, await fetchWeChatAccount(ctx, code, request.log));
     return ok(null, '微信账户绑定成功！');
   });
-  api.get('/oauth/telegram/bind', { ...user, schema: doc('oauth', 'bind account', { querystring: telegramQuerySchema }) }, async (request) => {
+  api.get('/oauth/telegram/bind', { ...user, schema: doc('oauth', 'bind a Telegram account', { querystring: telegramQuerySchema, data: noData }) }, async (request) => {
     const fields = parseInput(telegramQuerySchema, request.query);
     requireEnabled(ctx, 'telegram');
     await bindAccount(ctx, authOf(request).id, verifyTelegramLogin(ctx, fields));
     return ok(null, 'Telegram 账户绑定成功！');
   });
-  api.delete('/oauth/:provider/bind', { ...user, schema: doc('oauth', 'unbind account', { params: unbindParamsSchema }) }, async (request) => {
+  api.delete('/oauth/:provider/bind', { ...user, schema: doc('oauth', 'unbind a third-party account', { params: unbindParamsSchema, data: noData }) }, async (request) => {
     const { provider } = parseInput(unbindParamsSchema, request.params);
     await unbindAccount(ctx, authOf(request).id, provider);
     return ok(null, '解绑成功');
@@ -123,7 +124,7 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
 
   // The system settings' OIDC "fetch configuration" (root, who alone sets the oidc.* options): the
   // server fetches the well-known document, so http:// intranet providers work under a strict CSP.
-  api.post('/oauth/oidc/discovery', { preHandler: guards.root, schema: doc('oauth', 'fetch an OIDC discovery document', { body: oidcDiscoveryBodySchema }) }, async (request) => {
+  api.post('/oauth/oidc/discovery', { preHandler: guards.root, schema: doc('oauth', 'fetch an OIDC discovery document', { body: oidcDiscoveryBodySchema, data: oidcDiscoverySchema }) }, async (request) => {
     const { well_known: wellKnown } = parseInput(oidcDiscoveryBodySchema, request.body);
     return ok(await discoverOidc(request.log, wellKnown, ctx.config.oidcDiscoveryTimeoutSeconds));
   });
