@@ -1,4 +1,4 @@
-import { http } from './http';
+import { fetchOAuthState } from './api/oauth-state';
 import type { PlatformStatus } from './status';
 import { readString } from './storage-keys';
 
@@ -24,7 +24,7 @@ export function authorizeUrl(provider: OAuthProvider, status: PlatformStatus, st
 /** Fetches a state (with the stored invite code) and goes to the provider's authorize page. */
 export async function startOAuth(provider: OAuthProvider, status: PlatformStatus): Promise<void> {
   try {
-    const state = await http.get<string>('/api/oauth/state', { noAuthRedirect: true, query: { aff: readString('aff') || undefined } });
+    const state = await fetchOAuthState(readString('aff') || undefined);
     window.location.assign(authorizeUrl(provider, status, state));
   } catch {
     // shown by the http client

@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { userStore } from '../../../lib/user-store';
-import { exchangeOAuthCode, type OAuthProvider } from '../api/auth';
+import type { OAuthProvider } from '../../../lib/oauth';
+import { useExchangeOAuthCode } from '../api/exchange-oauth-code';
 import { useFinishSignIn } from '../hooks/useFinishSignIn';
 
 /** Third-party callback: exchanges the code, then binds (→ /personal) or signs in (→ /token, or the second step). */
@@ -14,6 +15,7 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
   const navigate = useNavigate();
   const started = useRef(false);
   const finishSignIn = useFinishSignIn();
+  const exchange = useExchangeOAuthCode();
 
   useEffect(() => {
     if (started.current) return;
@@ -23,7 +25,7 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
     const iss = params.get('iss') ?? undefined;
     // Bindings live on /personal here (the spec's /setting is new-api's personal page; ours is admin-only).
     const settingsPath = userStore.get() ? '/personal' : '/login';
-    exchangeOAuthCode(provider, { code, state, iss })
+    exchange.mutateAsync({ provider, code, state, iss })
       .then((body) => {
         if (body.message === 'bind') {
           showSuccess(t('auth.bindSuccess'));

@@ -3,7 +3,7 @@ import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { Button } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { signInWithPasskey } from '../api/second-step';
+import { useSignInWithPasskey } from '../api/sign-in-with-passkey';
 import { useFinishSignIn } from '../hooks/useFinishSignIn';
 import { showPasskeyError } from './passkey-errors';
 
@@ -11,12 +11,13 @@ import { showPasskeyError } from './passkey-errors';
 export function PasskeyLoginButton() {
   const { t } = useTranslation();
   const finishSignIn = useFinishSignIn();
+  const signInMutation = useSignInWithPasskey();
   const [loading, setLoading] = useState(false);
   if (!browserSupportsWebAuthn()) return null;
   const signIn = async () => {
     setLoading(true);
     try {
-      finishSignIn(await signInWithPasskey());
+      finishSignIn(await signInMutation.mutateAsync());
     } catch (error) {
       showPasskeyError(error, t);
     } finally {

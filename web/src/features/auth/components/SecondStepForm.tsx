@@ -2,23 +2,27 @@ import { KeyOutlined, SafetyOutlined } from '@ant-design/icons';
 import { Button, Divider, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { StoredUser } from '../../../lib/user-store';
-import { verifyLoginCode, verifyLoginPasskey, type SecondStepRequest } from '../api/second-step';
+import type { SecondStepRequest, SignedInUser } from '@modelgate/shared';
+import { useVerifyLoginCode } from '../api/verify-login-code';
+import { useVerifyLoginPasskey } from '../api/verify-login-passkey';
 import { showPasskeyError } from './passkey-errors';
+import { secondFactorCodeRule } from '../../../lib/second-factor-code';
 
 /**
  * The second step of a sign-in: a code from the authenticator app (or a recovery code), or one of
  * the user's passkeys. The session starts only when this step passes.
  */
-export function SecondStepForm({ request, onSignedIn, onBack }: { request: SecondStepRequest; onSignedIn: (user: StoredUser) => void; onBack: () => void }) {
+export function SecondStepForm({ request, onSignedIn, onBack }: { request: SecondStepRequest; onSignedIn: (user: SignedInUser) => void; onBack: () => void }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState<'code' | 'passkey' | null>(null);
+  const verifyCode = useVerifyLoginCode();
+  const verifyPasskey = useVerifyLoginPasskey();
 
   const submitCode = async ({ code }: { code?: string }) => {
     if (!code?.trim()) return;
     setBusy('code');
     try {
-      onSignedIn(await verifyLoginCode(code.trim()));
+      onSignedIn(await verifyCode.mutateAsync(code.trim()));
     } catch {
       // the http client showed the server's message
     } finally {
@@ -28,7 +32,7 @@ export function SecondStepForm({ request, onSignedIn, onBack }: { request: Secon
   const verifyWithPasskey = async () => {
     setBusy('passkey');
     try {
-      onSignedIn(await verifyLoginPasskey());
+      onSignedIn(await verifyPasskey.mutateAsync());
     } catch (error) {
       showPasskeyError(error, t);
     } finally {
@@ -41,7 +45,7 @@ export function SecondStepForm({ request, onSignedIn, onBack }: { request: Secon
       <Typography.Paragraph type="secondary">{request.totp ? t('twoFactor.secondStepHint') : t('twoFactor.secondStepPasskeyHint')}</Typography.Paragraph>
       {request.totp && (
         <Form layout="vertical" onFinish={(values: { code?: string }) => void submitCode(values)} requiredMark={false}>
-          <Form.Item name="code" label={t('twoFactor.code')} rules={[{ required: true, whitespace: true, message: t('twoFactor.codeRequired') }]}>
+          <Form.Item name="code" label={t('twoFactor.code')} rules={[secondFactorCodeRule(t)]}>
             <Input prefix={<SafetyOutlined />} autoFocus autoComplete="one-time-code" inputMode="text" maxLength={32} placeholder={t('twoFactor.codePlaceholder')} />
           </Form.Item>
           <Button type="primary" htmlType="submit" block loading={busy === 'code'}>

@@ -1,19 +1,20 @@
 import { Button, Image, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { loginWithWeChat } from '../api/auth';
+import { useLoginWithWeChat } from '../api/login-with-wechat';
 import { useFinishSignIn } from '../hooks/useFinishSignIn';
 
 /** Messaging-app QR login: scan, then type the code the official account replies with (valid 3 minutes). */
 export function WeChatLoginModal({ open, qrcode, onClose }: { open: boolean; qrcode: string; onClose: () => void }) {
   const { t } = useTranslation();
   const finishSignIn = useFinishSignIn();
+  const login = useLoginWithWeChat();
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
   const submit = async () => {
     setLoading(true);
     try {
-      const answer = await loginWithWeChat(code.trim());
+      const answer = await login.mutateAsync(code.trim());
       onClose();
       finishSignIn(answer);
     } catch {

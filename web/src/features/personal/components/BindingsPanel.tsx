@@ -1,13 +1,12 @@
 import { GithubOutlined, LoginOutlined, MailOutlined, SendOutlined, WechatOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, List, Popconfirm, Typography } from 'antd';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { startOAuth, type OAuthProvider } from '../../../lib/oauth';
 import { useStatus, type PlatformStatus } from '../../../lib/status';
-import { unbindAccount, type BoundProvider } from '../api/bindings';
-import { selfQueryKey, type SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
+import { useUnbindAccount, type BoundProvider } from '../api/unbind-account';
 import { EmailBindModal } from './EmailBindModal';
 import { TelegramBindModal } from './TelegramBindModal';
 import { WeChatBindModal } from './WeChatBindModal';
@@ -21,19 +20,21 @@ interface BindingRow {
   onBind: () => void;
 }
 
+/** The self row's fields the panel shows (the self row from GET /api/user/self). */
+type BoundAccounts = Pick<SelfUser, 'email' | 'github_id' | 'oidc_id' | 'linux_do_id' | 'wechat_id' | 'telegram_id'>;
+
 /** Account bindings: email, GitHub, OIDC, Linux DO, WeChat, Telegram (each when enabled); bound ones can be unbound. */
-export function BindingsPanel({ user }: { user: SelfUser }) {
+export function BindingsPanel({ user }: { user: BoundAccounts }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const unbindMutation = useUnbindAccount();
   const { data: status } = useStatus();
   const [modal, setModal] = useState<'email' | 'wechat' | 'telegram' | null>(null);
   const oauth = (provider: OAuthProvider) => () => status && void startOAuth(provider, status as PlatformStatus);
   const unbind = async (row: BindingRow) => {
     if (row.key === 'email') return;
     try {
-      await unbindAccount(row.key);
+      await unbindMutation.mutateAsync(row.key);
       showSuccess(t('oauth.unbound'));
-      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
     } catch {
       // shown by the http client
     }

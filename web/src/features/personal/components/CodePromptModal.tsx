@@ -1,6 +1,7 @@
 import { Form, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { secondFactorCodeRule } from '../../../lib/second-factor-code';
 
 /** Asks for a current code (TOTP, or a recovery code where `allowRecovery`) before a change that needs one. */
 export function CodePromptModal({ open, title, hint, allowRecovery, onSubmit, onClose }: {
@@ -32,7 +33,7 @@ export function CodePromptModal({ open, title, hint, allowRecovery, onSubmit, on
     <Modal open={open} title={title} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
       <Typography.Paragraph type="secondary">{hint}</Typography.Paragraph>
       <Form form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
-        <Form.Item name="code" label={t('twoFactor.code')} rules={[{ required: true, whitespace: true, message: t('twoFactor.codeRequired') }]}>
+        <Form.Item name="code" label={t('twoFactor.code')} rules={[secondFactorCodeRule(t)]}>
           <Input autoFocus autoComplete="one-time-code" maxLength={32} placeholder={allowRecovery ? t('twoFactor.codePlaceholder') : t('twoFactor.totpPlaceholder')} />
         </Form.Item>
       </Form>

@@ -1,14 +1,16 @@
 import { KeyOutlined } from '@ant-design/icons';
 import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
-import { passkeyNameMaxLength } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { passkeyNameMaxLength, type Passkey } from '@modelgate/shared';
 import { Button, Input, List, Modal, Popconfirm, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../lib/http';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { formatDateTime } from '../../../lib/format';
-import { registerPasskey, removePasskey, renamePasskey, twoFactorQueryKey, usePasskeys, type Passkey } from '../api/second-factors';
+import { usePasskeys } from '../api/get-passkeys';
+import { useRegisterPasskey } from '../api/register-passkey';
+import { useRemovePasskey } from '../api/remove-passkey';
+import { useRenamePasskey } from '../api/rename-passkey';
 
 /** A name for a new passkey, or a new name for one (`passkey` set). */
 function NameModal({ passkey, isAdding, onDone, onClose }: { passkey: Passkey | null; isAdding: boolean; onDone: (name: string) => Promise<void>; onClose: () => void }) {
@@ -39,17 +41,17 @@ function NameModal({ passkey, isAdding, onDone, onClose }: { passkey: Passkey | 
 /** Passkeys of the signed-in user: add several, rename or remove each. */
 export function PasskeysItem() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
   const passkeys = usePasskeys(true);
+  const register = useRegisterPasskey();
+  const rename = useRenamePasskey();
+  const removal = useRemovePasskey();
   const [editing, setEditing] = useState<Passkey | 'new' | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorQueryKey });
   const isSupported = browserSupportsWebAuthn();
 
   const remove = async (id: number) => {
     try {
-      await removePasskey(id);
+      await removal.mutateAsync(id);
       showSuccess(t('twoFactor.passkeyRemoved'));
-      await refresh();
     } catch {
       // shown by the http client
     }
@@ -87,13 +89,12 @@ export function PasskeysItem() {
           onClose={() => setEditing(null)}
           onDone={async (name) => {
             if (editing === 'new') {
-              await registerPasskey(name);
+              await register.mutateAsync(name);
               showSuccess(t('twoFactor.passkeyAddedMessage'));
             } else {
-              await renamePasskey(editing.id, name);
+              await rename.mutateAsync({ id: editing.id, name });
               showSuccess(t('twoFactor.passkeyRenamed'));
             }
-            await refresh();
           }}
         />
       )}

@@ -1,7 +1,10 @@
 import { Form, Input, Modal, QRCode, Spin, Steps, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { enableTotp, startTotpSetup } from '../api/second-factors';
+import type { TotpSetup } from '@modelgate/shared';
+import { useEnableTotp } from '../api/enable-totp';
+import { startTotpSetup } from '../api/start-totp-setup';
+import { secondFactorCodeRule } from '../../../lib/second-factor-code';
 
 /**
  * TOTP enrolment: the server makes a secret; the QR code (its otpauth:// URI, drawn here) or the
@@ -10,7 +13,8 @@ import { enableTotp, startTotpSetup } from '../api/second-factors';
 export function TotpEnrolModal({ open, onEnrolled, onClose }: { open: boolean; onEnrolled: (codes: string[]) => void; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ code: string }>();
-  const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
+  const [setup, setSetup] = useState<TotpSetup | null>(null);
+  const enable = useEnableTotp();
   const [loading, setLoading] = useState(false);
   const closeRef = useRef(onClose);
   useEffect(() => {
@@ -34,7 +38,7 @@ export function TotpEnrolModal({ open, onEnrolled, onClose }: { open: boolean; o
     const { code } = await form.validateFields();
     setLoading(true);
     try {
-      const { backup_codes: codes } = await enableTotp(code.trim());
+      const { backup_codes: codes } = await enable.mutateAsync(code.trim());
       form.resetFields();
       onEnrolled(codes);
     } catch {
@@ -59,7 +63,7 @@ export function TotpEnrolModal({ open, onEnrolled, onClose }: { open: boolean; o
             </div>
           </div>
           <Form form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
-            <Form.Item name="code" label={t('twoFactor.code')} rules={[{ required: true, whitespace: true, message: t('twoFactor.codeRequired') }]}>
+            <Form.Item name="code" label={t('twoFactor.code')} rules={[secondFactorCodeRule(t)]}>
               <Input autoComplete="one-time-code" inputMode="numeric" maxLength={8} placeholder={t('twoFactor.totpPlaceholder')} />
             </Form.Item>
           </Form>

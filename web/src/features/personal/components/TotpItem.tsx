@@ -1,10 +1,11 @@
 import { SafetyCertificateOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, List, Space, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { disableTotp, regenerateRecoveryCodes, twoFactorQueryKey, type TwoFactorStatus } from '../api/second-factors';
+import type { TwoFactorStatus } from '@modelgate/shared';
+import { useDisableTotp } from '../api/disable-totp';
+import { useRegenerateRecoveryCodes } from '../api/regenerate-recovery-codes';
 import { CodePromptModal } from './CodePromptModal';
 import { RecoveryCodesModal } from './RecoveryCodesModal';
 import { TotpEnrolModal } from './TotpEnrolModal';
@@ -12,10 +13,10 @@ import { TotpEnrolModal } from './TotpEnrolModal';
 /** The authenticator-app (TOTP) row: enable, new recovery codes, disable. */
 export function TotpItem({ status }: { status: TwoFactorStatus }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const disable = useDisableTotp();
+  const regenerate = useRegenerateRecoveryCodes();
   const [modal, setModal] = useState<'enrol' | 'disable' | 'regenerate' | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorQueryKey });
   const close = () => setModal(null);
 
   const actions = status.enabled
@@ -45,7 +46,6 @@ export function TotpItem({ status }: { status: TwoFactorStatus }) {
           close();
           setCodes(fresh);
           showSuccess(t('twoFactor.enabled'));
-          void refresh();
         }}
       />
       <CodePromptModal
@@ -55,9 +55,8 @@ export function TotpItem({ status }: { status: TwoFactorStatus }) {
         allowRecovery
         onClose={close}
         onSubmit={async (code) => {
-          await disableTotp(code);
+          await disable.mutateAsync(code);
           showSuccess(t('twoFactor.disabled'));
-          await refresh();
         }}
       />
       <CodePromptModal
@@ -67,8 +66,7 @@ export function TotpItem({ status }: { status: TwoFactorStatus }) {
         allowRecovery={false}
         onClose={close}
         onSubmit={async (code) => {
-          setCodes((await regenerateRecoveryCodes(code)).backup_codes);
-          await refresh();
+          setCodes((await regenerate.mutateAsync(code)).backup_codes);
         }}
       />
       <RecoveryCodesModal codes={codes} onClose={() => setCodes(null)} />

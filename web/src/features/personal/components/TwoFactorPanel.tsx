@@ -1,6 +1,6 @@
 import { Alert, List, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useTwoFactorStatus } from '../api/second-factors';
+import { useTwoFactorStatus } from '../api/get-two-factor-status';
 import { PasskeysItem } from './PasskeysItem';
 import { TotpItem } from './TotpItem';
 

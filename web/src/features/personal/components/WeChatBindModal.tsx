@@ -1,22 +1,20 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Image, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { bindWeChat, selfQueryKey } from '../api/personal';
+import { useBindWeChat } from '../api/bind-wechat';
 
 export function WeChatBindModal({ open, qrcode, onClose }: { open: boolean; qrcode: string; onClose: () => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const bind = useBindWeChat();
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
   const submit = async () => {
     setLoading(true);
     try {
-      await bindWeChat(code.trim());
+      await bind.mutateAsync(code.trim());
       showSuccess(t('personal.weChatBound'));
       onClose();
-      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
     } catch {
       // shown by the http client
     } finally {

@@ -2,15 +2,10 @@ import { Button, Form, type FormInstance } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { ApiError, http } from '../../../lib/http';
+import { ApiError } from '../../../lib/http';
 import { isHttpUrl } from '../../../lib/rich-text';
+import { useDiscoverOidc } from '../api/discover-oidc';
 import type { FormValue } from './option-fields';
-
-interface Discovered {
-  authorization_endpoint: string;
-  token_endpoint: string;
-  userinfo_endpoint: string;
-}
 
 /**
  * Fills the endpoint fields from the OIDC well-known document. The server fetches it (POST
@@ -20,6 +15,7 @@ interface Discovered {
 export function OidcDiscovery({ form }: { form: FormInstance<Record<string, FormValue>> }) {
   const { t } = useTranslation();
   const [loading, setLoading] = useState(false);
+  const discovery = useDiscoverOidc();
   const discover = async () => {
     const url = String(form.getFieldValue('oidc.well_known') ?? '').trim();
     if (!isHttpUrl(url)) {
@@ -28,7 +24,7 @@ export function OidcDiscovery({ form }: { form: FormInstance<Record<string, Form
     }
     setLoading(true);
     try {
-      const doc = await http.post<Discovered>('/api/oauth/oidc/discovery', { well_known: url }, { silent: true });
+      const doc = await discovery.mutateAsync(url);
       form.setFieldsValue({
         'oidc.authorization_endpoint': doc.authorization_endpoint,
         'oidc.token_endpoint': doc.token_endpoint,

@@ -1,18 +1,18 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, Descriptions, Popconfirm } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { resetUserPasskeys, resetUserTotp, usersQueryKey, type User } from '../api/users';
+import { useResetUserPasskeys, useResetUserTotp } from '../api/reset-second-factors';
+import type { User } from '../api/users';
 
 /** The user's second factors in the editor, with the admin's reset (a lost device); the server checks the role. */
 export function SecondFactorsReset({ user }: { user: User }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const resetTotp = useResetUserTotp();
+  const resetPasskeys = useResetUserPasskeys();
   const run = async (reset: () => Promise<unknown>, message: string) => {
     try {
       await reset();
       showSuccess(message);
-      await queryClient.invalidateQueries({ queryKey: usersQueryKey });
     } catch {
       // shown by the http client
     }
@@ -26,11 +26,11 @@ export function SecondFactorsReset({ user }: { user: User }) {
     <Descriptions size="small" column={1} bordered title={t('twoFactor.adminTitle')} style={{ marginTop: 16 }}>
       <Descriptions.Item label={t('twoFactor.totpTitle')}>
         {user.two_fa_enabled ? t('twoFactor.on') : t('twoFactor.off')}
-        {resetButton(!!user.two_fa_enabled, t('twoFactor.resetTotpConfirm'), () => void run(() => resetUserTotp(user.id), t('twoFactor.resetTotpDone')))}
+        {resetButton(!!user.two_fa_enabled, t('twoFactor.resetTotpConfirm'), () => void run(() => resetTotp.mutateAsync(user.id), t('twoFactor.resetTotpDone')))}
       </Descriptions.Item>
       <Descriptions.Item label={t('twoFactor.passkeysTitle')}>
         {user.passkey_count ?? 0}
-        {resetButton((user.passkey_count ?? 0) > 0, t('twoFactor.resetPasskeysConfirm'), () => void run(() => resetUserPasskeys(user.id), t('twoFactor.resetPasskeysDone')))}
+        {resetButton((user.passkey_count ?? 0) > 0, t('twoFactor.resetPasskeysConfirm'), () => void run(() => resetPasskeys.mutateAsync(user.id), t('twoFactor.resetPasskeysDone')))}
       </Descriptions.Item>
     </Descriptions>
   );

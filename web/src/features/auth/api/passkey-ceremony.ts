@@ -1,0 +1,14 @@
+import type { PasskeyRequestOptions, SignedInUser } from '@modelgate/shared';
+import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
+import { http } from '../../../lib/http';
+
+/** Sign-in calls: a 401 is an answer to show here, not a reason to leave for the login page. */
+export const critical = { noAuthRedirect: true } as const;
+
+/** Runs a WebAuthn sign-in ceremony: options from `begin`, the browser's authenticator, the assertion to `finish`. */
+export async function passkeyCeremony(begin: string, finish: string): Promise<SignedInUser> {
+  const options = await http.post<PasskeyRequestOptions>(begin, undefined, critical);
+  // The declared options are the library's JSON form; its type names the same fields with DOM string unions.
+  const response = await startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
+  return http.post<SignedInUser>(finish, { response }, critical);
+}
