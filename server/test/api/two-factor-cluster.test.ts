@@ -106,6 +106,38 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
     expect(rows).toEqual([{ counter: 1, last_used_at: expect.any(Number) }]);
   });
 
+  it('answers the declared status, passkey list and factor changes on this database', async () => {
+    counter += 1;
+    const name = `${kind.slice(0, 2)}st${counter}`;
+    const user = await createUserAndLogin(a, root.client, name);
+    const { app } = await enrolTotp(user.client);
+    const origin = 'http://localhost:8443';
+    expect((await root.client.put('/api/option/', { key: 'ServerAddress', value: origin })).status).toBe(200);
+    expect((await root.client.put('/api/option/', { key: 'passkey.enabled', value: 'true' })).status).toBe(200);
+    const authenticator = new SoftAuthenticator(origin);
+    const begin = await user.client.post('/api/user/passkey/register/begin');
+    const registered = await user.client.post('/api/user/passkey/register/finish', { name: 'key', response: authenticator.register(begin.body.data) });
+    expect(registered.status, registered.text).toBe(200);
+
+    // Counts, bigints and the 0/1 column come back as the declared numbers and boolean on every database.
+    const status = await user.client.get('/api/user/2fa/status');
+    expect(status.status, status.text).toBe(200);
+    expect(status.body.data).toEqual({ enabled: true, enabled_at: expect.any(Number), backup_codes_remaining: 10, passkey_enabled: true, passkey_count: 1, required: false });
+    const list = await user.client.get('/api/user/passkey');
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data).toEqual([{ id: expect.any(Number), name: 'key', device_type: expect.any(String), backed_up: expect.any(Boolean), created_at: expect.any(Number), last_used_at: 0 }]);
+    const renamed = await user.client.put(`/api/user/passkey/${list.body.data[0].id}`, { name: 'renamed' });
+    expect(renamed.status, renamed.text).toBe(200);
+    const codes = await user.client.post('/api/user/2fa/backup_codes', { code: await nextCode(app) });
+    expect(codes.status, codes.text).toBe(200);
+    expect(codes.body.data.backup_codes).toHaveLength(10);
+
+    expect((await root.client.delete(`/api/user/${user.userId}/passkey`)).status).toBe(200);
+    expect((await root.client.delete(`/api/user/${user.userId}/2fa`)).status).toBe(200);
+    const cleared = await a.ctx.storage.db.selectFrom('passkey_credentials').select('id').where('user_id', '=', user.userId).execute();
+    expect(cleared).toEqual([]);
+  });
+
   describe('attempt limits', () => {
     let la: TestServer;
     let lb: TestServer;
