@@ -19,3 +19,4 @@ export * from './schemas/responses/users.js';
 export * from './schemas/responses/two-factor.js';
 export * from './schemas/responses/passkeys.js';
 export * from './schemas/responses/oauth.js';
+export * from './schemas/responses/channels.js';

@@ -255,25 +255,3 @@ export const channelTagSchema = z.object({ tag: tagName }).transform((value, ctx
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
 export type EditChannelTagInput = z.infer<typeof editChannelTagSchema>;
-
-/**
- * A tag row of the channel list's tag mode: the tag's channels as `children`, aggregated
- * (status 1 if any child is enabled). Generic over the child row so server and console share it.
- */
-export interface ChannelTagRow<Child> {
-  is_tag: true;
-  tag: string;
-  name: string;
-  type: number;
-  status: number;
-  priority: number;
-  weight: number;
-  models: string;
-  group: string;
-  used_quota: number;
-  balance: number;
-  response_time: number;
-  test_time: number;
-  created_time: number;
-  children: Child[];
-}

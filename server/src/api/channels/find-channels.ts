@@ -1,27 +1,11 @@
-import { ChannelStatus, type ChannelTagRow as SharedChannelTagRow } from '@modelgate/shared';
+import { ChannelStatus, type Channel, type ChannelListItem, type ChannelTagRow, type Page } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
 import { chineseText, translate, type Language } from '../../lib/i18n/index.js';
 import { channelListColumns } from './channel-values.js';
 import type { ListChannelsQuery, SearchChannelsQuery } from './schemas.js';
 
-type ChannelListRow = {
-  [K in (typeof channelListColumns)[number]]: K extends 'id' | 'type' | 'status' | 'weight' | 'created_time' | 'test_time'
-    | 'response_time' | 'balance' | 'balance_updated_time' | 'used_quota' | 'priority' | 'auto_ban' | 'max_input_tokens'
-    ? number
-    : string;
-};
-
-/** A tag row of tag mode (the shared response type, over this list's rows). */
-export type ChannelTagRow = SharedChannelTagRow<ChannelListRow>;
-
-export type ChannelListItem = ChannelListRow | ChannelTagRow;
-
-export interface Page<T> {
-  items: T[];
-  page: number;
-  page_size: number;
-  total: number;
-}
+/** A channel of the list: every column but the key (the shared response type). */
+type ChannelListRow = Channel;
 
 const union = (lists: string[]) =>
   [...new Set(lists.flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean))].join(',');
