@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idField, int32 } from './fields.js';
+import { idField, int32, int32Max } from './fields.js';
 
 /** Channel type numbers with their display names. */
 export const channelTypeNames: Readonly<Record<number, string>> = {
@@ -255,3 +255,21 @@ export const channelTagSchema = z.object({ tag: tagName }).transform((value, ctx
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
 export type EditChannelTagInput = z.infer<typeof editChannelTagSchema>;
+
+/** What the console sends to create a channel (the schema's input: numbers or numeric text, lists or comma text). */
+export type CreateChannelPayload = z.input<typeof createChannelSchema>;
+/** What the console sends to update a channel: its id and the fields it changes. */
+export type UpdateChannelPayload = z.input<typeof updateChannelSchema>;
+/** What the console sends to edit every channel of a tag. */
+export type EditChannelTagPayload = z.input<typeof editChannelTagSchema>;
+/** What the console sends to set (or with an empty tag clear) the tag of chosen channels. */
+export type SetChannelsTagPayload = z.input<typeof setChannelsTagSchema>;
+
+/** POST /api/channel/fetch_models: an unsaved channel's form; `other` carries what the type needs to list models (Cloudflare's account id, Vertex's region). */
+export const fetchUpstreamModelsSchema = z.object({
+  base_url: z.string().max(512).default(''),
+  type: z.coerce.number().int().min(0).max(int32Max),
+  key: z.string().max(100_000).default(''),
+  other: z.string().max(10_000).default(''),
+});
+export type FetchUpstreamModelsPayload = z.input<typeof fetchUpstreamModelsSchema>;

@@ -1,6 +1,6 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
-import { balancesUpdatedSchema, channelBalanceBeside, channelModelNamesSchema, channelTestBeside, idParam, int32Max, noData } from '@modelgate/shared';
+import { balancesUpdatedSchema, channelBalanceBeside, channelModelNamesSchema, channelTestBeside, fetchUpstreamModelsSchema, idParam, noData } from '@modelgate/shared';
 import { z } from 'zod';
 import { fail, ok } from '../../lib/envelope.js';
 import type { RouteDeps } from '../route-deps.js';
@@ -11,10 +11,6 @@ import { updateAllBalances, updateChannelBalance } from './probe/update-balance.
 
 const idParams = z.object({ id: idParam() });
 const testQuery = z.object({ model: z.string().max(255).optional() });
-/** An unsaved channel's form: `other` carries what the type needs to list models (Cloudflare's account id, Vertex's region). */
-const fetchModelsBody = z.object({
-  base_url: z.string().max(512).default(''), type: z.coerce.number().int().min(0).max(int32Max), key: z.string().max(100_000).default(''), other: z.string().max(10_000).default(''),
-});
 
 /** Channel probes (admin): test, update_balance, fetch_models. */
 export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards, relay }: RouteDeps): void {
@@ -36,8 +32,8 @@ export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards, 
     return { ...ok(null), balance };
   });
   api.get('/channel/fetch_models/:id', { ...admin, schema: doc('channels', 'fetch channel models', { params: idParams, data: channelModelNamesSchema }) }, async (request) => ok(await fetchChannelModels(ctx, relay, parseInput(idParams, request.params).id)));
-  api.post('/channel/fetch_models', { ...admin, schema: doc('channels', 'fetch upstream models', { body: fetchModelsBody, data: channelModelNamesSchema }) }, async (request) => {
-    const body = parseInput(fetchModelsBody, request.body);
+  api.post('/channel/fetch_models', { ...admin, schema: doc('channels', 'fetch upstream models', { body: fetchUpstreamModelsSchema, data: channelModelNamesSchema }) }, async (request) => {
+    const body = parseInput(fetchUpstreamModelsSchema, request.body);
     return ok(await fetchUpstreamModels(relay, body.type, body.base_url, body.key, body.other));
   });
 }

@@ -75,15 +75,18 @@ export type UpdatedChannel = z.infer<typeof updatedChannelSchema>;
 
 /** POST /api/channel/:id/key (root only): the channel's stored key. */
 export const channelKeySchema = z.strictObject({ key: z.string() });
+export type ChannelKey = z.infer<typeof channelKeySchema>;
 
 /** POST /api/channel/copy/:id: the copy's id. */
 export const copiedChannelSchema = z.strictObject({ id: z.number().int() });
+export type CopiedChannel = z.infer<typeof copiedChannelSchema>;
 
 /** How many channels a batch route deleted, tagged, edited or fixed. */
 export const channelCountSchema = z.number().int();
 
 /** GET /api/channel/models: every model any channel lists, sorted. */
 export const channelModelsSchema = z.array(z.strictObject({ id: z.string() }));
+export type ChannelModels = z.infer<typeof channelModelsSchema>;
 
 /** GET /api/channel/models_enabled, /fetch_models: model names. */
 export const channelModelNamesSchema = z.array(z.string());
@@ -123,6 +126,7 @@ export const channelBalanceBeside = { balance: z.number() };
 
 /** GET /api/channel/update_balance: how many channels had their balance read. */
 export const balancesUpdatedSchema = z.strictObject({ updated: z.number().int() });
+export type BalancesUpdated = z.infer<typeof balancesUpdatedSchema>;
 
 /** GET /api/group/: the group names (the keys of GroupRatio). */
 export const groupNamesSchema = z.array(z.string());

@@ -1,14 +1,15 @@
-import { channelTypeNames } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { channelPriorityMin, channelTypeNames, type ChannelType } from '@modelgate/shared';
 import { Form } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { EditorDrawer } from '../../../components/EditorDrawer';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
-import { channelsQueryKey, createChannel, updateChannel, useChannel } from '../api/channels';
-import { useChannelTypes, type ChannelType } from '../api/meta';
-import { channelFormProblem, emptyChannelForm, endsWithV1, formValuesOf, payloadOf, type ChannelFormValues } from '../hooks/channel-form';
+import { useCreateChannel } from '../api/create-channel';
+import { useChannel } from '../api/get-channel';
+import { useChannelTypes } from '../api/get-channel-types';
+import { useUpdateChannel } from '../api/update-channel';
+import { channelPayloadProblem, emptyChannelForm, endsWithV1, payloadOf, updatePayloadOf, formValuesOf, type ChannelFormValues } from '../hooks/channel-form';
 import { ChannelFormFields } from './ChannelFormFields';
 import { showUnpricedModelsNotice } from './unpriced-models-notice';
 
@@ -20,14 +21,15 @@ interface Props {
 }
 
 const fallbackType = (type: number): ChannelType => ({
-  type, slug: '', displayName: channelTypeNames[type] ?? String(type), keyHint: '', defaultBaseURL: '', extraFields: [], defaultModels: [], endpoints: [], hasBalance: false,
+  type, slug: '', displayName: channelTypeNames[type] ?? String(type), keyHint: '', defaultBaseURL: '', extraFields: [], defaultModels: [], endpoints: [], hasBalance: false, validatesKey: false, hasModelList: false,
 });
 
 /** Create or edit a channel in a side drawer. */
 export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<ChannelFormValues>();
-  const queryClient = useQueryClient();
+  const createChannel = useCreateChannel();
+  const updateChannel = useUpdateChannel();
   const navigate = useNavigate();
   const types = useChannelTypes();
   const channel = useChannel(open ? channelId : null);
@@ -56,25 +58,23 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
 
   const save = async () => {
     const values = { ...emptyChannelForm, ...form.getFieldsValue(true) } as ChannelFormValues;
-    const problem = channelFormProblem(values, channelId === null);
+    const payload = channelId === null ? payloadOf(values) : updatePayloadOf(values, channelId);
+    const problem = channelPayloadProblem(payload, channelId === null);
     if (problem) {
-      showError(t(`channels.msg.${problem}`));
+      showError(problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message);
       return;
     }
     if (endsWithV1(values.base_url ?? '') && !(await confirmV1(values.base_url))) return;
-    const payload = payloadOf(values);
     setSaving(true);
     try {
       let saved;
       if (channelId === null) {
-        saved = await createChannel(payload);
+        saved = await createChannel.mutateAsync(payloadOf(values));
         showSuccess(t('channels.msg.created'));
       } else {
-        const { key, mode: _mode, ...rest } = payload;
-        saved = await updateChannel({ id: channelId, ...rest, ...(key ? { key } : {}) });
+        saved = await updateChannel.mutateAsync(updatePayloadOf(values, channelId));
         showSuccess(t('channels.msg.updated'));
       }
-      await queryClient.invalidateQueries({ queryKey: channelsQueryKey });
       onClose();
       showUnpricedModelsNotice(saved?.unpriced_models ?? [], navigate);
     } catch {

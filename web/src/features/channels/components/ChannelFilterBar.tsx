@@ -2,8 +2,8 @@ import { SearchOutlined } from '@ant-design/icons';
 import { Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
-import type { ChannelFilters } from '../api/channels';
-import { useGroups } from '../api/meta';
+import type { ChannelFilters } from '../api/keys';
+import { useGroups } from '../api/get-groups';
 
 interface Props {
   onSearch: (filters: ChannelFilters) => void;

@@ -2,7 +2,7 @@ import { Button, Form, Input, type FormInstance } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isRoot, useCurrentUser } from '../../../lib/user-store';
-import { revealChannelKey } from '../api/channels';
+import { revealChannelKey } from '../api/reveal-channel-key';
 import type { ChannelFormValues } from '../hooks/channel-form';
 
 interface Props {

@@ -5,7 +5,9 @@ import { useLocation, useNavigate, useParams } from 'react-router';
 import { DataTable } from '../../../components/DataTable';
 import { showError } from '../../../lib/feedback';
 import { readString, StorageKey, writeString } from '../../../lib/storage-keys';
-import { channelListKey, fetchChannels, isTagRow, rowKeyOf, type Channel, type ChannelFilters, type ChannelListItem, type ChannelTagRow } from '../api/channels';
+import type { Channel, ChannelListItem, ChannelTagRow } from '@modelgate/shared';
+import { fetchChannels, isTagRow, rowKeyOf } from '../api/get-channels';
+import { channelKeys, type ChannelFilters } from '../api/keys';
 import { useChannelActions } from '../hooks/useChannelActions';
 import { BatchTagModal } from './BatchTagModal';
 import { ChannelEditorDrawer } from './ChannelEditorDrawer';
@@ -55,7 +57,7 @@ export function ChannelListPage() {
         <ChannelFilterBar onSearch={setFilters} isIdSort={isIdSort} onIdSort={changeIdSort} isTagMode={isTagMode} onTagMode={setTagMode} />
         <DataTable<ChannelListItem>
           tableId="channels"
-          queryKey={channelListKey(options)}
+          queryKey={channelKeys.list(options)}
           fetchPage={(page, pageSize) => fetchChannels(options, page, pageSize)}
           columns={columns}
           rowKey={rowKeyOf}

@@ -2,8 +2,9 @@ import { Button, Form, Input, Select, Space, type FormInstance } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { useAllModels } from '../api/meta';
-import { fetchModelsOfChannel, fetchUpstreamModels } from '../api/probes';
+import { useAllModels } from '../api/get-channel-models';
+import { fetchModelsOfChannel } from '../api/fetch-channel-models';
+import { fetchUpstreamModels } from '../api/fetch-upstream-models';
 import type { ChannelFormValues } from '../hooks/channel-form';
 import { stripTrailingSlash } from '../hooks/channel-form';
 

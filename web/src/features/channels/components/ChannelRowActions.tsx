@@ -3,7 +3,8 @@ import { ChannelStatus } from '@modelgate/shared';
 import { Button, Dropdown, Popconfirm, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isTagRow, type Channel, type ChannelListItem, type ChannelTagRow } from '../api/channels';
+import type { Channel, ChannelListItem, ChannelTagRow } from '@modelgate/shared';
+import { isTagRow } from '../api/get-channels';
 import type { useChannelActions } from '../hooks/useChannelActions';
 
 export interface RowHandlers {

@@ -1,7 +1,7 @@
 import { Button, Input, Modal, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Channel } from '../api/channels';
+import type { Channel } from '@modelgate/shared';
 import type { useChannelActions } from '../hooks/useChannelActions';
 import { formatSeconds } from './ChannelCells';
 

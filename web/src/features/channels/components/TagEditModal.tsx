@@ -1,11 +1,12 @@
-import { jsonObjectText, toNameList } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { channelMessages, channelPriorityMin, editChannelTagSchema, toNameList, type ChannelTagRow, type EditChannelTagPayload } from '@modelgate/shared';
 import { Alert, Form, Input, Modal, Select } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { channelsQueryKey, editTag, type ChannelTagRow, type TagEditPayload } from '../api/channels';
-import { useAllModels, useGroups } from '../api/meta';
+import { firstProblem } from '../../../lib/form-rules';
+import { useEditChannelTag } from '../api/edit-channel-tag';
+import { useAllModels } from '../api/get-channel-models';
+import { useGroups } from '../api/get-groups';
 import { parsePriority, parseWeight } from '../hooks/number-rules';
 
 interface TagFormValues {
@@ -23,7 +24,7 @@ const sameList = (a: string[], b: string[]) => a.length === b.length && a.every(
 export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<TagFormValues>();
-  const queryClient = useQueryClient();
+  const editTag = useEditChannelTag();
   const models = useAllModels();
   const groups = useGroups();
   const [isSaving, setSaving] = useState(false);
@@ -37,17 +38,11 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
   const save = async () => {
     if (!row || !initial) return;
     const values = { ...initial, ...form.getFieldsValue() };
-    const payload: TagEditPayload = { tag: row.tag };
+    const payload: EditChannelTagPayload = { tag: row.tag };
     if ((values.new_tag ?? '').trim() !== row.tag) payload.new_tag = (values.new_tag ?? '').trim();
     if (!sameList(values.models ?? [], initial.models)) payload.models = values.models;
     if (!sameList(values.groups ?? [], initial.groups)) payload.groups = values.groups;
-    if ((values.model_mapping ?? '').trim() !== '') {
-      if (jsonObjectText(values.model_mapping) === null) {
-        showError(t('channels.msg.modelMappingInvalid'));
-        return;
-      }
-      payload.model_mapping = values.model_mapping.trim();
-    }
+    if ((values.model_mapping ?? '').trim() !== '') payload.model_mapping = values.model_mapping.trim();
     if (values.priority.trim() !== initial.priority) {
       const priority = parsePriority(values.priority);
       if (priority === null) return;
@@ -58,19 +53,15 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
       if (weight === null) return;
       payload.weight = weight;
     }
-    if (Object.keys(payload).length === 1) {
-      showError(t('channels.msg.noChanges'));
-      return;
-    }
-    if (payload.models && payload.models.length === 0) {
-      showError(t('channels.msg.modelsRequired'));
+    const problem = firstProblem(editChannelTagSchema, payload, channelMessages);
+    if (problem) {
+      showError(problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message);
       return;
     }
     setSaving(true);
     try {
-      await editTag(payload);
+      await editTag.mutateAsync(payload);
       showSuccess(t('channels.msg.saved'));
-      await queryClient.invalidateQueries({ queryKey: channelsQueryKey });
       onClose();
     } catch {
       // shown by the http client

@@ -1,5 +1,14 @@
-import { channelDefaults, channelMessages, jsonObjectText, toNameList } from '@modelgate/shared';
-import type { Channel, ChannelPayload } from '../api/channels';
+import {
+  channelDefaults,
+  channelMessages,
+  createChannelSchema,
+  toNameList,
+  updateChannelSchema,
+  type Channel,
+  type CreateChannelPayload,
+  type UpdateChannelPayload,
+} from '@modelgate/shared';
+import { firstProblem } from '../../../lib/form-rules';
 
 /** The editor's values: models and groups as arrays, JSON fields as text. */
 export interface ChannelFormValues {
@@ -112,22 +121,12 @@ function settingText(values: ChannelFormValues): string {
   return Object.keys(setting).length > 0 ? JSON.stringify(setting) : '';
 }
 
-/** The channel-form rules in order; the first failing rule's message (zh text of the shared constants' keys). */
-export function channelFormProblem(values: ChannelFormValues, isCreate: boolean): keyof typeof channelMessages | null {
-  if (isCreate && (!values.name?.trim() || !values.key?.trim())) return 'nameAndKeyRequired';
-  if (!isCreate && !values.name?.trim()) return 'nameAndKeyRequired';
-  if (toNameList(values.models).length === 0) return 'modelsRequired';
-  if (jsonObjectText(values.model_mapping) === null) return 'modelMappingInvalid';
-  if (jsonObjectText(values.status_code_mapping) === null) return 'statusCodeMappingInvalid';
-  if (jsonObjectText(values.param_override) === null) return 'paramOverrideInvalid';
-  return null;
-}
-
 /** A trailing / is stripped from the base URL. */
 export const stripTrailingSlash = (url: string): string => url.trim().replace(/\/+$/, '');
 export const endsWithV1 = (url: string): boolean => /\/v1$/.test(stripTrailingSlash(url));
 
-export function payloadOf(values: ChannelFormValues): ChannelPayload {
+/** The create payload the form's values make (models and groups as lists, JSON fields as text). */
+export function payloadOf(values: ChannelFormValues): CreateChannelPayload {
   return {
     name: values.name.trim(),
     type: values.type,
@@ -148,4 +147,18 @@ export function payloadOf(values: ChannelFormValues): ChannelPayload {
     setting: settingText(values),
     mode: values.isBatch ? 'batch' : 'single',
   };
+}
+
+/** The update payload: the create payload without its mode, the key only when a new one was typed. */
+export function updatePayloadOf(values: ChannelFormValues, id: number): UpdateChannelPayload {
+  const { key, mode: _mode, ...rest } = payloadOf(values);
+  return { id, ...rest, ...(key ? { key } : {}) };
+}
+
+/** A message the channel form shows: a key under channels.msg (channelMessages' names), or the API schema's own text. */
+export type ChannelFormProblem = { key: string | null; message: string };
+
+/** The payload's first problem by the API's own schema (createChannelSchema or updateChannelSchema), or null. */
+export function channelPayloadProblem(payload: CreateChannelPayload | UpdateChannelPayload, isCreate: boolean): ChannelFormProblem | null {
+  return firstProblem(isCreate ? createChannelSchema : updateChannelSchema, payload, channelMessages);
 }

@@ -1,16 +1,37 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { ApiError } from '../../../lib/http';
-import * as api from '../api/channels';
-import * as probes from '../api/probes';
+import { useCopyChannel } from '../api/copy-channel';
+import { useDeleteChannel } from '../api/delete-channel';
+import { useDeleteChannels } from '../api/delete-channels';
+import { useDeleteDisabledChannels } from '../api/delete-disabled-channels';
+import { useEditChannelTag } from '../api/edit-channel-tag';
+import { useFixChannels } from '../api/fix-channels';
+import { useSetChannelsTag } from '../api/set-channels-tag';
+import { useSetTagStatus } from '../api/set-tag-status';
+import { useTestAllChannels } from '../api/test-all-channels';
+import { useTestChannel } from '../api/test-channel';
+import { useUpdateAllBalances } from '../api/update-all-balances';
+import { useUpdateBalance } from '../api/update-balance';
+import { useUpdateChannel } from '../api/update-channel';
 import { formatSeconds } from '../components/ChannelCells';
 
-/** Channel row and toolbar actions: each calls the server, reports, and refreshes the list. */
+/** Channel row and toolbar actions: each calls the server and reports; its hook refreshes the list. */
 export function useChannelActions() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: api.channelsQueryKey });
+  const updateChannel = useUpdateChannel();
+  const editTag = useEditChannelTag();
+  const setTagStatus = useSetTagStatus();
+  const deleteChannel = useDeleteChannel();
+  const copyChannel = useCopyChannel();
+  const testChannel = useTestChannel();
+  const testAllChannels = useTestAllChannels();
+  const updateBalance = useUpdateBalance();
+  const updateAllBalances = useUpdateAllBalances();
+  const deleteDisabled = useDeleteDisabledChannels();
+  const fixChannels = useFixChannels();
+  const deleteChannels = useDeleteChannels();
+  const setChannelsTag = useSetChannelsTag();
   const run = async <T,>(call: () => Promise<T>, success?: (result: T) => string): Promise<T | undefined> => {
     try {
       const result = await call();
@@ -18,43 +39,38 @@ export function useChannelActions() {
       return result;
     } catch {
       return undefined; // the http client showed the server's message
-    } finally {
-      await refresh();
     }
   };
 
   return {
-    refresh,
-    setStatus: (id: number, status: number) => run(() => api.updateChannel({ id, status }), () => t('channels.msg.updated')),
-    setPriority: (id: number, priority: number) => api.updateChannel({ id, priority }).finally(refresh),
-    setWeight: (id: number, weight: number) => api.updateChannel({ id, weight }).finally(refresh),
-    setTagPriority: (tag: string, priority: number) => api.editTag({ tag, priority }).finally(refresh),
-    setTagWeight: (tag: string, weight: number) => api.editTag({ tag, weight }).finally(refresh),
-    setTagEnabled: (tag: string, isEnabled: boolean) => run(() => api.setTagEnabled(tag, isEnabled), () => t('channels.msg.updated')),
-    remove: (id: number) => run(() => api.deleteChannel(id), () => t('channels.msg.deleted')),
+    setStatus: (id: number, status: 1 | 2 | 3) => run(() => updateChannel.mutateAsync({ id, status }), () => t('channels.msg.updated')),
+    setPriority: (id: number, priority: number) => updateChannel.mutateAsync({ id, priority }),
+    setWeight: (id: number, weight: number) => updateChannel.mutateAsync({ id, weight }),
+    setTagPriority: (tag: string, priority: number) => editTag.mutateAsync({ tag, priority }),
+    setTagWeight: (tag: string, weight: number) => editTag.mutateAsync({ tag, weight }),
+    setTagEnabled: (tag: string, isEnabled: boolean) => run(() => setTagStatus.mutateAsync({ tag, isEnabled }), () => t('channels.msg.updated')),
+    remove: (id: number) => run(() => deleteChannel.mutateAsync(id), () => t('channels.msg.deleted')),
     copy: async (id: number) => {
       try {
-        await api.copyChannel(id);
+        await copyChannel.mutateAsync(id);
         showSuccess(t('channels.msg.copied'));
       } catch (error) {
         if (!(error instanceof ApiError && error.shown)) showError(t('channels.msg.copyFailed'));
-      } finally {
-        await refresh();
       }
     },
     test: (id: number, name: string, model?: string) =>
-      run(() => probes.testChannel(id, model), (time) => t('channels.msg.tested', { name, time: formatSeconds(time) })),
-    testAll: () => run(probes.testAllChannels, (message) => message || t('channels.msg.testAllStarted')),
-    updateBalance: (id: number, name: string) => run(() => probes.updateBalance(id), (balance) => t('channels.msg.balanceUpdated', { name, balance: balance.toFixed(2) })),
-    updateAllBalances: () => run(probes.updateAllBalances, () => t('channels.msg.allBalancesUpdated')),
-    deleteDisabled: () => run(api.deleteDisabledChannels, (count) => t('channels.msg.deletedCount', { count })),
-    fix: () => run(api.fixChannels, (count) => t('channels.msg.fixed', { count })),
+      run(() => testChannel.mutateAsync({ id, model }), (time) => t('channels.msg.tested', { name, time: formatSeconds(time) })),
+    testAll: () => run(() => testAllChannels.mutateAsync(), (message) => message || t('channels.msg.testAllStarted')),
+    updateBalance: (id: number, name: string) => run(() => updateBalance.mutateAsync(id), (balance) => t('channels.msg.balanceUpdated', { name, balance: balance.toFixed(2) })),
+    updateAllBalances: () => run(() => updateAllBalances.mutateAsync(), () => t('channels.msg.allBalancesUpdated')),
+    deleteDisabled: () => run(() => deleteDisabled.mutateAsync(), (count) => t('channels.msg.deletedCount', { count })),
+    fix: () => run(() => fixChannels.mutateAsync(), (count) => t('channels.msg.fixed', { count })),
     deleteMany: async (ids: number[]) => {
       if (ids.length === 0) {
         showError(t('channels.msg.deleteSelectionRequired'));
         return undefined;
       }
-      return run(() => api.deleteChannels(ids), (count) => t('channels.msg.deletedCount', { count }));
+      return run(() => deleteChannels.mutateAsync(ids), (count) => t('channels.msg.deletedCount', { count }));
     },
     setTagOf: async (ids: number[], tag: string) => {
       if (ids.length === 0) {
@@ -65,7 +81,7 @@ export function useChannelActions() {
         showError(t('channels.msg.tagRequired'));
         return false;
       }
-      return (await run(() => api.setChannelsTag(ids, tag.trim()), (count) => t('channels.msg.tagSet', { count }))) !== undefined;
+      return (await run(() => setChannelsTag.mutateAsync({ ids, tag: tag.trim() }), (count) => t('channels.msg.tagSet', { count }))) !== undefined;
     },
   };
 }
