@@ -20,3 +20,7 @@ export * from './schemas/responses/two-factor.js';
 export * from './schemas/responses/passkeys.js';
 export * from './schemas/responses/oauth.js';
 export * from './schemas/responses/channels.js';
+export * from './schemas/responses/subscriptions.js';
+export * from './schemas/responses/topup.js';
+export * from './schemas/responses/payments.js';
+export * from './schemas/responses/redemptions.js';

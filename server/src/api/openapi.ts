@@ -14,7 +14,7 @@ export interface RouteContract {
   data?: z.ZodType;
   /** Fields a few routes answer beside `data` in the envelope (a channel test's `time`). */
   beside?: z.ZodRawShape;
-  /** A route that answers something other than the JSON envelope: its media type (CSV export, a provider's callback). */
+  /** A route that answers something other than the JSON envelope: its media type (CSV export, a provider's callback); `data` then declares its body (a string). */
   produces?: string;
 }
 
@@ -28,7 +28,8 @@ export interface RouteContract {
 export function doc(tag: string, summary: string, contract: RouteContract = {}): FastifySchema {
   const { data, beside, produces, ...input } = contract;
   const response = produces
-    ? { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: { type: 'string' } } } } }
+    // A zod schema (the body's text, `data` when given), as the zod transform of the document reads only zod schemas.
+    ? { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: data ?? z.string() } } } }
     : { 200: envelopeOf(data ?? z.unknown(), beside) };
   return { tags: [tag], summary, ...input, response } as FastifySchema;
 }

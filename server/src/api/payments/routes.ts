@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { epayNotifyMediaType, epayNotifyReplySchema, noData } from '@modelgate/shared';
 import { ok } from '../../lib/envelope.js';
 import { doc } from '../openapi.js';
 import type { RouteDeps } from '../route-deps.js';
@@ -15,7 +16,7 @@ const webhookBodyLimit = 512 * 1024;
 
 /** Called by Stripe, not by a signed-in user: the signature over the raw body is the authentication. */
 function registerStripeWebhook(api: FastifyInstance, ctx: AppContext): void {
-  api.post('/stripe/webhook', { ...paymentCallbackRoute, bodyLimit: webhookBodyLimit, schema: doc('payments', 'stripe webhook', { body: stripeEventBody }) }, async (request) => {
+  api.post('/stripe/webhook', { ...paymentCallbackRoute, bodyLimit: webhookBodyLimit, schema: doc('payments', 'stripe webhook', { body: stripeEventBody, data: noData }) }, async (request) => {
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const header = request.headers['stripe-signature'];
     return ok(null, await handleStripeWebhook(ctx, raw, typeof header === 'string' ? header : undefined, request.log));
@@ -40,9 +41,9 @@ function formFields(body: string): Record<string, string> {
 function registerEpayNotify(api: FastifyInstance, ctx: AppContext): void {
   const answer = async (reply: FastifyReply, fields: Record<string, string>) =>
     reply.type('text/plain; charset=utf-8').send(await completeEpayOrder(ctx, fields));
-  api.get('/user/epay/notify', { ...paymentCallbackRoute, schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery }) },
+  api.get('/user/epay/notify', { ...paymentCallbackRoute, schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery, produces: epayNotifyMediaType, data: epayNotifyReplySchema }) },
     async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.query)));
-  api.post('/user/epay/notify', { ...paymentCallbackRoute, bodyLimit: epayBodyLimit, schema: doc('topup', 'complete epay order (form post)', { body: epayNotifyQuery }) },
+  api.post('/user/epay/notify', { ...paymentCallbackRoute, bodyLimit: epayBodyLimit, schema: doc('topup', 'complete epay order (form post)', { body: epayNotifyQuery, produces: epayNotifyMediaType, data: epayNotifyReplySchema }) },
     async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.body ?? {})));
 }
 

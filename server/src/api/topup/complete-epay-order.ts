@@ -1,10 +1,11 @@
+import type { EpayNotifyReply } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
 import { creditTopUp } from './credit-top-up.js';
 import { epaySettingsOf, isEpaySignValid } from './epay.js';
 import { moneyText } from './top-up-price.js';
 
 /** What the gateway reads: 'success' stops its retries, 'fail' makes it try again later. */
-export type EpayReply = 'success' | 'fail';
+export type EpayReply = EpayNotifyReply;
 
 /**
  * GET /api/user/epay/notify: checks the MD5 signature with EpayKey; on TRADE_SUCCESS moves the
