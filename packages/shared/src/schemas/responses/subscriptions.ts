@@ -27,10 +27,10 @@ export const userSubscriptionSchema = z.strictObject({
   user_id: z.number().int(),
   plan_id: z.number().int(),
   plan_name: z.string(),
-  /** Who started it: `stripe` (bought by card) or `admin` (granted). */
-  source: z.string(),
-  /** `active`, or `expired` once it ended. */
-  status: z.string(),
+  /** Who started it: bought by card (`stripe`) or granted by an admin. */
+  source: z.enum(['stripe', 'admin']),
+  /** `expired` once it ended. */
+  status: z.enum(['active', 'expired']),
   period_unit: z.enum(periodUnits),
   period_count: z.number().int(),
   period_quota: z.number().int(),
