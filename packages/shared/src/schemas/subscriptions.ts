@@ -84,3 +84,9 @@ export const fundingPreferenceSchema = z.object({
 export type PlanInput = z.infer<typeof createPlanSchema>;
 export type UpdatePlanInput = z.infer<typeof updatePlanSchema>;
 export type GrantPlanInput = z.infer<typeof grantPlanSchema>;
+/** What the console sends to create a plan (defaults may be left out). */
+export type PlanPayload = z.input<typeof createPlanSchema>;
+/** What the console sends to update a plan. */
+export type UpdatePlanPayload = z.input<typeof updatePlanSchema>;
+/** What the console sends to grant a plan. */
+export type GrantPlanPayload = z.input<typeof grantPlanSchema>;

@@ -1,21 +1,20 @@
-import { useQueryClient } from '@tanstack/react-query';
+import type { UserSubscription } from '@modelgate/shared';
 import { Button, Card, Descriptions, Empty, Popconfirm, Progress, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { cancelSubscription, ownSubscriptionsKey, type UserSubscription } from '../api/subscriptions';
+import { useCancelSubscription } from '../api/cancel-subscription';
 
 /** The caller's subscriptions: what is left of this period, when it renews or ends, cancel. */
 export function CurrentSubscriptions({ subscriptions }: { subscriptions: UserSubscription[] }) {
   const { t } = useTranslation();
   const { data: status } = useStatus();
-  const queryClient = useQueryClient();
+  const cancelSubscription = useCancelSubscription();
   const cancel = async (id: number) => {
     try {
-      await cancelSubscription(id);
+      await cancelSubscription.mutateAsync(id);
       showSuccess(t('subscriptions.cancelled'));
-      await queryClient.invalidateQueries({ queryKey: ownSubscriptionsKey });
     } catch {
       // shown by the http client
     }

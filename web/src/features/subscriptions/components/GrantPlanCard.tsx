@@ -1,25 +1,22 @@
+import type { Plan } from '@modelgate/shared';
 import { Button, Card, Form, InputNumber, Select, Space } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { grantPlan, type Plan } from '../api/subscriptions';
+import { useGrantPlan } from '../api/grant-plan';
 
 /** An admin gives a user a plan for some periods, without payment. */
 export function GrantPlanCard({ plans }: { plans: Plan[] }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ user_id: number; plan_id: number; periods: number }>();
-  const [isGranting, setGranting] = useState(false);
+  const grantPlan = useGrantPlan();
   const grant = async () => {
     const values = await form.validateFields();
-    setGranting(true);
     try {
-      await grantPlan(values);
+      await grantPlan.mutateAsync(values);
       showSuccess(t('subscriptions.admin.granted'));
       form.resetFields();
     } catch {
       // shown by the http client
-    } finally {
-      setGranting(false);
     }
   };
   return (
@@ -35,7 +32,7 @@ export function GrantPlanCard({ plans }: { plans: Plan[] }) {
           <Form.Item name="periods" label={t('subscriptions.admin.periods')} rules={[{ required: true }]}>
             <InputNumber min={1} max={120} precision={0} />
           </Form.Item>
-          <Button type="primary" loading={isGranting} onClick={() => void grant()}>{t('subscriptions.admin.grant')}</Button>
+          <Button type="primary" loading={grantPlan.isPending} onClick={() => void grant()}>{t('subscriptions.admin.grant')}</Button>
         </Space>
       </Form>
     </Card>

@@ -1,39 +1,39 @@
-import { periodUnits, planNameMaxLength, type PlanInput } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { periodUnits, planNameMaxLength, type Plan } from '@modelgate/shared';
 import { Form, Input, InputNumber, Select, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { EditorDrawer } from '../../../components/EditorDrawer';
-import { showSuccess } from '../../../lib/feedback';
-import { adminPlansKey, createPlan, updatePlan, type Plan } from '../api/subscriptions';
-import { useState } from 'react';
-
-const blank: PlanInput = { name: '', description: '', price: 0, period_unit: 'month', period_count: 1, quota: 500000, models: [], groups: [], enabled: true, sort_order: 0 };
+import { showError, showSuccess } from '../../../lib/feedback';
+import { useCreatePlan } from '../api/create-plan';
+import { useUpdatePlan } from '../api/update-plan';
+import { blankPlan, planPayloadOf, type PlanFormValues } from '../hooks/plan-form';
 
 /** Create or edit a plan: its price per period, the quota each period grants, what it covers. */
 export function PlanEditorDrawer({ plan, open, onClose }: { plan: Plan | null; open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const [form] = Form.useForm<PlanInput>();
-  const [isSaving, setSaving] = useState(false);
+  const [form] = Form.useForm<PlanFormValues>();
+  const createPlan = useCreatePlan();
+  const updatePlan = useUpdatePlan();
   const submit = async () => {
     const values = await form.validateFields();
-    setSaving(true);
+    const result = planPayloadOf(values, plan?.id ?? null);
+    if ('problem' in result) {
+      const { key, message } = result.problem;
+      showError(key ? t(`subscriptions.admin.${key}`, { defaultValue: message }) : message);
+      return;
+    }
     try {
-      const input = { ...blank, ...values, description: values.description ?? '' };
-      if (plan) await updatePlan({ ...input, id: plan.id });
-      else await createPlan(input);
+      if (plan) await updatePlan.mutateAsync({ ...result.payload, id: plan.id });
+      else await createPlan.mutateAsync(result.payload);
       showSuccess(t('subscriptions.admin.saved'));
-      await queryClient.invalidateQueries({ queryKey: adminPlansKey });
       onClose();
     } catch {
       // shown by the http client
-    } finally {
-      setSaving(false);
     }
   };
+  const isSaving = createPlan.isPending || updatePlan.isPending;
   return (
     <EditorDrawer title={plan ? t('subscriptions.admin.edit') : t('subscriptions.admin.create')} open={open} onClose={onClose} onSubmit={() => void submit()} isSaving={isSaving} size={520}>
-      <Form form={form} layout="vertical" initialValues={plan ?? blank} preserve={false}>
+      <Form form={form} layout="vertical" initialValues={plan ?? blankPlan} preserve={false}>
         <Form.Item name="name" label={t('subscriptions.admin.name')} rules={[{ required: true, whitespace: true, max: planNameMaxLength, message: t('subscriptions.admin.nameRequired') }]}>
           <Input />
         </Form.Item>

@@ -1,12 +1,13 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
+import type { Plan } from '@modelgate/shared';
 import { Button, Card, Flex, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { adminPlansKey, deletePlan, useAdminPlans, type Plan } from '../api/subscriptions';
+import { useDeletePlan } from '../api/delete-plan';
+import { useAdminPlans } from '../api/get-admin-plans';
 import { GrantPlanCard } from './GrantPlanCard';
 import { PlanEditorDrawer } from './PlanEditorDrawer';
 import { periodText } from './period-text';
@@ -15,14 +16,13 @@ import { periodText } from './period-text';
 export function PlansAdminPage() {
   const { t } = useTranslation();
   const { data: status } = useStatus();
-  const queryClient = useQueryClient();
+  const deletePlan = useDeletePlan();
   const plans = useAdminPlans();
   const [editing, setEditing] = useState<{ plan: Plan | null } | null>(null);
   const remove = async (id: number) => {
     try {
-      await deletePlan(id);
+      await deletePlan.mutateAsync(id);
       showSuccess(t('subscriptions.admin.deleted'));
-      await queryClient.invalidateQueries({ queryKey: adminPlansKey });
     } catch {
       // shown by the http client
     }

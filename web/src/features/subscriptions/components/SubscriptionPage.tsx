@@ -1,5 +1,4 @@
 import { fundingPreferences, type FundingPreference } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Empty, Flex, Row, Select, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,7 +6,10 @@ import { useSearchParams } from 'react-router';
 import { showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { ownSubscriptionsKey, setPreference, subscribeByCard, useOwnSubscriptions, usePlans } from '../api/subscriptions';
+import { useOwnSubscriptions } from '../api/get-own-subscriptions';
+import { usePlans } from '../api/get-plans';
+import { useSubscribeByCard } from '../api/subscribe-plan';
+import { useSetPreference } from '../api/update-preference';
 import { CurrentSubscriptions } from './CurrentSubscriptions';
 import { periodText } from './period-text';
 
@@ -15,7 +17,8 @@ import { periodText } from './period-text';
 export function SubscriptionPage() {
   const { t } = useTranslation();
   const { data: status } = useStatus();
-  const queryClient = useQueryClient();
+  const subscribeByCard = useSubscribeByCard();
+  const setPreference = useSetPreference();
   const own = useOwnSubscriptions();
   const plans = usePlans();
   const [params] = useSearchParams();
@@ -25,7 +28,7 @@ export function SubscriptionPage() {
   const subscribe = async (planId: number) => {
     setBuying(planId);
     try {
-      const { pay_link: link } = await subscribeByCard(planId);
+      const { pay_link: link } = await subscribeByCard.mutateAsync(planId);
       window.open(link, '_self');
     } catch {
       // shown by the http client
@@ -34,9 +37,8 @@ export function SubscriptionPage() {
   };
   const choose = async (preference: FundingPreference) => {
     try {
-      await setPreference(preference);
+      await setPreference.mutateAsync(preference);
       showSuccess(t('subscriptions.preferenceSaved'));
-      await queryClient.invalidateQueries({ queryKey: ownSubscriptionsKey });
     } catch {
       // shown by the http client
     }

@@ -1,39 +1,36 @@
-import { useQuery } from '@tanstack/react-query';
-import type { FundingPreference } from '@modelgate/shared';
+import type { GrantPlanPayload, Plan, SubscriptionsOfUser, UserSubscription } from '@modelgate/shared';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../../lib/http';
 
-/** A subscription as GET /api/subscription/admin/user/:id answers it (the fields the user editor shows). */
-export interface AdminUserSubscription {
-  id: number;
-  plan_name: string;
-  source: 'stripe' | 'admin';
-  status: 'active' | 'expired';
-  period_quota: number;
-  remaining_quota: number;
-  period_end: number;
-  ends_at: number;
-  cancelled_at: number;
-  renews: boolean;
-  is_funding: boolean;
-}
+/** Query keys of a user's subscriptions in the user editor. */
+export const userSubscriptionKeys = {
+  ofUser: (userId: number) => ['users', 'subscriptions', userId] as const,
+  grantablePlans: ['users', 'grantable-plans'] as const,
+};
 
-export interface PlanOption {
-  id: number;
-  name: string;
-  enabled: boolean;
-}
+/** GET /api/subscription/admin/user/:id: a user's subscriptions and funding preference, for admins. */
+export const fetchUserSubscriptions = (userId: number) => http.get<SubscriptionsOfUser>(`/api/subscription/admin/user/${userId}`);
 
-export const userSubscriptionsKey = (userId: number) => ['users', 'subscriptions', userId] as const;
-
-/** A user's subscriptions and funding preference, for admins. */
 export const useUserSubscriptions = (userId: number) =>
-  useQuery({
-    queryKey: userSubscriptionsKey(userId),
-    queryFn: () => http.get<{ billing_preference: FundingPreference; subscriptions: AdminUserSubscription[] }>(`/api/subscription/admin/user/${userId}`),
-  });
+  useQuery({ queryKey: userSubscriptionKeys.ofUser(userId), queryFn: () => fetchUserSubscriptions(userId) });
 
-/** Every plan (a disabled one can still be granted). */
-export const useGrantablePlans = () => useQuery({ queryKey: ['users', 'grantable-plans'], queryFn: () => http.get<PlanOption[]>('/api/subscription/admin/plans') });
+/** GET /api/subscription/admin/plans: every plan (a disabled one can still be granted). */
+export const fetchGrantablePlans = () => http.get<Plan[]>('/api/subscription/admin/plans');
 
-export const grantUserPlan = (input: { user_id: number; plan_id: number; periods: number }) => http.post<AdminUserSubscription>('/api/subscription/admin/grant', input);
+export const useGrantablePlans = () => useQuery({ queryKey: userSubscriptionKeys.grantablePlans, queryFn: fetchGrantablePlans });
+
+/** POST /api/subscription/admin/grant: the plan for some periods, unpaid. */
+export const grantUserPlan = (input: GrantPlanPayload) => http.post<UserSubscription>('/api/subscription/admin/grant', input);
+
+export function useGrantUserPlan(userId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: grantUserPlan, onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }) });
+}
+
+/** POST /api/subscription/admin/revoke: ends the subscription now. */
 export const revokeUserSubscription = (id: number) => http.post<null>('/api/subscription/admin/revoke', { id });
+
+export function useRevokeUserSubscription(userId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: revokeUserSubscription, onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }) });
+}

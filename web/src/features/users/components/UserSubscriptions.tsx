@@ -1,11 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, Descriptions, Empty, InputNumber, Popconfirm, Select, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { grantUserPlan, revokeUserSubscription, useGrantablePlans, userSubscriptionsKey, useUserSubscriptions } from '../api/user-subscriptions';
+import { useGrantablePlans, useGrantUserPlan, useRevokeUserSubscription, useUserSubscriptions } from '../api/user-subscriptions';
 
 /**
  * The user's subscriptions in the user editor (admins): plan, state, period end, what is left of
@@ -14,7 +13,8 @@ import { grantUserPlan, revokeUserSubscription, useGrantablePlans, userSubscript
 export function UserSubscriptions({ userId }: { userId: number }) {
   const { t } = useTranslation();
   const { data: status = null } = useStatus();
-  const queryClient = useQueryClient();
+  const grantUserPlan = useGrantUserPlan(userId);
+  const revokeUserSubscription = useRevokeUserSubscription(userId);
   const subscriptions = useUserSubscriptions(userId);
   const plans = useGrantablePlans();
   const [planId, setPlanId] = useState<number | null>(null);
@@ -25,7 +25,6 @@ export function UserSubscriptions({ userId }: { userId: number }) {
     try {
       await action();
       showSuccess(message);
-      await queryClient.invalidateQueries({ queryKey: userSubscriptionsKey(userId) });
     } catch {
       // shown by the http client
     } finally {
@@ -43,7 +42,7 @@ export function UserSubscriptions({ userId }: { userId: number }) {
           <Descriptions key={sub.id} data-testid={`user-subscription-${sub.id}`} size="small" column={1} bordered style={{ marginBottom: 8 }}
             title={<Space>{sub.plan_name}<Tag color={state === 'renewing' ? 'green' : state === 'expired' ? 'default' : 'orange'}>{t(`subscriptions.state.${state}`)}</Tag></Space>}
             extra={sub.status === 'active' && (
-              <Popconfirm title={t('subscriptions.admin.revokeConfirm')} onConfirm={() => void run(() => revokeUserSubscription(sub.id), t('subscriptions.admin.revoked'))}>
+              <Popconfirm title={t('subscriptions.admin.revokeConfirm')} onConfirm={() => void run(() => revokeUserSubscription.mutateAsync(sub.id), t('subscriptions.admin.revoked'))}>
                 <Button size="small" danger loading={isBusy}>{t('subscriptions.admin.revoke')}</Button>
               </Popconfirm>
             )}>
@@ -62,7 +61,7 @@ export function UserSubscriptions({ userId }: { userId: number }) {
           options={(plans.data ?? []).map((plan) => ({ value: plan.id, label: plan.name }))} />
         <InputNumber aria-label={t('subscriptions.admin.periods')} min={1} max={120} precision={0} value={periods} onChange={(value) => setPeriods(value ?? 1)} />
         <Button disabled={planId === null} loading={isBusy}
-          onClick={() => void run(() => grantUserPlan({ user_id: userId, plan_id: planId!, periods }), t('subscriptions.admin.granted'))}>
+          onClick={() => void run(() => grantUserPlan.mutateAsync({ user_id: userId, plan_id: planId!, periods }), t('subscriptions.admin.granted'))}>
           {t('subscriptions.admin.grant')}
         </Button>
       </Space>
