@@ -105,3 +105,7 @@ export type CreateRedemptionInput = z.infer<typeof createRedemptionSchema>;
 export type UpdateRedemptionInput = z.infer<typeof updateRedemptionSchema>;
 export type TopUpAmountInput = z.infer<typeof topUpAmountSchema>;
 export type TopUpPayInput = z.infer<typeof topUpPaySchema>;
+/** What the console sends to create codes. */
+export type CreateRedemptionPayload = z.input<typeof createRedemptionSchema>;
+/** What the console sends to edit a code. */
+export type UpdateRedemptionPayload = z.input<typeof updateRedemptionSchema>;

@@ -1,13 +1,14 @@
 import { redemptionBatchMax } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EditorDrawer } from '../../../components/EditorDrawer';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { createRedemptions, redemptionsQueryKey, updateRedemption, useRedemption } from '../api/redemptions';
+import { useCreateRedemptions } from '../api/create-redemptions';
+import { useRedemption } from '../api/get-redemption';
+import { useUpdateRedemption } from '../api/update-redemption';
 import { newRedemptionForm, redemptionPayloadOf, type RedemptionFormValues } from '../hooks/redemption-form';
 
 interface Props {
@@ -21,10 +22,10 @@ interface Props {
 export function RedemptionEditorDrawer({ open, redemptionId, onClose, onCreated }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<RedemptionFormValues>();
-  const queryClient = useQueryClient();
+  const createRedemptions = useCreateRedemptions();
+  const updateRedemption = useUpdateRedemption();
   const { data: status } = useStatus();
   const existing = useRedemption(open ? redemptionId : null);
-  const [isSaving, setSaving] = useState(false);
   const isCreate = redemptionId === null;
   const quota = Form.useWatch('quota', form);
 
@@ -34,29 +35,27 @@ export function RedemptionEditorDrawer({ open, redemptionId, onClose, onCreated 
   }, [open, isCreate, existing.data, form]);
 
   const save = async () => {
-    const result = redemptionPayloadOf({ ...newRedemptionForm, ...form.getFieldsValue(true) }, (value) => renderQuota(value, status ?? null));
+    const result = redemptionPayloadOf({ ...newRedemptionForm, ...form.getFieldsValue(true) }, (value) => renderQuota(value, status ?? null), isCreate);
     if ('problem' in result) {
-      showError(t(`redemptions.msg.${result.problem}`));
+      const { key, message } = result.problem;
+      showError(key ? t(`redemptions.msg.${key}`, { defaultValue: message }) : message);
       return;
     }
-    setSaving(true);
     try {
       if (isCreate) {
-        const keys = await createRedemptions(result.payload);
+        const keys = await createRedemptions.mutateAsync(result.payload);
         showSuccess(t('redemptions.msg.created'));
         onCreated(keys);
       } else {
-        await updateRedemption({ id: redemptionId, name: result.payload.name, quota: result.payload.quota });
+        await updateRedemption.mutateAsync({ id: redemptionId, name: result.payload.name, quota: result.payload.quota });
         showSuccess(t('redemptions.msg.updated'));
       }
-      await queryClient.invalidateQueries({ queryKey: redemptionsQueryKey });
       onClose();
     } catch {
       // shown by the http client
-    } finally {
-      setSaving(false);
     }
   };
+  const isSaving = createRedemptions.isPending || updateRedemption.isPending;
 
   return (
     <EditorDrawer title={isCreate ? t('redemptions.createTitle') : t('redemptions.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && existing.isLoading} size={440}>

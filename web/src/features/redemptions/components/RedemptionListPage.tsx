@@ -1,6 +1,5 @@
 import { CopyOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
-import { RedemptionStatus } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { RedemptionStatus, type Redemption } from '@modelgate/shared';
 import { Button, Card, Flex, Form, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,7 +7,10 @@ import { FilterForm } from '../../../components/FilterForm';
 import { DataTable } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { deleteRedemption, fetchRedemptions, redemptionListKey, redemptionsQueryKey, setRedemptionStatus, type Redemption } from '../api/redemptions';
+import { useDeleteRedemption } from '../api/delete-redemption';
+import { fetchRedemptions } from '../api/get-redemptions';
+import { redemptionKeys } from '../api/keys';
+import { useSetRedemptionStatus } from '../api/update-redemption-status';
 import { CreatedCodesModal } from './CreatedCodesModal';
 import { RedemptionEditorDrawer } from './RedemptionEditorDrawer';
 import { useRedemptionColumns } from './useRedemptionColumns';
@@ -16,25 +18,24 @@ import { useRedemptionColumns } from './useRedemptionColumns';
 /** Redemption code management (admin). */
 export function RedemptionListPage() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const deleteRedemption = useDeleteRedemption();
+  const setRedemptionStatus = useSetRedemptionStatus();
   const [keyword, setKeyword] = useState('');
   const [selected, setSelected] = useState<Redemption[]>([]);
   const [editor, setEditor] = useState<{ id: number | null } | null>(null);
   const [createdKeys, setCreatedKeys] = useState<string[]>([]);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: redemptionsQueryKey });
   const run = async (call: () => Promise<unknown>, success: string) => {
     try {
       await call();
       showSuccess(success);
     } catch {
-      // shown by the http client
+      // shown by the http client (the list refreshes either way)
     }
-    await refresh();
   };
   const columns = useRedemptionColumns({
     onEdit: (id) => setEditor({ id }),
-    onDelete: (id) => run(() => deleteRedemption(id), t('redemptions.msg.deleted')),
-    onStatus: (id, status) => run(() => setRedemptionStatus(id, status), t('redemptions.msg.updated')),
+    onDelete: (id) => run(() => deleteRedemption.mutateAsync(id), t('redemptions.msg.deleted')),
+    onStatus: (id, status) => run(() => setRedemptionStatus.mutateAsync({ id, status }), t('redemptions.msg.updated')),
   });
   const copySelected = () => {
     if (selected.length === 0) {
@@ -51,7 +52,7 @@ export function RedemptionListPage() {
         </Typography.Title>
         <DataTable<Redemption>
           tableId="redemptions"
-          queryKey={redemptionListKey(keyword)}
+          queryKey={redemptionKeys.list(keyword)}
           fetchPage={(page, pageSize) => fetchRedemptions(keyword, page, pageSize)}
           columns={columns}
           rowKey="id"

@@ -1,11 +1,10 @@
-import { RedemptionStatus } from '@modelgate/shared';
+import { RedemptionStatus, type Redemption } from '@modelgate/shared';
 import { Button, Popconfirm, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import type { Redemption } from '../api/redemptions';
 
 const statusColors: Record<number, string> = { 1: 'green', 2: 'red', 3: 'default' };
 
