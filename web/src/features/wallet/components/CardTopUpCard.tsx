@@ -4,7 +4,8 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError } from '../../../lib/feedback';
 import { useStatus } from '../../../lib/status';
-import { quoteCardAmount, startCardPayment } from '../api/wallet';
+import { useStartCardPayment } from '../api/create-card-top-up';
+import { quoteCardAmount } from '../api/quote-card-top-up';
 
 /** Top-up by card: an amount (at least StripeMinTopUp) paid on Stripe's Checkout page. */
 export function CardTopUpCard() {
@@ -15,6 +16,7 @@ export function CardTopUpCard() {
   const [amount, setAmount] = useState(minimum);
   const [price, setPrice] = useState<string | null>(null);
   const [isPaying, setPaying] = useState(false);
+  const startCardPayment = useStartCardPayment();
 
   useEffect(() => {
     if (amount < minimum) return;
@@ -32,7 +34,7 @@ export function CardTopUpCard() {
     }
     setPaying(true);
     try {
-      const { pay_link: link } = await startCardPayment(amount);
+      const { pay_link: link } = await startCardPayment.mutateAsync(amount);
       // Stripe's Checkout page, in this tab; it sends the buyer back to /topup?pay=success.
       window.open(link, '_self');
     } catch {

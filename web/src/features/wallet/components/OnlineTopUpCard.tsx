@@ -5,7 +5,8 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError } from '../../../lib/feedback';
 import { useStatus } from '../../../lib/status';
-import { quoteAmount, startPayment, submitPayForm } from '../api/wallet';
+import { submitPayForm, useStartPayment } from '../api/create-top-up-order';
+import { quoteAmount } from '../api/quote-top-up';
 
 /** Online top-up: an amount (at least the minimum, input below 1 raised to 1) paid with zfb or wx. */
 export function OnlineTopUpCard() {
@@ -16,6 +17,7 @@ export function OnlineTopUpCard() {
   const [amount, setAmount] = useState(minimum);
   const [price, setPrice] = useState<string | null>(null);
   const [paying, setPaying] = useState<PaymentMethod | null>(null);
+  const startPayment = useStartPayment();
 
   useEffect(() => {
     if (!isEnabled || amount < minimum) return;
@@ -37,7 +39,7 @@ export function OnlineTopUpCard() {
     }
     setPaying(method);
     try {
-      submitPayForm(await startPayment(amount, method));
+      submitPayForm(await startPayment.mutateAsync({ amount, method }));
     } catch {
       // shown by the http client
     } finally {

@@ -1,5 +1,4 @@
 import { GiftOutlined, LinkOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Input, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,12 +6,12 @@ import { showError, showSuccess } from '../../../lib/feedback';
 import { renderQuota } from '../../../lib/format';
 import { isHttpUrl } from '../../../lib/rich-text';
 import { useStatus } from '../../../lib/status';
-import { redeemCode, selfQueryKey } from '../api/wallet';
+import { useRedeemCode } from '../api/redeem-code';
 
 /** Redeem a code; the top-up link (when set) leads to where codes are bought. */
 export function RedeemCard() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const redeemCode = useRedeemCode();
   const { data: status } = useStatus();
   const [key, setKey] = useState('');
   const [isRedeeming, setRedeeming] = useState(false);
@@ -25,12 +24,10 @@ export function RedeemCard() {
     }
     setRedeeming(true);
     try {
-      const quota = await redeemCode(key.trim());
+      const quota = await redeemCode.mutateAsync(key.trim());
       showSuccess(t('wallet.msg.redeemed'));
       setGained(quota);
       setKey('');
-      // The balance refreshes on its own; the button is ready again as soon as the code is redeemed.
-      void queryClient.invalidateQueries({ queryKey: selfQueryKey });
     } catch {
       // shown by the http client
     } finally {

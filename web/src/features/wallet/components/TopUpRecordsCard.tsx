@@ -1,15 +1,17 @@
+import type { TopUp } from '@modelgate/shared';
 import { Card, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { DataTable, type DataColumn } from '../../../components/DataTable';
 import { formatDateTime } from '../../../lib/format';
-import { fetchTopUpRecords, topUpRecordsQueryKey, type TopUpRecord } from '../api/wallet';
+import { fetchTopUps } from '../api/get-top-ups';
+import { walletKeys } from '../api/keys';
 
 const statusColors: Record<string, string> = { success: 'green', pending: 'blue', expired: 'default', failed: 'red' };
 
 /** The caller's online top-up orders: which gateway took each and what state it is in. */
 export function TopUpRecordsCard() {
   const { t } = useTranslation();
-  const columns: DataColumn<TopUpRecord>[] = [
+  const columns: DataColumn<TopUp>[] = [
     { key: 'create_time', title: t('wallet.records.time'), dataIndex: 'create_time', render: (value: number) => formatDateTime(value) },
     { key: 'trade_no', title: t('wallet.records.tradeNo'), dataIndex: 'trade_no' },
     { key: 'gateway', title: t('wallet.records.gateway'), dataIndex: 'gateway', render: (value: string) => t(`wallet.gateway.${value}`) },
@@ -26,7 +28,7 @@ export function TopUpRecordsCard() {
   ];
   return (
     <Card title={t('wallet.records.title')}>
-      <DataTable tableId="topups" queryKey={topUpRecordsQueryKey} fetchPage={fetchTopUpRecords} columns={columns} rowKey="id" size="small" />
+      <DataTable tableId="topups" queryKey={walletKeys.topUps} fetchPage={fetchTopUps} columns={columns} rowKey="id" size="small" />
     </Card>
   );
 }

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { useSelf } from '../api/wallet';
+import { useSelf } from '../../../lib/api/self';
 import { CardTopUpCard } from './CardTopUpCard';
 import { OnlineTopUpCard } from './OnlineTopUpCard';
 import { RedeemCard } from './RedeemCard';
