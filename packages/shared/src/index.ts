@@ -24,3 +24,4 @@ export * from './schemas/responses/subscriptions.js';
 export * from './schemas/responses/topup.js';
 export * from './schemas/responses/payments.js';
 export * from './schemas/responses/redemptions.js';
+export * from './schemas/responses/setup.js';
