@@ -220,3 +220,12 @@ export type UserSettingInput = z.infer<typeof userSettingSchema>;
 export type UserPageQuery = z.infer<typeof userPageQuerySchema>;
 export type UserSearchQuery = z.infer<typeof userSearchQuerySchema>;
 export type OptionUpdateInput = z.infer<typeof optionUpdateSchema>;
+
+/** What the console sends (before defaults): the request payload types of the accounts area. */
+export type SetupPayload = z.input<typeof setupSchema>;
+export type LoginPayload = z.input<typeof loginSchema>;
+export type RegisterPayload = z.input<typeof registerSchema>;
+export type UpdateSelfPayload = z.input<typeof updateSelfSchema>;
+export type CreateUserPayload = z.input<typeof createUserSchema>;
+export type UpdateUserPayload = z.input<typeof updateUserSchema>;
+export type UserSettingPayload = z.input<typeof userSettingSchema>;

@@ -1,17 +1,16 @@
 import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { Avatar, Button, Dropdown, Space } from 'antd';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { http } from '../../lib/http';
-import { userStore, useCurrentUser } from '../../lib/user-store';
+import { useLogout } from '../../lib/api/logout';
+import { useCurrentUser } from '../../lib/user-store';
 
 /** Signed in: avatar with logout. Signed out: login and register (register hidden on phones and in self-use mode). */
 export function UserMenu({ isMobile, isSelfUse }: { isMobile: boolean; isSelfUse: boolean }) {
   const { t } = useTranslation();
   const user = useCurrentUser();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
+  const signOut = useLogout();
 
   if (!user) {
     return (
@@ -28,15 +27,8 @@ export function UserMenu({ isMobile, isSelfUse }: { isMobile: boolean; isSelfUse
     );
   }
 
-  const logout = async () => {
-    try {
-      await http.get('/api/user/logout', { silent: true, noAuthRedirect: true });
-    } finally {
-      userStore.clear();
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'status' });
-      navigate('/login');
-    }
-  };
+  // A failed logout (the server unreachable) still signs this browser out: the hook drops the stored user either way.
+  const logout = () => signOut.mutateAsync().catch(() => undefined).finally(() => navigate('/login'));
   const name = user.display_name || user.username;
   return (
     <Dropdown

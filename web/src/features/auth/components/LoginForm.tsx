@@ -1,11 +1,13 @@
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { accountMessages, loginSchema } from '@modelgate/shared';
 import { Button, Form, Input } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { Turnstile } from '../../../components/Turnstile';
 import { feedback, showError } from '../../../lib/feedback';
-import { login } from '../api/auth';
+import { firstProblem } from '../../../lib/form-rules';
+import { useLogin } from '../api/login';
 import { useFinishSignIn } from '../hooks/useFinishSignIn';
 import { useTurnstile } from '../../../lib/use-turnstile';
 
@@ -23,18 +25,20 @@ export function LoginForm() {
   const finishSignIn = useFinishSignIn();
   const turnstile = useTurnstile();
   const [loading, setLoading] = useState(false);
+  const login = useLogin();
 
   const onFinish = async (values: LoginValues) => {
     const username = values.username?.trim() ?? '';
     const password = values.password ?? '';
-    if (!username || !password) {
-      showError(t('auth.loginRequired'));
+    const problem = firstProblem(loginSchema, { username, password }, accountMessages);
+    if (problem) {
+      showError(problem.key === 'loginFieldsRequired' ? t('auth.loginRequired') : problem.message);
       return;
     }
     if (!turnstile.isReady()) return;
     setLoading(true);
     try {
-      const isSignedIn = finishSignIn(await login({ username, password }, turnstile.token));
+      const isSignedIn = finishSignIn(await login.mutateAsync({ payload: { username, password }, turnstile: turnstile.token }));
       if (isSignedIn && isDefaultRootCredential(values)) {
         feedback.modal.warning({ title: t('auth.defaultPasswordTitle'), content: t('auth.defaultPasswordText'), onOk: () => navigate('/personal') });
       }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { copyText } from '../../../lib/clipboard';
-import { confirmPasswordReset } from '../api/auth';
+import { useConfirmPasswordReset } from '../api/confirm-password-reset';
 import { AuthCard } from './AuthCard';
 
 /** Password reset confirm: reads email and token from the query string, shows and copies the new password. */
@@ -14,10 +14,11 @@ export function PasswordResetConfirmPage() {
   const token = params.get('token') ?? '';
   const [newPassword, setNewPassword] = useState('');
   const [loading, setLoading] = useState(false);
+  const confirmPasswordReset = useConfirmPasswordReset();
   const submit = async () => {
     setLoading(true);
     try {
-      const password = await confirmPasswordReset(email, token);
+      const password = await confirmPasswordReset.mutateAsync({ email, token });
       setNewPassword(password);
       await copyText(password, t('auth.newPasswordCopied', { password }));
     } catch {

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
-import { requestPasswordReset } from '../api/auth';
+import { useRequestPasswordReset } from '../api/request-password-reset';
 import { useEmailRequest } from '../hooks/useEmailRequest';
 import { useTurnstile } from '../../../lib/use-turnstile';
 import { AuthCard } from './AuthCard';
@@ -13,7 +13,8 @@ export function PasswordResetRequestPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ email: string }>();
   const turnstile = useTurnstile();
-  const submit = useEmailRequest(form, turnstile, requestPasswordReset, 'auth.resetMailSent');
+  const requestPasswordReset = useRequestPasswordReset();
+  const submit = useEmailRequest(form, turnstile, (email, token) => requestPasswordReset.mutateAsync({ email, turnstile: token }), 'auth.resetMailSent');
   return (
     <AuthCard title={t('auth.resetTitle')}>
       <Form form={form} layout="vertical" requiredMark={false}>

@@ -1,13 +1,15 @@
-import { passwordMaxLength, passwordMinLength, usernameMaxLength } from '@modelgate/shared';
+import { accountMessages, passwordMaxLength, passwordMinLength, registerSchema, usernameMaxLength, type RegisterPayload } from '@modelgate/shared';
 import { Button, Form, Input, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
-import { showSuccess } from '../../../lib/feedback';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { firstProblem } from '../../../lib/form-rules';
 import { readString } from '../../../lib/storage-keys';
-import { register, sendVerificationCode } from '../api/auth';
+import { useRegister } from '../api/register';
+import { useSendVerificationCode } from '../api/send-verification-code';
 import { useEmailRequest } from '../hooks/useEmailRequest';
 import { useTurnstile } from '../../../lib/use-turnstile';
 
@@ -19,7 +21,17 @@ interface RegisterValues {
   verification_code?: string;
 }
 
-/** Register form with its field rules and messages. */
+/** The i18n key of each register rule's message (accountMessages names them). */
+const problemKeys: Record<string, string> = {
+  usernamePasswordRequired: 'users.usernamePasswordRequired',
+  usernameTooLong: 'auth.usernameTooLong',
+  passwordTooShort: 'auth.passwordTooShort',
+  passwordTooLong: 'auth.passwordTooLong',
+  passwordMismatch: 'auth.passwordMismatch',
+  invalidEmail: 'auth.emailInvalid',
+};
+
+/** Register form with its field rules and messages; the payload is checked by registerSchema before it is sent. */
 export function RegisterForm({ emailVerification }: { emailVerification: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -27,22 +39,28 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
   const turnstile = useTurnstile();
   const [loading, setLoading] = useState(false);
 
-  const sendCode = useEmailRequest(form, turnstile, sendVerificationCode, 'auth.codeSent');
+  const register = useRegister();
+  const sendVerificationCode = useSendVerificationCode();
+  const sendCode = useEmailRequest(form, turnstile, (email, token) => sendVerificationCode.mutateAsync({ email, turnstile: token }), 'auth.codeSent');
 
   const onFinish = async (values: RegisterValues) => {
+    const payload: RegisterPayload = {
+      username: values.username.trim(),
+      password: values.password,
+      password2: values.password2,
+      ...(emailVerification ? { email: values.email?.trim(), verification_code: values.verification_code?.trim() } : {}),
+      aff_code: readString('aff') ?? undefined,
+    };
+    const problem = firstProblem(registerSchema, payload, accountMessages);
+    if (problem) {
+      const key = problem.key ? problemKeys[problem.key] : undefined;
+      showError(key ? t(key, { max: usernameMaxLength, defaultValue: problem.message }) : problem.message);
+      return;
+    }
     if (!turnstile.isReady()) return;
     setLoading(true);
     try {
-      await register(
-        {
-          username: values.username.trim(),
-          password: values.password,
-          password2: values.password2,
-          ...(emailVerification ? { email: values.email?.trim(), verification_code: values.verification_code?.trim() } : {}),
-          aff_code: readString('aff') ?? undefined,
-        },
-        turnstile.token,
-      );
+      await register.mutateAsync({ payload, turnstile: turnstile.token });
       showSuccess(t('auth.registerSuccess'));
       navigate('/login');
     } catch {

@@ -2,7 +2,7 @@ import { Card, Col, Row, Statistic, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import type { SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
 
 export function BalanceCard({ user }: { user: SelfUser }) {
   const { t } = useTranslation();

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { userStore } from '../../../lib/user-store';
-import { deleteSelf } from '../api/personal';
+import { useDeleteSelf } from '../api/delete-self';
 
 /** Account deletion: the typed name must equal the own username. */
 export function DeleteAccountModal({ open, username, onClose }: { open: boolean; username: string; onClose: () => void }) {
@@ -12,6 +12,7 @@ export function DeleteAccountModal({ open, username, onClose }: { open: boolean;
   const navigate = useNavigate();
   const [typed, setTyped] = useState('');
   const [loading, setLoading] = useState(false);
+  const deleteSelf = useDeleteSelf();
   const submit = async () => {
     if (typed !== username) {
       showError(t('personal.deleteConfirmMismatch'));
@@ -19,7 +20,7 @@ export function DeleteAccountModal({ open, username, onClose }: { open: boolean;
     }
     setLoading(true);
     try {
-      await deleteSelf();
+      await deleteSelf.mutateAsync();
       showSuccess(t('personal.accountDeleted'));
       userStore.clear();
       navigate('/');

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Form, Input, Modal, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,12 +5,14 @@ import { CountdownButton } from '../../../components/CountdownButton';
 import { Turnstile } from '../../../components/Turnstile';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { useTurnstile } from '../../../lib/use-turnstile';
-import { bindEmail, selfQueryKey, sendEmailCode } from '../api/personal';
+import { useBindEmail } from '../api/bind-email';
+import { useSendEmailCode } from '../api/send-email-code';
 
 /** Email binding: email required ('请输入邮箱！'), code required ('请输入邮箱验证码！'). */
 export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const sendEmailCode = useSendEmailCode();
+  const bindEmail = useBindEmail();
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
@@ -23,7 +24,7 @@ export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () =
     }
     if (!turnstile.isReady()) return false;
     try {
-      await sendEmailCode(email.trim(), turnstile.token);
+      await sendEmailCode.mutateAsync({ email: email.trim(), turnstile: turnstile.token });
       showSuccess(t('auth.codeSent'));
       return true;
     } catch {
@@ -35,10 +36,9 @@ export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () =
     if (!code.trim()) return showError(t('personal.emailCodeRequired'));
     setLoading(true);
     try {
-      await bindEmail(email.trim(), code.trim());
+      await bindEmail.mutateAsync({ email: email.trim(), code: code.trim() });
       showSuccess(t('personal.emailBound'));
       onClose();
-      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
     } catch {
       // shown by the http client
     } finally {

@@ -5,7 +5,8 @@ import { useTranslation } from 'react-i18next';
 import { copyText } from '../../../lib/clipboard';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { useAffCode, type SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
+import { useAffCode } from '../api/get-aff-code';
 import { TransferModal } from './TransferModal';
 
 /** Invite link, rewards and the transfer of invite earnings into the balance. */

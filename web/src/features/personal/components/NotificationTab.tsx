@@ -2,7 +2,9 @@ import { AutoComplete, Button, Form, Input, Radio } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { parseUserSetting, updateUserSetting, type SelfUser, type UserSetting } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
+import { useUpdateUserSetting } from '../api/update-user-setting';
+import { parseUserSetting, type UserSetting } from '../hooks/user-setting';
 
 const thresholdPresets = [
   { value: '100000', label: '100000 (0.2$)' },
@@ -20,10 +22,11 @@ export function NotificationTab({ user }: { user: SelfUser }) {
   const [form] = Form.useForm<FormValues>();
   const notifyType = Form.useWatch('notify_type', form) ?? initial.notify_type;
   const [loading, setLoading] = useState(false);
+  const updateUserSetting = useUpdateUserSetting();
   const submit = async (values: FormValues) => {
     setLoading(true);
     try {
-      await updateUserSetting({ ...initial, ...values, quota_warning_threshold: Number(values.quota_warning_threshold) });
+      await updateUserSetting.mutateAsync({ ...initial, ...values, quota_warning_threshold: Number(values.quota_warning_threshold) });
       showSuccess(t('personal.notifySaved'));
     } catch {
       // shown by the http client

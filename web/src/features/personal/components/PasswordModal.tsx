@@ -1,23 +1,31 @@
-import { passwordMaxLength, passwordMinLength } from '@modelgate/shared';
+import { accountMessages, passwordMaxLength, passwordMinLength, updateSelfSchema } from '@modelgate/shared';
 import { Form, Input, Modal } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { updateSelf } from '../api/personal';
+import { firstProblem } from '../../../lib/form-rules';
+import { useUpdateSelf } from '../api/update-self';
 
 export function PasswordModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ original_password: string; password: string; password2: string }>();
   const [loading, setLoading] = useState(false);
+  const updateSelf = useUpdateSelf();
   const submit = async () => {
     const { original_password, password, password2 } = await form.validateFields();
     if (password !== password2) {
       showError(t('personal.passwordMismatch'));
       return;
     }
+    const problem = firstProblem(updateSelfSchema, { original_password, password }, accountMessages);
+    if (problem) {
+      const key = problem.key === 'passwordTooShort' || problem.key === 'passwordTooLong' ? `auth.${problem.key}` : null;
+      showError(key ? t(key, { defaultValue: problem.message }) : problem.message);
+      return;
+    }
     setLoading(true);
     try {
-      await updateSelf({ original_password, password });
+      await updateSelf.mutateAsync({ original_password, password });
       showSuccess(t('personal.passwordChanged'));
       form.resetFields();
       onClose();

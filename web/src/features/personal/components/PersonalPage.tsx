@@ -1,7 +1,7 @@
 import { Card, Col, Row, Spin, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { useSelf } from '../api/personal';
+import { useSelf } from '../../../lib/api/self';
 import { AvailableModelsCard } from './AvailableModelsCard';
 import { BalanceCard } from './BalanceCard';
 import { BindingsPanel } from './BindingsPanel';

@@ -2,7 +2,9 @@ import { Button, Form, Switch, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
-import { parseUserSetting, updateUserSetting, type SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
+import { useUpdateUserSetting } from '../api/update-user-setting';
+import { parseUserSetting } from '../hooks/user-setting';
 
 /** Whether this user accepts calls to models that have no price or ratio set. */
 export function PricingTab({ user }: { user: SelfUser }) {
@@ -10,10 +12,11 @@ export function PricingTab({ user }: { user: SelfUser }) {
   const initial = parseUserSetting(user.setting);
   const [accept, setAccept] = useState(initial.accept_unset_model_ratio_model);
   const [loading, setLoading] = useState(false);
+  const updateUserSetting = useUpdateUserSetting();
   const save = async () => {
     setLoading(true);
     try {
-      await updateUserSetting({ ...initial, accept_unset_model_ratio_model: accept });
+      await updateUserSetting.mutateAsync({ ...initial, accept_unset_model_ratio_model: accept });
       showSuccess(t('personal.notifySaved'));
     } catch {
       // shown by the http client

@@ -3,7 +3,8 @@ import { Button, List } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../../lib/clipboard';
-import { generateAccessToken, type SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
+import { useGenerateAccessToken } from '../api/generate-access-token';
 import { DeleteAccountModal } from './DeleteAccountModal';
 import { PasswordModal } from './PasswordModal';
 
@@ -12,10 +13,11 @@ export function SecurityPanel({ user }: { user: SelfUser }) {
   const { t } = useTranslation();
   const [modal, setModal] = useState<'password' | 'delete' | null>(null);
   const [isGenerating, setGenerating] = useState(false);
+  const generateAccessToken = useGenerateAccessToken();
   const generate = async () => {
     setGenerating(true);
     try {
-      const token = await generateAccessToken();
+      const token = await generateAccessToken.mutateAsync();
       await copyText(token, t('personal.tokenReset'));
     } catch {
       // shown by the http client

@@ -1,33 +1,30 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, InputNumber, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { quotaPerUnitOf, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { selfQueryKey, transferAffQuota } from '../api/personal';
+import { useTransferAffQuota } from '../api/transfer-aff-quota';
 
 /** Transfers invite earnings; the amount must be at least one quota unit. */
 export function TransferModal({ open, available, onClose }: { open: boolean; available: number; onClose: () => void }) {
   const { t } = useTranslation();
   const { data: status } = useStatus();
-  const queryClient = useQueryClient();
   const minimum = quotaPerUnitOf(status ?? null);
   const [amount, setAmount] = useState<number | null>(available);
-  const transfer = useMutation({
-    mutationFn: transferAffQuota,
-    onSuccess: async () => {
-      showSuccess(t('personal.transferDone'));
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: selfQueryKey });
-    },
-  });
+  const transfer = useTransferAffQuota();
   const submit = () => {
     if (!amount || amount < minimum) {
       showError(t('personal.transferMinimum') + renderQuota(minimum, status ?? null));
       return;
     }
-    transfer.mutate(amount);
+    transfer.mutateAsync(amount).then(
+      () => {
+        showSuccess(t('personal.transferDone'));
+        onClose();
+      },
+      () => undefined,
+    );
   };
   return (
     <Modal open={open} title={t('personal.transfer')} onCancel={onClose} onOk={submit} confirmLoading={transfer.isPending} okText={t('common.confirm')} cancelText={t('common.cancel')}>

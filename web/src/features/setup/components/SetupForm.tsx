@@ -1,14 +1,23 @@
 import { QuestionCircleOutlined } from '@ant-design/icons';
-import { passwordMaxLength, passwordMinLength, usernameMaxLength } from '@modelgate/shared';
-import { useQueryClient } from '@tanstack/react-query';
+import { accountMessages, passwordMaxLength, passwordMinLength, setupModeSchema, setupSchema, usernameMaxLength, type SetupPayload } from '@modelgate/shared';
 import { Button, Form, Input, Modal, Radio, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
 import { ApiError } from '../../../lib/http';
-import { statusQueryKey, type PlatformStatus } from '../../../lib/status';
 import { userStore } from '../../../lib/user-store';
-import { submitSetup } from '../api/setup';
+import { firstProblem } from '../../../lib/form-rules';
+import { useLeaveSetup, useSubmitSetup } from '../api/submit-setup';
+
+/** The i18n key of each setup rule's message (accountMessages names them). */
+const problemKeys: Record<string, string> = {
+  setupUsernameRequired: 'setup.usernameRequired',
+  setupUsernameTooLong: 'setup.usernameTooLong',
+  setupPasswordTooShort: 'setup.passwordTooShort',
+  setupPasswordTooLong: 'setup.passwordTooLong',
+  setupPasswordMismatch: 'setup.passwordMismatch',
+  exclusiveModes: 'setup.exclusiveModes',
+};
 
 type UsageMode = 'external' | 'self' | 'demo';
 
@@ -24,25 +33,25 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
   const [form] = Form.useForm<SetupValues>();
   const [loading, setLoading] = useState(false);
   const [isModeHelpOpen, setModeHelpOpen] = useState(false);
-  const queryClient = useQueryClient();
-
-  /**
-   * Setup is done: the status says so at once (the app shell then leaves /setup: to /token for the
-   * signed-in root, home otherwise) and is read again for the chosen usage mode.
-   */
-  const leave = () => {
-    queryClient.setQueryData<PlatformStatus>(statusQueryKey, (old) => (old ? { ...old, setup: true } : old));
-    void queryClient.invalidateQueries({ queryKey: statusQueryKey });
-  };
+  const submitSetup = useSubmitSetup();
+  const leave = useLeaveSetup();
 
   const onFinish = async (values: SetupValues) => {
+    const payload: SetupPayload = {
+      ...(hasAdmin ? {} : { username: values.username, password: values.password, confirmPassword: values.confirmPassword }),
+      SelfUseModeEnabled: values.usageMode === 'self',
+      DemoSiteEnabled: values.usageMode === 'demo',
+    };
+    // The server's own rules: the account's (unless a super admin exists) and the usage mode's.
+    const problem = firstProblem(hasAdmin ? setupModeSchema : setupSchema, payload, accountMessages);
+    if (problem) {
+      const key = problem.key ? problemKeys[problem.key] : undefined;
+      showError(key ? t(key, { defaultValue: problem.message }) : problem.message);
+      return;
+    }
     setLoading(true);
     try {
-      const root = await submitSetup({
-        ...(hasAdmin ? {} : { username: values.username, password: values.password, confirmPassword: values.confirmPassword }),
-        SelfUseModeEnabled: values.usageMode === 'self',
-        DemoSiteEnabled: values.usageMode === 'demo',
-      });
+      const root = await submitSetup.mutateAsync(payload);
       // The new root is signed in and lands in the console; an imported root signs in with its own password.
       if (root) userStore.set(root);
       showSuccess(t('setup.success'));

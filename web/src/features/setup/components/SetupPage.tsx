@@ -1,6 +1,6 @@
 import { Alert, Card, Result, Spin, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useSetupState } from '../api/setup';
+import { useSetupState } from '../api/get-setup-state';
 import { SetupForm } from './SetupForm';
 
 /** First-run wizard. */

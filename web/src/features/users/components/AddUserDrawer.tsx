@@ -1,31 +1,36 @@
 import { passwordMaxLength, usernameMaxLength } from '@modelgate/shared';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Drawer, Form, Input, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { createUser, usersQueryKey, type CreateUserPayload } from '../api/users';
+import { useCreateUser } from '../api/create-user';
+import { createUserPayloadOf } from '../hooks/user-form';
 
-/** Add user: username and password required ('用户名和密码不能为空！'), display name optional. */
+interface AddValues {
+  username?: string;
+  display_name?: string;
+  password?: string;
+}
+
+/** Add user: the payload checked by createUserSchema ('用户名和密码不能为空！' first), display name optional. */
 export function AddUserDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
-  const [form] = Form.useForm<CreateUserPayload>();
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: createUser,
-    onSuccess: async () => {
-      showSuccess(t('users.created'));
-      form.resetFields();
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: usersQueryKey });
-    },
-  });
-  const submit = (values: CreateUserPayload) => {
-    const username = values.username?.trim() ?? '';
-    if (!username || !values.password) {
-      showError(t('users.usernamePasswordRequired'));
+  const [form] = Form.useForm<AddValues>();
+  const create = useCreateUser();
+  const submit = (values: AddValues) => {
+    const result = createUserPayloadOf(values);
+    if ('problem' in result) {
+      const { key, message } = result.problem;
+      showError(key ? t(`users.${key}`, { defaultValue: message }) : message);
       return;
     }
-    create.mutate({ username, password: values.password, display_name: values.display_name?.trim() || username });
+    create.mutateAsync(result.payload).then(
+      () => {
+        showSuccess(t('users.created'));
+        form.resetFields();
+        onClose();
+      },
+      () => undefined,
+    );
   };
   return (
     <Drawer

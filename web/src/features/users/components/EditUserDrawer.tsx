@@ -1,10 +1,12 @@
 import { passwordMaxLength, passwordMinLength, usernameMaxLength } from '@modelgate/shared';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Descriptions, Drawer, Form, Input, InputNumber, Select, Space, Spin } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { showSuccess } from '../../../lib/feedback';
-import { updateUser, useGroups, useUser, usersQueryKey, type User } from '../api/users';
+import { showError, showSuccess } from '../../../lib/feedback';
+import { useGroups } from '../api/get-groups';
+import { useUser } from '../api/get-user';
+import { useUpdateUser } from '../api/update-user';
+import { updateUserPayloadOf } from '../hooks/user-form';
 import { SecondFactorsReset } from './SecondFactorsReset';
 import { UserSubscriptions } from './UserSubscriptions';
 
@@ -18,11 +20,10 @@ interface EditValues {
 
 const boundFields = ['email', 'github_id', 'oidc_id', 'wechat_id', 'telegram_id', 'linux_do_id'] as const;
 
-/** Edit user: group and quota (sent as an integer); bound accounts are read-only. */
+/** Edit user: group and quota (sent as an integer), checked by updateUserSchema; bound accounts are read-only. */
 export function EditUserDrawer({ userId, onClose }: { userId: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<EditValues>();
-  const queryClient = useQueryClient();
   const user = useUser(userId);
   const groups = useGroups();
 
@@ -30,24 +31,25 @@ export function EditUserDrawer({ userId, onClose }: { userId: number | null; onC
     if (user.data) form.setFieldsValue({ ...user.data, password: '' });
   }, [form, user.data]);
 
-  const save = useMutation({
-    mutationFn: (values: EditValues) =>
-      updateUser({
-        id: userId!,
-        username: values.username.trim(),
-        display_name: values.display_name?.trim() ?? '',
-        group: values.group,
-        quota: Math.trunc(Number(values.quota) || 0),
-        ...(values.password ? { password: values.password } : {}),
-      }),
-    onSuccess: async () => {
-      showSuccess(t('users.updated'));
-      onClose();
-      await queryClient.invalidateQueries({ queryKey: usersQueryKey });
-    },
-  });
+  const save = useUpdateUser();
+  const submit = (values: EditValues) => {
+    if (userId === null) return;
+    const result = updateUserPayloadOf(userId, values);
+    if ('problem' in result) {
+      const { key, message } = result.problem;
+      showError(key ? t(`users.${key}`, { defaultValue: message }) : message);
+      return;
+    }
+    save.mutateAsync(result.payload).then(
+      () => {
+        showSuccess(t('users.updated'));
+        onClose();
+      },
+      () => undefined,
+    );
+  };
 
-  const data: User | undefined = user.data;
+  const data = user.data;
   return (
     <Drawer
       title={t('users.edit')}
@@ -67,7 +69,7 @@ export function EditUserDrawer({ userId, onClose }: { userId: number | null; onC
       {user.isPending && userId !== null ? (
         <Spin />
       ) : (
-        <Form form={form} layout="vertical" onFinish={(values) => save.mutate(values)} requiredMark={false}>
+        <Form form={form} layout="vertical" onFinish={submit} requiredMark={false}>
           <Form.Item name="username" label={t('users.username')} rules={[{ required: true, whitespace: true, message: t('users.usernameRequired') }]}>
             <Input maxLength={usernameMaxLength} />
           </Form.Item>

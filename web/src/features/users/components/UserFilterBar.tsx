@@ -2,7 +2,8 @@ import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Form, Input, Select } from 'antd';
 import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
 import { useTranslation } from 'react-i18next';
-import { useGroups, type UserFilters } from '../api/users';
+import { useGroups } from '../api/get-groups';
+import type { UserFilters } from '../api/keys';
 
 export function UserFilterBar({ onSearch, onAdd }: { onSearch: (filters: UserFilters) => void; onAdd: () => void }) {
   const { t } = useTranslation();

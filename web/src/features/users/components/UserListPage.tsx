@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams, useLocation } from 'react-router';
 import { DataTable } from '../../../components/DataTable';
 import { useCurrentUser } from '../../../lib/user-store';
-import { fetchUsers, isCancelled, usersListKey, type UserFilters } from '../api/users';
+import { fetchUsers, isCancelled } from '../api/get-users';
+import { userKeys, type UserFilters } from '../api/keys';
 import { AddUserDrawer } from './AddUserDrawer';
 import { EditUserDrawer } from './EditUserDrawer';
 import { UserFilterBar } from './UserFilterBar';
@@ -36,7 +37,7 @@ export function UserListPage() {
       </Typography.Title>
       <DataTable
         tableId="users"
-        queryKey={usersListKey(filters)}
+        queryKey={userKeys.list(filters)}
         fetchPage={(page, pageSize) => fetchUsers(filters, page, pageSize)}
         columns={columns}
         rowKey="id"

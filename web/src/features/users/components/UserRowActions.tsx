@@ -1,18 +1,20 @@
 import { Button, Popconfirm, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useCurrentUser } from '../../../lib/user-store';
-import { isCancelled, type ManageAction, type User } from '../api/users';
-import { useManageUser } from '../hooks/useManageUser';
+import type { AdminUser, ManageAction } from '@modelgate/shared';
+import { showSuccess } from '../../../lib/feedback';
+import { isCancelled } from '../api/get-users';
+import { useManageUser } from '../api/manage-user';
 import { userRowAbilities } from './user-actions';
 
 /** Promote, demote, disable, enable, edit and cancel, each confirmed first; only those the signed-in role may do. */
-export function UserRowActions({ user, onEdit }: { user: User; onEdit: (id: number) => void }) {
+export function UserRowActions({ user, onEdit }: { user: AdminUser; onEdit: (id: number) => void }) {
   const { t } = useTranslation();
   const manage = useManageUser();
   const me = useCurrentUser();
   const { actions, canEdit } = userRowAbilities(me ?? { id: 0, role: 0 }, { ...user, isCancelled: isCancelled(user) });
   const can = (action: ManageAction) => actions.includes(action);
-  const run = (action: ManageAction) => manage.mutateAsync({ id: user.id, action }).catch(() => undefined);
+  const run = (action: ManageAction) => manage.mutateAsync({ id: user.id, action }).then(() => showSuccess(t('users.actionDone')), () => undefined);
   const confirmed = (action: ManageAction, label: string, danger = false) => (
     <Popconfirm
       key={action}

@@ -3,11 +3,12 @@ import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { isCancelled, type User } from '../api/users';
+import type { AdminUser } from '@modelgate/shared';
+import { isCancelled } from '../api/get-users';
 import { UserRowActions } from './UserRowActions';
 import { RoleTag, StatusTag } from './UserTags';
 
-export function useUserColumns(onEdit: (id: number) => void): DataColumn<User>[] {
+export function useUserColumns(onEdit: (id: number) => void): DataColumn<AdminUser>[] {
   const { t } = useTranslation();
   const { data: status } = useStatus();
   return [
@@ -46,7 +47,7 @@ export function useUserColumns(onEdit: (id: number) => void): DataColumn<User>[]
       render: (_value, user) => (
         <Space size={4}>
           <Tooltip title={t('users.invited')}>
-            <Tag>{user.aff_count ?? 0}</Tag>
+            <Tag>{user.aff_count}</Tag>
           </Tooltip>
           <Tooltip title={t('users.inviterId')}>
             <Tag>{user.inviter_id ? user.inviter_id : t('users.none')}</Tag>

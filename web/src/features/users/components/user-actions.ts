@@ -1,5 +1,4 @@
-import { Role, UserStatus } from '@modelgate/shared';
-import type { ManageAction } from '../api/users';
+import { Role, UserStatus, type ManageAction } from '@modelgate/shared';
 
 export interface UserRowAbilities {
   actions: ManageAction[];
