@@ -1,17 +1,9 @@
 import { useSyncExternalStore } from 'react';
-import { Role } from '@modelgate/shared';
+import { Role, type SessionUser } from '@modelgate/shared';
 import { readJson, removeKey, StorageKey, writeJson } from './storage-keys';
 
-/** The signed-in user as stored locally after login. */
-export interface StoredUser {
-  id: number;
-  username: string;
-  display_name?: string;
-  role: number;
-  status: number;
-  group?: string;
-  [field: string]: unknown;
-}
+/** The signed-in user as stored locally after login: what a sign-in answers (the shared SessionUser). */
+export type StoredUser = SessionUser;
 
 const listeners = new Set<() => void>();
 let cached: StoredUser | null | undefined;

@@ -1,6 +1,6 @@
 import { doc } from '../openapi.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { firstStepAnswerSchema, noData, oauthCallbackSchema, oauthStateSchema, oidcDiscoverySchema } from '@modelgate/shared';
+import { loginAnswerSchema, noData, oauthCallbackSchema, oauthStateSchema, oidcDiscoverySchema } from '@modelgate/shared';
 import { ok } from '../../lib/envelope.js';
 import { AppError, forbidden } from '../../lib/errors.js';
 import { requireServerAddress } from '../../lib/server-address.js';
@@ -90,13 +90,13 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return signIn(ctx, request, reply, account, aff);
   });
 
-  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'sign in with a WeChat code', { querystring: weChatQuerySchema, data: firstStepAnswerSchema }) }, async (request, reply) => {
+  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'sign in with a WeChat code', { querystring: weChatQuerySchema, data: loginAnswerSchema }) }, async (request, reply) => {
     const { code } = parseInput(weChatQuerySchema, request.query);
     requireEnabled(ctx, 'wechat');
     return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
   });
 
-  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema, data: firstStepAnswerSchema }) }, async (request, reply) => {
+  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema, data: loginAnswerSchema }) }, async (request, reply) => {
     const fields = parseInput(telegramQuerySchema, request.query);
     requireEnabled(ctx, 'telegram');
     return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));

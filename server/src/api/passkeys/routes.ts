@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { noData, passkeyCreationOptionsSchema, passkeyListSchema, passkeyRequestOptionsSchema, signedInUserSchema } from '@modelgate/shared';
+import { noData, passkeyCreationOptionsSchema, passkeyListSchema, passkeyRequestOptionsSchema, sessionUserSchema } from '@modelgate/shared';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import { doc } from '../openapi.js';
@@ -27,7 +27,7 @@ export function registerPasskeyRoutes(api: FastifyInstance, { ctx, guards, criti
   api.post('/user/passkey/login/begin', { preHandler: critical, schema: doc('passkeys', 'start a passkey sign-in (instead of the password)', { data: passkeyRequestOptionsSchema }) }, async () => {
     return ok(await beginPasskeySignIn(ctx, { purpose: 'sign-in', userId: 0 }));
   });
-  api.post('/user/passkey/login/finish', { schema: doc('passkeys', 'finish a passkey sign-in', { body: authenticationFinishSchema, data: signedInUserSchema }) }, async (request, reply) => {
+  api.post('/user/passkey/login/finish', { schema: doc('passkeys', 'finish a passkey sign-in', { body: authenticationFinishSchema, data: sessionUserSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const { user, sessionVersion } = await passkeyUserOf(ctx, await verifyPasskeyAssertion(ctx, { purpose: 'sign-in', userId: 0 }, input));
     noteSignIn(request, user, 'sign_in');
@@ -39,7 +39,7 @@ export function registerPasskeyRoutes(api: FastifyInstance, { ctx, guards, criti
     const pending = await pendingUserOf(ctx, request);
     return ok(await beginPasskeySignIn(ctx, { purpose: 'second-step', userId: pending.user.id }));
   });
-  api.post('/user/login/2fa/passkey/finish', { schema: doc('passkeys', 'finish the second step of a sign-in with a passkey', { body: authenticationFinishSchema, data: signedInUserSchema }) }, async (request, reply) => {
+  api.post('/user/login/2fa/passkey/finish', { schema: doc('passkeys', 'finish the second step of a sign-in with a passkey', { body: authenticationFinishSchema, data: sessionUserSchema }) }, async (request, reply) => {
     const input = parseInput(authenticationFinishSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
     noteSignIn(request, pending.user, 'sign_in_failed');

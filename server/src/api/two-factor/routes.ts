@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { noData, recoveryCodesSchema, signedInUserSchema, totpSetupSchema, twoFactorStatusSchema } from '@modelgate/shared';
+import { noData, recoveryCodesSchema, sessionUserSchema, totpSetupSchema, twoFactorStatusSchema } from '@modelgate/shared';
 import { ok } from '../../lib/envelope.js';
 import { authOf } from '../auth/guards.js';
 import { isAdminRole } from '../auth/roles.js';
@@ -32,7 +32,7 @@ async function attempt<T>(limiter: CodeAttemptLimiter, request: FastifyRequest, 
  */
 export function registerTwoFactorRoutes(api: FastifyInstance, { ctx, guards, codeAttempts }: RouteDeps): void {
   // Not under the critical per-IP rule (every sign-in would count twice): wrong codes are what the attempt limit counts.
-  api.post('/user/login/2fa', { schema: doc('two-factor', 'second step of a sign-in: a TOTP or recovery code', { body: secondFactorCodeSchema, data: signedInUserSchema }) }, async (request, reply) => {
+  api.post('/user/login/2fa', { schema: doc('two-factor', 'second step of a sign-in: a TOTP or recovery code', { body: secondFactorCodeSchema, data: sessionUserSchema }) }, async (request, reply) => {
     const { code } = parseInput(secondFactorCodeSchema, request.body);
     const pending = await pendingUserOf(ctx, request);
     // A failure until the code is right (startSessionAfterSecondStep marks the success).

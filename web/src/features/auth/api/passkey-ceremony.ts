@@ -1,4 +1,4 @@
-import type { PasskeyRequestOptions, SignedInUser } from '@modelgate/shared';
+import type { PasskeyRequestOptions, SessionUser } from '@modelgate/shared';
 import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { http } from '../../../lib/http';
 
@@ -6,9 +6,9 @@ import { http } from '../../../lib/http';
 export const critical = { noAuthRedirect: true } as const;
 
 /** Runs a WebAuthn sign-in ceremony: options from `begin`, the browser's authenticator, the assertion to `finish`. */
-export async function passkeyCeremony(begin: string, finish: string): Promise<SignedInUser> {
+export async function passkeyCeremony(begin: string, finish: string): Promise<SessionUser> {
   const options = await http.post<PasskeyRequestOptions>(begin, undefined, critical);
   // The declared options are the library's JSON form; its type names the same fields with DOM string unions.
   const response = await startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
-  return http.post<SignedInUser>(finish, { response }, critical);
+  return http.post<SessionUser>(finish, { response }, critical);
 }

@@ -2,7 +2,7 @@ import { KeyOutlined, SafetyOutlined } from '@ant-design/icons';
 import { Button, Divider, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SecondStepRequest, SignedInUser } from '@modelgate/shared';
+import type { SecondStepRequest, SessionUser } from '@modelgate/shared';
 import { useVerifyLoginCode } from '../api/verify-login-code';
 import { useVerifyLoginPasskey } from '../api/verify-login-passkey';
 import { showPasskeyError } from './passkey-errors';
@@ -12,7 +12,7 @@ import { secondFactorCodeRule } from '../../../lib/second-factor-code';
  * The second step of a sign-in: a code from the authenticator app (or a recovery code), or one of
  * the user's passkeys. The session starts only when this step passes.
  */
-export function SecondStepForm({ request, onSignedIn, onBack }: { request: SecondStepRequest; onSignedIn: (user: SignedInUser) => void; onBack: () => void }) {
+export function SecondStepForm({ request, onSignedIn, onBack }: { request: SecondStepRequest; onSignedIn: (user: SessionUser) => void; onBack: () => void }) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState<'code' | 'passkey' | null>(null);
   const verifyCode = useVerifyLoginCode();

@@ -1,8 +1,9 @@
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { showSuccess, showWarning } from '../../../lib/feedback';
-import { userStore, type StoredUser } from '../../../lib/user-store';
-import { isSecondStepRequest, type SecondStepRequest } from '../api/second-step';
+import type { LoginAnswer } from '@modelgate/shared';
+import { userStore } from '../../../lib/user-store';
+import { isSecondStepRequest } from '../api/second-step';
 
 /**
  * The end of a sign-in's step (password, second step, passkey, third party). A user with a second
@@ -13,13 +14,13 @@ import { isSecondStepRequest, type SecondStepRequest } from '../api/second-step'
 export function useFinishSignIn() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  return (answer: StoredUser | SecondStepRequest): boolean => {
+  return (answer: LoginAnswer): boolean => {
     if (isSecondStepRequest(answer)) {
       navigate('/login', { state: { secondStep: answer } });
       return false;
     }
-    const { require_2fa_setup: mustEnrol, ...user } = answer;
-    userStore.set(user as StoredUser);
+    const { require_2fa_setup: mustEnrol, ...user } = { require_2fa_setup: false, ...answer };
+    userStore.set(user);
     showSuccess(t('auth.loginSuccess'));
     if (mustEnrol === true) {
       showWarning(t('twoFactor.mustEnrol'));
