@@ -19,5 +19,4 @@ export const channelKeys = {
   one: (id: number) => [...channelKeys.all, 'one', id] as const,
   types: ['channel-types'] as const,
   models: ['channel-models'] as const,
-  groups: ['groups'] as const,
 };

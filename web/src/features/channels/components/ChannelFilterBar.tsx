@@ -3,7 +3,7 @@ import { Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
 import type { ChannelFilters } from '../api/keys';
-import { useGroups } from '../api/get-groups';
+import { useGroups } from '../../../lib/api/groups';
 
 interface Props {
   onSearch: (filters: ChannelFilters) => void;

@@ -2,7 +2,7 @@ import { channelPriorityMin } from '@modelgate/shared';
 import { Checkbox, Col, Form, Input, InputNumber, Row, Select, Switch, type FormInstance } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { ChannelType } from '@modelgate/shared';
-import { useGroups } from '../api/get-groups';
+import { useGroups } from '../../../lib/api/groups';
 import type { ChannelFormValues } from '../hooks/channel-form';
 import { ChannelKeyField } from './ChannelKeyField';
 import { ChannelModelsField } from './ChannelModelsField';

@@ -6,7 +6,7 @@ import { showError, showSuccess } from '../../../lib/feedback';
 import { firstProblem } from '../../../lib/form-rules';
 import { useEditChannelTag } from '../api/edit-channel-tag';
 import { useAllModels } from '../api/get-channel-models';
-import { useGroups } from '../api/get-groups';
+import { useGroups } from '../../../lib/api/groups';
 import { parsePriority, parseWeight } from '../hooks/number-rules';
 
 interface TagFormValues {

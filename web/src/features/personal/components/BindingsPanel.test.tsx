@@ -1,12 +1,13 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { baseStatus, fakeServer, ok, regularUser, renderScreen } from '../../../test/render-route';
-import type { SelfUser } from '../api/personal';
+import type { SelfUser } from '@modelgate/shared';
 import { BindingsPanel } from './BindingsPanel';
 
 const self: SelfUser = {
   id: 2, username: 'alice', display_name: 'Alice', email: '', github_id: 'alice-gh', oidc_id: '', wechat_id: '', telegram_id: '',
-  linux_do_id: '', quota: 0, used_quota: 0, request_count: 0, group: 'default', role: 1, aff_count: 0, aff_quota: 0, aff_history_quota: 0,
+  linux_do_id: '', quota: 0, used_quota: 0, request_count: 0, group: 'default', role: 1, status: 1, aff_code: null, aff_count: 0, aff_quota: 0, aff_history_quota: 0,
+  inviter_id: 0, setting: '', created_time: 0, deleted_at: null,
 };
 
 describe('account bindings', { timeout: 120_000 }, () => {

@@ -11,6 +11,3 @@ export const userKeys = {
   lists: () => [...userKeys.all, 'list'] as const,
   one: (id: number) => [...userKeys.all, 'one', id] as const,
 };
-
-/** The group names (GET /api/group/), shared by the filter bar and the editor. */
-export const groupsKey = ['groups'] as const;

@@ -3,7 +3,7 @@ import { Button, Descriptions, Drawer, Form, Input, InputNumber, Select, Space, 
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '../../../lib/feedback';
-import { useGroups } from '../api/get-groups';
+import { useGroups } from '../../../lib/api/groups';
 import { useUser } from '../api/get-user';
 import { useUpdateUser } from '../api/update-user';
 import { updateUserPayloadOf } from '../hooks/user-form';

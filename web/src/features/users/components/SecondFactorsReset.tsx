@@ -2,10 +2,10 @@ import { Button, Descriptions, Popconfirm } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '../../../lib/feedback';
 import { useResetUserPasskeys, useResetUserTotp } from '../api/reset-second-factors';
-import type { User } from '../api/users';
+import type { AdminUserDetail } from '@modelgate/shared';
 
 /** The user's second factors in the editor, with the admin's reset (a lost device); the server checks the role. */
-export function SecondFactorsReset({ user }: { user: User }) {
+export function SecondFactorsReset({ user }: { user: AdminUserDetail }) {
   const { t } = useTranslation();
   const resetTotp = useResetUserTotp();
   const resetPasskeys = useResetUserPasskeys();

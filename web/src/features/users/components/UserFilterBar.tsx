@@ -2,7 +2,7 @@ import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Form, Input, Select } from 'antd';
 import { FilterForm, groupFilterOptions } from '../../../components/FilterForm';
 import { useTranslation } from 'react-i18next';
-import { useGroups } from '../api/get-groups';
+import { useGroups } from '../../../lib/api/groups';
 import type { UserFilters } from '../api/keys';
 
 export function UserFilterBar({ onSearch, onAdd }: { onSearch: (filters: UserFilters) => void; onAdd: () => void }) {
