@@ -46,12 +46,37 @@ describe('console features', () => {
 
   it('lets a feature import its own files and the shared components/ and lib/', async () => {
     const code = [
-      "import { tokensQueryKey } from '../api/tokens';",
+      "import { tokenKeys } from '../api/keys';",
       "import { DataTable } from '../../../components/DataTable';",
       "import { renderQuota } from '../../../lib/format';",
-      'export const parts = [tokensQueryKey, DataTable, renderQuota];',
+      'export const parts = [tokenKeys, DataTable, renderQuota];',
       '',
     ].join('\n');
     expect(await ruleErrors(planted, code)).toEqual([]);
+  });
+}, 60_000);
+
+describe('the console data layer', () => {
+  const component = 'web/src/features/tokens/components/Planted.tsx';
+  const endpoint = 'web/src/features/tokens/api/planted.ts';
+  const invalidating = [
+    "import { useQueryClient } from '@tanstack/react-query';",
+    "import { tokenKeys } from '../api/keys';",
+    'export function usePlanted() {',
+    '  const queryClient = useQueryClient();',
+    '  return () => queryClient.invalidateQueries({ queryKey: tokenKeys.all });',
+    '}',
+    '',
+  ].join('\n');
+  const mutating = "import { useMutation } from '@tanstack/react-query';\nexport const usePlanted = () => useMutation({ mutationFn: async () => 1 });\n";
+
+  it('rejects invalidateQueries and useMutation in a component', async () => {
+    expect(await ruleErrors(component, invalidating)).toEqual([expect.stringMatching(/^no-restricted-properties: 'invalidateQueries' .*mutation hook/)]);
+    expect(await ruleErrors(component, mutating)).toEqual([expect.stringMatching(/^no-restricted-imports: .*useMutation.*api\//)]);
+  });
+
+  it('lets an endpoint file in api/ build the mutation and invalidate by the exported keys', async () => {
+    expect(await ruleErrors(endpoint, invalidating)).toEqual([]);
+    expect(await ruleErrors(endpoint, mutating)).toEqual([]);
   });
 }, 60_000);
