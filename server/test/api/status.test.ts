@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('platform status and HTTP conventions', () => {
@@ -15,6 +16,15 @@ describe('platform status and HTTP conventions', () => {
     expect(res.body.data).toMatchObject({ setup: false, self_use_mode_enabled: false, demo_site_enabled: false, quota_per_unit: 500000, system_name: 'ModelGate' });
     expect(typeof res.body.data.start_time).toBe('number');
     expect(res.headers.get('x-request-id')).toMatch(/^[\w-]+$/);
+  });
+
+  it('serves the notice, the about page and the home page content as the stored text, to anyone', async () => {
+    const client = server.client();
+    for (const [path, key] of [['/api/notice', 'Notice'], ['/api/about', 'About'], ['/api/home_page_content', 'HomePageContent']] as const) {
+      expect((await client.get(path)).body).toEqual({ success: true, message: '', data: '' });
+      await setOption(server.ctx, key, `# ${key}\n\n<b>hello</b>`);
+      expect((await client.get(path)).body).toEqual({ success: true, message: '', data: `# ${key}\n\n<b>hello</b>` });
+    }
   });
 
   it('echoes a sane incoming X-Request-Id and replaces an unsafe one', async () => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * route and entity, the status, before and after as JSON text with secrets removed ('' for none),
  * and the hash chain.
  */
-export const auditEntrySchema = z.object({
+export const auditEntrySchema = z.strictObject({
   id: z.number().int(),
   created_at: z.number().int(),
   user_id: z.number().int(),

@@ -1,4 +1,5 @@
 import { doc } from '../openapi.js';
+import { noData, optionListSchema } from '@modelgate/shared';
 import type { FastifyInstance } from 'fastify';
 import { forbidden, invalidInput } from '../../lib/errors.js';
 import { ok } from '../../lib/envelope.js';
@@ -19,8 +20,8 @@ import { optionUpdateSchema } from './schemas.js';
  */
 export function registerOptionRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
-  api.get('/option/', { ...admin, schema: doc('options', 'list options the caller may manage') }, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
-  api.put('/option/', { ...admin, schema: doc('options', 'update one option', { body: optionUpdateSchema }) }, async (request) => {
+  api.get('/option/', { ...admin, schema: doc('options', 'list options the caller may manage', { data: optionListSchema }) }, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
+  api.put('/option/', { ...admin, schema: doc('options', 'update one option', { body: optionUpdateSchema, data: noData }) }, async (request) => {
     const { key, value } = parseInput(optionUpdateSchema, request.body);
     const me = authOf(request);
     if (isOptionKey(key) && !canManageOption(key, isRootRole(me.role))) throw forbidden('无权修改此配置项，仅超级管理员可以修改');
