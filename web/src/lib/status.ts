@@ -1,51 +1,12 @@
+import type { PlatformStatus } from '@modelgate/shared';
 import { useQuery } from '@tanstack/react-query';
 import i18n from './i18n';
 import { showError } from './feedback';
 import { ApiError, http } from './http';
 import { readJson, readString, StorageKey, writeJson, writeString } from './storage-keys';
 
-/** The platform status object held locally. */
-export interface PlatformStatus {
-  setup: boolean;
-  self_use_mode_enabled: boolean;
-  demo_site_enabled: boolean;
-  system_name: string;
-  logo: string;
-  footer_html: string;
-  quota_per_unit: number;
-  display_in_currency: boolean;
-  enable_drawing: boolean;
-  enable_task: boolean;
-  enable_data_export: boolean;
-  chats: unknown[] | null;
-  docs_link: string;
-  version: string;
-  start_time: number;
-  email_verification: boolean;
-  register_enabled: boolean;
-  password_login_enabled: boolean;
-  password_register_enabled: boolean;
-  turnstile_check: boolean;
-  /** Passkeys offered (sign-in instead of the password, and in the personal settings). */
-  passkey_login?: boolean;
-  turnstile_site_key: string;
-  github_oauth: boolean;
-  github_client_id: string;
-  oidc_enabled: boolean;
-  oidc_client_id: string;
-  oidc_authorization_endpoint: string;
-  linuxdo_oauth: boolean;
-  linuxdo_client_id: string;
-  wechat_login: boolean;
-  wechat_qrcode: string;
-  telegram_oauth: boolean;
-  telegram_bot_name: string;
-  default_collapse_sidebar: boolean;
-  mj_notify_enabled: boolean;
-  server_address?: string;
-  top_up_link?: string;
-  [key: string]: unknown;
-}
+/** The platform status object held locally: GET /api/status's answer (packages/shared's platformStatusSchema). */
+export type { PlatformStatus };
 
 export const statusQueryKey = ['status'] as const;
 

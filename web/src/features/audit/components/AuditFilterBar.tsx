@@ -2,7 +2,7 @@ import { DatePicker, Form, Input, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { FilterForm } from '../../../components/FilterForm';
-import type { AuditFilters } from '../api/audit';
+import type { AuditFilters } from '../api/keys';
 
 interface FilterValues {
   username?: string;

@@ -3,7 +3,10 @@ import { Alert, Button, Card, Flex, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../../components/DataTable';
-import { exportAudit, fetchAuditPage, auditListKey, verifyAudit, type AuditEntry, type AuditFilters, type AuditVerdict } from '../api/audit';
+import { exportAudit } from '../api/export-audit';
+import { fetchAuditPage, type AuditEntry } from '../api/get-audit-page';
+import { auditKeys, type AuditFilters } from '../api/keys';
+import { verifyAudit, type AuditVerdict } from '../api/verify-audit';
 import { AuditFilterBar } from './AuditFilterBar';
 import { useAuditColumns } from './useAuditColumns';
 
@@ -56,7 +59,7 @@ export function AuditPage() {
         <DataTable<AuditEntry>
           tableId="audit"
           size="small"
-          queryKey={auditListKey(filters)}
+          queryKey={auditKeys.list(filters)}
           fetchPage={(page, pageSize) => fetchAuditPage(filters, page, pageSize)}
           columns={columns}
           rowKey="id"

@@ -2,7 +2,7 @@ import { Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { formatDateTime } from '../../../lib/format';
-import type { AuditEntry } from '../api/audit';
+import type { AuditEntry } from '../api/get-audit-page';
 
 const roleNames: Record<number, string> = { 100: 'root', 10: 'admin', 1: 'user' };
 

@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { showError } from '../../../lib/feedback';
 import { useStatus } from '../../../lib/status';
-import { buildChatLink, chatLinkAt, findEnabledKey, serverAddressOf } from '../api/chat-link';
+import { findEnabledKey } from '../api/get-enabled-key';
+import { buildChatLink, chatLinkAt, serverAddressOf } from './chat-link';
 
 export type ChatTarget = { state: 'loading' } | { state: 'ready'; url: string; kind: 'web' | 'app' } | { state: 'failed'; message: string };
 

@@ -6,7 +6,8 @@ import { formatTokenCount } from '../../../components/token-count';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
-import { useQuotaData, type DataQuery } from '../api/data';
+import { useQuotaData } from '../api/get-quota-data';
+import type { DataQuery } from '../api/keys';
 import { ModelChart } from './ModelChart';
 import { granularities, isGranularity, seriesOf, totalsOf, type Granularity } from './series';
 

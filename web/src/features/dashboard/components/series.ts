@@ -1,5 +1,5 @@
 import dayjs from 'dayjs';
-import type { QuotaBucket } from '../api/data';
+import type { QuotaData as QuotaBucket } from '@modelgate/shared';
 
 export type Granularity = 'hour' | 'day' | 'week';
 export const granularities: Granularity[] = ['hour', 'day', 'week'];

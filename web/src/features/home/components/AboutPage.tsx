@@ -1,6 +1,6 @@
 import { Card, Spin, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useAboutContent } from '../api/content';
+import { useAboutContent } from '../api/get-about';
 import { ContentFrame } from './ContentFrame';
 
 /** About: the configured content (sanitised), else a short default. */

@@ -5,7 +5,8 @@ import { Link } from 'react-router';
 import { RichContent } from '../../../components/RichContent';
 import { isHttpUrl } from '../../../lib/rich-text';
 import { useStatus } from '../../../lib/status';
-import { useHomePageContent, useNotice } from '../api/content';
+import { useHomePageContent } from '../api/get-home-page-content';
+import { useNotice } from '../api/get-notice';
 import { ContentFrame } from './ContentFrame';
 
 const features = [

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { regularUser, renderScreen } from '../../../test/render-route';
-import type { LogEntry } from '../api/logs';
+import type { LogEntry } from '../api/get-logs';
 import { LogBillingDetail } from './LogBillingDetail';
 
 const consumeLog = (other: Record<string, unknown>) => ({

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { formatTokenCount } from '../../../components/token-count';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import type { LogEntry } from '../api/logs';
+import type { LogEntry } from '../api/get-logs';
 import { billingSourceColor, durationColor, firstTokenColor, parseOther } from './log-detail';
 
 /** Billing detail of a consumption row: ratios, cache tokens, timings and, for admins, the retry chain. */

@@ -1,6 +1,6 @@
 import { Descriptions, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { LogEntry } from '../api/logs';
+import type { LogEntry } from '../api/get-logs';
 import { durationColor, parseOther } from './log-detail';
 
 /** Detail of an error row (type 5): the error text, the status answered, its type and code, and for admins the channels tried. */

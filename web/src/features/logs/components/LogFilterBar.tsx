@@ -2,7 +2,7 @@ import { LogType } from '@modelgate/shared';
 import { Button, DatePicker, Form, Input, Select } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import type { LogFilters } from '../api/logs';
+import type { LogFilters } from '../api/keys';
 
 interface FilterValues {
   type: number;

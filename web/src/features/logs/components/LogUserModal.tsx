@@ -2,7 +2,7 @@ import { Descriptions, Modal, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import { useLogUser } from '../api/logs';
+import { useLogUser } from '../api/get-log-user';
 
 /** Admin click-through on a user name: username, balance, used quota, request count. */
 export function LogUserModal({ userId, onClose }: { userId: number | null; onClose: () => void }) {

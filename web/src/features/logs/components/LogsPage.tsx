@@ -7,7 +7,9 @@ import { formatTokenCount } from '../../../components/token-count';
 import { renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
-import { fetchLogs, logsQueryKey, useLogStat, type LogEntry, type LogFilters } from '../api/logs';
+import { useLogStat } from '../api/get-log-stat';
+import { fetchLogs, type LogEntry } from '../api/get-logs';
+import { logKeys, type LogFilters } from '../api/keys';
 import { LogBillingDetail } from './LogBillingDetail';
 import { LogErrorDetail } from './LogErrorDetail';
 import { defaultLogFilters, LogFilterBar } from './LogFilterBar';
@@ -40,7 +42,7 @@ export function LogsPage() {
       <Typography.Paragraph type="secondary">{t('logs.hint')}</Typography.Paragraph>
       <DataTable<LogEntry>
         tableId="logs"
-        queryKey={[...logsQueryKey, 'list', isAdmin, filters]}
+        queryKey={logKeys.list(isAdmin, filters)}
         fetchPage={(page, pageSize) => fetchLogs(filters, isAdmin, page, pageSize)}
         columns={columns}
         rowKey="id"

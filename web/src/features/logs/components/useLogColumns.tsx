@@ -5,7 +5,7 @@ import type { DataColumn } from '../../../components/DataTable';
 import { formatTokenCount } from '../../../components/token-count';
 import { formatDateTime, renderQuota } from '../../../lib/format';
 import { useStatus } from '../../../lib/status';
-import type { LogEntry } from '../api/logs';
+import type { LogEntry } from '../api/get-logs';
 import { billingSourceColor, durationColor, firstTokenColor, LogTypeColor, parseOther } from './log-detail';
 
 /**

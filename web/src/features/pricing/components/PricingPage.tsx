@@ -6,7 +6,8 @@ import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
 import { useCurrentUser } from '../../../lib/user-store';
-import { pricingQueryKey, usePricing, type PricingModel } from '../api/pricing';
+import { usePricing, type PricingModel } from '../api/get-pricing';
+import { pricingKeys } from '../api/keys';
 import { comparePricing, matchesModel } from './pricing-math';
 import { usePricingColumns } from './usePricingColumns';
 
@@ -61,7 +62,7 @@ export function PricingPage() {
         />
         <DataTable<PricingModel>
           tableId="pricing"
-          queryKey={[...pricingQueryKey, 'table', dataUpdatedAt, search]}
+          queryKey={pricingKeys.table(dataUpdatedAt, search)}
           fetchPage={async (page, pageSize) => ({ items: models.slice((page - 1) * pageSize, page * pageSize), page, page_size: pageSize, total: models.length })}
           columns={columns}
           rowKey="model_name"

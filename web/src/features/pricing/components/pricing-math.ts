@@ -1,4 +1,4 @@
-import type { PricingModel } from '../api/pricing';
+import type { PricingModel } from '../api/get-pricing';
 
 /** Sort order: per-call first, then names starting with gpt, then alphabetical. */
 export function comparePricing(a: PricingModel, b: PricingModel): number {

@@ -3,7 +3,7 @@ import { Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { copyText } from '../../../lib/clipboard';
-import type { PricingModel } from '../api/pricing';
+import type { PricingModel } from '../api/get-pricing';
 import { callPrice, formatUsd, isAvailableIn, tokenPrices } from './pricing-math';
 
 interface Options {

@@ -4,13 +4,13 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { feedback, showError, showSuccess } from '../../../lib/feedback';
 import { dateTimeFormat } from '../../../lib/format';
-import { clearLogsBefore } from '../api/ops';
+import { useDeleteLogsBefore } from '../api/delete-logs';
 
 /** Clears logs older than a chosen time (default one month ago). */
 export function LogCleanup() {
   const { t } = useTranslation();
   const [target, setTarget] = useState<Dayjs | null>(() => dayjs().subtract(1, 'month'));
-  const [isClearing, setClearing] = useState(false);
+  const { mutateAsync: deleteLogsBefore, isPending: isClearing } = useDeleteLogsBefore();
   const clear = () => {
     if (!target) {
       showError(t('settingsOps.pickLogTime'));
@@ -22,14 +22,11 @@ export function LogCleanup() {
       okText: t('common.confirm'),
       cancelText: t('common.cancel'),
       onOk: async () => {
-        setClearing(true);
         try {
-          const count = await clearLogsBefore(target.unix());
+          const count = await deleteLogsBefore(target.unix());
           showSuccess(t('settingsOps.logsCleared', { n: count }));
         } catch {
           // the http client already showed the server message
-        } finally {
-          setClearing(false);
         }
       },
     });

@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { OptionsPanel } from './OptionsPanel';
-import { useEnabledModels } from '../api/ops';
+import { useEnabledModels } from '../api/get-enabled-models';
 import { modelRatioPanel } from './ops-panels';
 import { parseMap, rowsFromOptions } from './ratio-editor';
 import { RatioEditor } from './RatioEditor';

@@ -1,14 +1,12 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { Button } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { feedback, showSuccess } from '../../../lib/feedback';
-import { optionsQueryKey } from '../api/options';
-import { resetModelRatios } from '../api/ops';
+import { useResetModelRatios } from '../api/reset-model-ratios';
 
 /** Restores the built-in model ratios and prices after a confirmation. */
 export function ResetRatios() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
+  const { mutateAsync: resetModelRatios } = useResetModelRatios();
   const reset = () =>
     feedback.modal.confirm({
       title: t('settingsOps.resetRatios'),
@@ -19,7 +17,6 @@ export function ResetRatios() {
       onOk: async () => {
         await resetModelRatios();
         showSuccess(t('settingsOps.resetDone'));
-        await queryClient.invalidateQueries({ queryKey: optionsQueryKey });
       },
     });
   return (

@@ -2,7 +2,7 @@ import { Flex, Menu } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import type { OptionMap } from '../api/options';
+import type { OptionMap } from '../api/get-options';
 import { WithOptions } from './WithOptions';
 import type { OptionField } from './option-fields';
 import { OptionsPanel, type OptionsPanelProps } from './OptionsPanel';

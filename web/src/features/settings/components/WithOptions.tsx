@@ -1,7 +1,7 @@
 import { Button, Result, Spin } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useOptions, type OptionMap } from '../api/options';
+import { useOptions, type OptionMap } from '../api/get-options';
 
 /** Renders with the options once loaded; a failed load shows its message and a retry, never an endless spinner. */
 export function WithOptions({ children }: { children: (options: OptionMap) => ReactNode }) {

@@ -1,38 +1,24 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess, showWarning } from '../../../lib/feedback';
-import { statusQueryKey } from '../../../lib/status';
-import { optionsQueryKey } from '../api/options';
-import { saveChangedOptions } from './save-options';
+import { useUpdateOptions } from '../api/update-options';
 
 /** Saves a panel's changes with the spec's messages: nothing changed, saved, partial failure. */
 export function useOptionSave() {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const [isSaving, setSaving] = useState(false);
+  const { mutateAsync, isPending } = useUpdateOptions();
   const save = async (changes: Record<string, string>): Promise<boolean> => {
     if (Object.keys(changes).length === 0) {
       showWarning(t('settings.nothingChanged'));
       return false;
     }
-    setSaving(true);
-    try {
-      const result = await saveChangedOptions(changes);
-      const reasons = [...new Set(result.messages.filter(Boolean))];
-      if (result.failed.length === 0) showSuccess(t('settings.saved'));
-      else if (result.attempted > 1) showError(t('settings.partialFailed'));
-      else if (reasons.length === 0) showError(t('settings.saveFailed'));
-      // The server's own reasons (e.g. a toggle whose settings are missing) follow the summary.
-      for (const reason of reasons) showError(reason);
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: optionsQueryKey }),
-        queryClient.invalidateQueries({ queryKey: statusQueryKey }),
-      ]);
-      return result.failed.length === 0;
-    } finally {
-      setSaving(false);
-    }
+    const result = await mutateAsync(changes);
+    const reasons = [...new Set(result.messages.filter(Boolean))];
+    if (result.failed.length === 0) showSuccess(t('settings.saved'));
+    else if (result.attempted > 1) showError(t('settings.partialFailed'));
+    else if (reasons.length === 0) showError(t('settings.saveFailed'));
+    // The server's own reasons (e.g. a toggle whose settings are missing) follow the summary.
+    for (const reason of reasons) showError(reason);
+    return result.failed.length === 0;
   };
-  return { save, isSaving };
+  return { save, isSaving: isPending };
 }

@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { useStatus } from '../../../lib/status';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
-import { fetchDrawingTasks, type DrawingTask, type TaskLogFilters } from '../api/task-logs';
+import { useDrawingTasks, type DrawingTaskRow as DrawingTask } from '../api/get-drawing-tasks';
+import type { TaskLogFilters } from '../api/keys';
 import { durationCell, progressCell, statusTag, timeOf } from './task-cells';
 import { TaskDetailModal } from './TaskDetailModal';
 import { defaultDrawingFilters, TaskLogFilterBar } from './TaskLogFilterBar';
@@ -42,7 +43,7 @@ export function DrawingLogPage() {
       <Typography.Title level={4} style={{ marginTop: 0 }}>{t('menu.drawingLog')}</Typography.Title>
       {status && !status.mj_notify_enabled && <Alert type="info" showIcon style={{ marginBottom: 12 }} message={t('taskLogs.callbackOff')} />}
       <TaskLogFilterBar initial={filters} isAdmin={isAdmin} onSearch={setFilters} />
-      <TaskLogTable<DrawingTask> kind="drawing" filters={filters} isAdmin={isAdmin} fetchPage={fetchDrawingTasks} columns={columns.filter((column): column is DataColumn<DrawingTask> => !!column)} />
+      <TaskLogTable<DrawingTask> filters={filters} isAdmin={isAdmin} usePage={useDrawingTasks} columns={columns.filter((column): column is DataColumn<DrawingTask> => !!column)} />
       <TaskDetailModal title={detail?.title ?? ''} text={detail?.text ?? null} imageUrl={detail?.imageUrl} onClose={() => setDetail(null)} />
     </Card>
   );

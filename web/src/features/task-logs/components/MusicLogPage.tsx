@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DataColumn } from '../../../components/DataTable';
 import { isAdmin as isAdminUser, useCurrentUser } from '../../../lib/user-store';
-import { fetchMusicTasks, type MusicTask, type TaskLogFilters } from '../api/task-logs';
+import { useMusicTasks, type MusicTaskRow as MusicTask } from '../api/get-music-tasks';
+import type { TaskLogFilters } from '../api/keys';
 import { durationCell, progressCell, statusTag, timeOf } from './task-cells';
 import { TaskDetailModal } from './TaskDetailModal';
 import { defaultMusicFilters, TaskLogFilterBar } from './TaskLogFilterBar';
@@ -43,7 +44,7 @@ export function MusicLogPage() {
     <Card>
       <Typography.Title level={4} style={{ marginTop: 0 }}>{t('menu.taskLog')}</Typography.Title>
       <TaskLogFilterBar initial={filters} isAdmin={isAdmin} onSearch={setFilters} />
-      <TaskLogTable<MusicTask> kind="music" filters={filters} isAdmin={isAdmin} fetchPage={fetchMusicTasks} columns={columns.filter((column): column is DataColumn<MusicTask> => !!column)} />
+      <TaskLogTable<MusicTask> filters={filters} isAdmin={isAdmin} usePage={useMusicTasks} columns={columns.filter((column): column is DataColumn<MusicTask> => !!column)} />
       <TaskDetailModal title={detail?.title ?? ''} text={detail?.text ?? null} onClose={() => setDetail(null)} />
     </Card>
   );

@@ -1,7 +1,7 @@
 import { Button, DatePicker, Form, Input } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import type { TaskLogFilters } from '../api/task-logs';
+import type { TaskLogFilters } from '../api/keys';
 
 interface FilterValues {
   channel_id: string;

@@ -2,13 +2,14 @@ import { defaultPageSize } from '@modelgate/shared';
 import { Table } from 'antd';
 import { useState } from 'react';
 import type { DataColumn } from '../../../components/DataTable';
-import { useTaskPage, type fetchDrawingTasks, type fetchMusicTasks, type TaskLogFilters } from '../api/task-logs';
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { TaskLogFilters } from '../api/keys';
 
 interface Props<T> {
-  kind: 'drawing' | 'music';
   filters: TaskLogFilters;
   isAdmin: boolean;
-  fetchPage: typeof fetchDrawingTasks | typeof fetchMusicTasks;
+  /** The log's page hook (useDrawingTasks, useMusicTasks); `page` counts from 0. */
+  usePage: (filters: TaskLogFilters, isAdmin: boolean, page: number, pageSize: number) => UseQueryResult<T[]>;
   columns: DataColumn<T>[];
 }
 
@@ -16,12 +17,12 @@ interface Props<T> {
  * A task log table. The server answers one page (from 0) as a plain list with no total: a full page
  * offers the next one, which is fetched when opened; a short page is the last.
  */
-export function TaskLogTable<T extends { id: number }>({ kind, filters, isAdmin, fetchPage, columns }: Props<T>) {
+export function TaskLogTable<T extends { id: number }>({ filters, isAdmin, usePage, columns }: Props<T>) {
   const [paging, setPaging] = useState({ filterKey: '', page: 1, pageSize: defaultPageSize });
   const filterKey = JSON.stringify(filters);
   const page = paging.filterKey === filterKey ? paging.page : 1;
   const { pageSize } = paging;
-  const query = useTaskPage<T>(kind, filters, isAdmin, page - 1, pageSize, fetchPage);
+  const query = usePage(filters, isAdmin, page - 1, pageSize);
   const rows = query.data ?? [];
   const total = (page - 1) * pageSize + rows.length + (rows.length === pageSize ? 1 : 0);
   return (

@@ -1,21 +1,12 @@
+import type { PricingAnswer, PricingEntry } from '@modelgate/shared';
 import { useQuery } from '@tanstack/react-query';
 import { requestEnvelope } from '../../../lib/http';
+import { pricingKeys } from './keys';
 
-/**
- * A pricing entry: quota_type 0 per token, 1 per call. An unpriced model
- * (is_priced false) has null ratio and price; is_available is judged by the server for the viewer.
- */
-export interface PricingModel {
-  model_name: string;
-  quota_type: number;
-  model_ratio: number | null;
-  completion_ratio: number | null;
-  model_price: number | null;
-  enable_groups: string[];
-  is_priced: boolean;
-  is_available: boolean;
-}
+/** A model's price as the page shows it (quota_type 0 per token, 1 per call; null ratio and price when unpriced). */
+export type PricingModel = PricingEntry;
 
+/** The page's data: the models, and the viewer's group ratios and usable groups. */
 export interface PricingData {
   models: PricingModel[];
   groupRatio: Record<string, number>;
@@ -26,16 +17,9 @@ export interface PricingData {
   autoGroups: string[];
 }
 
-interface PricingExtras {
-  group_ratio: Record<string, number>;
-  usable_group: Record<string, string>;
-  special_group_ratio?: Record<string, number>;
-  auto_groups?: string[];
-}
-
 /** GET /api/pricing: models in data; group_ratio, usable_group, special_group_ratio and auto_groups beside it. */
 export async function fetchPricing(): Promise<PricingData> {
-  const envelope = await requestEnvelope<PricingModel[], PricingExtras>('/api/pricing');
+  const envelope = await requestEnvelope<PricingAnswer['data'], Omit<PricingAnswer, 'data'>>('/api/pricing');
   return {
     models: envelope.data ?? [],
     groupRatio: envelope.group_ratio ?? {},
@@ -45,6 +29,4 @@ export async function fetchPricing(): Promise<PricingData> {
   };
 }
 
-export const pricingQueryKey = ['pricing'] as const;
-
-export const usePricing = () => useQuery({ queryKey: pricingQueryKey, queryFn: fetchPricing });
+export const usePricing = () => useQuery({ queryKey: pricingKeys.all, queryFn: fetchPricing });

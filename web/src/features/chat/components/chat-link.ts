@@ -1,20 +1,7 @@
-import { chatLinkKind, TokenStatus } from '@modelgate/shared';
-import { resolveChatLink, withKeyPrefix } from '../../../lib/chat-links';
-import { http, type Page } from '../../../lib/http';
+import { chatLinkKind } from '@modelgate/shared';
+import { resolveChatLink } from '../../../lib/chat-links';
 import type { PlatformStatus } from '../../../lib/status';
 import { readJson, StorageKey } from '../../../lib/storage-keys';
-
-interface TokenRow {
-  key: string;
-  status: number;
-}
-
-/** GET /api/token/?p=1&size=100: the first enabled token's key with the sk- prefix, or null. */
-export async function findEnabledKey(): Promise<string | null> {
-  const page = await http.get<Page<TokenRow>>('/api/token/', { query: { p: 1, size: 100 } });
-  const token = (page.items ?? []).find((item) => item.status === TokenStatus.enabled);
-  return token ? withKeyPrefix(token.key) : null;
-}
 
 export type ChatLinkProblem = 'notConfigured' | 'badConfig';
 
