@@ -83,6 +83,8 @@ if (missingMatrix.length > 0) {
 step('type-check', 'npm', ['run', '--silent', 'typecheck']);
 step('lint', 'npm', ['run', '--silent', 'lint']);
 vitest('unit+api', ['server', 'web']);
+// Every /api route answered a checked success in the suite above, and none broke its schema.
+if (!step('API contract', 'node', ['scripts/check-api-contract.mjs'])) suites.push('API contract: failed (routes listed above)');
 
 if (existsSync(chromium)) {
   if (step('build for browser suite', 'npm', ['run', '--silent', 'build'])) vitest('browser', ['e2e']);

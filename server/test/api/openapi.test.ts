@@ -95,6 +95,16 @@ describe('the OpenAPI document of the management API', () => {
     expect(document.paths['/api/token/'].get.tags).toEqual(['tokens']);
   });
 
+  it('every /api route declares what it answers: the schema of its data, or a media type of its own', () => {
+    const undeclared = apiRoutes().filter(({ schema }) => {
+      const answer = schema?.response?.[200];
+      if (answer && typeof answer.safeParse !== 'function') return !answer.content;
+      const data = answer?.shape?.data;
+      return !data || data.def?.type === 'unknown';
+    });
+    expect(undeclared.map(({ method, url }) => `${method.toUpperCase()} ${url}`)).toEqual([]);
+  });
+
   it('documents the answers: the envelope around each route\'s data', () => {
     const answer = document.paths['/api/token/'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(answer.properties)).toEqual(['success', 'message', 'data']);
