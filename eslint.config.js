@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
 // `type X = Record<string, unknown>` alias fails lint. Listed with every no-restricted-syntax block,
 // because a later block's options for that rule replace an earlier block's.
 const noLocalJsonAlias = {
-  selector: "TSTypeAliasDeclaration[typeAnnotation.typeName.name='Record'][typeAnnotation.typeArguments.params.length=2][typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][typeAnnotation.typeArguments.params.1.type='TSUnknownKeyword']",
+  selector:
+    "TSTypeAliasDeclaration[typeAnnotation.typeName.name='Record'][typeAnnotation.typeArguments.params.length=2][typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][typeAnnotation.typeArguments.params.1.type='TSUnknownKeyword']",
   message: "Import the shared type instead of declaring a local one: import type { Json } from '@modelgate/shared'.",
 };
 
@@ -20,7 +21,10 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
@@ -38,7 +42,10 @@ export default tseslint.config(
     },
     rules: {
       // React Router's navigate() returns a promise only to say when the navigation ends; it does not reject.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', name: 'NavigateFunction', package: 'react-router' }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', name: 'NavigateFunction', package: 'react-router' }] },
+      ],
       // JSX attributes (antd onFinish/onClick/onConfirm) take async handlers that catch their own errors
       // (the http client shows the server's message); React ignores the returned promise. Other void
       // callbacks (Node events, Fastify hooks, array callbacks) are still checked.
@@ -55,7 +62,12 @@ export default tseslint.config(
     plugins: { boundaries },
     settings: {
       'import/resolver': { [path.resolve(import.meta.dirname, 'scripts/eslint-ts-resolver.cjs')]: {} },
-      'boundaries/files': [{ category: 'relay-entry', pattern: ['server/src/relay/facade.ts', 'server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts'] }],
+      'boundaries/files': [
+        {
+          category: 'relay-entry',
+          pattern: ['server/src/relay/facade.ts', 'server/src/relay/probes.ts', 'server/src/relay/providers/registry.ts'],
+        },
+      ],
       'boundaries/include': ['server/src/**/*.ts'],
       'boundaries/elements': [
         { type: 'relay-entry', pattern: 'server/src/relay/billing' },
@@ -65,15 +77,31 @@ export default tseslint.config(
       ],
     },
     rules: {
-      'boundaries/dependencies': ['error', {
-        default: 'allow',
-        policies: [
-          { from: { element: { type: 'api' } }, disallow: { to: { element: { type: 'relay' } } }, message: 'api/ may use the relay only through relay/facade.ts, relay/probes.ts, relay/providers/registry.ts and relay/billing/' },
-          { from: { element: { type: 'api' } }, allow: { to: { file: { categories: 'relay-entry' } } } },
-          { from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } }, disallow: { to: { element: { type: 'api' } } }, message: 'relay/ must not import api/ (shared pieces live in context.ts or lib/)' },
-          { from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } }, disallow: { to: { element: { type: 'notify' } } }, message: 'relay/ must not import notify/: server.ts wires the quota reminder to the relay facade' },
-        ],
-      }],
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'allow',
+          policies: [
+            {
+              from: { element: { type: 'api' } },
+              disallow: { to: { element: { type: 'relay' } } },
+              message:
+                'api/ may use the relay only through relay/facade.ts, relay/probes.ts, relay/providers/registry.ts and relay/billing/',
+            },
+            { from: { element: { type: 'api' } }, allow: { to: { file: { categories: 'relay-entry' } } } },
+            {
+              from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } },
+              disallow: { to: { element: { type: 'api' } } },
+              message: 'relay/ must not import api/ (shared pieces live in context.ts or lib/)',
+            },
+            {
+              from: { element: { types: { anyOf: ['relay', 'relay-entry'] } } },
+              disallow: { to: { element: { type: 'notify' } } },
+              message: 'relay/ must not import notify/: server.ts wires the quota reminder to the relay facade',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -87,10 +115,16 @@ export default tseslint.config(
     files: ['server/src/**/*.ts'],
     ignores: ['server/src/relay/providers/**'],
     rules: {
-      'no-restricted-syntax': ['error', {
-        selector: "MemberExpression[object.property.name='api'][property.name='url'], MemberExpression[object.property.name='api'][property.name='headers']",
-        message: 'Build upstream requests with relay/providers/upstream-request.ts (buildUpstreamRequest, modelListRequest), not adapter.api.',
-      }, noLocalJsonAlias],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[object.property.name='api'][property.name='url'], MemberExpression[object.property.name='api'][property.name='headers']",
+          message:
+            'Build upstream requests with relay/providers/upstream-request.ts (buildUpstreamRequest, modelListRequest), not adapter.api.',
+        },
+        noLocalJsonAlias,
+      ],
     },
   },
   {
@@ -123,9 +157,17 @@ export default tseslint.config(
     // What the route files share lives in api/route-deps.ts.
     files: ['server/src/api/*/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../routes.js', '../routes'], message: 'Import RouteDeps from ../route-deps.js: api/routes.ts imports the route files, not the other way round.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../routes.js', '../routes'],
+              message: 'Import RouteDeps from ../route-deps.js: api/routes.ts imports the route files, not the other way round.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -135,14 +177,33 @@ export default tseslint.config(
     files: ['web/src/**/*.{ts,tsx}'],
     ignores: ['web/src/features/*/api/**', 'web/src/lib/api/**', 'web/src/**/*.test.{ts,tsx}', 'web/src/test/**'],
     rules: {
-      'no-restricted-properties': ['error',
-        { property: 'invalidateQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
-        { property: 'refetchQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
-        { property: 'resetQueries', message: 'Call a mutation hook from the endpoint\'s file in api/: it invalidates the exported query keys.' },
+      'no-restricted-properties': [
+        'error',
+        {
+          property: 'invalidateQueries',
+          message: "Call a mutation hook from the endpoint's file in api/: it invalidates the exported query keys.",
+        },
+        {
+          property: 'refetchQueries',
+          message: "Call a mutation hook from the endpoint's file in api/: it invalidates the exported query keys.",
+        },
+        {
+          property: 'resetQueries',
+          message: "Call a mutation hook from the endpoint's file in api/: it invalidates the exported query keys.",
+        },
       ],
-      'no-restricted-imports': ['error', {
-        paths: [{ name: '@tanstack/react-query', importNames: ['useMutation'], message: 'Mutations live with their endpoint in features/*/api/ (or lib/api/): call that hook.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@tanstack/react-query',
+              importNames: ['useMutation'],
+              message: 'Mutations live with their endpoint in features/*/api/ (or lib/api/): call that hook.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -156,14 +217,20 @@ export default tseslint.config(
       'boundaries/elements': [{ type: 'web-feature', pattern: 'web/src/features/*', capture: ['feature'] }],
     },
     rules: {
-      'boundaries/dependencies': ['error', {
-        default: 'allow',
-        policies: [{
-          from: { element: { type: 'web-feature' } },
-          disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
-          message: 'A console feature must not import another feature ({{ to.element.path }}): move the shared piece to web/src/components/ or web/src/lib/',
-        }],
-      }],
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'allow',
+          policies: [
+            {
+              from: { element: { type: 'web-feature' } },
+              disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.element.captured.feature }}' } } } },
+              message:
+                'A console feature must not import another feature ({{ to.element.path }}): move the shared piece to web/src/components/ or web/src/lib/',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -22,7 +22,14 @@ const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
-    dispatcher.request({ origin, path: req.url, method: req.method, headers: upstreamHeaders, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) })
+    dispatcher
+      .request({
+        origin,
+        path: req.url,
+        method: req.method,
+        headers: upstreamHeaders,
+        body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+      })
       .then(async (answer) => {
         const contentType = answer.headers['content-type'];
         if (String(contentType).startsWith('text/event-stream')) {

@@ -25,24 +25,59 @@ db.pragma('page_size = 16384');
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 const schema = new Database(schemaFrom, { readonly: true });
-for (const { sql } of schema.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name IN ('logs', 'users', 'tokens')").all()) db.exec(sql);
+for (const { sql } of schema
+  .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name IN ('logs', 'users', 'tokens')")
+  .all())
+  db.exec(sql);
 schema.close();
-const userId = db.prepare("INSERT INTO users (username, password, role, status, quota, \"group\", created_time) VALUES ('bench', 'x', 1, 1, 1000000000000, 'default', 0)").run().lastInsertRowid;
-const tokenId = db.prepare("INSERT INTO tokens (user_id, key, name, status, created_time, expired_time, remain_quota, unlimited_quota, \"group\") VALUES (?, ?, 'bench', 1, 0, -1, 0, 1, '')").run(userId, key).lastInsertRowid;
-const callers = new Map([[`Bearer sk-${key}`, { userId: Number(userId), tokenId: Number(tokenId), username: 'bench', tokenName: 'bench', group: 'default' }]]);
+const userId = db
+  .prepare(
+    "INSERT INTO users (username, password, role, status, quota, \"group\", created_time) VALUES ('bench', 'x', 1, 1, 1000000000000, 'default', 0)",
+  )
+  .run().lastInsertRowid;
+const tokenId = db
+  .prepare(
+    "INSERT INTO tokens (user_id, key, name, status, created_time, expired_time, remain_quota, unlimited_quota, \"group\") VALUES (?, ?, 'bench', 1, 0, -1, 0, 1, '')",
+  )
+  .run(userId, key).lastInsertRowid;
+const callers = new Map([
+  [`Bearer sk-${key}`, { userId: Number(userId), tokenId: Number(tokenId), username: 'bench', tokenName: 'bench', group: 'default' }],
+]);
 
-const columns = ['user_id', 'created_at', 'type', 'content', 'username', 'token_name', 'model_name', 'quota', 'prompt_tokens', 'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'ip', 'other'];
+const columns = [
+  'user_id',
+  'created_at',
+  'type',
+  'content',
+  'username',
+  'token_name',
+  'model_name',
+  'quota',
+  'prompt_tokens',
+  'completion_tokens',
+  'use_time',
+  'is_stream',
+  'channel_id',
+  'token_id',
+  'group',
+  'ip',
+  'other',
+];
 const tuple = `(${columns.map(() => '?').join(', ')})`;
 const inserts = new Map();
 const insertFor = (count) => {
   let statement = inserts.get(count);
   if (!statement) {
-    statement = db.prepare(`INSERT INTO logs (${columns.map((name) => `"${name}"`).join(', ')}) VALUES ${new Array(count).fill(tuple).join(', ')}`);
+    statement = db.prepare(
+      `INSERT INTO logs (${columns.map((name) => `"${name}"`).join(', ')}) VALUES ${new Array(count).fill(tuple).join(', ')}`,
+    );
     inserts.set(count, statement);
   }
   return statement;
 };
-const updateUser = db.prepare('UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?');
+const updateUser = db.prepare(
+  'UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?',
+);
 const updateToken = db.prepare('UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?');
 let pending = [];
 const flush = db.transaction((rows) => {
@@ -66,9 +101,34 @@ const modelRatio = 0.075;
 const completionRatio = 4;
 function record(caller, model, usage, isStream, startedAt, ip) {
   const quota = Math.ceil((usage.prompt_tokens + usage.completion_tokens * completionRatio) * modelRatio);
-  const other = JSON.stringify({ model_ratio: modelRatio, completion_ratio: completionRatio, group_ratio: 1, frt: Date.now() - startedAt, admin_info: { use_channel: ['1'] }, group: caller.group, request_path: '/v1/chat/completions' });
-  pending.push([caller.userId, Math.floor(Date.now() / 1000), 2, `模型倍率 ${modelRatio}，补全倍率 ${completionRatio}，分组倍率 1`, caller.username, caller.tokenName, model,
-    quota, usage.prompt_tokens, usage.completion_tokens, Math.round((Date.now() - startedAt) / 1000), isStream ? 1 : 0, 1, caller.tokenId, caller.group, ip, other]);
+  const other = JSON.stringify({
+    model_ratio: modelRatio,
+    completion_ratio: completionRatio,
+    group_ratio: 1,
+    frt: Date.now() - startedAt,
+    admin_info: { use_channel: ['1'] },
+    group: caller.group,
+    request_path: '/v1/chat/completions',
+  });
+  pending.push([
+    caller.userId,
+    Math.floor(Date.now() / 1000),
+    2,
+    `模型倍率 ${modelRatio}，补全倍率 ${completionRatio}，分组倍率 1`,
+    caller.username,
+    caller.tokenName,
+    model,
+    quota,
+    usage.prompt_tokens,
+    usage.completion_tokens,
+    Math.round((Date.now() - startedAt) / 1000),
+    isStream ? 1 : 0,
+    1,
+    caller.tokenId,
+    caller.group,
+    ip,
+    other,
+  ]);
 }
 
 function fail(res, status, message) {
@@ -109,7 +169,8 @@ const server = http.createServer((req, res) => {
     }
     const isStream = body.stream === true;
     if (isStream) body.stream_options = { include_usage: true };
-    dispatcher.request({ origin, path: req.url, method: 'POST', headers: upstreamHeaders, body: JSON.stringify(body) })
+    dispatcher
+      .request({ origin, path: req.url, method: 'POST', headers: upstreamHeaders, body: JSON.stringify(body) })
       .then(async (answer) => {
         const contentType = answer.headers['content-type'];
         if (isStream) {

@@ -45,7 +45,9 @@ async function waitFor(url, init) {
     try {
       const response = await fetch(url, init);
       if (response.status === 200) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await sleep(100);
   }
   throw new Error(`${url} did not come up`);
@@ -58,19 +60,44 @@ async function startModelGate(upstreamUrl, mainPath = defaultMain, extraEnv = {}
   const sqlitePath = path.join(dir, 'bench.db');
   // Below the ephemeral range (32768+), so a restart never meets a port a client socket holds.
   const port = 20000 + Math.floor(Math.random() * 10000);
-  const env = { PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'warn', SESSION_SECRET: 'bench', SYNC_FREQUENCY: '1', WEB_DIST_DIR: '/nonexistent', ...extraEnv };
+  const env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SQLITE_PATH: sqlitePath,
+    LOG_LEVEL: 'warn',
+    SESSION_SECRET: 'bench',
+    SYNC_FREQUENCY: '1',
+    WEB_DIST_DIR: '/nonexistent',
+    ...extraEnv,
+  };
   // BENCH_NODE_ARGS (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof') profiles the measured ModelGate.
   const args = [...(process.env.BENCH_NODE_ARGS && mainPath === defaultMain ? process.env.BENCH_NODE_ARGS.split(' ') : []), mainPath];
-  const child = hasTaskset ? spawn('taskset', ['-c', serverCpu, process.execPath, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = hasTaskset
+    ? spawn('taskset', ['-c', serverCpu, process.execPath, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
     : spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitFor(`http://127.0.0.1:${port}/api/status`);
   const db = new Database(sqlitePath);
   const key = randomBytes(24).toString('hex');
   const now = Math.floor(Date.now() / 1000);
-  const userId = db.prepare("INSERT INTO users (username, password, role, status, quota, \"group\", created_time) VALUES ('bench', 'x', 1, 1, 1000000000000, 'default', ?)").run(now).lastInsertRowid;
-  db.prepare("INSERT INTO tokens (user_id, key, name, status, created_time, expired_time, remain_quota, unlimited_quota, \"group\") VALUES (?, ?, 'bench', 1, ?, -1, 0, 1, '')").run(userId, key, now);
-  const channelId = db.prepare("INSERT INTO channels (type, key, name, status, base_url, models, \"group\", created_time) VALUES (1, 'upstream-key', 'bench', 1, ?, 'gpt-4o-mini', 'default', ?)").run(upstreamUrl, now).lastInsertRowid;
-  db.prepare("INSERT INTO abilities (\"group\", model, channel_id, enabled, priority, weight, tag) VALUES ('default', 'gpt-4o-mini', ?, 1, 0, 0, '')").run(channelId);
+  const userId = db
+    .prepare(
+      "INSERT INTO users (username, password, role, status, quota, \"group\", created_time) VALUES ('bench', 'x', 1, 1, 1000000000000, 'default', ?)",
+    )
+    .run(now).lastInsertRowid;
+  db.prepare(
+    "INSERT INTO tokens (user_id, key, name, status, created_time, expired_time, remain_quota, unlimited_quota, \"group\") VALUES (?, ?, 'bench', 1, ?, -1, 0, 1, '')",
+  ).run(userId, key, now);
+  const channelId = db
+    .prepare(
+      "INSERT INTO channels (type, key, name, status, base_url, models, \"group\", created_time) VALUES (1, 'upstream-key', 'bench', 1, ?, 'gpt-4o-mini', 'default', ?)",
+    )
+    .run(upstreamUrl, now).lastInsertRowid;
+  db.prepare(
+    "INSERT INTO abilities (\"group\", model, channel_id, enabled, priority, weight, tag) VALUES ('default', 'gpt-4o-mini', ?, 1, 0, 0, '')",
+  ).run(channelId);
   // BENCH_LIMITS_AND_METRICS=1: the measured build runs with metrics on and a token and channel
   // concurrency limit (never reached), so their cost shows against a baseline without them.
   const withLimits = Boolean(process.env.BENCH_LIMITS_AND_METRICS) && mainPath === defaultMain;
@@ -82,11 +109,16 @@ async function startModelGate(upstreamUrl, mainPath = defaultMain, extraEnv = {}
   db.close();
   if (withLimits) await sleep(2500); // SYNC_FREQUENCY 1: options, tokens and channels reloaded
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+  await waitFor(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   return { child, url, key, sqlitePath, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-const bodyOf = (isStream) => JSON.stringify({ model: 'gpt-4o-mini', stream: isStream, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
+const bodyOf = (isStream) =>
+  JSON.stringify({ model: 'gpt-4o-mini', stream: isStream, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
 
 // Targets are measured interleaved: each cell runs `rounds` slices per target in turn (in turned-around
 // order every other round), so noise from other processes on the machine falls on every target alike. req/s = requests / time over all slices;
@@ -95,11 +127,21 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function cellOptions(target, isStream, connections, seconds) {
-  return { url: `${target.url}/v1/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: bodyOf(isStream), connections, pipelining: 1, duration: seconds };
+  return {
+    url: `${target.url}/v1/chat/completions`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: bodyOf(isStream),
+    connections,
+    pipelining: 1,
+    duration: seconds,
+  };
 }
 
 async function loadCell(isStream, connections) {
-  const acc = Object.fromEntries(targets.map((target) => [target.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, ticks: 0 }]));
+  const acc = Object.fromEntries(
+    targets.map((target) => [target.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, ticks: 0 }]),
+  );
   for (let round = 0; round < rounds; round += 1) {
     if (restartEachRound) await restartServers(isStream, connections);
     else if (round === 0) for (const target of targets) await autocannon(cellOptions(target, isStream, connections, 1)); // warm-up
@@ -118,10 +160,21 @@ async function loadCell(isStream, connections) {
       a.errors += result.errors + result.non2xx;
     }
   }
-  return Object.fromEntries(targets.map((target) => {
-    const a = acc[target.name];
-    return [target.name, { rps: a.requests / a.seconds, p50: median(a.p50), p99: median(a.p99), errors: a.errors, cpuUsPerReq: target.pid && a.requests ? (a.ticks * 10_000) / a.requests : null }];
-  }));
+  return Object.fromEntries(
+    targets.map((target) => {
+      const a = acc[target.name];
+      return [
+        target.name,
+        {
+          rps: a.requests / a.seconds,
+          p50: median(a.p50),
+          p99: median(a.p99),
+          errors: a.errors,
+          cpuUsPerReq: target.pid && a.requests ? (a.ticks * 10_000) / a.requests : null,
+        },
+      ];
+    }),
+  );
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
@@ -134,7 +187,12 @@ async function sequentialLatency(isStream) {
   const clients = new Map(targets.map((target) => [target.name, new Client(target.url, { pipelining: 1, keepAliveTimeout: 60_000 })]));
   const once = async (target) => {
     const start = process.hrtime.bigint();
-    const response = await clients.get(target.name).request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: bodyOf(isStream) });
+    const response = await clients.get(target.name).request({
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body: bodyOf(isStream),
+    });
     await response.body.arrayBuffer();
     if (response.statusCode !== 200) throw new Error(`${target.name} answered ${response.statusCode}`);
     return Number(process.hrtime.bigint() - start) / 1000;
@@ -154,10 +212,19 @@ async function sequentialLatency(isStream) {
   } finally {
     await Promise.all([...clients.values()].map((client) => client.close()));
   }
-  return Object.fromEntries(targets.map((target) => {
-    const sorted = samples[target.name].sort((a, b) => a - b);
-    return [target.name, { p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpuUsPerReq: target.pid ? (ticks[target.name] * 10_000) / sorted.length : null }];
-  }));
+  return Object.fromEntries(
+    targets.map((target) => {
+      const sorted = samples[target.name].sort((a, b) => a - b);
+      return [
+        target.name,
+        {
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          cpuUsPerReq: target.pid ? (ticks[target.name] * 10_000) / sorted.length : null,
+        },
+      ];
+    }),
+  );
 }
 
 /** Busy CPU ticks of the whole machine (all CPUs), to tell how much other processes took. */
@@ -207,7 +274,9 @@ async function startServer(target) {
     const key = randomBytes(24).toString('hex');
     const ledger = await startNode(path.join(import.meta.dirname, 'ledger-floor.mjs'), [upstreamUrl, '0', schemaPath, key], serverCpu);
     return {
-      url: `http://127.0.0.1:${ledger.port}`, headers: { authorization: `Bearer sk-${key}` }, child: ledger.child,
+      url: `http://127.0.0.1:${ledger.port}`,
+      headers: { authorization: `Bearer sk-${key}` },
+      child: ledger.child,
       stop: () => stopChild(ledger.child),
     };
   }
@@ -223,7 +292,9 @@ async function startServer(target) {
     db.close();
   }
   return {
-    url: gate.url, headers: { authorization: `Bearer sk-${gate.key}` }, child: gate.child,
+    url: gate.url,
+    headers: { authorization: `Bearer sk-${gate.key}` },
+    child: gate.child,
     stop: async () => {
       await stopChild(gate.child);
       if (target.name === 'modelgate') logCount += countLogs(gate.sqlitePath);
@@ -236,7 +307,11 @@ async function startTarget(target) {
   Object.assign(target, { url: server.url, headers: server.headers, pid: server.child.pid, stop: server.stop });
 }
 async function stopTarget(target) {
-  try { retiredTicks += cpuTicks(target.pid); } catch { /* already gone */ }
+  try {
+    retiredTicks += cpuTicks(target.pid);
+  } catch {
+    /* already gone */
+  }
   await target.stop();
 }
 /** Fresh processes for every server target, each warmed up before the round measures it. */
@@ -257,11 +332,22 @@ const targets = [
   // BENCH_LEDGER_FLOOR=0 leaves out the ledger floor (ledger-floor.mjs).
   ...(process.env.BENCH_LEDGER_FLOOR === '0' ? [] : [{ name: 'ledger', kind: 'ledger', label: 'ledger floor' }]),
   ...(baselineMain ? [{ name: 'baseline', kind: 'modelgate', main: baselineMain, label: 'baseline' }] : []),
-  ...(otlpSink ? [{ name: 'modelgate+otel', kind: 'modelgate', main: defaultMain, label: 'modelgate+otel', env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSink.port}`, OTEL_TRACES_SAMPLER: 'always_on' } }] : []),
+  ...(otlpSink
+    ? [
+        {
+          name: 'modelgate+otel',
+          kind: 'modelgate',
+          main: defaultMain,
+          label: 'modelgate+otel',
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSink.port}`, OTEL_TRACES_SAMPLER: 'always_on' },
+        },
+      ]
+    : []),
   { name: 'modelgate', kind: 'modelgate', main: defaultMain },
 ];
 // ModelGate first: the ledger floor takes its schema.
-for (const target of [...targets].sort((a, b) => Number(b.kind === 'modelgate') - Number(a.kind === 'modelgate'))) if (target.kind) await startTarget(target);
+for (const target of [...targets].sort((a, b) => Number(b.kind === 'modelgate') - Number(a.kind === 'modelgate')))
+  if (target.kind) await startTarget(target);
 const baseline = baselineMain ? targets.find((target) => target.name === 'baseline') : null;
 // The targets reported beside the floor and ModelGate: the ledger floor, the baseline.
 const extras = targets.filter((target) => target.label);
@@ -288,18 +374,31 @@ try {
       for (const pid of serverPids()) pin(pid, serverCpu);
     }
     latencyRows.push({ mode, ...latency });
-    console.log(`${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${extras.map((t) => ` | ${t.label} ${latency[t.name].p50.toFixed(0)} µs`).join('')}`);
+    console.log(
+      `${mode.padEnd(10)} sequential p50: direct ${latency.direct.p50.toFixed(0)} µs | floor ${latency.floor.p50.toFixed(0)} µs | modelgate ${latency.modelgate.p50.toFixed(0)} µs (added ${(latency.modelgate.p50 - latency.floor.p50).toFixed(0)} µs)${extras.map((t) => ` | ${t.label} ${latency[t.name].p50.toFixed(0)} µs`).join('')}`,
+    );
     for (const connections of concurrencies) {
       const results = await loadCell(isStream, connections);
       const row = { mode, connections, ...results };
       rows.push(row);
       const mg = results.modelgate;
-      console.log(`${mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}${extras.map((t) => ` | ${t.label} ${results[t.name].rps.toFixed(0)} (${results[t.name].cpuUsPerReq?.toFixed(0)} µs CPU/req) ${t.label}/floor ${(results[t.name].rps / results.floor.rps).toFixed(2)}`).join('')}`);
+      console.log(
+        `${mode.padEnd(10)} c=${String(connections).padEnd(3)} direct ${results.direct.rps.toFixed(0)} req/s | floor ${results.floor.rps.toFixed(0)} | modelgate ${mg.rps.toFixed(0)} (p50 ${mg.p50} ms, p99 ${mg.p99} ms, ${mg.cpuUsPerReq?.toFixed(0)} µs CPU/req) | MG/floor ${(mg.rps / results.floor.rps).toFixed(2)}${extras.map((t) => ` | ${t.label} ${results[t.name].rps.toFixed(0)} (${results[t.name].cpuUsPerReq?.toFixed(0)} µs CPU/req) ${t.label}/floor ${(results[t.name].rps / results.floor.rps).toFixed(2)}`).join('')}`,
+      );
     }
   }
 } finally {
   busyTicks = machineBusyTicks() - busyBefore;
-  ownTicks = ownPids().reduce((sum, pid) => { try { return sum + cpuTicks(pid); } catch { return sum; } }, 0) + retiredTicks - ownBefore;
+  ownTicks =
+    ownPids().reduce((sum, pid) => {
+      try {
+        return sum + cpuTicks(pid);
+      } catch {
+        return sum;
+      }
+    }, 0) +
+    retiredTicks -
+    ownBefore;
   for (const target of targets) if (target.kind) await target.stop();
   mock.child.kill();
   otlpSink?.child.kill();
@@ -312,12 +411,18 @@ const fmt = (value, digits = 0) => (value === null || value === undefined ? '–
 const lines = [
   `| mode | c | direct req/s | floor req/s |${extras.map((t) => ` ${t.label} req/s |`).join('')} ModelGate req/s |${extras.map((t) => ` ${t.label}/floor |`).join('')} MG/floor | floor p50 / p99 ms | MG p50 / p99 ms | floor CPU µs/req |${extras.map((t) => ` ${t.label} CPU µs/req |`).join('')} MG CPU µs/req | MG errors |`,
   `|---|---|---|---|${extras.map(() => '---|').join('')}---|${extras.map(() => '---|').join('')}---|---|---|---|${extras.map(() => '---|').join('')}---|---|`,
-  ...rows.map((row) => `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`),
+  ...rows.map(
+    (row) =>
+      `| ${row.mode} | ${row.connections} | ${fmt(row.direct.rps)} | ${fmt(row.floor.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps)} |`).join('')} ${fmt(row.modelgate.rps)} |${extras.map((t) => ` ${fmt(row[t.name].rps / row.floor.rps, 2)} |`).join('')} ${fmt(row.modelgate.rps / row.floor.rps, 2)} | ${row.floor.p50} / ${row.floor.p99} | ${row.modelgate.p50} / ${row.modelgate.p99} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} | ${row.modelgate.errors} |`,
+  ),
 ];
 const latencyLines = [
   `| mode | direct p50 / p99 µs | floor p50 / p99 µs |${extras.map((t) => ` ${t.label} p50 / p99 µs |`).join('')} ModelGate p50 / p99 µs |${extras.map((t) => ` ${t.label} added p50 µs |`).join('')} MG added p50 µs | floor CPU µs/req |${extras.map((t) => ` ${t.label} CPU µs/req |`).join('')} MG CPU µs/req |`,
   `|---|---|---|${extras.map(() => '---|').join('')}---|${extras.map(() => '---|').join('')}---|---|${extras.map(() => '---|').join('')}---|`,
-  ...latencyRows.map((row) => `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50)} / ${fmt(row[t.name].p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`),
+  ...latencyRows.map(
+    (row) =>
+      `| ${row.mode} | ${fmt(row.direct.p50)} / ${fmt(row.direct.p99)} | ${fmt(row.floor.p50)} / ${fmt(row.floor.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50)} / ${fmt(row[t.name].p99)} |`).join('')} ${fmt(row.modelgate.p50)} / ${fmt(row.modelgate.p99)} |${extras.map((t) => ` ${fmt(row[t.name].p50 - row.floor.p50)} |`).join('')} ${fmt(row.modelgate.p50 - row.floor.p50)} | ${fmt(row.floor.cpuUsPerReq)} |${extras.map((t) => ` ${fmt(row[t.name].cpuUsPerReq)} |`).join('')} ${fmt(row.modelgate.cpuUsPerReq)} |`,
+  ),
 ];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${cpus} CPUs, Node ${process.version}; ${duration} s per cell and target in ${rounds} interleaved slices, ${restartEachRound ? `every server target in a fresh process each round, warmed up ${warmupSeconds} s` : 'one process per target, after a 1 s warm-up'}; ${hasTaskset ? `servers pinned to CPU ${serverCpu}, load generator and mock on CPU ${clientCpus}` : 'no CPU pinning'}`;
 const noise = `Other processes used ${(otherLoad * 100).toFixed(0)}% of the machine's CPU time during the run.`;
@@ -326,7 +431,11 @@ console.log(`\n${noise} ModelGate wrote ${logCount} consume log rows.\n${lines.j
 const docPath = path.join(root, 'docs/performance.md');
 const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '';
 if (process.env.BENCH_NO_DOC) console.log('BENCH_NO_DOC set: docs/performance.md left alone');
-else if (doc.includes('<!-- bench:start -->')) fs.writeFileSync(docPath, doc.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, table));
+else if (doc.includes('<!-- bench:start -->'))
+  fs.writeFileSync(docPath, doc.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, table));
 else fs.writeFileSync(docPath, `${doc}\n${table}\n`);
 fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-fs.writeFileSync(path.join(import.meta.dirname, 'results/latest.json'), JSON.stringify({ machine, otherLoad, rows, latencyRows, logCount }, null, 2));
+fs.writeFileSync(
+  path.join(import.meta.dirname, 'results/latest.json'),
+  JSON.stringify({ machine, otherLoad, rows, latencyRows, logCount }, null, 2),
+);

@@ -22,7 +22,11 @@ const unexpected = () => errors.filter((line) => !line.includes('Failed to load 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: false });
 
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN', permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await browser.newContext({
+    viewport: { width: 1366, height: 860 },
+    locale: 'zh-CN',
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   const pageErrors = collectPageErrors(page);
   page.on('close', () => errors.push(...pageErrors));
@@ -35,11 +39,21 @@ beforeAll(async () => {
   baseUrl = started.server.url;
   stop = started.stop;
   const root = new ApiClient(baseUrl);
-  const setup = await root.post('/api/setup', { username: 'root', password: 'rootpass123', confirmPassword: 'rootpass123', SelfUseModeEnabled: false, DemoSiteEnabled: false });
+  const setup = await root.post('/api/setup', {
+    username: 'root',
+    password: 'rootpass123',
+    confirmPassword: 'rootpass123',
+    SelfUseModeEnabled: false,
+    DemoSiteEnabled: false,
+  });
   expect(setup.status, setup.text).toBe(200);
   root.userId = (await root.post('/api/user/login', { username: 'root', password: 'rootpass123' })).body.data.id;
   for (const [key, value] of [
-    ['SMTPServer', '127.0.0.1'], ['SMTPPort', String(sink.port)], ['SMTPFrom', 'gate@example.com'], ['ServerAddress', baseUrl], ['EmailVerificationEnabled', 'true'],
+    ['SMTPServer', '127.0.0.1'],
+    ['SMTPPort', String(sink.port)],
+    ['SMTPFrom', 'gate@example.com'],
+    ['ServerAddress', baseUrl],
+    ['EmailVerificationEnabled', 'true'],
   ] as const) {
     const res = await root.put('/api/option/', { key, value });
     expect(res.status, `${key}: ${res.text}`).toBe(200);
@@ -67,11 +81,17 @@ describe('mail journeys in the browser', () => {
     await expect.poll(() => page.getByRole('button', { name: /重新发送/ }).count()).toBe(1);
     await page.getByLabel(/^验证码$/).fill(codeIn(mail));
     await shot(page, 'mail-register-with-code');
-    await page.locator('form').getByRole('button', { name: /^注\s*册$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^注\s*册$/ })
+      .click();
     await page.waitForURL('**/login', { timeout: 20_000 });
     await page.getByLabel(/用户名或邮箱/).fill('mia');
     await page.getByLabel(/^密码$/).fill('miapass123');
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.context().close();
   });
@@ -80,7 +100,10 @@ describe('mail journeys in the browser', () => {
     const page = await newPage();
     await page.goto(`${baseUrl}/reset`);
     await page.getByLabel(/^邮箱$/).fill('mia@example.com');
-    await page.locator('form').getByRole('button', { name: /^提\s*交$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^提\s*交$/ })
+      .click();
     const link = resetLinkIn(await sink.nextMail('mia@example.com'));
     expect(link.origin).toBe(baseUrl);
     await page.goto(link.toString());
@@ -93,7 +116,10 @@ describe('mail journeys in the browser', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('mia@example.com');
     await page.getByLabel(/^密码$/).fill(password);
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.context().close();
   });

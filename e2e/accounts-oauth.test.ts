@@ -51,10 +51,16 @@ beforeAll(async () => {
   });
   // Setup and the OIDC panel's options through the API, as root.
   const root = new ApiClient(baseUrl);
-  const setup = await root.post('/api/setup', { username: 'root', password: 'rootpass123', confirmPassword: 'rootpass123', SelfUseModeEnabled: false, DemoSiteEnabled: false });
+  const setup = await root.post('/api/setup', {
+    username: 'root',
+    password: 'rootpass123',
+    confirmPassword: 'rootpass123',
+    SelfUseModeEnabled: false,
+    DemoSiteEnabled: false,
+  });
   expect(setup.status, setup.text).toBe(200);
   root.userId = (await root.post('/api/user/login', { username: 'root', password: 'rootpass123' })).body.data.id;
-  const discovery = await (await fetch(idp.wellKnown)).json() as Record<string, string>;
+  const discovery = (await (await fetch(idp.wellKnown)).json()) as Record<string, string>;
   for (const [key, value] of [
     // Redirect sign-ins need the public address: the callback is {ServerAddress}/oauth/oidc.
     ['ServerAddress', baseUrl],
@@ -80,7 +86,7 @@ afterAll(async () => {
 });
 
 describe('third-party sign-in journey (OIDC)', () => {
-  it('signs up from the login page through the provider\'s login and consent pages, landing on /token', async () => {
+  it("signs up from the login page through the provider's login and consent pages, landing on /token", async () => {
     const page = await newPage();
     await page.goto(`${baseUrl}/login`);
     await page.getByRole('button', { name: '使用 OIDC 继续' }).click();
@@ -101,7 +107,10 @@ describe('third-party sign-in journey (OIDC)', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('bob');
     await page.getByLabel(/^密码$/).fill('bobpass123');
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.goto(`${baseUrl}/personal`);
     await page.getByRole('tab', { name: '账户绑定' }).click();
@@ -115,7 +124,10 @@ describe('third-party sign-in journey (OIDC)', () => {
     await expect.poll(() => page.getByTestId('binding-oidc').innerText()).toContain('bob-at-idp');
     await shot(page, 'oauth-oidc-bound');
 
-    await page.getByTestId('binding-oidc').getByRole('button', { name: /^解\s*绑$/ }).click();
+    await page
+      .getByTestId('binding-oidc')
+      .getByRole('button', { name: /^解\s*绑$/ })
+      .click();
     await page.getByRole('button', { name: /^确\s*定$/ }).click();
     await page.getByText('解绑成功').waitFor();
     await expect.poll(() => page.getByTestId('binding-oidc').innerText()).toContain('未绑定');

@@ -38,7 +38,10 @@ async function passwordStep(page: Page, username: string) {
   await page.goto(`${origin}/login`);
   await page.getByLabel('用户名或邮箱').fill(username);
   await page.getByLabel(/^密码$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+  await page
+    .locator('form')
+    .getByRole('button', { name: /^登\s*录$/ })
+    .click();
 }
 
 /** The authenticator app: the next code the server accepts (one per 30-second step, each step once). */
@@ -60,7 +63,14 @@ async function addVirtualAuthenticator(context: BrowserContext, page: Page): Pro
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
@@ -70,7 +80,13 @@ beforeAll(async () => {
   origin = started.server.url.replace('127.0.0.1', 'localhost');
   stop = started.stop;
   browser = await launchBrowser();
-  await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword, SelfUseModeEnabled: false, DemoSiteEnabled: false });
+  await root.call('POST', '/api/setup', {
+    username: 'root',
+    password: rootPassword,
+    confirmPassword: rootPassword,
+    SelfUseModeEnabled: false,
+    DemoSiteEnabled: false,
+  });
   await root.login('root', rootPassword);
   await root.call('PUT', '/api/option/', { key: 'ServerAddress', value: origin });
   await root.call('PUT', '/api/option/', { key: 'passkey.enabled', value: 'true' });
@@ -133,7 +149,7 @@ describe('two-factor sign-in journeys', () => {
     await third.context.close();
   }, 150_000);
 
-  it('registers a passkey with Chromium\'s virtual authenticator, renames it, signs in with it and uses it as the second step', async () => {
+  it("registers a passkey with Chromium's virtual authenticator, renames it, signs in with it and uses it as the second step", async () => {
     const { context, page } = await newPage();
     const { cdp, authenticatorId } = await addVirtualAuthenticator(context, page);
     await passwordStep(page, 'pete');
@@ -141,7 +157,10 @@ describe('two-factor sign-in journeys', () => {
     await page.goto(`${origin}/personal?tab=two-factor`);
     await page.getByRole('button', { name: '添加 Passkey' }).click();
     await page.getByLabel('Passkey 名称').fill('Laptop');
-    await page.getByRole('dialog').getByRole('button', { name: /^确\s*定$/ }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^确\s*定$/ })
+      .click();
     await page.getByText('Passkey 注册成功').waitFor();
     await page.getByText('Laptop', { exact: true }).waitFor();
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -151,7 +170,10 @@ describe('two-factor sign-in journeys', () => {
 
     await page.getByRole('button', { name: /^重命名$/ }).click();
     await page.getByLabel('Passkey 名称').fill('Work laptop');
-    await page.getByRole('dialog').getByRole('button', { name: /^确\s*定$/ }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^确\s*定$/ })
+      .click();
     await page.getByText('Work laptop', { exact: true }).waitFor();
     await shot(page, 'two-factor-passkeys');
 
@@ -172,7 +194,10 @@ describe('two-factor sign-in journeys', () => {
     // Removing it: the list is empty and the password alone signs in again.
     await page.goto(`${origin}/personal?tab=two-factor`);
     await page.getByRole('button', { name: /^删\s*除$/ }).click();
-    await page.getByRole('tooltip').getByRole('button', { name: /^确\s*定$/ }).click();
+    await page
+      .getByRole('tooltip')
+      .getByRole('button', { name: /^确\s*定$/ })
+      .click();
     await page.getByText('Passkey 已删除').waitFor();
     await expect.poll(() => page.getByText('Work laptop', { exact: true }).count()).toBe(0);
     await context.clearCookies();
@@ -182,4 +207,3 @@ describe('two-factor sign-in journeys', () => {
     expect(unexpected()).toEqual([]);
   }, 150_000);
 });
-

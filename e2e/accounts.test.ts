@@ -30,7 +30,10 @@ async function signIn(page: Page, username: string, password: string) {
   await page.goto(`${baseUrl}/login`);
   await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
   await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
+  await page
+    .locator('form')
+    .getByRole('button', { name: /^(登\s*录|Sign in)$/ })
+    .click();
 }
 
 beforeAll(async () => {
@@ -83,7 +86,10 @@ describe('accounts journey', () => {
 
     const act = async (action: RegExp, expected: string) => {
       await row.getByRole('button', { name: action }).click();
-      await admin.locator('.ant-popconfirm').getByRole('button', { name: /确\s*定/ }).click();
+      await admin
+        .locator('.ant-popconfirm')
+        .getByRole('button', { name: /确\s*定/ })
+        .click();
       await row.getByText(expected, { exact: true }).waitFor();
       await admin.locator('.ant-popconfirm').waitFor({ state: 'hidden' });
     };
@@ -144,12 +150,18 @@ describe('accounts journey', () => {
   it('register shows the validation messages', async () => {
     const page = await newPage(await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' }));
     await page.goto(`${baseUrl}/register`);
-    await page.getByRole('button', { name: /^注\s*册$/ }).last().click();
+    await page
+      .getByRole('button', { name: /^注\s*册$/ })
+      .last()
+      .click();
     await page.getByText('请输入用户名').first().waitFor();
     await page.getByLabel('用户名').fill('bob');
     await page.getByLabel('密码', { exact: true }).fill('short');
     await page.getByLabel('确认密码').fill('different1');
-    await page.getByRole('button', { name: /^注\s*册$/ }).last().click();
+    await page
+      .getByRole('button', { name: /^注\s*册$/ })
+      .last()
+      .click();
     await page.getByText('密码长度不得小于 8 位！').waitFor();
     await page.getByText('两次输入的密码不一致').waitFor();
     await shot(page, 'register-zh-mobile');

@@ -24,7 +24,9 @@ async function startChatApp() {
     visits.push(url);
     const text = (value: string | null) => (value ?? '').replace(/[<>&"]/g, '');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><title>Local chat</title><p id="key">${text(url.searchParams.get('key'))}</p><p id="url">${text(url.searchParams.get('url'))}</p>`);
+    res.end(
+      `<!doctype html><title>Local chat</title><p id="key">${text(url.searchParams.get('key'))}</p><p id="url">${text(url.searchParams.get('url'))}</p>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -87,7 +89,14 @@ describe('chat apps (the Chats option)', () => {
     await page.screenshot({ path: path.join(artifactsDir, 'settings-chats-zh-light.png') });
 
     const status = (await (await fetch(`${baseUrl}/api/status`)).json()) as { data: { chats: Record<string, string>[] } };
-    expect(status.data.chats.map((entry) => Object.keys(entry)[0])).toEqual(['Local Chat', 'Cherry Studio', 'Lobe Chat Official Example', 'AI as Workspace', 'AMA', 'OpenCat']);
+    expect(status.data.chats.map((entry) => Object.keys(entry)[0])).toEqual([
+      'Local Chat',
+      'Cherry Studio',
+      'Lobe Chat Official Example',
+      'AI as Workspace',
+      'AMA',
+      'OpenCat',
+    ]);
     // The console may now frame the local app (CSP frame-src follows the option).
     const csp = (await fetch(`${baseUrl}/chat/0`)).headers.get('content-security-policy') ?? '';
     expect(csp).toContain(`frame-src 'self' ${chatApp.url}`);

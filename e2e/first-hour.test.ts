@@ -107,7 +107,10 @@ describe('the first hour', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel('用户名或邮箱').fill('root');
     await page.getByLabel('密码', { exact: true }).fill(rootPassword);
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.getByRole('heading', { name: 'API 令牌' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
@@ -164,7 +167,12 @@ describe('the first hour', () => {
   it('at 1366 and 1400 px the usage log shows its cost column and the token list its expiry', async () => {
     const root = new Session(() => baseUrl);
     await root.login('root', rootPassword);
-    await root.call('POST', '/api/token/', { name: 'expiring', remain_quota: 500000, unlimited_quota: false, expired_time: Math.floor(Date.now() / 1000) + 86400 });
+    await root.call('POST', '/api/token/', {
+      name: 'expiring',
+      remain_quota: 500000,
+      unlimited_quota: false,
+      expired_time: Math.floor(Date.now() / 1000) + 86400,
+    });
     await server.relay.usage.flush();
     for (const width of [1366, 1400]) {
       await en.setViewportSize({ width, height: 860 });
@@ -193,8 +201,12 @@ async function expectColumnVisible(page: Page, title: string, width: number): Pr
   const header = page.getByRole('columnheader', { name: title, exact: true });
   const box = (await header.boundingBox())!;
   const area = (await page.locator('.ant-table-content, .ant-table-body').first().boundingBox())!;
-  const fixed = await page.locator('th.ant-table-cell-fix-right, th.ant-table-cell-fix-end').evaluateAll((cells) => cells.map((cell) => cell.getBoundingClientRect().left));
-  const columns = await page.locator('thead th').evaluateAll((cells) => cells.map((cell) => `${cell.textContent}:${Math.round(cell.getBoundingClientRect().width)}`).join(' | '));
+  const fixed = await page
+    .locator('th.ant-table-cell-fix-right, th.ant-table-cell-fix-end')
+    .evaluateAll((cells) => cells.map((cell) => cell.getBoundingClientRect().left));
+  const columns = await page
+    .locator('thead th')
+    .evaluateAll((cells) => cells.map((cell) => `${cell.textContent}:${Math.round(cell.getBoundingClientRect().width)}`).join(' | '));
   const where = `${columns} -- ${title} at ${width}px: header ${JSON.stringify(box)}, table ${JSON.stringify(area)}, fixed at ${JSON.stringify(fixed)}`;
   expect(box.x, where).toBeGreaterThanOrEqual(area.x - 1);
   expect(box.x + box.width, where).toBeLessThanOrEqual(Math.min(width, area.x + area.width) + 1);

@@ -39,7 +39,10 @@ describe('OIDC "fetch configuration" of an http:// provider', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('root');
     await page.getByLabel(/^密码$/).fill(rootPassword);
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.goto(`${baseUrl}/setting?tab=system&section=oidc`);
     expect(idp.wellKnown.startsWith('http://')).toBe(true);

@@ -19,7 +19,11 @@ const errors: string[] = [];
 const unexpected = () => errors.filter((line) => !line.includes('Failed to load resource'));
 
 async function newPage(): Promise<{ page: Page; context: BrowserContext }> {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN', permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await browser.newContext({
+    viewport: { width: 1366, height: 860 },
+    locale: 'zh-CN',
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   const pageErrors = collectPageErrors(page);
   page.on('close', () => errors.push(...pageErrors));
@@ -158,7 +162,10 @@ describe('operations journey (admin and a regular user)', () => {
     expect(redemptionCode).toMatch(/^\S{16,}$/);
     await admin.waitForTimeout(500); // let the dialog finish its opening animation
     await shot(admin, 'redemption-created-zh-light');
-    await created.locator('.ant-modal-footer').getByRole('button', { name: /关\s*闭/ }).click();
+    await created
+      .locator('.ant-modal-footer')
+      .getByRole('button', { name: /关\s*闭/ })
+      .click();
     await admin.getByRole('row').filter({ hasText: '$0.20' }).first().waitFor();
     await shot(admin, 'redemptions-zh-light');
   });
@@ -172,7 +179,10 @@ describe('operations journey (admin and a regular user)', () => {
     expect(await bob.getByText('root-e2e').count()).toBe(0);
     await bob.getByRole('button', { name: /添加令牌/ }).click();
     await bob.getByRole('dialog').getByLabel('名称', { exact: true }).fill('bob-key');
-    await bob.getByRole('dialog').getByRole('button', { name: /提\s*交/ }).click();
+    await bob
+      .getByRole('dialog')
+      .getByRole('button', { name: /提\s*交/ })
+      .click();
     await bob.getByRole('row').filter({ hasText: 'bob-key' }).waitFor();
     expect(await bob.getByText('root-e2e').count()).toBe(0);
     await shot(bob, 'tokens-user-zh-light');

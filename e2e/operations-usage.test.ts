@@ -78,10 +78,11 @@ async function startDrip(target: string) {
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      proxy.closeAllConnections();
-      proxy.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
   };
 }
 
@@ -95,7 +96,12 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
-async function signIn(page: Page, username: string, password: string, look: { language: 'zh' | 'en'; theme: 'light' | 'dark' } = { language: 'zh', theme: 'light' }) {
+async function signIn(
+  page: Page,
+  username: string,
+  password: string,
+  look: { language: 'zh' | 'en'; theme: 'light' | 'dark' } = { language: 'zh', theme: 'light' },
+) {
   await page.goto(`${baseUrl}/login`);
   await page.evaluate(({ language, theme }) => {
     localStorage.setItem('i18nextLng', language);
@@ -104,7 +110,10 @@ async function signIn(page: Page, username: string, password: string, look: { la
   await page.reload();
   await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
   await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
+  await page
+    .locator('form')
+    .getByRole('button', { name: /^(登\s*录|Sign in)$/ })
+    .click();
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 }
 
@@ -132,7 +141,14 @@ beforeAll(async () => {
 
   await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword });
   await root.login('root', rootPassword);
-  await root.call('POST', '/api/channel/', { name: 'mock-openai', type: 1, key: 'mock-key', base_url: drip.url, models: 'gpt-4o-mini,gpt-4o', group: 'default' });
+  await root.call('POST', '/api/channel/', {
+    name: 'mock-openai',
+    type: 1,
+    key: 'mock-key',
+    base_url: drip.url,
+    models: 'gpt-4o-mini,gpt-4o',
+    group: 'default',
+  });
   const channels = await root.call<{ items: { id: number; name: string }[] }>('GET', '/api/channel/?p=1&page_size=10');
   channelId = channels.items.find((channel) => channel.name === 'mock-openai')!.id;
   await root.call('POST', '/api/user/', { username: 'alice', password: alicePassword, display_name: 'Alice' });
@@ -143,11 +159,19 @@ beforeAll(async () => {
   await alice.login('alice', alicePassword);
   aliceKey = await createToken(alice, 'alice-key');
   rootKey = await createToken(root, 'root-key');
-  await root.call('PUT', '/api/option/', { key: 'Chats', value: JSON.stringify([{ 'About page': `${baseUrl}/about?key={key}&url={address}` }]) });
+  await root.call('PUT', '/api/option/', {
+    key: 'Chats',
+    value: JSON.stringify([{ 'About page': `${baseUrl}/about?key={key}&url={address}` }]),
+  });
 
   // Calls through the official client: alice streams and asks once without streaming; root asks once.
   const aliceClient = new OpenAI({ apiKey: aliceKey, baseURL: `${baseUrl}/v1` });
-  const stream = await aliceClient.chat.completions.create({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Say hello' }] });
+  const stream = await aliceClient.chat.completions.create({
+    model: 'gpt-4o-mini',
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'Say hello' }],
+  });
   let streamed = '';
   for await (const chunk of stream) streamed += chunk.choices[0]?.delta?.content ?? '';
   expect(streamed).toBe(answer);
@@ -177,7 +201,11 @@ describe('operations and usage journey', () => {
     await expect.poll(() => aliceRows.count(), { timeout: 15_000 }).toBe(2);
     await admin.getByRole('row').filter({ hasText: 'root-key' }).first().waitFor();
     await admin.getByText(/消耗额度：\$/).waitFor();
-    await aliceRows.filter({ hasNotText: '非流' }).first().getByRole('button', { name: /展开行|Expand row/ }).click();
+    await aliceRows
+      .filter({ hasNotText: '非流' })
+      .first()
+      .getByRole('button', { name: /展开行|Expand row/ })
+      .click();
     const detail = admin.locator('[data-testid^="log-detail-"]').first();
     await detail.waitFor();
     await expect.poll(() => detail.innerText()).toContain('模型倍率');
@@ -206,7 +234,10 @@ describe('operations and usage journey', () => {
   });
 
   it('pricing lists the model with the price the formula gives', async () => {
-    const pricing = (await (await fetch(`${baseUrl}/api/pricing`)).json()) as { data: { model_name: string; model_ratio: number; completion_ratio: number }[]; group_ratio: Record<string, number> };
+    const pricing = (await (await fetch(`${baseUrl}/api/pricing`)).json()) as {
+      data: { model_name: string; model_ratio: number; completion_ratio: number }[];
+      group_ratio: Record<string, number>;
+    };
     const model = pricing.data.find((entry) => entry.model_name === 'gpt-4o-mini')!;
     const group = pricing.group_ratio.default ?? 1;
     const prompt = Number((model.model_ratio * 2 * group).toFixed(6));
@@ -262,7 +293,9 @@ describe('operations and usage journey', () => {
     await content!.waitForLoadState('networkidle');
     await shot(admin, 'chat-zh-light');
     await admin.goto(`${baseUrl}/chat2link`);
-    await admin.waitForURL((url) => url.pathname === '/about' && url.searchParams.get('key') === rootKey && url.searchParams.get('url') === baseUrl);
+    await admin.waitForURL(
+      (url) => url.pathname === '/about' && url.searchParams.get('key') === rootKey && url.searchParams.get('url') === baseUrl,
+    );
   });
 
   it('settings tabs render and the visual editor lists the channel models', async () => {
@@ -292,7 +325,10 @@ describe('operations and usage journey', () => {
     expect(await page.getByRole('row').filter({ hasText: 'root-key' }).count()).toBe(0);
     expect(await page.getByRole('columnheader', { name: 'User' }).count()).toBe(0);
     expect(await page.getByLabel('Channel ID').count()).toBe(0);
-    await rows.first().getByRole('button', { name: /Expand row/ }).click();
+    await rows
+      .first()
+      .getByRole('button', { name: /Expand row/ })
+      .click();
     const detail = page.locator('[data-testid^="log-detail-"]').first();
     await detail.waitFor();
     expect(await detail.innerText()).not.toContain('Retry chain');

@@ -27,18 +27,35 @@ beforeAll(async () => {
   stop = started.stop;
   stripe.webhookUrl = `${baseUrl}/api/stripe/webhook`;
   const root = new ApiClient(baseUrl);
-  const setup = await root.post('/api/setup', { username: 'root', password: 'rootpass123', confirmPassword: 'rootpass123', SelfUseModeEnabled: false, DemoSiteEnabled: false });
+  const setup = await root.post('/api/setup', {
+    username: 'root',
+    password: 'rootpass123',
+    confirmPassword: 'rootpass123',
+    SelfUseModeEnabled: false,
+    DemoSiteEnabled: false,
+  });
   expect(setup.status, setup.text).toBe(200);
   root.userId = (await root.post('/api/user/login', { username: 'root', password: 'rootpass123' })).body.data.id;
   for (const [key, value] of [
-    ['ServerAddress', baseUrl], ['StripeApiSecret', stripe.secretKey], ['StripeWebhookSecret', stripe.webhookSecret],
-    ['StripeUnitPrice', '8'], ['StripeMinTopUp', '2'],
+    ['ServerAddress', baseUrl],
+    ['StripeApiSecret', stripe.secretKey],
+    ['StripeWebhookSecret', stripe.webhookSecret],
+    ['StripeUnitPrice', '8'],
+    ['StripeMinTopUp', '2'],
   ]) {
     const res = await root.put('/api/option/', { key, value });
     expect(res.status, `${key}: ${res.text}`).toBe(200);
   }
   expect((await root.post('/api/user/', { username: 'alice', password: 'alicepass123', display_name: 'Alice' })).status).toBe(200);
-  const plan = await root.post('/api/subscription/admin/plan', { name: 'Pro', description: 'GPT-4o every month', price: 20, period_unit: 'month', period_count: 1, quota: 5_000_000, models: ['gpt-4o'] });
+  const plan = await root.post('/api/subscription/admin/plan', {
+    name: 'Pro',
+    description: 'GPT-4o every month',
+    price: 20,
+    period_unit: 'month',
+    period_count: 1,
+    quota: 5_000_000,
+    models: ['gpt-4o'],
+  });
   expect(plan.status, plan.text).toBe(200);
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
@@ -58,7 +75,10 @@ describe('card payments journey', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('alice');
     await page.getByLabel(/^密码$/).fill('alicepass123');
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL('**/token');
     await page.goto(`${baseUrl}/topup`);
     await page.getByText('$0.00').first().waitFor();
@@ -76,7 +96,10 @@ describe('card payments journey', () => {
     await page.waitForURL(`${baseUrl}/topup?pay=success`);
     await page.getByText('已收到付款，支付确认后余额即会增加。').waitFor();
     await page.getByTestId('wallet-balance').getByText('$5.00').waitFor();
-    const record = page.getByRole('row').filter({ hasText: /STRIPE\d+NO/ }).first();
+    const record = page
+      .getByRole('row')
+      .filter({ hasText: /STRIPE\d+NO/ })
+      .first();
     await record.getByText('已支付').waitFor();
     await record.getByText('Stripe', { exact: true }).waitFor();
     await shot('wallet-card-paid-zh');
@@ -103,20 +126,30 @@ describe('card payments journey', () => {
     await shot('subscription-cancelled-zh');
   });
 
-  it('shows an admin the user\'s subscription in the user editor, to grant another plan and end it there', async () => {
+  it("shows an admin the user's subscription in the user editor, to grant another plan and end it there", async () => {
     const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
     const admin = await context.newPage();
     const adminErrors = collectPageErrors(admin);
     await admin.goto(`${baseUrl}/login`);
     await admin.getByLabel(/用户名或邮箱/).fill('root');
     await admin.getByLabel(/^密码$/).fill('rootpass123');
-    await admin.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await admin
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await admin.waitForURL((url) => !url.pathname.startsWith('/login'));
     await admin.goto(`${baseUrl}/user`);
-    await admin.getByRole('row').filter({ hasText: 'alice' }).getByRole('button', { name: /编\s*辑/ }).click();
+    await admin
+      .getByRole('row')
+      .filter({ hasText: 'alice' })
+      .getByRole('button', { name: /编\s*辑/ })
+      .click();
     const panel = admin.getByTestId('user-subscriptions');
     // The plan alice bought (renewal cancelled): what is left, the period end.
-    const bought = panel.getByTestId(/^user-subscription-/).filter({ hasText: 'Pro' }).first();
+    const bought = panel
+      .getByTestId(/^user-subscription-/)
+      .filter({ hasText: 'Pro' })
+      .first();
     await bought.getByText('剩余 $10.00 / $10.00').waitFor();
     await bought.getByText('已取消').waitFor();
     await bought.getByText('本周期结束').waitFor();
@@ -129,12 +162,19 @@ describe('card payments journey', () => {
     await panel.getByLabel('周期数').fill('2');
     await panel.getByRole('button', { name: /授\s*予/ }).click();
     await admin.getByText('订阅已授予').first().waitFor();
-    await panel.getByTestId(/^user-subscription-/).nth(1).waitFor();
+    await panel
+      .getByTestId(/^user-subscription-/)
+      .nth(1)
+      .waitFor();
     const grantedCount = await panel.getByTestId(/^user-subscription-/).count();
     expect(grantedCount).toBe(2);
 
     // End the granted one now: it shows as ended, and stops funding.
-    const grantedId = await panel.getByTestId(/^user-subscription-/).filter({ hasText: '到期结束' }).first().getAttribute('data-testid');
+    const grantedId = await panel
+      .getByTestId(/^user-subscription-/)
+      .filter({ hasText: '到期结束' })
+      .first()
+      .getAttribute('data-testid');
     const granted = panel.getByTestId(grantedId!);
     await granted.getByRole('button', { name: /立即终止/ }).click();
     await admin.getByRole('button', { name: /确\s*定/ }).click();

@@ -31,10 +31,21 @@ beforeAll(async () => {
   await server.relay.tasks.stop();
   await root.call('POST', '/api/setup', { username: 'root', password: rootPassword, confirmPassword: rootPassword });
   await root.login('root', rootPassword);
-  for (const [key, value] of [['DrawingEnabled', 'true'], ['ServerAddress', baseUrl], ['ModelPrice', JSON.stringify({ mj_imagine: 0.1, mj_upscale: 0.05 })]]) {
+  for (const [key, value] of [
+    ['DrawingEnabled', 'true'],
+    ['ServerAddress', baseUrl],
+    ['ModelPrice', JSON.stringify({ mj_imagine: 0.1, mj_upscale: 0.05 })],
+  ]) {
     await root.call('PUT', '/api/option/', { key, value });
   }
-  await root.call('POST', '/api/channel/', { name: 'mj-plus', type: 5, key: 'mj-secret', base_url: mj.url, models: 'mj_imagine,mj_upscale', group: 'default' });
+  await root.call('POST', '/api/channel/', {
+    name: 'mj-plus',
+    type: 5,
+    key: 'mj-secret',
+    base_url: mj.url,
+    models: 'mj_imagine,mj_upscale',
+    group: 'default',
+  });
   await root.call('POST', '/api/user/', { username: 'alice', password: alicePassword, display_name: 'Alice' });
   const users = await root.call<{ items: { id: number; username: string }[] }>('GET', '/api/user/?p=1&page_size=10');
   const aliceId = users.items.find((user) => user.username === 'alice')!.id;
@@ -47,7 +58,8 @@ beforeAll(async () => {
   // An imagine submitted through the Midjourney route with the user's key, then polled to SUCCESS.
   mj.nextScript([{ status: 'IN_PROGRESS', progress: '40%' }, { status: 'SUCCESS' }]);
   const submitted = await fetch(`${baseUrl}/mj/submit/imagine`, {
-    method: 'POST', headers: { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}`, 'content-type': 'application/json' },
     body: JSON.stringify({ prompt: 'a lighthouse made of glass' }),
   }).then((res) => res.json() as Promise<{ code: number; result: string }>);
   expect(submitted.code).toBe(1);
@@ -68,7 +80,10 @@ describe('drawing task journey', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('alice');
     await page.getByLabel(/^密码$/).fill(alicePassword);
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 
     await server.relay.tasks.pollOnce();
@@ -92,7 +107,11 @@ describe('drawing task journey', () => {
     const image = dialog.locator('img').first();
     await expect.poll(() => image.getAttribute('src')).toBe(`${baseUrl}/mj/image/${taskId}`);
     // The image really loads, through the gateway's proxy from the upstream.
-    await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => image.evaluate((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth), {
+        timeout: 15_000,
+      })
+      .toBe(1);
     await page.screenshot({ path: path.join(artifactsDir, 'drawing-log.png') });
     expect(errors.filter((line) => !line.includes('Failed to load resource'))).toEqual([]);
     await context.close();

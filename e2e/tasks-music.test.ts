@@ -33,7 +33,14 @@ beforeAll(async () => {
   await root.login('root', rootPassword);
   await root.call('PUT', '/api/option/', { key: 'TaskEnabled', value: 'true' });
   await root.call('PUT', '/api/option/', { key: 'ModelPrice', value: JSON.stringify({ suno_music: 0.1, suno_lyrics: 0.02 }) });
-  await root.call('POST', '/api/channel/', { name: 'suno-proxy', type: 36, key: 'suno-key', base_url: suno.url, models: 'suno_music,suno_lyrics', group: 'default' });
+  await root.call('POST', '/api/channel/', {
+    name: 'suno-proxy',
+    type: 36,
+    key: 'suno-key',
+    base_url: suno.url,
+    models: 'suno_music,suno_lyrics',
+    group: 'default',
+  });
   await root.call('POST', '/api/user/', { username: 'alice', password: alicePassword, display_name: 'Alice' });
   const users = await root.call<{ items: { id: number; username: string }[] }>('GET', '/api/user/?p=1&page_size=10');
   const aliceId = users.items.find((user) => user.username === 'alice')!.id;
@@ -46,7 +53,8 @@ beforeAll(async () => {
   // A song submitted through the Suno route with the user's key, then polled to SUCCESS.
   suno.nextScript([{ status: 'IN_PROGRESS' }, { status: 'SUCCESS' }]);
   const submitted = await fetch(`${baseUrl}/suno/submit/music`, {
-    method: 'POST', headers: { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.startsWith('sk-') ? key : `sk-${key}`}`, 'content-type': 'application/json' },
     body: JSON.stringify({ prompt: 'a song about gateways', title: 'Gateway Blues' }),
   }).then((res) => res.json() as Promise<{ code: string; data: string }>);
   expect(submitted.code).toBe('success');
@@ -67,7 +75,10 @@ describe('music task journey', () => {
     await page.goto(`${baseUrl}/login`);
     await page.getByLabel(/用户名或邮箱/).fill('alice');
     await page.getByLabel(/^密码$/).fill(alicePassword);
-    await page.locator('form').getByRole('button', { name: /^登\s*录$/ }).click();
+    await page
+      .locator('form')
+      .getByRole('button', { name: /^登\s*录$/ })
+      .click();
     await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 
     await server.relay.tasks.pollOnce();

@@ -9,8 +9,33 @@ export const maxSubjectLength = 72;
 
 /** Imperative verbs that end like a past tense or a gerund. */
 const imperativeExceptions = new Set([
-  'bed', 'bleed', 'breed', 'embed', 'exceed', 'feed', 'heed', 'need', 'proceed', 'seed', 'shed', 'shred', 'speed', 'succeed', 'weed',
-  'bring', 'cling', 'fling', 'ping', 'ring', 'sing', 'sling', 'spring', 'sting', 'string', 'swing', 'wring',
+  'bed',
+  'bleed',
+  'breed',
+  'embed',
+  'exceed',
+  'feed',
+  'heed',
+  'need',
+  'proceed',
+  'seed',
+  'shed',
+  'shred',
+  'speed',
+  'succeed',
+  'weed',
+  'bring',
+  'cling',
+  'fling',
+  'ping',
+  'ring',
+  'sing',
+  'sling',
+  'spring',
+  'sting',
+  'string',
+  'swing',
+  'wring',
 ]);
 
 /** What is wrong with one commit message (empty when it follows the convention). */
@@ -25,7 +50,8 @@ export function commitMessageProblems(message) {
   const word = firstWord.toLowerCase().replace(/[^a-z-]/g, '');
   if (!/^[A-Z]/.test(firstWord)) problems.push(`the subject starts with "${firstWord}", not a capitalised verb`);
   if (word === 'wip') problems.push('the subject is a work in progress (WIP)');
-  else if (/(ed|ing)$/.test(word) && !imperativeExceptions.has(word)) problems.push(`the subject starts with "${firstWord}": use the imperative ("Add", "Fix"), not a past tense or gerund`);
+  else if (/(ed|ing)$/.test(word) && !imperativeExceptions.has(word))
+    problems.push(`the subject starts with "${firstWord}": use the imperative ("Add", "Fix"), not a past tense or gerund`);
   if (lines.length < 2) problems.push('there is no body saying why (a blank line, then the body)');
   else {
     if (lines[1].trim() !== '') problems.push('the second line is not blank');
@@ -42,14 +68,19 @@ export function checkRepository(cwd, log = console.log) {
     log('check-commits: shallow clone, the history is incomplete: not checked');
     return 0;
   }
-  const introductions = git(cwd, 'log', '--diff-filter=A', '--format=%H', 'HEAD', '--', 'scripts/check-commits.mjs').split('\n').filter(Boolean);
+  const introductions = git(cwd, 'log', '--diff-filter=A', '--format=%H', 'HEAD', '--', 'scripts/check-commits.mjs')
+    .split('\n')
+    .filter(Boolean);
   const base = introductions.at(-1);
   if (!base) {
     log('check-commits: no commit introduces scripts/check-commits.mjs in this history: nothing to check');
     return 0;
   }
   // Descendants of the base only: a branch forked before the check existed keeps its commits.
-  const commits = [base, ...git(cwd, 'rev-list', '--no-merges', '--ancestry-path', '--reverse', `${base}..HEAD`).split('\n').filter(Boolean)];
+  const commits = [
+    base,
+    ...git(cwd, 'rev-list', '--no-merges', '--ancestry-path', '--reverse', `${base}..HEAD`).split('\n').filter(Boolean),
+  ];
   let failures = 0;
   for (const sha of commits) {
     const problems = commitMessageProblems(git(cwd, 'log', '-1', '--format=%B', sha));

@@ -22,7 +22,11 @@ export function requireSupportedNode() {
   if (isSupported(range)) return;
   console.error(`ModelGate needs Node.js ${range.replace('>=', '')} or newer; this is ${process.versions.node}.`);
   console.error('Running on Node.js 24 LTS from the npm registry instead (.ci/install-node). Install Node 24 to skip this.');
-  const installed = spawnSync('bash', [path.join(root, '.ci/install-node')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const installed = spawnSync('bash', [path.join(root, '.ci/install-node')], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const home = installed.stdout?.trim();
   if (installed.status !== 0 || !home) {
     console.error('Node.js 24 could not be installed: install Node.js 22.14+ or 24 and run npm ci again.');

@@ -30,9 +30,20 @@ function newestSource(paths) {
   return newest;
 }
 
-const isStale = (output, sources) => !existsSync(path.join(root, output)) || statSync(path.join(root, output)).mtimeMs < newestSource(sources);
+const isStale = (output, sources) =>
+  !existsSync(path.join(root, output)) || statSync(path.join(root, output)).mtimeMs < newestSource(sources);
 
 if (isStale('server/dist/main.js', ['server/src', 'packages/shared/src', 'server/package.json'])) run(['run', 'build', '-w', 'server']);
-if (isStale('web/dist/index.html', ['web/src', 'web/public', 'web/index.html', 'web/vite.config.ts', 'web/vite-plugin-precompress.ts', 'packages/shared/src'])) run(['run', 'build', '-w', 'web']);
+if (
+  isStale('web/dist/index.html', [
+    'web/src',
+    'web/public',
+    'web/index.html',
+    'web/vite.config.ts',
+    'web/vite-plugin-precompress.ts',
+    'packages/shared/src',
+  ])
+)
+  run(['run', 'build', '-w', 'web']);
 
 await import(`${root}server/dist/main.js`);

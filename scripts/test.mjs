@@ -33,24 +33,45 @@ function step(name, command, args, env = {}) {
 }
 
 function firstLine(text) {
-  return String(text ?? '').split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 300) ?? '';
+  return (
+    String(text ?? '')
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
 }
 
 function vitest(name, projects) {
   const output = `${resultsDir}/${name}.json`;
-  const args = ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`];
+  const args = [
+    'vitest',
+    'run',
+    ...projects.flatMap((p) => ['--project', p]),
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${output}`,
+  ];
   const isGreen = step(`${name} tests`, 'npx', args);
   if (existsSync(output)) {
     const report = JSON.parse(readFileSync(output, 'utf8'));
     // A file that fails outside its tests (import error, throwing beforeAll) has no failed test;
     // count it as one failure so the summary never reads "0 failed" for a broken file.
-    const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'));
+    const brokenFiles = report.testResults.filter(
+      (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+    );
     for (const file of brokenFiles) console.error(`✗ ${file.name.replace(root, '')}: ${file.message || 'failed outside its tests'}`);
-    const counts = { passed: report.numPassedTests, failed: report.numFailedTests + brokenFiles.length, skipped: report.numPendingTests + report.numTodoTests };
+    const counts = {
+      passed: report.numPassedTests,
+      failed: report.numFailedTests + brokenFiles.length,
+      skipped: report.numPendingTests + report.numTodoTests,
+    };
     // vitest failed with nothing failed in its report (e.g. "No test files found"): still a failure.
     const isUnexplained = !isGreen && counts.failed === 0;
     if (isUnexplained) counts.failed = 1;
-    suites.push(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${isUnexplained ? ' (vitest exited non-zero, see above)' : ''}`);
+    suites.push(
+      `${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${isUnexplained ? ' (vitest exited non-zero, see above)' : ''}`,
+    );
     // Name every failure in the summary, so a log that keeps only its tail still says what broke.
     for (const file of report.testResults) {
       const path = file.name.replace(root, '');

@@ -19,17 +19,26 @@ const minimumBytes = 1024;
  */
 export async function precompressDirectory(dir: string): Promise<void> {
   const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true });
-  const files = entries.filter((entry) => entry.isFile() && compressible.test(entry.name)).map((entry) => path.join(entry.parentPath, entry.name));
-  await Promise.all(files.map(async (file) => {
-    const original = await fs.readFile(file);
-    if (original.length < minimumBytes) return;
-    const [br, gz] = await Promise.all([
-      brotli(original, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: original.length } }),
-      gzip(original, { level: zlib.constants.Z_BEST_COMPRESSION }),
-    ]);
-    if (br.length < original.length) await fs.writeFile(`${file}.br`, br);
-    if (gz.length < original.length) await fs.writeFile(`${file}.gz`, gz);
-  }));
+  const files = entries
+    .filter((entry) => entry.isFile() && compressible.test(entry.name))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+  await Promise.all(
+    files.map(async (file) => {
+      const original = await fs.readFile(file);
+      if (original.length < minimumBytes) return;
+      const [br, gz] = await Promise.all([
+        brotli(original, {
+          params: {
+            [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: original.length,
+          },
+        }),
+        gzip(original, { level: zlib.constants.Z_BEST_COMPRESSION }),
+      ]);
+      if (br.length < original.length) await fs.writeFile(`${file}.br`, br);
+      if (gz.length < original.length) await fs.writeFile(`${file}.gz`, gz);
+    }),
+  );
 }
 
 /** Vite build plugin: precompresses the output directory after everything is written. */

@@ -7,7 +7,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -35,6 +43,9 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.goto(`${baseUrl}/login`);
   await page.getByLabel(/用户名或邮箱|Username or email/).fill(username);
   await page.getByLabel(/^密码$|^Password$/).fill(password);
-  await page.locator('form').getByRole('button', { name: /^(登\s*录|Sign in)$/ }).click();
+  await page
+    .locator('form')
+    .getByRole('button', { name: /^(登\s*录|Sign in)$/ })
+    .click();
   await page.waitForURL('**/token');
 }

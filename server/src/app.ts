@@ -32,7 +32,6 @@ function requestIdOf(header: string | string[] | undefined): string {
   return value && /^[\w.-]{1,64}$/.test(value) ? value : randomUUID();
 }
 
-
 /** The id given to a raw request by the server's request handler, read back by genReqId. */
 const requestIdKey = Symbol('modelgate.requestId');
 type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
@@ -47,20 +46,29 @@ type TaggedRequest = http.IncomingMessage & { [requestIdKey]?: string };
  * is slower than REQUEST_HEADERS_TIMEOUT with its headers or REQUEST_BODY_TIMEOUT with the whole request
  * gets Node's 408 and its connection closed (the direct lane and Fastify's routes alike).
  */
-function createHttpServer(handler: http.RequestListener, options: { keepAliveTimeout?: number; connectionTimeout?: number }, lane: { serve: DirectLane | null }, config: Config, lifecycle: Lifecycle): http.Server {
+function createHttpServer(
+  handler: http.RequestListener,
+  options: { keepAliveTimeout?: number; connectionTimeout?: number },
+  lane: { serve: DirectLane | null },
+  config: Config,
+  lifecycle: Lifecycle,
+): http.Server {
   const headersTimeout = config.requestHeadersTimeoutSeconds * 1000;
   // Node checks the deadlines on an interval: often enough that a limit is kept to within a quarter of the headers timeout.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
-  const server = http.createServer({ headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval }, (request: TaggedRequest, response) => {
-    // /healthz, /readyz, and the 503 while shutting down (lifecycle.ts), before CORS, the direct lane and Fastify.
-    if (lifecycle.intercept(request, response)) return;
-    if (applyCors(request, response)) return;
-    const id = requestIdOf(request.headers['x-request-id']);
-    if (lane.serve?.(request, response, id)) return;
-    request[requestIdKey] = id;
-    response.setHeader('X-Request-Id', id);
-    handler(request, response);
-  });
+  const server = http.createServer(
+    { headersTimeout, requestTimeout: config.requestBodyTimeoutSeconds * 1000, connectionsCheckingInterval },
+    (request: TaggedRequest, response) => {
+      // /healthz, /readyz, and the 503 while shutting down (lifecycle.ts), before CORS, the direct lane and Fastify.
+      if (lifecycle.intercept(request, response)) return;
+      if (applyCors(request, response)) return;
+      const id = requestIdOf(request.headers['x-request-id']);
+      if (lane.serve?.(request, response, id)) return;
+      request[requestIdKey] = id;
+      response.setHeader('X-Request-Id', id);
+      handler(request, response);
+    },
+  );
   server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
   server.setTimeout(options.connectionTimeout ?? 0);
   return server;
@@ -76,7 +84,11 @@ type LogArgs = Parameters<Logger['info']>;
 class LazyRequestLogger {
   private real: Logger | null = null;
 
-  constructor(private readonly parent: Logger, private readonly bindings: Bindings, private readonly options: ChildLoggerOptions) {}
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
 
   private logger(): Logger {
     return (this.real ??= this.parent.child(this.bindings, this.options));
@@ -143,7 +155,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // The one trust function the direct lane uses too: request.ip, .protocol and .host follow its hops.
     trustProxy: ctx.config.trustProxy ?? false,
     requestIdHeader: false,
-    childLoggerFactory: (logger, bindings, options) => new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, options) =>
+      new LazyRequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
     serverFactory: (handler, serverOptions) => createHttpServer(handler, serverOptions, lane, ctx.config, ctx.lifecycle),
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
@@ -158,13 +171,19 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // has its consume log row); its failures and every other route at info.
     const level = reply.statusCode < 400 && isRelayPath(request.url) ? 'debug' : 'info';
     if ((request.log as unknown as Logger).isLevelEnabled(level)) {
-      request.log[level]({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      request.log[level](
+        { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
     }
     done();
   });
   installErrorHandlers(app);
   // Bodies: the route's limit, the instance's memory budget, the JSON depth bound, refusals drained.
-  const bodies = { budget: new BodyBudget(ctx.config.bodyMemoryBytes), drainBytes: 2 * Math.max(ctx.config.maxRequestBodyBytes, managementBodyLimit) };
+  const bodies = {
+    budget: new BodyBudget(ctx.config.bodyMemoryBytes),
+    drainBytes: 2 * Math.max(ctx.config.maxRequestBodyBytes, managementBodyLimit),
+  };
   installBodyHandling(app, bodies.budget, ctx.config.maxJsonDepth, bodies.drainBytes);
   // Security headers on the console and /api only: the relay's hot path gets no hook for them.
   const securityHeaders = createSecurityHeaders(ctx.options);

@@ -138,7 +138,8 @@ function requestTimeoutsFrom(env: Env): Pick<Config, 'requestHeadersTimeoutSecon
 }
 
 const proxyNames = new Set(['loopback', 'linklocal', 'uniquelocal']);
-const trustProxyForms = 'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
+const trustProxyForms =
+  'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
 
 /**
  * One TRUST_PROXY entry: a name proxy-addr knows, or an IPv4/IPv6 address in its usual notation with an
@@ -151,7 +152,10 @@ function isProxyEntry(entry: string): boolean {
 }
 
 /** n proxies in a row: the socket peer and the n - 1 rightmost X-Forwarded-For entries. */
-const trustHops = (hops: number): ProxyTrust => (_address, hop) => hop < hops;
+const trustHops =
+  (hops: number): ProxyTrust =>
+  (_address, hop) =>
+    hop < hops;
 
 /**
  * TRUST_PROXY, read as Fastify's `trustProxy`: empty or `false` (no proxy), a number of proxy hops n
@@ -164,7 +168,10 @@ export function parseTrustProxy(raw: string | undefined): { trust: ProxyTrust | 
   const value = raw?.trim() ?? '';
   if (value === '' || value.toLowerCase() === 'false') return { trust: null, warning: null };
   if (value.toLowerCase() === 'true') {
-    return { trust: trustHops(1), warning: 'TRUST_PROXY=true is read as one proxy hop (TRUST_PROXY=1); set the number of proxies in front or their addresses instead' };
+    return {
+      trust: trustHops(1),
+      warning: 'TRUST_PROXY=true is read as one proxy hop (TRUST_PROXY=1); set the number of proxies in front or their addresses instead',
+    };
   }
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
@@ -188,7 +195,9 @@ export function loadConfig(env: Env = process.env): Config {
   const secret = generated ? randomBytes(32).toString('hex') : sessionSecret;
   const proxies = parseTrustProxy(env.TRUST_PROXY);
   const warnings = [
-    ...(generated ? ['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances'] : []),
+    ...(generated
+      ? ['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances']
+      : []),
     ...(proxies.warning ? [proxies.warning] : []),
   ];
   return {

@@ -21,7 +21,10 @@ export class Lifecycle {
   private calls = 0;
   private onCallsDone: (() => void) | null = null;
 
-  constructor(private readonly storage: Storage, private readonly cache: Cache) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly cache: Cache,
+  ) {}
 
   /** Answers health checks and refuses new work while draining; true when the request was answered here. */
   intercept(request: IncomingMessage, response: ServerResponse): boolean {
@@ -37,7 +40,11 @@ export class Lifecycle {
     if (this.isDraining) {
       response.setHeader('Connection', 'close');
       const message = translate('服务正在关闭，请稍后重试', languageOf(request.headers['accept-language']));
-      answer(response, 503, url.startsWith('/api/') ? { success: false, message } : { error: { message, type: 'server_error', code: 'server_shutting_down' } });
+      answer(
+        response,
+        503,
+        url.startsWith('/api/') ? { success: false, message } : { error: { message, type: 'server_error', code: 'server_shutting_down' } },
+      );
       return true;
     }
     return false;
@@ -81,7 +88,10 @@ export class Lifecycle {
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.closeIdleConnections();
     let timer: NodeJS.Timeout | undefined;
-    const isDone = await Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+    const isDone = await Promise.race([
+      closed.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
     clearTimeout(timer);
     let cut = 0;
     if (!isDone) {
@@ -112,7 +122,13 @@ async function withTimeout(check: Promise<unknown>): Promise<'ok' | 'failed'> {
     timer = setTimeout(() => resolve('failed'), checkTimeoutMs);
   });
   try {
-    return await Promise.race([check.then(() => 'ok' as const, () => 'failed' as const), timeout]);
+    return await Promise.race([
+      check.then(
+        () => 'ok' as const,
+        () => 'failed' as const,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -121,6 +137,10 @@ async function withTimeout(check: Promise<unknown>): Promise<'ok' | 'failed'> {
 function answer(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
   response.end(text);
 }

@@ -18,13 +18,19 @@ function configOrExit(): Config {
 const config = configOrExit();
 const server = await startServer(config);
 const log = server.app.log;
-log.info({ database: config.database.kind, redis: config.redisUrl !== null, master: config.isMaster }, `ModelGate listening on ${server.url}`);
+log.info(
+  { database: config.database.kind, redis: config.redisUrl !== null, master: config.isMaster },
+  `ModelGate listening on ${server.url}`,
+);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down: draining requests in flight, then flushing pending writes');
+  log.info(
+    { signal, timeoutSeconds: config.shutdownTimeoutSeconds },
+    'shutting down: draining requests in flight, then flushing pending writes',
+  );
   // Past the drain (SHUTDOWN_TIMEOUT) and the final flush, the process is ended whatever hangs.
   const forced = setTimeout(() => process.exit(1), (config.shutdownTimeoutSeconds + 30) * 1000);
   forced.unref();

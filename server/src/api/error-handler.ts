@@ -25,7 +25,8 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, mess
 /** Turns every thrown error into a 4xx/5xx answer; details of a 500 stay in the server log. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
-    if (error instanceof JsonBodyError && error.reason === 'invalid_request') return send(request, reply, 400, '请求体不是合法的 JSON', 'invalid_json');
+    if (error instanceof JsonBodyError && error.reason === 'invalid_request')
+      return send(request, reply, 400, '请求体不是合法的 JSON', 'invalid_json');
     if (error instanceof AppError) {
       if (error.retryAfterMs !== null) reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
       return send(request, reply, error.status, error.message, error.code);

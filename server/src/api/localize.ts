@@ -9,7 +9,12 @@ import { requestLanguage, translate } from '../lib/i18n/index.js';
  * data texts the console shows are translated by the use cases that read them (log details, group
  * descriptions, channel form hints).
  */
-export function localizeMessage(request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void {
+export function localizeMessage(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload?: unknown) => void,
+): void {
   const message = (payload as { message?: unknown } | null)?.message;
   if (typeof message !== 'string' || message === '') return done(null, payload);
   const translated = translate(message, requestLanguage(request));

@@ -28,8 +28,8 @@ export interface RouteContract {
 export function doc(tag: string, summary: string, contract: RouteContract = {}): FastifySchema {
   const { data, beside, produces, ...input } = contract;
   const response = produces
-    // A zod schema (the body's text, `data` when given), as the zod transform of the document reads only zod schemas.
-    ? { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: data ?? z.string() } } } }
+    ? // A zod schema (the body's text, `data` when given), as the zod transform of the document reads only zod schemas.
+      { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: data ?? z.string() } } } }
     : { 200: envelopeOf(data ?? z.unknown(), beside) };
   return { tags: [tag], summary, ...input, response } as FastifySchema;
 }
@@ -50,7 +50,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'ModelGate management API', version, description: 'Answers are the envelope {success, message, data}. Sign in with POST /api/user/login (session cookie) or send an access token as `Authorization` together with `New-Api-User: <user id>`.' },
+      info: {
+        title: 'ModelGate management API',
+        version,
+        description:
+          'Answers are the envelope {success, message, data}. Sign in with POST /api/user/login (session cookie) or send an access token as `Authorization` together with `New-Api-User: <user id>`.',
+      },
       components: {
         securitySchemes: {
           session: { type: 'apiKey', in: 'cookie', name: 'session' },

@@ -66,4 +66,5 @@ export function installResponseCheck(api: FastifyInstance, dir: string): void {
   });
 }
 
-const isZod = (value: unknown): value is z.ZodType => typeof value === 'object' && value !== null && typeof (value as z.ZodType).safeParse === 'function';
+const isZod = (value: unknown): value is z.ZodType =>
+  typeof value === 'object' && value !== null && typeof (value as z.ZodType).safeParse === 'function';

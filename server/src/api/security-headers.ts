@@ -60,7 +60,7 @@ export function contentSecurityPolicy(options: Pick<OptionStore, 'get' | 'json' 
     "frame-ancestors 'self'",
     `script-src ${scripts.join(' ')}`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src * data: blob:",
+    'img-src * data: blob:',
     "font-src 'self' data:",
     // The version check (and the bot-check widgets) reach other https sites; never plain http: the
     // OIDC "fetch configuration" goes through the server (POST /api/oauth/oidc/discovery) instead.

@@ -35,7 +35,9 @@ export async function registerConsole(app: FastifyInstance, distDir: string, sec
   }
   app.setNotFoundHandler((request, reply) => {
     if (isRelayPath(request.url)) {
-      return reply.code(404).send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'invalid_request_error', 'not_found'));
+      return reply
+        .code(404)
+        .send(openAiError(`Invalid URL (${request.method} ${request.url.split('?')[0]})`, 'invalid_request_error', 'not_found'));
     }
     securityHeaders.apply(reply);
     if (request.method !== 'GET' && request.method !== 'HEAD') return reply.code(404).send(fail('Not Found'));

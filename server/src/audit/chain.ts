@@ -12,8 +12,20 @@ export type AuditEntry = Omit<AuditLogsTable, 'id' | 'prev_hash' | 'hash'>;
  */
 export function hashAuditEntry(entry: AuditEntry, prevHash: string): string {
   const fields = [
-    prevHash, Number(entry.created_at), Number(entry.user_id), entry.username, Number(entry.role), entry.ip, entry.method,
-    entry.route, entry.entity, entry.entity_id, entry.action, entry.before, entry.after, Number(entry.status),
+    prevHash,
+    Number(entry.created_at),
+    Number(entry.user_id),
+    entry.username,
+    Number(entry.role),
+    entry.ip,
+    entry.method,
+    entry.route,
+    entry.entity,
+    entry.entity_id,
+    entry.action,
+    entry.before,
+    entry.after,
+    Number(entry.status),
   ];
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
@@ -24,7 +36,15 @@ export function hashAuditEntry(entry: AuditEntry, prevHash: string): string {
  */
 function withoutNul(entry: AuditEntry): AuditEntry {
   const clean = (text: string) => text.split('\u0000').join('\uFFFD');
-  return { ...entry, username: clean(entry.username), ip: clean(entry.ip), route: clean(entry.route), entity: clean(entry.entity), entity_id: clean(entry.entity_id), action: clean(entry.action) };
+  return {
+    ...entry,
+    username: clean(entry.username),
+    ip: clean(entry.ip),
+    route: clean(entry.route),
+    entity: clean(entry.entity),
+    entity_id: clean(entry.entity_id),
+    action: clean(entry.action),
+  };
 }
 
 /**
@@ -33,7 +53,11 @@ function withoutNul(entry: AuditEntry): AuditEntry {
  * that a second appender waits on. Answers the head as it is now.
  */
 async function lockHead(trx: Kysely<Database>) {
-  await trx.updateTable('audit_head').set((eb) => ({ seq: eb('seq', '+', 1) })).where('id', '=', 1).execute();
+  await trx
+    .updateTable('audit_head')
+    .set((eb) => ({ seq: eb('seq', '+', 1) }))
+    .where('id', '=', 1)
+    .execute();
   return trx.selectFrom('audit_head').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
 }
 
@@ -66,7 +90,13 @@ export async function appendAuditEntry(storage: Storage, given: AuditEntry): Pro
 export async function pruneAuditBefore(storage: Storage, cutoff: number): Promise<number> {
   return storage.db.transaction().execute(async (trx) => {
     await lockHead(trx);
-    const last = await trx.selectFrom('audit_logs').select(['id', 'hash']).where('created_at', '<', cutoff).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const last = await trx
+      .selectFrom('audit_logs')
+      .select(['id', 'hash'])
+      .where('created_at', '<', cutoff)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     if (!last) return 0;
     const result = await trx.deleteFrom('audit_logs').where('id', '<=', last.id).executeTakeFirst();
     await trx.updateTable('audit_head').set({ anchor_hash: last.hash }).where('id', '=', 1).execute();
@@ -75,8 +105,7 @@ export async function pruneAuditBefore(storage: Storage, cutoff: number): Promis
 }
 
 export type ChainVerdict =
-  | { ok: true; checked: number }
-  | { ok: false; checked: number; brokenId: number | null; reason: 'edited' | 'unlinked' | 'newest_missing' };
+  { ok: true; checked: number } | { ok: false; checked: number; brokenId: number | null; reason: 'edited' | 'unlinked' | 'newest_missing' };
 
 const pageSize = 1000;
 
@@ -93,8 +122,14 @@ export async function verifyAuditChain(storage: Storage): Promise<ChainVerdict> 
   let afterId = 0;
   let lastId: number | null = null;
   for (;;) {
-    const rows = await storage.db.selectFrom('audit_logs').selectAll()
-      .where('id', '>', afterId).where('id', '<=', Number(head.last_id)).orderBy('id').limit(pageSize).execute();
+    const rows = await storage.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('id', '>', afterId)
+      .where('id', '<=', Number(head.last_id))
+      .orderBy('id')
+      .limit(pageSize)
+      .execute();
     for (const row of rows) {
       const id = Number(row.id);
       if (row.prev_hash !== expected) return { ok: false, checked, brokenId: id, reason: 'unlinked' };

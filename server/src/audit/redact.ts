@@ -5,10 +5,34 @@
  * a name ending in Token is a secret (SMTPToken, MetricsToken), one ending in Tokens a count.
  */
 const secretNames = new Set([
-  'key', 'keys', 'password', 'originalpassword', 'newpassword', 'confirmpassword', 'secret', 'token', 'accesstoken',
-  'refreshtoken', 'idtoken', 'totp', 'totpsecret', 'code', 'backupcodes', 'recoverycodes', 'clientsecret', 'apikey',
-  'apisecret', 'privatekey', 'smtptoken', 'smtppassword', 'webhooksecret', 'signingsecret', 'authorization', 'cookie',
-  'credential', 'credentials',
+  'key',
+  'keys',
+  'password',
+  'originalpassword',
+  'newpassword',
+  'confirmpassword',
+  'secret',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'totp',
+  'totpsecret',
+  'code',
+  'backupcodes',
+  'recoverycodes',
+  'clientsecret',
+  'apikey',
+  'apisecret',
+  'privatekey',
+  'smtptoken',
+  'smtppassword',
+  'webhooksecret',
+  'signingsecret',
+  'authorization',
+  'cookie',
+  'credential',
+  'credentials',
 ]);
 
 /** True for a field name that holds a secret: the list above, or one ending in Secret, Password, Token or a secret Key. */

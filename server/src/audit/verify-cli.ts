@@ -21,14 +21,21 @@ async function main(): Promise<number> {
       process.stdout.write(`OK: ${verdict.checked} audit entries verified\n`);
       return 0;
     }
-    process.stdout.write(`BROKEN at entry ${verdict.brokenId ?? '(none left)'}: ${verdict.reason} (${verdict.checked} entries verified before it)\n`);
+    process.stdout.write(
+      `BROKEN at entry ${verdict.brokenId ?? '(none left)'}: ${verdict.reason} (${verdict.checked} entries verified before it)\n`,
+    );
     return 1;
   } finally {
     await storage.close();
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  process.stderr.write(`audit verify failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`audit verify failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -53,7 +53,10 @@ export function startClusterJob(options: ClusterJobOptions): ClusterJob {
     const period = options.periodMs();
     if (period === null || !(await isDue(period))) return;
     if (!(await cache.acquireLease(leaseKey, holder, 1, leaseTtlMs))) return;
-    const heartbeat = setInterval(() => void cache.renewLeases([{ key: leaseKey, leaseId: holder }], leaseTtlMs).catch(options.onError), leaseTtlMs / 3);
+    const heartbeat = setInterval(
+      () => void cache.renewLeases([{ key: leaseKey, leaseId: holder }], leaseTtlMs).catch(options.onError),
+      leaseTtlMs / 3,
+    );
     heartbeat.unref();
     try {
       // Another instance may have ended a run between this one's look and its lease.
@@ -79,10 +82,12 @@ export function startClusterJob(options: ClusterJobOptions): ClusterJob {
 
   function look(): void {
     timer = null;
-    running = runIfDue().catch(options.onError).finally(() => {
-      running = null;
-      schedule();
-    });
+    running = runIfDue()
+      .catch(options.onError)
+      .finally(() => {
+        running = null;
+        schedule();
+      });
   }
 
   schedule();

@@ -38,7 +38,10 @@ export class RedisCache implements Cache {
   private subscriber: Redis | null = null;
   private readonly handlers = new Map<string, Array<(message: string) => void>>();
 
-  constructor(url: string, private readonly prefix = 'mg:') {
+  constructor(
+    url: string,
+    private readonly prefix = 'mg:',
+  ) {
     this.client = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
     this.client.defineCommand('mgHit', { numberOfKeys: 1, lua: hitScript });
     this.client.defineCommand('mgTake', { numberOfKeys: 1, lua: takeScript });
@@ -65,9 +68,11 @@ export class RedisCache implements Cache {
   }
 
   async hit(key: string, windowSeconds: number, amount = 1): Promise<number> {
-    const run = (this.client as unknown as {
-      mgHit(key: string, amount: number, windowMs: number): Promise<number>;
-    }).mgHit;
+    const run = (
+      this.client as unknown as {
+        mgHit(key: string, amount: number, windowMs: number): Promise<number>;
+      }
+    ).mgHit;
     return Number(await run.call(this.client, this.prefix + key, amount, windowSeconds * 1000));
   }
 
@@ -85,7 +90,9 @@ export class RedisCache implements Cache {
   }
 
   async acquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<boolean> {
-    const client = this.client as unknown as { mgAcquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<number> };
+    const client = this.client as unknown as {
+      mgAcquireLease(key: string, leaseId: string, limit: number, ttlMs: number): Promise<number>;
+    };
     return Number(await client.mgAcquireLease(this.prefix + key, leaseId, limit, ttlMs)) === 1;
   }
 
@@ -95,7 +102,10 @@ export class RedisCache implements Cache {
 
   async renewLeases(leases: ReadonlyArray<{ key: string; leaseId: string }>, ttlMs: number): Promise<void> {
     if (leases.length === 0) return;
-    const pipeline = this.client.pipeline() as unknown as { mgRenewLease(key: string, leaseId: string, ttlMs: number): void; exec(): Promise<unknown> };
+    const pipeline = this.client.pipeline() as unknown as {
+      mgRenewLease(key: string, leaseId: string, ttlMs: number): void;
+      exec(): Promise<unknown>;
+    };
     for (const { key, leaseId } of leases) pipeline.mgRenewLease(this.prefix + key, leaseId, ttlMs);
     await pipeline.exec();
   }

@@ -269,7 +269,7 @@ export interface MidjourneysTable {
   lease_until: Defaulted<number>;
   video_url: Defaulted<string>;
   /** Where the caller asked to be told of changes (MjNotifyEnabled); '' for none. */
-  notify_hook: Defaulted<string>;  /** What subscription allowances paid of `quota` (JSON parts, migration 0012); '' for a user without subscription funding. */
+  notify_hook: Defaulted<string>; /** What subscription allowances paid of `quota` (JSON parts, migration 0012); '' for a user without subscription funding. */
   subscription_parts: Defaulted<string>;
 }
 

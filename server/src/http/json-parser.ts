@@ -13,8 +13,10 @@ export function installBodyHandling(app: FastifyInstance, budget: BodyBudget, ma
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
     const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024;
-    readBody(payload as IncomingMessage, limit, budget, (bytes) => parseJsonBody(bytes.toString('utf8'), maxDepth))
-      .then((body) => done(null, body), (error: Error) => done(error, undefined));
+    readBody(payload as IncomingMessage, limit, budget, (bytes) => parseJsonBody(bytes.toString('utf8'), maxDepth)).then(
+      (body) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
   });
   app.addHook('onError', (request, reply, _error, done) => {
     if (!request.raw.complete && canDrain(request.raw, drainBytes)) {

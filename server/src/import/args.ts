@@ -30,30 +30,54 @@ Exit status: 0 all imported, 1 refused or failed, 2 bad arguments, 3 imported ex
 
 /** Reads the command line; throws a message for anything it does not know. */
 export function parseImportArgs(argv: string[]): ImportArgs | 'help' {
-  const args: ImportArgs = { from: '', dryRun: false, withLogs: false, withTasks: false, batchSize: 500, takeSourceRoot: false, remapIds: false };
+  const args: ImportArgs = {
+    from: '',
+    dryRun: false,
+    withLogs: false,
+    withTasks: false,
+    batchSize: 500,
+    takeSourceRoot: false,
+    remapIds: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [name, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = () => {
       const next = inline ?? argv[++i];
       if (next === undefined || next === '' || (inline === undefined && next.startsWith('--'))) throw new Error(`${name} needs a value`);
       return next;
     };
     switch (name) {
-      case '--from': args.from = value(); break;
-      case '--dry-run': args.dryRun = true; break;
-      case '--logs': args.withLogs = true; break;
-      case '--tasks': args.withTasks = true; break;
-      case '--take-source-root': args.takeSourceRoot = true; break;
-      case '--remap-ids': args.remapIds = true; break;
+      case '--from':
+        args.from = value();
+        break;
+      case '--dry-run':
+        args.dryRun = true;
+        break;
+      case '--logs':
+        args.withLogs = true;
+        break;
+      case '--tasks':
+        args.withTasks = true;
+        break;
+      case '--take-source-root':
+        args.takeSourceRoot = true;
+        break;
+      case '--remap-ids':
+        args.remapIds = true;
+        break;
       case '--batch-size': {
         const size = Number(value());
         if (!Number.isInteger(size) || size < 1 || size > 10_000) throw new Error('--batch-size must be a whole number from 1 to 10000');
         args.batchSize = size;
         break;
       }
-      case '--help': case '-h': return 'help';
-      default: throw new Error(`unknown argument ${arg}`);
+      case '--help':
+      case '-h':
+        return 'help';
+      default:
+        throw new Error(`unknown argument ${arg}`);
     }
   }
   if (args.from === '') throw new Error('--from is required');

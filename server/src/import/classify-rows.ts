@@ -30,7 +30,13 @@ async function storedRows(ctx: ImportContext, table: string, column: string, val
   const db = ctx.target.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const rows: Array<Record<string, unknown>> = [];
   for (let i = 0; i < values.length; i += 500) {
-    rows.push(...await db.selectFrom(table).selectAll().where(column, 'in', values.slice(i, i + 500) as never).execute());
+    rows.push(
+      ...(await db
+        .selectFrom(table)
+        .selectAll()
+        .where(column, 'in', values.slice(i, i + 500) as never)
+        .execute()),
+    );
   }
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
@@ -42,7 +48,9 @@ const uniqueOf = <T extends IdTable>(mapper: TableMapper<T>): string[] => (mappe
  * GitHub account, say): ModelGate keeps such a value once, so the later row is rejected.
  */
 function repeatsEarlierRow<T extends IdTable>(ctx: ImportContext, mapper: TableMapper<T>, row: TargetRow<T>): string | null {
-  const values = uniqueOf(mapper).map((column) => [column, naturalOf(row[column as keyof typeof row], ctx.target.kind)] as const).filter(([, value]) => value !== '');
+  const values = uniqueOf(mapper)
+    .map((column) => [column, naturalOf(row[column as keyof typeof row], ctx.target.kind)] as const)
+    .filter(([, value]) => value !== '');
   for (const [column, value] of values) {
     const earlier = ctx.seen.get(`${mapper.target}.${column}`)?.get(value);
     if (earlier !== undefined && earlier !== row.id) return `its ${column} repeats the one of ${mapper.noun} ${earlier} in the source`;
@@ -60,7 +68,11 @@ function repeatsEarlierRow<T extends IdTable>(ctx: ImportContext, mapper: TableM
  * their rows). A row is already there when ModelGate holds it with the same data; a row meeting a
  * different ModelGate row, by id or by a unique value, is a clash, unless an option resolves it.
  */
-export async function classifyRows<T extends IdTable>(ctx: ImportContext, mapper: TableMapper<T>, rows: TargetRow<T>[]): Promise<Decision<T>[]> {
+export async function classifyRows<T extends IdTable>(
+  ctx: ImportContext,
+  mapper: TableMapper<T>,
+  rows: TargetRow<T>[],
+): Promise<Decision<T>[]> {
   const kind = ctx.target.kind;
   const table = mapper.target as string;
   const natural = (row: Record<string, unknown>, column: string) => naturalOf(row[column], kind);
@@ -80,10 +92,13 @@ export async function classifyRows<T extends IdTable>(ctx: ImportContext, mapper
     lookup.byUnique.set(column, found);
   }
   const differs = (row: TargetRow<T>, stored: StoredRow) => differingColumns(row, stored, (mapper.uncompared ?? []) as string[]);
-  const isIdTaken = (row: TargetRow<T>) => row.id === rootTargetId || (lookup.byId.has(row.id) && differs(row, lookup.byId.get(row.id)!).length > 0);
+  const isIdTaken = (row: TargetRow<T>) =>
+    row.id === rootTargetId || (lookup.byId.has(row.id) && differs(row, lookup.byId.get(row.id)!).length > 0);
   const naturalKey = mapper.naturalKey as string;
   if (!uniqueOf(mapper).includes(naturalKey)) {
-    const values = [...new Set(rows.filter((row) => !isSourceRoot(row) && isIdTaken(row)).map((row) => row[naturalKey as keyof typeof row]))];
+    const values = [
+      ...new Set(rows.filter((row) => !isSourceRoot(row) && isIdTaken(row)).map((row) => row[naturalKey as keyof typeof row])),
+    ];
     for (const stored of await storedRows(ctx, table, naturalKey, values)) {
       const key = natural(stored, naturalKey);
       lookup.byNatural.set(key, [...(lookup.byNatural.get(key) ?? []), stored]);
@@ -102,8 +117,12 @@ export async function classifyRows<T extends IdTable>(ctx: ImportContext, mapper
   /** The same row under another id: imported before under a new id. */
   const twinOf = (row: TargetRow<T>) => {
     const key = natural(row, naturalKey);
-    const candidates = uniqueOf(mapper).includes(naturalKey) ? [lookup.byUnique.get(naturalKey)!.get(key)] : lookup.byNatural.get(key) ?? [];
-    return candidates.find((stored) => stored !== undefined && stored.id !== row.id && stored.id !== rootTargetId && differs(row, stored).length === 0);
+    const candidates = uniqueOf(mapper).includes(naturalKey)
+      ? [lookup.byUnique.get(naturalKey)!.get(key)]
+      : (lookup.byNatural.get(key) ?? []);
+    return candidates.find(
+      (stored) => stored !== undefined && stored.id !== row.id && stored.id !== rootTargetId && differs(row, stored).length === 0,
+    );
   };
   const isLiveRoot = (row: TargetRow<T>) => {
     const user = row as unknown as TargetRow<'users'>;

@@ -80,8 +80,12 @@ async function main(): Promise<number> {
     if (outcome.message) process.stdout.write(`\n${outcome.message}\n`);
     return outcome.code;
   } catch (error) {
-    if (error instanceof UnknownSchemaError || error instanceof ForeignTargetError || error instanceof ImportRefusedError) process.stderr.write(`${error.message}\n`);
-    else if (error instanceof ImportPlanChangedError) process.stderr.write(`import failed, partly written: ${error.message}. Stop everything that writes to it and run the same command again.\n`);
+    if (error instanceof UnknownSchemaError || error instanceof ForeignTargetError || error instanceof ImportRefusedError)
+      process.stderr.write(`${error.message}\n`);
+    else if (error instanceof ImportPlanChangedError)
+      process.stderr.write(
+        `import failed, partly written: ${error.message}. Stop everything that writes to it and run the same command again.\n`,
+      );
     else process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
@@ -90,7 +94,12 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`import failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -38,21 +38,32 @@ export async function detectSchema(source: Source): Promise<SourceSchema> {
     return columns !== undefined && (column === undefined || columns.has(column));
   };
   const missing = required.filter((table) => !has(table));
-  const refuse = (why: string) => new UnknownSchemaError(`${source.label} is not a one-api or new-api database: ${why}. Nothing was imported.`);
+  const refuse = (why: string) =>
+    new UnknownSchemaError(`${source.label} is not a one-api or new-api database: ${why}. Nothing was imported.`);
   if (missing.length === required.length) throw refuse(`it has none of the tables ${required.join(', ')}`);
   if (missing.length > 0) throw refuse(`table(s) ${missing.join(', ')} missing`);
   if (has('users', 'aff_history_quota') && has('setups')) throw refuse('it is a ModelGate database (users.aff_history_quota)');
-  for (const [table, columns] of [['users', ['id', 'username', 'password', 'quota']], ['tokens', ['id', 'key', 'user_id', 'remain_quota']], ['channels', ['id', 'type', 'key', 'models']]] as const) {
+  for (const [table, columns] of [
+    ['users', ['id', 'username', 'password', 'quota']],
+    ['tokens', ['id', 'key', 'user_id', 'remain_quota']],
+    ['channels', ['id', 'type', 'key', 'models']],
+  ] as const) {
     const lacking = columns.filter((column) => !has(table, column));
     if (lacking.length > 0) throw refuse(`${table} lacks ${lacking.join(', ')}`);
   }
   let flavor: SourceFlavor;
   if (has('users', 'aff_count') || has('users', 'aff_history')) {
     flavor = has('channels', 'channel_info') || has('channels', 'settings') ? 'new-api-2025' : 'new-api';
-  } else if (has('channels', 'config') || has('users', 'lark_id') || has('tokens', 'subnet') || has('tokens', 'models') || !has('tokens', 'model_limits')) {
+  } else if (
+    has('channels', 'config') ||
+    has('users', 'lark_id') ||
+    has('tokens', 'subnet') ||
+    has('tokens', 'models') ||
+    !has('tokens', 'model_limits')
+  ) {
     flavor = 'one-api';
   } else {
-    throw refuse('its users table has neither new-api\'s invite columns nor one-api\'s columns');
+    throw refuse("its users table has neither new-api's invite columns nor one-api's columns");
   }
   return { flavor, tables, has };
 }

@@ -10,7 +10,10 @@ const referencedTables: ReferencedTable[] = ['users', 'tokens', 'channels'];
 export class ImportPlanChangedError extends Error {}
 
 async function maxId(db: Kysely<Record<string, Record<string, unknown>>>, table: string): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirst();
   return Number(row?.max ?? 0) || 0;
 }
 
@@ -40,7 +43,10 @@ export class IdPlan {
     this.firstNew = new Map(next);
   }
 
-  static async create(ctx: Pick<ImportContext, 'source' | 'schema' | 'target' | 'hasTargetTables'>, tables: Array<{ source: string; target: IdTable }>): Promise<IdPlan> {
+  static async create(
+    ctx: Pick<ImportContext, 'source' | 'schema' | 'target' | 'hasTargetTables'>,
+    tables: Array<{ source: string; target: IdTable }>,
+  ): Promise<IdPlan> {
     const target = ctx.target.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const before = new Map<ReferencedTable, Set<number>>();
     for (const table of referencedTables) {
@@ -97,7 +103,9 @@ export class IdPlan {
     if (pass === 'write') {
       const planned = landed?.get(sourceId) ?? moved.get(sourceId) ?? sourceId;
       if (planned !== targetId) {
-        throw new ImportPlanChangedError(`${table} ${sourceId} was to land as ${planned} but lands as ${targetId}: ModelGate's database changed during the import`);
+        throw new ImportPlanChangedError(
+          `${table} ${sourceId} was to land as ${planned} but lands as ${targetId}: ModelGate's database changed during the import`,
+        );
       }
     }
     landed?.set(sourceId, targetId);

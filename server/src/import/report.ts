@@ -58,7 +58,9 @@ function mappingLines(table: TableReport): string[] {
   if (table.moved.length === 0) return [];
   const shown = mappedInFull.has(table.table) ? table.moved : table.moved.slice(0, mappingShown);
   const more = table.moved.length - shown.length;
-  return [`  under another id (source id → ModelGate id): ${shown.map(([from, to]) => `${from} → ${to}`).join(', ')}${more > 0 ? `, and ${more} more` : ''}`];
+  return [
+    `  under another id (source id → ModelGate id): ${shown.map(([from, to]) => `${from} → ${to}`).join(', ')}${more > 0 ? `, and ${more} more` : ''}`,
+  ];
 }
 
 /** The report printed on the terminal. Secrets never appear: rows are named by id, name and column names only. */
@@ -66,7 +68,9 @@ export function formatReport(report: ImportReport): string {
   const isPlan = report.dryRun || report.refused;
   const status = report.refused
     ? 'REFUSED: rows clash with rows already in ModelGate (listed below). Nothing was written.'
-    : report.dryRun ? 'DRY RUN: nothing was written.' : 'Imported.';
+    : report.dryRun
+      ? 'DRY RUN: nothing was written.'
+      : 'Imported.';
   const lines = [
     `Source: ${report.source}`,
     `Schema: ${flavorNames[report.flavor]}`,
@@ -76,14 +80,19 @@ export function formatReport(report: ImportReport): string {
   ];
   for (const table of report.tables) {
     const clashes = report.refused ? String(table.clashes.length).padStart(9) : '';
-    lines.push(`${table.table.padEnd(14)}${String(table.read).padStart(10)}${String(table.imported).padStart(14)}${String(table.alreadyPresent).padStart(15)}${String(table.rejected.length).padStart(11)}${clashes}`);
+    lines.push(
+      `${table.table.padEnd(14)}${String(table.read).padStart(10)}${String(table.imported).padStart(14)}${String(table.alreadyPresent).padStart(15)}${String(table.rejected.length).padStart(11)}${clashes}`,
+    );
   }
   for (const table of report.tables) {
     const details = [
       ...table.notes.map((note) => `  note: ${note}`),
       ...mappingLines(table),
       ...table.rejected.map((row) => `  cannot import ${table.table} ${row.id}: ${row.reason}`),
-      ...table.clashes.map((clash) => `  clash: ${table.table} ${clash.id}${clash.name ? ` (${clash.name})` : ''}: ${clash.reason}.\n    to resolve: ${clash.hint}.`),
+      ...table.clashes.map(
+        (clash) =>
+          `  clash: ${table.table} ${clash.id}${clash.name ? ` (${clash.name})` : ''}: ${clash.reason}.\n    to resolve: ${clash.hint}.`,
+      ),
     ];
     if (details.length > 0) lines.push('', `${table.table}:`, ...details);
   }
@@ -94,9 +103,7 @@ export function formatReport(report: ImportReport): string {
 }
 
 /** Total rows that could not be imported. */
-export const rejectedCount = (report: ImportReport): number =>
-  report.tables.reduce((sum, table) => sum + table.rejected.length, 0);
+export const rejectedCount = (report: ImportReport): number => report.tables.reduce((sum, table) => sum + table.rejected.length, 0);
 
 /** Total rows that clash with ModelGate's. */
-export const clashCount = (report: ImportReport): number =>
-  report.tables.reduce((sum, table) => sum + table.clashes.length, 0);
+export const clashCount = (report: ImportReport): number => report.tables.reduce((sum, table) => sum + table.clashes.length, 0);

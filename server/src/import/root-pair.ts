@@ -26,18 +26,37 @@ export interface RootPair {
  * Finds both roots. With --take-source-root the source must have exactly one root (not deleted)
  * and ModelGate at most one; with no root in ModelGate there is nothing to take over.
  */
-export async function findRootPair(ctx: Pick<ImportContext, 'source' | 'schema' | 'target' | 'hasTargetTables' | 'options'>): Promise<RootPair> {
-  let query = ctx.source.db.selectFrom('users').select(['id', 'username']).where('role', '>=', rootRole as never).orderBy('id');
+export async function findRootPair(
+  ctx: Pick<ImportContext, 'source' | 'schema' | 'target' | 'hasTargetTables' | 'options'>,
+): Promise<RootPair> {
+  let query = ctx.source.db
+    .selectFrom('users')
+    .select(['id', 'username'])
+    .where('role', '>=', rootRole as never)
+    .orderBy('id');
   if (ctx.schema.has('users', 'deleted_at')) query = query.where('deleted_at', 'is', null);
   const sourceRoots = (await query.execute()).map((row) => ({ id: int(row.id), username: text(row.username).trim() }));
   const targetRoots = ctx.hasTargetTables
-    ? await ctx.target.db.selectFrom('users').select(['id', 'username']).where('role', '>=', rootRole).where('deleted_at', 'is', null).orderBy('id').execute()
+    ? await ctx.target.db
+        .selectFrom('users')
+        .select(['id', 'username'])
+        .where('role', '>=', rootRole)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .execute()
     : [];
   const take = ctx.options.takeSourceRoot === true;
   const names = (roots: Array<{ id: number; username: string }>) => roots.map((root) => `${root.id} (${root.username})`).join(', ');
-  if (take && sourceRoots.length === 0) throw new ImportRefusedError('--take-source-root: the source has no root user (role 100). Nothing was imported.');
-  if (take && sourceRoots.length > 1) throw new ImportRefusedError(`--take-source-root: the source has ${sourceRoots.length} root users (${names(sourceRoots)}); it takes one. Nothing was imported.`);
-  if (take && targetRoots.length > 1) throw new ImportRefusedError(`--take-source-root: ModelGate has ${targetRoots.length} root users (${names(targetRoots)}); it replaces one. Nothing was imported.`);
+  if (take && sourceRoots.length === 0)
+    throw new ImportRefusedError('--take-source-root: the source has no root user (role 100). Nothing was imported.');
+  if (take && sourceRoots.length > 1)
+    throw new ImportRefusedError(
+      `--take-source-root: the source has ${sourceRoots.length} root users (${names(sourceRoots)}); it takes one. Nothing was imported.`,
+    );
+  if (take && targetRoots.length > 1)
+    throw new ImportRefusedError(
+      `--take-source-root: ModelGate has ${targetRoots.length} root users (${names(targetRoots)}); it replaces one. Nothing was imported.`,
+    );
   const source = sourceRoots[0] ?? null;
   const target = targetRoots[0] ? { id: Number(targetRoots[0].id), username: targetRoots[0].username } : null;
   return { source, target, isTakenOver: take && source !== null && target !== null, replacement: null, isReplaced: false };
@@ -53,7 +72,8 @@ export async function replaceRoot(ctx: ImportContext, followReferences: (row: Ta
   const { root } = ctx;
   if (!root.isTakenOver || !root.replacement || ctx.options.dryRun) return;
   const { id, ...values } = followReferences({ ...root.replacement, id: root.target!.id });
-  await ctx.target.db.updateTable('users')
+  await ctx.target.db
+    .updateTable('users')
     .set({ ...values, session_version: sql<number>`session_version + 1` })
     .where('id', '=', id)
     .execute();

@@ -29,5 +29,7 @@ function isSameValue(mapped: unknown, stored: unknown): boolean {
  * `ignored` aside). Column names only: values can be secrets (a password hash, a key).
  */
 export function differingColumns(mapped: Record<string, unknown>, stored: StoredRow, ignored: readonly string[] = []): string[] {
-  return Object.keys(mapped).filter((column) => column !== 'id' && !ignored.includes(column) && !isSameValue(mapped[column], stored[column]));
+  return Object.keys(mapped).filter(
+    (column) => column !== 'id' && !ignored.includes(column) && !isSameValue(mapped[column], stored[column]),
+  );
 }

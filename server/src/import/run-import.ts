@@ -27,7 +27,9 @@ export class ForeignTargetError extends Error {}
 async function hasModelGateTables(target: Storage): Promise<boolean> {
   const names = new Set((await target.db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => table.name));
   if (names.size > 0 && !names.has('kysely_migration')) {
-    throw new ForeignTargetError(`ModelGate's database (SQL_DSN / SQLITE_PATH) already holds tables ModelGate did not create (${[...names].slice(0, 5).join(', ')}). Point it at a new, empty database. Nothing was imported.`);
+    throw new ForeignTargetError(
+      `ModelGate's database (SQL_DSN / SQLITE_PATH) already holds tables ModelGate did not create (${[...names].slice(0, 5).join(', ')}). Point it at a new, empty database. Nothing was imported.`,
+    );
   }
   return names.has('users') && names.has('setups');
 }
@@ -36,7 +38,10 @@ async function hasModelGateTables(target: Storage): Promise<boolean> {
 async function abilitiesReport(ctx: ImportContext, channels: TableReport): Promise<TableReport> {
   const report = emptyTableReport('abilities');
   if (ctx.schema.has('abilities')) {
-    const row = await ctx.source.db.selectFrom('abilities').select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+    const row = await ctx.source.db
+      .selectFrom('abilities')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .executeTakeFirst();
     report.read = Number(row?.count ?? 0);
   }
   report.notes.push(`not copied: rebuilt from the groups and models of the ${channels.imported} imported channel(s)`);
@@ -51,7 +56,13 @@ async function abilitiesReport(ctx: ImportContext, channels: TableReport): Promi
 async function markSetupDone(ctx: ImportContext): Promise<void> {
   const done = await ctx.target.db.selectFrom('setups').select('id').limit(1).executeTakeFirst();
   if (done) return;
-  const root = await ctx.target.db.selectFrom('users').select('id').where('role', '=', rootRole).where('deleted_at', 'is', null).limit(1).executeTakeFirst();
+  const root = await ctx.target.db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', rootRole)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
   if (!root) return;
   let version = 'imported';
   if (ctx.schema.has('setups', 'version')) {
@@ -68,7 +79,9 @@ function rootNotes(ctx: ImportContext): string[] {
   if (!root.target) return ["--take-source-root: ModelGate has no root user; the source's root is imported like any user"];
   if (!root.replacement) return [];
   const verb = ctx.pass === 'check' ? 'takes' : 'took';
-  return [`the source's root (user ${root.source!.id}, ${root.source!.username}) ${verb} the place of ModelGate's root (user ${root.target.id}, ${root.target.username}): that row now holds the old root's username, password, balance and settings, keeps what ModelGate's root owned (tokens made since setup), and its sessions end`];
+  return [
+    `the source's root (user ${root.source!.id}, ${root.source!.username}) ${verb} the place of ModelGate's root (user ${root.target.id}, ${root.target.username}): that row now holds the old root's username, password, balance and settings, keeps what ModelGate's root owned (tokens made since setup), and its sessions end`,
+  ];
 }
 
 type AnyMapper = TableMapper<IdTable>;
@@ -120,10 +133,23 @@ export async function runImport(source: Source, target: Storage, options: Import
   }
   const base = { source, schema, target, hasTargetTables, options };
   const mappers = mappersOf(base);
-  const ctx: ImportContext = { ...base, pass: 'check', ids: await IdPlan.create(base, mappers), root: await findRootPair(base), seen: new Map(), abilityCount: 0 };
+  const ctx: ImportContext = {
+    ...base,
+    pass: 'check',
+    ids: await IdPlan.create(base, mappers),
+    root: await findRootPair(base),
+    seen: new Map(),
+    abilityCount: 0,
+  };
   const checked = await runPass(ctx, mappers);
   const refused = checked.tables.some((table) => table.clashes.length > 0);
-  const report = (pass: typeof checked): ImportReport => ({ source: source.label, flavor: schema.flavor, dryRun: options.dryRun, refused, ...pass });
+  const report = (pass: typeof checked): ImportReport => ({
+    source: source.label,
+    flavor: schema.flavor,
+    dryRun: options.dryRun,
+    refused,
+    ...pass,
+  });
   if (options.dryRun || refused) return report(checked);
   ctx.pass = 'write';
   return report(await runPass(ctx, mappers));

@@ -35,7 +35,8 @@ const withoutPassword = (dsn: string): string => {
  */
 export function openSource(from: string): Source {
   const trimmed = from.trim();
-  if (trimmed === '') throw new Error('--from needs a database: a SQLite file path, mysql://…, user:pass@tcp(host:3306)/db or postgres://…');
+  if (trimmed === '')
+    throw new Error('--from needs a database: a SQLite file path, mysql://…, user:pass@tcp(host:3306)/db or postgres://…');
   if (/\bhost=/.test(trimmed) && /\bdbname=/.test(trimmed)) {
     throw new Error('the key=value PostgreSQL DSN form is not read here; give it as postgres://user:pass@host:5432/db');
   }
@@ -56,8 +57,13 @@ export function openSource(from: string): Source {
     return { db, kind, label: withoutPassword(dsn), close: () => db.destroy() };
   }
   const pool = createPool({
-    uri: dsn, connectionLimit: 2, decimalNumbers: true, supportBigNumbers: true, bigNumberStrings: false,
-    charset: 'utf8mb4', timezone: 'Z',
+    uri: dsn,
+    connectionLimit: 2,
+    decimalNumbers: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'utf8mb4',
+    timezone: 'Z',
   });
   const db = new Kysely<Record<string, SourceRow>>({ dialect: new MysqlDialect({ pool }) });
   return { db, kind: 'mysql', label: withoutPassword(dsn), close: () => db.destroy() };

@@ -47,11 +47,19 @@ const insertChunk = 100;
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // Driver messages can quote the offending value (a key); keep the constraint part only.
-  return message.replace(/'[^']*'/g, "'…'").replace(/\(([^)]*)\)=\(([^)]*)\)/g, '($1)=(…)').slice(0, 200);
+  return message
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/\(([^)]*)\)=\(([^)]*)\)/g, '($1)=(…)')
+    .slice(0, 200);
 }
 
 /** The row with its references moved to where the rows they name landed; counts the ones that became 0. */
-export function followReferences<T extends IdTable>(ctx: ImportContext, mapper: TableMapper<T>, row: TargetRow<T>, lost?: Map<string, number>): TargetRow<T> {
+export function followReferences<T extends IdTable>(
+  ctx: ImportContext,
+  mapper: TableMapper<T>,
+  row: TargetRow<T>,
+  lost?: Map<string, number>,
+): TargetRow<T> {
   const out: Record<string, unknown> = { ...row };
   for (const [column, table] of Object.entries(mapper.references ?? {}) as Array<[string, ReferencedTable]>) {
     const value = Number(out[column] ?? 0);
@@ -65,13 +73,25 @@ export function followReferences<T extends IdTable>(ctx: ImportContext, mapper: 
 }
 
 /** Writes rows (with their final ids); returns the ids written. */
-async function writeRows<T extends IdTable>(ctx: ImportContext, mapper: TableMapper<T>, rows: TargetRow<T>[], report: TableReport): Promise<Set<number>> {
-  const write = (batch: TargetRow<T>[]) => ctx.target.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < batch.length; i += insertChunk) {
-      await trx.insertInto(mapper.target).values(batch.slice(i, i + insertChunk) as never).execute();
-    }
-    await mapper.afterWrite?.(trx, batch.map((row) => row.id));
-  });
+async function writeRows<T extends IdTable>(
+  ctx: ImportContext,
+  mapper: TableMapper<T>,
+  rows: TargetRow<T>[],
+  report: TableReport,
+): Promise<Set<number>> {
+  const write = (batch: TargetRow<T>[]) =>
+    ctx.target.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < batch.length; i += insertChunk) {
+        await trx
+          .insertInto(mapper.target)
+          .values(batch.slice(i, i + insertChunk) as never)
+          .execute();
+      }
+      await mapper.afterWrite?.(
+        trx,
+        batch.map((row) => row.id),
+      );
+    });
   if (rows.length === 0) return new Set();
   try {
     await write(rows);
@@ -100,11 +120,16 @@ async function writeRows<T extends IdTable>(ctx: ImportContext, mapper: TableMap
 /** PostgreSQL serials do not move when ids are given: set them past the largest id. */
 async function advanceSequence(ctx: ImportContext, table: string): Promise<void> {
   if (ctx.target.kind !== 'postgres' || ctx.pass !== 'write') return;
-  await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${sql.table(table)}), false)`.execute(ctx.target.db);
+  await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${sql.table(table)}), false)`.execute(
+    ctx.target.db,
+  );
 }
 
 async function countRows(ctx: ImportContext, table: string): Promise<number> {
-  const row = await ctx.source.db.selectFrom(table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+  const row = await ctx.source.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('count'))
+    .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
 
@@ -130,7 +155,8 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
     const rows = await query.execute();
     if (rows.length === 0) break;
     lastId = Number(rows[rows.length - 1]!.id);
-    if (!Number.isSafeInteger(lastId)) throw new Error(`${mapper.source}.id holds a value that is not an integer id; nothing more of ${mapper.source} was read`);
+    if (!Number.isSafeInteger(lastId))
+      throw new Error(`${mapper.source}.id holds a value that is not an integer id; nothing more of ${mapper.source} was read`);
     report.read += rows.length;
 
     const mapped: TargetRow<T>[] = [];
@@ -155,9 +181,14 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
     decisions.forEach((decision, i) => {
       const sourceId = mapped[i]!.id;
       switch (decision.kind) {
-        case 'rejected': report.rejected.push({ id: String(sourceId), reason: decision.reason }); break;
+        case 'rejected':
+          report.rejected.push({ id: String(sourceId), reason: decision.reason });
+          break;
         case 'clash':
-          if (isWriting) throw new ImportPlanChangedError(`${mapper.target} ${sourceId}: ${decision.clash.reason}; ModelGate's database changed during the import`);
+          if (isWriting)
+            throw new ImportPlanChangedError(
+              `${mapper.target} ${sourceId}: ${decision.clash.reason}; ModelGate's database changed during the import`,
+            );
           report.clashes.push(decision.clash);
           // Nothing is written after a clash. The rows pointing at this one are checked as if it kept
           // its id, so the report lists the clash once, not again as each token of a clashing user.
@@ -191,15 +222,21 @@ export async function importTable<T extends IdTable>(ctx: ImportContext, mapper:
       if (row.id !== sourceId) report.moved.push([sourceId, row.id]);
     }
     report.imported += written.size + replaced;
-    mapper.onImported?.(toWrite.filter((row) => written.has(row.id)), ctx);
+    mapper.onImported?.(
+      toWrite.filter((row) => written.has(row.id)),
+      ctx,
+    );
     ctx.options.onProgress?.(mapper.target, report.read, total, ctx.pass);
     if (rows.length < ctx.options.batchSize) break;
   }
   for (const [remark, count] of remarks) report.notes.push(`${count} row(s): ${remark}`);
-  for (const [column, count] of dropped) report.notes.push(`${count} row(s) have ${mapper.source}.${column} set; ModelGate has no such field, it is not carried over`);
+  for (const [column, count] of dropped)
+    report.notes.push(`${count} row(s) have ${mapper.source}.${column} set; ModelGate has no such field, it is not carried over`);
   const references = (mapper.references ?? {}) as Record<string, ReferencedTable>;
   for (const [column, count] of lost) {
-    report.notes.push(`${count} row(s): ${column} named a row of ${references[column]} that is not imported, whose id ModelGate gives another; set to 0`);
+    report.notes.push(
+      `${count} row(s): ${column} named a row of ${references[column]} that is not imported, whose id ModelGate gives another; set to 0`,
+    );
   }
   await advanceSequence(ctx, mapper.target);
   return report;

@@ -51,7 +51,10 @@ export function unixSeconds(value: unknown): number | null {
   const raw = text(value).trim();
   if (/^\d+$/.test(raw)) return unixSeconds(Number(raw));
   // Go writes up to nine fractional digits and a space before the time; Date.parse wants ISO.
-  const iso = raw.replace(' ', 'T').replace(/(\.\d{3})\d+/, '$1').replace(/ ?([+-]\d\d:?\d\d|Z)$/, '$1');
+  const iso = raw
+    .replace(' ', 'T')
+    .replace(/(\.\d{3})\d+/, '$1')
+    .replace(/ ?([+-]\d\d:?\d\d|Z)$/, '$1');
   const hasZone = /([+-]\d\d:?\d\d|Z)$/.test(iso);
   const ms = Date.parse(hasZone ? iso : `${iso}Z`);
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
@@ -66,9 +69,10 @@ export function inexactInteger(row: Record<string, unknown>, columns: string[]):
     const value = row[column];
     if (value === null || value === undefined) continue;
     const number = typeof value === 'bigint' ? Number(value) : typeof value === 'string' ? Number(value) : value;
-    const isExact = typeof value === 'bigint'
-      ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
-      : typeof number !== 'number' || !Number.isFinite(number) || Number.isSafeInteger(Math.trunc(number));
+    const isExact =
+      typeof value === 'bigint'
+        ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER)
+        : typeof number !== 'number' || !Number.isFinite(number) || Number.isSafeInteger(Math.trunc(number));
     if (!isExact) return `its ${column} is beyond what ModelGate stores exactly (±2^53)`;
   }
   return null;

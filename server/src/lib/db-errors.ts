@@ -4,8 +4,13 @@
  * schemas keep such values out; this is the net for one that slips through, so it answers 400.
  */
 const mysqlValueErrors = new Set([
-  'ER_DATA_TOO_LONG', 'ER_WARN_DATA_OUT_OF_RANGE', 'ER_TRUNCATED_WRONG_VALUE', 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
-  'ER_WRONG_VALUE_FOR_TYPE', 'ER_INVALID_CHARACTER_STRING', 'ER_WRONG_VALUE',
+  'ER_DATA_TOO_LONG',
+  'ER_WARN_DATA_OUT_OF_RANGE',
+  'ER_TRUNCATED_WRONG_VALUE',
+  'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+  'ER_WRONG_VALUE_FOR_TYPE',
+  'ER_INVALID_CHARACTER_STRING',
+  'ER_WRONG_VALUE',
 ]);
 
 export function isDataValueError(error: unknown): boolean {

@@ -51,8 +51,7 @@ export class AppError extends Error {
 }
 
 export const invalidInput = (message: string) => new AppError('invalid_input', message);
-export const unauthenticated = (message = '无权进行此操作，未登录且未提供 access token') =>
-  new AppError('unauthenticated', message);
+export const unauthenticated = (message = '无权进行此操作，未登录且未提供 access token') => new AppError('unauthenticated', message);
 export const forbidden = (message = '无权进行此操作，权限不足') => new AppError('forbidden', message);
 export const notFound = (message = '记录不存在') => new AppError('not_found', message);
 

@@ -9,12 +9,20 @@ const maxBodyBytes = 1024 * 1024;
  * Network failures and non-JSON answers become a 400 naming the provider (logged without secrets);
  * HTTP error statuses are returned for the caller to judge, since some providers explain in the body.
  */
-export async function fetchJson(log: FastifyBaseLogger, label: string, url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+export async function fetchJson(
+  log: FastifyBaseLogger,
+  label: string,
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: unknown }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    log.warn({ provider: label, url: url.split('?')[0], err: error instanceof Error ? error.message : String(error) }, 'sign-in provider unreachable');
+    log.warn(
+      { provider: label, url: url.split('?')[0], err: error instanceof Error ? error.message : String(error) },
+      'sign-in provider unreachable',
+    );
     throw invalidInput(`无法连接到 ${label}，请稍后再试`);
   }
   const text = await response.text();

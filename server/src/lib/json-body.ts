@@ -15,7 +15,10 @@ export const invalidJsonMessage = "Body is not valid JSON but content-type is se
 export const emptyJsonMessage = "Body cannot be empty when content-type is set to 'application/json'";
 
 export class JsonBodyError extends AppError {
-  constructor(message: string, readonly reason: 'invalid_request' | 'json_too_deep') {
+  constructor(
+    message: string,
+    readonly reason: 'invalid_request' | 'json_too_deep',
+  ) {
     super('invalid_input', message);
   }
 }

@@ -45,13 +45,22 @@ const noDomains: AddressFilter<readonly string[]> = { isAllowList: false, list: 
 const noAddresses: AddressFilter<BlockList> = { isAllowList: false, list: new BlockList() };
 
 /** The guard with no domain or address list (the defaults). */
-export function plainGuard(isEnabled: boolean, allowPrivateIp: boolean, allowedPorts: ReadonlyArray<readonly [number, number]>): FetchGuard {
+export function plainGuard(
+  isEnabled: boolean,
+  allowPrivateIp: boolean,
+  allowedPorts: ReadonlyArray<readonly [number, number]>,
+): FetchGuard {
   return { isEnabled, allowPrivateIp, allowedPorts, domains: noDomains, addresses: noAddresses, isAddressFilterForNames: true };
 }
 
 export const defaultAllowedPorts = ['80', '443', '8080', '8443'];
 
-type BoolKey = 'fetch_setting.enable_ssrf_protection' | 'fetch_setting.allow_private_ip' | 'fetch_setting.domain_filter_mode' | 'fetch_setting.ip_filter_mode' | 'fetch_setting.apply_ip_filter_for_domain';
+type BoolKey =
+  | 'fetch_setting.enable_ssrf_protection'
+  | 'fetch_setting.allow_private_ip'
+  | 'fetch_setting.domain_filter_mode'
+  | 'fetch_setting.ip_filter_mode'
+  | 'fetch_setting.apply_ip_filter_for_domain';
 type ListKey = 'fetch_setting.allowed_ports' | 'fetch_setting.domain_list' | 'fetch_setting.ip_list';
 
 /** The lists last compiled, by the parsed arrays the option store hands out (it parses each stored value once). */
@@ -66,7 +75,11 @@ export function fetchGuardOf(options: { bool(key: BoolKey): boolean; json<T>(key
   const domainEntries = options.json<unknown[]>('fetch_setting.domain_list');
   const addressEntries = options.json<unknown[]>('fetch_setting.ip_list');
   if (compiled?.domains !== domainEntries || compiled.addresses !== addressEntries) {
-    compiled = { domains: domainEntries, addresses: addressEntries, value: { domains: domainPatterns(domainEntries), addresses: addressList(addressEntries) } };
+    compiled = {
+      domains: domainEntries,
+      addresses: addressEntries,
+      value: { domains: domainPatterns(domainEntries), addresses: addressList(addressEntries) },
+    };
   }
   return {
     isEnabled: options.bool('fetch_setting.enable_ssrf_protection'),
@@ -84,7 +97,15 @@ export function domainPattern(entry: unknown): string | null {
   const trimmed = entry.trim().toLowerCase();
   const isWildcard = trimmed.startsWith('*.');
   const name = isWildcard ? trimmed.slice(2) : trimmed;
-  if (name === '' || name.length > 253 || !/^[\p{L}\p{N}._-]+$/u.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) return null;
+  if (
+    name === '' ||
+    name.length > 253 ||
+    !/^[\p{L}\p{N}._-]+$/u.test(name) ||
+    name.startsWith('.') ||
+    name.endsWith('.') ||
+    name.includes('..')
+  )
+    return null;
   let ascii: string;
   try {
     ascii = new URL(`http://${name}/`).hostname;
@@ -103,7 +124,7 @@ function domainPatterns(entries: readonly unknown[]): string[] {
 /** Whether a host name is on the list: equal to an entry, or `*.example.com` and it is example.com or below it. */
 export function isDomainListed(hostname: string, patterns: readonly string[]): boolean {
   const name = hostname.toLowerCase();
-  return patterns.some((pattern) => pattern.startsWith('.') ? name === pattern.slice(1) || name.endsWith(pattern) : name === pattern);
+  return patterns.some((pattern) => (pattern.startsWith('.') ? name === pattern.slice(1) || name.endsWith(pattern) : name === pattern));
 }
 
 /** An address list entry (`203.0.113.7`, `203.0.113.0/24`, `2001:db8::/32`) as [address, prefix, family], or null when it is not one. */
@@ -142,13 +163,35 @@ function isAddressAllowed(address: string, filter: AddressFilter<BlockList>): bo
 /** Addresses that are not on the public internet: loopback, private, link-local (cloud metadata), CGNAT, documentation, multicast, reserved. */
 const nonPublic = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) nonPublic.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  nonPublic.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) nonPublic.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  nonPublic.addSubnet(net, prefix, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address, in its canonical form. */
 const embeddedV4 = /^(?:::ffff|64:ff9b:):([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
@@ -208,7 +251,8 @@ export function outboundUrlProblem(raw: string, guard: FetchGuard): string | nul
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) !== 0) {
     if (!guard.allowPrivateIp && !isPublicAddress(host)) return '回调地址不能指向内网、本机或保留地址';
-    if (!isAddressAllowed(host, guard.addresses)) return guard.addresses.isAllowList ? '回调地址的 IP 不在允许列表中' : '回调地址的 IP 在禁止列表中';
+    if (!isAddressAllowed(host, guard.addresses))
+      return guard.addresses.isAllowList ? '回调地址的 IP 不在允许列表中' : '回调地址的 IP 在禁止列表中';
     return null;
   }
   const isListed = isDomainListed(host, guard.domains.list);

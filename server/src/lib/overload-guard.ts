@@ -149,7 +149,11 @@ export class OverloadGuard {
     if (resource === this.overloaded) return;
     const was = this.overloaded;
     this.overloaded = resource;
-    if (resource) this.log?.warn({ resource, ...sample, thresholds: this.thresholds(), retryAfterSeconds: overloadRetryAfterMs / 1000 }, 'overloaded: the relay refuses new calls (503)');
+    if (resource)
+      this.log?.warn(
+        { resource, ...sample, thresholds: this.thresholds(), retryAfterSeconds: overloadRetryAfterMs / 1000 },
+        'overloaded: the relay refuses new calls (503)',
+      );
     else if (was) this.log?.info({ ...sample }, 'no longer overloaded: the relay takes calls again');
   }
 }

@@ -24,7 +24,11 @@ export function normalizeEmail(raw: unknown): string {
 export function assertEmailAllowed(options: OptionStore, email: string): void {
   const [local = '', domain = ''] = email.split('@');
   if (options.bool('EmailDomainRestrictionEnabled')) {
-    const allowed = options.get('EmailDomainWhitelist').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
+    const allowed = options
+      .get('EmailDomainWhitelist')
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean);
     if (!allowed.includes(domain)) throw forbidden(emailMessages.domainNotAllowed);
   }
   if (options.bool('EmailAliasRestrictionEnabled') && local.includes('+')) throw forbidden(emailMessages.aliasNotAllowed);

@@ -47,7 +47,12 @@ function senderOf(ctx: AppContext): string {
  * is a 503 with a clear message for the user and a logged reason for the operator (never the SMTP
  * password: only the error's code and message are logged).
  */
-async function withTransport(ctx: AppContext, log: FastifyBaseLogger, failure: string, exchange: (transport: ReturnType<typeof createTransport>) => Promise<unknown>): Promise<void> {
+async function withTransport(
+  ctx: AppContext,
+  log: FastifyBaseLogger,
+  failure: string,
+  exchange: (transport: ReturnType<typeof createTransport>) => Promise<unknown>,
+): Promise<void> {
   const transport = createTransport(ctx);
   try {
     await exchange(transport);
@@ -63,7 +68,8 @@ async function withTransport(ctx: AppContext, log: FastifyBaseLogger, failure: s
 /** Sends one mail through the configured SMTP server. */
 export function sendMail(ctx: AppContext, log: FastifyBaseLogger, message: MailMessage): Promise<void> {
   return withTransport(ctx, log, 'mail not sent', (transport) =>
-    transport.sendMail({ from: senderOf(ctx), to: message.to, subject: message.subject, html: message.html }));
+    transport.sendMail({ from: senderOf(ctx), to: message.to, subject: message.subject, html: message.html }),
+  );
 }
 
 /** Connects and signs in to the SMTP server without sending anything (same failures as sendMail). */

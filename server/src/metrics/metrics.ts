@@ -28,22 +28,48 @@ export class Metrics {
   constructor(private readonly options: OptionStore) {
     const registers = [this.registry];
     const sources = () => this.sources;
-    new Gauge({ name: 'modelgate_relay_in_flight', help: 'Relayed requests in flight on this instance', registers, collect() {
-      this.set(sources()?.relayCallsInFlight() ?? 0);
-    } });
-    new Gauge({ name: 'modelgate_channel_up', help: 'Enabled channels: 1 taking traffic, 0 cooling down after failures', labelNames: ['channel'], registers, collect() {
-      this.reset();
-      for (const { id, isUp } of sources()?.channelStates() ?? []) this.set({ channel: String(id) }, isUp ? 1 : 0);
-    } });
-    new Gauge({ name: 'modelgate_billing_pending_logs', help: 'Consume log rows waiting for the next write-behind flush', registers, collect() {
-      this.set(sources()?.billing().pendingLogs ?? 0);
-    } });
-    new Gauge({ name: 'modelgate_billing_flush_lag_seconds', help: 'Seconds since the last successful write-behind flush', registers, collect() {
-      this.set(sources()?.billing().lastFlushAgeSeconds ?? 0);
-    } });
-    new Gauge({ name: 'modelgate_billing_flush_failures', help: 'Write-behind flushes that failed since start (their writes are retried)', registers, collect() {
-      this.set(sources()?.billing().flushFailures ?? 0);
-    } });
+    new Gauge({
+      name: 'modelgate_relay_in_flight',
+      help: 'Relayed requests in flight on this instance',
+      registers,
+      collect() {
+        this.set(sources()?.relayCallsInFlight() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_channel_up',
+      help: 'Enabled channels: 1 taking traffic, 0 cooling down after failures',
+      labelNames: ['channel'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { id, isUp } of sources()?.channelStates() ?? []) this.set({ channel: String(id) }, isUp ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_billing_pending_logs',
+      help: 'Consume log rows waiting for the next write-behind flush',
+      registers,
+      collect() {
+        this.set(sources()?.billing().pendingLogs ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_billing_flush_lag_seconds',
+      help: 'Seconds since the last successful write-behind flush',
+      registers,
+      collect() {
+        this.set(sources()?.billing().lastFlushAgeSeconds ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'modelgate_billing_flush_failures',
+      help: 'Write-behind flushes that failed since start (their writes are retried)',
+      registers,
+      collect() {
+        this.set(sources()?.billing().flushFailures ?? 0);
+      },
+    });
   }
 
   get isEnabled(): boolean {

@@ -58,7 +58,10 @@ export function routeLabel(path: string): string {
 }
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-const labelsText = (labels: Record<string, string>) => `{${Object.entries(labels).map(([name, value]) => `${name}="${escapeLabel(value)}"`).join(',')}}`;
+const labelsText = (labels: Record<string, string>) =>
+  `{${Object.entries(labels)
+    .map(([name, value]) => `${name}="${escapeLabel(value)}"`)
+    .join(',')}}`;
 
 export class RelaySeries {
   /** Route label → model → series (no key string built per request). */
@@ -70,13 +73,27 @@ export class RelaySeries {
     if (!byModel) this.series.set(route, (byModel = new Map()));
     let series = byModel.get(observation.model);
     if (!series) {
-      series = { route, model: observation.model, requests: new Map(), duration: new LatencyHistogram(), firstByte: new LatencyHistogram(), promptTokens: 0, completionTokens: 0, quota: 0 };
+      series = {
+        route,
+        model: observation.model,
+        requests: new Map(),
+        duration: new LatencyHistogram(),
+        firstByte: new LatencyHistogram(),
+        promptTokens: 0,
+        completionTokens: 0,
+        quota: 0,
+      };
       byModel.set(observation.model, series);
     }
     const requestKey = observation.channelId === null ? -observation.status : observation.channelId * 1000 + observation.status;
     const requests = series.requests.get(requestKey);
     if (requests) requests.count += 1;
-    else series.requests.set(requestKey, { channel: observation.channelId === null ? 'none' : String(observation.channelId), status: String(observation.status), count: 1 });
+    else
+      series.requests.set(requestKey, {
+        channel: observation.channelId === null ? 'none' : String(observation.channelId),
+        status: String(observation.status),
+        count: 1,
+      });
     series.duration.observe(observation.durationMs / 1000);
     if (observation.firstByteMs !== undefined && observation.firstByteMs > 0) series.firstByte.observe(observation.firstByteMs / 1000);
     if (observation.promptTokens) series.promptTokens += observation.promptTokens;
@@ -106,10 +123,18 @@ export class RelaySeries {
           cumulative += values.buckets[index]!;
           lines.push(`${name}_bucket${labelsText({ ...labels, le: String(bound) })} ${cumulative}`);
         });
-        lines.push(`${name}_bucket${labelsText({ ...labels, le: '+Inf' })} ${values.count}`, `${name}_sum${labelsText(labels)} ${values.sum}`, `${name}_count${labelsText(labels)} ${values.count}`);
+        lines.push(
+          `${name}_bucket${labelsText({ ...labels, le: '+Inf' })} ${values.count}`,
+          `${name}_sum${labelsText(labels)} ${values.sum}`,
+          `${name}_count${labelsText(labels)} ${values.count}`,
+        );
       }
     };
-    histogram('modelgate_relay_request_duration_seconds', 'Time from receiving a relayed request to its settled answer', (series) => series.duration);
+    histogram(
+      'modelgate_relay_request_duration_seconds',
+      'Time from receiving a relayed request to its settled answer',
+      (series) => series.duration,
+    );
     histogram('modelgate_relay_time_to_first_token_seconds', 'Streams: time to the first byte of the answer', (series) => series.firstByte);
     header('modelgate_relay_tokens_total', 'Tokens billed, by model and kind (prompt, completion)', 'counter');
     const tokens = new Map<string, { prompt: number; completion: number }>();
@@ -122,7 +147,10 @@ export class RelaySeries {
       quota.set(series.model, (quota.get(series.model) ?? 0) + series.quota);
     }
     for (const [model, sum] of tokens) {
-      lines.push(`modelgate_relay_tokens_total${labelsText({ model, kind: 'prompt' })} ${sum.prompt}`, `modelgate_relay_tokens_total${labelsText({ model, kind: 'completion' })} ${sum.completion}`);
+      lines.push(
+        `modelgate_relay_tokens_total${labelsText({ model, kind: 'prompt' })} ${sum.prompt}`,
+        `modelgate_relay_tokens_total${labelsText({ model, kind: 'completion' })} ${sum.completion}`,
+      );
     }
     header('modelgate_relay_quota_total', 'Quota billed, by model', 'counter');
     for (const [model, sum] of quota) lines.push(`modelgate_relay_quota_total${labelsText({ model })} ${sum}`);

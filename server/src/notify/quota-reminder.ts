@@ -31,7 +31,10 @@ export class QuotaReminder {
   private readonly queue = new Set<number>();
   private isRunning = false;
 
-  constructor(private readonly ctx: AppContext, private readonly log: ReminderLog) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: ReminderLog,
+  ) {}
 
   /** Called with the users a flush wrote; cheap: compares numbers held in memory. */
   check(users: CachedUser[]): void {
@@ -49,7 +52,9 @@ export class QuotaReminder {
       while (this.queue.size > 0) {
         const [id] = this.queue;
         this.queue.delete(id!);
-        await this.remind(id!).catch((error: unknown) => this.log.error({ err: error instanceof Error ? error.message : String(error), userId: id }, 'quota warning failed'));
+        await this.remind(id!).catch((error: unknown) =>
+          this.log.error({ err: error instanceof Error ? error.message : String(error), userId: id }, 'quota warning failed'),
+        );
       }
     } finally {
       this.isRunning = false;
@@ -58,8 +63,11 @@ export class QuotaReminder {
 
   private async remind(userId: number): Promise<void> {
     if (!(await this.ctx.cache.take(`notify:quota:${userId}`, 1, reminderIntervalSeconds))) return;
-    const user = await this.ctx.storage.db.selectFrom('users').select(['id', 'username', 'email', 'quota', 'setting', 'deleted_at'])
-      .where('id', '=', userId).executeTakeFirst();
+    const user = await this.ctx.storage.db
+      .selectFrom('users')
+      .select(['id', 'username', 'email', 'quota', 'setting', 'deleted_at'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
     if (!user || user.deleted_at !== null) return;
     let setting: UserSetting = {};
     try {
@@ -74,7 +82,15 @@ export class QuotaReminder {
     if (text(setting.notify_type) === 'webhook') {
       const delivered = await deliverWebhook(
         { url: text(setting.webhook_url), secret: text(setting.webhook_secret) },
-        { type: 'quota_exceed', title, content, values: [amount], user_id: user.id, remaining_quota: quota, timestamp: Math.floor(Date.now() / 1000) },
+        {
+          type: 'quota_exceed',
+          title,
+          content,
+          values: [amount],
+          user_id: user.id,
+          remaining_quota: quota,
+          timestamp: Math.floor(Date.now() / 1000),
+        },
         this.ctx.config.extraCaFile,
         fetchGuardOf(this.ctx.options),
         this.log,

@@ -28,7 +28,14 @@ export const isHttpsUrl = (url: string): boolean => {
  * the secret). Resolves true when the hook answered 2xx. Callers never await it on a request path.
  * The URL is the user's: under the SSRF guard (lib/outbound-guard.ts) it reaches public addresses only.
  */
-export async function deliverWebhook(target: WebhookTarget, payload: unknown, caFile: string, guard: FetchGuard, log: WebhookLog, delays = retryDelaysMs): Promise<boolean> {
+export async function deliverWebhook(
+  target: WebhookTarget,
+  payload: unknown,
+  caFile: string,
+  guard: FetchGuard,
+  log: WebhookLog,
+  delays = retryDelaysMs,
+): Promise<boolean> {
   if (!isHttpsUrl(target.url)) {
     log.warn({ url: target.url.slice(0, 200) }, 'webhook skipped: only https URLs are called');
     return false;

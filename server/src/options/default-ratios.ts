@@ -78,7 +78,11 @@ export const defaultModelPrice: Record<string, number> = {
   'dall-e-3': 0.04,
   'dall-e-2': 0.02,
   'gemini-2.0-flash-exp-image-generation': 0.039,
-  ...Object.fromEntries(['imagine', 'variation', 'reroll', 'blend', 'modal', 'zoom', 'shorten', 'high_variation', 'low_variation', 'pan', 'edits'].map((action) => [`mj_${action}`, 0.1])),
+  ...Object.fromEntries(
+    ['imagine', 'variation', 'reroll', 'blend', 'modal', 'zoom', 'shorten', 'high_variation', 'low_variation', 'pan', 'edits'].map(
+      (action) => [`mj_${action}`, 0.1],
+    ),
+  ),
   mj_inpaint: 0,
   mj_custom_zoom: 0,
   mj_describe: 0.05,

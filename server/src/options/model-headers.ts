@@ -9,8 +9,23 @@
 
 /** Headers the setting may not set. */
 const reservedHeaders: ReadonlySet<string> = new Set([
-  'host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer',
-  'expect', 'proxy-authorization', 'proxy-connection', 'authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie',
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
 ]);
 
 /** An HTTP header name (RFC 9110 token). */

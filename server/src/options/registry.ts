@@ -5,7 +5,13 @@ import { defaultStructuredOutputModels, structuredOutputModelsCheck } from './cl
 import { isSafetyThreshold } from './gemini-safety.js';
 import { modelHeadersCheck } from './model-headers.js';
 import { responseCacheGroupsCheck } from './response-cache.js';
-import { defaultCacheCreationRatio, defaultCacheRatio, defaultCompletionRatio, defaultModelPrice, defaultModelRatio } from './default-ratios.js';
+import {
+  defaultCacheCreationRatio,
+  defaultCacheRatio,
+  defaultCompletionRatio,
+  defaultModelPrice,
+  defaultModelRatio,
+} from './default-ratios.js';
 
 /**
  * Every option key named in the product spec, with its type, default and validation.
@@ -24,18 +30,26 @@ export interface OptionDefinition {
   check?: (value: string) => string | null;
 }
 
-const bool = (value: boolean, extra: Partial<OptionDefinition> = {}): OptionDefinition =>
-  ({ type: 'bool', default: String(value), ...extra });
+const bool = (value: boolean, extra: Partial<OptionDefinition> = {}): OptionDefinition => ({
+  type: 'bool',
+  default: String(value),
+  ...extra,
+});
 /** An integer option: within JavaScript's exact integers at most (quotas beyond 2^53 would be rounded, and 1e300 "is an integer"). */
-const int = (value: number, min = 0, max = Number.MAX_SAFE_INTEGER): OptionDefinition =>
-  ({ type: 'int', default: String(value), min, max });
-const float = (value: number, min = 0, max?: number): OptionDefinition =>
-  ({ type: 'float', default: String(value), min, max });
-const text = (value = '', extra: Partial<OptionDefinition> = {}): OptionDefinition =>
-  ({ type: 'string', default: value, ...extra });
+const int = (value: number, min = 0, max = Number.MAX_SAFE_INTEGER): OptionDefinition => ({
+  type: 'int',
+  default: String(value),
+  min,
+  max,
+});
+const float = (value: number, min = 0, max?: number): OptionDefinition => ({ type: 'float', default: String(value), min, max });
+const text = (value = '', extra: Partial<OptionDefinition> = {}): OptionDefinition => ({ type: 'string', default: value, ...extra });
 const secret = (): OptionDefinition => ({ type: 'string', default: '', secret: true });
-const json = (value: unknown, check?: (value: string) => string | null): OptionDefinition =>
-  ({ type: 'json', default: JSON.stringify(value), check });
+const json = (value: unknown, check?: (value: string) => string | null): OptionDefinition => ({
+  type: 'json',
+  default: JSON.stringify(value),
+  check,
+});
 
 /**
  * The largest ratio, price or token count a map option holds (UnsetModelRatio's bound too). Far
@@ -74,7 +88,9 @@ const safetyThresholdMapCheck = (value: string): string | null => {
   const problem = stringMapCheck(value);
   if (problem) return problem;
   const parsed = JSON.parse(value) as Record<string, string>;
-  return Object.values(parsed).every(isSafetyThreshold) ? null : '阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED';
+  return Object.values(parsed).every(isSafetyThreshold)
+    ? null
+    : '阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED';
 };
 
 /** GroupGroupRatio: `{userGroup: {tokenGroup: ratio}}`, every ratio a finite number >= 0. */
@@ -93,38 +109,49 @@ const groupGroupRatioCheck = (value: string): string | null => {
 const groupListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
   if (!Array.isArray(parsed)) return '必须是 JSON 数组';
-  return parsed.every((group) => typeof group === 'string' && group !== '' && group !== 'auto') ? null : '必须是分组名称的数组（不能包含 auto）';
+  return parsed.every((group) => typeof group === 'string' && group !== '' && group !== 'auto')
+    ? null
+    : '必须是分组名称的数组（不能包含 auto）';
 };
 
 /** fetch_setting.allowed_ports: a JSON array of ports and ranges as strings ("443", "8000-9000"). */
 const portListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
-  return Array.isArray(parsed) && parsePortRanges(parsed) !== null ? null : '必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]';
+  return Array.isArray(parsed) && parsePortRanges(parsed) !== null
+    ? null
+    : '必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]';
 };
 
 /** fetch_setting.domain_list: a JSON array of domains ("example.com", "*.example.com"). */
 const domainListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
-  return Array.isArray(parsed) && parsed.every((entry) => domainPattern(entry) !== null) ? null : '必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]';
+  return Array.isArray(parsed) && parsed.every((entry) => domainPattern(entry) !== null)
+    ? null
+    : '必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]';
 };
 
 /** fetch_setting.ip_list: a JSON array of addresses and CIDR ranges ("203.0.113.7", "10.0.0.0/8", "2001:db8::/32"). */
 const addressListCheck = (value: string): string | null => {
   const parsed: unknown = JSON.parse(value);
-  return Array.isArray(parsed) && parsed.every((entry) => addressEntry(entry) !== null) ? null : '必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]';
+  return Array.isArray(parsed) && parsed.every((entry) => addressEntry(entry) !== null)
+    ? null
+    : '必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]';
 };
 
-const arrayCheck = (value: string): string | null =>
-  Array.isArray(JSON.parse(value)) ? null : '必须是 JSON 数组';
+const arrayCheck = (value: string): string | null => (Array.isArray(JSON.parse(value)) ? null : '必须是 JSON 数组');
 
 const urlCheck = (value: string): string | null =>
   value === '' || /^https?:\/\/[^\s]+$/i.test(value) ? null : '必须是 http:// 或 https:// 开头的地址';
 
 /** A status list such as `429,500-599`: codes and ranges within 100–599. */
 export const statusListCheck = (value: string): string | null => {
-  for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const range = /^(\d{3})(?:-(\d{3}))?$/.exec(item);
-    if (!range || Number(range[1]) < 100 || Number(range[2] ?? range[1]) > 599 || Number(range[2] ?? range[1]) < Number(range[1])) return `${item} 不是有效的状态码或范围（如 429,500-599）`;
+    if (!range || Number(range[1]) < 100 || Number(range[2] ?? range[1]) > 599 || Number(range[2] ?? range[1]) < Number(range[1]))
+      return `${item} 不是有效的状态码或范围（如 429,500-599）`;
   }
   return null;
 };
@@ -265,15 +292,17 @@ export const optionRegistry = {
   ConcurrencyQueueEnabled: bool(false),
   ConcurrencyQueueTimeoutSeconds: int(30, 1, 600),
   ConcurrencyQueueSize: int(100, 1, 100_000),
-  AutomaticDisableKeywords: text([
-    'Your credit balance is too low',
-    'This organization has been disabled.',
-    'You exceeded your current quota',
-    'Permission denied',
-    'The security token included in the request is invalid',
-    'Operation not allowed',
-    'Your account is not authorized',
-  ].join('\n')),
+  AutomaticDisableKeywords: text(
+    [
+      'Your credit balance is too low',
+      'This organization has been disabled.',
+      'You exceeded your current quota',
+      'Permission denied',
+      'The security token included in the request is invalid',
+      'Operation not allowed',
+      'Your account is not authorized',
+    ].join('\n'),
+  ),
   // Logging and display
   LogConsumeEnabled: bool(true),
   /** Failed relayed calls as error log rows (type 5); off by default, as new-api's ERROR_LOG_ENABLED. */
@@ -344,25 +373,91 @@ export type OptionKey = keyof typeof optionRegistry;
  * test/api/options.test.ts compares with this list: a new option goes in one of its tables.
  */
 const adminOptionKeys: ReadonlySet<string> = new Set<OptionKey>([
-  'TopUpLink', 'general_setting.docs_link',
-  'Notice', 'SystemName', 'Logo', 'HomePageContent', 'About', 'Footer',
-  'QuotaPerUnit', 'RetryTimes', 'DisplayInCurrencyEnabled', 'DisplayTokenStatEnabled', 'DefaultCollapseSidebar',
-  'DemoSiteEnabled', 'SelfUseModeEnabled', 'UnsetModelRatio', 'QuotaForNewUser', 'PreConsumedQuota', 'HoldOutputTokens', 'LowBalanceQuota', 'LowBalanceQueueSeconds', 'QuotaForInviter', 'QuotaForInvitee',
-  'QuotaRemindThreshold', 'StreamCacheQueueLength',
-  'GroupRatio', 'UserUsableGroups', 'GroupGroupRatio', 'AutoGroups', 'ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'Chats',
-  'AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled', 'ChannelDisableThreshold', 'AutomaticDisableKeywords',
-  'monitor_setting.auto_test_channel_enabled', 'monitor_setting.auto_test_channel_minutes',
-  'RetryStatusCodes', 'RetryOnConnectionError', 'ChannelCooldownFailures', 'ChannelCooldownSeconds',
-  'ConcurrencyQueueEnabled', 'ConcurrencyQueueTimeoutSeconds', 'ConcurrencyQueueSize',
-  'performance_setting.monitor_enabled', 'performance_setting.monitor_event_loop_lag_ms', 'performance_setting.monitor_cpu_threshold', 'performance_setting.monitor_memory_threshold',
-  'LogConsumeEnabled', 'ErrorLogEnabled', 'LogRetentionDays',
-  'CheckSensitiveEnabled', 'CheckSensitiveOnPromptEnabled', 'CheckSensitiveOnCompletionEnabled', 'StopOnSensitiveEnabled', 'SensitiveWords',
-  'DrawingEnabled', 'TaskEnabled', 'MjNotifyEnabled', 'MjAccountFilterEnabled', 'MjModeClearEnabled', 'MjForwardUrlEnabled', 'MjActionCheckSuccessEnabled',
-  'DataExportEnabled', 'DataExportDefaultTime', 'DataExportInterval',
-  'ModelRequestRateLimitEnabled', 'ModelRequestRateLimitCount', 'ModelRequestRateLimitSuccessCount', 'ModelRequestRateLimitDurationMinutes',
-  'gemini.safety_settings', 'gemini.version_settings', 'gemini.supported_imagine_models',
-  'claude.model_headers_settings', 'claude.default_max_tokens', 'claude.thinking_adapter_enabled', 'claude.thinking_adapter_budget_tokens_percentage', 'claude.structured_output_models',
-  'global.pass_through_request_enabled', 'general_setting.ping_interval_enabled', 'general_setting.ping_interval_seconds',
+  'TopUpLink',
+  'general_setting.docs_link',
+  'Notice',
+  'SystemName',
+  'Logo',
+  'HomePageContent',
+  'About',
+  'Footer',
+  'QuotaPerUnit',
+  'RetryTimes',
+  'DisplayInCurrencyEnabled',
+  'DisplayTokenStatEnabled',
+  'DefaultCollapseSidebar',
+  'DemoSiteEnabled',
+  'SelfUseModeEnabled',
+  'UnsetModelRatio',
+  'QuotaForNewUser',
+  'PreConsumedQuota',
+  'HoldOutputTokens',
+  'LowBalanceQuota',
+  'LowBalanceQueueSeconds',
+  'QuotaForInviter',
+  'QuotaForInvitee',
+  'QuotaRemindThreshold',
+  'StreamCacheQueueLength',
+  'GroupRatio',
+  'UserUsableGroups',
+  'GroupGroupRatio',
+  'AutoGroups',
+  'ModelPrice',
+  'ModelRatio',
+  'CacheRatio',
+  'CacheCreationRatio',
+  'CompletionRatio',
+  'Chats',
+  'AutomaticDisableChannelEnabled',
+  'AutomaticEnableChannelEnabled',
+  'ChannelDisableThreshold',
+  'AutomaticDisableKeywords',
+  'monitor_setting.auto_test_channel_enabled',
+  'monitor_setting.auto_test_channel_minutes',
+  'RetryStatusCodes',
+  'RetryOnConnectionError',
+  'ChannelCooldownFailures',
+  'ChannelCooldownSeconds',
+  'ConcurrencyQueueEnabled',
+  'ConcurrencyQueueTimeoutSeconds',
+  'ConcurrencyQueueSize',
+  'performance_setting.monitor_enabled',
+  'performance_setting.monitor_event_loop_lag_ms',
+  'performance_setting.monitor_cpu_threshold',
+  'performance_setting.monitor_memory_threshold',
+  'LogConsumeEnabled',
+  'ErrorLogEnabled',
+  'LogRetentionDays',
+  'CheckSensitiveEnabled',
+  'CheckSensitiveOnPromptEnabled',
+  'CheckSensitiveOnCompletionEnabled',
+  'StopOnSensitiveEnabled',
+  'SensitiveWords',
+  'DrawingEnabled',
+  'TaskEnabled',
+  'MjNotifyEnabled',
+  'MjAccountFilterEnabled',
+  'MjModeClearEnabled',
+  'MjForwardUrlEnabled',
+  'MjActionCheckSuccessEnabled',
+  'DataExportEnabled',
+  'DataExportDefaultTime',
+  'DataExportInterval',
+  'ModelRequestRateLimitEnabled',
+  'ModelRequestRateLimitCount',
+  'ModelRequestRateLimitSuccessCount',
+  'ModelRequestRateLimitDurationMinutes',
+  'gemini.safety_settings',
+  'gemini.version_settings',
+  'gemini.supported_imagine_models',
+  'claude.model_headers_settings',
+  'claude.default_max_tokens',
+  'claude.thinking_adapter_enabled',
+  'claude.thinking_adapter_budget_tokens_percentage',
+  'claude.structured_output_models',
+  'global.pass_through_request_enabled',
+  'general_setting.ping_interval_enabled',
+  'general_setting.ping_interval_seconds',
 ]);
 
 /** Whether a caller may read and write an option: the root every one, an admin the operation-side ones. */
@@ -379,7 +474,10 @@ export function canManageOption(key: OptionKey, isRoot: boolean): boolean {
 const toggleRequirements: Partial<Record<OptionKey, { alternatives: OptionKey[][]; message: string }>> = {
   EmailVerificationEnabled: { alternatives: [['SMTPServer']], message: '请先填写 SMTP 服务器' },
   GitHubOAuthEnabled: { alternatives: [['GitHubClientId', 'GitHubClientSecret']], message: '请先填写 GitHub Client ID 和 Client Secret' },
-  LinuxDOOAuthEnabled: { alternatives: [['LinuxDOClientId', 'LinuxDOClientSecret']], message: '请先填写 Linux DO Client ID 和 Client Secret' },
+  LinuxDOOAuthEnabled: {
+    alternatives: [['LinuxDOClientId', 'LinuxDOClientSecret']],
+    message: '请先填写 Linux DO Client ID 和 Client Secret',
+  },
   'oidc.enabled': {
     alternatives: [
       ['oidc.client_id', 'oidc.client_secret', 'oidc.well_known'],
@@ -387,7 +485,10 @@ const toggleRequirements: Partial<Record<OptionKey, { alternatives: OptionKey[][
     ],
     message: '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）',
   },
-  TurnstileCheckEnabled: { alternatives: [['TurnstileSiteKey', 'TurnstileSecretKey']], message: '请先填写 Turnstile Site Key 和 Secret Key' },
+  TurnstileCheckEnabled: {
+    alternatives: [['TurnstileSiteKey', 'TurnstileSecretKey']],
+    message: '请先填写 Turnstile Site Key 和 Secret Key',
+  },
   // The relying party (its id and origin) is the public address: passkeys are bound to it.
   'passkey.enabled': { alternatives: [['ServerAddress']], message: '请先填写服务器地址' },
   WeChatAuthEnabled: { alternatives: [['WeChatServerAddress', 'WeChatServerToken']], message: '请先填写微信服务器地址和访问凭证' },

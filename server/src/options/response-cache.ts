@@ -6,7 +6,8 @@ export function responseCacheGroupsCheck(value: string): string | null {
   const parsed: unknown = JSON.parse(value);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return '必须是 JSON 对象';
   for (const ttl of Object.values(parsed)) {
-    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > maxResponseCacheTtl) return '每个分组的值必须是 0 到 2592000 的整数（秒）';
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > maxResponseCacheTtl)
+      return '每个分组的值必须是 0 到 2592000 的整数（秒）';
   }
   return null;
 }

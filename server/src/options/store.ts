@@ -19,7 +19,10 @@ export class OptionStore {
   private readonly listeners: Array<(keys: OptionKey[]) => void> = [];
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly storage: Storage, private readonly cache: Cache) {
+  constructor(
+    private readonly storage: Storage,
+    private readonly cache: Cache,
+  ) {
     for (const [key, def] of Object.entries(optionRegistry)) this.values.set(key as OptionKey, def.default);
   }
 

@@ -12,10 +12,32 @@ import { isRelayPath } from '../lib/relay-paths.js';
 
 /** What browser clients of the relay send: the official SDKs (x-stainless-*), Anthropic, Gemini and Midjourney clients. */
 const defaultAllowedHeaders = [
-  'authorization', 'content-type', 'accept', 'cache-control', 'x-api-key', 'anthropic-version', 'anthropic-beta', 'anthropic-dangerous-direct-browser-access',
-  'x-goog-api-key', 'x-goog-api-client', 'openai-organization', 'openai-project', 'openai-beta', 'mj-api-secret', 'new-api-user', 'x-request-id',
-  'x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count', 'x-stainless-runtime',
-  'x-stainless-runtime-version', 'x-stainless-timeout', 'x-stainless-helper-method', 'x-stainless-poll-helper',
+  'authorization',
+  'content-type',
+  'accept',
+  'cache-control',
+  'x-api-key',
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-dangerous-direct-browser-access',
+  'x-goog-api-key',
+  'x-goog-api-client',
+  'openai-organization',
+  'openai-project',
+  'openai-beta',
+  'mj-api-secret',
+  'new-api-user',
+  'x-request-id',
+  'x-stainless-arch',
+  'x-stainless-lang',
+  'x-stainless-os',
+  'x-stainless-package-version',
+  'x-stainless-retry-count',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-timeout',
+  'x-stainless-helper-method',
+  'x-stainless-poll-helper',
 ].join(', ');
 /** Headers a browser client may read from an answer (X-ModelGate-Cache: the response cache, docs/caching.md). */
 const exposedHeaders = 'X-Request-Id, Retry-After, Retry-After-Ms, X-ModelGate-Cache';
@@ -44,7 +66,10 @@ export function applyCors(request: IncomingMessage, response: ServerResponse): b
     return false;
   }
   const requested = request.headers['access-control-request-headers'];
-  const allowed = typeof requested === 'string' && requested.length <= 2000 && headerList.test(requested.trim()) ? requested.trim() : defaultAllowedHeaders;
+  const allowed =
+    typeof requested === 'string' && requested.length <= 2000 && headerList.test(requested.trim())
+      ? requested.trim()
+      : defaultAllowedHeaders;
   response.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
     'Access-Control-Allow-Headers': allowed,

@@ -21,7 +21,8 @@ export function countCanonicalPrompt(canonical: JsonBody): number {
   return total;
 }
 
-const isPlainObject = (value: unknown): value is JsonBody => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof FormData);
+const isPlainObject = (value: unknown): value is JsonBody =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof FormData);
 
 /**
  * The prompt tokens of a request in an inbound format (Anthropic count_tokens, Gemini countTokens),
@@ -30,12 +31,17 @@ const isPlainObject = (value: unknown): value is JsonBody => typeof value === 'o
  * locally otherwise, and locally when the provider's count fails or is slow (never an error for
  * that). The caller must be allowed the model; the format's own 400s stand.
  */
-export async function countPromptTokens(relay: RelayState, options: AdapterOptions, caller: RelayCaller, request: {
-  format: InboundFormat;
-  body: JsonBody;
-  params: Record<string, string>;
-  clientHeaders?: Record<string, string>;
-}): Promise<number> {
+export async function countPromptTokens(
+  relay: RelayState,
+  options: AdapterOptions,
+  caller: RelayCaller,
+  request: {
+    format: InboundFormat;
+    body: JsonBody;
+    params: Record<string, string>;
+    clientHeaders?: Record<string, string>;
+  },
+): Promise<number> {
   const { format, body, params } = request;
   const model = format.modelOf(body, params).trim();
   if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
@@ -46,11 +52,16 @@ export async function countPromptTokens(relay: RelayState, options: AdapterOptio
 }
 
 async function countUpstream(
-  relay: RelayState, options: AdapterOptions, caller: RelayCaller, model: string,
-  request: { format: InboundFormat; body: JsonBody; clientHeaders?: Record<string, string> }, canonical: JsonBody,
+  relay: RelayState,
+  options: AdapterOptions,
+  caller: RelayCaller,
+  model: string,
+  request: { format: InboundFormat; body: JsonBody; clientHeaders?: Record<string, string> },
+  canonical: JsonBody,
 ): Promise<number | null> {
   const group = caller.autoGroups?.find((candidate) => relay.channels.hasModel(candidate, model)) ?? caller.group;
-  const channel = caller.pinnedChannelId !== null ? relay.channels.findById(caller.pinnedChannelId) : relay.channels.select(group, model, new Set());
+  const channel =
+    caller.pinnedChannelId !== null ? relay.channels.findById(caller.pinnedChannelId) : relay.channels.select(group, model, new Set());
   const adapter = channel?.adapter;
   const native = adapter?.native;
   if (!channel || !adapter || !native?.countTokens) return null;
@@ -62,7 +73,10 @@ async function countUpstream(
   else if (adapter.chatConverter) chat = await adapter.chatConverter.buildRequest({ ...canonical, model: upstreamModel }, call);
   if (!chat || !isPlainObject(chat.body)) return null;
   const response = await sendUpstream(adapter, native.countTokens.request(chat), {
-    dispatcher: relay.dispatcher, signal: AbortSignal.timeout(upstreamCountTimeoutMs), headersTimeout: upstreamCountTimeoutMs, bodyTimeout: upstreamCountTimeoutMs,
+    dispatcher: relay.dispatcher,
+    signal: AbortSignal.timeout(upstreamCountTimeoutMs),
+    headersTimeout: upstreamCountTimeoutMs,
+    bodyTimeout: upstreamCountTimeoutMs,
   });
   const text = await readBounded(response.body);
   if (response.statusCode < 200 || response.statusCode >= 300 || text === null) return null;

@@ -45,7 +45,7 @@ function isJsonContentType(value: string | undefined): boolean {
   const type = value.toLowerCase();
   if (!type.startsWith(jsonType)) return false;
   const next = type.charCodeAt(jsonType.length);
-  return Number.isNaN(next) || next === 59 /* ; */ || next === 32 /* space */;
+  return Number.isNaN(next) || next === 59 /* ; */ || next === 32; /* space */
 }
 
 /** The one `api-version` of a query string, as Fastify's query parser would give it. */
@@ -59,7 +59,13 @@ class DirectExchange implements RelayExchange {
   readonly ip: string;
   readonly headers: IncomingHttpHeaders;
 
-  constructor(private readonly lane: Lane, request: IncomingMessage, readonly raw: ServerResponse, readonly path: string, private readonly requestId: string) {
+  constructor(
+    private readonly lane: Lane,
+    request: IncomingMessage,
+    readonly raw: ServerResponse,
+    readonly path: string,
+    private readonly requestId: string,
+  ) {
     this.ip = lane.ipOf(request);
     this.headers = request.headers;
   }
@@ -78,11 +84,23 @@ class DirectExchange implements RelayExchange {
 
   /** An OpenAI-shaped error in the caller's language, unless the answer has already begun. */
   fail(error: unknown, extra?: OutgoingHttpHeaders): number {
-    const relayError = toRelayError(error as Error, { error: (object, message) => this.logger().error(object, message) }, languageOf(this.headers['accept-language']));
+    const relayError = toRelayError(
+      error as Error,
+      { error: (object, message) => this.logger().error(object, message) },
+      languageOf(this.headers['accept-language']),
+    );
     const status = clientStatus(relayError);
     if (!this.raw.headersSent && !this.raw.destroyed) {
       const body = JSON.stringify(relayError.toBody());
-      this.raw.writeHead(status, this.withCommon({ 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), ...retryAfterHeaders(relayError), ...extra }));
+      this.raw.writeHead(
+        status,
+        this.withCommon({
+          'content-type': errorContentType,
+          'content-length': Buffer.byteLength(body),
+          ...retryAfterHeaders(relayError),
+          ...extra,
+        }),
+      );
       this.raw.end(body);
     }
     return status;
@@ -111,7 +129,15 @@ class DirectExchange implements RelayExchange {
  * before its body is read (and the body drained, not buffered); then the body is read within the
  * limit and the body budget, parsed with the depth bound, and relayed.
  */
-async function serve(lane: Lane, request: IncomingMessage, response: ServerResponse, requestId: string, path: string, build: JobBuilder, query: string | null): Promise<void> {
+async function serve(
+  lane: Lane,
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string,
+  path: string,
+  build: JobBuilder,
+  query: string | null,
+): Promise<void> {
   const startedAt = performance.now();
   const exchange = new DirectExchange(lane, request, response, path, requestId);
   let status = 200;
@@ -120,7 +146,9 @@ async function serve(lane: Lane, request: IncomingMessage, response: ServerRespo
     if (overloaded) throw overloaded;
     const found = authenticateToken(lane.ctx, lane.relay, exchange);
     const caller = found instanceof Promise ? await found : found;
-    const body = await readBody(request, lane.bodyLimit, lane.bodies.budget, (bytes) => parseJsonBody(bytes.toString('utf8'), lane.maxJsonDepth));
+    const body = await readBody(request, lane.bodyLimit, lane.bodies.budget, (bytes) =>
+      parseJsonBody(bytes.toString('utf8'), lane.maxJsonDepth),
+    );
     const job = build(requireObject(body));
     if (query !== null) applyQueryOptions(job, apiVersionOf(query));
     await runRelay(lane.ctx, lane.relay, exchange, caller, job);
@@ -142,7 +170,12 @@ async function serve(lane: Lane, request: IncomingMessage, response: ServerRespo
  * trust-proxy client address, X-Request-Id, OpenAI-shaped errors and access log lines. Anything else
  * — other methods, paths or content types, and every call while the app shuts down — goes to Fastify.
  */
-export function createDirectLane(ctx: AppContext, relay: RelayState, log: FastifyBaseLogger, bodies: RelayBodies): { serve: DirectLane; close(): void } {
+export function createDirectLane(
+  ctx: AppContext,
+  relay: RelayState,
+  log: FastifyBaseLogger,
+  bodies: RelayBodies,
+): { serve: DirectLane; close(): void } {
   let isClosed = false;
   const trust = ctx.config.trustProxy;
   const lane: Lane = {

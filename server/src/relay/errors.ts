@@ -9,7 +9,8 @@ import { translate, type Language } from '../lib/i18n/index.js';
  * the message text. Messages are written in Chinese; a writer tells the caller `inLanguage` (English
  * unless Accept-Language asks for Chinese), and `type` and `code` stay the same in every language.
  */
-export type RelayErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'server_error' | 'upstream_error';
+export type RelayErrorType =
+  'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'server_error' | 'upstream_error';
 
 export class RelayError extends Error {
   constructor(
@@ -56,7 +57,13 @@ export class UpstreamError extends RelayError {
     readonly upstreamCode: string | null,
     readonly upstreamBody: string,
   ) {
-    super(status === 0 ? 502 : status, upstreamCode ?? (status === 0 ? 'upstream_unreachable' : 'upstream_error'), message, isRetryableStatus(status), status >= 500 || status === 0 ? 'upstream_error' : defaultType(status));
+    super(
+      status === 0 ? 502 : status,
+      upstreamCode ?? (status === 0 ? 'upstream_unreachable' : 'upstream_error'),
+      message,
+      isRetryableStatus(status),
+      status >= 500 || status === 0 ? 'upstream_error' : defaultType(status),
+    );
     this.name = 'UpstreamError';
     this.upstreamStatus = status;
   }
@@ -124,7 +131,10 @@ const callerPatterns: Array<[RegExp, string]> = [
   [/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '[upstream]'],
   [/\[[0-9a-f:.]*:[0-9a-f:.]*\](?::\d+)?/gi, '[upstream]'],
   [/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g, '[upstream]'],
-  [/\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|cn|dev|app|cloud|co|xyz|internal|local|localdomain|lan|svc|cluster|corp|intra|azure|amazonaws)\b(?::\d{1,5})?/gi, '[upstream]'],
+  [
+    /\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ai|cn|dev|app|cloud|co|xyz|internal|local|localdomain|lan|svc|cluster|corp|intra|azure|amazonaws)\b(?::\d{1,5})?/gi,
+    '[upstream]',
+  ],
   [/\blocalhost(?::\d{1,5})?\b/gi, '[upstream]'],
   [/\b[a-z][a-z0-9.-]*:\d{2,5}\b/gi, '[upstream]'],
 ];
@@ -144,7 +154,14 @@ export function redactUpstreamText(text: string): string {
 }
 
 const safeCode = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
-const misleadingCodes = new Set(['invalid_api_key', 'authentication_error', 'permission_error', 'insufficient_quota', 'billing_error', 'account_deactivated']);
+const misleadingCodes = new Set([
+  'invalid_api_key',
+  'authentication_error',
+  'permission_error',
+  'insufficient_quota',
+  'billing_error',
+  'account_deactivated',
+]);
 
 /**
  * What a caller is told of a failed upstream call; the one classification of upstream failures. A
@@ -161,12 +178,17 @@ export function publicErrorOf(error: UpstreamError, status?: number): RelayError
 function classify(error: UpstreamError, status?: number): RelayError {
   const upstream = error.upstreamStatus;
   if (callerFaultStatuses.has(upstream)) {
-    const code = error.upstreamCode !== null && safeCode.test(error.upstreamCode) && !misleadingCodes.has(error.upstreamCode) ? error.upstreamCode : 'upstream_invalid_request';
+    const code =
+      error.upstreamCode !== null && safeCode.test(error.upstreamCode) && !misleadingCodes.has(error.upstreamCode)
+        ? error.upstreamCode
+        : 'upstream_invalid_request';
     return new RelayError(status ?? upstream, code, redactUpstreamText(error.message) || '上游拒绝了请求', false, 'invalid_request_error');
   }
   if (upstream === 429) return new RelayError(status ?? 429, 'upstream_rate_limited', '上游服务繁忙，请稍后再试', true, 'rate_limit_error');
-  if (upstream === 408 || upstream === 504 || upstream === 524) return new RelayError(status ?? 504, 'upstream_timeout', '上游服务响应超时，请稍后再试', error.retryable, 'upstream_error');
-  if (upstream === 0) return new RelayError(status ?? 502, 'upstream_unreachable', '上游服务暂时不可用，请稍后再试', true, 'upstream_error');
+  if (upstream === 408 || upstream === 504 || upstream === 524)
+    return new RelayError(status ?? 504, 'upstream_timeout', '上游服务响应超时，请稍后再试', error.retryable, 'upstream_error');
+  if (upstream === 0)
+    return new RelayError(status ?? 502, 'upstream_unreachable', '上游服务暂时不可用，请稍后再试', true, 'upstream_error');
   const answerStatus = status ?? (upstream >= 500 && upstream <= 599 ? upstream : 502);
   return new RelayError(answerStatus, 'upstream_error', '上游服务出错，请稍后再试或联系管理员', error.retryable, 'upstream_error');
 }
@@ -186,7 +208,11 @@ export function upstreamLogFields(error: UpstreamError, channelId?: number): Rec
  * Any error of a relay route as the caller is told it, in its language (unknown errors are logged
  * and become a 500). Every relay error writer goes through here.
  */
-export function toRelayError(error: FastifyError | Error, log: { error(object: object, message: string): void }, language: Language): RelayError {
+export function toRelayError(
+  error: FastifyError | Error,
+  log: { error(object: object, message: string): void },
+  language: Language,
+): RelayError {
   let relayError: RelayError;
   if (error instanceof UpstreamError) {
     log.error(upstreamLogFields(error), 'upstream failure');
@@ -196,8 +222,7 @@ export function toRelayError(error: FastifyError | Error, log: { error(object: o
   else if (error instanceof AppError) {
     relayError = new RelayError(error.status, error.code, error.message);
     relayError.retryAfterMs = error.retryAfterMs;
-  }
-  else {
+  } else {
     const status = (error as FastifyError).statusCode ?? 500;
     if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') relayError = new RelayError(413, 'payload_too_large', '请求体过大');
     else if (status >= 400 && status < 500) relayError = new RelayError(status, 'invalid_request', error.message || '请求无效');
@@ -224,7 +249,8 @@ export function retryAfterOf(status: number, header: (name: string) => string | 
   const after = header('retry-after');
   if (inMs !== undefined && /^\d{1,10}(\.\d+)?$/.test(inMs.trim())) ms = Number(inMs.trim());
   else if (after !== undefined && /^\d{1,10}$/.test(after.trim())) ms = Number(after.trim()) * 1000;
-  else if (after !== undefined && after.length <= 64 && Number.isFinite(Date.parse(after))) ms = Math.max(0, Date.parse(after) - Date.now());
+  else if (after !== undefined && after.length <= 64 && Number.isFinite(Date.parse(after)))
+    ms = Math.max(0, Date.parse(after) - Date.now());
   else {
     const delay = retryDelayInBody.exec(body.slice(0, 64 * 1024));
     if (delay) ms = Number(delay[1]) * 1000;

@@ -52,8 +52,9 @@ export function relayFacade(relay: RelayState): RelayFacade {
     onUsersWritten: (listener) => {
       relay.usage.onUsersWritten = listener;
     },
-    videoContent: (ctx, taskId, userId) => videoContentFor(ctx, relay, taskId, userId).catch((error: unknown) => {
-      throw asAppError(error);
-    }),
+    videoContent: (ctx, taskId, userId) =>
+      videoContentFor(ctx, relay, taskId, userId).catch((error: unknown) => {
+        throw asAppError(error);
+      }),
   };
 }

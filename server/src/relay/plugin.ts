@@ -27,7 +27,11 @@ function sendRelayError(error: FastifyError | Error, request: FastifyRequest, re
  * (direct-lane.ts) the HTTP server runs before Fastify for JSON calls of the OpenAI routes, and the
  * relay's state, which the server exposes only through relay/facade.ts (and to tests).
  */
-export async function registerRelay(app: FastifyInstance, ctx: AppContext, bodies: RelayBodies): Promise<{ serve: DirectLane; relay: RelayState }> {
+export async function registerRelay(
+  app: FastifyInstance,
+  ctx: AppContext,
+  bodies: RelayBodies,
+): Promise<{ serve: DirectLane; relay: RelayState }> {
   const relay: RelayState = await createRelayState(ctx, app.log);
   decorateRelayCaller(app);
   const byToken = authenticateFirst((request) => authenticateToken(ctx, relay, request));

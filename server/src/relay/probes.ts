@@ -3,7 +3,15 @@ import { createFramingDecoder } from './stream/framing.js';
 import { targetOf, upstreamFailure } from './upstream/dispatch.js';
 import type { RelayChannel } from './routing/channel-index.js';
 import { adapterForType } from './providers/registry.js';
-import type { AdapterOptions, ChatCall, ChatConverter, ProviderAdapter, RelayEndpoint, UpstreamResponse, UpstreamTarget } from './providers/types.js';
+import type {
+  AdapterOptions,
+  ChatCall,
+  ChatConverter,
+  ProviderAdapter,
+  RelayEndpoint,
+  UpstreamResponse,
+  UpstreamTarget,
+} from './providers/types.js';
 import { buildUpstreamRequest, getUpstreamJson, modelListRequest, namesIn, sendUpstream } from './providers/upstream-request.js';
 import type { RelayState } from './state.js';
 import type { Json } from '@modelgate/shared';
@@ -88,7 +96,12 @@ function checkOpenAiAnswer(adapter: ProviderAdapter, text: string): void {
  * signed, over its transport) and reads the answer through the adapter. Resolves null when the
  * channel answered well, else the failure (status, message) as the relay would see it.
  */
-export async function probeChannel(relay: RelayState, channel: RelayChannel, model: string, options: AdapterOptions): Promise<UpstreamError | null> {
+export async function probeChannel(
+  relay: RelayState,
+  channel: RelayChannel,
+  model: string,
+  options: AdapterOptions,
+): Promise<UpstreamError | null> {
   const adapter = channel.adapter;
   if (!adapter) return new UpstreamError(400, `渠道类型 ${channel.type} 暂不支持`, 'unsupported_channel_type', '');
   const endpoint = probeEndpoint(adapter, model);
@@ -106,16 +119,22 @@ export async function probeChannel(relay: RelayState, channel: RelayChannel, mod
   const call: ChatCall = { upstreamModel, isStream: false, target: targetOf(channel, relay.dispatcher), options };
   // An upstream that only streams (Spark, Dify agents) is read as a stream, as the relay aggregates it.
   call.isStream = converter?.isStreamOnly?.(call) === true && !converter.isStreamingUnsupported;
-  const body: Json = endpoint === 'embeddings'
-    ? { model: upstreamModel, input: 'hello' }
-    : { model: upstreamModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: call.isStream };
+  const body: Json =
+    endpoint === 'embeddings'
+      ? { model: upstreamModel, input: 'hello' }
+      : { model: upstreamModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: call.isStream };
   if (endpoint === 'chat' && !converter) {
     delete body.stream;
     adapter.chat.prepareBody(body);
   }
   try {
     const built = await buildUpstreamRequest(adapter, endpoint, body, call);
-    const response = await sendUpstream(adapter, built, { dispatcher: relay.dispatcher, signal: AbortSignal.timeout(probeTimeoutMs), headersTimeout: probeTimeoutMs, bodyTimeout: probeTimeoutMs });
+    const response = await sendUpstream(adapter, built, {
+      dispatcher: relay.dispatcher,
+      signal: AbortSignal.timeout(probeTimeoutMs),
+      headersTimeout: probeTimeoutMs,
+      bodyTimeout: probeTimeoutMs,
+    });
     if (response.statusCode < 200 || response.statusCode >= 300) {
       return upstreamFailure(adapter, response.statusCode, await readText(response, maxErrorText).catch(() => ''));
     }
@@ -154,7 +173,13 @@ export interface ModelListSource {
 export async function listUpstreamModels(relay: RelayState, source: ModelListSource): Promise<string[]> {
   const adapter = adapterForType(source.type);
   if (!adapter) throw new Error(`渠道类型 ${source.type} 暂不支持获取模型列表`);
-  const target: UpstreamTarget = { baseURL: source.baseURL || adapter.meta.defaultBaseURL, key: source.key.split('\n')[0]?.trim() ?? '', headers: {}, other: source.other, dispatcher: relay.dispatcher };
+  const target: UpstreamTarget = {
+    baseURL: source.baseURL || adapter.meta.defaultBaseURL,
+    key: source.key.split('\n')[0]?.trim() ?? '',
+    headers: {},
+    other: source.other,
+    dispatcher: relay.dispatcher,
+  };
   if (adapter.fetchModels) return adapter.fetchModels(target);
   if (!target.baseURL) throw new Error('请填写 base_url');
   const { url, headers } = modelListRequest(adapter, target);

@@ -13,12 +13,15 @@ export const maxStoredBytes = 8 * 1024 * 1024;
 const pendingWaitMs = 5000;
 
 const responseIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
-const notFound = (id: string) => new RelayError(404, 'previous_response_not_found', `Previous response with id '${id}' not found.`, false, 'invalid_request_error');
+const notFound = (id: string) =>
+  new RelayError(404, 'previous_response_not_found', `Previous response with id '${id}' not found.`, false, 'invalid_request_error');
 
 /** The items of a response the next request continues: messages and function calls (reasoning items carry nothing to resend). */
 const keptOutput = (output: unknown): Json[] =>
   Array.isArray(output)
-    ? (output as Json[]).filter((item) => item && (item.type === 'message' || item.type === 'function_call')).map(({ id: _id, status: _status, ...item }) => item)
+    ? (output as Json[])
+        .filter((item) => item && (item.type === 'message' || item.type === 'function_call'))
+        .map(({ id: _id, status: _status, ...item }) => item)
     : [];
 
 /** A request's `input` as items (a string is one user message). */
@@ -48,19 +51,42 @@ async function sweep(ctx: AppContext, userId: number, now: number): Promise<void
     lastSweepAt = now;
     await db.deleteFrom('stored_responses').where('expires_at', '<', now).execute();
   }
-  const { count } = await db.selectFrom('stored_responses').select((eb) => eb.fn.countAll<number>().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const { count } = await db
+    .selectFrom('stored_responses')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   const excess = Number(count) - storedResponsesPerUser;
   if (excess <= 0) return;
-  const oldest = await db.selectFrom('stored_responses').select('id').where('user_id', '=', userId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(excess).execute();
-  if (oldest.length > 0) await db.deleteFrom('stored_responses').where('id', 'in', oldest.map((row) => row.id)).execute();
+  const oldest = await db
+    .selectFrom('stored_responses')
+    .select('id')
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(excess)
+    .execute();
+  if (oldest.length > 0)
+    await db
+      .deleteFrom('stored_responses')
+      .where(
+        'id',
+        'in',
+        oldest.map((row) => row.id),
+      )
+      .execute();
 }
 
 /** The stored conversation of a caller's response; waits briefly while it is still being produced. */
 async function readItems(ctx: AppContext, userId: number, id: string): Promise<Json[] | null> {
   const deadline = Date.now() + pendingWaitMs;
   for (;;) {
-    const row = await ctx.storage.db.selectFrom('stored_responses').select(['status', 'items', 'expires_at'])
-      .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const row = await ctx.storage.db
+      .selectFrom('stored_responses')
+      .select(['status', 'items', 'expires_at'])
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!row || Number(row.expires_at) < Math.floor(Date.now() / 1000)) return null;
     if (Number(row.status) === 1) return JSON.parse(row.items) as Json[];
     if (Date.now() >= deadline) return null;
@@ -75,7 +101,12 @@ async function readItems(ctx: AppContext, userId: number, id: string): Promise<J
  * answers 404, see `unresolvedPreviousId`). Unless `store` is false, a thread is opened for this
  * response.
  */
-export async function openResponseThread(ctx: AppContext, log: { error(object: object, message: string): void }, userId: number, body: Json): Promise<{ body: Json; thread: ResponseThread | null }> {
+export async function openResponseThread(
+  ctx: AppContext,
+  log: { error(object: object, message: string): void },
+  userId: number,
+  body: Json,
+): Promise<{ body: Json; thread: ResponseThread | null }> {
   const previous = body.previous_response_id;
   if (previous !== undefined && previous !== null && (typeof previous !== 'string' || !responseIdPattern.test(previous))) {
     throw new RelayError(400, 'invalid_request', 'previous_response_id 必须是响应 ID 字符串', false, 'invalid_request_error');
@@ -97,11 +128,17 @@ export async function openResponseThread(ctx: AppContext, log: { error(object: o
   const db = ctx.storage.db;
   // Awaited before the call goes upstream: the row must exist before its answer can reach the client,
   // or a next turn sent at once to another instance finds no row and answers 404 (seen under load).
-  const pending = await db.insertInto('stored_responses').values({ id, user_id: userId, status: 0, items: '[]', created_at: now, expires_at: now + storedResponseTtlSeconds }).execute()
-    .then(() => true, (error: unknown) => {
-      log.error({ err: error }, 'stored response not opened');
-      return false;
-    });
+  const pending = await db
+    .insertInto('stored_responses')
+    .values({ id, user_id: userId, status: 0, items: '[]', created_at: now, expires_at: now + storedResponseTtlSeconds })
+    .execute()
+    .then(
+      () => true,
+      (error: unknown) => {
+        log.error({ err: error }, 'stored response not opened');
+        return false;
+      },
+    );
   const thread: ResponseThread = {
     id,
     answer: null,

@@ -47,7 +47,11 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   const usage = new UsageWriter(
     ctx.storage,
     (error) => log(error, 'usage flush failed; retrying at the next interval'),
-    (error, aside) => log(error, `usage log row set aside (refused by the database): user ${aside.userId}, token ${aside.tokenId}, channel ${aside.channelId}, quota ${aside.quota} left out of the counters`),
+    (error, aside) =>
+      log(
+        error,
+        `usage log row set aside (refused by the database): user ${aside.userId}, token ${aside.tokenId}, channel ${aside.channelId}, quota ${aside.quota} left out of the counters`,
+      ),
   );
   const dispatcher = new Agent({
     keepAliveTimeout: 30_000,
@@ -62,14 +66,20 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   const recovery = startFundingRecovery(ctx, logger);
 
   const rebuildChannels = () => void channels.rebuild().catch((error) => log(error, 'channel index rebuild failed'));
-  const reloadTokens = (payload: string) => void usage.exclusive(() => access.reloadTokens(payload ? Number(payload) : undefined))
-    .catch((error) => log(error, 'token reload failed'));
-  const reloadUsers = (payload: string) => void usage.exclusive(() => access.reloadUsers(payload ? Number(payload) : undefined))
-    .catch((error) => log(error, 'user reload failed'));
+  const reloadTokens = (payload: string) =>
+    void usage
+      .exclusive(() => access.reloadTokens(payload ? Number(payload) : undefined))
+      .catch((error) => log(error, 'token reload failed'));
+  const reloadUsers = (payload: string) =>
+    void usage
+      .exclusive(() => access.reloadUsers(payload ? Number(payload) : undefined))
+      .catch((error) => log(error, 'user reload failed'));
   await ctx.bus.subscribe('channels', rebuildChannels);
   await ctx.bus.subscribe('tokens', reloadTokens);
   await ctx.bus.subscribe('users', reloadUsers);
-  const limiter = new ConcurrencyLimiter(ctx.cache, (error) => logger.warn({ err: error }, 'concurrency slot not kept in the cache; the request goes on'));
+  const limiter = new ConcurrencyLimiter(ctx.cache, (error) =>
+    logger.warn({ err: error }, 'concurrency slot not kept in the cache; the request goes on'),
+  );
   const cooldown = new ChannelCooldown(ctx, channels);
   await ctx.bus.subscribe('cooldowns', (payload) => cooldown.apply(payload));
   const sync = setInterval(() => {
@@ -79,7 +89,9 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   }, ctx.config.syncFrequencySeconds * 1000);
   sync.unref();
 
-  const tasks = new TaskPoller(ctx, { dispatcher, log: logger, usage, access, holds: recovery.holds }, taskPlatforms, (error) => log(error, 'task poll failed'));
+  const tasks = new TaskPoller(ctx, { dispatcher, log: logger, usage, access, holds: recovery.holds }, taskPlatforms, (error) =>
+    log(error, 'task poll failed'),
+  );
   tasks.start(ctx.config.taskPollIntervalSeconds);
 
   ctx.onClose.push(async () => {
@@ -94,8 +106,28 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
   ctx.metrics.setSources({
     relayCallsInFlight: () => ctx.lifecycle.callsInFlight,
     channelStates: () => channels.enabledIds().map((id) => ({ id, isUp: !channels.isCooling(id) })),
-    billing: () => ({ pendingLogs: usage.pendingLogCount, lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000, flushFailures: usage.flushFailures }),
+    billing: () => ({
+      pendingLogs: usage.pendingLogCount,
+      lastFlushAgeSeconds: (Date.now() - usage.lastFlushedAt) / 1000,
+      flushFailures: usage.flushFailures,
+    }),
   });
-  const answers = createAnswerStore(ctx.cache, () => ctx.options.number('response_cache.max_bytes'), (error) => logger.warn({ err: error }, 'response cache unavailable; the call goes on as a miss'));
-  return { access, channels, usage, dispatcher, log: logger, tasks, limiter, cooldown, outputs: new OutputEstimates(), holds: recovery.holds, answers };
+  const answers = createAnswerStore(
+    ctx.cache,
+    () => ctx.options.number('response_cache.max_bytes'),
+    (error) => logger.warn({ err: error }, 'response cache unavailable; the call goes on as a miss'),
+  );
+  return {
+    access,
+    channels,
+    usage,
+    dispatcher,
+    log: logger,
+    tasks,
+    limiter,
+    cooldown,
+    outputs: new OutputEstimates(),
+    holds: recovery.holds,
+    answers,
+  };
 }

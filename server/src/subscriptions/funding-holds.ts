@@ -26,7 +26,12 @@ export function partsOf(text: string): FundingPart[] {
     if (!Array.isArray(parsed)) return [];
     return parsed.flatMap((item: Record<string, unknown>) => {
       const part = { subscriptionId: Number(item?.subscription_id), periodEnd: Number(item?.period_end), amount: Number(item?.quota) };
-      return Number.isSafeInteger(part.subscriptionId) && Number.isSafeInteger(part.periodEnd) && Number.isSafeInteger(part.amount) && part.amount > 0 ? [part] : [];
+      return Number.isSafeInteger(part.subscriptionId) &&
+        Number.isSafeInteger(part.periodEnd) &&
+        Number.isSafeInteger(part.amount) &&
+        part.amount > 0
+        ? [part]
+        : [];
     });
   } catch {
     return [];
@@ -68,19 +73,27 @@ export class FundingHoldStore {
    * when a sweep had given its parts back, none of them is held any more), and the parts it answers
    * are written as the call's new row. Either all of it is written or none.
    */
-  change<T>(userId: number, id: number | null, change: (trx: Transaction<Database>, wasSwept: boolean) => Promise<{ parts: readonly FundingPart[]; result: T }>, instance = this.instance): Promise<HeldChange<T>> {
+  change<T>(
+    userId: number,
+    id: number | null,
+    change: (trx: Transaction<Database>, wasSwept: boolean) => Promise<{ parts: readonly FundingPart[]; result: T }>,
+    instance = this.instance,
+  ): Promise<HeldChange<T>> {
     // Read committed (MySQL defaults to repeatable read): a take that lost a race re-reads the
     // allowance's latest value (funding.ts), never the transaction's first snapshot of it.
-    return this.db.transaction().setIsolationLevel('read committed').execute(async (trx) => {
-      let wasSwept = false;
-      if (id !== null) {
-        const removed = await trx.deleteFrom('funding_holds').where('id', '=', id).executeTakeFirst();
-        wasSwept = Number(removed.numDeletedRows) === 0;
-      }
-      const { parts, result } = await change(trx, wasSwept);
-      const nextId = parts.length > 0 ? await this.insert(trx, instance, userId, parts) : null;
-      return { nextId, wasSwept, result };
-    });
+    return this.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        let wasSwept = false;
+        if (id !== null) {
+          const removed = await trx.deleteFrom('funding_holds').where('id', '=', id).executeTakeFirst();
+          wasSwept = Number(removed.numDeletedRows) === 0;
+        }
+        const { parts, result } = await change(trx, wasSwept);
+        const nextId = parts.length > 0 ? await this.insert(trx, instance, userId, parts) : null;
+        return { nextId, wasSwept, result };
+      });
   }
 
   private async insert(trx: Transaction<Database>, instance: string, userId: number, parts: readonly FundingPart[]): Promise<number> {
@@ -92,17 +105,23 @@ export class FundingHoldStore {
   /** Gives a held share back and drops its row, in one transaction; nothing when a sweep already did. Answers the quota returned. */
   async giveBack(userId: number, id: number | null, parts: readonly FundingPart[], instance = this.instance): Promise<number> {
     if (id === null) return (await returnFunding(this.db, parts)).returned;
-    const { result } = await this.change(userId, id, async (trx, wasSwept) => ({
-      parts: [],
-      result: wasSwept ? 0 : (await returnFunding(trx, parts)).returned,
-    }), instance);
+    const { result } = await this.change(
+      userId,
+      id,
+      async (trx, wasSwept) => ({
+        parts: [],
+        result: wasSwept ? 0 : (await returnFunding(trx, parts)).returned,
+      }),
+      instance,
+    );
     return result;
   }
 
   /** Marks this instance alive (its first beat inserts the row). */
   async beat(now = nowSeconds()): Promise<void> {
     const updated = await this.db.updateTable('relay_instances').set({ seen_at: now }).where('id', '=', this.instance).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) await this.db.insertInto('relay_instances').values({ id: this.instance, seen_at: now }).execute();
+    if (Number(updated.numUpdatedRows) === 0)
+      await this.db.insertInto('relay_instances').values({ id: this.instance, seen_at: now }).execute();
   }
 
   /** This instance stops: its heartbeat row goes (its holds were all billed or given back). */
@@ -119,8 +138,22 @@ export class FundingHoldStore {
     const now = options.now ?? nowSeconds();
     const live = options.isAlone
       ? [this.instance]
-      : (await this.db.selectFrom('relay_instances').select('id').where('seen_at', '>=', now - options.deadAfterSeconds).execute()).map((row) => row.id).concat(this.instance);
-    const orphans = await this.db.selectFrom('funding_holds').select(['id', 'user_id', 'instance', 'parts']).where('instance', 'not in', live).orderBy('id').limit(1000).execute();
+      : (
+          await this.db
+            .selectFrom('relay_instances')
+            .select('id')
+            .where('seen_at', '>=', now - options.deadAfterSeconds)
+            .execute()
+        )
+          .map((row) => row.id)
+          .concat(this.instance);
+    const orphans = await this.db
+      .selectFrom('funding_holds')
+      .select(['id', 'user_id', 'instance', 'parts'])
+      .where('instance', 'not in', live)
+      .orderBy('id')
+      .limit(1000)
+      .execute();
     let quota = 0;
     for (const row of orphans) quota += await this.giveBack(row.user_id, row.id, partsOf(row.parts), row.instance);
     const holders = this.db.selectFrom('funding_holds').select('instance');
@@ -132,7 +165,10 @@ export class FundingHoldStore {
 /** Drops the rows of billed shares, in the transaction that writes their bills. */
 export async function forgetHeldShares(trx: Transaction<Database>, ids: readonly number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
-    await trx.deleteFrom('funding_holds').where('id', 'in', ids.slice(i, i + 500)).execute();
+    await trx
+      .deleteFrom('funding_holds')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
   }
 }
 

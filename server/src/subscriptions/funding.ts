@@ -83,28 +83,43 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 async function takeFromAllowances(db: Db, request: FundingRequest, need: number, now: number): Promise<FundingPart[]> {
   const parts: FundingPart[] = [];
   if (need <= 0) return parts;
-  const rows = await db.selectFrom('user_subscriptions')
+  const rows = await db
+    .selectFrom('user_subscriptions')
     .select(['id', 'remaining_quota', 'period_end', 'models', 'groups'])
-    .where('user_id', '=', request.userId).where('status', '=', 'active')
-    .where('period_start', '<=', now).where('period_end', '>', now).where('remaining_quota', '>', 0)
-    .orderBy('period_end').orderBy('id').execute();
+    .where('user_id', '=', request.userId)
+    .where('status', '=', 'active')
+    .where('period_start', '<=', now)
+    .where('period_end', '>', now)
+    .where('remaining_quota', '>', 0)
+    .orderBy('period_end')
+    .orderBy('id')
+    .execute();
   for (const row of rows) {
     if (need <= 0) break;
     if (!covers(row, request.model, request.group)) continue;
     let remaining = Number(row.remaining_quota);
     while (need > 0 && remaining > 0) {
       const take = Math.min(need, remaining);
-      const result = await db.updateTable('user_subscriptions')
+      const result = await db
+        .updateTable('user_subscriptions')
         .set((eb) => ({ remaining_quota: eb('remaining_quota', '-', take) }))
-        .where('id', '=', row.id).where('period_end', '=', row.period_end).where('status', '=', 'active')
-        .where('remaining_quota', '>=', take).executeTakeFirst();
+        .where('id', '=', row.id)
+        .where('period_end', '=', row.period_end)
+        .where('status', '=', 'active')
+        .where('remaining_quota', '>=', take)
+        .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 1) {
         parts.push({ subscriptionId: row.id, periodEnd: Number(row.period_end), amount: take });
         need -= take;
         break;
       }
-      const fresh = await db.selectFrom('user_subscriptions').select('remaining_quota')
-        .where('id', '=', row.id).where('period_end', '=', row.period_end).where('status', '=', 'active').executeTakeFirst();
+      const fresh = await db
+        .selectFrom('user_subscriptions')
+        .select('remaining_quota')
+        .where('id', '=', row.id)
+        .where('period_end', '=', row.period_end)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
       remaining = Number(fresh?.remaining_quota ?? 0);
     }
   }
@@ -114,7 +129,8 @@ async function takeFromAllowances(db: Db, request: FundingRequest, need: number,
 const sum = (parts: readonly FundingPart[]) => parts.reduce((total, part) => total + part.amount, 0);
 
 function assertAmount(amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`funding amount must be a non-negative safe integer, got ${amount}`);
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new RangeError(`funding amount must be a non-negative safe integer, got ${amount}`);
 }
 
 /**
@@ -140,7 +156,8 @@ export async function takeFunding(db: Db, request: FundingRequest): Promise<Fund
   }
   const parts = await takeFromAllowances(db, request, amount, now);
   const fromSubscription = sum(parts);
-  if (preference === 'subscription_first') return { preference, fromSubscription, fromWallet: amount - fromSubscription, uncovered: 0, parts };
+  if (preference === 'subscription_first')
+    return { preference, fromSubscription, fromWallet: amount - fromSubscription, uncovered: 0, parts };
   if (fromSubscription === amount || request.allowPartial) {
     return { preference, fromSubscription, fromWallet: 0, uncovered: amount - fromSubscription, parts };
   }
@@ -154,7 +171,11 @@ export async function takeFunding(db: Db, request: FundingRequest): Promise<Fund
  * never above that period's allowance. Quota of a period that has ended is not given back (the
  * allowance reset since). Answers how much went back and the parts still taken.
  */
-export async function returnFunding(db: Db, parts: readonly FundingPart[], amount = sum(parts)): Promise<{ returned: number; kept: FundingPart[] }> {
+export async function returnFunding(
+  db: Db,
+  parts: readonly FundingPart[],
+  amount = sum(parts),
+): Promise<{ returned: number; kept: FundingPart[] }> {
   assertAmount(amount);
   let left = amount;
   const kept = parts.map((part) => ({ ...part }));
@@ -172,9 +193,11 @@ export async function returnFunding(db: Db, parts: readonly FundingPart[], amoun
   backs.sort((a, b) => a.part.periodEnd - b.part.periodEnd || a.part.subscriptionId - b.part.subscriptionId);
   let returned = 0;
   for (const { part, back } of backs) {
-    const result = await db.updateTable('user_subscriptions')
+    const result = await db
+      .updateTable('user_subscriptions')
       .set((eb) => ({ remaining_quota: eb('remaining_quota', '+', back) }))
-      .where('id', '=', part.subscriptionId).where('period_end', '=', part.periodEnd)
+      .where('id', '=', part.subscriptionId)
+      .where('period_end', '=', part.periodEnd)
       .where((eb) => eb('remaining_quota', '<=', eb('period_quota', '-', back)))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 1) returned += back;
@@ -188,7 +211,12 @@ export async function returnFunding(db: Db, parts: readonly FundingPart[], amoun
  * charged to the wallet); above it, the difference is funded like a new call (`allowPartial`, so a
  * `subscription_only` shortfall is reported `uncovered`). Answers the final split.
  */
-export async function settleFunding(db: Db, funding: Funding, actual: number, request: Omit<FundingRequest, 'amount' | 'preference'>): Promise<Funding> {
+export async function settleFunding(
+  db: Db,
+  funding: Funding,
+  actual: number,
+  request: Omit<FundingRequest, 'amount' | 'preference'>,
+): Promise<Funding> {
   assertAmount(actual);
   const { preference } = funding;
   const funded = funding.fromSubscription + funding.fromWallet;

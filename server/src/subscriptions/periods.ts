@@ -11,8 +11,9 @@ export function addPeriod(from: number, unit: PeriodUnit, count: number): number
   if (unit === 'week') return from + count * 7 * daySeconds;
   const date = new Date(from * 1000);
   const months = unit === 'month' ? count : count * 12;
-  const target = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1,
-    date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()));
+  const target = new Date(
+    Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()),
+  );
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(date.getUTCDate(), lastDay));
   return Math.floor(target.getTime() / 1000);

@@ -30,9 +30,16 @@ export async function renewDuePeriods(db: Db, now: number): Promise<PeriodRun> {
   const run: PeriodRun = { renewed: 0, expired: 0, expiredUsers: [] };
   let afterId = 0;
   for (;;) {
-    const rows = await db.selectFrom('user_subscriptions').select(['id', 'user_id', 'period_end', 'period_unit', 'period_count', 'ends_at'])
-      .where('status', '=', 'active').where('period_end', '<=', now).where('ends_at', '<>', 0).where('id', '>', afterId)
-      .orderBy('id').limit(batchSize).execute();
+    const rows = await db
+      .selectFrom('user_subscriptions')
+      .select(['id', 'user_id', 'period_end', 'period_unit', 'period_count', 'ends_at'])
+      .where('status', '=', 'active')
+      .where('period_end', '<=', now)
+      .where('ends_at', '<>', 0)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
     for (const row of rows) {
       const periodEnd = Number(row.period_end);
       const endsAt = Number(row.ends_at);
@@ -44,15 +51,24 @@ export async function renewDuePeriods(db: Db, now: number): Promise<PeriodRun> {
           end = Math.min(addPeriod(start, row.period_unit, row.period_count), endsAt);
         }
         if (end > now) {
-          const result = await db.updateTable('user_subscriptions')
+          const result = await db
+            .updateTable('user_subscriptions')
             .set((eb) => ({ period_start: start, period_end: end, remaining_quota: eb.ref('period_quota'), updated_time: now }))
-            .where('id', '=', row.id).where('status', '=', 'active').where('period_end', '=', periodEnd).executeTakeFirst();
+            .where('id', '=', row.id)
+            .where('status', '=', 'active')
+            .where('period_end', '=', periodEnd)
+            .executeTakeFirst();
           run.renewed += Number(result.numUpdatedRows);
           continue;
         }
       }
-      const result = await db.updateTable('user_subscriptions').set({ status: 'expired', updated_time: now })
-        .where('id', '=', row.id).where('status', '=', 'active').where('period_end', '=', periodEnd).where('ends_at', '=', endsAt)
+      const result = await db
+        .updateTable('user_subscriptions')
+        .set({ status: 'expired', updated_time: now })
+        .where('id', '=', row.id)
+        .where('status', '=', 'active')
+        .where('period_end', '=', periodEnd)
+        .where('ends_at', '=', endsAt)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 1) {
         run.expired += 1;
@@ -70,9 +86,12 @@ export async function renewDuePeriods(db: Db, now: number): Promise<PeriodRun> {
  * current one). Answers whether this call started it.
  */
 export async function startStripePeriod(db: Db, stripeSubscriptionId: string, start: number, end: number, now: number): Promise<boolean> {
-  const result = await db.updateTable('user_subscriptions')
+  const result = await db
+    .updateTable('user_subscriptions')
     .set((eb) => ({ period_start: start, period_end: end, remaining_quota: eb.ref('period_quota'), updated_time: now }))
-    .where('stripe_subscription_id', '=', stripeSubscriptionId).where('status', '=', 'active').where('period_end', '<', end)
+    .where('stripe_subscription_id', '=', stripeSubscriptionId)
+    .where('status', '=', 'active')
+    .where('period_end', '<', end)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -8,7 +8,10 @@ type WarnLog = { warn(object: object, message: string): void };
 /** The SDK's modules, imported only when tracing is on (the server bundle keeps a dynamic import of a package dynamic). */
 async function loadSdk() {
   const [core, exporter, resources, sdk] = await Promise.all([
-    import('@opentelemetry/core'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace'),
   ]);
   return { ...core, ...exporter, ...resources, ...sdk };
 }
@@ -16,7 +19,11 @@ type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 function samplerOf(sdk: Sdk, config: TraceSampler): Sampler {
   const rootOf = (kind: 'always_on' | 'always_off' | 'traceidratio', ratio: number): Sampler =>
-    kind === 'always_on' ? new sdk.AlwaysOnSampler() : kind === 'always_off' ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(ratio);
+    kind === 'always_on'
+      ? new sdk.AlwaysOnSampler()
+      : kind === 'always_off'
+        ? new sdk.AlwaysOffSampler()
+        : new sdk.TraceIdRatioBasedSampler(ratio);
   if (config.kind === 'parentbased') return new sdk.ParentBasedSampler({ root: rootOf(config.root, config.ratio) });
   return rootOf(config.kind, config.kind === 'traceidratio' ? config.ratio : 1);
 }
@@ -29,12 +36,20 @@ class WarnOnceExporter implements SpanExporter {
   private isFailing = false;
   log: WarnLog | null = null;
 
-  constructor(private readonly inner: SpanExporter, private readonly url: string, private readonly failed: number) {}
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly url: string,
+    private readonly failed: number,
+  ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
       if (result.code === this.failed) {
-        if (!this.isFailing) this.log?.warn({ endpoint: this.url, err: result.error?.message }, 'OpenTelemetry trace export failed; spans are dropped until the collector answers again');
+        if (!this.isFailing)
+          this.log?.warn(
+            { endpoint: this.url, err: result.error?.message },
+            'OpenTelemetry trace export failed; spans are dropped until the collector answers again',
+          );
         this.isFailing = true;
       } else {
         this.isFailing = false;
@@ -66,7 +81,11 @@ function withoutCredentials(url: string): string {
  */
 export async function startTracing(config: TracingConfig, version: string): Promise<Tracing> {
   const sdk = await loadSdk();
-  const exporter = new WarnOnceExporter(new sdk.OTLPTraceExporter({ url: config.url, headers: config.headers }), withoutCredentials(config.url), sdk.ExportResultCode.FAILED);
+  const exporter = new WarnOnceExporter(
+    new sdk.OTLPTraceExporter({ url: config.url, headers: config.headers }),
+    withoutCredentials(config.url),
+    sdk.ExportResultCode.FAILED,
+  );
   const processor = new sdk.BatchSpanProcessor({ exporter });
   const provider = new sdk.TracerProvider({
     resource: sdk.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),

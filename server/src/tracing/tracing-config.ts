@@ -26,7 +26,14 @@ export interface TracingConfig {
   captureMessageContent: boolean;
 }
 
-const samplerNames = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const samplerNames = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 function endpointFrom(env: Env): string | null {
   const signal = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
@@ -42,7 +49,8 @@ function endpointFrom(env: Env): string | null {
   } catch {
     throw new Error(`${name} must be an http:// or https:// URL, got "${shown}"`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, got "${shown}"`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`${name} must be an http:// or https:// URL, got "${shown}"`);
   // The signal's own variable is the whole URL; the shared one is a base the signal path is added to (the OTLP spec).
   return signal ? parsed.href : `${parsed.href.replace(/\/+$/, '')}/v1/traces`;
 }
@@ -68,7 +76,8 @@ export function parseOtlpHeaders(raw: string | undefined, name: string): Record<
 
 function samplerFrom(env: Env): TraceSampler {
   const name = (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on') as (typeof samplerNames)[number];
-  if (!samplerNames.includes(name)) throw new Error(`OTEL_TRACES_SAMPLER must be one of ${samplerNames.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`);
+  if (!samplerNames.includes(name))
+    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${samplerNames.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`);
   const rawArg = env.OTEL_TRACES_SAMPLER_ARG?.trim();
   const ratio = rawArg ? Number(rawArg) : 1;
   if (name.endsWith('traceidratio') && !(Number.isFinite(ratio) && ratio >= 0 && ratio <= 1)) {
@@ -92,13 +101,19 @@ export function tracingConfigFrom(env: Env): TracingConfig | null {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
   const url = endpointFrom(env);
   if (url === null) return null;
-  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = env[protocolName]?.trim().toLowerCase();
   // The exporter package installed (exporter-trace-otlp-http) speaks JSON; a collector's OTLP/HTTP port takes both.
-  if (protocol && protocol !== 'http/json') throw new Error(`${protocolName} must be http/json (the only OTLP protocol ModelGate exports), got "${protocol}"`);
+  if (protocol && protocol !== 'http/json')
+    throw new Error(`${protocolName} must be http/json (the only OTLP protocol ModelGate exports), got "${protocol}"`);
   return {
     url,
-    headers: { ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'), ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    headers: {
+      ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    },
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'modelgate',
     sampler: samplerFrom(env),
     captureMessageContent: flagFrom(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false),

@@ -49,8 +49,11 @@ describe('accept_unset_model_ratio_model is for admins only', () => {
   it('keeps the unpriced model refused on the relay for a regular user, even with the flag stored', async () => {
     const token = await createRelayToken(server.ctx, user.userId);
     // A flag written before this fix (or left after a demotion) must not make the model free.
-    await server.ctx.storage.db.updateTable('users')
-      .set({ setting: JSON.stringify({ accept_unset_model_ratio_model: true }) }).where('id', '=', user.userId).execute();
+    await server.ctx.storage.db
+      .updateTable('users')
+      .set({ setting: JSON.stringify({ accept_unset_model_ratio_model: true }) })
+      .where('id', '=', user.userId)
+      .execute();
     await server.ctx.bus.publish('users', String(user.userId));
     await settleBus(server.ctx);
     const refused = await chat(token.apiKey, 'unpriced-model');

@@ -48,7 +48,9 @@ describe.each(storageKinds())('accounts flow on %s', (kind) => {
 
     await root.client.put('/api/user/', { id, quota: 750_000, group: 'vip' });
     const aff = (await flow.client.get('/api/user/aff')).body.data as string;
-    expect((await server.client().post('/api/user/register', { username: 'invitee', password: 'invitee-pw', aff_code: aff })).status).toBe(200);
+    expect((await server.client().post('/api/user/register', { username: 'invitee', password: 'invitee-pw', aff_code: aff })).status).toBe(
+      200,
+    );
     expect((await root.client.get(`/api/user/${id}`)).body.data).toMatchObject({ quota: 750_000, group: 'vip', aff_count: 1 });
 
     expect(await manage('delete')).toEqual({ status: 1, role: 1 });
@@ -60,7 +62,9 @@ describe.each(storageKinds())('accounts flow on %s', (kind) => {
 
     const rootRefusal = await root.client.post('/api/user/manage', { id: root.userId, action: 'demote' });
     expect(rootRefusal.status).toBe(403);
-    expect((await root.client.post('/api/setup', { username: 'again', password: 'again-pass', confirmPassword: 'again-pass' })).status).toBe(409);
+    expect(
+      (await root.client.post('/api/setup', { username: 'again', password: 'again-pass', confirmPassword: 'again-pass' })).status,
+    ).toBe(409);
 
     const logs = await server.ctx.storage.db.selectFrom('logs').select(['type', 'content']).where('user_id', '=', id).execute();
     expect(logs).toEqual([{ type: 3, content: '管理员将用户额度从 ＄0.000000 额度 修改为 ＄1.500000 额度' }]);

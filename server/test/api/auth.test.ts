@@ -30,7 +30,9 @@ describe('login, logout and sessions', () => {
   it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
     const proxied = await startTestServer({ database: server.database, env: { TRUST_PROXY: '1' } });
     try {
-      const res = await proxied.client().post('/api/user/login', { username: 'root', password: rootPassword }, { headers: { 'X-Forwarded-Proto': 'https' } });
+      const res = await proxied
+        .client()
+        .post('/api/user/login', { username: 'root', password: rootPassword }, { headers: { 'X-Forwarded-Proto': 'https' } });
       expect(res.status).toBe(200);
       expect(res.headers.getSetCookie().find((line) => line.startsWith('session='))).toMatch(/Secure/i);
     } finally {
@@ -163,7 +165,13 @@ describe('registration', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: '注册成功！', data: null });
     const erin = await login(server.client(), 'erin', 'erin-pass');
-    expect((await erin.client.get('/api/user/self')).body.data).toMatchObject({ role: 1, status: 1, quota: 1000, group: 'default', display_name: 'erin' });
+    expect((await erin.client.get('/api/user/self')).body.data).toMatchObject({
+      role: 1,
+      status: 1,
+      quota: 1000,
+      group: 'default',
+      display_name: 'erin',
+    });
   });
 
   it.each([
@@ -204,7 +212,12 @@ describe('registration', () => {
     expect(res.status).toBe(200);
     const invitee = await login(server.client(), 'invitee', 'abcdefgh');
     expect((await invitee.client.get('/api/user/self')).body.data).toMatchObject({ quota: 1200, inviter_id: inviter.userId });
-    expect((await inviter.client.get('/api/user/self')).body.data).toMatchObject({ aff_count: 1, aff_quota: 300, aff_history_quota: 300, quota: 1000 });
+    expect((await inviter.client.get('/api/user/self')).body.data).toMatchObject({
+      aff_count: 1,
+      aff_quota: 300,
+      aff_history_quota: 300,
+      quota: 1000,
+    });
     const unknown = await server.client().post('/api/user/register', { username: 'nocode', password: 'abcdefgh', aff_code: 'zzzzzz' });
     expect(unknown.status).toBe(200);
     const nocode = await login(server.client(), 'nocode', 'abcdefgh');
@@ -226,9 +239,13 @@ describe('registration', () => {
     try {
       const noEmail = await server.client().post('/api/user/register', { username: 'gina', password: 'abcdefgh' });
       expect(noEmail.body).toEqual({ success: false, message: '请输入邮箱！', data: null });
-      const noCode = await server.client().post('/api/user/register', { username: 'gina', password: 'abcdefgh', email: 'gina@example.com' });
+      const noCode = await server
+        .client()
+        .post('/api/user/register', { username: 'gina', password: 'abcdefgh', email: 'gina@example.com' });
       expect(noCode.body).toEqual({ success: false, message: '请输入邮箱验证码！', data: null });
-      const wrong = await server.client().post('/api/user/register', { username: 'gina', password: 'abcdefgh', email: 'gina@example.com', verification_code: '123456' });
+      const wrong = await server
+        .client()
+        .post('/api/user/register', { username: 'gina', password: 'abcdefgh', email: 'gina@example.com', verification_code: '123456' });
       expect(wrong.status).toBe(400);
       expect(wrong.body.message).toBe('验证码错误或已过期');
       expect(await server.ctx.storage.db.selectFrom('users').select('id').where('username', '=', 'gina').execute()).toEqual([]);
@@ -256,7 +273,11 @@ describe('failed sign-ins are limited per IP and per account; successful ones ar
   const redisUrl = process.env.TEST_REDIS_URL;
   const backends = [
     { name: 'memory', enabled: true, env: {} as Record<string, string> },
-    { name: 'redis, two instances', enabled: Boolean(redisUrl), env: { REDIS_CONN_STRING: redisUrl ?? '', REDIS_KEY_PREFIX: `mg-signin-${Date.now().toString(36)}:` } },
+    {
+      name: 'redis, two instances',
+      enabled: Boolean(redisUrl),
+      env: { REDIS_CONN_STRING: redisUrl ?? '', REDIS_KEY_PREFIX: `mg-signin-${Date.now().toString(36)}:` },
+    },
   ];
 
   describe.each(backends)('on the $name cache', ({ enabled, env }) => {
@@ -267,7 +288,12 @@ describe('failed sign-ins are limited per IP and per account; successful ones ar
       first = await startTestServer({ env: { ...env, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' } });
       await setupRootAndLogin(first);
       // With Redis a second instance on the same database shares the counts; in memory it is the same server.
-      second = env.REDIS_CONN_STRING ? await startTestServer({ env: { ...env, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' }, database: first.database }) : first;
+      second = env.REDIS_CONN_STRING
+        ? await startTestServer({
+            env: { ...env, CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' },
+            database: first.database,
+          })
+        : first;
     });
     afterAll(async () => {
       if (second && second !== first) await second.stop();
@@ -283,7 +309,10 @@ describe('failed sign-ins are limited per IP and per account; successful ones ar
 
     it.skipIf(!enabled)('locks an account after CRITICAL_RATE_LIMIT failures, on every instance, with Retry-After', async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await (i % 2 ? second : first).client().post('/api/user/login', { username: 'victim', password: 'wrong-pass' })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push(
+          (await (i % 2 ? second : first).client().post('/api/user/login', { username: 'victim', password: 'wrong-pass' })).status,
+        );
       expect(statuses).toEqual([400, 400, 400]);
       const locked = await second.client().post('/api/user/login', { username: 'VICTIM', password: 'wrong-pass' });
       expect(locked.status).toBe(429);
@@ -303,7 +332,8 @@ describe('failed sign-ins are limited per IP and per account; successful ones ar
     const server = await startTestServer({ env: { CRITICAL_RATE_LIMIT: '3' } });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await server.client().post('/api/user/register', { username: `u${i}`, password: 'short' })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await server.client().post('/api/user/register', { username: `u${i}`, password: 'short' })).status);
       expect(statuses.slice(0, 3).every((status) => status !== 429)).toBe(true);
       expect(statuses[3]).toBe(429);
     } finally {

@@ -52,7 +52,10 @@ describe.each(storageKinds())('hostile input answers 4xx on %s', (kind) => {
     const res = await root.client.request(method, path);
     expect(res.status).toBe(400);
     // Past 2^53 the number is no longer a safe integer, which zod reports as not an integer.
-    expect(res.body).toMatchObject({ success: false, message: path.includes('9223372036854775808') ? 'id: id 必须是整数' : 'id: id 超出范围' });
+    expect(res.body).toMatchObject({
+      success: false,
+      message: path.includes('9223372036854775808') ? 'id: id 必须是整数' : 'id: id 超出范围',
+    });
   });
 
   it('bounds ids in bodies, log filters, timestamps and page sizes', async () => {
@@ -91,9 +94,20 @@ describe.each(storageKinds())('hostile input answers 4xx on %s', (kind) => {
   it.skipIf(kind === 'sqlite')('recognises the database refusing a value, for the error handler to answer 400', async () => {
     const db = server.ctx.storage.db;
     const outOfRange = await sql`SELECT id FROM users WHERE id = ${sql.raw(kind === 'postgres' ? "'2147483648'::integer" : '2147483648')}`
-      .execute(db).then(() => null, (error: unknown) => error);
+      .execute(db)
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     if (kind === 'postgres') expect(isDataValueError(outOfRange)).toBe(true);
-    const tooLong = await db.insertInto('options').values({ key: 'k'.repeat(400), value: 'v' }).execute().then(() => null, (error: unknown) => error);
+    const tooLong = await db
+      .insertInto('options')
+      .values({ key: 'k'.repeat(400), value: 'v' })
+      .execute()
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(isDataValueError(tooLong)).toBe(true);
     expect(isDataValueError(new Error('connection refused'))).toBe(false);
   });

@@ -16,14 +16,24 @@ import { storageKinds } from '../helpers/test-storage.js';
 
 /** Answers that are JSON objects but no balance, for every provider's balance reader. */
 const unreadable: string[] = [
-  '{}', '{"data":null}', '{"data":"x"}', '{"data":[]}', '{"data":{}}',
+  '{}',
+  '{"data":null}',
+  '{"data":"x"}',
+  '{"data":[]}',
+  '{"data":{}}',
   '{"data":{"total_credits":"abc","total_usage":1,"totalBalance":"abc","available_balance":"abc"}}',
   '{"data":{"total_credits":{},"total_usage":[],"totalBalance":{},"available_balance":[]}}',
   '{"data":{"total_credits":1e400,"total_usage":1,"totalBalance":"1e400","available_balance":1e400}}',
   '{"data":{"total_credits":true,"total_usage":null,"totalBalance":"NaN","available_balance":"Infinity"}}',
-  '{"balance_infos":"x"}', '{"balance_infos":[null]}', '{"balance_infos":[]}', '{"balance_infos":[{"currency":"EUR","total_balance":"3"}]}',
-  '{"balance_infos":[{"currency":"USD","total_balance":{}}]}', '{"balance_infos":[{"currency":"CNY","total_balance":"abc"}]}',
-  '{"hard_limit_usd":"abc","total_usage":"x"}', '{"hard_limit_usd":1e400,"total_usage":1}', '{"hard_limit_usd":10}',
+  '{"balance_infos":"x"}',
+  '{"balance_infos":[null]}',
+  '{"balance_infos":[]}',
+  '{"balance_infos":[{"currency":"EUR","total_balance":"3"}]}',
+  '{"balance_infos":[{"currency":"USD","total_balance":{}}]}',
+  '{"balance_infos":[{"currency":"CNY","total_balance":"abc"}]}',
+  '{"hard_limit_usd":"abc","total_usage":"x"}',
+  '{"hard_limit_usd":1e400,"total_usage":1}',
+  '{"hard_limit_usd":10}',
 ];
 
 /** Every balance reader's honest answer, and what it reads as. */
@@ -58,7 +68,8 @@ describe.each(storageKinds())('channel balance answers (%s)', (kind) => {
   let admin: ApiClient;
   let upstream: Awaited<ReturnType<typeof startBalanceUpstream>>;
 
-  const storedBalance = async (id: number) => (await server.ctx.storage.db.selectFrom('channels').select(['balance', 'status']).where('id', '=', id).executeTakeFirstOrThrow());
+  const storedBalance = async (id: number) =>
+    await server.ctx.storage.db.selectFrom('channels').select(['balance', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
 
   beforeAll(async () => {
     server = await startTestServer({ kind });

@@ -33,12 +33,25 @@ describe.each(storageKinds())('periodic channel checks on %s', (kind) => {
     database = await createTestDatabase(kind);
     upstream = await startFlakyUpstream();
     // Two instances on one database sharing Redis when it is configured (else one instance).
-    const shared: Record<string, string> = redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-checks-${randomBytes(4).toString('hex')}:` } : {};
-    const env = { ...shared, CHANNEL_TEST_FREQUENCY: String(periodMinutes), CHANNEL_UPDATE_FREQUENCY: String(periodMinutes), LOG_LEVEL: 'info' };
+    const shared: Record<string, string> = redisUrl
+      ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-checks-${randomBytes(4).toString('hex')}:` }
+      : {};
+    const env = {
+      ...shared,
+      CHANNEL_TEST_FREQUENCY: String(periodMinutes),
+      CHANNEL_UPDATE_FREQUENCY: String(periodMinutes),
+      LOG_LEVEL: 'info',
+    };
     for (const nodeType of redisUrl ? ['master', 'slave'] : ['master']) {
       const lines: string[] = [];
       logs.push(lines);
-      servers.push(await startTestServer({ database, env: { ...env, NODE_TYPE: nodeType }, loggerStream: { write: (line: string) => void lines.push(line) } }));
+      servers.push(
+        await startTestServer({
+          database,
+          env: { ...env, NODE_TYPE: nodeType },
+          loggerStream: { write: (line: string) => void lines.push(line) },
+        }),
+      );
     }
     for (const server of servers) {
       await server.ctx.options.set('AutomaticDisableChannelEnabled', 'true');
@@ -52,8 +65,10 @@ describe.each(storageKinds())('periodic channel checks on %s', (kind) => {
   });
 
   const db = () => servers[0]!.ctx.storage.db;
-  const statusOf = async (id: number) => (await db().selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
-  const logRowsOf = async (id: number) => db().selectFrom('logs').select(['type', 'user_id', 'content']).where('channel_id', '=', id).orderBy('id').execute();
+  const statusOf = async (id: number) =>
+    (await db().selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  const logRowsOf = async (id: number) =>
+    db().selectFrom('logs').select(['type', 'user_id', 'content']).where('channel_id', '=', id).orderBy('id').execute();
   const linesWith = (text: string) => logs.flat().filter((line) => line.includes(text));
   const channel = (name: string, key: string, extra: { autoBan?: boolean; status?: number } = {}) =>
     createRelayChannel(servers[0]!.ctx, { name, key, baseURL: upstream.url, models: ['gpt-4o-mini'], ...extra });
@@ -103,7 +118,10 @@ describe.each(storageKinds())('periodic channel checks on %s', (kind) => {
     const broke = await channel('broke', 'k-broke');
     const rich = await channel('rich', 'k-rich');
     await waitFor(async () => (await statusOf(broke)) === 3, 'the channel without balance to be disabled');
-    await waitFor(async () => (await db().selectFrom('channels').select('balance').where('id', '=', rich).executeTakeFirstOrThrow()).balance === 12.5, 'the balance to be stored');
+    await waitFor(
+      async () => (await db().selectFrom('channels').select('balance').where('id', '=', rich).executeTakeFirstOrThrow()).balance === 12.5,
+      'the balance to be stored',
+    );
     // The channel test keeps trying it (auto-disabled) but a failing test never enables it.
     const testsSoFar = upstream.testsOf('k-broke').length;
     await waitFor(() => upstream.testsOf('k-broke').length >= testsSoFar + 2, 'two more test runs');
@@ -130,15 +148,27 @@ describe('the monitoring options and a channel disabled by hand during a test', 
   it('turn the periodic test on without CHANNEL_TEST_FREQUENCY; an admin sets them, out of range is refused', async () => {
     expect(channelTestPeriodMs(server.ctx)).toBeNull();
     const { client: admin } = await signedInClient(server, { username: `adm${randomBytes(3).toString('hex')}`, role: 10 });
-    expect((await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_minutes', value: '5' })).body.success).toBe(true);
+    expect(
+      (await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_minutes', value: '5' })).body.success,
+    ).toBe(true);
     expect(channelTestPeriodMs(server.ctx)).toBeNull();
-    expect((await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_enabled', value: 'true' })).body.success).toBe(true);
+    expect(
+      (await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_enabled', value: 'true' })).body.success,
+    ).toBe(true);
     expect(channelTestPeriodMs(server.ctx)).toBe(5 * 60_000);
     for (const value of ['0', '1.5', 'soon']) {
-      expect((await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_minutes', value })).body.success, value).toBe(false);
+      expect(
+        (await admin.request('PUT', '/api/option/', { key: 'monitor_setting.auto_test_channel_minutes', value })).body.success,
+        value,
+      ).toBe(false);
     }
     const options = await admin.get('/api/option/');
-    expect(options.body.data).toEqual(expect.arrayContaining([{ key: 'monitor_setting.auto_test_channel_enabled', value: 'true' }, { key: 'monitor_setting.auto_test_channel_minutes', value: '5' }]));
+    expect(options.body.data).toEqual(
+      expect.arrayContaining([
+        { key: 'monitor_setting.auto_test_channel_enabled', value: 'true' },
+        { key: 'monitor_setting.auto_test_channel_minutes', value: '5' },
+      ]),
+    );
   });
 
   it('a channel an admin disables while its test is in flight stays disabled by hand, whatever the test finds', async () => {
@@ -146,8 +176,19 @@ describe('the monitoring options and a channel disabled by hand during a test', 
     for (const key of ['AutomaticDisableChannelEnabled', 'AutomaticEnableChannelEnabled']) await ctx.options.set(key, 'true');
     upstream.setMode('k-race-fail', 'revoked');
     for (const key of ['k-race-fail', 'k-race-pass']) upstream.setDelay(key, 400);
-    const failing = await createRelayChannel(ctx, { name: 'race-fail', key: 'k-race-fail', baseURL: upstream.url, models: ['gpt-4o-mini'] });
-    const passing = await createRelayChannel(ctx, { name: 'race-pass', key: 'k-race-pass', baseURL: upstream.url, models: ['gpt-4o-mini'], status: 3 });
+    const failing = await createRelayChannel(ctx, {
+      name: 'race-fail',
+      key: 'k-race-fail',
+      baseURL: upstream.url,
+      models: ['gpt-4o-mini'],
+    });
+    const passing = await createRelayChannel(ctx, {
+      name: 'race-pass',
+      key: 'k-race-pass',
+      baseURL: upstream.url,
+      models: ['gpt-4o-mini'],
+      status: 3,
+    });
     const relay = relayFacade(server.relay);
     const tests = [runChannelTest(ctx, relay, failing), runChannelTest(ctx, relay, passing)];
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -6,8 +6,25 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startFixtureUpstream, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
 
 /** The spec's channel types that have an adapter, with what the console must render for each. */
-const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'base_url' | 'openai_organization'>; endpoints: string[]; hasBalance?: boolean; validatesKey?: boolean; keyHint?: RegExp; baseURL?: string }> = {
-  1: { slug: 'openai', extra: ['openai_organization'], endpoints: ['chat', 'embeddings', 'rerank'], hasBalance: true, baseURL: 'https://api.openai.com' },
+const expectedTypes: Record<
+  number,
+  {
+    slug: string;
+    extra?: Array<'other' | 'base_url' | 'openai_organization'>;
+    endpoints: string[];
+    hasBalance?: boolean;
+    validatesKey?: boolean;
+    keyHint?: RegExp;
+    baseURL?: string;
+  }
+> = {
+  1: {
+    slug: 'openai',
+    extra: ['openai_organization'],
+    endpoints: ['chat', 'embeddings', 'rerank'],
+    hasBalance: true,
+    baseURL: 'https://api.openai.com',
+  },
   2: { slug: 'midjourney', extra: ['base_url'], endpoints: [], validatesKey: true },
   3: { slug: 'azure', extra: ['base_url', 'other'], endpoints: ['chat', 'embeddings'], validatesKey: true },
   4: { slug: 'ollama', extra: ['base_url'], endpoints: ['chat', 'completions', 'embeddings'], baseURL: 'http://localhost:11434' },
@@ -15,15 +32,35 @@ const expectedTypes: Record<number, { slug: string; extra?: Array<'other' | 'bas
   8: { slug: 'custom', extra: ['base_url'], endpoints: ['chat'], hasBalance: true },
   11: { slug: 'palm', endpoints: ['chat'], baseURL: 'https://generativelanguage.googleapis.com' },
   14: { slug: 'anthropic', endpoints: ['chat'], keyHint: /x-api-key/, baseURL: 'https://api.anthropic.com' },
-  15: { slug: 'baidu', endpoints: ['chat', 'embeddings'], validatesKey: true, keyHint: /APIKey\|SecretKey/, baseURL: 'https://aip.baidubce.com' },
+  15: {
+    slug: 'baidu',
+    endpoints: ['chat', 'embeddings'],
+    validatesKey: true,
+    keyHint: /APIKey\|SecretKey/,
+    baseURL: 'https://aip.baidubce.com',
+  },
   16: { slug: 'zhipu', endpoints: ['chat'], validatesKey: true, keyHint: /id\.secret/, baseURL: 'https://open.bigmodel.cn' },
   17: { slug: 'ali', endpoints: ['chat', 'embeddings'] },
-  18: { slug: 'spark', extra: ['other'], endpoints: ['chat'], validatesKey: true, keyHint: /APPID\|APISecret\|APIKey/, baseURL: 'wss://spark-api.xf-yun.com' },
+  18: {
+    slug: 'spark',
+    extra: ['other'],
+    endpoints: ['chat'],
+    validatesKey: true,
+    keyHint: /APPID\|APISecret\|APIKey/,
+    baseURL: 'wss://spark-api.xf-yun.com',
+  },
   19: { slug: 'ai360', endpoints: ['chat'] },
   20: { slug: 'openrouter', endpoints: ['chat'], hasBalance: true, baseURL: 'https://openrouter.ai/api' },
   21: { slug: 'aiproxy-library', extra: ['other'], endpoints: ['chat'], validatesKey: true, baseURL: 'https://api.aiproxy.io' },
   22: { slug: 'fastgpt', endpoints: ['chat'], baseURL: 'https://fastgpt.run/api/openapi' },
-  23: { slug: 'hunyuan', extra: ['other'], endpoints: ['chat', 'embeddings'], validatesKey: true, keyHint: /SecretId\|SecretKey/, baseURL: 'https://hunyuan.tencentcloudapi.com' },
+  23: {
+    slug: 'hunyuan',
+    extra: ['other'],
+    endpoints: ['chat', 'embeddings'],
+    validatesKey: true,
+    keyHint: /SecretId\|SecretKey/,
+    baseURL: 'https://hunyuan.tencentcloudapi.com',
+  },
   24: { slug: 'gemini', endpoints: ['chat', 'embeddings'] },
   25: { slug: 'moonshot', endpoints: ['chat'], hasBalance: true },
   26: { slug: 'zhipu-v4', endpoints: ['chat'] },
@@ -67,8 +104,12 @@ describe('GET /api/channel/types', () => {
     expect(types.map((item) => item.type)).toEqual([...types.map((item) => item.type)].sort((a, b) => a - b));
     const openai = types.find((item) => item.type === 1);
     expect(openai).toMatchObject({
-      slug: 'openai', displayName: expect.any(String), keyHint: expect.any(String), defaultBaseURL: 'https://api.openai.com',
-      hasBalance: true, extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
+      slug: 'openai',
+      displayName: expect.any(String),
+      keyHint: expect.any(String),
+      defaultBaseURL: 'https://api.openai.com',
+      hasBalance: true,
+      extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
     });
     expect(openai?.endpoints).toContain('chat');
     const custom = types.find((item) => item.type === 8);
@@ -85,7 +126,10 @@ describe('GET /api/channel/types', () => {
     for (const [type, expected] of Object.entries(expectedTypes)) {
       const item = types.find((entry) => entry.type === Number(type))!;
       expect(item.slug, type).toBe(expected.slug);
-      expect(item.extraFields.map((field: { name: string }) => field.name), type).toEqual(expected.extra ?? []);
+      expect(
+        item.extraFields.map((field: { name: string }) => field.name),
+        type,
+      ).toEqual(expected.extra ?? []);
       for (const field of item.extraFields) expect(field.label, type).toEqual(expect.any(String));
       expect(item.endpoints, type).toEqual(expect.arrayContaining(expected.endpoints));
       expect(item.hasBalance, type).toBe(expected.hasBalance ?? false);
@@ -104,13 +148,18 @@ describe('GET /api/channel/types', () => {
     expect(byType(24).defaultModels).toContain('gemini-2.5-flash');
   });
 
-  it('reads balances from each provider\'s balance endpoint under the channel base URL', async () => {
+  it("reads balances from each provider's balance endpoint under the channel base URL", async () => {
     const upstream: FixtureUpstream = await startFixtureUpstream();
     try {
       const cases: Array<{ type: number; reply: unknown; path: string; balance: number }> = [
         { type: 20, reply: { data: { total_credits: 25.5, total_usage: 5.25 } }, path: '/v1/credits', balance: 20.25 },
         { type: 40, reply: { code: 20000, data: { totalBalance: '12.34' } }, path: '/v1/user/info', balance: 12.34 },
-        { type: 43, reply: { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '7.50' }] }, path: '/user/balance', balance: 7.5 },
+        {
+          type: 43,
+          reply: { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '7.50' }] },
+          path: '/user/balance',
+          balance: 7.5,
+        },
       ];
       for (const item of cases) {
         const id = await createRelayChannel(server.ctx, { type: item.type, key: `bal-${item.type}`, baseURL: upstream.url, models: ['m'] });
@@ -124,7 +173,11 @@ describe('GET /api/channel/types', () => {
         expect(row.balance).toBe(item.balance);
       }
       const moonshot = await createRelayChannel(server.ctx, { type: 25, key: 'bal-25', baseURL: `${upstream.url}/v1`, models: ['m'] });
-      upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ code: 0, data: { available_balance: 73, voucher_balance: 0, cash_balance: 73 }, status: true }) });
+      upstream.reply({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 0, data: { available_balance: 73, voucher_balance: 0, cash_balance: 73 }, status: true }),
+      });
       const res = await admin.get(`/api/channel/update_balance/${moonshot}`);
       expect(res.body.success).toBe(true);
       expect(res.body.balance).toBeGreaterThan(0);

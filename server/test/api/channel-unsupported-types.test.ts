@@ -13,8 +13,13 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
  * Every type of the spec has an adapter now; a row can still hold a type ModelGate has none for
  * (imported from a newer new-api: 49 is its Coze). The console's forms never offer it.
  */
-const unsupported = Object.keys(channelTypeNames).map(Number).find((type) => adapterForType(type) === null) ?? 49;
-const refusal = channelTypeNames[unsupported] ? `渠道类型 ${unsupported}（${channelTypeNames[unsupported]}）暂不支持，无法创建或启用` : `渠道类型 ${unsupported}暂不支持，无法创建或启用`;
+const unsupported =
+  Object.keys(channelTypeNames)
+    .map(Number)
+    .find((type) => adapterForType(type) === null) ?? 49;
+const refusal = channelTypeNames[unsupported]
+  ? `渠道类型 ${unsupported}（${channelTypeNames[unsupported]}）暂不支持，无法创建或启用`
+  : `渠道类型 ${unsupported}暂不支持，无法创建或启用`;
 const refused = { success: false, message: refusal, data: null };
 /** Create and switch refuse a type unknown to the spec earlier, at the schema. */
 const refusedAtCreate = channelTypeNames[unsupported] ? refused : { success: false, message: '未知的渠道类型', data: null };
@@ -35,7 +40,9 @@ describe('a channel type without an adapter can be neither created nor enabled',
   const channelOf = (id: number) =>
     server.ctx.storage.db.selectFrom('channels').select(['type', 'status', 'name']).where('id', '=', id).executeTakeFirstOrThrow();
   const enabledAbilities = async (id: number) =>
-    (await server.ctx.storage.db.selectFrom('abilities').select('enabled').where('channel_id', '=', id).execute()).map((row) => row.enabled);
+    (await server.ctx.storage.db.selectFrom('abilities').select('enabled').where('channel_id', '=', id).execute()).map(
+      (row) => row.enabled,
+    );
   const countChannels = async () => (await server.ctx.storage.db.selectFrom('channels').select('id').execute()).length;
   /** A row as an earlier version or an import left it. */
   const legacyChannel = (status: number, tag = '') =>
@@ -46,7 +53,11 @@ describe('a channel type without an adapter can be neither created nor enabled',
 
   it('the type used here really has no adapter, and every type of the spec has one', () => {
     expect(adapterForType(unsupported)).toBeNull();
-    expect(Object.keys(channelTypeNames).map(Number).filter((type) => adapterForType(type) === null)).toEqual([]);
+    expect(
+      Object.keys(channelTypeNames)
+        .map(Number)
+        .filter((type) => adapterForType(type) === null),
+    ).toEqual([]);
   });
 
   it('create refuses it, single and batch (multi-key), and writes nothing', async () => {
@@ -141,7 +152,16 @@ describe('a channel type without an adapter can be neither created nor enabled',
 describe('import keeps channels of a type without an adapter, disabled with the reason', () => {
   const contextOf = (flavor: SourceSchema['flavor']) =>
     ({ schema: { flavor, tables: new Map(), has: () => true } satisfies SourceSchema, userIds: new Set() }) as unknown as ImportContext;
-  const row = { id: 9, type: unsupported, key: 'mj-key', status: 1, name: 'mj', models: 'mj_imagine', group: 'default', other_info: '{"note":"x"}' };
+  const row = {
+    id: 9,
+    type: unsupported,
+    key: 'mj-key',
+    status: 1,
+    name: 'mj',
+    models: 'mj_imagine',
+    group: 'default',
+    other_info: '{"note":"x"}',
+  };
 
   it('an enabled row comes in with status 2, the reason in other_info and a report note', () => {
     const ctx = contextOf('new-api');

@@ -98,7 +98,12 @@ describe('channel create/update run the type validateChannel; endpoint support d
     expect(upstream.requests.length).toBe(before + 1);
     expect(upstream.requests.at(-1)!.url).toBe('/api/embed');
     await flushRelay(ctx);
-    const log = await ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', caller.userId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const log = await ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', caller.userId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(log.channel_id).toBe(able);
     expect(log.channel_id).not.toBe(unable);
 
@@ -107,7 +112,11 @@ describe('channel create/update run the type validateChannel; endpoint support d
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const badRequest = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(badRequest.status).toBe(400);
-    expect(badRequest.error).toMatchObject({ code: 'unsupported_endpoint', type: 'invalid_request_error', message: expect.stringContaining('does not support this endpoint') });
+    expect(badRequest.error).toMatchObject({
+      code: 'unsupported_endpoint',
+      type: 'invalid_request_error',
+      message: expect.stringContaining('does not support this endpoint'),
+    });
     expect(upstream.requests.length).toBe(before + 1);
   });
 });

@@ -77,7 +77,13 @@ describe('Vertex AI channels with an API key', () => {
     const { ctx } = server;
     await setOption(ctx, 'SelfUseModeEnabled', 'true');
     const made = await admin.post('/api/channel/', {
-      name: 'vertex-express', type: 41, key: 'AQ.express-key', models: 'gemini-express-test', group: 'default', base_url: upstream.url, other: 'global',
+      name: 'vertex-express',
+      type: 41,
+      key: 'AQ.express-key',
+      models: 'gemini-express-test',
+      group: 'default',
+      base_url: upstream.url,
+      other: 'global',
     });
     expect(made.status, made.text).toBe(200);
     const channelId = made.body.data.ids[0] as number;
@@ -85,7 +91,10 @@ describe('Vertex AI channels with an API key', () => {
     const client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
 
     upstream.reply({ status: 200, contentType: 'application/json', body: readFixture('vertex', 'gemini-generate.json') });
-    const completion = await client.chat.completions.create({ model: 'gemini-express-test', messages: [{ role: 'user', content: 'Hello' }] });
+    const completion = await client.chat.completions.create({
+      model: 'gemini-express-test',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(completion.choices[0]!.message.content).toBe('Bonjour !');
     const sent = upstream.requests.at(-1)!;
     expect(sent.url).toBe('/v1/publishers/google/models/gemini-express-test:generateContent');
@@ -95,7 +104,10 @@ describe('Vertex AI channels with an API key', () => {
 
     upstream.reply({ status: 200, contentType: 'text/event-stream', body: readFixture('gemini', 'stream-text.chunks.txt') });
     const stream = await client.chat.completions.create({
-      model: 'gemini-express-test', messages: [{ role: 'user', content: 'Hello' }], stream: true, stream_options: { include_usage: true },
+      model: 'gemini-express-test',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;

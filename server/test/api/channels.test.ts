@@ -24,8 +24,13 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
   afterAll(async () => server?.stop());
 
   const abilitiesOf = (channelId: number) =>
-    server.ctx.storage.db.selectFrom('abilities').selectAll().where('channel_id', '=', channelId)
-      .orderBy('group').orderBy('model').execute();
+    server.ctx.storage.db
+      .selectFrom('abilities')
+      .selectAll()
+      .where('channel_id', '=', channelId)
+      .orderBy('group')
+      .orderBy('model')
+      .execute();
 
   /** The stored key, through the root's explicit reveal (the only route that answers it). */
   async function keyOf(id: number): Promise<string> {
@@ -43,20 +48,37 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
 
   it('creates a channel with defaults, normalised fields and abilities for models x groups', async () => {
     const before = published.length;
-    const res = await admin.post('/api/channel/', { ...base, base_url: 'https://api.example.com///', priority: '5', weight: 3, model_mapping: '{"gpt-4":"gpt-4o"}' });
+    const res = await admin.post('/api/channel/', {
+      ...base,
+      base_url: 'https://api.example.com///',
+      priority: '5',
+      weight: 3,
+      model_mapping: '{"gpt-4":"gpt-4o"}',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('渠道创建成功！');
     const id = res.body.data.ids[0];
     const detail = await admin.get(`/api/channel/${id}`);
     expect(detail.body.data).toMatchObject({
-      id, name: 'primary', base_url: 'https://api.example.com', priority: 5, weight: 3,
-      models: 'gpt-4o,gpt-4o-mini', group: 'default,vip', auto_ban: 1, status: 1, model_mapping: '{"gpt-4":"gpt-4o"}',
+      id,
+      name: 'primary',
+      base_url: 'https://api.example.com',
+      priority: 5,
+      weight: 3,
+      models: 'gpt-4o,gpt-4o-mini',
+      group: 'default,vip',
+      auto_ban: 1,
+      status: 1,
+      model_mapping: '{"gpt-4":"gpt-4o"}',
     });
     expect(detail.body.data.key).toBeUndefined();
     expect(await keyOf(id)).toBe('sk-upstream-1');
     const abilities = await abilitiesOf(id);
     expect(abilities.map((a) => `${a.group}/${a.model}/${a.enabled}/${a.priority}/${a.weight}`)).toEqual([
-      'default/gpt-4o/1/5/3', 'default/gpt-4o-mini/1/5/3', 'vip/gpt-4o/1/5/3', 'vip/gpt-4o-mini/1/5/3',
+      'default/gpt-4o/1/5/3',
+      'default/gpt-4o-mini/1/5/3',
+      'vip/gpt-4o/1/5/3',
+      'vip/gpt-4o-mini/1/5/3',
     ]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(published.length).toBeGreaterThan(before);
@@ -113,8 +135,18 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const keys = await Promise.all(res.body.data.ids.map((id: number) => keyOf(id)));
     expect(keys).toEqual(['k1', 'k2', 'k3']);
     for (const id of res.body.data.ids) expect(await abilitiesOf(id)).toHaveLength(4);
-    const account = (project: string) => ({ project_id: project, client_email: `r@${project}.iam.gserviceaccount.com`, private_key: 'pem' }); // validated
-    const vertex = await admin.post('/api/channel/', { ...base, name: 'vx', type: 41, mode: 'batch', key: JSON.stringify([account('p1'), account('p2')]) });
+    const account = (project: string) => ({
+      project_id: project,
+      client_email: `r@${project}.iam.gserviceaccount.com`,
+      private_key: 'pem',
+    }); // validated
+    const vertex = await admin.post('/api/channel/', {
+      ...base,
+      name: 'vx',
+      type: 41,
+      mode: 'batch',
+      key: JSON.stringify([account('p1'), account('p2')]),
+    });
     expect(vertex.body.data.ids).toHaveLength(2);
     expect(await keyOf(vertex.body.data.ids[1])).toBe(JSON.stringify(account('p2')));
   });
@@ -122,7 +154,14 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
   it('accepts the editor sending the whole row back (read-only fields ignored, empty key kept)', async () => {
     const id = await create({ ...base, name: 'round-trip' });
     const row = (await admin.get(`/api/channel/${id}`)).body.data;
-    const res = await admin.put('/api/channel/', { ...row, key: '', name: 'round-trip-2', balance: 999, used_quota: 5, groups: ['default'] });
+    const res = await admin.put('/api/channel/', {
+      ...row,
+      key: '',
+      name: 'round-trip-2',
+      balance: 999,
+      used_quota: 5,
+      groups: ['default'],
+    });
     expect(res.status, res.text).toBe(200);
     const after = (await admin.get(`/api/channel/${id}`)).body.data;
     expect(after).toMatchObject({ name: 'round-trip-2', balance: 0, used_quota: 0, group: 'default' });
@@ -157,16 +196,31 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
   it('lets only the root point a channel elsewhere while keeping its key; an admin gives a new key with it', async () => {
     const id = await create({ ...base, name: 'kept-key', base_url: 'https://api.example.com' });
     // Another base URL or type with the stored key would send the key to whoever runs that host.
-    for (const change of [{ base_url: 'https://collector.example.net' }, { base_url: '' }, { type: 8, base_url: 'https://api.example.com' }]) {
+    for (const change of [
+      { base_url: 'https://collector.example.net' },
+      { base_url: '' },
+      { type: 8, base_url: 'https://api.example.com' },
+    ]) {
       const refused = await admin.put('/api/channel/', { id, ...change });
-      expect([refused.status, refused.body.message], JSON.stringify(change)).toEqual([403, '修改渠道的类型或代理地址时请同时填写新密钥：只有超级管理员可以保留原密钥']);
+      expect([refused.status, refused.body.message], JSON.stringify(change)).toEqual([
+        403,
+        '修改渠道的类型或代理地址时请同时填写新密钥：只有超级管理员可以保留原密钥',
+      ]);
     }
-    const english = await admin.put('/api/channel/', { id, base_url: 'https://collector.example.net' }, { headers: { 'accept-language': 'en' } });
-    expect(english.body.message).toBe('Enter a new key when you change a channel\'s type or base URL: only the root may keep the stored key');
+    const english = await admin.put(
+      '/api/channel/',
+      { id, base_url: 'https://collector.example.net' },
+      { headers: { 'accept-language': 'en' } },
+    );
+    expect(english.body.message).toBe(
+      "Enter a new key when you change a channel's type or base URL: only the root may keep the stored key",
+    );
     expect((await admin.get(`/api/channel/${id}`)).body.data).toMatchObject({ type: 1, base_url: 'https://api.example.com' });
     expect(await keyOf(id)).toBe('sk-upstream-1');
     // The same base URL written differently, and every other field, are the admin's to change.
-    expect((await admin.put('/api/channel/', { id, base_url: 'https://api.example.com//', name: 'kept-key-2', priority: 3 })).status).toBe(200);
+    expect((await admin.put('/api/channel/', { id, base_url: 'https://api.example.com//', name: 'kept-key-2', priority: 3 })).status).toBe(
+      200,
+    );
     // With a new key the admin may move the channel: the stored key never goes anywhere new.
     expect((await admin.put('/api/channel/', { id, base_url: 'https://other.example.org', key: 'sk-admin-own' })).status).toBe(200);
     expect(await keyOf(id)).toBe('sk-admin-own');
@@ -179,7 +233,11 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
   it('answers the models that have no price on create and update (none in self-use mode)', async () => {
     const prices = server.ctx.options.get('ModelPrice');
     try {
-      const created = await admin.post('/api/channel/', { ...base, name: 'unpriced', models: ['gpt-4o', 'zz-unpriced-b', 'zz-unpriced-a', 'zz-unpriced-a'] });
+      const created = await admin.post('/api/channel/', {
+        ...base,
+        name: 'unpriced',
+        models: ['gpt-4o', 'zz-unpriced-b', 'zz-unpriced-a', 'zz-unpriced-a'],
+      });
       expect(created.status, created.text).toBe(200);
       expect(created.body.data).toEqual({ ids: [expect.any(Number)], unpriced_models: ['zz-unpriced-a', 'zz-unpriced-b'] });
       const id = created.body.data.ids[0];
@@ -257,14 +315,24 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     expect((await abilitiesOf(x)).every((a) => a.tag === 'grp')).toBe(true);
 
     expect((await admin.put('/api/channel/tag', { tag: 'grp' })).body.message).toBe('没有任何修改！');
-    expect((await admin.put('/api/channel/tag', { tag: 'grp', model_mapping: '{x' })).body.message).toBe('模型映射必须是合法的 JSON 格式！');
+    expect((await admin.put('/api/channel/tag', { tag: 'grp', model_mapping: '{x' })).body.message).toBe(
+      '模型映射必须是合法的 JSON 格式！',
+    );
     expect((await admin.put('/api/channel/tag', { tag: 'grp', priority: 'a' })).body.message).toBe('优先级必须是整数！');
     expect((await admin.put('/api/channel/tag', { tag: 'grp', weight: -2 })).body.message).toBe('权重必须是非负整数！');
     expect((await admin.put('/api/channel/tag', { tag: 'nope', weight: 1 })).status).toBe(404);
-    const edit = await admin.put('/api/channel/tag', { tag: 'grp', new_tag: 'grp2', models: ['n1', 'n2'], groups: ['default'], priority: 3, weight: 4 });
+    const edit = await admin.put('/api/channel/tag', {
+      tag: 'grp',
+      new_tag: 'grp2',
+      models: ['n1', 'n2'],
+      groups: ['default'],
+      priority: 3,
+      weight: 4,
+    });
     expect(edit.body).toMatchObject({ success: true, data: 2 });
     expect((await abilitiesOf(y)).map((a) => `${a.group}/${a.model}/${a.priority}/${a.weight}/${a.tag}`)).toEqual([
-      'default/n1/3/4/grp2', 'default/n2/3/4/grp2',
+      'default/n1/3/4/grp2',
+      'default/n2/3/4/grp2',
     ]);
 
     expect((await admin.post('/api/channel/tag/disabled', { tag: 'grp2' })).body.data).toBe(2);
@@ -285,15 +353,30 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
 
   it('copies a channel with a suffix, zero balance and reset test results', async () => {
     const id = await create({ ...base, name: 'original' });
-    await server.ctx.storage.db.updateTable('channels').set({ balance: 12.5, used_quota: 999, response_time: 300, test_time: 123 }).where('id', '=', id).execute();
+    await server.ctx.storage.db
+      .updateTable('channels')
+      .set({ balance: 12.5, used_quota: 999, response_time: 300, test_time: 123 })
+      .where('id', '=', id)
+      .execute();
     const res = await admin.post(`/api/channel/copy/${id}`);
     expect(res.status, res.text).toBe(200);
     const copy = (await admin.get(`/api/channel/${res.body.data.id}`)).body.data;
     expect(await keyOf(copy.id)).toBe('sk-upstream-1');
-    expect(copy).toMatchObject({ name: 'original_复制', balance: 0, used_quota: 0, response_time: 0, test_time: 0, models: base.models.join(',') });
+    expect(copy).toMatchObject({
+      name: 'original_复制',
+      balance: 0,
+      used_quota: 0,
+      response_time: 0,
+      test_time: 0,
+      models: base.models.join(','),
+    });
     expect(await abilitiesOf(copy.id)).toHaveLength(4);
     const kept = await admin.post(`/api/channel/copy/${id}?reset_balance=false&suffix=-b`);
-    expect((await admin.get(`/api/channel/${kept.body.data.id}`)).body.data).toMatchObject({ name: 'original-b', balance: 12.5, used_quota: 999 });
+    expect((await admin.get(`/api/channel/${kept.body.data.id}`)).body.data).toMatchObject({
+      name: 'original-b',
+      balance: 12.5,
+      used_quota: 999,
+    });
     const missing = await admin.post('/api/channel/copy/999999');
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('渠道未找到，请刷新页面后重试。');
@@ -315,7 +398,10 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     await server.ctx.storage.db.deleteFrom('abilities').where('channel_id', '=', id).execute();
     await server.ctx.storage.db.insertInto('abilities').values({ group: 'ghost', model: 'ghost', channel_id: 987654 }).execute();
     const res = await admin.post('/api/channel/fix');
-    const count = await server.ctx.storage.db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await server.ctx.storage.db
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(res.body).toMatchObject({ success: true, data: Number(count.n) });
     expect(await abilitiesOf(id)).toHaveLength(4);
     expect(await abilitiesOf(987654)).toHaveLength(0);
@@ -352,9 +438,19 @@ describe.each(storageKinds())('channel management on %s', (kind) => {
     const anonymous = server.client();
     expect((await anonymous.get('/api/channel/')).status).toBe(401);
     expect((await anonymous.post('/api/channel/', base)).status).toBe(401);
-    for (const [method, path] of [['GET', '/api/channel/'], ['GET', '/api/channel/1'], ['POST', '/api/channel/'], ['PUT', '/api/channel/'],
-      ['DELETE', '/api/channel/1'], ['DELETE', '/api/channel/disabled'], ['POST', '/api/channel/fix'], ['GET', '/api/channel/models'],
-      ['POST', '/api/channel/batch'], ['PUT', '/api/channel/tag'], ['POST', '/api/channel/copy/1']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/channel/'],
+      ['GET', '/api/channel/1'],
+      ['POST', '/api/channel/'],
+      ['PUT', '/api/channel/'],
+      ['DELETE', '/api/channel/1'],
+      ['DELETE', '/api/channel/disabled'],
+      ['POST', '/api/channel/fix'],
+      ['GET', '/api/channel/models'],
+      ['POST', '/api/channel/batch'],
+      ['PUT', '/api/channel/tag'],
+      ['POST', '/api/channel/copy/1'],
+    ] as const) {
       const res = await user.request(method, path, method === 'GET' || method === 'DELETE' ? undefined : { id: 1 });
       expect(res.status, `${method} ${path}`).toBe(403);
     }

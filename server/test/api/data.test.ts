@@ -18,14 +18,47 @@ describe.each(storageKinds())('dashboard quota data on %s', (kind) => {
   let bobId: number;
   const h0 = Math.floor(now() / hour) * hour - 48 * hour;
 
-  const blank = { content: '', token_name: '', model_name: '', quota: 0, prompt_tokens: 0, completion_tokens: 0, channel_id: 0, group: '', other: '' };
+  const blank = {
+    content: '',
+    token_name: '',
+    model_name: '',
+    quota: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    channel_id: 0,
+    group: '',
+    other: '',
+  };
   const insertLogs = (rows: NewLog[]) =>
-    server.ctx.storage.db.insertInto('logs').values(rows.map((row) => ({ ...blank, ...row }))).execute();
-  const consume = (userId: number, username: string, model: string, createdAt: number, quota: number, tokens: [number, number]): NewLog =>
-    ({ user_id: userId, username, type: 2, model_name: model, created_at: createdAt, quota, prompt_tokens: tokens[0], completion_tokens: tokens[1] });
-  const buckets = () => server.ctx.storage.db.selectFrom('quota_data')
-    .select(['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'])
-    .orderBy('user_id').orderBy('model_name').orderBy('created_at').execute();
+    server.ctx.storage.db
+      .insertInto('logs')
+      .values(rows.map((row) => ({ ...blank, ...row })))
+      .execute();
+  const consume = (
+    userId: number,
+    username: string,
+    model: string,
+    createdAt: number,
+    quota: number,
+    tokens: [number, number],
+  ): NewLog => ({
+    user_id: userId,
+    username,
+    type: 2,
+    model_name: model,
+    created_at: createdAt,
+    quota,
+    prompt_tokens: tokens[0],
+    completion_tokens: tokens[1],
+  });
+  const buckets = () =>
+    server.ctx.storage.db
+      .selectFrom('quota_data')
+      .select(['user_id', 'username', 'model_name', 'created_at', 'count', 'quota', 'token_used'])
+      .orderBy('user_id')
+      .orderBy('model_name')
+      .orderBy('created_at')
+      .execute();
 
   beforeAll(async () => {
     server = await startTestServer({ kind });
@@ -84,10 +117,21 @@ describe.each(storageKinds())('dashboard quota data on %s', (kind) => {
     ]);
     expect(first + second).toBe(2);
     const after = await buckets();
-    expect(after.find((b) => b.user_id === aliceId && b.model_name === 'gpt-4o' && b.created_at === h0)).toMatchObject({ count: 3, quota: 151, token_used: 18 });
+    expect(after.find((b) => b.user_id === aliceId && b.model_name === 'gpt-4o' && b.created_at === h0)).toMatchObject({
+      count: 3,
+      quota: 151,
+      token_used: 18,
+    });
     expect(after).toHaveLength(5);
-    const lastLog = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
-    const watermark = await server.ctx.storage.db.selectFrom('options').select('value').where('key', '=', quotaDataWatermarkKey).executeTakeFirstOrThrow();
+    const lastLog = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow();
+    const watermark = await server.ctx.storage.db
+      .selectFrom('options')
+      .select('value')
+      .where('key', '=', quotaDataWatermarkKey)
+      .executeTakeFirstOrThrow();
     expect(Number(watermark.value)).toBe(Number(lastLog.id));
     expect(server.ctx.options.listPublic().some((option) => option.key === quotaDataWatermarkKey)).toBe(false);
   });
@@ -115,10 +159,13 @@ describe.each(storageKinds())('dashboard quota data on %s', (kind) => {
     expect(bulk.every((b) => b.token_used === 800)).toBe(true);
   });
 
-  it('serves all users\' buckets to admins and own buckets to users', async () => {
+  it("serves all users' buckets to admins and own buckets to users", async () => {
     const all = await admin.get('/api/data/');
     expect(all.status, all.text).toBe(200);
-    const total = await server.ctx.storage.db.selectFrom('quota_data').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = await server.ctx.storage.db
+      .selectFrom('quota_data')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(all.body.data).toHaveLength(Number(total.n));
     const times = all.body.data.map((row: any) => row.created_at);
     expect(times).toEqual([...times].sort((a: number, b: number) => a - b));

@@ -15,7 +15,9 @@ describe.each(storageKinds())('log retention on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     // Two instances on one database; sharing Redis when it is configured (else each has its own lock).
-    const env: Record<string, string> = redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-retention-${randomBytes(4).toString('hex')}:` } : {};
+    const env: Record<string, string> = redisUrl
+      ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-retention-${randomBytes(4).toString('hex')}:` }
+      : {};
     servers = [await startTestServer({ database, env: { ...env, NODE_TYPE: 'master' } })];
     if (redisUrl) servers.push(await startTestServer({ database, env: { ...env, NODE_TYPE: 'slave' } }));
   });
@@ -28,13 +30,26 @@ describe.each(storageKinds())('log retention on %s', (kind) => {
     const db = servers[0]!.ctx.storage.db;
     const rows = [];
     // 2,500 logs 40 days old (more than two deletion batches), 30 logs 10 days old, 5 from today.
-    for (let index = 0; index < 2500; index += 1) rows.push({ user_id: 1, created_at: now - 40 * day - index, type: 2, content: `old ${index}` });
+    for (let index = 0; index < 2500; index += 1)
+      rows.push({ user_id: 1, created_at: now - 40 * day - index, type: 2, content: `old ${index}` });
     for (let index = 0; index < 30; index += 1) rows.push({ user_id: 1, created_at: now - 10 * day, type: 2, content: `recent ${index}` });
     for (let index = 0; index < 5; index += 1) rows.push({ user_id: 1, created_at: now - 60, type: 3, content: `today ${index}` });
-    for (let start = 0; start < rows.length; start += 500) await db.insertInto('logs').values(rows.slice(start, start + 500)).execute();
+    for (let start = 0; start < rows.length; start += 500)
+      await db
+        .insertInto('logs')
+        .values(rows.slice(start, start + 500))
+        .execute();
   }
 
-  const count = async () => Number((await servers[0]!.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async () =>
+    Number(
+      (
+        await servers[0]!.ctx.storage.db
+          .selectFrom('logs')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('off by default; with LogRetentionDays 30 deletes exactly the older logs, once a day, one instance at a time', async () => {
     const now = Math.floor(Date.now() / 1000);

@@ -16,10 +16,23 @@ describe.each(storageKinds())('usage logs on %s', (kind) => {
   let channelId: number;
   const t0 = now() - 10 * 86400;
 
-  const blank = { content: '', token_name: '', model_name: '', quota: 0, prompt_tokens: 0, completion_tokens: 0, channel_id: 0, group: '', other: '' };
+  const blank = {
+    content: '',
+    token_name: '',
+    model_name: '',
+    quota: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    channel_id: 0,
+    group: '',
+    other: '',
+  };
   // Multi-row inserts need every column on SQLite (it has no DEFAULT keyword in VALUES).
   const insertLogs = (rows: NewLog[]) =>
-    server.ctx.storage.db.insertInto('logs').values(rows.map((row) => ({ ...blank, ...row }))).execute();
+    server.ctx.storage.db
+      .insertInto('logs')
+      .values(rows.map((row) => ({ ...blank, ...row })))
+      .execute();
 
   beforeAll(async () => {
     server = await startTestServer({ kind });
@@ -30,17 +43,80 @@ describe.each(storageKinds())('usage logs on %s', (kind) => {
     channelId = created.body.data.ids[0];
     const other = JSON.stringify({ model_ratio: 2.5, admin_info: { use_channel: [String(channelId)] } });
     await insertLogs([
-      { user_id: aliceId, username: 'alice', created_at: t0, type: 2, token_name: 'tok-a', model_name: 'gpt-4o', quota: 100, prompt_tokens: 10, completion_tokens: 5, channel_id: channelId, group: 'default', other },
-      { user_id: aliceId, username: 'alice', created_at: t0 + 100, type: 2, token_name: 'tok-b', model_name: 'gpt-4o-mini', quota: 50, prompt_tokens: 3, completion_tokens: 2, channel_id: channelId, group: 'vip', other },
+      {
+        user_id: aliceId,
+        username: 'alice',
+        created_at: t0,
+        type: 2,
+        token_name: 'tok-a',
+        model_name: 'gpt-4o',
+        quota: 100,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        channel_id: channelId,
+        group: 'default',
+        other,
+      },
+      {
+        user_id: aliceId,
+        username: 'alice',
+        created_at: t0 + 100,
+        type: 2,
+        token_name: 'tok-b',
+        model_name: 'gpt-4o-mini',
+        quota: 50,
+        prompt_tokens: 3,
+        completion_tokens: 2,
+        channel_id: channelId,
+        group: 'vip',
+        other,
+      },
       { user_id: aliceId, username: 'alice', created_at: t0 + 200, type: 1, content: 'top up', quota: 5000 },
-      { user_id: bobId, username: 'bob', created_at: t0 + 300, type: 2, token_name: 'tok-c', model_name: 'gpt-4o', quota: 70, prompt_tokens: 7, completion_tokens: 7, channel_id: 424242, group: 'default' },
-      { user_id: aliceId, username: 'alice', created_at: now() - 5, type: 2, token_name: 'tok-a', model_name: 'gpt-4o', quota: 30, prompt_tokens: 100, completion_tokens: 20, channel_id: channelId, group: 'default', other },
-      { user_id: bobId, username: 'bob', created_at: now() - 2, type: 2, token_name: 'tok-c', model_name: 'gpt-4o', quota: 40, prompt_tokens: 50, completion_tokens: 50, channel_id: channelId, group: 'default' },
+      {
+        user_id: bobId,
+        username: 'bob',
+        created_at: t0 + 300,
+        type: 2,
+        token_name: 'tok-c',
+        model_name: 'gpt-4o',
+        quota: 70,
+        prompt_tokens: 7,
+        completion_tokens: 7,
+        channel_id: 424242,
+        group: 'default',
+      },
+      {
+        user_id: aliceId,
+        username: 'alice',
+        created_at: now() - 5,
+        type: 2,
+        token_name: 'tok-a',
+        model_name: 'gpt-4o',
+        quota: 30,
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        channel_id: channelId,
+        group: 'default',
+        other,
+      },
+      {
+        user_id: bobId,
+        username: 'bob',
+        created_at: now() - 2,
+        type: 2,
+        token_name: 'tok-c',
+        model_name: 'gpt-4o',
+        quota: 40,
+        prompt_tokens: 50,
+        completion_tokens: 50,
+        channel_id: channelId,
+        group: 'default',
+      },
     ]);
   });
   afterAll(async () => server?.stop());
 
-  it('lists every user\'s logs for admins with channel names, newest first, paged', async () => {
+  it("lists every user's logs for admins with channel names, newest first, paged", async () => {
     const res = await admin.get('/api/log/?p=1&page_size=4');
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toMatchObject({ page: 1, page_size: 4, total: 6 });

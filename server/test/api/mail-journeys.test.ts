@@ -15,7 +15,13 @@ async function setOptions(root: LoggedIn, options: Record<string, string>) {
 }
 
 const smtpOptions = (port: number, extra: Record<string, string> = {}) => ({
-  SMTPServer: '127.0.0.1', SMTPPort: String(port), SMTPFrom: 'gate@example.com', SMTPAccount: '', SMTPToken: '', SMTPSSLEnabled: 'false', ...extra,
+  SMTPServer: '127.0.0.1',
+  SMTPPort: String(port),
+  SMTPFrom: 'gate@example.com',
+  SMTPAccount: '',
+  SMTPToken: '',
+  SMTPSSLEnabled: 'false',
+  ...extra,
 });
 
 describe.each(storageKinds())('mail journeys against a real SMTP server on %s', (kind) => {
@@ -26,7 +32,11 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     sink = await startSmtpSink({ account: { user: 'mailer', pass: 'smtp-secret-pass' } });
     server = await startTestServer({ kind });
     root = await setupRootAndLogin(server);
-    await setOptions(root, { ...smtpOptions(sink.port, { SMTPAccount: 'mailer', SMTPToken: 'smtp-secret-pass' }), ServerAddress: 'https://gate.example.com', EmailVerificationEnabled: 'true' });
+    await setOptions(root, {
+      ...smtpOptions(sink.port, { SMTPAccount: 'mailer', SMTPToken: 'smtp-secret-pass' }),
+      ServerAddress: 'https://gate.example.com',
+      EmailVerificationEnabled: 'true',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -42,21 +52,43 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     const code = codeIn(mail);
     expect(code).toMatch(/^\d{6}$/);
 
-    const wrong = await server.client().post('/api/user/register', { username: 'alice', password: 'alice-pass1', password2: 'alice-pass1', email: 'alice@example.com', verification_code: '000000' === code ? '111111' : '000000' });
+    const wrong = await server.client().post('/api/user/register', {
+      username: 'alice',
+      password: 'alice-pass1',
+      password2: 'alice-pass1',
+      email: 'alice@example.com',
+      verification_code: '000000' === code ? '111111' : '000000',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe('验证码错误或已过期');
-    const done = await server.client().post('/api/user/register', { username: 'alice', password: 'alice-pass1', password2: 'alice-pass1', email: 'alice@example.com', verification_code: code });
+    const done = await server.client().post('/api/user/register', {
+      username: 'alice',
+      password: 'alice-pass1',
+      password2: 'alice-pass1',
+      email: 'alice@example.com',
+      verification_code: code,
+    });
     expect(done.body).toEqual({ success: true, message: '注册成功！', data: null });
     const alice = await login(server.client(), 'alice', 'alice-pass1');
     expect((await alice.client.get('/api/user/self')).body.data.email).toBe('alice@example.com');
     // The same code again, for another account: used.
-    const again = await server.client().post('/api/user/register', { username: 'alice2', password: 'alice-pass1', password2: 'alice-pass1', email: 'alice@example.com', verification_code: code });
+    const again = await server.client().post('/api/user/register', {
+      username: 'alice2',
+      password: 'alice-pass1',
+      password2: 'alice-pass1',
+      email: 'alice@example.com',
+      verification_code: code,
+    });
     expect(again.status).toBeGreaterThanOrEqual(400);
     expect(again.status).toBeLessThan(500);
   });
 
   it('refuses a taken, malformed, out-of-whitelist or alias address, and a second request within 30 s', async () => {
-    expect((await server.client().get('/api/verification?email=alice@example.com')).body).toEqual({ success: false, message: '邮箱地址已被占用', data: null });
+    expect((await server.client().get('/api/verification?email=alice@example.com')).body).toEqual({
+      success: false,
+      message: '邮箱地址已被占用',
+      data: null,
+    });
     for (const email of ['', 'not-an-address', 'a@', `${'x'.repeat(120)}@example.com`]) {
       const res = await server.client().get(`/api/verification?email=${encodeURIComponent(email)}`);
       expect(res.status, email).toBe(400);
@@ -68,10 +100,18 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     expect(soon.body.message).toBe('请求过于频繁，请 30 秒后再试');
     await sink.nextMail('bob@example.com');
 
-    await setOptions(root, { EmailDomainRestrictionEnabled: 'true', EmailDomainWhitelist: 'example.com', EmailAliasRestrictionEnabled: 'true' });
+    await setOptions(root, {
+      EmailDomainRestrictionEnabled: 'true',
+      EmailDomainWhitelist: 'example.com',
+      EmailAliasRestrictionEnabled: 'true',
+    });
     try {
-      expect((await server.client().get('/api/verification?email=carol@elsewhere.org')).body.message).toBe('管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中');
-      expect((await server.client().get(`/api/verification?email=${encodeURIComponent('carol+spam@example.com')}`)).body.message).toBe('管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。');
+      expect((await server.client().get('/api/verification?email=carol@elsewhere.org')).body.message).toBe(
+        '管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中',
+      );
+      expect((await server.client().get(`/api/verification?email=${encodeURIComponent('carol+spam@example.com')}`)).body.message).toBe(
+        '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
+      );
     } finally {
       await setOptions(root, { EmailDomainRestrictionEnabled: 'false', EmailAliasRestrictionEnabled: 'false' });
     }
@@ -83,8 +123,14 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     const erin = await createUserAndLogin(server, root.client, 'erin');
     expect((await dave.client.get('/api/verification?email=shared@example.com')).status).toBe(200);
     const code = codeIn(await sink.nextMail('shared@example.com'));
-    expect((await erin.client.get(`/api/oauth/email/bind?email=shared@example.com&code=000000${code === '000000' ? '1' : ''}`)).body.message).toBe('验证码错误或已过期');
-    expect((await dave.client.get(`/api/oauth/email/bind?email=shared@example.com&code=${code}`)).body).toEqual({ success: true, message: '邮箱账户绑定成功！', data: null });
+    expect(
+      (await erin.client.get(`/api/oauth/email/bind?email=shared@example.com&code=000000${code === '000000' ? '1' : ''}`)).body.message,
+    ).toBe('验证码错误或已过期');
+    expect((await dave.client.get(`/api/oauth/email/bind?email=shared@example.com&code=${code}`)).body).toEqual({
+      success: true,
+      message: '邮箱账户绑定成功！',
+      data: null,
+    });
     expect((await dave.client.get('/api/user/self')).body.data.email).toBe('shared@example.com');
     // The address is now taken: no code is sent for it, so erin cannot bind it.
     expect((await erin.client.get('/api/verification?email=shared@example.com')).status).toBe(409);
@@ -102,7 +148,9 @@ describe.each(storageKinds())('mail journeys against a real SMTP server on %s', 
     expect(link.searchParams.get('email')).toBe('frank@example.com');
 
     // Follow the link as the confirm screen does.
-    const confirm = await server.client().post('/api/user/reset', { email: link.searchParams.get('email'), token: link.searchParams.get('token') });
+    const confirm = await server
+      .client()
+      .post('/api/user/reset', { email: link.searchParams.get('email'), token: link.searchParams.get('token') });
     expect(confirm.status).toBe(200);
     const password = confirm.body.data as string;
     expect(password).toMatch(/^[A-Za-z0-9]{12}$/);
@@ -168,7 +216,12 @@ describe('mail over implicit TLS with SMTP auth, and mail servers that fail', ()
     sink = await startSmtpSink({ secure: tls, account: { user: 'tls-user', pass: 'tls-secret-pass' } });
     server = await startTestServer({
       env: { EXTRA_CA_FILE: tls.certFile, LOG_LEVEL: 'info' },
-      loggerStream: new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } }),
+      loggerStream: new Writable({
+        write(chunk, _enc, done) {
+          logLines.push(String(chunk));
+          done();
+        },
+      }),
     });
     root = await setupRootAndLogin(server);
   });
@@ -201,14 +254,20 @@ describe('mail over implicit TLS with SMTP auth, and mail servers that fail', ()
     const refusing = await startSmtpSink({ refuse: true });
     try {
       await setOptions(root, smtpOptions(refusing.port));
-      expect((await server.client().get('/api/verification?email=refused@example.com')).body.message).toBe('邮件发送失败，请稍后重试或联系管理员');
+      expect((await server.client().get('/api/verification?email=refused@example.com')).body.message).toBe(
+        '邮件发送失败，请稍后重试或联系管理员',
+      );
       await setOptions(root, smtpOptions(refusing.port, { SMTPSSLEnabled: 'true' }));
       expect((await server.client().get('/api/verification?email=notls@example.com')).status).toBe(503);
     } finally {
       await refusing.close();
     }
     await setOptions(root, { SMTPServer: '' });
-    expect((await server.client().get('/api/verification?email=none@example.com')).body).toEqual({ success: false, message: '管理员未配置 SMTP 服务器，无法发送邮件', data: null });
+    expect((await server.client().get('/api/verification?email=none@example.com')).body).toEqual({
+      success: false,
+      message: '管理员未配置 SMTP 服务器，无法发送邮件',
+      data: null,
+    });
   });
 });
 
@@ -235,7 +294,13 @@ describe.skipIf(!process.env.TEST_REDIS_URL)('codes in Redis: one instance sends
     const code = codeIn(await sink.nextMail('cluster@example.com'));
     // The 30-second wait is shared too.
     expect((await second.client().get('/api/verification?email=cluster@example.com')).status).toBe(429);
-    const res = await second.client().post('/api/user/register', { username: 'clustered', password: 'cluster-pass', password2: 'cluster-pass', email: 'cluster@example.com', verification_code: code });
+    const res = await second.client().post('/api/user/register', {
+      username: 'clustered',
+      password: 'cluster-pass',
+      password2: 'cluster-pass',
+      email: 'cluster@example.com',
+      verification_code: code,
+    });
     expect(res.body).toEqual({ success: true, message: '注册成功！', data: null });
   });
 });

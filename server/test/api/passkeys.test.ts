@@ -67,8 +67,12 @@ describe('passkeys', () => {
     expect(first.body.message).toBe('Passkey 注册成功');
     // The second registration excludes the first credential.
     const again = await user.client.post('/api/user/passkey/register/begin');
-    expect(again.body.data.excludeCredentials.map((item: { id: string }) => item.id)).toEqual([Buffer.from(phone.credentials[0]!.id).toString('base64url')]);
-    expect((await user.client.post('/api/user/passkey/register/finish', { name: '', response: laptop.register(again.body.data) })).status).toBe(200);
+    expect(again.body.data.excludeCredentials.map((item: { id: string }) => item.id)).toEqual([
+      Buffer.from(phone.credentials[0]!.id).toString('base64url'),
+    ]);
+    expect(
+      (await user.client.post('/api/user/passkey/register/finish', { name: '', response: laptop.register(again.body.data) })).status,
+    ).toBe(200);
 
     const list = await user.client.get('/api/user/passkey');
     expect(list.body.data.map((item: { name: string }) => item.name)).toEqual(['Phone', 'Passkey 2']);
@@ -98,11 +102,15 @@ describe('passkeys', () => {
     expect(wrongOrigin.body.message).toBe('Passkey 注册失败，请重试');
     // That challenge is spent even though the answer failed.
     const good = new SoftAuthenticator(origin);
-    expect((await user.client.post('/api/user/passkey/register/finish', { response: good.register(begin.body.data) })).body.message).toBe('Passkey 请求已过期，请重试');
+    expect((await user.client.post('/api/user/passkey/register/finish', { response: good.register(begin.body.data) })).body.message).toBe(
+      'Passkey 请求已过期，请重试',
+    );
     // A challenge issued to another user.
     const other = await newUser();
     const foreign = await other.client.post('/api/user/passkey/register/begin');
-    expect((await user.client.post('/api/user/passkey/register/finish', { response: good.register(foreign.body.data) })).body.message).toBe('Passkey 请求已过期，请重试');
+    expect((await user.client.post('/api/user/passkey/register/finish', { response: good.register(foreign.body.data) })).body.message).toBe(
+      'Passkey 请求已过期，请重试',
+    );
     // A response replayed after success.
     const fresh = await user.client.post('/api/user/passkey/register/begin');
     const response = good.register(fresh.body.data);
@@ -110,12 +118,25 @@ describe('passkeys', () => {
     expect((await user.client.post('/api/user/passkey/register/finish', { response })).body.message).toBe('Passkey 请求已过期，请重试');
     // The same credential registered again (by this user, or by another): refused by the unique credential id.
     const twice = await user.client.post('/api/user/passkey/register/begin');
-    expect((await user.client.post('/api/user/passkey/register/finish', { response: good.register(twice.body.data, good.credentials.at(-1)) })).body.message).toBe('该 Passkey 已注册');
+    expect(
+      (await user.client.post('/api/user/passkey/register/finish', { response: good.register(twice.body.data, good.credentials.at(-1)) }))
+        .body.message,
+    ).toBe('该 Passkey 已注册');
     const byOther = await other.client.post('/api/user/passkey/register/begin');
-    expect((await other.client.post('/api/user/passkey/register/finish', { response: good.register(byOther.body.data, good.credentials.at(-1)) })).body.message).toBe('该 Passkey 已注册');
+    expect(
+      (
+        await other.client.post('/api/user/passkey/register/finish', {
+          response: good.register(byOther.body.data, good.credentials.at(-1)),
+        })
+      ).body.message,
+    ).toBe('该 Passkey 已注册');
     expect((await user.client.get('/api/user/passkey')).body.data).toHaveLength(1);
     // Garbage is a 400, never a 500.
-    for (const body of [{}, { response: { id: 'a', rawId: 'a', type: 'public-key', response: { clientDataJSON: '!!', attestationObject: 'a' } } }, { response: { ...response, response: { ...response.response, attestationObject: 'AAAA' } } }]) {
+    for (const body of [
+      {},
+      { response: { id: 'a', rawId: 'a', type: 'public-key', response: { clientDataJSON: '!!', attestationObject: 'a' } } },
+      { response: { ...response, response: { ...response.response, attestationObject: 'AAAA' } } },
+    ]) {
       expect((await user.client.post('/api/user/passkey/register/finish', body)).status).toBe(400);
     }
   });
@@ -141,8 +162,16 @@ describe('passkeys', () => {
     // An unknown credential, and a page on another origin.
     const stranger = new SoftAuthenticator(origin);
     const strangerBegin = await server.client().post('/api/user/passkey/login/begin');
-    stranger.register({ rp: { id: 'localhost', name: 'x' }, user: { id: 'OTk5', name: 'x', displayName: 'x' }, challenge: 'x', pubKeyCredParams: [] });
-    expect((await server.client().post('/api/user/passkey/login/finish', { response: stranger.authenticate(strangerBegin.body.data) })).body.message).toBe('Passkey 验证失败，请重试');
+    stranger.register({
+      rp: { id: 'localhost', name: 'x' },
+      user: { id: 'OTk5', name: 'x', displayName: 'x' },
+      challenge: 'x',
+      pubKeyCredParams: [],
+    });
+    expect(
+      (await server.client().post('/api/user/passkey/login/finish', { response: stranger.authenticate(strangerBegin.body.data) })).body
+        .message,
+    ).toBe('Passkey 验证失败，请重试');
     authenticator.origin = 'http://evil.example';
     expect((await passkeySignIn(authenticator)).res.body.message).toBe('Passkey 验证失败，请重试');
     authenticator.origin = origin;
@@ -153,7 +182,7 @@ describe('passkeys', () => {
     expect(banned.client.cookie).toBe('');
   });
 
-  it('serves as the second step after the password, with the user\'s own passkeys only', async () => {
+  it("serves as the second step after the password, with the user's own passkeys only", async () => {
     const user = await newUser();
     const authenticator = new SoftAuthenticator(origin);
     await register(user.client, authenticator);
@@ -163,12 +192,20 @@ describe('passkeys', () => {
     expect(client.cookie).toBe('');
     expect((await server.client().post('/api/user/login/2fa/passkey/begin')).body.message).toBe('会话已过期，请重新登录');
     const begin = await client.post('/api/user/login/2fa/passkey/begin');
-    expect(begin.body.data.allowCredentials.map((item: { id: string }) => item.id)).toEqual([Buffer.from(authenticator.credentials[0]!.id).toString('base64url')]);
+    expect(begin.body.data.allowCredentials.map((item: { id: string }) => item.id)).toEqual([
+      Buffer.from(authenticator.credentials[0]!.id).toString('base64url'),
+    ]);
     // Another user's passkey cannot finish this user's sign-in.
     const other = await newUser();
     const otherKey = new SoftAuthenticator(origin);
     await register(other.client, otherKey);
-    expect((await client.post('/api/user/login/2fa/passkey/finish', { response: otherKey.authenticate({ ...begin.body.data, allowCredentials: [] }) })).body.message).toBe('Passkey 验证失败，请重试');
+    expect(
+      (
+        await client.post('/api/user/login/2fa/passkey/finish', {
+          response: otherKey.authenticate({ ...begin.body.data, allowCredentials: [] }),
+        })
+      ).body.message,
+    ).toBe('Passkey 验证失败，请重试');
     const retry = await client.post('/api/user/login/2fa/passkey/begin');
     const done = await client.post('/api/user/login/2fa/passkey/finish', { response: authenticator.authenticate(retry.body.data) });
     expect(done.status, done.text).toBe(200);
@@ -192,7 +229,9 @@ describe('passkeys', () => {
       await register(user.client, authenticator);
       await second.post('/api/user/login', { username: user.name, password: user.password });
       const begin = await second.post('/api/user/login/2fa/passkey/begin');
-      expect((await second.post('/api/user/login/2fa/passkey/finish', { response: authenticator.authenticate(begin.body.data) })).status).toBe(200);
+      expect(
+        (await second.post('/api/user/login/2fa/passkey/finish', { response: authenticator.authenticate(begin.body.data) })).status,
+      ).toBe(200);
       second.userId = user.userId;
       return { client: second };
     })();
@@ -222,11 +261,39 @@ describe('passkeys', () => {
     await register(user.client, new SoftAuthenticator(origin));
     await pending.post('/api/user/login', { username: user.name, password: user.password });
     const bodies: unknown[] = [
-      null, [], 'x', {}, { response: null }, { response: [] }, { response: { id: 1 } },
+      null,
+      [],
+      'x',
+      {},
+      { response: null },
+      { response: [] },
+      { response: { id: 1 } },
       { response: { id: 'a'.repeat(5000), rawId: 'a', type: 'public-key', response: {} } },
-      { response: { id: 'a\u0000', rawId: 'a', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' }, clientExtensionResults: {} } },
-      { response: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: Buffer.from('{"challenge":{"a":1}}').toString('base64url'), authenticatorData: 'AA', signature: 'AA', userHandle: 'AA' }, clientExtensionResults: { x: 1 } } },
-      { name: 'x'.repeat(100), response: {} }, { name: '\uD800' },
+      {
+        response: {
+          id: 'a\u0000',
+          rawId: 'a',
+          type: 'public-key',
+          response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+          clientExtensionResults: {},
+        },
+      },
+      {
+        response: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          response: {
+            clientDataJSON: Buffer.from('{"challenge":{"a":1}}').toString('base64url'),
+            authenticatorData: 'AA',
+            signature: 'AA',
+            userHandle: 'AA',
+          },
+          clientExtensionResults: { x: 1 },
+        },
+      },
+      { name: 'x'.repeat(100), response: {} },
+      { name: '\uD800' },
     ];
     const routes: Array<[ApiClient, string, string]> = [
       [server.client(), 'POST', '/api/user/passkey/login/finish'],

@@ -15,7 +15,11 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const redisUrl = process.env.TEST_REDIS_URL;
 const cacheBackends = [
   { name: 'memory', enabled: true, env: {} as Record<string, string> },
-  { name: 'redis', enabled: Boolean(redisUrl), env: { REDIS_CONN_STRING: redisUrl ?? '', REDIS_KEY_PREFIX: `mg-test-${randomBytes(4).toString('hex')}:` } },
+  {
+    name: 'redis',
+    enabled: Boolean(redisUrl),
+    env: { REDIS_CONN_STRING: redisUrl ?? '', REDIS_KEY_PREFIX: `mg-test-${randomBytes(4).toString('hex')}:` },
+  },
 ];
 const limit = 3;
 const epayKey = 'epay-secret-key';
@@ -28,11 +32,21 @@ describe.each(cacheBackends)('payment callbacks under the global API rate limit 
   beforeAll(async () => {
     if (!enabled) return;
     stripe = await startStripeServer();
-    server = await startTestServer({ env: { ...env, GLOBAL_API_RATE_LIMIT: String(limit), GLOBAL_API_RATE_LIMIT_DURATION: '300', STRIPE_API_BASE_URL: stripe.url } });
+    server = await startTestServer({
+      env: { ...env, GLOBAL_API_RATE_LIMIT: String(limit), GLOBAL_API_RATE_LIMIT_DURATION: '300', STRIPE_API_BASE_URL: stripe.url },
+    });
     stripe.webhookUrl = `${server.url}/api/stripe/webhook`;
     // Set up without /api calls: those would use up this address's window before the test starts.
-    for (const [key, value] of [['StripeApiSecret', stripe.secretKey], ['StripeWebhookSecret', stripe.webhookSecret], ['ServerAddress', 'https://gate.example.com'],
-      ['PayAddress', 'https://pay.example.com'], ['EpayId', '1001'], ['EpayKey', epayKey], ['QuotaPerUnit', '1000']] as const) await setOption(server.ctx, key, value);
+    for (const [key, value] of [
+      ['StripeApiSecret', stripe.secretKey],
+      ['StripeWebhookSecret', stripe.webhookSecret],
+      ['ServerAddress', 'https://gate.example.com'],
+      ['PayAddress', 'https://pay.example.com'],
+      ['EpayId', '1001'],
+      ['EpayKey', epayKey],
+      ['QuotaPerUnit', '1000'],
+    ] as const)
+      await setOption(server.ctx, key, value);
     userId = await createRelayUser(server.ctx, { quota: 0 });
   });
   afterAll(async () => {
@@ -40,11 +54,21 @@ describe.each(cacheBackends)('payment callbacks under the global API rate limit 
     await stripe?.close();
   });
 
-  const quota = async () => Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
-  const order = (tradeNo: string, method: string, gatewayRef = '') => insertReturningId(server.ctx.storage, 'top_ups', {
-    user_id: userId, amount: 2, money: 2, trade_no: tradeNo, payment_method: method, status: 'pending', create_time: Math.floor(Date.now() / 1000), gateway_ref: gatewayRef,
-  });
-  const statusOf = async (tradeNo: string) => (await server.ctx.storage.db.selectFrom('top_ups').select('status').where('trade_no', '=', tradeNo).executeTakeFirstOrThrow()).status;
+  const quota = async () =>
+    Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
+  const order = (tradeNo: string, method: string, gatewayRef = '') =>
+    insertReturningId(server.ctx.storage, 'top_ups', {
+      user_id: userId,
+      amount: 2,
+      money: 2,
+      trade_no: tradeNo,
+      payment_method: method,
+      status: 'pending',
+      create_time: Math.floor(Date.now() / 1000),
+      gateway_ref: gatewayRef,
+    });
+  const statusOf = async (tradeNo: string) =>
+    (await server.ctx.storage.db.selectFrom('top_ups').select('status').where('trade_no', '=', tradeNo).executeTakeFirstOrThrow()).status;
 
   it.skipIf(!enabled)('credits paid orders from an address whose window is used up, and still limits its other /api calls', async () => {
     const client = server.client();
@@ -56,10 +80,22 @@ describe.each(cacheBackends)('payment callbacks under the global API rate limit 
     const sessionId = `cs_test_${randomBytes(6).toString('hex')}`;
     await order(tradeNo, 'stripe', sessionId);
     for (let i = 0; i < limit; i += 1) {
-      const unknown = await stripe.deliver('checkout.session.completed', { id: `cs_test_other${i}`, object: 'checkout.session', client_reference_id: 'x', payment_status: 'paid', mode: 'payment' });
+      const unknown = await stripe.deliver('checkout.session.completed', {
+        id: `cs_test_other${i}`,
+        object: 'checkout.session',
+        client_reference_id: 'x',
+        payment_status: 'paid',
+        mode: 'payment',
+      });
       expect(unknown.status, unknown.body).toBe(404);
     }
-    const paid = await stripe.deliver('checkout.session.completed', { id: sessionId, object: 'checkout.session', client_reference_id: tradeNo, payment_status: 'paid', mode: 'payment' });
+    const paid = await stripe.deliver('checkout.session.completed', {
+      id: sessionId,
+      object: 'checkout.session',
+      client_reference_id: tradeNo,
+      payment_status: 'paid',
+      mode: 'payment',
+    });
     expect(paid.status, paid.body).toBe(200);
     expect(await statusOf(tradeNo)).toBe('success');
     expect(await quota()).toBe(2000);
@@ -67,13 +103,23 @@ describe.each(cacheBackends)('payment callbacks under the global API rate limit 
     // Epay: a forged notify is answered 'fail' (not 429), a signed one completes its order.
     const epayTradeNo = `epay-${randomBytes(4).toString('hex')}`;
     await order(epayTradeNo, 'zfb');
-    const fields: Record<string, string> = { pid: '1001', type: 'alipay', out_trade_no: epayTradeNo, trade_no: 'gw-1', name: 'TUC2', money: '2.00', trade_status: 'TRADE_SUCCESS' };
+    const fields: Record<string, string> = {
+      pid: '1001',
+      type: 'alipay',
+      out_trade_no: epayTradeNo,
+      trade_no: 'gw-1',
+      name: 'TUC2',
+      money: '2.00',
+      trade_status: 'TRADE_SUCCESS',
+    };
     for (let i = 0; i < limit; i += 1) {
       const forged = await client.get(`/api/user/epay/notify?${new URLSearchParams({ ...fields, sign: 'bad', sign_type: 'MD5' })}`);
       expect(forged.status).toBe(200);
       expect(forged.text).toBe('fail');
     }
-    const notify = await client.get(`/api/user/epay/notify?${new URLSearchParams({ ...fields, sign: epaySign(fields, epayKey), sign_type: 'MD5' })}`);
+    const notify = await client.get(
+      `/api/user/epay/notify?${new URLSearchParams({ ...fields, sign: epaySign(fields, epayKey), sign_type: 'MD5' })}`,
+    );
     expect(notify.text).toBe('success');
     expect(await statusOf(epayTradeNo)).toBe('success');
     expect(await quota()).toBe(4000);

@@ -6,9 +6,20 @@ import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Every spec type has an adapter; a row imported from a newer new-api can hold one without (49: its Coze). */
-const typeWithoutAdapter = Object.keys(channelTypeNames).map(Number).find((type) => adapterForType(type) === null) ?? 49;
+const typeWithoutAdapter =
+  Object.keys(channelTypeNames)
+    .map(Number)
+    .find((type) => adapterForType(type) === null) ?? 49;
 
-type Entry = { model_name: string; is_priced: boolean; is_available: boolean; model_ratio: number | null; model_price: number | null; quota_type: number; enable_groups: string[] };
+type Entry = {
+  model_name: string;
+  is_priced: boolean;
+  is_available: boolean;
+  model_ratio: number | null;
+  model_price: number | null;
+  quota_type: number;
+  enable_groups: string[];
+};
 
 /** GET /api/pricing: a model is available only when priced and served by an enabled channel in one of the viewer's groups. */
 describe('pricing list: priced and available flags per viewer', () => {
@@ -26,7 +37,13 @@ describe('pricing list: priced and available flags per viewer', () => {
     await createRelayChannel(ctx, { key: 'k2', baseURL: url, models: ['vip-only'], groups: ['vip'] });
     await createRelayChannel(ctx, { key: 'k3', baseURL: url, models: ['disabled-only'], status: 2 });
     // A row of a type without an adapter left enabled by an earlier version: the relay cannot serve it.
-    await createRelayChannel(ctx, { type: typeWithoutAdapter, key: 'k4', baseURL: url, models: ['legacy-only', 'priced-ratio'], groups: ['default', 'legacy'] });
+    await createRelayChannel(ctx, {
+      type: typeWithoutAdapter,
+      key: 'k4',
+      baseURL: url,
+      models: ['legacy-only', 'priced-ratio'],
+      groups: ['default', 'legacy'],
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -41,7 +58,13 @@ describe('pricing list: priced and available flags per viewer', () => {
 
   it('anonymous viewers: judged by the default group', async () => {
     const models = await pricingAs();
-    expect(models.get('priced-ratio')).toMatchObject({ is_priced: true, is_available: true, quota_type: 0, model_ratio: 2.5, enable_groups: ['default'] });
+    expect(models.get('priced-ratio')).toMatchObject({
+      is_priced: true,
+      is_available: true,
+      quota_type: 0,
+      model_ratio: 2.5,
+      enable_groups: ['default'],
+    });
     expect(models.get('priced-call')).toMatchObject({ is_priced: true, is_available: true, quota_type: 1, model_price: 0.05 });
     expect(models.get('vip-only')).toMatchObject({ is_priced: true, is_available: false, enable_groups: ['vip'] });
     // Only a disabled channel serves it: not offered at all.
@@ -83,7 +106,7 @@ describe('pricing list: priced and available flags per viewer', () => {
     await setOption(server.ctx, 'SelfUseModeEnabled', 'false');
   });
 
-  it('shows the viewer\'s auto group order and special ratios (AutoGroups, GroupGroupRatio)', async () => {
+  it("shows the viewer's auto group order and special ratios (AutoGroups, GroupGroupRatio)", async () => {
     await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组', auto: '自动选择' }));
     await setOption(server.ctx, 'AutoGroups', JSON.stringify(['vip', 'svip', 'default']));
     await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 1, vip: 2, svip: 3 }));

@@ -25,15 +25,24 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
     const res = await admin.client.post('/api/redemption/', body);
     expect(res.status, res.text).toBe(200);
     const keys = res.body.data as string[];
-    const rows = await server.ctx.storage.db.selectFrom('redemptions').select([...redemptionColumns]).where('key', 'in', keys).orderBy('id').execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom('redemptions')
+      .select([...redemptionColumns])
+      .where('key', 'in', keys)
+      .orderBy('id')
+      .execute();
     return keys.map((key) => rows.find((row) => row.key === key)!) as any[];
   }
 
   it('answers 403 to a regular user and 401 without a session on every route', async () => {
     const [code] = await create({ name: 'guarded', quota: 10, count: 1 });
     const routes = [
-      ['GET', '/api/redemption/'], ['GET', '/api/redemption/search?keyword=a'], ['GET', `/api/redemption/${code.id}`],
-      ['POST', '/api/redemption/'], ['PUT', '/api/redemption/'], ['PUT', '/api/redemption/?status_only=true'],
+      ['GET', '/api/redemption/'],
+      ['GET', '/api/redemption/search?keyword=a'],
+      ['GET', `/api/redemption/${code.id}`],
+      ['POST', '/api/redemption/'],
+      ['PUT', '/api/redemption/'],
+      ['PUT', '/api/redemption/?status_only=true'],
       ['DELETE', `/api/redemption/${code.id}`],
     ] as const;
     for (const [method, path] of routes) {
@@ -64,8 +73,11 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
       expect(Math.abs(code.created_time - now())).toBeLessThan(5);
     }
     expect(new Set(codes.map((c) => c.key)).size).toBe(5);
-    const stored = await server.ctx.storage.db.selectFrom('redemptions').select(['key', 'expired_time'])
-      .where('id', '=', codes[0].id).executeTakeFirstOrThrow();
+    const stored = await server.ctx.storage.db
+      .selectFrom('redemptions')
+      .select(['key', 'expired_time'])
+      .where('id', '=', codes[0].id)
+      .executeTakeFirstOrThrow();
     expect(stored.key).toBe(codes[0].key);
     expect(stored.expired_time).toBe(codes[0].expired_time);
   });
@@ -154,7 +166,14 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
   it('edits name, quota and expiry of an unused code only', async () => {
     const [code] = await create({ name: 'edit', quota: 10 });
     const expiry = now() + 7200;
-    const res = await admin.client.put('/api/redemption/', { ...code, name: 'edited', quota: 20, expired_time: expiry, status: 3, key: 'ignored' });
+    const res = await admin.client.put('/api/redemption/', {
+      ...code,
+      name: 'edited',
+      quota: 20,
+      expired_time: expiry,
+      status: 3,
+      key: 'ignored',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('兑换码更新成功！');
     expect(res.body.data).toMatchObject({ id: code.id, name: 'edited', quota: 20, expired_time: expiry, status: 1, key: code.key });
@@ -221,8 +240,11 @@ describe.each(storageKinds())('redemption code management on %s', (kind) => {
     const redeem = await regular.client.post('/api/user/topup', { key: code.key });
     expect(redeem.status).toBe(400);
     expect(redeem.body.message).toBe('无效的兑换码');
-    const row = await server.ctx.storage.db.selectFrom('redemptions').select(['deleted_at', 'status'])
-      .where('id', '=', code.id).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('redemptions')
+      .select(['deleted_at', 'status'])
+      .where('id', '=', code.id)
+      .executeTakeFirstOrThrow();
     expect(row.deleted_at).toBeGreaterThan(0);
     expect(row.status).toBe(1);
     expect((await admin.client.delete('/api/redemption/abc')).status).toBe(400);

@@ -16,31 +16,51 @@ describe('the API contract check', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'api-contract-'));
     app = Fastify();
-    await app.register(async (api) => {
-      documentOnly(api);
-      installResponseCheck(api, dir);
-      const item = z.strictObject({ id: z.number().int(), name: z.string() });
-      api.get('/right', { schema: doc('t', 'right', { data: item }) }, async () => ok({ id: 1, name: 'a' }));
-      api.get('/extra', { schema: doc('t', 'extra field', { data: item }) }, async () => ok({ id: 1, name: 'a', password: 'x' }));
-      api.get('/wrong-type', { schema: doc('t', 'wrong type', { data: item }) }, async () => ok({ id: '1', name: 'a' }));
-      api.get('/refused', { schema: doc('t', 'refused', { data: item }) }, async () => fail('不行'));
-      api.get('/csv', { schema: doc('t', 'csv', { produces: 'text/csv' }) }, async (_request, reply) => reply.type('text/csv').send('a,b\n'));
-    }, { prefix: '/api' });
+    await app.register(
+      async (api) => {
+        documentOnly(api);
+        installResponseCheck(api, dir);
+        const item = z.strictObject({ id: z.number().int(), name: z.string() });
+        api.get('/right', { schema: doc('t', 'right', { data: item }) }, async () => ok({ id: 1, name: 'a' }));
+        api.get('/extra', { schema: doc('t', 'extra field', { data: item }) }, async () => ok({ id: 1, name: 'a', password: 'x' }));
+        api.get('/wrong-type', { schema: doc('t', 'wrong type', { data: item }) }, async () => ok({ id: '1', name: 'a' }));
+        api.get('/refused', { schema: doc('t', 'refused', { data: item }) }, async () => fail('不行'));
+        api.get('/csv', { schema: doc('t', 'csv', { produces: 'text/csv' }) }, async (_request, reply) =>
+          reply.type('text/csv').send('a,b\n'),
+        );
+      },
+      { prefix: '/api' },
+    );
   });
   afterEach(async () => {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const covered = () => readdirSync(dir).filter((name) => name.startsWith('covered-')).flatMap((name) => readFileSync(path.join(dir, name), 'utf8').split('\n')).filter(Boolean).sort();
-  const violations = () => readFileSync(path.join(dir, 'violations.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const covered = () =>
+    readdirSync(dir)
+      .filter((name) => name.startsWith('covered-'))
+      .flatMap((name) => readFileSync(path.join(dir, name), 'utf8').split('\n'))
+      .filter(Boolean)
+      .sort();
+  const violations = () =>
+    readFileSync(path.join(dir, 'violations.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
 
   it('passes a matching answer through untouched and records the route as checked', async () => {
     const answer = await app.inject('/api/right');
     expect(answer.statusCode).toBe(200);
     expect(answer.json()).toEqual({ success: true, message: '', data: { id: 1, name: 'a' } });
     expect(covered()).toEqual(['GET /api/right']);
-    expect(readFileSync(path.join(dir, 'routes.txt'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(['GET /api/csv', 'GET /api/extra', 'GET /api/refused', 'GET /api/right', 'GET /api/wrong-type']);
+    expect(readFileSync(path.join(dir, 'routes.txt'), 'utf8').split('\n').filter(Boolean).sort()).toEqual([
+      'GET /api/csv',
+      'GET /api/extra',
+      'GET /api/refused',
+      'GET /api/right',
+      'GET /api/wrong-type',
+    ]);
   });
 
   it('turns an answer with an undeclared field or a wrong type into a 500 naming the field, and writes it down', async () => {

@@ -124,11 +124,12 @@ describe.each(storageKinds())('revocable sessions on %s', (kind) => {
   it('the playground (/pg) refuses a revoked session too', async () => {
     const user = await userOnBothInstances();
     const stale = copyOf(a, user.onA);
-    const play = (client: ApiClient) => fetch(`${a.url}/pg/chat/completions`, {
-      method: 'POST',
-      headers: { cookie: client.cookie, 'new-api-user': String(client.userId), 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const play = (client: ApiClient) =>
+      fetch(`${a.url}/pg/chat/completions`, {
+        method: 'POST',
+        headers: { cookie: client.cookie, 'new-api-user': String(client.userId), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
     const before = await play(stale);
     expect(before.status).not.toBe(401);
     await before.text();

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const valid = { username: 'admin', password: 'admin-pass-1', confirmPassword: 'admin-pass-1', SelfUseModeEnabled: true, DemoSiteEnabled: false };
+const valid = {
+  username: 'admin',
+  password: 'admin-pass-1',
+  confirmPassword: 'admin-pass-1',
+  SelfUseModeEnabled: true,
+  DemoSiteEnabled: false,
+};
 
 describe('first-run setup', () => {
   let server: TestServer;
@@ -113,7 +119,11 @@ describe('setup when a super admin already exists (imported database)', () => {
     // Nobody was created, so nobody is signed in: the imported root signs in with its own password.
     expect(res.body).toEqual({ success: true, message: '系统初始化完成', data: null });
     expect(client.cookie).toBe('');
-    expect((await server.client().get('/api/status')).body.data).toMatchObject({ setup: true, demo_site_enabled: true, self_use_mode_enabled: false });
+    expect((await server.client().get('/api/status')).body.data).toMatchObject({
+      setup: true,
+      demo_site_enabled: true,
+      self_use_mode_enabled: false,
+    });
     expect(await server.ctx.storage.db.selectFrom('users').select('username').execute()).toEqual([{ username: 'legacy' }]);
   });
 });

@@ -13,14 +13,24 @@ describe('platform status and HTTP conventions', () => {
     const res = await server.client().get('/api/status');
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
-    expect(res.body.data).toMatchObject({ setup: false, self_use_mode_enabled: false, demo_site_enabled: false, quota_per_unit: 500000, system_name: 'ModelGate' });
+    expect(res.body.data).toMatchObject({
+      setup: false,
+      self_use_mode_enabled: false,
+      demo_site_enabled: false,
+      quota_per_unit: 500000,
+      system_name: 'ModelGate',
+    });
     expect(typeof res.body.data.start_time).toBe('number');
     expect(res.headers.get('x-request-id')).toMatch(/^[\w-]+$/);
   });
 
   it('serves the notice, the about page and the home page content as the stored text, to anyone', async () => {
     const client = server.client();
-    for (const [path, key] of [['/api/notice', 'Notice'], ['/api/about', 'About'], ['/api/home_page_content', 'HomePageContent']] as const) {
+    for (const [path, key] of [
+      ['/api/notice', 'Notice'],
+      ['/api/about', 'About'],
+      ['/api/home_page_content', 'HomePageContent'],
+    ] as const) {
       expect((await client.get(path)).body).toEqual({ success: true, message: '', data: '' });
       await setOption(server.ctx, key, `# ${key}\n\n<b>hello</b>`);
       expect((await client.get(path)).body).toEqual({ success: true, message: '', data: `# ${key}\n\n<b>hello</b>` });

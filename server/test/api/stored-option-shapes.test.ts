@@ -34,13 +34,26 @@ describe('JSON options stored with the wrong kind of value', () => {
     if (value !== null) await relay.server.ctx.storage.db.insertInto('options').values({ key, value }).execute();
     await relay.server.ctx.options.load();
   }
-  const chat = (stream: boolean) => fetch(`${relay.server.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${relay.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const chat = (stream: boolean) =>
+    fetch(`${relay.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${relay.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] }),
+    });
 
   it('finds the JSON options', () => {
-    expect(jsonOptions).toEqual(expect.arrayContaining(['ModelRatio', 'ModelPrice', 'CompletionRatio', 'GroupRatio', 'UserUsableGroups', 'GroupGroupRatio', 'AutoGroups', 'Chats']));
+    expect(jsonOptions).toEqual(
+      expect.arrayContaining([
+        'ModelRatio',
+        'ModelPrice',
+        'CompletionRatio',
+        'GroupRatio',
+        'UserUsableGroups',
+        'GroupGroupRatio',
+        'AutoGroups',
+        'Chats',
+      ]),
+    );
   });
 
   it.each(jsonOptions)('%s: null, a string, a number or the other container reads as the default', async (key) => {
@@ -64,7 +77,12 @@ describe('JSON options stored with the wrong kind of value', () => {
   it('a stored price or ratio that is not a non-negative number never serves a model for free', async () => {
     const lastBill = async () => {
       await flushRelay(relay.server.ctx);
-      const row = await relay.server.ctx.storage.db.selectFrom('logs').select(['quota', 'content']).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const row = await relay.server.ctx.storage.db
+        .selectFrom('logs')
+        .select(['quota', 'content'])
+        .where('type', '=', 2)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       return { quota: Number(row.quota), content: row.content };
     };
     try {

@@ -32,7 +32,15 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('令牌创建成功，请在列表页面点击复制获取令牌！');
     const [token] = res.body.data;
-    expect(token).toMatchObject({ name: 'first', user_id: aliceId, status: 1, remain_quota: 500000, unlimited_quota: 0, expired_time: -1, group: '' });
+    expect(token).toMatchObject({
+      name: 'first',
+      user_id: aliceId,
+      status: 1,
+      remain_quota: 500000,
+      unlimited_quota: 0,
+      expired_time: -1,
+      group: '',
+    });
     expect(token.key).toMatch(/^[a-zA-Z0-9]{48}$/);
     const stored = await server.ctx.storage.db.selectFrom('tokens').select('key').where('id', '=', token.id).executeTakeFirstOrThrow();
     expect(stored.key).toBe(token.key);
@@ -40,14 +48,27 @@ describe.each(storageKinds())('token management on %s', (kind) => {
 
   it('creates a batch with suffixed names and normalised limits', async () => {
     const tokens = await create(alice, {
-      name: 'batch', count: 3, remain_quota: 0, unlimited_quota: true, expired_time: now() + 3600,
-      model_limits_enabled: true, model_limits: ['gpt-4o', ' gpt-4o ', 'claude'], allow_ips: '10.0.0.1\n\n192.168.0.0/16\n::1\n2001:db8::/32', group: 'vip',
+      name: 'batch',
+      count: 3,
+      remain_quota: 0,
+      unlimited_quota: true,
+      expired_time: now() + 3600,
+      model_limits_enabled: true,
+      model_limits: ['gpt-4o', ' gpt-4o ', 'claude'],
+      allow_ips: '10.0.0.1\n\n192.168.0.0/16\n::1\n2001:db8::/32',
+      group: 'vip',
     });
     expect(tokens).toHaveLength(3);
     expect(tokens[0].name).toBe('batch');
     for (const token of tokens.slice(1)) expect(token.name).toMatch(/^batch-[a-zA-Z0-9]{6}$/);
     expect(new Set(tokens.map((t) => t.key)).size).toBe(3);
-    expect(tokens[0]).toMatchObject({ unlimited_quota: 1, model_limits_enabled: 1, model_limits: 'gpt-4o,claude', allow_ips: '10.0.0.1\n192.168.0.0/16\n::1\n2001:db8::/32', group: 'vip' });
+    expect(tokens[0]).toMatchObject({
+      unlimited_quota: 1,
+      model_limits_enabled: 1,
+      model_limits: 'gpt-4o,claude',
+      allow_ips: '10.0.0.1\n192.168.0.0/16\n::1\n2001:db8::/32',
+      group: 'vip',
+    });
     const own = await create(alice, { name: 'own-group', group: 'team-a' });
     expect(own[0].group).toBe('team-a');
   });
@@ -79,7 +100,7 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     expect((await alice.post('/api/token/', { name: 'n', allow_ips: '1'.repeat(3 * 1024 * 1024) })).status).toBe(413);
   });
 
-  it('lists and searches only the caller\'s tokens', async () => {
+  it("lists and searches only the caller's tokens", async () => {
     await create(bob, { name: 'bob-secret' });
     const list = await alice.get('/api/token/?p=1&size=2');
     expect(list.status).toBe(200);
@@ -106,7 +127,14 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     const [token] = await create(alice, { name: 'editable' });
     expect((await alice.get(`/api/token/${token.id}`)).body.data).toMatchObject({ id: token.id, key: token.key });
     const before = published.length;
-    const res = await alice.put('/api/token/', { id: token.id, name: 'edited', remain_quota: 42, expired_time: now() + 60, model_limits: 'a,b', allow_ips: '' });
+    const res = await alice.put('/api/token/', {
+      id: token.id,
+      name: 'edited',
+      remain_quota: 42,
+      expired_time: now() + 60,
+      model_limits: 'a,b',
+      allow_ips: '',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('令牌更新成功！');
     expect(res.body.data).toMatchObject({ id: token.id, name: 'edited', remain_quota: 42, model_limits: 'a,b', key: token.key });
@@ -131,7 +159,11 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     expect((await alice.put('/api/token/?status_only=true', { id: token.id, status: 1 })).body.data.status).toBe(1);
     expect((await alice.put('/api/token/?status_only=true', { id: token.id, status: 3 })).status).toBe(400);
 
-    await server.ctx.storage.db.updateTable('tokens').set({ status: 3, expired_time: now() - 5 }).where('id', '=', token.id).execute();
+    await server.ctx.storage.db
+      .updateTable('tokens')
+      .set({ status: 3, expired_time: now() - 5 })
+      .where('id', '=', token.id)
+      .execute();
     const expired = await alice.put('/api/token/?status_only=true', { id: token.id, status: 1 });
     expect(expired.status).toBe(400);
     expect(expired.body.message).toBe('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
@@ -148,7 +180,7 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     expect(refilled.body.data).toMatchObject({ status: 1, unlimited_quota: 1 });
   });
 
-  it('hides other users\' tokens (404) and requires sign-in (401)', async () => {
+  it("hides other users' tokens (404) and requires sign-in (401)", async () => {
     const [bobToken] = await create(bob, { name: 'private' });
     expect((await alice.get(`/api/token/${bobToken.id}`)).status).toBe(404);
     expect((await alice.put('/api/token/', { id: bobToken.id, name: 'stolen' })).status).toBe(404);
@@ -156,8 +188,18 @@ describe.each(storageKinds())('token management on %s', (kind) => {
     expect((await alice.delete(`/api/token/${bobToken.id}`)).status).toBe(404);
     expect((await bob.get(`/api/token/${bobToken.id}`)).body.data).toMatchObject({ name: 'private', status: 1 });
     const anonymous = server.client();
-    for (const [method, path] of [['GET', '/api/token/'], ['GET', '/api/token/search'], ['GET', '/api/token/1'], ['POST', '/api/token/'], ['PUT', '/api/token/'], ['DELETE', '/api/token/1']] as const) {
-      expect((await anonymous.request(method, path, method === 'POST' || method === 'PUT' ? { name: 'x' } : undefined)).status, `${method} ${path}`).toBe(401);
+    for (const [method, path] of [
+      ['GET', '/api/token/'],
+      ['GET', '/api/token/search'],
+      ['GET', '/api/token/1'],
+      ['POST', '/api/token/'],
+      ['PUT', '/api/token/'],
+      ['DELETE', '/api/token/1'],
+    ] as const) {
+      expect(
+        (await anonymous.request(method, path, method === 'POST' || method === 'PUT' ? { name: 'x' } : undefined)).status,
+        `${method} ${path}`,
+      ).toBe(401);
     }
     expect((await alice.get('/api/token/abc')).status).toBe(400);
   });

@@ -11,7 +11,9 @@ const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex
 
 /** The gateway's side of the Epay contract, written out independently of the server's code. */
 function gatewaySign(fields: Record<string, string>, key = epayKey): string {
-  const names = Object.keys(fields).filter((n) => n !== 'sign' && n !== 'sign_type' && fields[n] !== '').sort();
+  const names = Object.keys(fields)
+    .filter((n) => n !== 'sign' && n !== 'sign_type' && fields[n] !== '')
+    .sort();
   return md5(names.map((n) => `${n}=${fields[n]}`).join('&') + key);
 }
 
@@ -39,8 +41,8 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     expect(res.status, res.text).toBe(200);
   }
 
-  const quotaOf = async (userId: number) => (await server.ctx.storage.db.selectFrom('users').select('quota')
-    .where('id', '=', userId).executeTakeFirstOrThrow()).quota;
+  const quotaOf = async (userId: number) =>
+    (await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota;
 
   async function notify(query: Record<string, string>) {
     const res = await fetch(`${server.url}/api/user/epay/notify?${new URLSearchParams(query)}`);
@@ -49,7 +51,9 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
   /** The notify as gateways that POST it send it: the fields in a form body. */
   async function notifyByPost(fields: Record<string, string>, init: { body?: string; type?: string } = {}) {
     const res = await fetch(`${server.url}/api/user/epay/notify`, {
-      method: 'POST', headers: { 'content-type': init.type ?? 'application/x-www-form-urlencoded' }, body: init.body ?? new URLSearchParams(fields).toString(),
+      method: 'POST',
+      headers: { 'content-type': init.type ?? 'application/x-www-form-urlencoded' },
+      body: init.body ?? new URLSearchParams(fields).toString(),
     });
     return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
   }
@@ -116,15 +120,32 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const { url, data } = res.body.data;
     expect(url).toBe('https://pay.example.com/submit.php');
     expect(data).toMatchObject({
-      pid: '1001', type: 'alipay', notify_url: 'https://gate.example.com/api/user/epay/notify',
-      return_url: 'https://gate.example.com/log', name: 'TUC10', money: '73.00', sign_type: 'MD5',
+      pid: '1001',
+      type: 'alipay',
+      notify_url: 'https://gate.example.com/api/user/epay/notify',
+      return_url: 'https://gate.example.com/log',
+      name: 'TUC10',
+      money: '73.00',
+      sign_type: 'MD5',
     });
-    const expected = md5(`money=73.00&name=TUC10&notify_url=https://gate.example.com/api/user/epay/notify&out_trade_no=${data.out_trade_no}`
-      + `&pid=1001&return_url=https://gate.example.com/log&type=alipay${epayKey}`);
+    const expected = md5(
+      `money=73.00&name=TUC10&notify_url=https://gate.example.com/api/user/epay/notify&out_trade_no=${data.out_trade_no}` +
+        `&pid=1001&return_url=https://gate.example.com/log&type=alipay${epayKey}`,
+    );
     expect(data.sign).toBe(expected);
-    const order = await server.ctx.storage.db.selectFrom('top_ups').selectAll()
-      .where('trade_no', '=', data.out_trade_no).executeTakeFirstOrThrow();
-    expect(order).toMatchObject({ user_id: alice.userId, amount: 10, money: 73, payment_method: 'zfb', status: 'pending', complete_time: 0 });
+    const order = await server.ctx.storage.db
+      .selectFrom('top_ups')
+      .selectAll()
+      .where('trade_no', '=', data.out_trade_no)
+      .executeTakeFirstOrThrow();
+    expect(order).toMatchObject({
+      user_id: alice.userId,
+      amount: 10,
+      money: 73,
+      payment_method: 'zfb',
+      status: 'pending',
+      complete_time: 0,
+    });
 
     const wx = await vip.post('/api/user/pay', { amount: 4, payment_method: 'wx' });
     expect(wx.body.data.data).toMatchObject({ type: 'wxpay', money: '14.60' });
@@ -135,7 +156,11 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const before = (await server.ctx.storage.db.selectFrom('top_ups').select('id').execute()).length;
     await setOption('ServerAddress', '');
     try {
-      const res = await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' }, { headers: { host: 'evil.example:8443' } });
+      const res = await alice.client.post(
+        '/api/user/pay',
+        { amount: 10, payment_method: 'zfb' },
+        { headers: { host: 'evil.example:8443' } },
+      );
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ success: false, message: '管理员未设置服务器地址，无法发起在线充值', data: null });
       expect((await server.ctx.storage.db.selectFrom('top_ups').select('id').execute()).length).toBe(before);
@@ -144,8 +169,15 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     }
     await setOption('CustomCallbackAddress', 'https://callback.example.com/');
     try {
-      const res = await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' }, { headers: { host: 'evil.example:8443' } });
-      expect(res.body.data.data).toMatchObject({ notify_url: 'https://callback.example.com/api/user/epay/notify', return_url: 'https://gate.example.com/log' });
+      const res = await alice.client.post(
+        '/api/user/pay',
+        { amount: 10, payment_method: 'zfb' },
+        { headers: { host: 'evil.example:8443' } },
+      );
+      expect(res.body.data.data).toMatchObject({
+        notify_url: 'https://callback.example.com/api/user/epay/notify',
+        return_url: 'https://gate.example.com/log',
+      });
     } finally {
       await setOption('CustomCallbackAddress', '');
     }
@@ -159,8 +191,14 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
 
   function callbackFor(order: Record<string, string>, overrides: Record<string, string> = {}, key = epayKey) {
     const fields: Record<string, string> = {
-      pid: '1001', trade_no: `GW${order.out_trade_no}`, out_trade_no: order.out_trade_no!, type: order.type!,
-      name: order.name!, money: order.money!, trade_status: 'TRADE_SUCCESS', ...overrides,
+      pid: '1001',
+      trade_no: `GW${order.out_trade_no}`,
+      out_trade_no: order.out_trade_no!,
+      type: order.type!,
+      name: order.name!,
+      money: order.money!,
+      trade_status: 'TRADE_SUCCESS',
+      ...overrides,
     };
     return { ...fields, sign: gatewaySign(fields, key), sign_type: 'MD5' };
   }
@@ -185,8 +223,11 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const waiting = await notify(callbackFor(order, { trade_status: 'WAIT_BUYER_PAY' }));
     expect(waiting.text).toBe('success');
     expect(await quotaOf(alice.userId)).toBe(before);
-    const row = await server.ctx.storage.db.selectFrom('top_ups').select('status')
-      .where('trade_no', '=', order.out_trade_no!).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('top_ups')
+      .select('status')
+      .where('trade_no', '=', order.out_trade_no!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('pending');
   });
 
@@ -203,12 +244,19 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     for (let i = 0; i < 3; i++) expect((await notify(callback)).text).toBe('success');
 
     expect(await quotaOf(alice.userId)).toBe(before + 3 * 500000);
-    const row = await server.ctx.storage.db.selectFrom('top_ups').selectAll()
-      .where('trade_no', '=', order.out_trade_no!).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('top_ups')
+      .selectAll()
+      .where('trade_no', '=', order.out_trade_no!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('success');
     expect(row.complete_time).toBeGreaterThan(0);
-    const logs = await server.ctx.storage.db.selectFrom('logs').selectAll()
-      .where('type', '=', 1).where('content', 'like', `%${order.out_trade_no}`).execute();
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('type', '=', 1)
+      .where('content', 'like', `%${order.out_trade_no}`)
+      .execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ user_id: alice.userId, username: 'alice', quota: 1500000 });
     expect(logs[0]!.content).toContain('支付金额：21.90');
@@ -228,7 +276,11 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     const callback = callbackFor(order);
     expect(await notifyByPost({ ...callback, sign: 'f'.repeat(32) })).toMatchObject({ status: 200, text: 'fail' });
     // The fields must be in the body: a POST with them only in the query is not a signed notify.
-    const queryOnly = await fetch(`${server.url}/api/user/epay/notify?${new URLSearchParams(callback)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const queryOnly = await fetch(`${server.url}/api/user/epay/notify?${new URLSearchParams(callback)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(await queryOnly.text()).toBe('fail');
     expect(await quotaOf(alice.userId)).toBe(before);
 
@@ -239,7 +291,11 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
     expect(replies.map((r) => r.text)).toEqual(Array(10).fill('success'));
     expect((await notify(callback)).text).toBe('success');
     expect(await quotaOf(alice.userId)).toBe(before + 4 * 500000);
-    const row = await server.ctx.storage.db.selectFrom('top_ups').select('status').where('trade_no', '=', order.out_trade_no!).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('top_ups')
+      .select('status')
+      .where('trade_no', '=', order.out_trade_no!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('success');
 
     // A repeated field counts once, by its first value, as the gateway's own form reader would.
@@ -256,7 +312,11 @@ describe.each(storageKinds())('online top-up on %s', (kind) => {
   });
 
   it('accepts form bodies on the Epay notify only', async () => {
-    const res = await fetch(`${server.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=alice&password=x' });
+    const res = await fetch(`${server.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=alice&password=x',
+    });
     expect(res.status).toBe(415);
     expect(await res.json()).toMatchObject({ success: false });
   });

@@ -30,14 +30,18 @@ describe.each(storageKinds())('redeeming codes on %s', (kind) => {
     const res = await admin.client.post('/api/redemption/', { name: 'gift', quota, count: 1, ...extra });
     expect(res.status, res.text).toBe(200);
     const key = (res.body.data as string[])[0]!;
-    return (await server.ctx.storage.db.selectFrom('redemptions').select(['id', 'key', 'quota']).where('key', '=', key).executeTakeFirstOrThrow());
+    return await server.ctx.storage.db
+      .selectFrom('redemptions')
+      .select(['id', 'key', 'quota'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
   }
 
-  const quotaOf = async (userId: number) => (await server.ctx.storage.db.selectFrom('users').select('quota')
-    .where('id', '=', userId).executeTakeFirstOrThrow()).quota;
+  const quotaOf = async (userId: number) =>
+    (await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota;
 
-  const topUpLogsFor = (codeId: number) => server.ctx.storage.db.selectFrom('logs').selectAll()
-    .where('type', '=', 1).where('content', 'like', `%兑换码ID ${codeId}`).execute();
+  const topUpLogsFor = (codeId: number) =>
+    server.ctx.storage.db.selectFrom('logs').selectAll().where('type', '=', 1).where('content', 'like', `%兑换码ID ${codeId}`).execute();
 
   it('credits the code quota once, marks the code used and writes a top-up log', async () => {
     const code = await createCode(100000);
@@ -66,8 +70,11 @@ describe.each(storageKinds())('redeeming codes on %s', (kind) => {
     const disabled = await createCode(500);
     await admin.client.put('/api/redemption/?status_only=true', { id: disabled.id, status: 2 });
     const expired = await createCode(500, { expired_time: Math.floor(Date.now() / 1000) + 3600 });
-    await server.ctx.storage.db.updateTable('redemptions').set({ expired_time: Math.floor(Date.now() / 1000) - 10 })
-      .where('id', '=', expired.id).execute();
+    await server.ctx.storage.db
+      .updateTable('redemptions')
+      .set({ expired_time: Math.floor(Date.now() / 1000) - 10 })
+      .where('id', '=', expired.id)
+      .execute();
     const before = await quotaOf(bob.userId);
     const cases: Array<[unknown, string]> = [
       [{ key: '' }, 'key: 请输入兑换码！'],
@@ -109,8 +116,9 @@ describe.each(storageKinds())('redeeming codes on %s', (kind) => {
     for (let round = 0; round < 3; round++) {
       const code = await createCode(777);
       const [aliceBefore, bobBefore] = [await quotaOf(alice.userId), await quotaOf(bob.userId)];
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        (i % 2 === 0 ? alice : bob).client.post('/api/user/topup', { key: code.key })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? alice : bob).client.post('/api/user/topup', { key: code.key })),
+      );
       const wins = results.filter((res) => res.status === 200);
       expect(wins, results.map((r) => r.text).join('\n')).toHaveLength(1);
       expect(wins[0]!.body).toEqual({ success: true, message: '兑换成功！', data: 777 });

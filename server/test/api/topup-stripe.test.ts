@@ -32,9 +32,10 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     const res = await root.client.put('/api/option/', { key, value });
     expect(res.status, res.text).toBe(200);
   }
-  const quotaOf = async (userId: number) => Number((await server.ctx.storage.db.selectFrom('users').select('quota')
-    .where('id', '=', userId).executeTakeFirstOrThrow()).quota);
-  const orderOf = (sessionId: string) => server.ctx.storage.db.selectFrom('top_ups').selectAll().where('gateway_ref', '=', sessionId).executeTakeFirstOrThrow();
+  const quotaOf = async (userId: number) =>
+    Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota);
+  const orderOf = (sessionId: string) =>
+    server.ctx.storage.db.selectFrom('top_ups').selectAll().where('gateway_ref', '=', sessionId).executeTakeFirstOrThrow();
 
   it('is off until the API secret and the webhook secret are both set; both stay root-only and unreadable', async () => {
     for (const path of ['/api/user/stripe/amount', '/api/user/stripe/pay']) {
@@ -52,7 +53,13 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     await setOption('StripeUnitPrice', '7.5');
     await setOption('TopupGroupRatio', JSON.stringify({ default: 1, vip: 0.5 }));
     const status = (await server.client().get('/api/status')).body.data;
-    expect(status).toMatchObject({ enable_stripe_topup: true, stripe_min_topup: 2, stripe_unit_price: 7.5, stripe_currency: 'usd', enable_online_topup: false });
+    expect(status).toMatchObject({
+      enable_stripe_topup: true,
+      stripe_min_topup: 2,
+      stripe_unit_price: 7.5,
+      stripe_currency: 'usd',
+      enable_online_topup: false,
+    });
 
     const options = (await root.client.get('/api/option/')).body.data as Array<{ key: string; value: string }>;
     const byKey = new Map(options.map((option) => [option.key, option.value]));
@@ -68,7 +75,11 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
   });
 
   it('quotes amount × StripeUnitPrice × TopupGroupRatio and enforces StripeMinTopUp', async () => {
-    expect((await alice.client.post('/api/user/stripe/amount', { amount: 10 })).body).toEqual({ success: true, message: 'success', data: '75.00' });
+    expect((await alice.client.post('/api/user/stripe/amount', { amount: 10 })).body).toEqual({
+      success: true,
+      message: 'success',
+      data: '75.00',
+    });
     expect((await vip.post('/api/user/stripe/amount', { amount: 3 })).body.data).toBe('11.25');
     const low = await alice.client.post('/api/user/stripe/pay', { amount: 1 });
     expect(low.status).toBe(400);
@@ -97,7 +108,14 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     });
     const sessionId = link.split('/').pop()!;
     const order = await orderOf(sessionId);
-    expect(order).toMatchObject({ user_id: alice.userId, amount: 4, money: 30, payment_method: 'stripe', status: 'pending', complete_time: 0 });
+    expect(order).toMatchObject({
+      user_id: alice.userId,
+      amount: 4,
+      money: 30,
+      payment_method: 'stripe',
+      status: 'pending',
+      complete_time: 0,
+    });
     expect((call.form as { client_reference_id: string }).client_reference_id).toBe(order.trade_no);
   });
 
@@ -139,12 +157,31 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     const before = await quotaOf(alice.userId);
     const attempts: Array<[string, Promise<{ status: number; body: string }>, number]> = [
       ['wrong secret', stripe.deliver('checkout.session.completed', session, { secret: 'whsec_forged' }), 400],
-      ['tampered signature', stripe.deliver('checkout.session.completed', session, { signature: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }), 400],
-      ['replayed after the tolerance', stripe.deliver('checkout.session.completed', session, { timestamp: Math.floor(Date.now() / 1000) - 600 }), 400],
-      ['no signature', fetch(stripe.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'checkout.session.completed', data: { object: session } }) })
-        .then(async (r) => ({ status: r.status, body: await r.text() })), 400],
+      [
+        'tampered signature',
+        stripe.deliver('checkout.session.completed', session, { signature: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
+        400,
+      ],
+      [
+        'replayed after the tolerance',
+        stripe.deliver('checkout.session.completed', session, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+        400,
+      ],
+      [
+        'no signature',
+        fetch(stripe.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'checkout.session.completed', data: { object: session } }),
+        }).then(async (r) => ({ status: r.status, body: await r.text() })),
+        400,
+      ],
       ['unknown session', stripe.deliver('checkout.session.completed', { ...session, id: 'cs_test_unknown' }), 404],
-      ['someone else\'s reference', stripe.deliver('checkout.session.completed', { ...session, client_reference_id: 'STRIPE1NOforeign' }), 400],
+      [
+        "someone else's reference",
+        stripe.deliver('checkout.session.completed', { ...session, client_reference_id: 'STRIPE1NOforeign' }),
+        400,
+      ],
     ];
     for (const [name, attempt, status] of attempts) {
       const res = await attempt;
@@ -165,14 +202,22 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     const session = stripe.pay(sessionId);
     const first = await stripe.deliver('checkout.session.completed', session);
     expect(first.status, first.body).toBe(200);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      stripe.deliver(i % 2 ? 'checkout.session.completed' : 'checkout.session.async_payment_succeeded', session)));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        stripe.deliver(i % 2 ? 'checkout.session.completed' : 'checkout.session.async_payment_succeeded', session),
+      ),
+    );
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(await quotaOf(alice.userId)).toBe(before + 3 * 500000);
     const order = await orderOf(sessionId);
     expect(order.status).toBe('success');
     expect(order.complete_time).toBeGreaterThan(0);
-    const logs = await server.ctx.storage.db.selectFrom('logs').selectAll().where('type', '=', 1).where('content', 'like', `%${order.trade_no}`).execute();
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('type', '=', 1)
+      .where('content', 'like', `%${order.trade_no}`)
+      .execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ user_id: alice.userId, quota: 1500000 });
   });
@@ -197,14 +242,31 @@ describe.each(storageKinds())('card top-up through Stripe on %s', (kind) => {
     expect((await stripe.deliver('customer.created', { id: 'cus_1', object: 'customer' })).status).toBe(200);
   });
 
-  it('lists top-up records with their gateway and state: one\'s own, and everyone\'s for admins', async () => {
-    await server.ctx.storage.db.insertInto('top_ups').values({ user_id: alice.userId, amount: 1, money: 7.3, trade_no: 'USR-EPAY-1', payment_method: 'zfb', status: 'pending', create_time: 1 }).execute();
+  it("lists top-up records with their gateway and state: one's own, and everyone's for admins", async () => {
+    await server.ctx.storage.db
+      .insertInto('top_ups')
+      .values({
+        user_id: alice.userId,
+        amount: 1,
+        money: 7.3,
+        trade_no: 'USR-EPAY-1',
+        payment_method: 'zfb',
+        status: 'pending',
+        create_time: 1,
+      })
+      .execute();
     const own = await alice.client.get('/api/user/topup/self?p=1&page_size=100');
     expect(own.status, own.text).toBe(200);
     const items = own.body.data.items as Array<Record<string, unknown>>;
     expect(items.every((item) => item.user_id === alice.userId)).toBe(true);
-    expect(items.find((item) => item.trade_no === 'USR-EPAY-1')).toMatchObject({ gateway: 'epay', payment_method: 'zfb', status: 'pending' });
-    expect(new Set(items.filter((item) => item.gateway === 'stripe').map((item) => item.status))).toEqual(new Set(['pending', 'success', 'expired']));
+    expect(items.find((item) => item.trade_no === 'USR-EPAY-1')).toMatchObject({
+      gateway: 'epay',
+      payment_method: 'zfb',
+      status: 'pending',
+    });
+    expect(new Set(items.filter((item) => item.gateway === 'stripe').map((item) => item.status))).toEqual(
+      new Set(['pending', 'success', 'expired']),
+    );
     expect(own.body.data.total).toBe(items.length);
     expect((await alice.client.get('/api/user/topup')).status).toBe(403);
     const all = await root.client.get('/api/user/topup?keyword=vipcard');

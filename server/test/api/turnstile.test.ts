@@ -40,7 +40,11 @@ describe('Turnstile bot check against a local siteverify server', () => {
     verify = await startVerifyServer();
     server = await startTestServer({ env: { TURNSTILE_VERIFY_URL: verify.url } });
     root = await setupRootAndLogin(server);
-    for (const [key, value] of [['TurnstileSiteKey', 'site-key'], ['TurnstileSecretKey', 'turnstile-secret'], ['TurnstileCheckEnabled', 'true']]) {
+    for (const [key, value] of [
+      ['TurnstileSiteKey', 'site-key'],
+      ['TurnstileSecretKey', 'turnstile-secret'],
+      ['TurnstileCheckEnabled', 'true'],
+    ]) {
       expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
     }
   });
@@ -50,7 +54,10 @@ describe('Turnstile bot check against a local siteverify server', () => {
   });
 
   const login = (turnstile?: string) =>
-    server.client().post(`/api/user/login${turnstile === undefined ? '' : `?turnstile=${encodeURIComponent(turnstile)}`}`, { username: rootUsername, password: rootPassword });
+    server.client().post(`/api/user/login${turnstile === undefined ? '' : `?turnstile=${encodeURIComponent(turnstile)}`}`, {
+      username: rootUsername,
+      password: rootPassword,
+    });
 
   it('refuses a sign-in without a token, and one the verifier rejects, with clear messages', async () => {
     const missing = await login();
@@ -115,7 +122,12 @@ describe('Turnstile verifier unreachable', () => {
     const server = await startTestServer({ env: { TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/siteverify' } });
     try {
       const root = await setupRootAndLogin(server);
-      for (const [key, value] of [['TurnstileSiteKey', 's'], ['TurnstileSecretKey', 't'], ['TurnstileCheckEnabled', 'true']]) await root.client.put('/api/option/', { key, value });
+      for (const [key, value] of [
+        ['TurnstileSiteKey', 's'],
+        ['TurnstileSecretKey', 't'],
+        ['TurnstileCheckEnabled', 'true'],
+      ])
+        await root.client.put('/api/option/', { key, value });
       const res = await server.client().post('/api/user/login?turnstile=good-token', { username: rootUsername, password: rootPassword });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ success: false, message: '无法连接到 Turnstile，请稍后再试', data: null });

@@ -24,7 +24,9 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
   let counter = 0;
 
   async function startPair(env: Record<string, string>) {
-    const shared: Record<string, string> = redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-2fa-${randomBytes(4).toString('hex')}:` } : {};
+    const shared: Record<string, string> = redisUrl
+      ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-2fa-${randomBytes(4).toString('hex')}:` }
+      : {};
     const first = await startTestServer({ database, env: { ...shared, ...env } });
     const second = redisUrl ? await startTestServer({ database, env: { ...shared, ...env } }) : first;
     return [first, second] as const;
@@ -72,7 +74,12 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
     const clients = await Promise.all(Array.from({ length: 6 }, (_, i) => user.pendingOn(i % 2 ? b : a)));
     const answers = await Promise.all(clients.map((client) => client.post('/api/user/login/2fa', { code: user.recoveryCodes[0] })));
     expect(answers.filter((res) => res.status === 200)).toHaveLength(1);
-    const row = await a.ctx.storage.db.selectFrom('two_fa_backup_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.userId).where('is_used', '=', 1).executeTakeFirstOrThrow();
+    const row = await a.ctx.storage.db
+      .selectFrom('two_fa_backup_codes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', user.userId)
+      .where('is_used', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(Number(row.n)).toBe(1);
   });
 
@@ -97,12 +104,18 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
     const authenticator = new SoftAuthenticator(origin);
     const begin = await user.client.post('/api/user/passkey/register/begin');
     onB.cookie = user.client.cookie;
-    expect((await onB.post('/api/user/passkey/register/finish', { name: 'key', response: authenticator.register(begin.body.data) })).status).toBe(200);
+    expect(
+      (await onB.post('/api/user/passkey/register/finish', { name: 'key', response: authenticator.register(begin.body.data) })).status,
+    ).toBe(200);
     const signIn = await a.client().post('/api/user/passkey/login/begin');
     const response = authenticator.authenticate(signIn.body.data);
     const answers = await Promise.all([a, b, a, b].map((server) => server.client().post('/api/user/passkey/login/finish', { response })));
     expect(answers.map((res) => res.status).sort()).toEqual([200, 400, 400, 400]);
-    const rows = await a.ctx.storage.db.selectFrom('passkey_credentials').select(['counter', 'last_used_at']).where('user_id', '=', user.userId).execute();
+    const rows = await a.ctx.storage.db
+      .selectFrom('passkey_credentials')
+      .select(['counter', 'last_used_at'])
+      .where('user_id', '=', user.userId)
+      .execute();
     expect(rows).toEqual([{ counter: 1, last_used_at: expect.any(Number) }]);
   });
 
@@ -116,16 +129,35 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
     expect((await root.client.put('/api/option/', { key: 'passkey.enabled', value: 'true' })).status).toBe(200);
     const authenticator = new SoftAuthenticator(origin);
     const begin = await user.client.post('/api/user/passkey/register/begin');
-    const registered = await user.client.post('/api/user/passkey/register/finish', { name: 'key', response: authenticator.register(begin.body.data) });
+    const registered = await user.client.post('/api/user/passkey/register/finish', {
+      name: 'key',
+      response: authenticator.register(begin.body.data),
+    });
     expect(registered.status, registered.text).toBe(200);
 
     // Counts, bigints and the 0/1 column come back as the declared numbers and boolean on every database.
     const status = await user.client.get('/api/user/2fa/status');
     expect(status.status, status.text).toBe(200);
-    expect(status.body.data).toEqual({ enabled: true, enabled_at: expect.any(Number), backup_codes_remaining: 10, passkey_enabled: true, passkey_count: 1, required: false });
+    expect(status.body.data).toEqual({
+      enabled: true,
+      enabled_at: expect.any(Number),
+      backup_codes_remaining: 10,
+      passkey_enabled: true,
+      passkey_count: 1,
+      required: false,
+    });
     const list = await user.client.get('/api/user/passkey');
     expect(list.status, list.text).toBe(200);
-    expect(list.body.data).toEqual([{ id: expect.any(Number), name: 'key', device_type: expect.any(String), backed_up: expect.any(Boolean), created_at: expect.any(Number), last_used_at: 0 }]);
+    expect(list.body.data).toEqual([
+      {
+        id: expect.any(Number),
+        name: 'key',
+        device_type: expect.any(String),
+        backed_up: expect.any(Boolean),
+        created_at: expect.any(Number),
+        last_used_at: 0,
+      },
+    ]);
     const renamed = await user.client.put(`/api/user/passkey/${list.body.data[0].id}`, { name: 'renamed' });
     expect(renamed.status, renamed.text).toBe(200);
     const codes = await user.client.post('/api/user/2fa/backup_codes', { code: await nextCode(app) });
@@ -159,7 +191,8 @@ describe.each(storageKinds())('second factors on %s', (kind) => {
       const onA = await pendingOn(la);
       const onB = await pendingOn(lb);
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i += 1) statuses.push((await (i % 2 ? onB : onA).post('/api/user/login/2fa', { code: i % 2 ? '000000' : 'zzzzz-zzzzz' })).status);
+      for (let i = 0; i < 3; i += 1)
+        statuses.push((await (i % 2 ? onB : onA).post('/api/user/login/2fa', { code: i % 2 ? '000000' : 'zzzzz-zzzzz' })).status);
       expect(statuses).toEqual([400, 400, 400]);
       // Even the right code is refused now, on both instances, with Retry-After.
       const locked = await onB.post('/api/user/login/2fa', { code: await nextCode(user.app) });

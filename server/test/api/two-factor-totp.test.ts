@@ -31,7 +31,11 @@ describe('two-factor sign-in with TOTP', () => {
 
   it('enrols with a secret, an otpauth URI and a first code, and answers ten recovery codes once', async () => {
     const user = await newUser();
-    expect((await user.client.get('/api/user/2fa/status')).body.data).toMatchObject({ enabled: false, backup_codes_remaining: 0, required: false });
+    expect((await user.client.get('/api/user/2fa/status')).body.data).toMatchObject({
+      enabled: false,
+      backup_codes_remaining: 0,
+      required: false,
+    });
     const setup = await user.client.post('/api/user/2fa/setup');
     expect(setup.status).toBe(200);
     const { secret, otpauth_url: uri } = setup.body.data;
@@ -44,7 +48,9 @@ describe('two-factor sign-in with TOTP', () => {
     expect(parsed.searchParams.get('issuer')).toBe('ModelGate');
 
     const app: Authenticator = { secret, lastStep: 0 };
-    const wrong = await user.client.post('/api/user/2fa/enable', { code: '000000' === (await codeOfStep(app, Math.floor(Date.now() / 30000))) ? '111111' : '000000' });
+    const wrong = await user.client.post('/api/user/2fa/enable', {
+      code: '000000' === (await codeOfStep(app, Math.floor(Date.now() / 30000))) ? '111111' : '000000',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe('验证码或备用码错误，请重试');
     const enabled = await user.client.post('/api/user/2fa/enable', { code: await nextCode(app) });
@@ -140,7 +146,9 @@ describe('two-factor sign-in with TOTP', () => {
   it('regenerates recovery codes with a current code; the old ones stop working', async () => {
     const user = await newUser();
     const { app, recoveryCodes } = await enrolTotp(user.client);
-    expect((await user.client.post('/api/user/2fa/backup_codes', { code: recoveryCodes[0] })).body.message).toBe('验证码或备用码错误，请重试');
+    expect((await user.client.post('/api/user/2fa/backup_codes', { code: recoveryCodes[0] })).body.message).toBe(
+      '验证码或备用码错误，请重试',
+    );
     const renewed = await user.client.post('/api/user/2fa/backup_codes', { code: await nextCode(app) });
     expect(renewed.status, renewed.text).toBe(200);
     const fresh: string[] = renewed.body.data.backup_codes;
@@ -159,7 +167,9 @@ describe('two-factor sign-in with TOTP', () => {
     expect(disabled.status, disabled.text).toBe(200);
     expect(disabled.body.message).toBe('两步验证已禁用');
     expect((await user.client.get('/api/user/2fa/status')).body.data.enabled).toBe(false);
-    expect(await server.ctx.storage.db.selectFrom('two_fa_backup_codes').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
+    expect(await server.ctx.storage.db.selectFrom('two_fa_backup_codes').select('id').where('user_id', '=', user.userId).execute()).toEqual(
+      [],
+    );
     const { res } = await firstStep(`totp${counter}`, user.password);
     expect(res.body.message).toBe('登录成功！');
     expect((await user.client.post('/api/user/2fa/disable', { code: '123456' })).body.message).toBe('用户未启用两步验证');
@@ -218,17 +228,31 @@ describe('two-factor sign-in with TOTP', () => {
       expect((await admin.client.get('/api/user/self')).status).toBe(200);
       expect((await admin.client.get('/api/user/2fa/status')).body.data.required).toBe(true);
       // The console's playground calls are held back too, in the OpenAI shape and the caller's language.
-      const playground = await admin.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      const playground = await admin.client.post('/pg/chat/completions', {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(playground.status).toBe(403);
       expect(playground.body.error).toMatchObject({ code: 'second_factor_required', message: '管理员账户必须先启用两步验证或 Passkey' });
-      const english = await admin.client.request('POST', '/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'accept-language': 'en' } });
+      const english = await admin.client.request(
+        'POST',
+        '/pg/chat/completions',
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        { headers: { 'accept-language': 'en' } },
+      );
       expect(english.body.error.message).toBe('Administrator accounts must enable two-factor authentication or a passkey first');
       // Regular users are not concerned.
       expect((await plain.client.get('/api/token/')).status).toBe(200);
-      const plainCall = await plain.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      const plainCall = await plain.client.post('/pg/chat/completions', {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(plainCall.body.error?.code).not.toBe('second_factor_required');
       await enrolTotp(admin.client);
-      expect((await admin.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).body.error?.code).not.toBe('second_factor_required');
+      expect(
+        (await admin.client.post('/pg/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).body.error
+          ?.code,
+      ).not.toBe('second_factor_required');
       expect((await admin.client.get('/api/user/?p=1')).status).toBe(200);
       expect((await admin.client.get('/api/user/2fa/status')).body.data.required).toBe(false);
     } finally {

@@ -21,12 +21,21 @@ describe('user administration', () => {
 
   it('answers 403 to a regular user and 401 without session on every admin and root route', async () => {
     const routes = [
-      ['GET', '/api/user/'], ['GET', '/api/user/search?keyword=a'], ['GET', `/api/user/${root.userId}`],
-      ['POST', '/api/user/'], ['PUT', '/api/user/'], ['POST', '/api/user/manage'], ['GET', '/api/group/'],
-      ['GET', '/api/option/'], ['PUT', '/api/option/'],
+      ['GET', '/api/user/'],
+      ['GET', '/api/user/search?keyword=a'],
+      ['GET', `/api/user/${root.userId}`],
+      ['POST', '/api/user/'],
+      ['PUT', '/api/user/'],
+      ['POST', '/api/user/manage'],
+      ['GET', '/api/group/'],
+      ['GET', '/api/option/'],
+      ['PUT', '/api/option/'],
     ] as const;
     for (const [method, path] of routes) {
-      const body = method === 'GET' ? undefined : { id: regular.userId, action: 'promote', username: 'x', password: 'abcdefgh', key: 'Notice', value: 'x' };
+      const body =
+        method === 'GET'
+          ? undefined
+          : { id: regular.userId, action: 'promote', username: 'x', password: 'abcdefgh', key: 'Notice', value: 'x' };
       const asUser = await regular.client.request(method, path, body);
       expect(asUser.status, `${method} ${path}`).toBe(403);
       expect(asUser.body).toEqual({ success: false, message: '无权进行此操作，权限不足', data: null });
@@ -102,7 +111,11 @@ describe('user administration', () => {
     const res = await admin.client.post('/api/user/', { username: 'made', password: 'made-pass', display_name: 'Made' });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('用户账户创建成功！');
-    expect((await admin.client.get(`/api/user/${res.body.data.id}`)).body.data).toMatchObject({ username: 'made', display_name: 'Made', role: 1 });
+    expect((await admin.client.get(`/api/user/${res.body.data.id}`)).body.data).toMatchObject({
+      username: 'made',
+      display_name: 'Made',
+      role: 1,
+    });
     const noDisplay = await admin.client.post('/api/user/', { username: 'made2', password: 'made-pass' });
     expect((await admin.client.get(`/api/user/${noDisplay.body.data.id}`)).body.data.display_name).toBe('made2');
     const tooHigh = await admin.client.post('/api/user/', { username: 'boss', password: 'boss-pass', role: 10 });
@@ -128,8 +141,14 @@ describe('user administration', () => {
 
   it('updates a lower-role user and logs a quota change as a management log row', async () => {
     const res = await admin.client.put('/api/user/', {
-      id: regular.userId, display_name: 'Kim', group: 'default', quota: 1_000_000, email: '', remark: "' OR 1=1 --",
-      github_id: 'ignored', role: 100,
+      id: regular.userId,
+      display_name: 'Kim',
+      group: 'default',
+      quota: 1_000_000,
+      email: '',
+      remark: "' OR 1=1 --",
+      github_id: 'ignored',
+      role: 100,
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.message).toBe('用户信息更新成功！');
@@ -234,7 +253,11 @@ describe('user administration', () => {
     }
     expect((await admin.client.post('/api/user/manage', { id: admin.userId, action: 'demote' })).status).toBe(403);
     expect((await admin.client.post('/api/user/manage', { id: otherAdmin.userId, action: 'disable' })).status).toBe(403);
-    const rootRow = await server.ctx.storage.db.selectFrom('users').select(['role', 'status', 'deleted_at']).where('id', '=', root.userId).executeTakeFirstOrThrow();
+    const rootRow = await server.ctx.storage.db
+      .selectFrom('users')
+      .select(['role', 'status', 'deleted_at'])
+      .where('id', '=', root.userId)
+      .executeTakeFirstOrThrow();
     expect(rootRow).toEqual({ role: 100, status: 1, deleted_at: null });
   });
 
@@ -254,10 +277,15 @@ describe('user administration', () => {
     }
     const malformed = await admin.client.post('/api/user/manage', undefined, { raw: "{'id': 1}" });
     expect(malformed.status).toBe(400);
-    const huge = await admin.client.post('/api/user/', undefined, { raw: JSON.stringify({ username: 'big', password: 'p'.repeat(10 * 1024 * 1024) }) });
+    const huge = await admin.client.post('/api/user/', undefined, {
+      raw: JSON.stringify({ username: 'big', password: 'p'.repeat(10 * 1024 * 1024) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.success).toBe(false);
-    const wrongType = await admin.client.post('/api/user/manage', undefined, { raw: 'id=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await admin.client.post('/api/user/manage', undefined, {
+      raw: 'id=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(wrongType.status).toBe(415);
   });
 

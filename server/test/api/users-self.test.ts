@@ -99,8 +99,12 @@ describe('self service', () => {
 
   it('stores notification settings in users.setting', async () => {
     const setting = {
-      notify_type: 'webhook', quota_warning_threshold: 500000, webhook_url: 'https://hooks.example.com/x',
-      webhook_secret: 's3cret', notification_email: 'ivy@example.com', accept_unset_model_ratio_model: false,
+      notify_type: 'webhook',
+      quota_warning_threshold: 500000,
+      webhook_url: 'https://hooks.example.com/x',
+      webhook_secret: 's3cret',
+      notification_email: 'ivy@example.com',
+      accept_unset_model_ratio_model: false,
     };
     const res = await ivy.client.put('/api/user/setting', setting);
     expect(res.status).toBe(200);
@@ -132,7 +136,9 @@ describe('self service', () => {
   it('takes a private webhook address once the root allows private addresses and its port', async () => {
     const hook = { notify_type: 'webhook', webhook_url: 'https://10.1.2.3:9443/hook' };
     expect((await ivy.client.put('/api/user/setting', hook)).body.message).toBe('回调地址的端口 9443 不在允许的端口列表中');
-    expect((await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["443", "9000-9999"]' })).body.success).toBe(true);
+    expect(
+      (await root.client.put('/api/option/', { key: 'fetch_setting.allowed_ports', value: '["443", "9000-9999"]' })).body.success,
+    ).toBe(true);
     expect((await ivy.client.put('/api/user/setting', hook)).body.message).toBe('回调地址不能指向内网、本机或保留地址');
     expect((await root.client.put('/api/option/', { key: 'fetch_setting.allow_private_ip', value: 'true' })).body.success).toBe(true);
     try {
@@ -145,7 +151,7 @@ describe('self service', () => {
     }
   });
 
-  it('holds webhook addresses to the root\'s domain and address lists', async () => {
+  it("holds webhook addresses to the root's domain and address lists", async () => {
     const lists = [
       { key: 'fetch_setting.domain_filter_mode', value: 'true' },
       { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' },
@@ -155,11 +161,19 @@ describe('self service', () => {
     try {
       const save = (url: string) => ivy.client.put('/api/user/setting', { notify_type: 'webhook', webhook_url: url });
       expect((await save('https://a.hooks.example.com/x')).body).toMatchObject({ success: true });
-      expect((await save('https://hooks.example.org/x')).body).toEqual({ success: false, message: '回调地址的域名不在允许列表中', data: null });
+      expect((await save('https://hooks.example.org/x')).body).toEqual({
+        success: false,
+        message: '回调地址的域名不在允许列表中',
+        data: null,
+      });
       expect((await save('https://8.8.4.4/x')).body).toEqual({ success: false, message: '回调地址的 IP 在禁止列表中', data: null });
       expect((await save('https://8.8.8.8/x')).body).toMatchObject({ success: true });
       // The reason reaches an English caller in English.
-      const english = await ivy.client.put('/api/user/setting', { notify_type: 'webhook', webhook_url: 'https://hooks.example.org/x' }, { headers: { 'accept-language': 'en' } });
+      const english = await ivy.client.put(
+        '/api/user/setting',
+        { notify_type: 'webhook', webhook_url: 'https://hooks.example.org/x' },
+        { headers: { 'accept-language': 'en' } },
+      );
       expect(english.body.message).toBe('The domain of the callback address is not on the allow list');
     } finally {
       await root.client.put('/api/option/', { key: 'fetch_setting.domain_filter_mode', value: 'false' });
@@ -187,13 +201,16 @@ describe('self service', () => {
   });
 
   it('lists the distinct models of enabled abilities of the own group', async () => {
-    await server.ctx.storage.db.insertInto('abilities').values([
-      { group: 'default', model: 'gpt-4o', channel_id: 1, enabled: 1 },
-      { group: 'default', model: 'gpt-4o', channel_id: 2, enabled: 1 },
-      { group: 'default', model: 'claude-3', channel_id: 2, enabled: 1 },
-      { group: 'default', model: 'disabled-model', channel_id: 3, enabled: 0 },
-      { group: 'vip', model: 'vip-only', channel_id: 1, enabled: 1 },
-    ]).execute();
+    await server.ctx.storage.db
+      .insertInto('abilities')
+      .values([
+        { group: 'default', model: 'gpt-4o', channel_id: 1, enabled: 1 },
+        { group: 'default', model: 'gpt-4o', channel_id: 2, enabled: 1 },
+        { group: 'default', model: 'claude-3', channel_id: 2, enabled: 1 },
+        { group: 'default', model: 'disabled-model', channel_id: 3, enabled: 0 },
+        { group: 'vip', model: 'vip-only', channel_id: 1, enabled: 1 },
+      ])
+      .execute();
     expect((await ivy.client.get('/api/user/models')).body.data).toEqual(['claude-3', 'gpt-4o']);
   });
 
@@ -206,7 +223,11 @@ describe('self service', () => {
     const res = await jack.client.delete('/api/user/self');
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('账户已删除！');
-    const row = await server.ctx.storage.db.selectFrom('users').select('deleted_at').where('id', '=', jack.userId).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('users')
+      .select('deleted_at')
+      .where('id', '=', jack.userId)
+      .executeTakeFirstOrThrow();
     expect(row.deleted_at).toBeGreaterThan(0);
     expect(jack.client.cookie).toBe('');
     jack.client.cookie = sessionBeforeDelete;
@@ -216,9 +237,15 @@ describe('self service', () => {
   it('answers 401 on every self route without a session', async () => {
     const anonymous = server.client();
     for (const [method, path] of [
-      ['GET', '/api/user/self'], ['PUT', '/api/user/self'], ['DELETE', '/api/user/self'], ['GET', '/api/user/token'],
-      ['GET', '/api/user/aff'], ['POST', '/api/user/aff_transfer'], ['PUT', '/api/user/setting'],
-      ['GET', '/api/user/self/groups'], ['GET', '/api/user/models'],
+      ['GET', '/api/user/self'],
+      ['PUT', '/api/user/self'],
+      ['DELETE', '/api/user/self'],
+      ['GET', '/api/user/token'],
+      ['GET', '/api/user/aff'],
+      ['POST', '/api/user/aff_transfer'],
+      ['PUT', '/api/user/setting'],
+      ['GET', '/api/user/self/groups'],
+      ['GET', '/api/user/models'],
     ] as const) {
       const res = await anonymous.request(method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
       expect(res.status, `${method} ${path}`).toBe(401);

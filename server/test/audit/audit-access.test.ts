@@ -66,19 +66,45 @@ describe.each(storageKinds())('audit sign-ins and reading the trail on %s', (kin
 
   it('filters by who, what and when, newest first, paged', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const base = { user_id: 77, username: 'filterer', role: 10, ip: '10.0.0.1', method: 'PUT', route: '/api/channel/', before: '', after: '{}', status: 200 };
+    const base = {
+      user_id: 77,
+      username: 'filterer',
+      role: 10,
+      ip: '10.0.0.1',
+      method: 'PUT',
+      route: '/api/channel/',
+      before: '',
+      after: '{}',
+      status: 200,
+    };
     await appendAuditEntry(server.ctx.storage, { ...base, created_at: now - 3000, entity: 'channel', entity_id: '5', action: 'update' });
     await appendAuditEntry(server.ctx.storage, { ...base, created_at: now - 2000, entity: 'channel', entity_id: '6', action: 'delete' });
-    await appendAuditEntry(server.ctx.storage, { ...base, created_at: now - 1000, entity: 'option', entity_id: 'Notice', action: 'update', route: '/api/option/' });
+    await appendAuditEntry(server.ctx.storage, {
+      ...base,
+      created_at: now - 1000,
+      entity: 'option',
+      entity_id: 'Notice',
+      action: 'update',
+      route: '/api/option/',
+    });
     const page = async (query: string) => (await root.client.get(`/api/audit?${query}`)).body.data;
     expect((await page('username=filterer')).total).toBe(3);
     // Every entry answers in the shape the console reads (packages/shared), and nothing beside it.
-    expect(auditEntrySchema.strict().array().safeParse((await page('username=filterer')).items).error).toBeUndefined();
+    expect(
+      auditEntrySchema
+        .strict()
+        .array()
+        .safeParse((await page('username=filterer')).items).error,
+    ).toBeUndefined();
     expect((await page('username=filterer')).items.map((row: { entity_id: string }) => row.entity_id)).toEqual(['Notice', '6', '5']);
     expect((await page('user_id=77&entity=channel')).total).toBe(2);
     expect((await page('username=filterer&action=delete')).items[0].entity_id).toBe('6');
     expect((await page('username=filterer&route=/api/option/')).total).toBe(1);
-    expect((await page(`username=filterer&start_timestamp=${now - 2500}&end_timestamp=${now - 1500}`)).items.map((row: { entity_id: string }) => row.entity_id)).toEqual(['6']);
+    expect(
+      (await page(`username=filterer&start_timestamp=${now - 2500}&end_timestamp=${now - 1500}`)).items.map(
+        (row: { entity_id: string }) => row.entity_id,
+      ),
+    ).toEqual(['6']);
     const paged = await page('username=filterer&p=2&page_size=2');
     expect([paged.total, paged.items.length, paged.items[0].entity_id]).toEqual([3, 1, '5']);
   });
@@ -86,7 +112,21 @@ describe.each(storageKinds())('audit sign-ins and reading the trail on %s', (kin
   it('exports CSV with escaping and formula-safe cells, and JSON Lines, with the same filters', async () => {
     const now = Math.floor(Date.now() / 1000);
     const after = JSON.stringify({ name: '=HYPERLINK("http://x")', note: 'a,b\n"c"' });
-    await appendAuditEntry(server.ctx.storage, { user_id: 78, username: '@exporter', role: 100, ip: '127.0.0.1', method: 'POST', route: '/api/channel/', entity: 'channel', entity_id: '-1', action: 'create', before: '', after, status: 200, created_at: now });
+    await appendAuditEntry(server.ctx.storage, {
+      user_id: 78,
+      username: '@exporter',
+      role: 100,
+      ip: '127.0.0.1',
+      method: 'POST',
+      route: '/api/channel/',
+      entity: 'channel',
+      entity_id: '-1',
+      action: 'create',
+      before: '',
+      after,
+      status: 200,
+      created_at: now,
+    });
     const csv = await root.client.get('/api/audit/export?format=csv&user_id=78');
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="audit.csv"');
@@ -96,7 +136,10 @@ describe.each(storageKinds())('audit sign-ins and reading the trail on %s', (kin
     expect(csv.text.split('\r\n').filter(Boolean)).toHaveLength(2);
     const jsonl = await root.client.get('/api/audit/export?format=jsonl&user_id=78');
     expect(jsonl.headers.get('content-type')).toContain('application/x-ndjson');
-    const entries = jsonl.text.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = jsonl.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ username: '@exporter', entity_id: '-1', before: null, after: { name: '=HYPERLINK("http://x")' } });
     // Every entry of the trail comes out of an unfiltered export.
@@ -105,8 +148,15 @@ describe.each(storageKinds())('audit sign-ins and reading the trail on %s', (kin
   });
 
   it.each([
-    '/api/audit?p=abc', '/api/audit?page_size=1000', '/api/audit?user_id=-1', '/api/audit?start_timestamp=9223372036854775808',
-    '/api/audit?username=a%00b', `/api/audit?route=${'x'.repeat(300)}`, '/api/audit/export', '/api/audit/export?format=xml', '/api/audit/export?format=csv&end_timestamp=x',
+    '/api/audit?p=abc',
+    '/api/audit?page_size=1000',
+    '/api/audit?user_id=-1',
+    '/api/audit?start_timestamp=9223372036854775808',
+    '/api/audit?username=a%00b',
+    `/api/audit?route=${'x'.repeat(300)}`,
+    '/api/audit/export',
+    '/api/audit/export?format=xml',
+    '/api/audit/export?format=csv&end_timestamp=x',
   ])('answers a bad query with 400: %s', async (path) => {
     const res = await root.client.get(path);
     expect(res.status).toBe(400);

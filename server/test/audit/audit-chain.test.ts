@@ -16,7 +16,11 @@ const day = 24 * 60 * 60;
 async function verifyCommand(database: TestDatabase): Promise<{ code: number; out: string }> {
   const env = { ...process.env, SQL_DSN: database.dsn, SQLITE_PATH: database.sqlitePath || '/tmp/unused.db', LOG_LEVEL: 'silent' };
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/src/audit/verify-cli.ts'], { cwd: repoRoot, env, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/src/audit/verify-cli.ts'], {
+      cwd: repoRoot,
+      env,
+      timeout: 60_000,
+    });
     return { code: 0, out: stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -25,8 +29,19 @@ async function verifyCommand(database: TestDatabase): Promise<{ code: number; ou
 }
 
 const entry = (overrides: Partial<AuditEntry> = {}): AuditEntry => ({
-  created_at: Math.floor(Date.now() / 1000), user_id: 1, username: 'root', role: 100, ip: '127.0.0.1', method: 'PUT',
-  route: '/api/option/', entity: 'option', entity_id: 'Notice', action: 'update', before: '', after: '{"name":"Notice","value":"x"}', status: 200,
+  created_at: Math.floor(Date.now() / 1000),
+  user_id: 1,
+  username: 'root',
+  role: 100,
+  ip: '127.0.0.1',
+  method: 'PUT',
+  route: '/api/option/',
+  entity: 'option',
+  entity_id: 'Notice',
+  action: 'update',
+  before: '',
+  after: '{"name":"Notice","value":"x"}',
+  status: 200,
   ...overrides,
 });
 
@@ -52,7 +67,11 @@ describe.each(storageKinds())('the audit hash chain on %s', (kind) => {
   const verifyApi = async () => (await root.client.get('/api/audit/verify')).body.data;
 
   it('concurrent appends (from two instances on PostgreSQL and MySQL) form one unforked chain that verifies', async () => {
-    await Promise.all(Array.from({ length: 40 }, (_, index) => appendAuditEntry(servers[index % servers.length]!.ctx.storage, entry({ entity_id: `k${index}` }))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        appendAuditEntry(servers[index % servers.length]!.ctx.storage, entry({ entity_id: `k${index}` })),
+      ),
+    );
     await Promise.all(Array.from({ length: 10 }, (_, index) => root.client.put('/api/option/', { key: 'Notice', value: `n${index}` })));
     const rows = await db().selectFrom('audit_logs').select(['id', 'prev_hash', 'hash']).orderBy('id').execute();
     expect(rows.length).toBeGreaterThanOrEqual(51);
@@ -65,15 +84,26 @@ describe.each(storageKinds())('the audit hash chain on %s', (kind) => {
 
   it('retention removes old entries from the oldest end only, and what is kept still verifies', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const before = await db().selectFrom('audit_logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await db()
+      .selectFrom('audit_logs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     // Old entries are backdated in place of the first ten, so they sit at the oldest end of the chain.
     const oldest = await db().selectFrom('audit_logs').selectAll().orderBy('id').limit(10).execute();
     expect(await runAuditRetention(servers[0]!.ctx, { force: true })).toBeNull();
     await servers[0]!.ctx.options.set('AuditLogRetentionDays', '30');
     // Rewriting created_at breaks those rows' hashes; retention removes exactly them, so the rest verifies.
-    for (const row of oldest) await db().updateTable('audit_logs').set({ created_at: now - 40 * day }).where('id', '=', row.id).execute();
+    for (const row of oldest)
+      await db()
+        .updateTable('audit_logs')
+        .set({ created_at: now - 40 * day })
+        .where('id', '=', row.id)
+        .execute();
     expect(await runAuditRetention(servers[0]!.ctx, { force: true })).toBe(10);
-    const after = await db().selectFrom('audit_logs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const after = await db()
+      .selectFrom('audit_logs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n) - 10);
     expect((await verifyAuditChain(servers[0]!.ctx.storage)).ok).toBe(true);
     // Not due again within the day.
@@ -100,7 +130,11 @@ describe.each(storageKinds())('the audit hash chain on %s', (kind) => {
 
     const newest = rows[rows.length - 1]!;
     await db().deleteFrom('audit_logs').where('id', '=', newest.id).execute();
-    expect(await verifyAuditChain(servers[0]!.ctx.storage)).toMatchObject({ ok: false, reason: 'newest_missing', brokenId: Number(rows[rows.length - 2]!.id) });
+    expect(await verifyAuditChain(servers[0]!.ctx.storage)).toMatchObject({
+      ok: false,
+      reason: 'newest_missing',
+      brokenId: Number(rows[rows.length - 2]!.id),
+    });
     await db().insertInto('audit_logs').values(newest).execute();
 
     await db().deleteFrom('audit_logs').where('id', '=', rows[0]!.id).execute();

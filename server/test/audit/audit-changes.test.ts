@@ -30,7 +30,18 @@ describe.each(storageKinds())('audit entries of changes on %s', (kind) => {
 
   it('an option change records who, from where, the option and its value before and after', async () => {
     const row = await step(() => admin.client.put('/api/option/', { key: 'Notice', value: 'maintenance tonight' }));
-    expect(row).toMatchObject({ user_id: admin.userId, username: 'auditadmin', role: 10, ip: '127.0.0.1', method: 'PUT', route: '/api/option/', entity: 'option', entity_id: 'Notice', action: 'update', status: 200 });
+    expect(row).toMatchObject({
+      user_id: admin.userId,
+      username: 'auditadmin',
+      role: 10,
+      ip: '127.0.0.1',
+      method: 'PUT',
+      route: '/api/option/',
+      entity: 'option',
+      entity_id: 'Notice',
+      action: 'update',
+      status: 200,
+    });
     expect(row.after).toEqual({ name: 'Notice', value: 'maintenance tonight' });
     const again = await step(() => admin.client.put('/api/option/', { key: 'Notice', value: 'done' }));
     expect(again.before).toEqual({ name: 'Notice', value: 'maintenance tonight' });
@@ -38,7 +49,9 @@ describe.each(storageKinds())('audit entries of changes on %s', (kind) => {
   });
 
   it('groups and prices are options named as such; a secret option records only that it changed', async () => {
-    const group = await step(() => admin.client.put('/api/option/', { key: 'GroupRatio', value: JSON.stringify({ default: 1, vip: 0.8 }) }));
+    const group = await step(() =>
+      admin.client.put('/api/option/', { key: 'GroupRatio', value: JSON.stringify({ default: 1, vip: 0.8 }) }),
+    );
     expect(group).toMatchObject({ entity: 'group', entity_id: 'GroupRatio' });
     expect(JSON.parse(group.after.value)).toEqual({ default: 1, vip: 0.8 });
     const price = await step(() => admin.client.put('/api/option/', { key: 'ModelPrice', value: JSON.stringify({ 'gpt-x': 0.5 }) }));
@@ -50,10 +63,20 @@ describe.each(storageKinds())('audit entries of changes on %s', (kind) => {
   });
 
   it('a channel edit shows its fields before and after and only key_changed for the key', async () => {
-    const created = await step(() => root.client.post('/api/channel/', { name: 'audited', type: 1, key: 'sk-first-key-123', models: ['gpt-4o'], base_url: 'http://127.0.0.1:9' }));
+    const created = await step(() =>
+      root.client.post('/api/channel/', {
+        name: 'audited',
+        type: 1,
+        key: 'sk-first-key-123',
+        models: ['gpt-4o'],
+        base_url: 'http://127.0.0.1:9',
+      }),
+    );
     expect(created).toMatchObject({ entity: 'channel', action: 'create', method: 'POST' });
     expect(created.raw.after).not.toContain('sk-first-key-123');
-    const id = (await root.client.get('/api/channel/?p=1&page_size=10')).body.data.items.find((c: { name: string }) => c.name === 'audited').id;
+    const id = (await root.client.get('/api/channel/?p=1&page_size=10')).body.data.items.find(
+      (c: { name: string }) => c.name === 'audited',
+    ).id;
     const renamed = await step(() => root.client.put('/api/channel/', { id, name: 'audited-2' }));
     expect(renamed).toMatchObject({ entity: 'channel', entity_id: String(id), action: 'update' });
     expect(renamed.before.name).toBe('audited');
@@ -69,7 +92,9 @@ describe.each(storageKinds())('audit entries of changes on %s', (kind) => {
     const reset = await step(() => root.client.delete(`/api/user/${user.userId}/2fa`));
     expect(reset).toMatchObject({ entity: 'user', entity_id: String(user.userId), action: '2fa', method: 'DELETE', status: 200 });
     expect([reset.before.totp_enabled, reset.after.totp_enabled]).toEqual([true, false]);
-    const edited = await step(() => admin.client.put('/api/user/', { id: user.userId, username: 'audituser', quota: 5000, group: 'vip', password: 'new-password-1' }));
+    const edited = await step(() =>
+      admin.client.put('/api/user/', { id: user.userId, username: 'audituser', quota: 5000, group: 'vip', password: 'new-password-1' }),
+    );
     expect(edited).toMatchObject({ entity: 'user', entity_id: String(user.userId), action: 'update' });
     expect(edited.before).toMatchObject({ quota: 0, group: 'default' });
     expect(edited.after).toMatchObject({ quota: 5000, group: 'vip', password_changed: true });

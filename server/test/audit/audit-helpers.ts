@@ -38,6 +38,7 @@ export async function lastAuditId(server: TestServer): Promise<number> {
 /** The one row a step wrote: fails when it wrote none or several. */
 export async function onlyRowSince(server: TestServer, sinceId: number): Promise<AuditRowView> {
   const rows = await auditRowsSince(server, sinceId);
-  if (rows.length !== 1) throw new Error(`expected one audit row, found ${rows.length}: ${rows.map((row) => `${row.method} ${row.route}`).join(', ')}`);
+  if (rows.length !== 1)
+    throw new Error(`expected one audit row, found ${rows.length}: ${rows.map((row) => `${row.method} ${row.route}`).join(', ')}`);
   return rows[0]!;
 }

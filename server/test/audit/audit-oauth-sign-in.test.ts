@@ -15,7 +15,12 @@ describe.each(storageKinds())('audit of third-party sign-ins on %s', (kind) => {
     github = await startGitHubServer('gh-client', 'gh-secret');
     server = await startTestServer({ kind, env: { GITHUB_OAUTH_BASE_URL: github.url, GITHUB_API_BASE_URL: github.url } });
     root = await setupRootAndLogin(server);
-    for (const [key, value] of [['ServerAddress', 'https://gate.example.com'], ['GitHubClientId', 'gh-client'], ['GitHubClientSecret', 'gh-secret'], ['GitHubOAuthEnabled', 'true']]) {
+    for (const [key, value] of [
+      ['ServerAddress', 'https://gate.example.com'],
+      ['GitHubClientId', 'gh-client'],
+      ['GitHubClientSecret', 'gh-secret'],
+      ['GitHubOAuthEnabled', 'true'],
+    ]) {
       expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
     }
   });
@@ -33,7 +38,9 @@ describe.each(storageKinds())('audit of third-party sign-ins on %s', (kind) => {
     const mark = await lastAuditId(server);
     expect((await signInThrough(server.client(), 'github', github.issueCode({ id: 501, login: 'octoadmin' }))).status).toBe(200);
     const rows = await auditRowsSince(server, mark);
-    expect(rows.map((row) => [row.user_id, row.role, row.action, row.status, row.entity, row.method])).toEqual([[first.body.data.id, 10, 'sign_in', 200, 'session', 'GET']]);
+    expect(rows.map((row) => [row.user_id, row.role, row.action, row.status, row.entity, row.method])).toEqual([
+      [first.body.data.id, 10, 'sign_in', 200, 'session', 'GET'],
+    ]);
     expect(rows[0]!.route).toMatch(/^\/api\/oauth\//);
   });
 });

@@ -37,7 +37,8 @@ describe.each(storageKinds())('every mutating management route writes an audit e
     server = await startTestServer({
       kind,
       onRoute: (route: RouteOptions) => {
-        for (const method of [route.method].flat()) if (mutating.has(method) && route.url.startsWith('/api/')) routes.push({ method, url: route.url });
+        for (const method of [route.method].flat())
+          if (mutating.has(method) && route.url.startsWith('/api/')) routes.push({ method, url: route.url });
       },
     });
     root = await setupRootAndLogin(server);
@@ -57,7 +58,8 @@ describe.each(storageKinds())('every mutating management route writes an audit e
       const since = await lastAuditId(server);
       const res = await caller.client.request(route.method, route.url.replace(/:[A-Za-z_]+/g, '1'), {});
       const rows = (await auditRowsSince(server, since)).filter((row) => row.route === route.url && row.method === route.method);
-      if (rows.length !== 1 || rows[0]!.status !== res.status || rows[0]!.user_id !== caller.userId) missing.push(`${route.method} ${route.url} (answered ${res.status}, ${rows.length} rows)`);
+      if (rows.length !== 1 || rows[0]!.status !== res.status || rows[0]!.user_id !== caller.userId)
+        missing.push(`${route.method} ${route.url} (answered ${res.status}, ${rows.length} rows)`);
     }
     return missing;
   }
@@ -66,6 +68,10 @@ describe.each(storageKinds())('every mutating management route writes an audit e
     expect(await unrecorded(admin)).toEqual([]);
     expect(await unrecorded(root)).toEqual([]);
     // The exclusions are routes that exist: a renamed one must be looked at again.
-    for (const key of Object.keys(notAdministration)) expect(routes.some((route) => `${route.method} ${route.url}` === key), key).toBe(true);
+    for (const key of Object.keys(notAdministration))
+      expect(
+        routes.some((route) => `${route.method} ${route.url}` === key),
+        key,
+      ).toBe(true);
   }, 120_000);
 });

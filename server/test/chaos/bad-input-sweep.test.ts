@@ -12,43 +12,201 @@ import { storageKinds } from '../helpers/test-storage.js';
  * failure, on every database. Requests go through app.inject, in parallel batches, to stay fast.
  */
 
-interface SweptRoute { method: string; url: string }
-interface Probe { method: string; url: string; payload?: string; headers?: Record<string, string>; what: string }
-interface Caller { name: string; headers: Record<string, string> }
+interface SweptRoute {
+  method: string;
+  url: string;
+}
+interface Probe {
+  method: string;
+  url: string;
+  payload?: string;
+  headers?: Record<string, string>;
+  what: string;
+}
+interface Caller {
+  name: string;
+  headers: Record<string, string>;
+}
 
 const nul = '\u0000';
 const loneSurrogate = '\uD800';
 /** Hostile path and query values, already URL-encoded. */
 const hostileParams = [
-  '2147483648', '9223372036854775808', '18446744073709551616', '-1', '0', '1.5', 'abc', '1e400', 'NaN', 'Infinity',
-  '%00', 'a%00b', '%ED%A0%80', '%F0%9F%98%80', '%EF%BF%BF', '%E2%80%AE', '99999999999999999999999999', '%20', '-0', '0x10',
+  '2147483648',
+  '9223372036854775808',
+  '18446744073709551616',
+  '-1',
+  '0',
+  '1.5',
+  'abc',
+  '1e400',
+  'NaN',
+  'Infinity',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%EF%BF%BF',
+  '%E2%80%AE',
+  '99999999999999999999999999',
+  '%20',
+  '-0',
+  '0x10',
 ];
 /** Query keys any route may read; string-ish hostile values go to all at once, numbers one key at a time. */
 const queryKeys = [
-  'p', 'page_size', 'size', 'id', 'type', 'channel', 'status', 'start_timestamp', 'end_timestamp', 'target_timestamp',
-  'keyword', 'group', 'model', 'model_name', 'token_name', 'username', 'token', 'tag', 'tag_mode', 'id_sort',
-  'status_only', 'suffix', 'reset_balance', 'key', 'code', 'aff', 'amount', 'quota', 'user_id', 'token_id',
+  'p',
+  'page_size',
+  'size',
+  'id',
+  'type',
+  'channel',
+  'status',
+  'start_timestamp',
+  'end_timestamp',
+  'target_timestamp',
+  'keyword',
+  'group',
+  'model',
+  'model_name',
+  'token_name',
+  'username',
+  'token',
+  'tag',
+  'tag_mode',
+  'id_sort',
+  'status_only',
+  'suffix',
+  'reset_balance',
+  'key',
+  'code',
+  'aff',
+  'amount',
+  'quota',
+  'user_id',
+  'token_id',
 ];
-const numericQueryKeys = ['p', 'page_size', 'size', 'id', 'type', 'channel', 'status', 'start_timestamp', 'end_timestamp', 'target_timestamp', 'user_id', 'token_id', 'amount', 'quota'];
+const numericQueryKeys = [
+  'p',
+  'page_size',
+  'size',
+  'id',
+  'type',
+  'channel',
+  'status',
+  'start_timestamp',
+  'end_timestamp',
+  'target_timestamp',
+  'user_id',
+  'token_id',
+  'amount',
+  'quota',
+];
 /** Wrong types ('abc', null, {}) go in the all-fields bags; these are the numbers a schema must bound. */
 const hostileNumbers: unknown[] = [2 ** 31, 2 ** 63, -1, 1.5];
 /** Body fields across the management API (and the relay's main ones); strings and wrong types go to all at once. */
 const bodyFields = [
-  'id', 'ids', 'user_id', 'channel_id', 'token_id', 'quota', 'remain_quota', 'expired_time', 'count', 'type', 'status',
-  'priority', 'weight', 'max_input_tokens', 'amount', 'role', 'action', 'name', 'username', 'password', 'original_password',
-  'display_name', 'email', 'key', 'group', 'groups', 'models', 'model', 'tag', 'new_tag', 'value', 'base_url', 'other',
-  'model_mapping', 'status_code_mapping', 'param_override', 'setting', 'other_info', 'unlimited_quota', 'model_limits',
-  'allow_ips', 'model_limits_enabled', 'quota_warning_threshold', 'webhook_url', 'notify_type', 'aff_code', 'top_up_code',
-  'payment_method', 'messages', 'max_tokens', 'stream', 'input', 'prompt', 'n', 'temperature', 'mode', 'remark',
-  'accept_unset_model_ratio_model', 'confirmPassword', 'SelfUseModeEnabled', 'DemoSiteEnabled',
+  'id',
+  'ids',
+  'user_id',
+  'channel_id',
+  'token_id',
+  'quota',
+  'remain_quota',
+  'expired_time',
+  'count',
+  'type',
+  'status',
+  'priority',
+  'weight',
+  'max_input_tokens',
+  'amount',
+  'role',
+  'action',
+  'name',
+  'username',
+  'password',
+  'original_password',
+  'display_name',
+  'email',
+  'key',
+  'group',
+  'groups',
+  'models',
+  'model',
+  'tag',
+  'new_tag',
+  'value',
+  'base_url',
+  'other',
+  'model_mapping',
+  'status_code_mapping',
+  'param_override',
+  'setting',
+  'other_info',
+  'unlimited_quota',
+  'model_limits',
+  'allow_ips',
+  'model_limits_enabled',
+  'quota_warning_threshold',
+  'webhook_url',
+  'notify_type',
+  'aff_code',
+  'top_up_code',
+  'payment_method',
+  'messages',
+  'max_tokens',
+  'stream',
+  'input',
+  'prompt',
+  'n',
+  'temperature',
+  'mode',
+  'remark',
+  'accept_unset_model_ratio_model',
+  'confirmPassword',
+  'SelfUseModeEnabled',
+  'DemoSiteEnabled',
 ];
 /** Fields that end up in number columns: each gets every hostile number alone (next to id 1). */
 const numericBodyFields = [
-  'id', 'ids', 'user_id', 'channel_id', 'quota', 'remain_quota', 'expired_time', 'count', 'type', 'status', 'priority',
-  'weight', 'max_input_tokens', 'amount', 'role', 'unlimited_quota', 'model_limits_enabled', 'quota_warning_threshold',
-  'max_tokens', 'n', 'value',
+  'id',
+  'ids',
+  'user_id',
+  'channel_id',
+  'quota',
+  'remain_quota',
+  'expired_time',
+  'count',
+  'type',
+  'status',
+  'priority',
+  'weight',
+  'max_input_tokens',
+  'amount',
+  'role',
+  'unlimited_quota',
+  'model_limits_enabled',
+  'quota_warning_threshold',
+  'max_tokens',
+  'n',
+  'value',
 ];
-const hostileStrings: unknown[] = [nul, `a${nul}b`, loneSurrogate, `x${loneSurrogate}y`, '\uDC00', '\u202E', '\uFFFF', '😀'.repeat(50), 'x'.repeat(3_000), 2 ** 31, {}, [nul], { [nul]: nul }];
+const hostileStrings: unknown[] = [
+  nul,
+  `a${nul}b`,
+  loneSurrogate,
+  `x${loneSurrogate}y`,
+  '\uDC00',
+  '\u202E',
+  '\uFFFF',
+  '😀'.repeat(50),
+  'x'.repeat(3_000),
+  2 ** 31,
+  {},
+  [nul],
+  { [nul]: nul },
+];
 
 function nested(depth: number): string {
   return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
@@ -106,8 +264,20 @@ function probesFor(route: SweptRoute, depth: 'full' | 'light'): Probe[] {
   for (const [what, payload] of [...lightBodies, ...(depth === 'full' ? heavyBodies : [])]) {
     probes.push({ method, url: base, payload, headers: json, what: `body ${what}` });
   }
-  probes.push({ method, url: base, payload: 'a=1&b=%00', headers: { 'content-type': 'application/x-www-form-urlencoded' }, what: 'body form' });
-  probes.push({ method, url: base, payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nab', headers: { 'content-type': 'multipart/form-data; boundary=x' }, what: 'body truncated multipart' });
+  probes.push({
+    method,
+    url: base,
+    payload: 'a=1&b=%00',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    what: 'body form',
+  });
+  probes.push({
+    method,
+    url: base,
+    payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nab',
+    headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    what: 'body truncated multipart',
+  });
   if (depth === 'light') return probes;
   for (const value of hostileStrings) {
     const bag = Object.fromEntries(bodyFields.map((field) => [field, value]));
@@ -141,7 +311,12 @@ describe.each(storageKinds())('bad-input sweep over every route on %s', (kind) =
       loggerStream: {
         write(line: string) {
           // A lost audit entry is a gap too: hostile input must still be recorded (api/audit/audit-trail.ts).
-          if (line.includes('database refused a request value') || line.includes('unhandled error') || line.includes('audit trail: the entry could not be written')) refusedByDatabase.push(line.slice(0, 400));
+          if (
+            line.includes('database refused a request value') ||
+            line.includes('unhandled error') ||
+            line.includes('audit trail: the entry could not be written')
+          )
+            refusedByDatabase.push(line.slice(0, 400));
         },
       },
       onRoute: (route: RouteOptions) => {
@@ -155,7 +330,17 @@ describe.each(storageKinds())('bad-input sweep over every route on %s', (kind) =
     const admin = await createUserAndLogin(server, root.client, 'sweepadmin', 10);
     const user = await createUserAndLogin(server, root.client, 'sweepuser', 1);
     // Some rows for ids to point at: a channel, a token, a redemption.
-    expect((await root.client.post('/api/channel/', { name: 'swept', type: 1, key: 'sk-sweep', models: ['gpt-4o'], base_url: 'http://127.0.0.1:9' })).status).toBe(200);
+    expect(
+      (
+        await root.client.post('/api/channel/', {
+          name: 'swept',
+          type: 1,
+          key: 'sk-sweep',
+          models: ['gpt-4o'],
+          base_url: 'http://127.0.0.1:9',
+        })
+      ).status,
+    ).toBe(200);
     expect((await user.client.post('/api/token/', { name: 'swept', remain_quota: 1000 })).status).toBe(200);
     expect((await root.client.post('/api/redemption/', { name: 'swept', quota: 10, count: 1 })).status).toBe(200);
     const tokens = (await user.client.get('/api/token/')).body.data.items as Array<{ key: string }>;
@@ -172,7 +357,8 @@ describe.each(storageKinds())('bad-input sweep over every route on %s', (kind) =
   it('answers no 5xx, never crashes and never hangs', async () => {
     expect(routes.length).toBeGreaterThan(50);
     // Routes that end the caller's own session run last, so the rest is swept signed in.
-    const endsSession = (route: SweptRoute) => route.url === '/api/user/logout' || (route.method === 'DELETE' && route.url === '/api/user/self');
+    const endsSession = (route: SweptRoute) =>
+      route.url === '/api/user/logout' || (route.method === 'DELETE' && route.url === '/api/user/self');
     const ordered = [...routes.filter((route) => !endsSession(route)), ...routes.filter(endsSession)];
     const failures: string[] = [];
     let sent = 0;
@@ -181,25 +367,39 @@ describe.each(storageKinds())('bad-input sweep over every route on %s', (kind) =
       const isFull = (route: SweptRoute) => (isRelayRoute(route) ? caller.name === 'user' : caller.name === 'root');
       const probes = ordered.flatMap((route) => probesFor(route, isFull(route) ? 'full' : 'light'));
       for (let start = 0; start < probes.length; start += 64) {
-        await Promise.all(probes.slice(start, start + 64).map(async (probe) => {
-          sent += 1;
-          let timer: NodeJS.Timeout | undefined;
-          const hang = new Promise<'hang'>((resolve) => { timer = setTimeout(() => resolve('hang'), 20_000); });
-          try {
-            const answer = await Promise.race([
-              server.app.inject({ method: probe.method as 'GET', url: probe.url, payload: probe.payload, headers: { ...caller.headers, ...probe.headers } }),
-              hang,
-            ]);
-            if (answer === 'hang') failures.push(`${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: no answer in 20 s`);
-            else if (answer.statusCode >= 500) {
-              failures.push(`${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: ${answer.statusCode} ${answer.body.slice(0, 160)}`);
+        await Promise.all(
+          probes.slice(start, start + 64).map(async (probe) => {
+            sent += 1;
+            let timer: NodeJS.Timeout | undefined;
+            const hang = new Promise<'hang'>((resolve) => {
+              timer = setTimeout(() => resolve('hang'), 20_000);
+            });
+            try {
+              const answer = await Promise.race([
+                server.app.inject({
+                  method: probe.method as 'GET',
+                  url: probe.url,
+                  payload: probe.payload,
+                  headers: { ...caller.headers, ...probe.headers },
+                }),
+                hang,
+              ]);
+              if (answer === 'hang')
+                failures.push(`${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: no answer in 20 s`);
+              else if (answer.statusCode >= 500) {
+                failures.push(
+                  `${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: ${answer.statusCode} ${answer.body.slice(0, 160)}`,
+                );
+              }
+            } catch (error) {
+              failures.push(
+                `${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: threw ${String(error).slice(0, 160)}`,
+              );
+            } finally {
+              clearTimeout(timer);
             }
-          } catch (error) {
-            failures.push(`${caller.name} ${probe.method} ${probe.url.slice(0, 80)} [${probe.what}]: threw ${String(error).slice(0, 160)}`);
-          } finally {
-            clearTimeout(timer);
-          }
-        }));
+          }),
+        );
       }
     }
     expect(sent).toBeGreaterThan(1000);

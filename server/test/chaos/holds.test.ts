@@ -26,7 +26,12 @@ async function startUpstream(mode: 'honest' | 'overrun', prompt: number, answer:
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const limit = typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body.max_tokens === 'number' ? body.max_tokens : null;
+      const limit =
+        typeof body.max_completion_tokens === 'number'
+          ? body.max_completion_tokens
+          : typeof body.max_tokens === 'number'
+            ? body.max_tokens
+            : null;
       limits.push(limit);
       const completion = mode === 'honest' && limit !== null ? Math.min(answer, limit) : answer;
       const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -34,13 +39,22 @@ async function startUpstream(mode: 'honest' | 'overrun', prompt: number, answer:
       const finish = completion < answer ? 'length' : 'stop';
       if (body.stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] })}\n\n`);
-        res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: 'ok' }, finish_reason: null }] })}\n\n`,
+        );
+        res.write(
+          `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`,
+        );
         res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
         res.end('data: [DONE]\n\n');
         return;
       }
-      const text = JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: finish }], usage });
+      const text = JSON.stringify({
+        ...head,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: finish }],
+        usage,
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     });
@@ -52,7 +66,8 @@ async function startUpstream(mode: 'honest' | 'overrun', prompt: number, answer:
 
 async function chat(server: TestServer, apiKey: string, body: Record<string, unknown>): Promise<{ status: number; text: string }> {
   const response = await fetch(`${server.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ messages: [{ role: 'user', content: 'Say ok.' }], ...body }),
   });
   return { status: response.status, text: await response.text() };
@@ -103,7 +118,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
 
       const twentyDollars = await createRelayUser(ctx, { quota: 10_000_000 });
       const twentyToken = await createRelayToken(ctx, twentyDollars, { isUnlimited: true });
-      const parallel = await Promise.all(Array.from({ length: 100 }, (_, i) => chat(server, twentyToken.apiKey, { model: 'gpt-5', stream: i % 2 === 0 })));
+      const parallel = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => chat(server, twentyToken.apiKey, { model: 'gpt-5', stream: i % 2 === 0 })),
+      );
       expect(parallel.filter((call) => call.status !== 200).map((call) => call.text)).toEqual([]);
 
       const rich = await createRelayUser(ctx, { quota: 1_000_000_000 });
@@ -112,7 +129,14 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
       expect(burst.filter((call) => call.status !== 200).map((call) => call.text)).toEqual([]);
 
       await flushRelay(ctx);
-      await expectLedgerExact(ctx.storage, new Map([[oneDollar, 500_000], [twentyDollars, 10_000_000], [rich, 1_000_000_000]]));
+      await expectLedgerExact(
+        ctx.storage,
+        new Map([
+          [oneDollar, 500_000],
+          [twentyDollars, 10_000_000],
+          [rich, 1_000_000_000],
+        ]),
+      );
       expectNothingHeld(server);
     } finally {
       await server.stop();
@@ -127,7 +151,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
       const { ctx } = server;
       const user = await createRelayUser(ctx, { quota: 1_000 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
-      const calls = await Promise.all(Array.from({ length: 400 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', stream: i % 2 === 1 })));
+      const calls = await Promise.all(
+        Array.from({ length: 400 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', stream: i % 2 === 1 })),
+      );
       const served = calls.filter((call) => call.status === 200).length;
       expect(served).toBeGreaterThanOrEqual(10);
       for (const call of calls.filter((one) => one.status !== 200)) {
@@ -151,7 +177,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
       const { ctx } = server;
       const user = await createRelayUser(ctx, { quota: 1_000 });
       const token = await createRelayToken(ctx, user, { isUnlimited: true });
-      const calls = await Promise.all(Array.from({ length: 200 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', max_tokens: 1, stream: i % 2 === 1 })));
+      const calls = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => chat(server, token.apiKey, { model: 'gpt-4o-mini', max_tokens: 1, stream: i % 2 === 1 })),
+      );
       expect(calls.filter((call) => call.status === 200).length).toBeGreaterThan(0);
       await flushRelay(ctx);
       await expectLedgerExact(ctx.storage, new Map([[user, 1_000]]));
@@ -174,7 +202,9 @@ describe.each(storageKinds())('holds that serve what the balance can pay, on %s'
       expect(refused.status).toBe(403);
       const error = JSON.parse(refused.text).error;
       expect(error.code).toBe('insufficient_user_quota');
-      expect(error.message).toMatch(/^Insufficient user quota for this request: it needs about \d+ \(≈ \$[\d.e-]+\), and 50 \(≈ \$[\d.e-]+\) is left$/);
+      expect(error.message).toMatch(
+        /^Insufficient user quota for this request: it needs about \d+ \(≈ \$[\d.e-]+\), and 50 \(≈ \$[\d.e-]+\) is left$/,
+      );
       expect(upstream.limits).toEqual([]);
 
       const limitedUser = await createRelayUser(ctx, { quota: 1_000_000 });

@@ -33,7 +33,11 @@ describe('chaos: deeply nested JSON', () => {
     await setOption(server.ctx, 'ChannelCooldownFailures', '2');
     await createRelayChannel(server.ctx, { key: 'sk-upstream', baseURL: mock.url, models: ['gpt-4o-mini', 'text-embedding-3-small'] });
     key = (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey;
-    bystander = new OpenAI({ apiKey: (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    bystander = new OpenAI({
+      apiKey: (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey,
+      baseURL: `${server.url}/v1`,
+      maxRetries: 0,
+    });
     const signedIn = await signedInClient(server, { username: 'deep-pg', quota: 10_000_000 });
     playground = { cookie: signedIn.client.cookie!, userId: signedIn.userId };
   });
@@ -45,13 +49,51 @@ describe('chaos: deeply nested JSON', () => {
   const deep = nestedJson(5000);
   const schemaWith = (value: string) => `{"type":"object","properties":{"a":${value}}}`;
   const cases = (): Array<{ name: string; path: string; headers: Record<string, string | number>; body: (value: string) => string }> => [
-    { name: 'chat (direct lane)', path: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, body: (v: string) => chatBody(`,"metadata":{"x":${v}}`) },
-    { name: 'embeddings', path: '/v1/embeddings', headers: { authorization: `Bearer ${key}` }, body: (v: string) => `{"model":"text-embedding-3-small","input":${v}}` },
-    { name: 'playground', path: '/pg/chat/completions', headers: { cookie: playground.cookie, 'new-api-user': playground.userId }, body: (v: string) => chatBody(`,"tools":[{"type":"function","function":{"name":"t","parameters":${schemaWith(v)}}}]`) },
-    { name: 'anthropic messages', path: '/v1/messages', headers: { 'x-api-key': key }, body: (v: string) => `{"model":"gpt-4o-mini","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":${schemaWith(v)}}]}` },
-    { name: 'anthropic count_tokens', path: '/v1/messages/count_tokens', headers: { 'x-api-key': key }, body: (v: string) => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":${schemaWith(v)}}]}` },
-    { name: 'responses', path: '/v1/responses', headers: { authorization: `Bearer ${key}` }, body: (v: string) => `{"model":"gpt-4o-mini","input":"hi","tools":[{"type":"function","name":"t","parameters":${schemaWith(v)}}]}` },
-    { name: 'gemini', path: `/v1beta/models/gpt-4o-mini:generateContent?key=${key}`, headers: {}, body: (v: string) => `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"t","parameters":${schemaWith(v)}}]}]}` },
+    {
+      name: 'chat (direct lane)',
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${key}` },
+      body: (v: string) => chatBody(`,"metadata":{"x":${v}}`),
+    },
+    {
+      name: 'embeddings',
+      path: '/v1/embeddings',
+      headers: { authorization: `Bearer ${key}` },
+      body: (v: string) => `{"model":"text-embedding-3-small","input":${v}}`,
+    },
+    {
+      name: 'playground',
+      path: '/pg/chat/completions',
+      headers: { cookie: playground.cookie, 'new-api-user': playground.userId },
+      body: (v: string) => chatBody(`,"tools":[{"type":"function","function":{"name":"t","parameters":${schemaWith(v)}}}]`),
+    },
+    {
+      name: 'anthropic messages',
+      path: '/v1/messages',
+      headers: { 'x-api-key': key },
+      body: (v: string) =>
+        `{"model":"gpt-4o-mini","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":${schemaWith(v)}}]}`,
+    },
+    {
+      name: 'anthropic count_tokens',
+      path: '/v1/messages/count_tokens',
+      headers: { 'x-api-key': key },
+      body: (v: string) =>
+        `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":${schemaWith(v)}}]}`,
+    },
+    {
+      name: 'responses',
+      path: '/v1/responses',
+      headers: { authorization: `Bearer ${key}` },
+      body: (v: string) => `{"model":"gpt-4o-mini","input":"hi","tools":[{"type":"function","name":"t","parameters":${schemaWith(v)}}]}`,
+    },
+    {
+      name: 'gemini',
+      path: `/v1beta/models/gpt-4o-mini:generateContent?key=${key}`,
+      headers: {},
+      body: (v: string) =>
+        `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"t","parameters":${schemaWith(v)}}]}]}`,
+    },
     { name: 'management API', path: '/api/user/login', headers: {}, body: (v: string) => `{"username":${v},"password":"x"}` },
   ];
 
@@ -66,7 +108,12 @@ describe('chaos: deeply nested JSON', () => {
     }
     expect(mock.requests.length).toBe(before);
     // The OpenAI shape names it with a code of its own.
-    const chat = await rawRequest(server.url, { path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${key}` }, body: chatBody(`,"metadata":{"x":${deep}}`), read: 'after-sending' });
+    const chat = await rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: chatBody(`,"metadata":{"x":${deep}}`),
+      read: 'after-sending',
+    });
     expect(JSON.parse(chat.body).error.code).toBe('json_too_deep');
   });
 
@@ -77,12 +124,17 @@ describe('chaos: deeply nested JSON', () => {
 
   it('takes nesting within the bound', async () => {
     const fine = nestedJson(40);
-    const answer = await rawRequest(server.url, { path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${key}` }, body: chatBody(`,"metadata":{"x":${fine}}`), read: 'after-sending' });
+    const answer = await rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: chatBody(`,"metadata":{"x":${fine}}`),
+      read: 'after-sending',
+    });
     expect(answer.status, answer.body).toBe(200);
   });
 });
 
-describe('chaos: a failure inside the gateway is not the channel\'s', () => {
+describe("chaos: a failure inside the gateway is not the channel's", () => {
   let server: TestServer;
   let mock: MockOpenAi;
   let key: string;
@@ -95,7 +147,11 @@ describe('chaos: a failure inside the gateway is not the channel\'s', () => {
     await setOption(server.ctx, 'ChannelCooldownFailures', '1');
     await createRelayChannel(server.ctx, { key: 'sk-upstream', baseURL: mock.url, models: ['gpt-4o-mini'] });
     key = (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey;
-    bystander = new OpenAI({ apiKey: (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    bystander = new OpenAI({
+      apiKey: (await createRelayToken(server.ctx, await createRelayUser(server.ctx))).apiKey,
+      baseURL: `${server.url}/v1`,
+      maxRetries: 0,
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -105,7 +161,12 @@ describe('chaos: a failure inside the gateway is not the channel\'s', () => {
   it('answers 400 when the request cannot be serialised, counts it against no channel, sends nothing', async () => {
     const before = mock.requests.length;
     for (let i = 0; i < 3; i += 1) {
-      const answer = await rawRequest(server.url, { path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${key}` }, body: chatBody(`,"metadata":{"x":${nestedJson(20_000)}}`), read: 'after-sending' });
+      const answer = await rawRequest(server.url, {
+        path: '/v1/chat/completions',
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: chatBody(`,"metadata":{"x":${nestedJson(20_000)}}`),
+        read: 'after-sending',
+      });
       expect(answer.status, answer.body).toBe(400);
       expect(JSON.parse(answer.body).error.code).toBe('request_build_failed');
     }
@@ -134,9 +195,20 @@ describe('chaos: bodies over the limit', () => {
 
   it('reaches a client that reads only after sending, declared or chunked, on the relay and /api', async () => {
     // /api takes at most 2 MiB whatever the relay's limit.
-    for (const [path, size] of [['/v1/chat/completions', 1.5 * limit], ['/v1/messages', 1.5 * limit], ['/v1/responses', 1.5 * limit], ['/api/user/login', 3 * limit]] as const) {
+    for (const [path, size] of [
+      ['/v1/chat/completions', 1.5 * limit],
+      ['/v1/messages', 1.5 * limit],
+      ['/v1/responses', 1.5 * limit],
+      ['/api/user/login', 3 * limit],
+    ] as const) {
       for (const chunked of [false, true]) {
-        const answer = await rawRequest(server.url, { path, headers: { ...json, authorization: `Bearer ${key}`, 'x-api-key': key }, size, chunked, read: 'after-sending' });
+        const answer = await rawRequest(server.url, {
+          path,
+          headers: { ...json, authorization: `Bearer ${key}`, 'x-api-key': key },
+          size,
+          chunked,
+          read: 'after-sending',
+        });
         expect(answer.socketError, `${path} chunked=${chunked}`).toBeNull();
         expect(answer.status, `${path} chunked=${chunked}: ${answer.body}`).toBe(413);
       }
@@ -147,10 +219,16 @@ describe('chaos: bodies over the limit', () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
     const content = 'x'.repeat(limit + limit / 4);
     for (let i = 0; i < 10; i += 1) {
-      const error = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }).catch((caught: unknown) => caught);
+      const error = await client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.APIError);
       expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
-      const answer = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { ...json, authorization: `Bearer ${key}` }, body: chatBody(`,"pad":"${content}"`) });
+      const answer = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: chatBody(`,"pad":"${content}"`),
+      });
       expect(answer.status).toBe(413);
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     }
@@ -158,7 +236,12 @@ describe('chaos: bodies over the limit', () => {
   });
 
   it('cuts a body declared past what it drains, after answering', async () => {
-    const answer = await rawRequest(server.url, { path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${key}` }, size: 50 * limit, read: 'while-sending' });
+    const answer = await rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      size: 50 * limit,
+      read: 'while-sending',
+    });
     expect(answer.status).toBe(413);
     expect(answer.head.toLowerCase()).toContain('connection: close');
   });
@@ -183,16 +266,33 @@ describe('chaos: the body budget', () => {
   it('refuses a body the budget cannot hold with a 503 and Retry-After, then serves again', async () => {
     const headers = { ...json, authorization: `Bearer ${key}` };
     // 800 kB of a body held open: most of the 1 MB budget.
-    const holding = rawRequest(server.url, { path: '/v1/chat/completions', headers, size: 900 * 1024, stopAfter: 800 * 1024, read: 'while-sending', holdMs: 3000 });
+    const holding = rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers,
+      size: 900 * 1024,
+      stopAfter: 800 * 1024,
+      read: 'while-sending',
+      holdMs: 3000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (const path of ['/v1/chat/completions', '/v1/messages']) {
-      const refused = await rawRequest(server.url, { path, headers: { ...headers, 'x-api-key': key }, body: chatBody(`,"pad":"${'y'.repeat(400 * 1024)}"`), read: 'after-sending' });
-      expect(refused.status, `${path}: ${refused.body.slice(0,200)}`).toBe(503);
+      const refused = await rawRequest(server.url, {
+        path,
+        headers: { ...headers, 'x-api-key': key },
+        body: chatBody(`,"pad":"${'y'.repeat(400 * 1024)}"`),
+        read: 'after-sending',
+      });
+      expect(refused.status, `${path}: ${refused.body.slice(0, 200)}`).toBe(503);
       expect(refused.head.toLowerCase()).toContain('retry-after: 1');
     }
     await holding;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const served = await rawRequest(server.url, { path: '/v1/chat/completions', headers, body: chatBody(`,"pad":"${'y'.repeat(400 * 1024)}"`), read: 'after-sending' });
+    const served = await rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers,
+      body: chatBody(`,"pad":"${'y'.repeat(400 * 1024)}"`),
+      read: 'after-sending',
+    });
     expect(served.status, served.body).toBe(200);
   });
 });
@@ -211,7 +311,12 @@ describe('chaos: bodies without a key', () => {
     limitedKey = (await createRelayToken(server.ctx, userId, { allowIps: '10.9.8.7' })).apiKey;
     sessionCookie = 'session=1.0.99999999999.forged';
     const dir = fs.mkdtempSync('/tmp/mg-flood-');
-    gateway = await startServerProcess({ SQLITE_PATH: `${dir}/flood.db`, SESSION_SECRET: 'flood-secret', MAX_BODY_MEMORY_MB: '256', LOG_LEVEL: 'error' });
+    gateway = await startServerProcess({
+      SQLITE_PATH: `${dir}/flood.db`,
+      SESSION_SECRET: 'flood-secret',
+      MAX_BODY_MEMORY_MB: '256',
+      LOG_LEVEL: 'error',
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -236,13 +341,26 @@ describe('chaos: bodies without a key', () => {
     ];
     for (const [path, headers] of routes) {
       // 31 MB declared, only 64 kB sent: the answer comes without the rest.
-      const answer = await rawRequest(server.url, { path, headers: { ...json, ...headers }, size: 31 * 1024 * 1024, stopAfter: 64 * 1024, read: 'while-sending' });
+      const answer = await rawRequest(server.url, {
+        path,
+        headers: { ...json, ...headers },
+        size: 31 * 1024 * 1024,
+        stopAfter: 64 * 1024,
+        read: 'while-sending',
+      });
       expect([401, 403], `${path}: ${answer.head.split('\r\n')[0]} ${answer.body}`).toContain(answer.status);
       // Answered while the client still holds the connection open, 31 MB short of its body.
       expect(answer.answeredAt).toBeLessThan(answer.sentAt + 1000);
     }
     // A good key on the same route waits for its body: nothing is answered before the client gives up.
-    const waiting = await rawRequest(server.url, { path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${key}` }, size: 1024, stopAfter: 10, read: 'while-sending', holdMs: 300 });
+    const waiting = await rawRequest(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      size: 1024,
+      stopAfter: 10,
+      read: 'while-sending',
+      holdMs: 300,
+    });
     expect(waiting.answeredAt).toBeGreaterThan(waiting.sentAt + 250);
   });
 
@@ -250,9 +368,17 @@ describe('chaos: bodies without a key', () => {
     const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${gateway.child.pid}/status`, 'utf8'))![1]) * 1024;
     const body = Buffer.alloc(31 * 1024 * 1024, 0x20);
     const paths = ['/v1/chat/completions', '/v1/messages'];
-    const flood = (count: number) => Promise.all(Array.from({ length: count }, (_, index) => rawRequest(gateway.url, {
-      path: paths[index % 2]!, headers: { ...json, authorization: 'Bearer sk-nope', 'x-api-key': 'sk-nope' }, body, read: 'after-sending',
-    })));
+    const flood = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          rawRequest(gateway.url, {
+            path: paths[index % 2]!,
+            headers: { ...json, authorization: 'Bearer sk-nope', 'x-api-key': 'sk-nope' },
+            body,
+            read: 'after-sending',
+          }),
+        ),
+      );
     // Warmed up first, so what is measured is the bodies, not the first requests' code and heap.
     await flood(8);
     const before = peak();

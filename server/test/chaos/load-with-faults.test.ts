@@ -28,14 +28,24 @@ interface Setup {
 
 const setups: Setup[] = [
   { kind: 'sqlite', instances: 1, skipReason: null },
-  { kind: 'postgres', instances: 2, skipReason: !process.env.TEST_POSTGRES_DSN || !redisUrl ? 'TEST_POSTGRES_DSN and TEST_REDIS_URL not set' : null },
-  { kind: 'mysql', instances: 2, skipReason: !process.env.TEST_MYSQL_DSN || !redisUrl ? 'TEST_MYSQL_DSN and TEST_REDIS_URL not set' : null },
+  {
+    kind: 'postgres',
+    instances: 2,
+    skipReason: !process.env.TEST_POSTGRES_DSN || !redisUrl ? 'TEST_POSTGRES_DSN and TEST_REDIS_URL not set' : null,
+  },
+  {
+    kind: 'mysql',
+    instances: 2,
+    skipReason: !process.env.TEST_MYSQL_DSN || !redisUrl ? 'TEST_MYSQL_DSN and TEST_REDIS_URL not set' : null,
+  },
 ];
 
 function report(title: string, result: ScenarioResult, upstream: ChaosUpstream) {
-  console.log(`[chaos ${title}] ${size.requests} requests at concurrency ${size.concurrency} in ${result.seconds.toFixed(1)} s; `
-    + `clients: ${JSON.stringify(result.counts)}; upstream: ${JSON.stringify(upstream.stats)}; `
-    + `ledger: ${result.report.logCount} consume logs, ${result.report.logQuota} quota`);
+  console.log(
+    `[chaos ${title}] ${size.requests} requests at concurrency ${size.concurrency} in ${result.seconds.toFixed(1)} s; ` +
+      `clients: ${JSON.stringify(result.counts)}; upstream: ${JSON.stringify(upstream.stats)}; ` +
+      `ledger: ${result.report.logCount} consume logs, ${result.report.logQuota} quota`,
+  );
 }
 
 function expectBalanced(result: ScenarioResult) {
@@ -61,32 +71,48 @@ describe.each(setups)('load with faults on $kind ($instances instance(s))', ({ k
   async function run(oddUsageRate: number, title: string) {
     upstream = await startChaosUpstream({ ...faults, oddUsageRate, seed: 1100 + Math.round(oddUsageRate * 100) });
     database = await createTestDatabase(kind);
-    const shared: Record<string, string> = instances > 1
-      ? { REDIS_CONN_STRING: redisUrl!, REDIS_KEY_PREFIX: `mg-chaos-${randomBytes(4).toString('hex')}:` }
-      : {};
+    const shared: Record<string, string> =
+      instances > 1 ? { REDIS_CONN_STRING: redisUrl!, REDIS_KEY_PREFIX: `mg-chaos-${randomBytes(4).toString('hex')}:` } : {};
     servers.push(await startTestServer({ database, env: { ...shared, NODE_TYPE: 'master' } }));
     const fixtures = await createChaosFixtures(servers[0]!.ctx, upstream);
     // Later instances start after the fixtures, so they load them at start.
     for (let i = 1; i < instances; i += 1) servers.push(await startTestServer({ database, env: { ...shared, NODE_TYPE: 'slave' } }));
     const result = await runChaosScenario({
-      urls: servers.map((server) => server.url), contexts: servers.map((server) => server.ctx), upstream, fixtures, ...size,
+      urls: servers.map((server) => server.url),
+      contexts: servers.map((server) => server.ctx),
+      upstream,
+      fixtures,
+      ...size,
     });
     report(`${kind} ×${instances} ${title}`, result, upstream);
     return result;
   }
 
-  it.skipIf(skipReason !== null)('balances to the quota unit after 5xx/429s, dropped connections, slow answers, an upstream restart and clients leaving', async () => {
-    const result = await run(0, 'faults');
-    expect(upstream!.stats.faults + upstream!.stats.drops).toBeGreaterThan(0);
-    expectBalanced(result);
-  }, 600_000);
+  it.skipIf(skipReason !== null)(
+    'balances to the quota unit after 5xx/429s, dropped connections, slow answers, an upstream restart and clients leaving',
+    async () => {
+      const result = await run(0, 'faults');
+      expect(upstream!.stats.faults + upstream!.stats.drops).toBeGreaterThan(0);
+      expectBalanced(result);
+    },
+    600_000,
+  );
 
-  it.skipIf(skipReason !== null)('still balances with odd upstream usage mixed in (13.5, 3e9, 1e300, negative, strings, missing)', async () => {
-    const result = await run(0.05, 'faults + odd usage');
-    expect(upstream!.stats.oddUsage).toBeGreaterThan(0);
-    expectBalanced(result);
-    // The odd answers reached the ledger, clamped (3e9 and 1e300 to the ceiling), and did not stop the flushes.
-    const clamped = await servers[0]!.ctx.storage.db.selectFrom('logs').select('id').where('type', '=', 2).where('prompt_tokens', '=', maxUsageTokens).execute();
-    expect(clamped.length).toBeGreaterThan(0);
-  }, 600_000);
+  it.skipIf(skipReason !== null)(
+    'still balances with odd upstream usage mixed in (13.5, 3e9, 1e300, negative, strings, missing)',
+    async () => {
+      const result = await run(0.05, 'faults + odd usage');
+      expect(upstream!.stats.oddUsage).toBeGreaterThan(0);
+      expectBalanced(result);
+      // The odd answers reached the ledger, clamped (3e9 and 1e300 to the ceiling), and did not stop the flushes.
+      const clamped = await servers[0]!.ctx.storage.db
+        .selectFrom('logs')
+        .select('id')
+        .where('type', '=', 2)
+        .where('prompt_tokens', '=', maxUsageTokens)
+        .execute();
+      expect(clamped.length).toBeGreaterThan(0);
+    },
+    600_000,
+  );
 });

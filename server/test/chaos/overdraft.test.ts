@@ -25,13 +25,22 @@ async function startBillingUpstream(): Promise<{ url: string; close(): Promise<v
       const head = { id: 'c1', created: 1, model: body.model };
       if (body.stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '好的' }, finish_reason: null }] })}\n\n`);
-        res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'length' }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '好的' }, finish_reason: null }] })}\n\n`,
+        );
+        res.write(
+          `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'length' }] })}\n\n`,
+        );
         res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
         res.end('data: [DONE]\n\n');
         return;
       }
-      const answer = JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '好的' }, finish_reason: 'length' }], usage });
+      const answer = JSON.stringify({
+        ...head,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: '好的' }, finish_reason: 'length' }],
+        usage,
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
       res.end(answer);
     });
@@ -70,9 +79,16 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       const call = async (i: number) => {
         const token = i % 2 === 0 ? poorToken : limitedToken;
         const content = (i % 4 < 2 ? chinese : english).repeat(1 + (i % 5));
-        const body = { model: 'gpt-4o-mini', stream: i % 3 === 1, ...(i % 3 === 0 ? {} : { max_tokens: 500 + (i % 7) * 300 }), messages: [{ role: 'user', content }] };
+        const body = {
+          model: 'gpt-4o-mini',
+          stream: i % 3 === 1,
+          ...(i % 3 === 0 ? {} : { max_tokens: 500 + (i % 7) * 300 }),
+          messages: [{ role: 'user', content }],
+        };
         const response = await fetch(`${server.url}/v1/chat/completions`, {
-          method: 'POST', headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
         });
         const text = await response.text();
         if (response.status === 200) return 'served';
@@ -86,7 +102,13 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
       const served = outcomes.filter((outcome) => outcome === 'served').length;
       expect(served).toBeGreaterThan(0);
       expect(served).toBeLessThan(400);
-      await expectLedgerExact(ctx.storage, new Map([[poor, 1_000], [rich, 1_000_000_000]]));
+      await expectLedgerExact(
+        ctx.storage,
+        new Map([
+          [poor, 1_000],
+          [rich, 1_000_000_000],
+        ]),
+      );
       const db = ctx.storage.db;
       const errorRows = await db.selectFrom('logs').select('quota').where('type', '=', 5).execute();
       expect(errorRows.length).toBeGreaterThan(0);
@@ -126,9 +148,15 @@ describe.each(storageKinds())('overdraft at concurrency 400 on %s', (kind) => {
 
       const call = async (i: number) => {
         const url = (i % 2 === 0 ? first : second).url;
-        const body = { model: 'gpt-4o-mini', ...(i % 3 === 0 ? {} : { max_tokens: 2_000 }), messages: [{ role: 'user', content: chinese }] };
+        const body = {
+          model: 'gpt-4o-mini',
+          ...(i % 3 === 0 ? {} : { max_tokens: 2_000 }),
+          messages: [{ role: 'user', content: chinese }],
+        };
         const response = await fetch(`${url}/v1/chat/completions`, {
-          method: 'POST', headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
         });
         await response.text();
         return response.status;

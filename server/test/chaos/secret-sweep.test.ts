@@ -15,9 +15,14 @@ import { optionRegistry } from '../../src/options/registry.js';
  * the sweep would find a leak.
  */
 
-interface SweptRoute { method: string; url: string }
+interface SweptRoute {
+  method: string;
+  url: string;
+}
 
-const secretOptions = Object.entries(optionRegistry).filter(([, definition]) => 'secret' in definition && definition.secret).map(([key]) => key);
+const secretOptions = Object.entries(optionRegistry)
+  .filter(([, definition]) => 'secret' in definition && definition.secret)
+  .map(([key]) => key);
 const channelKey = 'sk-channel-key-marker-0001';
 const webhookSecret = 'webhook-secret-marker-0001';
 const totpSecret = 'JBSWY3DPEHPK3PXPMARKER0001';
@@ -49,13 +54,30 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     admin = await createUserAndLogin(server, root.client, 'sweepadmin', 10);
     user = await createUserAndLogin(server, root.client, 'sweepuser', 1);
     for (const key of secretOptions) await server.ctx.options.set(key as never, optionMarker(key));
-    const made = await root.client.post('/api/channel/', { name: 'secret-channel', type: 1, key: channelKey, models: ['gpt-4o'], base_url: 'http://127.0.0.1:9' });
+    const made = await root.client.post('/api/channel/', {
+      name: 'secret-channel',
+      type: 1,
+      key: channelKey,
+      models: ['gpt-4o'],
+      base_url: 'http://127.0.0.1:9',
+    });
     expect(made.status, made.text).toBe(200);
     channelId = made.body.data.ids[0];
     expect((await user.client.post('/api/token/', { name: 'user-token', remain_quota: 1000 })).status).toBe(200);
     userKey = ((await user.client.get('/api/token/')).body.data.items[0] as { key: string }).key;
-    expect((await user.client.put('/api/user/setting', { notify_type: 'webhook', webhook_url: 'https://hooks.example.com/u', webhook_secret: webhookSecret })).status).toBe(200);
-    await server.ctx.storage.db.insertInto('two_fas').values({ user_id: user.userId, secret: totpSecret, created_at: 0, updated_at: 0 }).execute();
+    expect(
+      (
+        await user.client.put('/api/user/setting', {
+          notify_type: 'webhook',
+          webhook_url: 'https://hooks.example.com/u',
+          webhook_secret: webhookSecret,
+        })
+      ).status,
+    ).toBe(200);
+    await server.ctx.storage.db
+      .insertInto('two_fas')
+      .values({ user_id: user.userId, secret: totpSecret, created_at: 0, updated_at: 0 })
+      .execute();
     const rows = await server.ctx.storage.db.selectFrom('users').select('password').execute();
     passwordHashes.push(...rows.map((row) => row.password).filter((hash): hash is string => typeof hash === 'string' && hash.length > 20));
   });
@@ -67,7 +89,7 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     if (text.includes(channelKey)) found.push('channel key');
     if (text.includes(webhookSecret)) found.push('webhook secret');
     if (text.includes(totpSecret)) found.push('TOTP secret');
-    if (userKey && text.includes(userKey)) found.push('the user\'s API key');
+    if (userKey && text.includes(userKey)) found.push("the user's API key");
     if (passwordHashes.some((hash) => text.includes(hash))) found.push('a password hash');
     return found;
   }
@@ -80,17 +102,22 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     const sessionOf = (who: LoggedIn) => ({ cookie: who.client.cookie ?? '', 'new-api-user': String(who.userId) });
     // Reads only: what an admin's writes may do is the role tests' business; here every answer is read.
     const reads = routes.filter((route) => route.method === 'GET' && route.url !== '/api/user/logout');
-    const probes = reads.flatMap((route) => (/:[A-Za-z_]+|\*$/.test(route.url) ? ids.map((id) => route.url.replace(/:[A-Za-z_]+/g, id).replace(/\*$/, id)) : [route.url]))
+    const probes = reads
+      .flatMap((route) =>
+        /:[A-Za-z_]+|\*$/.test(route.url) ? ids.map((id) => route.url.replace(/:[A-Za-z_]+/g, id).replace(/\*$/, id)) : [route.url],
+      )
       .map((url) => `${url}?${query}`);
     /** Every answer to `who` that carries a secret beyond `own` (what is theirs to see). */
     const leaksTo = async (who: LoggedIn, own: string[]) => {
       const leaks: string[] = [];
       for (let start = 0; start < probes.length; start += 32) {
-        await Promise.all(probes.slice(start, start + 32).map(async (url) => {
-          const answer = await server.app.inject({ method: 'GET', url, headers: sessionOf(who) });
-          const found = secretsIn(answer.body).filter((name) => !own.includes(name));
-          if (found.length > 0) leaks.push(`GET ${url.split('?')[0]}: ${answer.statusCode} carries ${found.join(', ')}`);
-        }));
+        await Promise.all(
+          probes.slice(start, start + 32).map(async (url) => {
+            const answer = await server.app.inject({ method: 'GET', url, headers: sessionOf(who) });
+            const found = secretsIn(answer.body).filter((name) => !own.includes(name));
+            if (found.length > 0) leaks.push(`GET ${url.split('?')[0]}: ${answer.statusCode} carries ${found.join(', ')}`);
+          }),
+        );
       }
       return leaks;
     };
@@ -98,7 +125,7 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     const toAdmin = await leaksTo(admin, []);
     expect(toAdmin, `${toAdmin.length} of ${probes.length} answers to the admin`).toEqual([]);
     // The user sees their own API key and webhook secret, and nothing else: not their password hash nor their TOTP secret.
-    const toUser = await leaksTo(user, ['the user\'s API key', 'webhook secret']);
+    const toUser = await leaksTo(user, ["the user's API key", 'webhook secret']);
     expect(toUser, `${toUser.length} of ${probes.length} answers to the user`).toEqual([]);
     // Nor is a secret ever logged, setting them included.
     expect(logLines.length).toBeGreaterThan(100);
@@ -106,7 +133,7 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
     // The far side: the root's explicit reveal answers the key, and the user sees their own API key.
     const revealed = await root.client.post(`/api/channel/${channelId}/key`);
     expect(secretsIn(revealed.text)).toEqual(['channel key']);
-    expect(secretsIn((await user.client.get('/api/token/')).text)).toEqual(['the user\'s API key']);
+    expect(secretsIn((await user.client.get('/api/token/')).text)).toEqual(["the user's API key"]);
   }, 300_000);
 
   it('no audit entry carries a secret: the root setting every secret option and a channel key, an admin a password', async () => {
@@ -115,7 +142,9 @@ describe.each(storageKinds())('secret sweep on %s', (kind) => {
       expect(set.status, `${key}: ${set.text}`).toBe(200);
     }
     expect((await root.client.put('/api/channel/', { id: channelId, key: channelKey })).status).toBe(200);
-    expect((await admin.client.put('/api/user/', { id: user.userId, username: 'sweepuser', password: 'sweep-new-pass-1' })).status).toBe(200);
+    expect((await admin.client.put('/api/user/', { id: user.userId, username: 'sweepuser', password: 'sweep-new-pass-1' })).status).toBe(
+      200,
+    );
     const rows = await server.ctx.storage.db.selectFrom('audit_logs').selectAll().execute();
     expect(rows.length).toBeGreaterThan(secretOptions.length);
     const text = rows.map((row) => JSON.stringify(row)).join('\n');

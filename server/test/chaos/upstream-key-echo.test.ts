@@ -15,12 +15,26 @@ describe('chaos: an upstream error that echoes the channel key', () => {
     upstream = await startHostileUpstream();
     server = await startTestServer();
     await setOption(server.ctx, 'RetryTimes', '2');
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'chaos-echo': 1 }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'chaos-echo': 1 }),
+    );
     // Every channel of the model fails, each with its own echoed key: the failover ends on one of them.
     for (const status of ['401', '403', '429', '500']) {
-      await createRelayChannel(server.ctx, { key: `sk-proj-echo${status}-${secret}`, baseURL: upstream.url, models: ['chaos-echo'], autoBan: false });
+      await createRelayChannel(server.ctx, {
+        key: `sk-proj-echo${status}-${secret}`,
+        baseURL: upstream.url,
+        models: ['chaos-echo'],
+        autoBan: false,
+      });
     }
-    await createRelayChannel(server.ctx, { key: `sk-proj-stream-${secret}`, baseURL: upstream.url, models: ['chaos-echo-stream'], autoBan: false });
+    await createRelayChannel(server.ctx, {
+      key: `sk-proj-stream-${secret}`,
+      baseURL: upstream.url,
+      models: ['chaos-echo-stream'],
+      autoBan: false,
+    });
     const userId = await createRelayUser(server.ctx, { quota: 100_000_000 });
     client = new OpenAI({ apiKey: (await createRelayToken(server.ctx, userId)).apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
@@ -30,20 +44,26 @@ describe('chaos: an upstream error that echoes the channel key', () => {
   });
 
   it('no key, key fragment or internal address reaches the caller, streamed or not, over 40 concurrent calls', async () => {
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'chaos-echo-stream': 1 }));
-    const seen = await Promise.all(Array.from({ length: 40 }, async (_, index) => {
-      const model = index % 4 === 0 ? 'chaos-echo-stream' : 'chaos-echo';
-      try {
-        const answer = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
-        let text = '';
-        for await (const chunk of answer) text += JSON.stringify(chunk);
-        return text;
-      } catch (error) {
-        const apiError = error as InstanceType<typeof OpenAI.APIError>;
-        expect(apiError).not.toBeInstanceOf(OpenAI.AuthenticationError);
-        return `${apiError.status} ${JSON.stringify(apiError.error ?? null)} ${apiError.message}`;
-      }
-    }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'chaos-echo-stream': 1 }),
+    );
+    const seen = await Promise.all(
+      Array.from({ length: 40 }, async (_, index) => {
+        const model = index % 4 === 0 ? 'chaos-echo-stream' : 'chaos-echo';
+        try {
+          const answer = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+          let text = '';
+          for await (const chunk of answer) text += JSON.stringify(chunk);
+          return text;
+        } catch (error) {
+          const apiError = error as InstanceType<typeof OpenAI.APIError>;
+          expect(apiError).not.toBeInstanceOf(OpenAI.AuthenticationError);
+          return `${apiError.status} ${JSON.stringify(apiError.error ?? null)} ${apiError.message}`;
+        }
+      }),
+    );
     for (const text of seen) {
       expect(text).not.toContain(secret.slice(0, 10));
       expect(text).not.toContain('sk-proj');

@@ -26,12 +26,18 @@ export class ApiClient {
 
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, init: { raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: { raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
     const cookies = [this.cookie, this.pendingCookie].filter(Boolean).join('; ');
     if (cookies) headers.cookie = cookies;
     if (this.userId !== null && headers['New-Api-User'] === undefined) headers['New-Api-User'] = String(this.userId);
-    if (this.language !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'accept-language')) headers['accept-language'] = this.language;
+    if (this.language !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'accept-language'))
+      headers['accept-language'] = this.language;
     let payload: string | undefined;
     if (init.raw !== undefined) payload = init.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
@@ -39,7 +45,9 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
     }
     const hasHost = Object.keys(headers).some((h) => h.toLowerCase() === 'host');
-    const response = hasHost ? await fetchWithHost(this.baseUrl + path, method, headers, payload) : await fetch(this.baseUrl + path, { method, headers, body: payload });
+    const response = hasHost
+      ? await fetchWithHost(this.baseUrl + path, method, headers, payload)
+      : await fetch(this.baseUrl + path, { method, headers, body: payload });
     const setCookie = response.headers.getSetCookie();
     for (const line of setCookie) {
       const pair = line.split(';')[0] ?? '';
@@ -56,10 +64,18 @@ export class ApiClient {
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 
-  get<T = any>(path: string, init?: { headers?: Record<string, string> }) { return this.request<T>('GET', path, undefined, init); }
-  post<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('POST', path, body, init); }
-  put<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) { return this.request<T>('PUT', path, body, init); }
-  delete<T = any>(path: string, init?: { headers?: Record<string, string> }) { return this.request<T>('DELETE', path, undefined, init); }
+  get<T = any>(path: string, init?: { headers?: Record<string, string> }) {
+    return this.request<T>('GET', path, undefined, init);
+  }
+  post<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) {
+    return this.request<T>('POST', path, body, init);
+  }
+  put<T = any>(path: string, body?: unknown, init?: { raw?: string; headers?: Record<string, string> }) {
+    return this.request<T>('PUT', path, body, init);
+  }
+  delete<T = any>(path: string, init?: { headers?: Record<string, string> }) {
+    return this.request<T>('DELETE', path, undefined, init);
+  }
 }
 
 /**

@@ -192,7 +192,11 @@ const uint = (value: number, bytes = 4): Buffer => {
 };
 
 /** A WebM file: EBML header, Segment (Info with TimecodeScale 1 ms and, when given, Duration in ms), Clusters. */
-export function webm(options: { durationMs?: number; clusters?: Array<{ timecode: number; blocks: number[] }>; unknownSizes?: boolean }): Buffer {
+export function webm(options: {
+  durationMs?: number;
+  clusters?: Array<{ timecode: number; blocks: number[] }>;
+  unknownSizes?: boolean;
+}): Buffer {
   const header = ebml(0x1a45dfa3, ebml(0x4282, Buffer.from('webm', 'latin1')));
   const infoParts = [ebml(0x2ad7b1, uint(1_000_000, 3))];
   if (options.durationMs !== undefined) {
@@ -213,7 +217,9 @@ export function webm(options: { durationMs?: number; clusters?: Array<{ timecode
     return options.unknownSizes ? Buffer.concat([ebml(0x1f43b675, null, { unknownSize: true }), body]) : ebml(0x1f43b675, body);
   });
   const segmentBody = Buffer.concat([ebml(0x1549a966, Buffer.concat(infoParts)), ...clusters]);
-  const segment = options.unknownSizes ? Buffer.concat([ebml(0x18538067, null, { unknownSize: true }), segmentBody]) : ebml(0x18538067, segmentBody);
+  const segment = options.unknownSizes
+    ? Buffer.concat([ebml(0x18538067, null, { unknownSize: true }), segmentBody])
+    : ebml(0x18538067, segmentBody);
   return Buffer.concat([header, segment]);
 }
 
@@ -255,8 +261,13 @@ export interface Encoded {
  * A `seconds`-long 440 Hz tone encoded by ffmpeg (or sox) into each format whose encoder is on this
  * machine; a format with no encoder comes back with its skip reason.
  */
-export function encodeWithTools(seconds: number, formats: Array<{ name: string; ffmpeg?: string[]; sox?: string[]; file: string }>): Encoded[] {
-  const ffmpegEncoders = has('ffmpeg', ['-hide_banner', '-version']) ? execFileSync('ffmpeg', ['-hide_banner', '-encoders'], { encoding: 'utf8', timeout: 10_000 }) : '';
+export function encodeWithTools(
+  seconds: number,
+  formats: Array<{ name: string; ffmpeg?: string[]; sox?: string[]; file: string }>,
+): Encoded[] {
+  const ffmpegEncoders = has('ffmpeg', ['-hide_banner', '-version'])
+    ? execFileSync('ffmpeg', ['-hide_banner', '-encoders'], { encoding: 'utf8', timeout: 10_000 })
+    : '';
   const soxFormats = has('sox', ['--version']) ? execFileSync('sox', ['-h'], { encoding: 'utf8', timeout: 10_000 }) : '';
   const dir = mkdtempSync(path.join(tmpdir(), 'mg-audio-'));
   try {
@@ -264,7 +275,11 @@ export function encodeWithTools(seconds: number, formats: Array<{ name: string; 
       try {
         return encodeOne(dir, seconds, format, ffmpegEncoders, soxFormats);
       } catch (error) {
-        return { format: format.name, tool: null, skipReason: `the encoder failed on this machine: ${(error as Error).message.split('\n')[0]}` };
+        return {
+          format: format.name,
+          tool: null,
+          skipReason: `the encoder failed on this machine: ${(error as Error).message.split('\n')[0]}`,
+        };
       }
     });
   } finally {
@@ -272,19 +287,47 @@ export function encodeWithTools(seconds: number, formats: Array<{ name: string; 
   }
 }
 
-function encodeOne(dir: string, seconds: number, format: { name: string; ffmpeg?: string[]; sox?: string[]; file: string }, ffmpegEncoders: string, soxFormats: string): Encoded {
+function encodeOne(
+  dir: string,
+  seconds: number,
+  format: { name: string; ffmpeg?: string[]; sox?: string[]; file: string },
+  ffmpegEncoders: string,
+  soxFormats: string,
+): Encoded {
   const out = path.join(dir, format.file);
   const encoder = format.ffmpeg?.[format.ffmpeg.indexOf('-c:a') + 1];
   if (format.ffmpeg && encoder && new RegExp(`\\s${encoder}\\s`).test(ffmpegEncoders)) {
-    execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`, '-ac', '1', '-ar', '16000', ...format.ffmpeg, out], { timeout: 30_000 });
+    execFileSync(
+      'ffmpeg',
+      [
+        '-loglevel',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        `sine=frequency=440:duration=${seconds}`,
+        '-ac',
+        '1',
+        '-ar',
+        '16000',
+        ...format.ffmpeg,
+        out,
+      ],
+      { timeout: 30_000 },
+    );
     return { format: format.name, tool: `ffmpeg ${encoder}`, bytes: readFileSync(out) };
   }
   const soxType = format.sox?.[0];
   if (format.sox && soxType && soxFormats.includes(` ${soxType} `)) {
     // sox -n [output options] OUT synth …: the options after the type are the output's (e.g. -C 64).
-    execFileSync('sox', ['-n', '-r', '16000', '-c', '1', ...format.sox.slice(1), out, 'synth', String(seconds), 'sine', '440'], { timeout: 30_000 });
+    execFileSync('sox', ['-n', '-r', '16000', '-c', '1', ...format.sox.slice(1), out, 'synth', String(seconds), 'sine', '440'], {
+      timeout: 30_000,
+    });
     return { format: format.name, tool: `sox ${soxType}`, bytes: readFileSync(out) };
   }
-  const wanted = [format.ffmpeg ? `ffmpeg with the ${encoder} encoder` : null, format.sox ? `sox with ${soxType} support` : null].filter(Boolean).join(' or ');
+  const wanted = [format.ffmpeg ? `ffmpeg with the ${encoder} encoder` : null, format.sox ? `sox with ${soxType} support` : null]
+    .filter(Boolean)
+    .join(' or ');
   return { format: format.name, tool: null, skipReason: `no encoder for ${format.name} on this machine (needs ${wanted})` };
 }

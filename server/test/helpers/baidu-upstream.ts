@@ -38,21 +38,27 @@ export async function startBaiduUpstream(): Promise<BaiduUpstream> {
   const answer = (url: URL, headers: http.IncomingHttpHeaders, body: any): Reply => {
     if (url.pathname === '/oauth/2.0/token') {
       const params = url.searchParams;
-      const isGood = params.get('grant_type') === 'client_credentials' && params.get('client_id') === baiduGoodKey.apiKey && params.get('client_secret') === baiduGoodKey.secretKey;
+      const isGood =
+        params.get('grant_type') === 'client_credentials' &&
+        params.get('client_id') === baiduGoodKey.apiKey &&
+        params.get('client_secret') === baiduGoodKey.secretKey;
       if (!isGood) return json(readFixture('baidu', 'token-error.json'), 401);
       const token = `tok-${++issued}`;
       validTokens.add(token);
       return json(JSON.stringify({ access_token: token, expires_in: 2592000 }));
     }
     if (url.pathname.startsWith('/rpc/2.0/ai_custom/v1/wenxinworkshop/')) {
-      if (!validTokens.has(url.searchParams.get('access_token') ?? '')) return json('{"error_code":110,"error_msg":"Access token invalid or no longer valid"}');
+      if (!validTokens.has(url.searchParams.get('access_token') ?? ''))
+        return json('{"error_code":110,"error_msg":"Access token invalid or no longer valid"}');
       if (url.pathname.includes('/embeddings/')) return json(readFixture('baidu', 'embeddings.json'));
-      if (body?.stream === true) return { status: 200, contentType: 'text/event-stream', body: readFixture('baidu', 'chat-stream.chunks.txt') };
+      if (body?.stream === true)
+        return { status: 200, contentType: 'text/event-stream', body: readFixture('baidu', 'chat-stream.chunks.txt') };
       return json(readFixture('baidu', 'chat.json'));
     }
     if (url.pathname === '/v2/chat/completions') {
       if (headers.authorization !== `Bearer ${qianfanGoodToken}`) return json(readFixture('baidu-v2', 'error-auth.json'), 401);
-      if (body?.stream === true) return { status: 200, contentType: 'text/event-stream', body: readFixture('baidu-v2', 'chat-stream.chunks.txt') };
+      if (body?.stream === true)
+        return { status: 200, contentType: 'text/event-stream', body: readFixture('baidu-v2', 'chat-stream.chunks.txt') };
       return json(readFixture('baidu-v2', 'chat.json'));
     }
     return json('{"error_code":3,"error_msg":"Unsupported openapi method"}', 404);

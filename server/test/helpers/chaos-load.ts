@@ -69,7 +69,12 @@ export async function callChat(call: ChatCall): Promise<CallResult> {
 }
 
 /** Runs `total` tasks with at most `concurrency` at once; `onProgress` sees the count of finished ones. */
-export async function runPool<T>(total: number, concurrency: number, task: (index: number) => Promise<T>, onProgress?: (done: number) => void): Promise<T[]> {
+export async function runPool<T>(
+  total: number,
+  concurrency: number,
+  task: (index: number) => Promise<T>,
+  onProgress?: (done: number) => void,
+): Promise<T[]> {
   const results = new Array<T>(total);
   let next = 0;
   let done = 0;

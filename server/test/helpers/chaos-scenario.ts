@@ -37,7 +37,11 @@ export async function createChaosFixtures(ctx: AppContext, upstream: ChaosUpstre
     tokens: { plain, streams, leavers },
     expectation: {
       users: [{ id: userId, initialQuota: initialUserQuota }],
-      tokens: [{ id: plain.id, initialRemain: initialPlainRemain }, { id: streams.id, initialRemain: null }, { id: leavers.id, initialRemain: null }],
+      tokens: [
+        { id: plain.id, initialRemain: initialPlainRemain },
+        { id: streams.id, initialRemain: null },
+        { id: leavers.id, initialRemain: null },
+      ],
     },
   };
 }
@@ -68,23 +72,33 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
   const { urls, upstream, fixtures, requests, concurrency } = options;
   const started = performance.now();
   let restart: Promise<void> | null = null;
-  const results = await runPool(requests, concurrency, async (i) => {
-    const kind = kindOf(i);
-    const isStream = kind !== 'plain';
-    const body: Record<string, unknown> = {
-      model: 'gpt-4o-mini',
-      stream: isStream,
-      messages: [{ role: 'user', content: `chaos request ${i} ${'y'.repeat(i % 37)}` }],
-    };
-    if (kind === 'leavers') body.max_tokens = 400;
-    else if (i % 3 !== 0) body.max_tokens = 6 + (i % 25);
-    if (isStream && i % 2 === 0) body.stream_options = { include_usage: true };
-    const result = await callChat({ baseUrl: urls[i % urls.length]!, apiKey: fixtures.tokens[kind].apiKey, body, isLeaving: kind === 'leavers' });
-    return { label: kind, result };
-  }, (done) => {
-    // The upstream restarts once, half-way through: connections in flight are cut, new ones refused for a moment.
-    if (done === Math.floor(requests / 2)) restart = upstream.restart(50);
-  });
+  const results = await runPool(
+    requests,
+    concurrency,
+    async (i) => {
+      const kind = kindOf(i);
+      const isStream = kind !== 'plain';
+      const body: Record<string, unknown> = {
+        model: 'gpt-4o-mini',
+        stream: isStream,
+        messages: [{ role: 'user', content: `chaos request ${i} ${'y'.repeat(i % 37)}` }],
+      };
+      if (kind === 'leavers') body.max_tokens = 400;
+      else if (i % 3 !== 0) body.max_tokens = 6 + (i % 25);
+      if (isStream && i % 2 === 0) body.stream_options = { include_usage: true };
+      const result = await callChat({
+        baseUrl: urls[i % urls.length]!,
+        apiKey: fixtures.tokens[kind].apiKey,
+        body,
+        isLeaving: kind === 'leavers',
+      });
+      return { label: kind, result };
+    },
+    (done) => {
+      // The upstream restarts once, half-way through: connections in flight are cut, new ones refused for a moment.
+      if (done === Math.floor(requests / 2)) restart = upstream.restart(50);
+    },
+  );
   await restart;
   for (const ctx of options.contexts) await relayOf(ctx).usage.flush();
   const seconds = (performance.now() - started) / 1000;
@@ -94,10 +108,13 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
   const mismatches: string[] = [];
   const count = (key: string) => counts[key] ?? 0;
   const logsOf = (kind: Kind) => report.logsByToken.get(fixtures.tokens[kind].id) ?? 0;
-  if (logsOf('plain') !== count('plain:complete')) mismatches.push(`plain: ${count('plain:complete')} complete answers but ${logsOf('plain')} consume logs`);
+  if (logsOf('plain') !== count('plain:complete'))
+    mismatches.push(`plain: ${count('plain:complete')} complete answers but ${logsOf('plain')} consume logs`);
   if (count('plain:cut') > 0) mismatches.push(`plain: ${count('plain:cut')} non-stream answers were cut after a 200`);
   if (logsOf('streams') < count('streams:complete') || logsOf('streams') > count('streams:complete') + count('streams:cut')) {
-    mismatches.push(`streams: ${count('streams:complete')} complete and ${count('streams:cut')} cut, but ${logsOf('streams')} consume logs`);
+    mismatches.push(
+      `streams: ${count('streams:complete')} complete and ${count('streams:cut')} cut, but ${logsOf('streams')} consume logs`,
+    );
   }
   if (logsOf('leavers') > count('leavers:left') + count('leavers:complete') + count('leavers:cut')) {
     mismatches.push(`leavers: ${logsOf('leavers')} consume logs for ${count('leavers:left')} streams left early`);
@@ -110,10 +127,13 @@ export async function runChaosScenario(options: ScenarioOptions): Promise<Scenar
   const foldedCount = folded.reduce((sum, row) => sum + Number(row.count), 0);
   const foldedQuota = folded.reduce((sum, row) => sum + Number(row.quota), 0);
   if (foldedCount !== report.logCount || foldedQuota !== report.logQuota) {
-    mismatches.push(`quota_data holds ${foldedCount} requests and ${foldedQuota} quota, the consume logs ${report.logCount} and ${report.logQuota}`);
+    mismatches.push(
+      `quota_data holds ${foldedCount} requests and ${foldedQuota} quota, the consume logs ${report.logCount} and ${report.logQuota}`,
+    );
   }
   for (const ctx of options.contexts) {
-    if (relayOf(ctx).usage.pendingLogCount !== 0) mismatches.push(`an instance still holds ${relayOf(ctx).usage.pendingLogCount} log rows after the flush`);
+    if (relayOf(ctx).usage.pendingLogCount !== 0)
+      mismatches.push(`an instance still holds ${relayOf(ctx).usage.pendingLogCount} log rows after the flush`);
   }
   const failures = results.filter(({ result }) => result.outcome === 'failed').map(({ result }) => result);
   return { counts, report, mismatches, seconds, failures };

@@ -67,7 +67,8 @@ export const oddUsages: Array<{ label: string; usage: Record<string, unknown> | 
   { label: 'missing', usage: null },
 ];
 
-type Plan = { kind: 'fault'; status: number } | { kind: 'drop' } | { kind: 'ok'; delayMs: number; usage: Record<string, unknown> | null | 'normal' };
+type Plan =
+  { kind: 'fault'; status: number } | { kind: 'drop' } | { kind: 'ok'; delayMs: number; usage: Record<string, unknown> | null | 'normal' };
 
 function promptTokensOf(body: any): number {
   const messages = Array.isArray(body?.messages) ? body.messages : [];
@@ -109,7 +110,10 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
     const isStream = body?.stream === true;
     const pieces = Number.isInteger(body?.max_tokens) && body.max_tokens > words.length ? Math.min(body.max_tokens, 2000) : words.length;
     const prompt = promptTokensOf(body);
-    const usage = chosen.kind === 'ok' && chosen.usage !== 'normal' ? chosen.usage : { prompt_tokens: prompt, completion_tokens: pieces, total_tokens: prompt + pieces };
+    const usage =
+      chosen.kind === 'ok' && chosen.usage !== 'normal'
+        ? chosen.usage
+        : { prompt_tokens: prompt, completion_tokens: pieces, total_tokens: prompt + pieces };
     if (chosen.kind === 'ok') {
       if (chosen.usage !== 'normal') stats.oddUsage += 1;
       if (chosen.delayMs > 0) {
@@ -126,7 +130,10 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
     if (!isStream) {
       const content = Array.from({ length: pieces }, (_, i) => words[i % words.length]).join('');
       const payload = JSON.stringify({
-        id, object: 'chat.completion', created, model,
+        id,
+        object: 'chat.completion',
+        created,
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
         ...(usage ? { usage } : {}),
       });
@@ -143,7 +150,8 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
     for (let i = 0; i < pieces; i += 1) {
       if (isDrop && i === 2) return dropAfter(res, '');
       if (res.destroyed) return;
-      if (!res.write(event({ content: words[i % words.length] }, null))) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+      if (!res.write(event({ content: words[i % words.length] }, null)))
+        await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
     }
     if (res.destroyed) return;
     res.write(event({}, 'stop'));
@@ -157,10 +165,11 @@ export async function startChaosUpstream(options: ChaosUpstreamOptions = {}): Pr
   let server = createServer(answer);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const closeServer = (target: http.Server) => new Promise<void>((resolve) => {
-    target.close(() => resolve());
-    target.closeAllConnections();
-  });
+  const closeServer = (target: http.Server) =>
+    new Promise<void>((resolve) => {
+      target.close(() => resolve());
+      target.closeAllConnections();
+    });
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -199,7 +208,9 @@ function createServer(answer: (req: http.IncomingMessage, res: http.ServerRespon
         body = null;
       }
       if (!(req.url ?? '').split('?')[0]!.endsWith('/chat/completions') || !body) {
-        const payload = JSON.stringify({ error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'not_found' } });
+        const payload = JSON.stringify({
+          error: { message: `Unknown path ${req.url}`, type: 'invalid_request_error', param: null, code: 'not_found' },
+        });
         res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
         return void res.end(payload);
       }

@@ -74,7 +74,12 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code === 0) resolve(output);
-      else reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal} in ${options.cwd}:\n${output.split('\n').slice(-40).join('\n')}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited with ${code ?? signal} in ${options.cwd}:\n${output.split('\n').slice(-40).join('\n')}`,
+          ),
+        );
     });
   });
 }
@@ -95,7 +100,13 @@ function copyFlags(instruction: Instruction): { from: string | null; chown: stri
   return { from, chown, paths: words };
 }
 
-async function copy(stage: StageState, instruction: Instruction, context: string, ignored: (relative: string) => boolean, stages: StageState[]): Promise<void> {
+async function copy(
+  stage: StageState,
+  instruction: Instruction,
+  context: string,
+  ignored: (relative: string) => boolean,
+  stages: StageState[],
+): Promise<void> {
   const { from, chown, paths } = copyFlags(instruction);
   const sources = paths.slice(0, -1);
   const rawDestination = paths.at(-1)!;
@@ -108,8 +119,12 @@ async function copy(stage: StageState, instruction: Instruction, context: string
     if (source) {
       origin = hostPath(source.root, path.posix.resolve(source.workdir, sourcePath));
     } else {
-      const relative = path.posix.normalize(sourcePath).replace(/^\.\/?/, '').replace(/\/$/, '');
-      if (relative.startsWith('..') || path.posix.isAbsolute(relative)) throw new Error(`line ${instruction.line}: ${sourcePath} is outside the build context`);
+      const relative = path.posix
+        .normalize(sourcePath)
+        .replace(/^\.\/?/, '')
+        .replace(/\/$/, '');
+      if (relative.startsWith('..') || path.posix.isAbsolute(relative))
+        throw new Error(`line ${instruction.line}: ${sourcePath} is outside the build context`);
       if (relative !== '' && ignored(relative)) throw new Error(`line ${instruction.line}: ${sourcePath} is excluded by .dockerignore`);
       origin = path.join(context, relative);
     }
@@ -121,7 +136,10 @@ async function copy(stage: StageState, instruction: Instruction, context: string
     fs.mkdirSync(isDirectory ? targetOnHost : path.dirname(targetOnHost), { recursive: true });
     if (source) {
       // A stage's tree (the pruned node_modules: tens of thousands of files) as it is, symlinks included.
-      await runCommand('cp', ['-a', isDirectory ? `${origin}/.` : origin, targetOnHost], { cwd: stage.root, env: { PATH: process.env.PATH ?? '' } });
+      await runCommand('cp', ['-a', isDirectory ? `${origin}/.` : origin, targetOnHost], {
+        cwd: stage.root,
+        env: { PATH: process.env.PATH ?? '' },
+      });
     } else {
       const keep = (file: string) => file === origin || !ignored(path.relative(context, file).split(path.sep).join('/'));
       fs.cpSync(origin, targetOnHost, { recursive: true, verbatimSymlinks: true, filter: keep });
@@ -132,9 +150,12 @@ async function copy(stage: StageState, instruction: Instruction, context: string
 }
 
 async function run(stage: StageState, instruction: Instruction, options: BuildOptions): Promise<void> {
-  if (instruction.args.startsWith('[')) throw new Error(`line ${instruction.line}: RUN in exec form is not interpreted; use the shell form`);
+  if (instruction.args.startsWith('['))
+    throw new Error(`line ${instruction.line}: RUN in exec form is not interpreted; use the shell form`);
   if (/(^|[\s=:'"(])\//.test(instruction.args)) {
-    throw new Error(`line ${instruction.line}: RUN ${instruction.args} names an absolute path; keep RUN to paths relative to WORKDIR so it runs here as in the image`);
+    throw new Error(
+      `line ${instruction.line}: RUN ${instruction.args} names an absolute path; keep RUN to paths relative to WORKDIR so it runs here as in the image`,
+    );
   }
   const cwd = hostPath(stage.root, stage.workdir);
   fs.mkdirSync(cwd, { recursive: true });
@@ -149,7 +170,18 @@ export async function buildDockerfile(context: string, workDir: string, options:
   const built: StageState[] = [];
   for (const [index, { image, name, instructions: steps }] of stagesOf(instructions).entries()) {
     const stage: StageState = {
-      name, image, root: path.join(workDir, `stage-${index}`), workdir: '/', env: {}, user: null, volumes: [], exposedPorts: [], healthcheck: null, cmd: [], chowned: {}, copied: [],
+      name,
+      image,
+      root: path.join(workDir, `stage-${index}`),
+      workdir: '/',
+      env: {},
+      user: null,
+      volumes: [],
+      exposedPorts: [],
+      healthcheck: null,
+      cmd: [],
+      chowned: {},
+      copied: [],
     };
     fs.mkdirSync(stage.root, { recursive: true });
     for (const instruction of steps) {
@@ -185,7 +217,9 @@ export async function buildDockerfile(context: string, workDir: string, options:
           stage.cmd = parseExecForm(instruction);
           break;
         default:
-          throw new Error(`line ${instruction.line}: ${instruction.keyword} is not interpreted by the test; keep the Dockerfile to FROM, WORKDIR, ENV, COPY, RUN, USER, VOLUME, EXPOSE, HEALTHCHECK and CMD`);
+          throw new Error(
+            `line ${instruction.line}: ${instruction.keyword} is not interpreted by the test; keep the Dockerfile to FROM, WORKDIR, ENV, COPY, RUN, USER, VOLUME, EXPOSE, HEALTHCHECK and CMD`,
+          );
       }
       const seconds = (performance.now() - started) / 1000;
       if (seconds >= 1) options.log?.(`  done in ${seconds.toFixed(1)} s`);

@@ -63,7 +63,8 @@ export function parseEnv(instruction: Instruction): Record<string, string> {
     const match = pattern.exec(instruction.args);
     if (!match) throw new Error(`line ${instruction.line}: ENV must be KEY=value pairs, got ${instruction.args}`);
     const value = match[2]!.startsWith('"') ? (JSON.parse(match[2]!) as string) : match[2]!;
-    if (value.includes('$')) throw new Error(`line ${instruction.line}: ENV ${match[1]} uses $ substitution, which the test does not interpret`);
+    if (value.includes('$'))
+      throw new Error(`line ${instruction.line}: ENV ${match[1]} uses $ substitution, which the test does not interpret`);
     env[match[1]!] = value;
     offset = pattern.lastIndex;
   }
@@ -102,9 +103,16 @@ function durationMs(value: string, line: number): number {
 export function parseHealthcheck(instruction: Instruction): Healthcheck {
   const match = /^((?:--[a-z-]+=\S+\s+)*)CMD\s+(.+)$/.exec(instruction.args);
   if (!match) throw new Error(`line ${instruction.line}: HEALTHCHECK must be "[--option=value ...] CMD [...]"`);
-  const options = Object.fromEntries(match[1]!.trim().split(/\s+/).filter(Boolean).map((option) => option.slice(2).split('=') as [string, string]));
+  const options = Object.fromEntries(
+    match[1]!
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((option) => option.slice(2).split('=') as [string, string]),
+  );
   const known = new Set(['interval', 'timeout', 'start-period', 'retries']);
-  for (const name of Object.keys(options)) if (!known.has(name)) throw new Error(`line ${instruction.line}: HEALTHCHECK --${name} is not interpreted`);
+  for (const name of Object.keys(options))
+    if (!known.has(name)) throw new Error(`line ${instruction.line}: HEALTHCHECK --${name} is not interpreted`);
   return {
     intervalMs: durationMs(options.interval ?? '30s', instruction.line),
     timeoutMs: durationMs(options.timeout ?? '30s', instruction.line),

@@ -30,7 +30,9 @@ function errorBody(status: number, key: string): string {
     503: `upstream ${internalUrl} unavailable, Bearer ${key}`,
   };
   const code = status === 401 ? 'invalid_api_key' : status === 400 ? 'invalid_value' : null;
-  return JSON.stringify({ error: { message: messages[status] ?? echoed, type: status === 400 ? 'invalid_request_error' : 'server_error', param: null, code } });
+  return JSON.stringify({
+    error: { message: messages[status] ?? echoed, type: status === 400 ? 'invalid_request_error' : 'server_error', param: null, code },
+  });
 }
 
 export async function startHostileUpstream(): Promise<HostileUpstream> {
@@ -46,15 +48,27 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
       }
       if (key.startsWith('sk-proj-stream') && request.url?.endsWith('/responses')) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'Hello' })}\n\n`);
-        response.end(`event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message: `Bearer ${key} failed at ${internalAddress} (${internalUrl})` })}\n\n`);
+        response.write(
+          `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'Hello' })}\n\n`,
+        );
+        response.end(
+          `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message: `Bearer ${key} failed at ${internalAddress} (${internalUrl})` })}\n\n`,
+        );
         return;
       }
       if (key.startsWith('sk-proj-stream')) {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunk = { id: 'chatcmpl-h', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }] };
+        const chunk = {
+          id: 'chatcmpl-h',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }],
+        };
         response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-        response.end(`data: ${JSON.stringify({ error: { message: `Bearer ${key} failed at ${internalAddress} (${internalUrl})`, type: 'server_error', code: 'internal' } })}\n\n`);
+        response.end(
+          `data: ${JSON.stringify({ error: { message: `Bearer ${key} failed at ${internalAddress} (${internalUrl})`, type: 'server_error', code: 'internal' } })}\n\n`,
+        );
         return;
       }
       response.writeHead(404, { 'content-type': 'application/json' });
@@ -64,10 +78,11 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -5,8 +5,28 @@
 import type { Json } from '@modelgate/shared';
 
 export const hostileValues: readonly unknown[] = [
-  '', 'x'.repeat(5000), '\u0000', '\uD800', -1, 0, 1e308, 2 ** 53 + 2, 3.5, true, false, null, [], [1, 'a'], [{}], [null], {},
-  { a: { b: [] } }, 'NaN', '__proto__', { type: 'x' }, [{ type: 'image_url', image_url: { url: 'data:image/png;base64,!!' } }],
+  '',
+  'x'.repeat(5000),
+  '\u0000',
+  '\uD800',
+  -1,
+  0,
+  1e308,
+  2 ** 53 + 2,
+  3.5,
+  true,
+  false,
+  null,
+  [],
+  [1, 'a'],
+  [{}],
+  [null],
+  {},
+  { a: { b: [] } },
+  'NaN',
+  '__proto__',
+  { type: 'x' },
+  [{ type: 'image_url', image_url: { url: 'data:image/png;base64,!!' } }],
 ];
 
 export function mutatedBodies(base: Json, maxDepth = 4): Json[] {

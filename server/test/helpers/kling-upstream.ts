@@ -15,7 +15,14 @@ import { listenLocal, sendJson } from './local-http.js';
 export interface KlingUpstream {
   url: string;
   cdnUrl: string;
-  requests: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders; body: any; token: Record<string, unknown> | null; isAuthorized: boolean }>;
+  requests: Array<{
+    method: string;
+    path: string;
+    headers: http.IncomingHttpHeaders;
+    body: any;
+    token: Record<string, unknown> | null;
+    isAuthorized: boolean;
+  }>;
   cdnRequests: Array<{ path: string; headers: http.IncomingHttpHeaders }>;
   /** Task ids (`k1`, …) that end failed. */
   failing: Set<string>;
@@ -24,7 +31,6 @@ export interface KlingUpstream {
   bytesOf(n: number): Buffer;
   close(): Promise<void>;
 }
-
 
 /** The token's payload when it is a JWT signed HS256 with the secret; null otherwise. */
 function verifiedPayload(authorization: string | undefined, secretKey: string): Record<string, unknown> | null {
@@ -65,18 +71,38 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
       const text = Buffer.concat(parts).toString('utf8');
       const token = verifiedPayload(req.headers.authorization, secretKey);
       const now = Math.floor(Date.now() / 1000);
-      const isAuthorized = token !== null && token.iss === accessKey && typeof token.exp === 'number' && token.exp > now && typeof token.nbf === 'number' && token.nbf <= now;
-      state.requests.push({ method: req.method ?? '', path, headers: req.headers, body: text ? JSON.parse(text) : null, token, isAuthorized });
+      const isAuthorized =
+        token !== null &&
+        token.iss === accessKey &&
+        typeof token.exp === 'number' &&
+        token.exp > now &&
+        typeof token.nbf === 'number' &&
+        token.nbf <= now;
+      state.requests.push({
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+        token,
+        isAuthorized,
+      });
       const requestId = `req-${state.requests.length}`;
       if (!isAuthorized) return sendJson(res, 401, { code: 1004, message: 'Authorization is invalid', request_id: requestId });
       const submit = /^\/v1\/videos\/(text2video|image2video)$/.exec(path);
       if (req.method === 'POST' && submit) {
         const body = JSON.parse(text) as { prompt?: string };
-        if (body.prompt?.includes('REFUSE')) return sendJson(res, 200, { code: 1301, message: 'The content failed the safety review', request_id: requestId });
+        if (body.prompt?.includes('REFUSE'))
+          return sendJson(res, 200, { code: 1301, message: 'The content failed the safety review', request_id: requestId });
         tasks += 1;
-        return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { task_id: `k${tasks}`, task_status: 'submitted', created_at: Date.now(), updated_at: Date.now() } });
+        return sendJson(res, 200, {
+          code: 0,
+          message: 'SUCCEED',
+          request_id: requestId,
+          data: { task_id: `k${tasks}`, task_status: 'submitted', created_at: Date.now(), updated_at: Date.now() },
+        });
       }
-      if (req.method === 'GET' && /^\/v1\/videos\/text2video\?pageNum=\d+&pageSize=\d+$/.test(path)) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: [] });
+      if (req.method === 'GET' && /^\/v1\/videos\/text2video\?pageNum=\d+&pageSize=\d+$/.test(path))
+        return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: [] });
       const query = /^\/v1\/videos\/(text2video|image2video)\/(k(\d+))$/.exec(path);
       if (req.method === 'GET' && query) {
         const [, , id, n] = query;
@@ -84,11 +110,25 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
         const count = (polls.get(id!) ?? 0) + 1;
         polls.set(id!, count);
         const data: Record<string, unknown> = { task_id: id, created_at: Date.now(), updated_at: Date.now() };
-        if (count < state.pollsToFinish) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'processing' } });
-        if (state.failing.has(id!)) return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'failed', task_status_msg: 'The image failed the content review.' } });
+        if (count < state.pollsToFinish)
+          return sendJson(res, 200, { code: 0, message: 'SUCCEED', request_id: requestId, data: { ...data, task_status: 'processing' } });
+        if (state.failing.has(id!))
+          return sendJson(res, 200, {
+            code: 0,
+            message: 'SUCCEED',
+            request_id: requestId,
+            data: { ...data, task_status: 'failed', task_status_msg: 'The image failed the content review.' },
+          });
         return sendJson(res, 200, {
-          code: 0, message: 'SUCCEED', request_id: requestId,
-          data: { ...data, task_status: 'succeed', task_status_msg: '', task_result: { videos: [{ id: `v${n}`, url: `${cdnUrl}/kcdn/k${n}.mp4?sign=abc`, duration: '5' }] } },
+          code: 0,
+          message: 'SUCCEED',
+          request_id: requestId,
+          data: {
+            ...data,
+            task_status: 'succeed',
+            task_status_msg: '',
+            task_result: { videos: [{ id: `v${n}`, url: `${cdnUrl}/kcdn/k${n}.mp4?sign=abc`, duration: '5' }] },
+          },
         });
       }
       sendJson(res, 404, { code: 1200, message: `unknown path ${path}`, request_id: requestId });
@@ -96,7 +136,10 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
   });
   const url = await listenLocal(server);
   return Object.assign(state, {
-    url, cdnUrl, cdnRequests, bytesOf,
+    url,
+    cdnUrl,
+    cdnRequests,
+    bytesOf,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => cdn.close(() => resolve()));

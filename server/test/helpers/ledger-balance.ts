@@ -35,7 +35,11 @@ function add(map: Map<number, number>, key: number, value: number) {
 
 export async function checkLedger(db: Db, expectation: LedgerExpectation): Promise<LedgerReport> {
   const violations: string[] = [];
-  const logs = await db.selectFrom('logs').select(['id', 'user_id', 'token_id', 'channel_id', 'quota', 'prompt_tokens', 'completion_tokens']).where('type', '=', 2).execute();
+  const logs = await db
+    .selectFrom('logs')
+    .select(['id', 'user_id', 'token_id', 'channel_id', 'quota', 'prompt_tokens', 'completion_tokens'])
+    .where('type', '=', 2)
+    .execute();
   const quotaByUser = new Map<number, number>();
   const logsByUser = new Map<number, number>();
   const quotaByToken = new Map<number, number>();
@@ -44,7 +48,11 @@ export async function checkLedger(db: Db, expectation: LedgerExpectation): Promi
   let logQuota = 0;
   for (const log of logs) {
     const quota = Number(log.quota);
-    for (const [name, value, max] of [['quota', quota, maxRequestQuota], ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens], ['completion_tokens', Number(log.completion_tokens), maxUsageTokens]] as const) {
+    for (const [name, value, max] of [
+      ['quota', quota, maxRequestQuota],
+      ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens],
+      ['completion_tokens', Number(log.completion_tokens), maxUsageTokens],
+    ] as const) {
       if (!isCount(value) || value > max) violations.push(`log ${log.id}: ${name} ${value} is not an integer in [0, ${max}]`);
     }
     logQuota += quota;
@@ -56,12 +64,20 @@ export async function checkLedger(db: Db, expectation: LedgerExpectation): Promi
   }
 
   for (const { id, initialQuota } of expectation.users) {
-    const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', id).executeTakeFirstOrThrow();
+    const user = await db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const [quota, used, count] = [Number(user.quota), Number(user.used_quota), Number(user.request_count)];
-    if (!isCount(quota) || !isCount(used) || !isCount(count)) violations.push(`user ${id}: quota ${quota}, used_quota ${used}, request_count ${count} must be non-negative integers`);
-    if (quota + used !== initialQuota) violations.push(`user ${id}: quota ${quota} + used_quota ${used} = ${quota + used}, not the initial ${initialQuota}`);
-    if (used !== (quotaByUser.get(id) ?? 0)) violations.push(`user ${id}: used_quota ${used} but the consume logs sum to ${quotaByUser.get(id) ?? 0}`);
-    if (count !== (logsByUser.get(id) ?? 0)) violations.push(`user ${id}: request_count ${count} but ${logsByUser.get(id) ?? 0} consume logs`);
+    if (!isCount(quota) || !isCount(used) || !isCount(count))
+      violations.push(`user ${id}: quota ${quota}, used_quota ${used}, request_count ${count} must be non-negative integers`);
+    if (quota + used !== initialQuota)
+      violations.push(`user ${id}: quota ${quota} + used_quota ${used} = ${quota + used}, not the initial ${initialQuota}`);
+    if (used !== (quotaByUser.get(id) ?? 0))
+      violations.push(`user ${id}: used_quota ${used} but the consume logs sum to ${quotaByUser.get(id) ?? 0}`);
+    if (count !== (logsByUser.get(id) ?? 0))
+      violations.push(`user ${id}: request_count ${count} but ${logsByUser.get(id) ?? 0} consume logs`);
   }
 
   let tokenQuota = 0;
@@ -70,10 +86,12 @@ export async function checkLedger(db: Db, expectation: LedgerExpectation): Promi
     const [remain, used] = [Number(token.remain_quota), Number(token.used_quota)];
     tokenQuota += used;
     if (!isCount(used)) violations.push(`token ${id}: used_quota ${used} is not a non-negative integer`);
-    if (used !== (quotaByToken.get(id) ?? 0)) violations.push(`token ${id}: used_quota ${used} but its consume logs sum to ${quotaByToken.get(id) ?? 0}`);
+    if (used !== (quotaByToken.get(id) ?? 0))
+      violations.push(`token ${id}: used_quota ${used} but its consume logs sum to ${quotaByToken.get(id) ?? 0}`);
     if (initialRemain !== null) {
       if (!isCount(remain)) violations.push(`token ${id}: remain_quota ${remain} is not a non-negative integer`);
-      if (remain + used !== initialRemain) violations.push(`token ${id}: remain_quota ${remain} + used_quota ${used} = ${remain + used}, not the initial ${initialRemain}`);
+      if (remain + used !== initialRemain)
+        violations.push(`token ${id}: remain_quota ${remain} + used_quota ${used} = ${remain + used}, not the initial ${initialRemain}`);
     }
   }
   if (tokenQuota !== logQuota) violations.push(`tokens' used_quota sum to ${tokenQuota}, consume logs to ${logQuota}`);
@@ -84,7 +102,8 @@ export async function checkLedger(db: Db, expectation: LedgerExpectation): Promi
     const used = Number(channel.used_quota);
     channelQuota += used;
     if (!isCount(used)) violations.push(`channel ${channel.id}: used_quota ${used} is not a non-negative integer`);
-    if (used !== (quotaByChannel.get(channel.id) ?? 0)) violations.push(`channel ${channel.id}: used_quota ${used} but its consume logs sum to ${quotaByChannel.get(channel.id) ?? 0}`);
+    if (used !== (quotaByChannel.get(channel.id) ?? 0))
+      violations.push(`channel ${channel.id}: used_quota ${used} but its consume logs sum to ${quotaByChannel.get(channel.id) ?? 0}`);
   }
   if (channelQuota !== logQuota) violations.push(`channels' used_quota sum to ${channelQuota}, consume logs to ${logQuota}`);
 

@@ -23,7 +23,11 @@ export async function expectLedgerExact(storage: Storage, startQuota: Map<number
   for (const log of rows) {
     const sign = log.type === 6 ? -1 : 1;
     const quota = Number(log.quota);
-    for (const [name, value, max] of [['quota', quota, maxRequestQuota], ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens], ['completion_tokens', Number(log.completion_tokens), maxUsageTokens]] as const) {
+    for (const [name, value, max] of [
+      ['quota', quota, maxRequestQuota],
+      ['prompt_tokens', Number(log.prompt_tokens), maxUsageTokens],
+      ['completion_tokens', Number(log.completion_tokens), maxUsageTokens],
+    ] as const) {
       expect(Number.isSafeInteger(value), `${name} ${value}`).toBe(true);
       expect(value, name).toBeGreaterThanOrEqual(0);
       expect(value, name).toBeLessThanOrEqual(max);
@@ -45,10 +49,13 @@ export async function expectLedgerExact(storage: Storage, startQuota: Map<number
   const tokens = await db.selectFrom('tokens').select(['id', 'used_quota']).execute();
   for (const token of tokens) expect(Number(token.used_quota), `token ${token.id} used_quota`).toBe(byToken.get(token.id) ?? 0);
   const channels = await db.selectFrom('channels').select(['id', 'used_quota']).execute();
-  for (const channel of channels) expect(Number(channel.used_quota), `channel ${channel.id} used_quota`).toBe(byChannel.get(channel.id) ?? 0);
+  for (const channel of channels)
+    expect(Number(channel.used_quota), `channel ${channel.id} used_quota`).toBe(byChannel.get(channel.id) ?? 0);
   const subscriptions = await db.selectFrom('user_subscriptions').select(['id', 'period_quota', 'remaining_quota']).execute();
   for (const sub of subscriptions) {
-    expect(Number(sub.period_quota) - Number(sub.remaining_quota), `subscription ${sub.id} allowance used`).toBe(bySubscription.get(sub.id) ?? 0);
+    expect(Number(sub.period_quota) - Number(sub.remaining_quota), `subscription ${sub.id} allowance used`).toBe(
+      bySubscription.get(sub.id) ?? 0,
+    );
   }
   return logs as unknown as Array<Record<string, unknown>>;
 }
@@ -63,7 +70,14 @@ function fundingOf(other: string): { isFunded: boolean; subscription: number; wa
   }
   if (typeof parsed.subscription_quota !== 'number') return { isFunded: false, subscription: 0, wallet: 0, parts: [] };
   const subscription = parsed.subscription_quota;
-  const listed = Array.isArray(parsed.subscriptions) ? (parsed.subscriptions as Array<{ id: number; quota: number }>).map((part) => [part.id, part.quota] as [number, number]) : [];
-  const parts = listed.length > 0 ? listed : typeof parsed.subscription_id === 'number' ? [[parsed.subscription_id, subscription] as [number, number]] : [];
+  const listed = Array.isArray(parsed.subscriptions)
+    ? (parsed.subscriptions as Array<{ id: number; quota: number }>).map((part) => [part.id, part.quota] as [number, number])
+    : [];
+  const parts =
+    listed.length > 0
+      ? listed
+      : typeof parsed.subscription_id === 'number'
+        ? [[parsed.subscription_id, subscription] as [number, number]]
+        : [];
   return { isFunded: true, subscription, wallet: Number(parsed.wallet_quota), parts };
 }

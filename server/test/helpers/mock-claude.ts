@@ -61,7 +61,8 @@ export function instanceOf(schema: Schema | undefined, root: Schema = schema ?? 
       return null;
     default: {
       const out: Record<string, unknown> = {};
-      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) out[name] = instanceOf(property, root, depth + 1);
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
+        out[name] = instanceOf(property, root, depth + 1);
       return out;
     }
   }
@@ -87,15 +88,28 @@ function toolToCall(body: any): any | null {
 /** Anthropic's documented subset of JSON Schema for structured outputs: why a schema is outside it, or null. */
 function outputSchemaProblem(node: Schema, path: string): string | null {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return null;
-  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems', 'oneOf']) {
+  for (const key of [
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'multipleOf',
+    'minLength',
+    'maxLength',
+    'maxItems',
+    'oneOf',
+  ]) {
     if (node[key] !== undefined) return `${path}: '${key}' is not supported`;
   }
   if (typeof node.minItems === 'number' && node.minItems > 1) return `${path}: 'minItems' values other than 0 or 1 are not supported`;
   const types = Array.isArray(node.type) ? node.type : [node.type];
-  if ((types.includes('object') || node.properties) && node.additionalProperties !== false) return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`;
+  if ((types.includes('object') || node.properties) && node.additionalProperties !== false)
+    return `${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`;
   const children: Array<[string, Schema]> = [];
-  for (const key of ['properties', '$defs', 'definitions']) for (const [name, child] of Object.entries(node[key] ?? {})) children.push([`${path}.${key}.${name}`, child as Schema]);
-  for (const key of ['anyOf', 'allOf']) if (Array.isArray(node[key])) node[key].forEach((child: Schema, i: number) => children.push([`${path}.${key}[${i}]`, child]));
+  for (const key of ['properties', '$defs', 'definitions'])
+    for (const [name, child] of Object.entries(node[key] ?? {})) children.push([`${path}.${key}.${name}`, child as Schema]);
+  for (const key of ['anyOf', 'allOf'])
+    if (Array.isArray(node[key])) node[key].forEach((child: Schema, i: number) => children.push([`${path}.${key}[${i}]`, child]));
   if (node.items) children.push([`${path}.items`, node.items]);
   for (const [childPath, child] of children) {
     const problem = outputSchemaProblem(child, childPath);
@@ -107,8 +121,10 @@ function outputSchemaProblem(node: Schema, path: string): string | null {
 /** Why Anthropic would refuse the request's `output_config.format` for this model, or null. */
 function outputFormatProblem(format: any, model: string, nativeModels: string[]): string | null {
   const name = String(model).replace(/^(?:[a-z][a-z-]*\.)+/, '');
-  if (!nativeModels.some((prefix) => name.startsWith(prefix))) return `output_config.format: structured outputs are not supported for the model '${model}'`;
-  if (format?.type !== 'json_schema' || !format.schema || typeof format.schema !== 'object') return 'output_config.format: expected a json_schema format with a schema';
+  if (!nativeModels.some((prefix) => name.startsWith(prefix)))
+    return `output_config.format: structured outputs are not supported for the model '${model}'`;
+  if (format?.type !== 'json_schema' || !format.schema || typeof format.schema !== 'object')
+    return 'output_config.format: expected a json_schema format with a schema';
   return outputSchemaProblem(format.schema, 'output_config.format.schema');
 }
 
@@ -128,7 +144,10 @@ function cutAtStop(text: string, stops: unknown): { text: string; stop: string |
 export async function startMockClaude(): Promise<MockClaude> {
   const requests: MockClaude['requests'] = [];
   const usages: MockClaude['usages'] = [];
-  const state = { textAnswer: 'Hello from Claude.', nativeModels: ['claude-opus-4-7', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5'] };
+  const state = {
+    textAnswer: 'Hello from Claude.',
+    nativeModels: ['claude-opus-4-7', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-haiku-4-5'],
+  };
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -149,19 +168,50 @@ export async function startMockClaude(): Promise<MockClaude> {
         usages.push({ prompt: inputTokens, completion: outputTokens });
         const block = { type: 'tool_use', id: `toolu_mock${requests.length}`, name: tool.name, input };
         if (body.stream !== true) {
-          return send(res, { id, type: 'message', role: 'assistant', model, content: [block], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
+          return send(res, {
+            id,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [block],
+            stop_reason: 'tool_use',
+            stop_sequence: null,
+            usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+          });
         }
         const pieces = json.match(/.{1,7}/gs) ?? [];
         return stream(res, [
-          ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }],
+          [
+            'message_start',
+            {
+              type: 'message_start',
+              message: {
+                id,
+                type: 'message',
+                role: 'assistant',
+                model,
+                content: [],
+                stop_reason: null,
+                usage: { input_tokens: inputTokens, output_tokens: 1 },
+              },
+            },
+          ],
           ['content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }],
-          ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } }]),
+          ...pieces.map((piece): [string, object] => [
+            'content_block_delta',
+            { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } },
+          ]),
           ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-          ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: outputTokens } }],
+          [
+            'message_delta',
+            { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: outputTokens } },
+          ],
           ['message_stop', { type: 'message_stop' }],
         ]);
       }
-      const { text, stop } = format ? { text: JSON.stringify(instanceOf(format.schema)), stop: null } : cutAtStop(state.textAnswer, body.stop_sequences);
+      const { text, stop } = format
+        ? { text: JSON.stringify(instanceOf(format.schema)), stop: null }
+        : cutAtStop(state.textAnswer, body.stop_sequences);
       const thinking = format && body.thinking?.type === 'enabled' ? 'The schema asks for a person.' : null;
       const outputTokens = Math.ceil(((thinking ?? '') + text).length / 4);
       usages.push({ prompt: inputTokens, completion: outputTokens });
@@ -169,22 +219,56 @@ export async function startMockClaude(): Promise<MockClaude> {
       const thinkingBlock = { type: 'thinking', thinking, signature: 'sig-mock' };
       if (body.stream !== true) {
         const content = [...(thinking ? [thinkingBlock] : []), { type: 'text', text }];
-        return send(res, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: stop, usage: { input_tokens: inputTokens, output_tokens: outputTokens } });
+        return send(res, {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content,
+          stop_reason: stopReason,
+          stop_sequence: stop,
+          usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+        });
       }
       const pieces = text.match(/.{1,6}/gs) ?? [];
       const at = thinking ? 1 : 0;
       return stream(res, [
-        ['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } }],
-        ...(thinking ? ([
-          ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking } }],
-          ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-mock' } }],
-          ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-        ] as Array<[string, object]>) : []),
+        [
+          'message_start',
+          {
+            type: 'message_start',
+            message: {
+              id,
+              type: 'message',
+              role: 'assistant',
+              model,
+              content: [],
+              stop_reason: null,
+              usage: { input_tokens: inputTokens, output_tokens: 1 },
+            },
+          },
+        ],
+        ...(thinking
+          ? ([
+              [
+                'content_block_start',
+                { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+              ],
+              ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking } }],
+              ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-mock' } }],
+              ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+            ] as Array<[string, object]>)
+          : []),
         ['content_block_start', { type: 'content_block_start', index: at, content_block: { type: 'text', text: '' } }],
-        ...pieces.map((piece): [string, object] => ['content_block_delta', { type: 'content_block_delta', index: at, delta: { type: 'text_delta', text: piece } }]),
+        ...pieces.map((piece): [string, object] => [
+          'content_block_delta',
+          { type: 'content_block_delta', index: at, delta: { type: 'text_delta', text: piece } },
+        ]),
         ['content_block_stop', { type: 'content_block_stop', index: at }],
-        ['message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stop }, usage: { output_tokens: outputTokens } }],
+        [
+          'message_delta',
+          { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stop }, usage: { output_tokens: outputTokens } },
+        ],
         ['message_stop', { type: 'message_stop' }],
       ]);
     });

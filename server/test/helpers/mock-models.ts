@@ -41,7 +41,13 @@ export const mockLogprob = (step: number, rank = 0) => -0.25 * (step + 1) - rank
 function geminiLogprobs(tokens: string[], first: number, top: number) {
   return {
     chosenCandidates: tokens.map((token, i) => ({ token, tokenId: first + i, logProbability: mockLogprob(first + i) })),
-    topCandidates: tokens.map((token, i) => ({ candidates: Array.from({ length: top }, (_, rank) => ({ token: rank === 0 ? token : `${token}~${rank}`, tokenId: rank, logProbability: mockLogprob(first + i, rank) })) })),
+    topCandidates: tokens.map((token, i) => ({
+      candidates: Array.from({ length: top }, (_, rank) => ({
+        token: rank === 0 ? token : `${token}~${rank}`,
+        tokenId: rank,
+        logProbability: mockLogprob(first + i, rank),
+      })),
+    })),
   };
 }
 
@@ -49,7 +55,10 @@ function geminiLogprobs(tokens: string[], first: number, top: number) {
 function openAiLogprobs(tokens: string[], first: number, top: number) {
   const entry = (token: string, logprob: number) => ({ token, logprob, bytes: [...Buffer.from(token)] });
   return {
-    content: tokens.map((token, i) => ({ ...entry(token, mockLogprob(first + i)), top_logprobs: Array.from({ length: top }, (_, rank) => entry(rank === 0 ? token : `${token}~${rank}`, mockLogprob(first + i, rank))) })),
+    content: tokens.map((token, i) => ({
+      ...entry(token, mockLogprob(first + i)),
+      top_logprobs: Array.from({ length: top }, (_, rank) => entry(rank === 0 ? token : `${token}~${rank}`, mockLogprob(first + i, rank))),
+    })),
     refusal: null,
   };
 }
@@ -59,7 +68,11 @@ function decideOpenAi(body: any): Decision {
   if (tools.length === 0 || body.tool_choice === 'none') return { tool: null };
   const forced = body.tool_choice?.function?.name;
   const hasResult = (body.messages ?? []).some((message: any) => message.role === 'tool');
-  const pick = forced ? tools.find((tool) => tool.function.name === forced) : body.tool_choice === 'required' || !hasResult ? tools[0] : null;
+  const pick = forced
+    ? tools.find((tool) => tool.function.name === forced)
+    : body.tool_choice === 'required' || !hasResult
+      ? tools[0]
+      : null;
   return { tool: pick ? { name: pick.function.name, schema: pick.function.parameters } : null };
 }
 
@@ -88,7 +101,12 @@ function decideGemini(body: any): Decision {
 function jsonSchemaOf(schema: any): any {
   if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
   if (!schema || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'type' && typeof value === 'string' ? value.toLowerCase() : jsonSchemaOf(value)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === 'type' && typeof value === 'string' ? value.toLowerCase() : jsonSchemaOf(value),
+    ]),
+  );
 }
 
 const tokens = (value: unknown) => Math.ceil(JSON.stringify(value ?? []).length / 4);
@@ -124,17 +142,29 @@ function openAiAnswer(res: http.ServerResponse, body: any, state: Omit<MockModel
   const openAiUsage = { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion };
   const id = `chatcmpl-models${state.requests.length}`;
   const created = Math.floor(Date.now() / 1000);
-  const call = tool ? { id: `call_models${state.requests.length}`, type: 'function', function: { name: tool.name, arguments: args } } : null;
+  const call = tool
+    ? { id: `call_models${state.requests.length}`, type: 'function', function: { name: tool.name, arguments: args } }
+    : null;
   const top = body.logprobs === true && !call ? (typeof body.top_logprobs === 'number' ? body.top_logprobs : 0) : null;
   if (body.stream !== true) {
     const message = call ? { role: 'assistant', content: null, tool_calls: [call] } : { role: 'assistant', content: state.text };
     const logprobs = top === null ? null : openAiLogprobs(mockTokens(state.text), 0, top);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, logprobs, finish_reason: call ? 'tool_calls' : 'stop' }], usage: openAiUsage }));
+    res.end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created,
+        model: body.model,
+        choices: [{ index: 0, message, logprobs, finish_reason: call ? 'tool_calls' : 'stop' }],
+        usage: openAiUsage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  const chunk = (delta: object, finish: string | null = null, logprobs: object | null = null) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta: object, finish: string | null = null, logprobs: object | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs, finish_reason: finish }] })}\n\n`;
   res.write(chunk({ role: 'assistant', content: '' }));
   if (call) {
     res.write(chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: tool!.name, arguments: '' } }] }));
@@ -142,10 +172,16 @@ function openAiAnswer(res: http.ServerResponse, body: any, state: Omit<MockModel
   } else {
     // Each chunk is two of the mock's tokens, with their log probabilities when asked.
     const tokens = mockTokens(state.text);
-    for (let i = 0; i < tokens.length; i += 2) res.write(chunk({ content: tokens.slice(i, i + 2).join('') }, null, top === null ? null : openAiLogprobs(tokens.slice(i, i + 2), i, top)));
+    for (let i = 0; i < tokens.length; i += 2)
+      res.write(
+        chunk({ content: tokens.slice(i, i + 2).join('') }, null, top === null ? null : openAiLogprobs(tokens.slice(i, i + 2), i, top)),
+      );
   }
   res.write(chunk({}, call ? 'tool_calls' : 'stop'));
-  if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: openAiUsage })}\n\n`);
+  if (body.stream_options?.include_usage)
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: openAiUsage })}\n\n`,
+    );
   res.end('data: [DONE]\n\n');
 }
 
@@ -153,7 +189,10 @@ function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, sh
   // JSON mode: the answer is an instance of the requested schema.
   const config = body.generationConfig ?? {};
   const schema = config.responseJsonSchema ?? config.responseSchema;
-  const state = config.responseMimeType === 'application/json' ? { ...shared, text: JSON.stringify(schema ? instanceOf(jsonSchemaOf(schema)) : {}) } : shared;
+  const state =
+    config.responseMimeType === 'application/json'
+      ? { ...shared, text: JSON.stringify(schema ? instanceOf(jsonSchemaOf(schema)) : {}) }
+      : shared;
   const decision = decideGemini(body);
   const called = decision.tools ?? (decision.tool ? [decision.tool] : []);
   const tool = called[0] ?? null;
@@ -162,13 +201,29 @@ function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, sh
   const output = tool ? calls.map((call) => JSON.stringify(call.functionCall.args)).join('') : state.text;
   const usage = { prompt: 10 + tokens(body.contents), completion: Math.ceil(output.length / 4) };
   state.usages.push(usage);
-  const usageMetadata = { promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion, totalTokenCount: usage.prompt + usage.completion };
-  const candidate = (parts: object[], finishReason?: string, logprobsResult?: object) => ({ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}), ...(logprobsResult ? { logprobsResult } : {}) });
+  const usageMetadata = {
+    promptTokenCount: usage.prompt,
+    candidatesTokenCount: usage.completion,
+    totalTokenCount: usage.prompt + usage.completion,
+  };
+  const candidate = (parts: object[], finishReason?: string, logprobsResult?: object) => ({
+    content: { role: 'model', parts },
+    index: 0,
+    ...(finishReason ? { finishReason } : {}),
+    ...(logprobsResult ? { logprobsResult } : {}),
+  });
   if (!isStream) {
     const parts = tool ? calls : [{ text: state.text }];
     const logprobs = top === null ? undefined : geminiLogprobs(mockTokens(state.text), 0, top);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ candidates: [candidate(parts, 'STOP', logprobs)], usageMetadata, modelVersion: 'mock', responseId: `models${state.requests.length}` }));
+    res.end(
+      JSON.stringify({
+        candidates: [candidate(parts, 'STOP', logprobs)],
+        usageMetadata,
+        modelVersion: 'mock',
+        responseId: `models${state.requests.length}`,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -182,7 +237,10 @@ function geminiAnswer(res: http.ServerResponse, body: any, isStream: boolean, sh
     for (let i = 0; i < tokens.length; i += 2) {
       const isLast = i + 2 >= tokens.length;
       const logprobs = top === null ? undefined : geminiLogprobs(tokens.slice(i, i + 2), i, top);
-      event({ candidates: [candidate([{ text: tokens.slice(i, i + 2).join('') }], isLast ? 'STOP' : undefined, logprobs)], usageMetadata: isLast ? usageMetadata : { promptTokenCount: usage.prompt } });
+      event({
+        candidates: [candidate([{ text: tokens.slice(i, i + 2).join('') }], isLast ? 'STOP' : undefined, logprobs)],
+        usageMetadata: isLast ? usageMetadata : { promptTokenCount: usage.prompt },
+      });
     }
   }
   res.end();
@@ -196,10 +254,31 @@ function responsesAnswer(res: http.ServerResponse, body: any, state: Omit<MockMo
   const n = state.requests.length;
   const item = tool
     ? { type: 'function_call', id: `fc_models${n}`, call_id: `call_models${n}`, name: tool.name, arguments: args, status: 'completed' }
-    : { type: 'message', id: `msg_models${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: state.text, annotations: [] }] };
+    : {
+        type: 'message',
+        id: `msg_models${n}`,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: state.text, annotations: [] }],
+      };
   const response = (status: string, output: object[], withUsage: boolean) => ({
-    id: `resp_models${n}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status, model: body.model, output, error: null, incomplete_details: null,
-    usage: withUsage ? { input_tokens: usage.prompt, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.prompt + usage.completion } : null,
+    id: `resp_models${n}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: body.model,
+    output,
+    error: null,
+    incomplete_details: null,
+    usage: withUsage
+      ? {
+          input_tokens: usage.prompt,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: usage.completion,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.prompt + usage.completion,
+        }
+      : null,
   });
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -208,18 +287,31 @@ function responsesAnswer(res: http.ServerResponse, body: any, state: Omit<MockMo
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   let sequence = 0;
-  const event = (type: string, fields: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
+  const event = (type: string, fields: object) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`);
   event('response.created', { response: response('in_progress', [], false) });
   if (tool) {
     event('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
-    for (const piece of args.match(/.{1,5}/gs) ?? []) event('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: piece });
+    for (const piece of args.match(/.{1,5}/gs) ?? [])
+      event('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: piece });
     event('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: args });
   } else {
     event('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-    event('response.content_part.added', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    for (const piece of state.text.match(/.{1,4}/gs) ?? []) event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: piece });
+    event('response.content_part.added', {
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const piece of state.text.match(/.{1,4}/gs) ?? [])
+      event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: piece });
     event('response.output_text.done', { item_id: item.id, output_index: 0, content_index: 0, text: state.text });
-    event('response.content_part.done', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: state.text, annotations: [] } });
+    event('response.content_part.done', {
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: state.text, annotations: [] },
+    });
   }
   event('response.output_item.done', { output_index: 0, item });
   event('response.completed', { response: response('completed', [item], true) });

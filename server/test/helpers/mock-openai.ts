@@ -50,8 +50,17 @@ function sendJson(res: http.ServerResponse, status: number, payload: string) {
 }
 
 function failure(key: string): { status: number; body: string } | null {
-  if (key === 'fail-401') return { status: 401, body: errorBody('Incorrect API key provided: sk-****.', 'invalid_request_error', 'invalid_api_key') };
-  if (key === 'fail-quota') return { status: 429, body: errorBody('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota') };
+  if (key === 'fail-401')
+    return { status: 401, body: errorBody('Incorrect API key provided: sk-****.', 'invalid_request_error', 'invalid_api_key') };
+  if (key === 'fail-quota')
+    return {
+      status: 429,
+      body: errorBody(
+        'You exceeded your current quota, please check your plan and billing details.',
+        'insufficient_quota',
+        'insufficient_quota',
+      ),
+    };
   const match = /^fail-(\d{3})$/.exec(key);
   if (match) return { status: Number(match[1]), body: errorBody(`mock failure ${match[1]}`, 'server_error', null) };
   return null;
@@ -59,9 +68,16 @@ function failure(key: string): { status: number; body: string } | null {
 
 /** The request's stop sequences, or an OpenAI error message when OpenAI would refuse them. */
 function stopsOf(body: any): string[] | string {
-  const stops = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop.filter((stop: unknown) => typeof stop === 'string' && stop !== '') : [];
-  if (stops.length > 0 && /^(o1|o3|o4|gpt-5)/.test(String(body.model))) return "Unsupported parameter: 'stop' is not supported with this model.";
-  if (stops.length > 4) return `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stops.length} instead.`;
+  const stops =
+    typeof body.stop === 'string'
+      ? [body.stop]
+      : Array.isArray(body.stop)
+        ? body.stop.filter((stop: unknown) => typeof stop === 'string' && stop !== '')
+        : [];
+  if (stops.length > 0 && /^(o1|o3|o4|gpt-5)/.test(String(body.model)))
+    return "Unsupported parameter: 'stop' is not supported with this model.";
+  if (stops.length > 4)
+    return `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stops.length} instead.`;
   return stops;
 }
 
@@ -71,10 +87,14 @@ async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, 
   const created = Math.floor(Date.now() / 1000);
   const pieces = Number.isInteger(body.max_tokens) && body.max_tokens > words.length ? body.max_tokens : words.length;
   const object = isChat ? 'chat.completion.chunk' : 'text_completion';
-  const chunkOf = (text: string, finish: string | null) => isChat
-    ? { id, object, created, model: body.model, choices: [{ index: 0, delta: { content: text }, finish_reason: finish }] }
-    : { id, object, created, model: body.model, choices: [{ index: 0, text, finish_reason: finish }] };
-  if (isChat) res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+  const chunkOf = (text: string, finish: string | null) =>
+    isChat
+      ? { id, object, created, model: body.model, choices: [{ index: 0, delta: { content: text }, finish_reason: finish }] }
+      : { id, object, created, model: body.model, choices: [{ index: 0, text, finish_reason: finish }] };
+  if (isChat)
+    res.write(
+      `data: ${JSON.stringify({ id, object, created, model: body.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+    );
   res.write(': keep-alive comment\n\n');
   // The text sent so far, kept only while there are stop sequences to look for (long streams stay flat).
   let text = '';
@@ -83,7 +103,9 @@ async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, 
     const piece = words[i % words.length]!;
     generated += 1;
     if (stops.length > 0) {
-      const at = Math.min(...stops.map((stop) => (text + piece).indexOf(stop, Math.max(0, text.length - stop.length + 1))).filter((index) => index >= 0));
+      const at = Math.min(
+        ...stops.map((stop) => (text + piece).indexOf(stop, Math.max(0, text.length - stop.length + 1))).filter((index) => index >= 0),
+      );
       if (Number.isFinite(at)) {
         // A stop sequence: the text before it goes out, the sequence does not, and the answer ends.
         if (at > text.length) res.write(`data: ${JSON.stringify(chunkOf(piece.slice(0, at - text.length), null))}\n\n`);
@@ -98,7 +120,9 @@ async function streamChat(res: http.ServerResponse, body: any, isChat: boolean, 
   res.write(`data: ${JSON.stringify(chunkOf('', 'stop'))}\n\n`);
   if (withUsage && body.stream_options?.include_usage) {
     const prompt = promptTokensOf(body);
-    res.write(`data: ${JSON.stringify({ id, object, created, model: body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: generated, total_tokens: prompt + generated, prompt_tokens_details: { cached_tokens: cachedOf(body) } } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object, created, model: body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: generated, total_tokens: prompt + generated, prompt_tokens_details: { cached_tokens: cachedOf(body) } } })}\n\n`,
+    );
   }
   res.end('data: [DONE]\n\n');
 }
@@ -109,10 +133,18 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   const body: any = isJson && raw.length > 0 ? JSON.parse(raw.toString('utf8')) : {};
   const withUsage = key !== 'no-usage';
   const created = Math.floor(Date.now() / 1000);
-  if (path.endsWith('/dashboard/billing/subscription')) return sendJson(res, 200, JSON.stringify({ object: 'billing_subscription', hard_limit_usd: 100 }));
+  if (path.endsWith('/dashboard/billing/subscription'))
+    return sendJson(res, 200, JSON.stringify({ object: 'billing_subscription', hard_limit_usd: 100 }));
   if (path.endsWith('/dashboard/billing/usage')) return sendJson(res, 200, JSON.stringify({ object: 'list', total_usage: 2500 }));
   if (path.endsWith('/models') && req.method === 'GET') {
-    return sendJson(res, 200, JSON.stringify({ object: 'list', data: ['gpt-4o-mini', 'gpt-4o', 'text-embedding-3-small'].map((id) => ({ id, object: 'model', created, owned_by: 'mock' })) }));
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({
+        object: 'list',
+        data: ['gpt-4o-mini', 'gpt-4o', 'text-embedding-3-small'].map((id) => ({ id, object: 'model', created, owned_by: 'mock' })),
+      }),
+    );
   }
   if (path.endsWith('/chat/completions') || path.endsWith('/completions')) {
     const isChat = path.endsWith('/chat/completions');
@@ -125,28 +157,53 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
     const content = Number.isFinite(at) ? whole.slice(0, at) : whole;
     // Pieces generated: up to the one in which the stop sequence ended.
     const generated = Number.isFinite(at) ? words.findIndex((_, i) => words.slice(0, i + 1).join('').length > at) + 1 : words.length;
-    const usage = { prompt_tokens: prompt, completion_tokens: generated, total_tokens: prompt + generated, prompt_tokens_details: { cached_tokens: cachedOf(body) } };
+    const usage = {
+      prompt_tokens: prompt,
+      completion_tokens: generated,
+      total_tokens: prompt + generated,
+      prompt_tokens_details: { cached_tokens: cachedOf(body) },
+    };
     const choice = isChat
       ? { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }
       : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };
-    const answer = { id: 'chatcmpl-mock', object: isChat ? 'chat.completion' : 'text_completion', created, model: body.model, choices: [choice], ...(withUsage ? { usage } : {}) };
+    const answer = {
+      id: 'chatcmpl-mock',
+      object: isChat ? 'chat.completion' : 'text_completion',
+      created,
+      model: body.model,
+      choices: [choice],
+      ...(withUsage ? { usage } : {}),
+    };
     return sendJson(res, 200, JSON.stringify(answer));
   }
   if (path.endsWith('/embeddings')) {
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
     const tokens = inputs.reduce((sum: number, text: unknown) => sum + Math.ceil(String(text).length / 4), 0);
-    return sendJson(res, 200, JSON.stringify({
-      object: 'list', model: body.model,
-      data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding: [0.1, 0.2, 0.3, 0.4] })),
-      usage: { prompt_tokens: tokens, total_tokens: tokens },
-    }));
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({
+        object: 'list',
+        model: body.model,
+        data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding: [0.1, 0.2, 0.3, 0.4] })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      }),
+    );
   }
   if (path.endsWith('/moderations')) {
-    return sendJson(res, 200, JSON.stringify({ id: 'modr-mock', model: body.model, results: [{ flagged: false, categories: {}, category_scores: {} }] }));
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({ id: 'modr-mock', model: body.model, results: [{ flagged: false, categories: {}, category_scores: {} }] }),
+    );
   }
   if (path.endsWith('/images/generations')) {
     const n = body.n ?? 1;
-    return sendJson(res, 200, JSON.stringify({ created, data: Array.from({ length: n }, (_, i) => ({ url: `https://images.example/${i}.png` })) }));
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({ created, data: Array.from({ length: n }, (_, i) => ({ url: `https://images.example/${i}.png` })) }),
+    );
   }
   if (path.endsWith('/audio/speech')) {
     const audio = Buffer.from('ID3mock-audio-bytes');
@@ -160,10 +217,14 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   }
   if (path.endsWith('/rerank')) {
     const documents: unknown[] = body.documents ?? [];
-    return sendJson(res, 200, JSON.stringify({
-      results: documents.map((document, index) => ({ index, relevance_score: 1 - index / 10, document })),
-      usage: { total_tokens: 5 + documents.length },
-    }));
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({
+        results: documents.map((document, index) => ({ index, relevance_score: 1 - index / 10, document })),
+        usage: { total_tokens: 5 + documents.length },
+      }),
+    );
   }
   sendJson(res, 404, errorBody(`Unknown path ${path}`, 'invalid_request_error', 'not_found'));
 }
@@ -196,9 +257,10 @@ export async function startMockOpenAi(): Promise<MockOpenAi> {
     url: `http://127.0.0.1:${port}`,
     requests,
     requestsFor: (key) => requests.filter((request) => request.headers.authorization === `Bearer ${key}`),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

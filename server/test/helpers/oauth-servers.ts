@@ -21,7 +21,10 @@ export interface ProviderServer {
   close(): Promise<void>;
 }
 
-async function listen(handler: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void, calls: RecordedCall[]): Promise<ProviderServer> {
+async function listen(
+  handler: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void,
+  calls: RecordedCall[],
+): Promise<ProviderServer> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -36,10 +39,11 @@ async function listen(handler: (req: http.IncomingMessage, body: string, res: ht
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -69,7 +73,12 @@ class CodeBook<U> {
   }
 }
 
-export interface GitHubUser { id: number; login: string; name?: string; email?: string }
+export interface GitHubUser {
+  id: number;
+  login: string;
+  name?: string;
+  email?: string;
+}
 
 /** GitHub: POST /login/oauth/access_token (JSON, answers 200 with an error for a bad code), GET /user. */
 export async function startGitHubServer(clientId: string, clientSecret: string) {
@@ -78,7 +87,8 @@ export async function startGitHubServer(clientId: string, clientSecret: string) 
   const server = await listen((req, body, res) => {
     if (req.method === 'POST' && req.url === '/login/oauth/access_token') {
       const input = JSON.parse(body || '{}') as Record<string, string>;
-      if (input.client_id !== clientId || input.client_secret !== clientSecret) return json(res, 200, { error: 'incorrect_client_credentials' });
+      if (input.client_id !== clientId || input.client_secret !== clientSecret)
+        return json(res, 200, { error: 'incorrect_client_credentials' });
       const token = book.redeem(input.code ?? '');
       if (!token) return json(res, 200, { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' });
       return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'user:email' });
@@ -92,7 +102,14 @@ export async function startGitHubServer(clientId: string, clientSecret: string) 
   return { ...server, issueCode: (user: GitHubUser) => book.issue(user) };
 }
 
-export interface LinuxDoUser { id: number; username: string; name?: string; active?: boolean; silenced?: boolean; trust_level?: number }
+export interface LinuxDoUser {
+  id: number;
+  username: string;
+  name?: string;
+  active?: boolean;
+  silenced?: boolean;
+  trust_level?: number;
+}
 
 /** Linux DO Connect: POST /oauth2/token (form, HTTP Basic client auth), GET /api/user. */
 export async function startLinuxDoServer(clientId: string, clientSecret: string) {
@@ -128,7 +145,8 @@ export async function startWeChatServer(serverToken: string) {
   const server = await listen((req, _body, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     if (req.method !== 'GET' || url.pathname !== '/api/wechat/user') return json(res, 404, { success: false, message: 'not found' });
-    if (req.headers.authorization !== serverToken) return json(res, 200, { success: false, message: '无权进行此操作，未登录或 token 无效' });
+    if (req.headers.authorization !== serverToken)
+      return json(res, 200, { success: false, message: '无权进行此操作，未登录或 token 无效' });
     const entry = codes.get(url.searchParams.get('code') ?? '');
     if (!entry || clock.now - entry.issuedAt > 3 * 60_000) return json(res, 200, { success: false, message: '验证码错误或已过期' });
     codes.delete(url.searchParams.get('code') ?? '');
@@ -148,7 +166,10 @@ export async function startWeChatServer(serverToken: string) {
 /** The login widget's fields for `user`, signed as Telegram signs them for `botToken`. */
 export function signTelegramLogin(botToken: string, user: Record<string, string | number>): Record<string, string> {
   const fields = Object.fromEntries(Object.entries(user).map(([key, value]) => [key, String(value)]));
-  const checkString = Object.keys(fields).sort().map((key) => `${key}=${fields[key]}`).join('\n');
+  const checkString = Object.keys(fields)
+    .sort()
+    .map((key) => `${key}=${fields[key]}`)
+    .join('\n');
   const secret = createHash('sha256').update(botToken).digest();
   return { ...fields, hash: createHmac('sha256', secret).update(checkString).digest('hex') };
 }
@@ -162,7 +183,12 @@ export async function fetchOAuthState(client: ApiClient, aff = ''): Promise<{ st
 }
 
 /** Calls the callback route as the console does, with the browser's session and state cookies. */
-export async function callOAuthCallback(client: ApiClient, provider: string, query: Record<string, string>, stateCookie: string): Promise<ApiResponse> {
+export async function callOAuthCallback(
+  client: ApiClient,
+  provider: string,
+  query: Record<string, string>,
+  stateCookie: string,
+): Promise<ApiResponse> {
   const session = client.cookie;
   client.cookie = [session, stateCookie].filter(Boolean).join('; ');
   const res = await client.get(`/api/oauth/${provider}?${new URLSearchParams(query).toString()}`);

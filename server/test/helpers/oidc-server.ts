@@ -30,14 +30,16 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const codeTtl = { seconds: 60 };
   const provider = new Provider(issuer, {
-    clients: [{
-      client_id: options.clientId,
-      client_secret: options.clientSecret,
-      redirect_uris: options.redirectUris,
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_post',
-    }],
+    clients: [
+      {
+        client_id: options.clientId,
+        client_secret: options.clientSecret,
+        redirect_uris: options.redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
     cookies: { keys: ['oidc-test-cookie-key-0123456789'] },
     claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email'] },
     pkce: { required: () => false },
@@ -47,23 +49,31 @@ export async function startOidcServer(options: OidcServerOptions): Promise<OidcS
       return {
         accountId: id,
         async claims() {
-          return { sub: id, preferred_username: profile.preferred_username ?? id, name: profile.name ?? id, email: profile.email ?? `${id}@idp.test` };
+          return {
+            sub: id,
+            preferred_username: profile.preferred_username ?? id,
+            name: profile.name ?? id,
+            email: profile.email ?? `${id}@idp.test`,
+          };
         },
       };
     },
   });
   const handle = provider.callback();
   // Koa answers its own errors (ctx.onerror), so the promise it returns never rejects.
-  server.on('request', (req, res) => { void handle(req, res); });
+  server.on('request', (req, res) => {
+    void handle(req, res);
+  });
   return {
     issuer,
     wellKnown: `${issuer}/.well-known/openid-configuration`,
     provider,
     codeTtl,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

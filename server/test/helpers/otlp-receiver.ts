@@ -63,9 +63,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         for (const scope of resourceSpans.scopeSpans ?? []) {
           for (const span of scope.spans ?? []) {
             spans.push({
-              traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name, kind: span.kind,
-              attributes: flatten(span.attributes), events: (span.events ?? []).map((event: any) => ({ name: event.name, timeUnixNano: String(event.timeUnixNano) })),
-              status: span.status?.code ?? 0, startTimeUnixNano: String(span.startTimeUnixNano), endTimeUnixNano: String(span.endTimeUnixNano), resource,
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId ?? '',
+              name: span.name,
+              kind: span.kind,
+              attributes: flatten(span.attributes),
+              events: (span.events ?? []).map((event: any) => ({ name: event.name, timeUnixNano: String(event.timeUnixNano) })),
+              status: span.status?.code ?? 0,
+              startTimeUnixNano: String(span.startTimeUnixNano),
+              endTimeUnixNano: String(span.endTimeUnixNano),
+              resource,
             });
           }
         }

@@ -13,7 +13,12 @@ export interface OpenAiStream {
 }
 
 export function openAiStream(options: StreamOptions, resume: () => void): OpenAiStream {
-  const codec = new OpenAiSseCodec({ transform: options.transform, clientWantsUsage: options.clientWantsUsage, startedAt: options.startedAt, model: options.model });
+  const codec = new OpenAiSseCodec({
+    transform: options.transform,
+    clientWantsUsage: options.clientWantsUsage,
+    startedAt: options.startedAt,
+    model: options.model,
+  });
   const driver = new StreamDriver({ ...options, out: options.out as StreamOut, codec }, resume);
   // Whether the bill was counted is read when the stream is done (the codec's state then).
   const done = driver.done.then((outcome) => ({ ...outcome, isUsageCounted: codec.isUsageCounted }));

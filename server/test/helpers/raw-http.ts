@@ -70,8 +70,13 @@ export function rawRequest(base: string, request: RawRequest): Promise<RawAnswer
     });
     socket.on('close', () => resolve(parse(received, socketError, answeredAt, sentAt)));
     if (request.read === 'after-sending') socket.pause();
-    const headers = Object.entries({ host: 'gateway.test', ...request.headers, ...(request.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': size }) })
-      .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = Object.entries({
+      host: 'gateway.test',
+      ...request.headers,
+      ...(request.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': size }),
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(`${request.method ?? 'POST'} ${request.path} HTTP/1.1\r\n${headers}\r\n`);
     const filler = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;
@@ -89,7 +94,9 @@ export function rawRequest(base: string, request: RawRequest): Promise<RawAnswer
         const n = Math.min(filler.length, limit - sent);
         const piece = body ? body.subarray(sent, sent + n) : filler.subarray(0, n);
         sent += n;
-        const isFlowing = socket.write(request.chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+        const isFlowing = socket.write(
+          request.chunked ? Buffer.concat([Buffer.from(`${n.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece,
+        );
         if (!isFlowing) {
           socket.once('drain', pump);
           return;

@@ -20,10 +20,23 @@ export interface UpstreamConnection {
 }
 
 export const usages = [
-  { total_tokens: 370, input_tokens: 120, output_tokens: 250, input_token_details: { cached_tokens: 10, text_tokens: 20, audio_tokens: 100 }, output_token_details: { text_tokens: 50, audio_tokens: 200 } },
   {
-    total_tokens: 390, input_tokens: 300, output_tokens: 90,
-    input_token_details: { cached_tokens: 64, text_tokens: 40, audio_tokens: 260, cached_tokens_details: { text_tokens: 24, audio_tokens: 40 } },
+    total_tokens: 370,
+    input_tokens: 120,
+    output_tokens: 250,
+    input_token_details: { cached_tokens: 10, text_tokens: 20, audio_tokens: 100 },
+    output_token_details: { text_tokens: 50, audio_tokens: 200 },
+  },
+  {
+    total_tokens: 390,
+    input_tokens: 300,
+    output_tokens: 90,
+    input_token_details: {
+      cached_tokens: 64,
+      text_tokens: 40,
+      audio_tokens: 260,
+      cached_tokens_details: { text_tokens: 24, audio_tokens: 40 },
+    },
     output_token_details: { text_tokens: 30, audio_tokens: 60 },
   },
 ];
@@ -36,13 +49,23 @@ export async function startMockRealtime() {
     const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '') || String(req.headers['api-key'] ?? '');
     const failure = /^fail-(\d{3})$/.exec(key);
     if (failure) {
-      const body = JSON.stringify({ error: { message: `mock realtime refused with ${failure[1]}`, type: 'invalid_request_error', code: 'mock_refused' } });
-      socket.end(`HTTP/1.1 ${failure[1]} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      const body = JSON.stringify({
+        error: { message: `mock realtime refused with ${failure[1]}`, type: 'invalid_request_error', code: 'mock_refused' },
+      });
+      socket.end(
+        `HTTP/1.1 ${failure[1]} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       let closedResolve!: (code: number) => void;
-      const connection: UpstreamConnection = { url: req.url ?? '', headers: req.headers, received: [], sent: [], closed: new Promise((resolve) => (closedResolve = resolve)) };
+      const connection: UpstreamConnection = {
+        url: req.url ?? '',
+        headers: req.headers,
+        received: [],
+        sent: [],
+        closed: new Promise((resolve) => (closedResolve = resolve)),
+      };
       connections.push(connection);
       ws.on('close', (code) => closedResolve(code));
       const send = (event: Record<string, unknown>) => {
@@ -51,22 +74,49 @@ export async function startMockRealtime() {
         ws.send(text);
       };
       let responses = 0;
-      send({ type: 'session.created', event_id: 'event_1', session: { id: 'sess_1', object: 'realtime.session', model: new URL(req.url ?? '/', 'http://x').searchParams.get('model') } });
+      send({
+        type: 'session.created',
+        event_id: 'event_1',
+        session: { id: 'sess_1', object: 'realtime.session', model: new URL(req.url ?? '/', 'http://x').searchParams.get('model') },
+      });
       ws.on('message', (data: Buffer, isBinary) => {
         connection.received.push({ data, isBinary });
         if (isBinary) return ws.send(data, { binary: true });
         const event = JSON.parse(data.toString('utf8')) as { type: string; event_id?: string; kind?: string };
         if (event.type === 'mock.error') {
           return send({
-            type: 'error', event_id: 'event_err',
-            error: { type: event.kind ?? 'server_error', code: 'mock_code', message: `Invalid 'voice' with key ${key} at 10.20.30.40:3849`, param: null, event_id: event.event_id },
+            type: 'error',
+            event_id: 'event_err',
+            error: {
+              type: event.kind ?? 'server_error',
+              code: 'mock_code',
+              message: `Invalid 'voice' with key ${key} at 10.20.30.40:3849`,
+              param: null,
+              event_id: event.event_id,
+            },
           });
         }
         if (event.type !== 'response.create') return;
         const id = `resp_${responses}`;
-        send({ type: 'response.created', event_id: `event_c${responses}`, response: { id, object: 'realtime.response', status: 'in_progress', output: [], usage: null } });
-        send({ type: 'response.audio_transcript.delta', event_id: `event_d${responses}`, response_id: id, item_id: 'item_1', output_index: 0, content_index: 0, delta: 'Hello — 你好' });
-        send({ type: 'response.done', event_id: `event_e${responses}`, response: { id, object: 'realtime.response', status: 'completed', output: [], usage: usages[responses % usages.length] } });
+        send({
+          type: 'response.created',
+          event_id: `event_c${responses}`,
+          response: { id, object: 'realtime.response', status: 'in_progress', output: [], usage: null },
+        });
+        send({
+          type: 'response.audio_transcript.delta',
+          event_id: `event_d${responses}`,
+          response_id: id,
+          item_id: 'item_1',
+          output_index: 0,
+          content_index: 0,
+          delta: 'Hello — 你好',
+        });
+        send({
+          type: 'response.done',
+          event_id: `event_e${responses}`,
+          response: { id, object: 'realtime.response', status: 'completed', output: [], usage: usages[responses % usages.length] },
+        });
         responses += 1;
       });
     });
@@ -94,7 +144,9 @@ export function openClient(url: string, options: { protocols?: string[]; headers
   const socket = new WebSocket(url, options.protocols ?? [], { headers: options.headers, perMessageDeflate: false });
   const frames: Frame[] = [];
   socket.on('message', (data: Buffer, isBinary) => frames.push({ data, isBinary, text: isBinary ? '' : data.toString('utf8') }));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   const opened = new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
@@ -119,6 +171,7 @@ export async function waitFor<T>(read: () => T | undefined | null | false, label
   }
 }
 
-export const eventTypes = (frames: Frame[]) => frames.filter((frame) => !frame.isBinary).map((frame) => (JSON.parse(frame.text) as { type: string }).type);
+export const eventTypes = (frames: Frame[]) =>
+  frames.filter((frame) => !frame.isBinary).map((frame) => (JSON.parse(frame.text) as { type: string }).type);
 
 export type MockRealtime = Awaited<ReturnType<typeof startMockRealtime>>;

@@ -45,7 +45,11 @@ export interface TokenFixture {
   responseCacheTtl?: number;
 }
 
-export async function createRelayToken(ctx: AppContext, userId: number, options: TokenFixture = {}): Promise<{ id: number; key: string; apiKey: string }> {
+export async function createRelayToken(
+  ctx: AppContext,
+  userId: number,
+  options: TokenFixture = {},
+): Promise<{ id: number; key: string; apiKey: string }> {
   const key = randomBytes(36).toString('base64url').replace(/[-_]/g, 'x').slice(0, 48);
   const id = await insertReturningId(ctx.storage, 'tokens', {
     user_id: userId,
@@ -111,9 +115,17 @@ export async function createRelayChannel(ctx: AppContext, options: ChannelFixtur
     setting: options.setting ? JSON.stringify(options.setting) : '',
     created_time: Math.floor(Date.now() / 1000),
   });
-  const rows = groups.flatMap((group) => options.models.map((model) => ({
-    group, model, channel_id: id, enabled: (options.status ?? 1) === 1 ? 1 : 0, priority: options.priority ?? 0, weight: options.weight ?? 0, tag: '',
-  })));
+  const rows = groups.flatMap((group) =>
+    options.models.map((model) => ({
+      group,
+      model,
+      channel_id: id,
+      enabled: (options.status ?? 1) === 1 ? 1 : 0,
+      priority: options.priority ?? 0,
+      weight: options.weight ?? 0,
+      tag: '',
+    })),
+  );
   if (rows.length > 0) await ctx.storage.db.insertInto('abilities').values(rows).execute();
   await ctx.bus.publish('channels');
   await relayOf(ctx).channels.rebuild();
@@ -126,7 +138,8 @@ export async function setOption(ctx: AppContext, key: string, value: string): Pr
 
 /** Writes every pending counter and log row now (after the bills still being split with a subscription: ledger/funding-settle.ts). */
 export async function flushRelay(ctx: AppContext): Promise<void> {
-  for (let waited = 0; ctx.lifecycle.callsInFlight > 0 && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let waited = 0; ctx.lifecycle.callsInFlight > 0 && waited < 10_000; waited += 5)
+    await new Promise((resolve) => setTimeout(resolve, 5));
   await relayOf(ctx).usage.flush();
 }
 

@@ -61,16 +61,28 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     let output = '';
     const child = spawn(process.execPath, [main], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', WEB_DIST_DIR: '/nonexistent-web-dist', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        WEB_DIST_DIR: '/nonexistent-web-dist',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (chunk) => (output += String(chunk)));
     child.stderr!.on('data', (chunk) => (output += String(chunk)));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const url = `http://127.0.0.1:${port}`;
     const deadline = performance.now() + 30_000;
     while (performance.now() < deadline && child.exitCode === null) {
-      const status = await fetch(`${url}/api/status`).then((response) => response.status, () => 0);
+      const status = await fetch(`${url}/api/status`).then(
+        (response) => response.status,
+        () => 0,
+      );
       if (status === 200) return { url, child, output: () => output, exited };
       await sleep(20);
     }

@@ -29,7 +29,27 @@ export function selfSignedCertificate(): { key: string; cert: string; certFile: 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-smtp-tls-'));
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
 }
 
@@ -37,7 +57,9 @@ export function selfSignedCertificate(): { key: string; cert: string; certFile: 
  * A real SMTP server (the smtp-server package) that keeps what it receives: optional implicit TLS
  * (`secure`), optional AUTH with one account, or `refuse` to answer every mail with a 550.
  */
-export async function startSmtpSink(options: { secure?: { key: string; cert: string }; account?: { user: string; pass: string }; refuse?: boolean } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(
+  options: { secure?: { key: string; cert: string }; account?: { user: string; pass: string }; refuse?: boolean } = {},
+): Promise<SmtpSink> {
   const mails: ReceivedMail[] = [];
   const logins: SmtpSink['logins'] = [];
   const waiters: Array<{ to?: string; resolve: (mail: ReceivedMail) => void }> = [];
@@ -96,10 +118,15 @@ export async function startSmtpSink(options: { secure?: { key: string; cert: str
         mails.splice(mails.indexOf(already), 1);
         return Promise.resolve(already);
       }
-      return new Promise((resolve) => waiters.push({ to, resolve: (mail) => {
-        mails.splice(mails.indexOf(mail), 1);
-        resolve(mail);
-      } }));
+      return new Promise((resolve) =>
+        waiters.push({
+          to,
+          resolve: (mail) => {
+            mails.splice(mails.indexOf(mail), 1);
+            resolve(mail);
+          },
+        }),
+      );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

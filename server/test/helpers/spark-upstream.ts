@@ -30,7 +30,9 @@ function expectedSignature(apiSecret: string, host: string, date: string, path: 
 
 function refuse(socket: Duplex, message: string): void {
   const body = JSON.stringify({ message });
-  socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function startSparkUpstream(keys: { apiKey: string; apiSecret: string }): Promise<SparkUpstream> {
@@ -53,7 +55,11 @@ export async function startSparkUpstream(keys: { apiKey: string; apiSecret: stri
     const signature = /signature="([^"]+)"/.exec(origin)?.[1];
     const apiKey = /api_key="([^"]+)"/.exec(origin)?.[1];
     const skewMs = Math.abs(Date.now() - Date.parse(date));
-    const isSigned = apiKey === keys.apiKey && host === req.headers.host && signature === expectedSignature(keys.apiSecret, host, date, url.pathname) && skewMs < 300_000;
+    const isSigned =
+      apiKey === keys.apiKey &&
+      host === req.headers.host &&
+      signature === expectedSignature(keys.apiSecret, host, date, url.pathname) &&
+      skewMs < 300_000;
     if (!isSigned) {
       state.refused += 1;
       refuse(socket, 'HMAC signature does not match');
@@ -76,13 +82,18 @@ export async function startSparkUpstream(keys: { apiKey: string; apiSecret: stri
       return state.refused;
     },
     reply: (frames) => queue.push(frames),
-    close: () => new Promise<void>((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Frames of an NDJSON fixture. */
-export const framesOf = (ndjson: string): unknown[] => ndjson.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as unknown);
+export const framesOf = (ndjson: string): unknown[] =>
+  ndjson
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as unknown);

@@ -20,7 +20,10 @@ export async function startSteadyRelay(): Promise<SteadyRelay> {
   const userId = await createRelayUser(server.ctx, { quota: 1e12 });
   const { apiKey } = await createRelayToken(server.ctx, userId, { remainQuota: 1e11 });
   return {
-    server, upstream, root, apiKey,
+    server,
+    upstream,
+    root,
+    apiKey,
     async stop() {
       await server.stop();
       await upstream.close();

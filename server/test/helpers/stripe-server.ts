@@ -65,7 +65,10 @@ export class StripeServer {
   url = '';
   private server: http.Server | null = null;
 
-  constructor(readonly secretKey: string, readonly webhookSecret: string) {}
+  constructor(
+    readonly secretKey: string,
+    readonly webhookSecret: string,
+  ) {}
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => {
@@ -92,21 +95,38 @@ export class StripeServer {
   /** A signed event as Stripe delivers it; `timestamp` and `secret` forge stale or foreign ones. */
   event(type: string, object: Json, options: { timestamp?: number; secret?: string } = {}): { payload: string; signature: string } {
     const payload = JSON.stringify({
-      id: id('evt'), object: 'event', api_version: apiVersion, created: now(), type, livemode: false,
-      pending_webhooks: 1, request: { id: null, idempotency_key: null }, data: { object },
+      id: id('evt'),
+      object: 'event',
+      api_version: apiVersion,
+      created: now(),
+      type,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      data: { object },
     });
     const signature = Stripe.webhooks.generateTestHeaderString({
-      payload, secret: options.secret ?? this.webhookSecret, ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+      payload,
+      secret: options.secret ?? this.webhookSecret,
+      ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
     });
     return { payload, signature };
   }
 
   /** POSTs a signed event to the gateway's webhook (`url`: another instance's). */
-  async deliver(type: string, object: Json, options: { timestamp?: number; secret?: string; signature?: string; url?: string } = {}): Promise<Delivery> {
+  async deliver(
+    type: string,
+    object: Json,
+    options: { timestamp?: number; secret?: string; signature?: string; url?: string } = {},
+  ): Promise<Delivery> {
     const signed = this.event(type, object, options);
     const res = await fetch(options.url ?? this.webhookUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': options.signature ?? signed.signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': options.signature ?? signed.signature,
+        'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+      },
       body: signed.payload,
     });
     return { status: res.status, body: await res.text() };
@@ -126,10 +146,24 @@ export class StripeServer {
       const recurring = (item.price_data as Json).recurring as Json;
       const start = now();
       const sub: Json = {
-        id: id('sub'), object: 'subscription', status: 'active', cancel_at_period_end: false, customer: id('cus'),
+        id: id('sub'),
+        object: 'subscription',
+        status: 'active',
+        cancel_at_period_end: false,
+        customer: id('cus'),
         metadata: session.subscription_metadata ?? {},
-        interval: recurring.interval, interval_count: Number(recurring.interval_count ?? 1),
-        items: { object: 'list', data: [{ id: id('si'), current_period_start: start, current_period_end: start + periodSeconds(String(recurring.interval), Number(recurring.interval_count ?? 1)) }] },
+        interval: recurring.interval,
+        interval_count: Number(recurring.interval_count ?? 1),
+        items: {
+          object: 'list',
+          data: [
+            {
+              id: id('si'),
+              current_period_start: start,
+              current_period_end: start + periodSeconds(String(recurring.interval), Number(recurring.interval_count ?? 1)),
+            },
+          ],
+        },
       };
       this.subscriptions.set(sub.id as string, sub);
       session.subscription = sub.id;
@@ -150,7 +184,11 @@ export class StripeServer {
 
   invoice(sub: Json, start: number, end: number, reason: string): Json {
     return {
-      id: id('in'), object: 'invoice', status: 'paid', billing_reason: reason, customer: sub.customer,
+      id: id('in'),
+      object: 'invoice',
+      status: 'paid',
+      billing_reason: reason,
+      customer: sub.customer,
       parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.metadata } },
       lines: { object: 'list', data: [{ id: id('il'), object: 'line_item', period: { start, end } }] },
     };
@@ -166,12 +204,15 @@ export class StripeServer {
   async payAndNotify(sessionId: string): Promise<Delivery[]> {
     const session = this.pay(sessionId);
     const deliveries = [await this.deliver('checkout.session.completed', session)];
-    if (typeof session.subscription === 'string') deliveries.push(await this.deliver('invoice.paid', this.firstInvoice(session.subscription)));
+    if (typeof session.subscription === 'string')
+      deliveries.push(await this.deliver('invoice.paid', this.firstInvoice(session.subscription)));
     return deliveries;
   }
 
   private json(res: http.ServerResponse, status: number, body: unknown): void {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), 'stripe-version': apiVersion }).end(JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), 'stripe-version': apiVersion })
+      .end(JSON.stringify(body));
   }
 
   private error(res: http.ServerResponse, status: number, type: string, message: string): void {
@@ -184,8 +225,10 @@ export class StripeServer {
     if (path.startsWith('/pay/')) return this.checkoutPage(req, path, res);
     const form = decodeForm(body);
     this.calls.push({ method: req.method ?? '', path, form, headers: req.headers });
-    if (req.headers.authorization !== `Bearer ${this.secretKey}`) return this.error(res, 401, 'invalid_request_error', 'Invalid API Key provided');
-    if (this.failWith !== null) return this.error(res, this.failWith, this.failWith >= 500 ? 'api_error' : 'invalid_request_error', 'simulated failure');
+    if (req.headers.authorization !== `Bearer ${this.secretKey}`)
+      return this.error(res, 401, 'invalid_request_error', 'Invalid API Key provided');
+    if (this.failWith !== null)
+      return this.error(res, this.failWith, this.failWith >= 500 ? 'api_error' : 'invalid_request_error', 'simulated failure');
     if (req.method === 'POST' && path === '/v1/checkout/sessions') return this.createSession(form, res);
     const sessionMatch = /^\/v1\/checkout\/sessions\/([\w]+)$/.exec(path);
     if (req.method === 'GET' && sessionMatch) {
@@ -196,7 +239,8 @@ export class StripeServer {
     if (req.method === 'POST' && expireMatch) {
       const session = this.sessions.get(expireMatch[1]!);
       if (!session) return this.error(res, 404, 'invalid_request_error', 'No such checkout.session');
-      if (session.status !== 'open') return this.error(res, 400, 'invalid_request_error', 'Only Checkout Sessions with a status in ["open"] can be expired.');
+      if (session.status !== 'open')
+        return this.error(res, 400, 'invalid_request_error', 'Only Checkout Sessions with a status in ["open"] can be expired.');
       session.status = 'expired';
       return this.json(res, 200, session);
     }
@@ -219,16 +263,28 @@ export class StripeServer {
   private createSession(form: Record<string, unknown>, res: http.ServerResponse): void {
     const items = form.line_items as Json[] | undefined;
     const price = items?.[0]?.price_data as Json | undefined;
-    if (!price || !form.success_url || !form.cancel_url || !form.mode) return this.error(res, 400, 'invalid_request_error', 'Missing required param');
+    if (!price || !form.success_url || !form.cancel_url || !form.mode)
+      return this.error(res, 400, 'invalid_request_error', 'Missing required param');
     const unitAmount = Number(price.unit_amount);
-    if (!Number.isInteger(unitAmount) || unitAmount < 50) return this.error(res, 400, 'invalid_request_error', 'Amount must be at least 50 cents');
+    if (!Number.isInteger(unitAmount) || unitAmount < 50)
+      return this.error(res, 400, 'invalid_request_error', 'Amount must be at least 50 cents');
     const sessionId = id('cs');
     const session: Json = {
-      id: sessionId, object: 'checkout.session', mode: form.mode, status: 'open', payment_status: 'unpaid',
-      amount_total: unitAmount * Number(items![0]!.quantity ?? 1), currency: price.currency,
-      client_reference_id: form.client_reference_id ?? null, metadata: form.metadata ?? {},
-      customer_email: form.customer_email ?? null, success_url: form.success_url, cancel_url: form.cancel_url,
-      subscription: null, url: `${this.url}/pay/${sessionId}`, line_items: items,
+      id: sessionId,
+      object: 'checkout.session',
+      mode: form.mode,
+      status: 'open',
+      payment_status: 'unpaid',
+      amount_total: unitAmount * Number(items![0]!.quantity ?? 1),
+      currency: price.currency,
+      client_reference_id: form.client_reference_id ?? null,
+      metadata: form.metadata ?? {},
+      customer_email: form.customer_email ?? null,
+      success_url: form.success_url,
+      cancel_url: form.cancel_url,
+      subscription: null,
+      url: `${this.url}/pay/${sessionId}`,
+      line_items: items,
       subscription_metadata: (form.subscription_data as Json | undefined)?.metadata ?? {},
       allow_promotion_codes: form.allow_promotion_codes === 'true' ? true : null,
     };

@@ -37,10 +37,17 @@ export async function startSunoUpstream(key: string): Promise<SunoUpstream> {
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
       const body = parts.length > 0 ? JSON.parse(Buffer.concat(parts).toString('utf8')) : {};
-      const send = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-      if (req.headers.authorization !== `Bearer ${key}`) return send(401, { error: { message: 'invalid api key', type: 'authentication_error' } });
+      const send = (status: number, payload: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+      if (req.headers.authorization !== `Bearer ${key}`)
+        return send(401, { error: { message: 'invalid api key', type: 'authentication_error' } });
       if (req.url?.startsWith('/suno/submit/')) {
-        submits.push({ path: req.url, authorization: req.headers.authorization ?? '', body, traceparent: req.headers.traceparent as string | undefined });
+        submits.push({
+          path: req.url,
+          authorization: req.headers.authorization ?? '',
+          body,
+          traceparent: req.headers.traceparent as string | undefined,
+        });
         const failure = failures.shift();
         if (failure) return send(failure.status, failure.body);
         next += 1;
@@ -49,18 +56,28 @@ export async function startSunoUpstream(key: string): Promise<SunoUpstream> {
         return send(200, { code: 'success', message: '', data: id });
       }
       if (req.url === '/suno/fetch') {
-        const data = (body.ids as string[]).filter((id) => scripts.has(id)).map((id) => {
-          const count = (fetched.get(id) ?? 0) + 1;
-          fetched.set(id, count);
-          const states = scripts.get(id)!;
-          const state = states[Math.min(count, states.length) - 1]!;
-          return {
-            task_id: id, action: 'MUSIC', status: state.status, fail_reason: state.fail_reason ?? '', submit_time: 1_760_000_000, start_time: 1_760_000_005,
-            finish_time: state.status === 'SUCCESS' ? 1_760_000_050 : 0,
-            data: state.status === 'SUCCESS' ? [{ id: `clip-${id}`, audio_url: `https://cdn.example/${id}.mp3`, title: 'Song', status: 'complete' }] : [],
-            ...state.fields,
-          };
-        });
+        const data = (body.ids as string[])
+          .filter((id) => scripts.has(id))
+          .map((id) => {
+            const count = (fetched.get(id) ?? 0) + 1;
+            fetched.set(id, count);
+            const states = scripts.get(id)!;
+            const state = states[Math.min(count, states.length) - 1]!;
+            return {
+              task_id: id,
+              action: 'MUSIC',
+              status: state.status,
+              fail_reason: state.fail_reason ?? '',
+              submit_time: 1_760_000_000,
+              start_time: 1_760_000_005,
+              finish_time: state.status === 'SUCCESS' ? 1_760_000_050 : 0,
+              data:
+                state.status === 'SUCCESS'
+                  ? [{ id: `clip-${id}`, audio_url: `https://cdn.example/${id}.mp3`, title: 'Song', status: 'complete' }]
+                  : [],
+              ...state.fields,
+            };
+          });
         return send(200, { code: 'success', message: '', data });
       }
       send(404, { error: 'not found' });

@@ -49,7 +49,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     await client.query(`CREATE DATABASE ${name}`);
     await client.end();
     return {
-      kind, dsn: withDatabase(admin, name), sqlitePath: '',
+      kind,
+      dsn: withDatabase(admin, name),
+      sqlitePath: '',
       async drop() {
         const c = new pg.Client({ connectionString: admin });
         await c.connect();
@@ -63,7 +65,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   await connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await connection.end();
   return {
-    kind, dsn: withDatabase(admin, name), sqlitePath: '',
+    kind,
+    dsn: withDatabase(admin, name),
+    sqlitePath: '',
     async drop() {
       const c = await createConnection(admin);
       await c.query(`DROP DATABASE IF EXISTS ${name}`);
@@ -73,7 +77,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 }
 
 /** A migrated storage on a fresh database; `cleanup` closes it and drops the database. */
-export async function createTestStorage(kind: DatabaseKind): Promise<{ storage: Storage; database: TestDatabase; cleanup(): Promise<void> }> {
+export async function createTestStorage(
+  kind: DatabaseKind,
+): Promise<{ storage: Storage; database: TestDatabase; cleanup(): Promise<void> }> {
   const database = await createTestDatabase(kind);
   const storage = openStorage({ kind, dsn: database.dsn, sqlitePath: database.sqlitePath, poolSize: 5, onIdleError: () => undefined });
   await migrate(storage);
@@ -88,7 +94,10 @@ export async function createTestStorage(kind: DatabaseKind): Promise<{ storage: 
 }
 
 /** createTestStorage plus a second pool on the same database (another instance of the cluster); cleanup closes both. */
-export async function createTestStorages(kind: DatabaseKind, poolSize = 10): Promise<{ storage: Storage; other: Storage; cleanup(): Promise<void> }> {
+export async function createTestStorages(
+  kind: DatabaseKind,
+  poolSize = 10,
+): Promise<{ storage: Storage; other: Storage; cleanup(): Promise<void> }> {
   const made = await createTestStorage(kind);
   const other = openStorage({ kind, dsn: made.database.dsn, sqlitePath: made.database.sqlitePath, poolSize });
   return {

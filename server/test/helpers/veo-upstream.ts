@@ -24,7 +24,6 @@ export interface VeoUpstream {
   close(): Promise<void>;
 }
 
-
 export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
   const bytesOf = (n: number) => Buffer.from(`\u0000\u0000\u0000\u0018ftypmp42 video ${n}`.repeat(64));
   const storageRequests: VeoUpstream['storageRequests'] = [];
@@ -46,7 +45,8 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
       const path = req.url ?? '';
       const text = Buffer.concat(parts).toString('utf8');
       state.requests.push({ method: req.method ?? '', path, headers: req.headers, body: text ? JSON.parse(text) : null });
-      if (req.headers['x-goog-api-key'] !== key) return sendJson(res, 403, { error: { code: 403, message: 'API key not valid.', status: 'PERMISSION_DENIED' } });
+      if (req.headers['x-goog-api-key'] !== key)
+        return sendJson(res, 403, { error: { code: 403, message: 'API key not valid.', status: 'PERMISSION_DENIED' } });
       const submit = /^\/v1beta\/models\/([\w.-]+):predictLongRunning$/.exec(path);
       if (req.method === 'POST' && submit) {
         operations += 1;
@@ -58,10 +58,17 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
         const count = (polls.get(id!) ?? 0) + 1;
         polls.set(id!, count);
         if (count < state.pollsToFinish) return sendJson(res, 200, { name, done: false });
-        if (state.failing.has(id!)) return sendJson(res, 200, { name, done: true, error: { code: 3, message: 'The prompt was blocked by the safety filter.' } });
+        if (state.failing.has(id!))
+          return sendJson(res, 200, { name, done: true, error: { code: 3, message: 'The prompt was blocked by the safety filter.' } });
         return sendJson(res, 200, {
-          name, done: true,
-          response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: { generatedSamples: [{ video: { uri: state.uris.get(id!) ?? `${url}/v1beta/files/f${n}:download?alt=media` } }] } },
+          name,
+          done: true,
+          response: {
+            '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse',
+            generateVideoResponse: {
+              generatedSamples: [{ video: { uri: state.uris.get(id!) ?? `${url}/v1beta/files/f${n}:download?alt=media` } }],
+            },
+          },
         });
       }
       const file = /^\/v1beta\/files\/f(\d+):download\?alt=media$/.exec(path);
@@ -74,7 +81,10 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
   });
   const url = await listenLocal(server);
   return Object.assign(state, {
-    url, storageUrl, storageRequests, bytesOf,
+    url,
+    storageUrl,
+    storageRequests,
+    bytesOf,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => storage.close(() => resolve()));

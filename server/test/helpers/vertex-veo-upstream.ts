@@ -29,7 +29,6 @@ export interface VertexVeoUpstream {
   close(): Promise<void>;
 }
 
-
 export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
   const token = 'ya29.vertex-veo-token';
   const bytesOf = (n: number) => Buffer.from(`\u0000\u0000\u0000\u0018ftypmp42 vertex video ${n}`.repeat(64));
@@ -43,7 +42,11 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
   const polls = new Map<string, number>();
   const storageUris = new Map<string, string>();
   const state = {
-    requests: [] as VertexVeoUpstream['requests'], failing: new Set<string>(), inline: new Set<string>(), uris: new Map<string, string>(), pollsToFinish: 2,
+    requests: [] as VertexVeoUpstream['requests'],
+    failing: new Set<string>(),
+    inline: new Set<string>(),
+    uris: new Map<string, string>(),
+    pollsToFinish: 2,
   };
   let operations = 0;
   const server = http.createServer((req, res) => {
@@ -60,10 +63,12 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
       }
       state.requests.push({ method: req.method ?? '', path, headers: req.headers, body });
       if (req.method === 'POST' && path === '/token') {
-        if (!text.includes('grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer')) return sendJson(res, 400, { error: 'invalid_grant' });
+        if (!text.includes('grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer'))
+          return sendJson(res, 400, { error: 'invalid_grant' });
         return sendJson(res, 200, { access_token: token, expires_in: 3600, token_type: 'Bearer' });
       }
-      if (req.headers.authorization !== `Bearer ${token}`) return sendJson(res, 403, { error: { code: 403, message: 'Permission denied.', status: 'PERMISSION_DENIED' } });
+      if (req.headers.authorization !== `Bearer ${token}`)
+        return sendJson(res, 403, { error: { code: 403, message: 'Permission denied.', status: 'PERMISSION_DENIED' } });
       const submit = /^\/v1\/(projects\/[\w-]+\/locations\/[\w-]+\/publishers\/google\/models\/[\w.-]+):predictLongRunning$/.exec(path);
       if (req.method === 'POST' && submit) {
         operations += 1;
@@ -74,13 +79,24 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
       if (req.method === 'POST' && poll) {
         const name = String(body?.operationName ?? '');
         const id = /\/operations\/(op(\d+))$/.exec(name);
-        if (!name.startsWith(`${poll[1]}/operations/`) || !id) return sendJson(res, 404, { error: { code: 404, message: 'Operation not found.', status: 'NOT_FOUND' } });
+        if (!name.startsWith(`${poll[1]}/operations/`) || !id)
+          return sendJson(res, 404, { error: { code: 404, message: 'Operation not found.', status: 'NOT_FOUND' } });
         const count = (polls.get(id[1]!) ?? 0) + 1;
         polls.set(id[1]!, count);
         if (count < state.pollsToFinish) return sendJson(res, 200, { name, done: false });
-        if (state.failing.has(id[1]!)) return sendJson(res, 200, { name, done: true, error: { code: 3, message: 'The prompt could not be submitted: it violates the usage guidelines.' } });
+        if (state.failing.has(id[1]!))
+          return sendJson(res, 200, {
+            name,
+            done: true,
+            error: { code: 3, message: 'The prompt could not be submitted: it violates the usage guidelines.' },
+          });
         const response = { '@type': 'type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse', raiMediaFilteredCount: 0 };
-        if (state.inline.has(id[1]!)) return sendJson(res, 200, { name, done: true, response: { ...response, videos: [{ bytesBase64Encoded: bytesOf(Number(id[2])).toString('base64'), mimeType: 'video/mp4' }] } });
+        if (state.inline.has(id[1]!))
+          return sendJson(res, 200, {
+            name,
+            done: true,
+            response: { ...response, videos: [{ bytesBase64Encoded: bytesOf(Number(id[2])).toString('base64'), mimeType: 'video/mp4' }] },
+          });
         const gcsUri = state.uris.get(id[1]!) ?? `${storageUris.get(id[1]!)}${id[1]}/sample_0.mp4`;
         return sendJson(res, 200, { name, done: true, response: { ...response, videos: [{ gcsUri, mimeType: 'video/mp4' }] } });
       }
@@ -101,7 +117,11 @@ export async function startVertexVeoUpstream(): Promise<VertexVeoUpstream> {
   });
   const url = await listenLocal(server);
   return Object.assign(state, {
-    url, foreignUrl, token, foreignRequests, bytesOf,
+    url,
+    foreignUrl,
+    token,
+    foreignRequests,
+    bytesOf,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => foreign.close(() => resolve()));

@@ -18,7 +18,14 @@ export async function videoLedger(server: TestServer, userId: number, channelId:
   const logs = await db.selectFrom('logs').select(['type', 'quota']).where('user_id', '=', userId).where('type', 'in', [2, 6]).execute();
   const sum = (type: number) => logs.filter((log) => log.type === type).reduce((total, log) => total + Number(log.quota), 0);
   const channel = await db.selectFrom('channels').select(['used_quota', 'status']).where('id', '=', channelId).executeTakeFirstOrThrow();
-  return { quota: Number(row.quota), used: Number(row.used_quota), channelUsed: Number(channel.used_quota), channelStatus: Number(channel.status), consumed: sum(2), refunded: sum(6) };
+  return {
+    quota: Number(row.quota),
+    used: Number(row.used_quota),
+    channelUsed: Number(channel.used_quota),
+    channelStatus: Number(channel.status),
+    consumed: sum(2),
+    refunded: sum(6),
+  };
 }
 
 /** Polls the tasks `times` times (the tests drive the poller: TASK_POLL_INTERVAL 0). */

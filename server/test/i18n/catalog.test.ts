@@ -27,7 +27,12 @@ const notMessages = new Set([
 const placeholdersOf = (text: string) => [...text.matchAll(/\{(\d+)\}/g)].map((match) => match[1]).sort();
 
 describe('every server message has an English text', () => {
-  const literals = sourceRoots.flatMap((root) => findCjkLiterals(root).map((literal) => ({ ...literal, where: `${path.relative(path.resolve(here, '../../..'), root)}/${literal.where}` })));
+  const literals = sourceRoots.flatMap((root) =>
+    findCjkLiterals(root).map((literal) => ({
+      ...literal,
+      where: `${path.relative(path.resolve(here, '../../..'), root)}/${literal.where}`,
+    })),
+  );
   const known = new Set(catalog.map(([zh]) => zh));
 
   it('finds the literals it checks (the scan works)', () => {
@@ -37,7 +42,9 @@ describe('every server message has an English text', () => {
   });
 
   it('has a catalog entry for each Chinese string and template literal of the server', () => {
-    const missing = literals.filter((literal) => !known.has(literal.text) && !notMessages.has(literal.text)).map((literal) => `${literal.where}: ${JSON.stringify(literal.text)}`);
+    const missing = literals
+      .filter((literal) => !known.has(literal.text) && !notMessages.has(literal.text))
+      .map((literal) => `${literal.where}: ${JSON.stringify(literal.text)}`);
     expect(missing, `Add these to server/src/lib/i18n/catalog/ with their English:\n${missing.join('\n')}`).toEqual([]);
   });
 
@@ -49,7 +56,9 @@ describe('every server message has an English text', () => {
   });
 
   it('gives each entry English with the same {n} parts and no Chinese left', () => {
-    const bad = catalog.filter(([zh, en]) => en.trim() === '' || chineseText.test(en) || placeholdersOf(zh).join() !== placeholdersOf(en).join());
+    const bad = catalog.filter(
+      ([zh, en]) => en.trim() === '' || chineseText.test(en) || placeholdersOf(zh).join() !== placeholdersOf(en).join(),
+    );
     expect(bad).toEqual([]);
   });
 
@@ -66,14 +75,22 @@ describe('translate', () => {
 
   it('fills template parts, translating Chinese parts too', () => {
     expect(translate('模型倍率 1，补全倍率 2，分组倍率 1', 'en')).toBe('Model ratio 1, completion ratio 2, group ratio 1');
-    expect(translate('模型倍率 0.5，补全倍率 4，音频倍率 3，分组倍率 1.2', 'en')).toBe('Model ratio 0.5, completion ratio 4, audio ratio 3, group ratio 1.2');
+    expect(translate('模型倍率 0.5，补全倍率 4，音频倍率 3，分组倍率 1.2', 'en')).toBe(
+      'Model ratio 0.5, completion ratio 4, audio ratio 3, group ratio 1.2',
+    );
     expect(translate('当前分组 vip 下对于模型 gpt-4o 无可用渠道', 'en')).toBe('No available channel for model gpt-4o in group vip');
-    expect(translate('Suno 任务 abc（MUSIC）失败，退还额度：任务超时', 'en')).toBe('Suno task abc (MUSIC) failed, quota refunded: The task timed out');
-    expect(translate('管理员未开启通过 微信 登录以及注册', 'en')).toBe('Sign-in and registration with WeChat are not enabled by the administrator');
+    expect(translate('Suno 任务 abc（MUSIC）失败，退还额度：任务超时', 'en')).toBe(
+      'Suno task abc (MUSIC) failed, quota refunded: The task timed out',
+    );
+    expect(translate('管理员未开启通过 微信 登录以及注册', 'en')).toBe(
+      'Sign-in and registration with WeChat are not enabled by the administrator',
+    );
   });
 
   it('translates messages made of messages: field-prefixed and joined by "; "', () => {
-    expect(translate('prompt: prompt 不能为空; notifyHook: notifyHook 必须是 http(s) 地址', 'en')).toBe('prompt: prompt is required; notifyHook: notifyHook must be an http(s) URL');
+    expect(translate('prompt: prompt 不能为空; notifyHook: notifyHook 必须是 http(s) 地址', 'en')).toBe(
+      'prompt: prompt is required; notifyHook: notifyHook must be an http(s) URL',
+    );
     expect(translate('GroupRatio 必须是 JSON 对象', 'en')).toBe('GroupRatio must be a JSON object');
   });
 

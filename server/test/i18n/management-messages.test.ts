@@ -50,7 +50,11 @@ describe('management API messages in the caller\u2019s language', () => {
 
     const anonymous = server.client();
     anonymous.language = 'en';
-    expect((await anonymous.get('/api/user/self')).body).toEqual({ success: false, message: 'Not allowed: not signed in and no access token given', data: null });
+    expect((await anonymous.get('/api/user/self')).body).toEqual({
+      success: false,
+      message: 'Not allowed: not signed in and no access token given',
+      data: null,
+    });
     anonymous.language = 'zh';
     expect((await anonymous.get('/api/user/self')).body.message).toBe('无权进行此操作，未登录且未提供 access token');
 
@@ -60,7 +64,10 @@ describe('management API messages in the caller\u2019s language', () => {
     const option = await root.put('/api/option/', { key: 'GroupRatio', value: '[1]' });
     expect(option.body).toEqual({ success: false, message: 'GroupRatio must be a JSON object', data: null });
 
-    for (const [language, message] of [['en', 'No such API endpoint'], ['zh-CN', '接口不存在']]) {
+    for (const [language, message] of [
+      ['en', 'No such API endpoint'],
+      ['zh-CN', '接口不存在'],
+    ]) {
       const res = await fetch(`${server.url}/api/no-such-route`, { headers: { 'accept-language': language! } });
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ success: false, message, data: null });
@@ -87,7 +94,9 @@ describe('management API messages in the caller\u2019s language', () => {
     expect(ratios, stored.content).not.toBeNull();
     const contentFor = async (language: string) => {
       root.client.language = language;
-      const res = await root.client.get(`/api/log/?type=2&token_name=${encodeURIComponent((await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', token.id).executeTakeFirstOrThrow()).name)}`);
+      const res = await root.client.get(
+        `/api/log/?type=2&token_name=${encodeURIComponent((await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', token.id).executeTakeFirstOrThrow()).name)}`,
+      );
       return res.body.data.items.map((item: { content: string }) => item.content);
     };
     expect(await contentFor('en')).toEqual([`Model ratio ${ratios![1]}, completion ratio ${ratios![2]}, group ratio ${ratios![3]}`]);
@@ -96,7 +105,10 @@ describe('management API messages in the caller\u2019s language', () => {
 
   it('describes the default groups and the channel form in the viewer\u2019s language', async () => {
     root.client.language = 'en';
-    expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({ default: { desc: 'Default group', ratio: 1 }, vip: { desc: 'VIP group' } });
+    expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({
+      default: { desc: 'Default group', ratio: 1 },
+      vip: { desc: 'VIP group' },
+    });
     expect((await root.client.get('/api/pricing')).body.usable_group).toEqual({ default: 'Default group', vip: 'VIP group' });
     const types = (await root.client.get('/api/channel/types')).body.data as Array<{ type: number; displayName: string; keyHint: string }>;
     expect(types.find((type) => type.type === 8)).toMatchObject({ displayName: 'Custom channel', keyHint: 'Enter the API key (Bearer)' });
@@ -104,26 +116,43 @@ describe('management API messages in the caller\u2019s language', () => {
 
     // An admin's own description is theirs, in every language.
     await root.client.put('/api/option/', { key: 'UserUsableGroups', value: JSON.stringify({ default: '默认分组', vip: '企业客户专用' }) });
-    expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({ default: { desc: 'Default group' }, vip: { desc: '企业客户专用' } });
+    expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({
+      default: { desc: 'Default group' },
+      vip: { desc: '企业客户专用' },
+    });
 
     root.client.language = 'zh-CN';
     expect((await root.client.get('/api/user/self/groups')).body.data).toMatchObject({ default: { desc: '默认分组' } });
-    expect((await root.client.get('/api/channel/types')).body.data.find((type: { type: number }) => type.type === 8).displayName).toBe('自定义渠道');
+    expect((await root.client.get('/api/channel/types')).body.data.find((type: { type: number }) => type.type === 8).displayName).toBe(
+      '自定义渠道',
+    );
   });
 
   it('mails a verification code and a reset link in the language of the person who asked', async () => {
     const sink = await startSmtpSink();
     try {
       root.client.language = 'zh-CN';
-      const options = { SMTPServer: '127.0.0.1', SMTPPort: String(sink.port), SMTPFrom: 'gate@example.com', SMTPAccount: '', SMTPToken: '', SMTPSSLEnabled: 'false', ServerAddress: 'https://gate.example.com' };
+      const options = {
+        SMTPServer: '127.0.0.1',
+        SMTPPort: String(sink.port),
+        SMTPFrom: 'gate@example.com',
+        SMTPAccount: '',
+        SMTPToken: '',
+        SMTPSSLEnabled: 'false',
+        ServerAddress: 'https://gate.example.com',
+      };
       for (const [key, value] of Object.entries(options)) expect((await root.client.put('/api/option/', { key, value })).status).toBe(200);
 
       const english = server.client();
       english.language = 'en-GB,en;q=0.9';
-      expect((await english.get('/api/verification?email=ann@example.com')).body.message).toBe('Verification code sent. Please check your inbox!');
+      expect((await english.get('/api/verification?email=ann@example.com')).body.message).toBe(
+        'Verification code sent. Please check your inbox!',
+      );
       const englishMail = await sink.nextMail('ann@example.com');
       expect(englishMail.subject).toBe('ModelGate email verification');
-      expect(englishMail.html.trim()).toBe(`<p>Hello, you are verifying your email address for ModelGate.</p><p>Your verification code is: <strong>${codeIn(englishMail)}</strong></p><p>The code is valid for 10 minutes. If you did not ask for this, ignore this email.</p>`);
+      expect(englishMail.html.trim()).toBe(
+        `<p>Hello, you are verifying your email address for ModelGate.</p><p>Your verification code is: <strong>${codeIn(englishMail)}</strong></p><p>The code is valid for 10 minutes. If you did not ask for this, ignore this email.</p>`,
+      );
 
       const chinese = server.client();
       expect((await chinese.get('/api/verification?email=bo@example.com')).body.message).toBe('验证码发送成功，请检查你的邮箱！');
@@ -131,7 +160,9 @@ describe('management API messages in the caller\u2019s language', () => {
 
       const carol = await createUserAndLogin(server, root.client, 'carol');
       await root.client.put('/api/user/', { id: carol.userId, email: 'carol@example.com' });
-      expect((await english.get('/api/reset_password?email=carol@example.com')).body.message).toBe('Reset email sent. Please check your inbox!');
+      expect((await english.get('/api/reset_password?email=carol@example.com')).body.message).toBe(
+        'Reset email sent. Please check your inbox!',
+      );
       const reset = await sink.nextMail('carol@example.com');
       expect(reset.subject).toBe('ModelGate password reset');
       const link = resetLinkIn(reset);
@@ -147,11 +178,20 @@ describe('management API messages in the caller\u2019s language', () => {
       root.client.language = 'zh-CN';
       expect((await root.client.put('/api/option/', { key: 'AutomaticDisableChannelEnabled', value: 'true' })).status).toBe(200);
       const id = await createRelayChannel(server.ctx, { key: 'sk-revoked', baseURL: upstream.url, models: ['gpt-x'], testModel: 'gpt-x' });
-      upstream.reply({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }) });
-      expect((await root.client.get(`/api/channel/test/${id}`)).body).toMatchObject({ success: false, message: 'Incorrect API key provided' });
+      upstream.reply({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      });
+      expect((await root.client.get(`/api/channel/test/${id}`)).body).toMatchObject({
+        success: false,
+        message: 'Incorrect API key provided',
+      });
       const reasonIn = async (language: string) => {
         root.client.language = language;
-        const listed = (await root.client.get('/api/channel/?p=1&page_size=100&id_sort=true')).body.data.items.find((item: { id: number }) => item.id === id);
+        const listed = (await root.client.get('/api/channel/?p=1&page_size=100&id_sort=true')).body.data.items.find(
+          (item: { id: number }) => item.id === id,
+        );
         const searched = (await root.client.get(`/api/channel/search?keyword=${id}`)).body.data.items[0];
         expect(searched.other_info).toBe(listed.other_info);
         return JSON.parse(listed.other_info).status_reason;

@@ -53,7 +53,10 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       const target = openStorage({ kind, dsn: database.dsn, sqlitePath: database.sqlitePath, poolSize: 2, onIdleError: () => undefined });
       cleanups.push(() => target.close());
       // A token of ModelGate's root with the id of alice's first token.
-      await target.db.insertInto('tokens').values({ id: 10, user_id: 1, key: 'Spare'.repeat(9), name: 'spare' }).execute();
+      await target.db
+        .insertInto('tokens')
+        .values({ id: 10, user_id: 1, key: 'Spare'.repeat(9), name: 'spare' })
+        .execute();
       const before = await snapshotTarget(target);
 
       // No option: both clashes named, with what differs and what resolves them; nothing written.
@@ -71,7 +74,12 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       // The clash is named once: alice's tokens are not listed again as tokens of a user not imported.
       expect(tableOf(refused, 'tokens').rejected.map((row) => row.id)).toEqual(['12']);
       expect(tableOf(refused, 'tokens').clashes).toEqual([
-        { id: '10', name: 'main', reason: expect.stringMatching(/^id 10 is ModelGate's token 10 \(spare\), a different token \(differs in user_id, key, name/), hint: '--remap-ids imports it under a new id' },
+        {
+          id: '10',
+          name: 'main',
+          reason: expect.stringMatching(/^id 10 is ModelGate's token 10 \(spare\), a different token \(differs in user_id, key, name/),
+          hint: '--remap-ids imports it under a new id',
+        },
       ]);
       expect(await snapshotTarget(target)).toEqual(before);
 
@@ -88,33 +96,61 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       expect(dry.refused).toBe(false);
       expect(tableOf(dry, 'users').moved).toEqual([[2, 4]]);
       expect(tableOf(dry, 'tokens').moved).toEqual([[10, 14]]);
-      expect(tableOf(dry, 'users').notes.join('\n')).toContain("the source's root (user 1, root) takes the place of ModelGate's root (user 1, root)");
+      expect(tableOf(dry, 'users').notes.join('\n')).toContain(
+        "the source's root (user 1, root) takes the place of ModelGate's root (user 1, root)",
+      );
       expect(await snapshotTarget(target)).toEqual(before);
 
       // Both: the old root is ModelGate's root (row 1), alice is user 4 and everything of hers follows.
       const done = await importFrom(source, target, { takeSourceRoot: true, remapIds: true });
       expect(done.refused).toBe(false);
       const users = tableOf(done, 'users');
-      expect({ imported: users.imported, moved: users.moved, clashes: users.clashes }).toEqual({ imported: 3, moved: [[2, 4]], clashes: [] });
+      expect({ imported: users.imported, moved: users.moved, clashes: users.clashes }).toEqual({
+        imported: 3,
+        moved: [[2, 4]],
+        clashes: [],
+      });
       const db = target.db;
       const rootRow = await db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-      const setupRoot = before.users!.map((row) => JSON.parse(row as string) as { id: number; session_version: number }).find((row) => row.id === 1)!;
-      expect(rootRow).toMatchObject({ username: 'root', role: 100, quota: 0, aff_code: 'ROOT', session_version: setupRoot.session_version + 1 });
+      const setupRoot = before
+        .users!.map((row) => JSON.parse(row as string) as { id: number; session_version: number })
+        .find((row) => row.id === 1)!;
+      expect(rootRow).toMatchObject({
+        username: 'root',
+        role: 100,
+        quota: 0,
+        aff_code: 'ROOT',
+        session_version: setupRoot.session_version + 1,
+      });
       expect(bcrypt.compareSync('root-old-pass', rootRow.password)).toBe(true);
-      expect(await db.selectFrom('tokens').select(['id', 'user_id']).where('name', 'in', ['mine', 'spare']).orderBy('id').execute()).toEqual([{ id: 1, user_id: 1 }, { id: 10, user_id: 1 }]);
+      expect(
+        await db.selectFrom('tokens').select(['id', 'user_id']).where('name', 'in', ['mine', 'spare']).orderBy('id').execute(),
+      ).toEqual([
+        { id: 1, user_id: 1 },
+        { id: 10, user_id: 1 },
+      ]);
       expect(await db.selectFrom('users').select(['id', 'username']).orderBy('id').execute()).toEqual([
-        { id: 1, username: 'root' }, { id: 2, username: 'carol' }, { id: 3, username: 'bob' }, { id: 4, username: 'alice' },
+        { id: 1, username: 'root' },
+        { id: 2, username: 'carol' },
+        { id: 3, username: 'bob' },
+        { id: 4, username: 'alice' },
       ]);
       expect(tableOf(done, 'tokens').moved).toEqual([[10, 14]]);
       const tokens = await db.selectFrom('tokens').select(['id', 'user_id', 'key']).where('id', '>', 10).orderBy('id').execute();
-      expect(tokens.map((token) => [token.id, token.user_id])).toEqual([[11, 4], [13, 4], [14, 4]]);
+      expect(tokens.map((token) => [token.id, token.user_id])).toEqual([
+        [11, 4],
+        [13, 4],
+        [14, 4],
+      ]);
       expect(tokens[2]!.key).toBe(aliceKey);
       expect(await db.selectFrom('top_ups').select(['id', 'user_id']).execute()).toEqual([{ id: 30, user_id: 4 }]);
       expect(await db.selectFrom('redemptions').select(['id', 'user_id', 'used_user_id']).orderBy('id').execute()).toEqual([
-        { id: 20, user_id: 1, used_user_id: 0 }, { id: 21, user_id: 1, used_user_id: 4 },
+        { id: 20, user_id: 1, used_user_id: 0 },
+        { id: 21, user_id: 1, used_user_id: 4 },
       ]);
       expect(await db.selectFrom('logs').select(['id', 'user_id', 'token_id', 'channel_id']).orderBy('id').execute()).toEqual([
-        { id: 40, user_id: 4, token_id: 14, channel_id: 5 }, { id: 41, user_id: 4, token_id: 0, channel_id: 0 },
+        { id: 40, user_id: 4, token_id: 14, channel_id: 5 },
+        { id: 41, user_id: 4, token_id: 0, channel_id: 0 },
       ]);
       expect(await db.selectFrom('tasks').select(['user_id', 'channel_id']).execute()).toEqual([{ user_id: 4, channel_id: 5 }]);
       expect(await db.selectFrom('midjourneys').select(['user_id', 'channel_id']).execute()).toEqual([{ user_id: 4, channel_id: 5 }]);
@@ -125,8 +161,13 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       const written = await snapshotTarget(target);
       const again = await importFrom(source, target);
       expect(again.refused).toBe(false);
-      expect({ imported: tableOf(again, 'users').imported, present: tableOf(again, 'users').alreadyPresent, moved: tableOf(again, 'users').moved }).toEqual({ imported: 0, present: 3, moved: [[2, 4]] });
-      for (const table of ['tokens', 'redemptions', 'top_ups', 'logs', 'tasks', 'midjourneys']) expect({ table, imported: tableOf(again, table).imported }).toEqual({ table, imported: 0 });
+      expect({
+        imported: tableOf(again, 'users').imported,
+        present: tableOf(again, 'users').alreadyPresent,
+        moved: tableOf(again, 'users').moved,
+      }).toEqual({ imported: 0, present: 3, moved: [[2, 4]] });
+      for (const table of ['tokens', 'redemptions', 'top_ups', 'logs', 'tasks', 'midjourneys'])
+        expect({ table, imported: tableOf(again, table).imported }).toEqual({ table, imported: 0 });
       expect(tableOf(again, 'tokens').moved).toEqual([[10, 14]]);
       expect(await snapshotTarget(target)).toEqual(written);
       await target.close();
@@ -149,10 +190,13 @@ describe('an import into a ModelGate that was set up: clashes', () => {
       cleanups.push(() => source.drop());
       const { storage: target, cleanup } = await createTestStorage(kind);
       cleanups.push(cleanup);
-      await target.db.insertInto('users').values([
-        { id: 7, username: 'zed', password: 'x' },
-        { id: 9, username: 'bob', password: 'y' },
-      ]).execute();
+      await target.db
+        .insertInto('users')
+        .values([
+          { id: 7, username: 'zed', password: 'x' },
+          { id: 9, username: 'bob', password: 'y' },
+        ])
+        .execute();
       await target.db.insertInto('tokens').values({ id: 50, user_id: 7, key: aliceKey, name: 'zeds' }).execute();
       const before = await snapshotTarget(target);
 
@@ -164,7 +208,9 @@ describe('an import into a ModelGate that was set up: clashes', () => {
         expect(bob!.reason).toMatch(/^its username is already ModelGate's user 9 \(bob\) \(differs in password/);
         const [token] = tableOf(report, 'tokens').clashes;
         expect(token).toMatchObject({ id: '10', name: 'main' });
-        expect(token!.reason).toMatch(/^its key is already ModelGate's token 50 \(zeds\) of user 7, where this token belongs to user 2 \(differs in user_id/);
+        expect(token!.reason).toMatch(
+          /^its key is already ModelGate's token 50 \(zeds\) of user 7, where this token belongs to user 2 \(differs in user_id/,
+        );
         expect(token!.hint).toContain('stays with its user');
         expect(JSON.stringify(report)).not.toContain(aliceKey);
         expect({ users: clashesOf(report, 'users'), tokens: clashesOf(report, 'tokens') }).toEqual({ users: ['3'], tokens: ['10'] });
@@ -184,28 +230,45 @@ describe('the source root next to a root of another name', () => {
       await target.db.insertInto('setups').values({ id: 1, version: 'test', initialized_at: 1 }).execute();
       const { default: Database } = await import('better-sqlite3');
       const extra = new Database(source.from);
-      extra.prepare("INSERT INTO logs (id, user_id, created_at, type, content, username) VALUES (42, 9, 1700000600, 2, 'gone', 'ghost')").run();
+      extra
+        .prepare("INSERT INTO logs (id, user_id, created_at, type, content, username) VALUES (42, 9, 1700000600, 2, 'gone', 'ghost')")
+        .run();
       extra.close();
       const before = await snapshotTarget(target);
 
       const plain = await importFrom(source, target);
       expect(tableOf(plain, 'users').clashes).toEqual([
-        expect.objectContaining({ id: '1', name: 'root', reason: expect.stringMatching(/^id 1 is ModelGate's user 1 \(admin\), a different user/), hint: expect.stringContaining('--take-source-root') }),
+        expect.objectContaining({
+          id: '1',
+          name: 'root',
+          reason: expect.stringMatching(/^id 1 is ModelGate's user 1 \(admin\), a different user/),
+          hint: expect.stringContaining('--take-source-root'),
+        }),
       ]);
       const remapped = await importFrom(source, target, { remapIds: true });
       expect(tableOf(remapped, 'users').clashes).toEqual([
-        expect.objectContaining({ id: '1', reason: expect.stringContaining('ModelGate already has a root (user 1, admin); the import does not make a second one') }),
+        expect.objectContaining({
+          id: '1',
+          reason: expect.stringContaining('ModelGate already has a root (user 1, admin); the import does not make a second one'),
+        }),
       ]);
       expect(await snapshotTarget(target)).toEqual(before);
 
       const taken = await importFrom(source, target, { takeSourceRoot: true });
       expect(taken.refused).toBe(false);
       expect(await target.db.selectFrom('users').select(['id', 'username', 'role', 'aff_code']).orderBy('id').execute()).toEqual([
-        { id: 1, username: 'root', role: 100, aff_code: 'ROOT' }, { id: 2, username: 'alice', role: 1, aff_code: 'AF01' }, { id: 3, username: 'bob', role: 1, aff_code: 'BOB1' },
+        { id: 1, username: 'root', role: 100, aff_code: 'ROOT' },
+        { id: 2, username: 'alice', role: 1, aff_code: 'AF01' },
+        { id: 3, username: 'bob', role: 1, aff_code: 'BOB1' },
       ]);
       // The log of user 9: ModelGate would give id 9 to a user created later, so it names no one.
-      expect(await target.db.selectFrom('logs').select(['user_id', 'username']).where('id', '=', 42).executeTakeFirstOrThrow()).toEqual({ user_id: 0, username: 'ghost' });
-      expect(tableOf(taken, 'logs').notes).toContain('1 row(s): user_id named a row of users that is not imported, whose id ModelGate gives another; set to 0');
+      expect(await target.db.selectFrom('logs').select(['user_id', 'username']).where('id', '=', 42).executeTakeFirstOrThrow()).toEqual({
+        user_id: 0,
+        username: 'ghost',
+      });
+      expect(tableOf(taken, 'logs').notes).toContain(
+        '1 row(s): user_id named a row of users that is not imported, whose id ModelGate gives another; set to 0',
+      );
     } finally {
       await cleanup();
       await source.drop();
@@ -224,7 +287,9 @@ describe('the source root next to a root of another name', () => {
       const before = await snapshotTarget(target);
       const error = await importFrom(source, target, { takeSourceRoot: true }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ImportRefusedError);
-      expect((error as Error).message).toBe('--take-source-root: the source has 2 root users (1 (root), 4 (root2)); it takes one. Nothing was imported.');
+      expect((error as Error).message).toBe(
+        '--take-source-root: the source has 2 root users (1 (root), 4 (root2)); it takes one. Nothing was imported.',
+      );
       expect(await snapshotTarget(target)).toEqual(before);
     } finally {
       await cleanup();

@@ -73,15 +73,26 @@ describe('the import command', () => {
     }
   }, 120_000);
 
-  it('refuses bad arguments and a database that is not a gateway\'s', async () => {
+  it("refuses bad arguments and a database that is not a gateway's", async () => {
     const bad = await runCli(['--from'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--from needs a value');
     expect(() => parseImportArgs(['--dry-run'])).toThrow('--from is required');
     expect(() => parseImportArgs(['--from', 'x.db', '--batch-size', '0'])).toThrow('--batch-size must be a whole number from 1 to 10000');
     expect(() => parseImportArgs(['--from', 'x.db', '--drop-everything'])).toThrow('unknown argument --drop-everything');
-    expect(parseImportArgs(['--from=x.db', '--logs', '--tasks'])).toEqual({ from: 'x.db', dryRun: false, withLogs: true, withTasks: true, batchSize: 500, takeSourceRoot: false, remapIds: false });
-    expect(parseImportArgs(['--from', 'x.db', '--take-source-root', '--remap-ids'])).toMatchObject({ takeSourceRoot: true, remapIds: true });
+    expect(parseImportArgs(['--from=x.db', '--logs', '--tasks'])).toEqual({
+      from: 'x.db',
+      dryRun: false,
+      withLogs: true,
+      withTasks: true,
+      batchSize: 500,
+      takeSourceRoot: false,
+      remapIds: false,
+    });
+    expect(parseImportArgs(['--from', 'x.db', '--take-source-root', '--remap-ids'])).toMatchObject({
+      takeSourceRoot: true,
+      remapIds: true,
+    });
     // A real run, refused before ModelGate's database is opened: no file appears.
     const modelgate = await runCli(['--from', env.SQLITE_PATH!], { SQLITE_PATH: path.join(dir, 'other.db') });
     expect(modelgate.code).toBe(1);
@@ -89,7 +100,7 @@ describe('the import command', () => {
     expect(fs.existsSync(path.join(dir, 'other.db'))).toBe(false);
   });
 
-  it('refuses to import over the setup page\'s root (exit 1, nothing written), and --take-source-root resolves it', async () => {
+  it("refuses to import over the setup page's root (exit 1, nothing written), and --take-source-root resolves it", async () => {
     const database = await createTestDatabase('sqlite');
     const server = await startTestServer({ kind: 'sqlite', database });
     try {
@@ -104,8 +115,10 @@ describe('the import command', () => {
       const refused = await runCli(['--from', source.from], target);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toContain('REFUSED: rows clash with rows already in ModelGate (listed below). Nothing was written.');
-      expect(refused.stdout).toMatch(/clash: users 1 \(root\): ModelGate's user 1 \(root\) has the same id and username but differs in password, .*quota/);
-      expect(refused.stdout).toContain('to resolve: --take-source-root makes the source\'s root ModelGate\'s root');
+      expect(refused.stdout).toMatch(
+        /clash: users 1 \(root\): ModelGate's user 1 \(root\) has the same id and username but differs in password, .*quota/,
+      );
+      expect(refused.stdout).toContain("to resolve: --take-source-root makes the source's root ModelGate's root");
       expect(refused.stdout).toContain('1 row(s) clash with rows already in ModelGate; nothing was written.');
       for (const secret of [aliceKey, '$2a$', '$2b$']) expect(refused.stdout + refused.stderr).not.toContain(secret);
       expect(await snapshotTarget(storage)).toEqual(before);
@@ -116,7 +129,11 @@ describe('the import command', () => {
       const root = await storage.db.selectFrom('users').select(['id', 'password']).where('username', '=', 'root').executeTakeFirstOrThrow();
       expect(root.id).toBe(1);
       expect(bcrypt.compareSync('root-old-pass', root.password)).toBe(true);
-      expect(await storage.db.selectFrom('tokens').select(['id', 'user_id']).orderBy('id').execute()).toEqual([{ id: 10, user_id: 2 }, { id: 11, user_id: 2 }, { id: 13, user_id: 2 }]);
+      expect(await storage.db.selectFrom('tokens').select(['id', 'user_id']).orderBy('id').execute()).toEqual([
+        { id: 10, user_id: 2 },
+        { id: 11, user_id: 2 },
+        { id: 13, user_id: 2 },
+      ]);
     } finally {
       await storage.close();
       await database.drop();
@@ -129,7 +146,9 @@ describe('the import command', () => {
     try {
       // ModelGate's own database refusing rows, with real triggers: one user, then every log (as a full disk would).
       await migrate(storage);
-      await sql`CREATE TRIGGER refuse_bob BEFORE INSERT ON users WHEN NEW.username = 'bob' BEGIN SELECT RAISE(ABORT, 'bob refused'); END`.execute(storage.db);
+      await sql`CREATE TRIGGER refuse_bob BEFORE INSERT ON users WHEN NEW.username = 'bob' BEGIN SELECT RAISE(ABORT, 'bob refused'); END`.execute(
+        storage.db,
+      );
       const partial = await runCli(['--from', source.from], { SQLITE_PATH: database.sqlitePath });
       expect(partial.code).toBe(3);
       expect(partial.stdout).toContain('cannot import users 3: the database refused it: bob refused');

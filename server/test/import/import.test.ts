@@ -64,11 +64,13 @@ function expectedCounts(variant: SourceVariant) {
     channels: { read: is2025 ? 4 : 3, imported: is2025 ? 3 : 2, rejected: ['7'] },
     options: { read: is2025 ? 7 : 5, imported: is2025 ? 4 : 2, rejected: ['QuotaForNewUser'] },
     redemptions: { read: 2, imported: 2, rejected: [] },
-    ...(isOneApi ? {} : {
-      top_ups: { read: 2, imported: 1, rejected: ['31'] },
-      tasks: { read: 1, imported: 1, rejected: [] },
-      midjourneys: { read: 1, imported: 1, rejected: [] },
-    }),
+    ...(isOneApi
+      ? {}
+      : {
+          top_ups: { read: 2, imported: 1, rejected: ['31'] },
+          tasks: { read: 1, imported: 1, rejected: [] },
+          midjourneys: { read: 1, imported: 1, rejected: [] },
+        }),
     logs: { read: 2, imported: 2, rejected: [] },
   } as Record<string, { read: number; imported: number; rejected: string[] }>;
 }
@@ -87,7 +89,13 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
     it.skipIf(!isAvailable(pair.source) || !isAvailable(pair.target))(name, async () => {
       const source = await buildSource(pair.source, pair.variant, upstream.url, { goDsn: pair.goDsn });
       const targetDb: TestDatabase = await createTestDatabase(pair.target);
-      const target = openStorage({ kind: pair.target, dsn: targetDb.dsn, sqlitePath: targetDb.sqlitePath, poolSize: 2, onIdleError: () => undefined });
+      const target = openStorage({
+        kind: pair.target,
+        dsn: targetDb.dsn,
+        sqlitePath: targetDb.sqlitePath,
+        poolSize: 2,
+        onIdleError: () => undefined,
+      });
       let targetOpen = true;
       try {
         const expected = expectedCounts(pair.variant);
@@ -99,7 +107,10 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
         expect(dry.dryRun).toBe(true);
         for (const [table, counts] of Object.entries(expected)) {
           const entry = tableOf(dry, table);
-          expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({ table, ...counts });
+          expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({
+            table,
+            ...counts,
+          });
         }
         expect(tableOf(dry, 'abilities').imported).toBe(abilityCount);
         expect(dry.unknownOptions).toEqual(['CheckinEnabled', 'LegacyFlag']);
@@ -110,24 +121,79 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
         const real = await importOnce(source.from, target, false);
         for (const [table, counts] of Object.entries(expected)) {
           const entry = tableOf(real, table);
-          expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({ table, ...counts });
+          expect({ table, read: entry.read, imported: entry.imported, rejected: entry.rejected.map((row) => row.id) }).toEqual({
+            table,
+            ...counts,
+          });
         }
         expect(tableOf(real, 'abilities').imported).toBe(abilityCount);
         const db = target.db;
         const alice = await db.selectFrom('users').selectAll().where('id', '=', 2).executeTakeFirstOrThrow();
-        expect(alice).toMatchObject({ username: 'alice', role: 1, quota: 5_000_000, used_quota: 1234, request_count: 7, aff_code: 'AF01', inviter_id: 1, email: 'alice@example.com', github_id: 'gh-alice', deleted_at: null });
-        if (pair.variant !== 'one-api') expect(alice).toMatchObject({ aff_count: 2, aff_quota: 300, aff_history_quota: 600, telegram_id: 'tg-alice', linux_do_id: 'ld-alice' });
-        if (pair.variant === 'new-api-2025') expect(alice).toMatchObject({ setting: '{"notify_type":"email"}', remark: 'vip customer', created_time: 1_700_000_000, oidc_id: 'oidc-alice' });
+        expect(alice).toMatchObject({
+          username: 'alice',
+          role: 1,
+          quota: 5_000_000,
+          used_quota: 1234,
+          request_count: 7,
+          aff_code: 'AF01',
+          inviter_id: 1,
+          email: 'alice@example.com',
+          github_id: 'gh-alice',
+          deleted_at: null,
+        });
+        if (pair.variant !== 'one-api')
+          expect(alice).toMatchObject({
+            aff_count: 2,
+            aff_quota: 300,
+            aff_history_quota: 600,
+            telegram_id: 'tg-alice',
+            linux_do_id: 'ld-alice',
+          });
+        if (pair.variant === 'new-api-2025')
+          expect(alice).toMatchObject({
+            setting: '{"notify_type":"email"}',
+            remark: 'vip customer',
+            created_time: 1_700_000_000,
+            oidc_id: 'oidc-alice',
+          });
         const bob = await db.selectFrom('users').select(['status', 'deleted_at']).where('id', '=', 3).executeTakeFirstOrThrow();
         expect(bob).toEqual(pair.variant === 'one-api' ? { status: 2, deleted_at: null } : { status: 1, deleted_at: deletedAtSeconds });
         const tokens = await db.selectFrom('tokens').selectAll().orderBy('id').execute();
-        expect(tokens[0]).toMatchObject({ id: 10, user_id: 2, key: aliceKey, remain_quota: 1_000_000, used_quota: 50, expired_time: -1, unlimited_quota: 0, model_limits_enabled: 0 });
-        expect(tokens[1]).toMatchObject({ id: 11, key: limitedKey, unlimited_quota: 1, model_limits_enabled: 1, model_limits: 'gpt-4o', allow_ips: '10.0.0.1' });
+        expect(tokens[0]).toMatchObject({
+          id: 10,
+          user_id: 2,
+          key: aliceKey,
+          remain_quota: 1_000_000,
+          used_quota: 50,
+          expired_time: -1,
+          unlimited_quota: 0,
+          model_limits_enabled: 0,
+        });
+        expect(tokens[1]).toMatchObject({
+          id: 11,
+          key: limitedKey,
+          unlimited_quota: 1,
+          model_limits_enabled: 1,
+          model_limits: 'gpt-4o',
+          allow_ips: '10.0.0.1',
+        });
         if (pair.variant !== 'one-api') expect(tokens[2]).toMatchObject({ id: 13, deleted_at: deletedAtSeconds });
         const channels = await db.selectFrom('channels').selectAll().orderBy('id').execute();
-        expect(channels[0]).toMatchObject({ id: 5, type: 1, key: upstreamKey, base_url: upstream.url, models: 'gpt-4o-mini,gpt-4o', group: 'default,vip', priority: 10, weight: 5, balance: 12.5, used_quota: 777 });
+        expect(channels[0]).toMatchObject({
+          id: 5,
+          type: 1,
+          key: upstreamKey,
+          base_url: upstream.url,
+          models: 'gpt-4o-mini,gpt-4o',
+          group: 'default,vip',
+          priority: 10,
+          weight: 5,
+          balance: 12.5,
+          used_quota: 777,
+        });
         expect(channels[1]).toMatchObject({ id: 6, type: 3, status: 3, other: '2024-02-01' });
-        if (pair.variant !== 'one-api') expect(JSON.parse(channels[1]!.other_info)).toEqual({ status_reason: 'quota exceeded', status_time: 1_700_000_900 });
+        if (pair.variant !== 'one-api')
+          expect(JSON.parse(channels[1]!.other_info)).toEqual({ status_reason: 'quota exceeded', status_time: 1_700_000_900 });
         if (pair.variant === 'new-api-2025') {
           const notes = tableOf(real, 'channels').notes.join('\n');
           expect(notes).toContain('channels.header_override');
@@ -137,18 +203,29 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
         }
         const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : 1);
         const options = (await db.selectFrom('options').selectAll().execute()).sort(byKey);
-        expect(options).toEqual([
-          { key: 'ModelRatio', value: '{"gpt-4o-mini":0.5,"gpt-4o":2.5}' },
-          { key: 'SystemName', value: 'Old Gateway' },
-          ...(pair.variant === 'new-api-2025' ? [{ key: 'fetch_setting.domain_filter_mode', value: 'true' }, { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' }] : []),
-        ].sort(byKey));
+        expect(options).toEqual(
+          [
+            { key: 'ModelRatio', value: '{"gpt-4o-mini":0.5,"gpt-4o":2.5}' },
+            { key: 'SystemName', value: 'Old Gateway' },
+            ...(pair.variant === 'new-api-2025'
+              ? [
+                  { key: 'fetch_setting.domain_filter_mode', value: 'true' },
+                  { key: 'fetch_setting.domain_list', value: '["*.hooks.example.com"]' },
+                ]
+              : []),
+          ].sort(byKey),
+        );
         expect(await db.selectFrom('setups').select('id').execute()).toHaveLength(1);
 
         // Twice: nothing is written again.
         const again = await importOnce(source.from, target, false);
         for (const [table, counts] of Object.entries(expected)) {
           const entry = tableOf(again, table);
-          expect({ table, imported: entry.imported, alreadyPresent: entry.alreadyPresent }).toEqual({ table, imported: 0, alreadyPresent: counts.imported });
+          expect({ table, imported: entry.imported, alreadyPresent: entry.alreadyPresent }).toEqual({
+            table,
+            imported: 0,
+            alreadyPresent: counts.imported,
+          });
         }
         expect(await db.selectFrom('users').select('id').execute()).toHaveLength(3);
         expect(await db.selectFrom('logs').select('id').execute()).toHaveLength(2);
@@ -167,7 +244,10 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
 
           const before = upstream.requestsFor(upstreamKey).length;
           const openai = new OpenAI({ apiKey: `sk-${aliceKey}`, baseURL: `${server.url}/v1`, maxRetries: 0 });
-          const answer = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello from an imported token' }] });
+          const answer = await openai.chat.completions.create({
+            model: 'gpt-4o-mini',
+            messages: [{ role: 'user', content: 'hello from an imported token' }],
+          });
           expect(answer.choices[0]!.message.content).toContain('mock');
           expect(upstream.requestsFor(upstreamKey).length).toBe(before + 1);
 
@@ -178,18 +258,36 @@ describe('npm run import: one-api and new-api databases into ModelGate', () => {
           const log = logs[0]!;
           const other = JSON.parse(log.other);
           expect(other.model_ratio).toBe(0.5);
-          expect(log).toMatchObject({ user_id: 2, token_id: 10, channel_id: 5, model_name: 'gpt-4o-mini', prompt_tokens: answer.usage!.prompt_tokens, completion_tokens: answer.usage!.completion_tokens });
+          expect(log).toMatchObject({
+            user_id: 2,
+            token_id: 10,
+            channel_id: 5,
+            model_name: 'gpt-4o-mini',
+            prompt_tokens: answer.usage!.prompt_tokens,
+            completion_tokens: answer.usage!.completion_tokens,
+          });
           const quota = Number(log.quota);
           expect(quota).toBeGreaterThan(0);
           expect(quota).toBe(quotaOfLog(log, other));
-          const user = await sdb.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', 2).executeTakeFirstOrThrow();
+          const user = await sdb
+            .selectFrom('users')
+            .select(['quota', 'used_quota', 'request_count'])
+            .where('id', '=', 2)
+            .executeTakeFirstOrThrow();
           expect(user).toEqual({ quota: 5_000_000 - quota, used_quota: 1234 + quota, request_count: 8 });
-          const token = await sdb.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', 10).executeTakeFirstOrThrow();
+          const token = await sdb
+            .selectFrom('tokens')
+            .select(['remain_quota', 'used_quota'])
+            .where('id', '=', 10)
+            .executeTakeFirstOrThrow();
           expect(token).toEqual({ remain_quota: 1_000_000 - quota, used_quota: 50 + quota });
           const channel = await sdb.selectFrom('channels').select('used_quota').where('id', '=', 5).executeTakeFirstOrThrow();
           expect(channel.used_quota).toBe(777 + quota);
           // A new row gets an id past the imported ones (PostgreSQL sequences were moved on).
-          const created = await sdb.insertInto('redemptions').values({ key: 'NewCodeNewCodeNewCodeNewCode0001', name: 'new' }).executeTakeFirst();
+          const created = await sdb
+            .insertInto('redemptions')
+            .values({ key: 'NewCodeNewCodeNewCodeNewCode0001', name: 'new' })
+            .executeTakeFirst();
           void created;
           const newest = await sdb.selectFrom('redemptions').select('id').where('name', '=', 'new').executeTakeFirstOrThrow();
           expect(newest.id).toBeGreaterThan(21);
@@ -233,7 +331,7 @@ describe('rows the target database refuses', () => {
 });
 
 describe('refusals', () => {
-  it('refuses to write into a database that is not ModelGate\'s (SQL_DSN left on the old gateway)', async () => {
+  it("refuses to write into a database that is not ModelGate's (SQL_DSN left on the old gateway)", async () => {
     const source = await buildSource('sqlite', 'new-api', 'http://127.0.0.1:9');
     const old = await buildSource('sqlite', 'one-api', 'http://127.0.0.1:9');
     const target = openStorage({ kind: 'sqlite', dsn: '', sqlitePath: old.from });

@@ -1,6 +1,18 @@
 import type { Storage } from '../../src/db/index.js';
 
-const written = ['users', 'tokens', 'channels', 'abilities', 'options', 'redemptions', 'top_ups', 'logs', 'tasks', 'midjourneys', 'setups'] as const;
+const written = [
+  'users',
+  'tokens',
+  'channels',
+  'abilities',
+  'options',
+  'redemptions',
+  'top_ups',
+  'logs',
+  'tasks',
+  'midjourneys',
+  'setups',
+] as const;
 
 /** Every row of every table the import writes, in a stable order: equal before and after means nothing was written. */
 export async function snapshotTarget(storage: Storage): Promise<Record<string, unknown[]>> {

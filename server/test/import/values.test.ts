@@ -59,7 +59,7 @@ describe('reading values the way each driver returns them', () => {
     expect(tokensMapper.rowNotes!(row, contextOf('new-api', [2]))).toEqual([]);
   });
 
-  it('maps one-api channel types to ModelGate\'s numbers', () => {
+  it("maps one-api channel types to ModelGate's numbers", () => {
     expect(mapOneApiType(36)).toEqual({ type: 43 });
     expect(mapOneApiType(29)).toEqual({ type: 1, baseUrl: 'https://api.groq.com/openai' });
     expect(mapOneApiType(38)).toContain('DeepL');

@@ -95,41 +95,49 @@ describe.each(dsnByKind)('two instances on one $kind database and one Redis', ({
     expect(notice).toBe('maintenance tonight');
   });
 
-  it.skipIf(!dsn || !redisUrl)('accept a session signed in on the other instance, and a root option change through the API reaches both', async (context) => {
-    cluster = await startCluster(kind, { SYNC_FREQUENCY: '3600' });
-    const { a, b } = cluster;
-    const accountsRoutes = [{ method: 'POST', url: '/api/setup' }, { method: 'POST', url: '/api/user/login' }, { method: 'PUT', url: '/api/option' }];
-    if (!accountsRoutes.every((route) => a.app.hasRoute(route))) return context.skip('the accounts API (setup, login, options) is not mounted yet');
+  it.skipIf(!dsn || !redisUrl)(
+    'accept a session signed in on the other instance, and a root option change through the API reaches both',
+    async (context) => {
+      cluster = await startCluster(kind, { SYNC_FREQUENCY: '3600' });
+      const { a, b } = cluster;
+      const accountsRoutes = [
+        { method: 'POST', url: '/api/setup' },
+        { method: 'POST', url: '/api/user/login' },
+        { method: 'PUT', url: '/api/option' },
+      ];
+      if (!accountsRoutes.every((route) => a.app.hasRoute(route)))
+        return context.skip('the accounts API (setup, login, options) is not mounted yet');
 
-    const password = 'cluster-root-pw-1';
-    const setup = await a.client().post('/api/setup', { username: 'root', password, confirmPassword: password });
-    expect(setup.body, JSON.stringify(setup.body)).toMatchObject({ success: true });
-    const onA = a.client();
-    const login = await onA.post('/api/user/login', { username: 'root', password });
-    expect(login.body, JSON.stringify(login.body)).toMatchObject({ success: true });
-    expect(onA.cookie).toMatch(/^session=/);
+      const password = 'cluster-root-pw-1';
+      const setup = await a.client().post('/api/setup', { username: 'root', password, confirmPassword: password });
+      expect(setup.body, JSON.stringify(setup.body)).toMatchObject({ success: true });
+      const onA = a.client();
+      const login = await onA.post('/api/user/login', { username: 'root', password });
+      expect(login.body, JSON.stringify(login.body)).toMatchObject({ success: true });
+      expect(onA.cookie).toMatch(/^session=/);
 
-    // Same SESSION_SECRET: B accepts the cookie A signed.
-    const onB = b.client();
-    onB.cookie = onA.cookie;
-    onB.userId = login.body.data.id;
-    const self = await onB.get('/api/user/self');
-    expect(self.status).toBe(200);
-    expect(self.body.data).toMatchObject({ id: login.body.data.id, username: 'root' });
+      // Same SESSION_SECRET: B accepts the cookie A signed.
+      const onB = b.client();
+      onB.cookie = onA.cookie;
+      onB.userId = login.body.data.id;
+      const self = await onB.get('/api/user/self');
+      expect(self.status).toBe(200);
+      expect(self.body.data).toMatchObject({ id: login.body.data.id, username: 'root' });
 
-    const name = `Gate ${randomBytes(3).toString('hex')}`;
-    const started = performance.now();
-    const saved = await onB.put('/api/option/', { key: 'SystemName', value: name });
-    expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
-    let seen = '';
-    const watcher = a.client();
-    while (performance.now() - started < 2000 && seen !== name) {
-      seen = (await watcher.get('/api/status')).body.data.system_name;
-      if (seen !== name) await sleep(10);
-    }
-    const elapsed = performance.now() - started;
-    console.log(`[cluster ${kind}] PUT /api/option/ on B visible on A after ${elapsed.toFixed(0)} ms`);
-    expect(seen).toBe(name);
-    expect(elapsed).toBeLessThan(1000);
-  });
+      const name = `Gate ${randomBytes(3).toString('hex')}`;
+      const started = performance.now();
+      const saved = await onB.put('/api/option/', { key: 'SystemName', value: name });
+      expect(saved.body, JSON.stringify(saved.body)).toMatchObject({ success: true });
+      let seen = '';
+      const watcher = a.client();
+      while (performance.now() - started < 2000 && seen !== name) {
+        seen = (await watcher.get('/api/status')).body.data.system_name;
+        if (seen !== name) await sleep(10);
+      }
+      const elapsed = performance.now() - started;
+      console.log(`[cluster ${kind}] PUT /api/option/ on B visible on A after ${elapsed.toFixed(0)} ms`);
+      expect(seen).toBe(name);
+      expect(elapsed).toBeLessThan(1000);
+    },
+  );
 });

@@ -34,7 +34,10 @@ describe('one commit message', () => {
 
   it('wants a blank second line and a body', () => {
     expect(problems('Add the audit trail')).toEqual(['there is no body saying why (a blank line, then the body)']);
-    expect(problems('Add the audit trail\nwhy it changes\n')).toEqual(['the second line is not blank', 'the body is empty: say why, and how it was checked']);
+    expect(problems('Add the audit trail\nwhy it changes\n')).toEqual([
+      'the second line is not blank',
+      'the body is empty: say why, and how it was checked',
+    ]);
     expect(problems('Add the audit trail\n\n   \n')).toEqual(['there is no body saying why (a blank line, then the body)']);
     expect(problems('')).toEqual(['the subject line is empty']);
   });
@@ -43,7 +46,13 @@ describe('one commit message', () => {
 describe('a repository history', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'T',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 'T',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' });
   const commit = (cwd: string, file: string, message: string) => {
     fs.mkdirSync(path.dirname(path.join(cwd, file)), { recursive: true });

@@ -5,16 +5,25 @@ import { loadConfig, parseSqlDsn, parseTrustProxy } from '../../src/config.js';
 describe('parseSqlDsn', () => {
   it('keeps postgres:// and postgresql:// URLs as PostgreSQL DSNs', () => {
     expect(parseSqlDsn('postgres://mg:pw@db:5432/modelgate')).toEqual({ kind: 'postgres', dsn: 'postgres://mg:pw@db:5432/modelgate' });
-    expect(parseSqlDsn('postgresql://mg@db/modelgate?sslmode=disable')).toEqual({ kind: 'postgres', dsn: 'postgresql://mg@db/modelgate?sslmode=disable' });
+    expect(parseSqlDsn('postgresql://mg@db/modelgate?sslmode=disable')).toEqual({
+      kind: 'postgres',
+      dsn: 'postgresql://mg@db/modelgate?sslmode=disable',
+    });
     expect(parseSqlDsn('  POSTGRES://db/x  ').kind).toBe('postgres');
   });
 
   it('keeps mysql:// URLs as MySQL DSNs', () => {
-    expect(parseSqlDsn('mysql://root:pw@127.0.0.1:3306/modelgate')).toEqual({ kind: 'mysql', dsn: 'mysql://root:pw@127.0.0.1:3306/modelgate' });
+    expect(parseSqlDsn('mysql://root:pw@127.0.0.1:3306/modelgate')).toEqual({
+      kind: 'mysql',
+      dsn: 'mysql://root:pw@127.0.0.1:3306/modelgate',
+    });
   });
 
   it('turns the Go-style user:pass@tcp(host:port)/db form into a mysql:// URL without the Go parameters', () => {
-    expect(parseSqlDsn('root:123456@tcp(localhost:3306)/oneapi?parseTime=true')).toEqual({ kind: 'mysql', dsn: 'mysql://root:123456@localhost:3306/oneapi' });
+    expect(parseSqlDsn('root:123456@tcp(localhost:3306)/oneapi?parseTime=true')).toEqual({
+      kind: 'mysql',
+      dsn: 'mysql://root:123456@localhost:3306/oneapi',
+    });
     expect(parseSqlDsn('mg@tcp(db:3307)/gate')).toEqual({ kind: 'mysql', dsn: 'mysql://mg@db:3307/gate' });
     expect(parseSqlDsn('tcp(db:3306)/gate?charset=utf8mb4&loc=Local')).toEqual({ kind: 'mysql', dsn: 'mysql://db:3306/gate' });
   });
@@ -34,7 +43,9 @@ describe('parseSqlDsn', () => {
 
   it('rejects anything else with a message naming the accepted forms', () => {
     for (const garbage of ['hello', 'sqlserver://sa@db/x', 'root:pw@localhost:3306/db', 'mongodb://db/x']) {
-      expect(() => parseSqlDsn(garbage), garbage).toThrow(/SQL_DSN must be a postgres:\/\/, mysql:\/\/ or user:pass@tcp\(host:port\)\/db DSN/);
+      expect(() => parseSqlDsn(garbage), garbage).toThrow(
+        /SQL_DSN must be a postgres:\/\/, mysql:\/\/ or user:pass@tcp\(host:port\)\/db DSN/,
+      );
     }
   });
 });
@@ -64,7 +75,9 @@ describe('loadConfig', () => {
       logLevel: 'info',
       trustProxy: null,
     });
-    expect(config.warnings).toEqual(['SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances']);
+    expect(config.warnings).toEqual([
+      'SESSION_SECRET is not set: a random one is used, so sessions end at restart and cannot be shared between instances',
+    ]);
     expect(config.sessionSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(config.cryptoSecret).toBe(config.sessionSecret);
     expect(config.webDistDir).toBe(path.resolve(import.meta.dirname, '../../../web/dist'));
@@ -149,13 +162,22 @@ describe('loadConfig', () => {
       ['BATCH_UPDATE_INTERVAL_MS', '5'],
     ];
     for (const [name, value] of cases) {
-      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(`^${name} must be a number >= \\d+, got "${value}"$`));
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(
+        new RegExp(`^${name} must be a number >= \\d+, got "${value}"$`),
+      );
     }
   });
 
   it('reads the channel check periods as minutes: 0 or empty is off, anything but a number >= 0 is refused', () => {
-    expect(loadConfig({ CHANNEL_TEST_FREQUENCY: '0', CHANNEL_UPDATE_FREQUENCY: ' ' })).toMatchObject({ channelTestFrequencyMinutes: null, channelUpdateFrequencyMinutes: null });
-    for (const [name, value] of [['CHANNEL_TEST_FREQUENCY', '-1'], ['CHANNEL_TEST_FREQUENCY', 'soon'], ['CHANNEL_UPDATE_FREQUENCY', 'Infinity']]) {
+    expect(loadConfig({ CHANNEL_TEST_FREQUENCY: '0', CHANNEL_UPDATE_FREQUENCY: ' ' })).toMatchObject({
+      channelTestFrequencyMinutes: null,
+      channelUpdateFrequencyMinutes: null,
+    });
+    for (const [name, value] of [
+      ['CHANNEL_TEST_FREQUENCY', '-1'],
+      ['CHANNEL_TEST_FREQUENCY', 'soon'],
+      ['CHANNEL_UPDATE_FREQUENCY', 'Infinity'],
+    ]) {
       expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(`${name} must be a number of minutes >= 0, got "${value}"`);
     }
   });
@@ -170,7 +192,8 @@ describe('parseTrustProxy', () => {
   const trustedHops = (raw: string, address: string) => [0, 1, 2, 3].map((hop) => parseTrustProxy(raw).trust?.(address, hop) ?? false);
 
   it('means no proxy when unset, empty, false or 0', () => {
-    for (const raw of [undefined, '', '  ', 'false', 'FALSE', '0']) expect(parseTrustProxy(raw), String(raw)).toEqual({ trust: null, warning: null });
+    for (const raw of [undefined, '', '  ', 'false', 'FALSE', '0'])
+      expect(parseTrustProxy(raw), String(raw)).toEqual({ trust: null, warning: null });
   });
 
   it('reads a number as that many proxies: the socket peer and the entries right of the client', () => {
@@ -189,8 +212,10 @@ describe('parseTrustProxy', () => {
 
   it('reads a comma-separated list of addresses, CIDRs, netmasks and proxy-addr names, at every hop', () => {
     const list = '127.0.0.1, 10.0.0.0/8,2001:db8::/32 ,192.168.1.0/255.255.255.0';
-    for (const address of ['127.0.0.1', '10.200.3.4', '2001:db8::7', '192.168.1.9', '::ffff:10.1.2.3']) expect(trustedHops(list, address), address).toEqual([true, true, true, true]);
-    for (const address of ['127.0.0.2', '11.0.0.1', '2001:db9::1', '192.168.2.1', 'garbage', '']) expect(trustedHops(list, address), address).toEqual([false, false, false, false]);
+    for (const address of ['127.0.0.1', '10.200.3.4', '2001:db8::7', '192.168.1.9', '::ffff:10.1.2.3'])
+      expect(trustedHops(list, address), address).toEqual([true, true, true, true]);
+    for (const address of ['127.0.0.2', '11.0.0.1', '2001:db9::1', '192.168.2.1', 'garbage', ''])
+      expect(trustedHops(list, address), address).toEqual([false, false, false, false]);
     expect(trustedHops('loopback,uniquelocal', '::1')).toEqual([true, true, true, true]);
     expect(trustedHops('loopback,uniquelocal', '172.20.0.1')).toEqual([true, true, true, true]);
     expect(trustedHops('loopback,uniquelocal', '203.0.113.1')).toEqual([false, false, false, false]);
@@ -198,9 +223,28 @@ describe('parseTrustProxy', () => {
   });
 
   it('refuses anything else at start-up, naming the variable and the forms it takes', () => {
-    const forms = 'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
-    for (const raw of ['yes', 'on', '-1', '1.5', '1e3', '127.1', '0x7f000001', 'localhost', 'nginx.internal', '10.0.0.0/33', '10.0.0.0/0', '10.0.0.0/', '10.0.0.0/abc',
-      '127.0.0.1,', ',', '127.0.0.1;10.0.0.1', 'loopback uniquelocal', '99999999999999999999']) {
+    const forms =
+      'TRUST_PROXY must be false, a number of proxy hops, or a comma-separated list of proxy addresses, CIDRs or the names loopback, linklocal, uniquelocal';
+    for (const raw of [
+      'yes',
+      'on',
+      '-1',
+      '1.5',
+      '1e3',
+      '127.1',
+      '0x7f000001',
+      'localhost',
+      'nginx.internal',
+      '10.0.0.0/33',
+      '10.0.0.0/0',
+      '10.0.0.0/',
+      '10.0.0.0/abc',
+      '127.0.0.1,',
+      ',',
+      '127.0.0.1;10.0.0.1',
+      'loopback uniquelocal',
+      '99999999999999999999',
+    ]) {
       expect(() => parseTrustProxy(raw), raw).toThrow(forms);
       expect(() => loadConfig({ TRUST_PROXY: raw }), raw).toThrow(`got "${raw.trim()}"`);
     }

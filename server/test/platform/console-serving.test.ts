@@ -58,7 +58,10 @@ describe('compressed console assets', () => {
   let server: TestServer;
   let dist: string;
   const script = Array.from({ length: 2000 }, (_, i) => `export const value${i} = ${JSON.stringify(i.toString(36).repeat(4))};`).join('\n');
-  const styles = Array.from({ length: 200 }, (_, i) => `.row-${i} { margin: ${i}px; color: #${(i * 4099).toString(16).padStart(6, '0').slice(0, 6)}; }`).join('\n');
+  const styles = Array.from(
+    { length: 200 },
+    (_, i) => `.row-${i} { margin: ${i}px; color: #${(i * 4099).toString(16).padStart(6, '0').slice(0, 6)}; }`,
+  ).join('\n');
   beforeAll(async () => {
     dist = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-dist-'));
     fs.mkdirSync(path.join(dist, 'assets'));
@@ -79,7 +82,15 @@ describe('compressed console assets', () => {
 
   it('writes brotli and gzip copies beside the text assets only', () => {
     const written = fs.readdirSync(path.join(dist, 'assets')).sort();
-    expect(written).toEqual(['index-Yy8.css', 'index-Yy8.css.br', 'index-Yy8.css.gz', 'index-Zz9.js', 'index-Zz9.js.br', 'index-Zz9.js.gz', 'photo-Xx7.png']);
+    expect(written).toEqual([
+      'index-Yy8.css',
+      'index-Yy8.css.br',
+      'index-Yy8.css.gz',
+      'index-Zz9.js',
+      'index-Zz9.js.br',
+      'index-Zz9.js.gz',
+      'photo-Xx7.png',
+    ]);
     expect(fs.readdirSync(dist).filter((name) => /\.(br|gz)$/.test(name))).toEqual([]);
     expect(fs.statSync(path.join(dist, 'assets', 'index-Zz9.js.br')).size).toBeLessThan(script.length / 4);
   });

@@ -14,7 +14,13 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
 const finalStage = () => stagesOf(parseDockerfile(read('Dockerfile'))).at(-1)!;
-const finalEnv = () => Object.assign({}, ...finalStage().instructions.filter((step) => step.keyword === 'ENV').map(parseEnv)) as Record<string, string>;
+const finalEnv = () =>
+  Object.assign(
+    {},
+    ...finalStage()
+      .instructions.filter((step) => step.keyword === 'ENV')
+      .map(parseEnv),
+  ) as Record<string, string>;
 const finalArgs = (keyword: string) => finalStage().instructions.find((step) => step.keyword === keyword)?.args ?? '';
 
 /** Compose's `${NAME}`, `${NAME:-default}` and `${NAME:?message}`, from `values`. */
@@ -31,13 +37,34 @@ describe('.dockerignore', () => {
   const isIgnored = dockerignoreMatcher(read('.dockerignore'));
 
   it('keeps local state, secrets and build output out of the image', () => {
-    for (const file of ['.git/HEAD', 'node_modules/zod/package.json', 'web/node_modules/x/index.js', 'server/dist/main.js', 'web/dist/index.html', 'data/modelgate.db', 'server/test/tmp.db-wal', '.env', 'npm-debug.log', 'e2e/artifacts/shot.png']) {
+    for (const file of [
+      '.git/HEAD',
+      'node_modules/zod/package.json',
+      'web/node_modules/x/index.js',
+      'server/dist/main.js',
+      'web/dist/index.html',
+      'data/modelgate.db',
+      'server/test/tmp.db-wal',
+      '.env',
+      'npm-debug.log',
+      'e2e/artifacts/shot.png',
+    ]) {
       expect(isIgnored(file), file).toBe(true);
     }
   });
 
   it('keeps everything the build reads', () => {
-    for (const file of ['package.json', 'package-lock.json', 'server/src/main.ts', 'server/scripts/build.mjs', 'web/index.html', 'web/src/main.tsx', 'web/public/logo.svg', 'packages/shared/src/index.ts', 'web/vite-plugin-precompress.ts']) {
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      'server/src/main.ts',
+      'server/scripts/build.mjs',
+      'web/index.html',
+      'web/src/main.tsx',
+      'web/public/logo.svg',
+      'packages/shared/src/index.ts',
+      'web/vite-plugin-precompress.ts',
+    ]) {
       expect(fs.existsSync(path.join(root, file)), file).toBe(true);
       expect(isIgnored(file), file).toBe(false);
     }

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
  * states the rule itself or links the docs/ page that does.
  */
 const root = path.resolve(import.meta.dirname, '../../..');
-const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n')
+const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+  .split('\n')
   .filter((file) => file !== '' && fs.existsSync(path.join(root, file)));
 const basenames = new Set(tracked.map((file) => path.basename(file)));
 const codeFile = /\.(ts|tsx|mjs|cjs|js)$/;
@@ -36,8 +37,8 @@ function missingReferences(file: string, prose: string): string[] {
   for (const match of prose.matchAll(fileReference)) {
     const reference = match[1]!;
     const exists = reference.includes('/')
-      ? fs.existsSync(path.join(root, path.dirname(file), reference))
-        || tracked.some((candidate) => candidate === reference || candidate.endsWith(`/${reference.replace(/^(\.{1,2}\/)+/, '')}`))
+      ? fs.existsSync(path.join(root, path.dirname(file), reference)) ||
+        tracked.some((candidate) => candidate === reference || candidate.endsWith(`/${reference.replace(/^(\.{1,2}\/)+/, '')}`))
       : basenames.has(reference);
     if (!exists) missing.push(`${file} names ${reference}`);
   }
@@ -54,11 +55,20 @@ describe('references in comments and docs', () => {
   });
 
   it('reads the sources and the docs (the scan finds what it looks for)', () => {
-    expect(prose.map(({ file }) => file)).toEqual(expect.arrayContaining(['README.md', 'docs/relay.md', 'server/src/relay/stream/stream-driver.ts']));
-    expect(missingReferences('server/src/x.ts', `${'/'}** See stream-codecs.ts and docs/relay.md. */`)).toEqual(['server/src/x.ts names stream-codecs.ts']);
-    expect(missingReferences('docs/x.md', 'See [a](../README.md), `server/src/relay/facade.ts` and `providers/<slug>/index.ts`.')).toEqual([]);
-    expect(specCitations('a.ts', `// The envelope (${'spec'} 01 §7), trimmed (${'spec'} §5), balance (providers.md ${'§'}6).`))
-      .toEqual([`a.ts cites "${'spec'} 01"`, `a.ts cites "${'spec'} §"`, `a.ts cites "providers.md ${'§'}"`]);
+    expect(prose.map(({ file }) => file)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/relay.md', 'server/src/relay/stream/stream-driver.ts']),
+    );
+    expect(missingReferences('server/src/x.ts', `${'/'}** See stream-codecs.ts and docs/relay.md. */`)).toEqual([
+      'server/src/x.ts names stream-codecs.ts',
+    ]);
+    expect(missingReferences('docs/x.md', 'See [a](../README.md), `server/src/relay/facade.ts` and `providers/<slug>/index.ts`.')).toEqual(
+      [],
+    );
+    expect(specCitations('a.ts', `// The envelope (${'spec'} 01 §7), trimmed (${'spec'} §5), balance (providers.md ${'§'}6).`)).toEqual([
+      `a.ts cites "${'spec'} 01"`,
+      `a.ts cites "${'spec'} §"`,
+      `a.ts cites "providers.md ${'§'}"`,
+    ]);
   });
 
   it('every .ts, .tsx and .md file they name exists', () => {

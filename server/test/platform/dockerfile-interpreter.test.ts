@@ -20,7 +20,8 @@ function contextWith(files: Record<string, string>): string {
   }
   return dir;
 }
-const build = (dir: string) => buildDockerfile(path.join(dir, 'context'), path.join(dir, 'stages'), { baseEnv: { PATH: process.env.PATH ?? '' } });
+const build = (dir: string) =>
+  buildDockerfile(path.join(dir, 'context'), path.join(dir, 'stages'), { baseEnv: { PATH: process.env.PATH ?? '' } });
 
 afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -56,11 +57,21 @@ describe('the Dockerfile interpreter', () => {
     });
     const image = await build(dir);
     expect(fs.readFileSync(hostPath(image.root, '/srv/greeting.txt'), 'utf8')).toBe('hello there\n');
-    expect(fs.readFileSync(hostPath(image.root, '/srv/listing.txt'), 'utf8').split('\n').filter(Boolean)).toEqual(['greeting.txt', 'keep.log', 'keep.txt', 'listing.txt']);
+    expect(fs.readFileSync(hostPath(image.root, '/srv/listing.txt'), 'utf8').split('\n').filter(Boolean)).toEqual([
+      'greeting.txt',
+      'keep.log',
+      'keep.txt',
+      'listing.txt',
+    ]);
     expect(fs.readFileSync(hostPath(image.root, '/var/data/keep.txt'), 'utf8')).toBe('kept');
     expect(image).toMatchObject({
-      workdir: '/srv', env: { DATA: '/var/data', MODE: 'prod' }, user: 'app', volumes: ['/var/data'], exposedPorts: [8080],
-      cmd: ['node', 'main.js'], chowned: { '/var/data/keep.txt': 'app:app' },
+      workdir: '/srv',
+      env: { DATA: '/var/data', MODE: 'prod' },
+      user: 'app',
+      volumes: ['/var/data'],
+      exposedPorts: [8080],
+      cmd: ['node', 'main.js'],
+      chowned: { '/var/data/keep.txt': 'app:app' },
     });
     expect(image.healthcheck).toMatchObject({ timeoutMs: 3000, intervalMs: 30_000, retries: 3, command: ['node', '-e', '0'] });
   });

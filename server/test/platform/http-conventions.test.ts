@@ -27,7 +27,11 @@ let postRoute: string | undefined;
 const logText: string[] = [];
 
 const logLines = (): LogLine[] =>
-  logText.join('').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as LogLine);
+  logText
+    .join('')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as LogLine);
 
 /** The access-log line of one request; it is written after the response, so wait for it. */
 async function logLineOf(requestId: string): Promise<LogLine> {
@@ -89,7 +93,10 @@ afterAll(async () => {
 describe('management API errors use the envelope', () => {
   it('answers malformed JSON with 400 and a message, without a stack trace', async (context) => {
     if (!postRoute) return context.skip('no open POST /api route is registered yet');
-    const res = await send('POST', postRoute, { body: '{"username": "root", "password": ', headers: { 'content-type': 'application/json' } });
+    const res = await send('POST', postRoute, {
+      body: '{"username": "root", "password": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expectEnvelopeError(res);
   });
@@ -104,14 +111,21 @@ describe('management API errors use the envelope', () => {
 
   it('answers a body of an unsupported Content-Type with 415', async (context) => {
     if (!postRoute) return context.skip('no open POST /api route is registered yet');
-    const res = await send('POST', postRoute, { body: '<login><username>root</username></login>', headers: { 'content-type': 'application/xml' } });
+    const res = await send('POST', postRoute, {
+      body: '<login><username>root</username></login>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(res.status).toBe(415);
     expectEnvelopeError(res);
   });
 
   it('answers unknown /api routes with 404 for every method', async () => {
     for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-      const res = await send(method, '/api/no/such/route', method === 'GET' || method === 'DELETE' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } });
+      const res = await send(
+        method,
+        '/api/no/such/route',
+        method === 'GET' || method === 'DELETE' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } },
+      );
       expect(res.status, method).toBe(404);
       expectEnvelopeError(res);
     }
@@ -170,7 +184,10 @@ describe('secrets never reach the log', () => {
       send('POST', `${postRoute ?? '/api/status'}?key=${secrets.query}`, { headers, body: jsonBody }),
       send('POST', `/api/no-such-route?key=${secrets.query}`, { headers, body: jsonBody }),
       send('POST', `/api/status?key=${secrets.query}`, { headers, body: `{"password": "${secrets.password}", ` }),
-      send('POST', `/v1/chat/completions?key=${secrets.query}`, { headers, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], key: secrets.bodyKey }) }),
+      send('POST', `/v1/chat/completions?key=${secrets.query}`, {
+        headers,
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], key: secrets.bodyKey }),
+      }),
       send('GET', `/v1beta/models?key=${secrets.query}`, { headers }),
     ];
     const responses = await Promise.all(requests);

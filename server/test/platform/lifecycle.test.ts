@@ -14,7 +14,8 @@ async function startSlowUpstream() {
       const body = JSON.parse(Buffer.concat(parts).toString('utf8'));
       const pieces = Number(String(body.model).split('-').at(-1));
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const chunk = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       let sent = 0;
       const timer = setInterval(() => {
         if (res.destroyed) return clearInterval(timer);
@@ -25,14 +26,19 @@ async function startSlowUpstream() {
         }
         clearInterval(timer);
         res.write(chunk({}, 'stop'));
-        res.write(`data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [], usage: { prompt_tokens: 9, completion_tokens: pieces * 2, total_tokens: 9 + pieces * 2 } })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [], usage: { prompt_tokens: 9, completion_tokens: pieces * 2, total_tokens: 9 + pieces * 2 } })}\n\n`,
+        );
         res.end('data: [DONE]\n\n');
       }, 100);
       res.on('close', () => clearInterval(timer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Reads a streamed chat answer to its end (or until the connection is cut): the text and whether [DONE] came. */
@@ -74,16 +80,23 @@ describe('health checks and graceful shutdown', () => {
     return { server, channelId, userId, apiKey: token.apiKey };
   }
 
-  const streamChat = (server: TestServer, apiKey: string, model: string) => fetch(`${server.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'count' }] }),
-  });
+  const streamChat = (server: TestServer, apiKey: string, model: string) =>
+    fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'count' }] }),
+    });
 
   /** The consume log rows of a user, read by a fresh instance on the same database after the first one stopped. */
   async function logsAfterwards(userId: number) {
     const reader = await startTestServer({ database });
     try {
-      return await reader.ctx.storage.db.selectFrom('logs').select(['completion_tokens', 'prompt_tokens', 'quota', 'model_name']).where('user_id', '=', userId).where('type', '=', 2).execute();
+      return await reader.ctx.storage.db
+        .selectFrom('logs')
+        .select(['completion_tokens', 'prompt_tokens', 'quota', 'model_name'])
+        .where('user_id', '=', userId)
+        .where('type', '=', 2)
+        .execute();
     } finally {
       await reader.stop();
     }
@@ -98,7 +111,10 @@ describe('health checks and graceful shutdown', () => {
       expect(await health.json()).toEqual({ status: 'ok' });
       const ready = await fetch(`${server.url}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ready', checks: env.REDIS_CONN_STRING ? { database: 'ok', redis: 'ok' } : { database: 'ok' } });
+      expect(await ready.json()).toEqual({
+        status: 'ready',
+        checks: env.REDIS_CONN_STRING ? { database: 'ok', redis: 'ok' } : { database: 'ok' },
+      });
       expect(ready.headers.get('cache-control')).toBe('no-store');
     } finally {
       await server.stop();
@@ -125,16 +141,19 @@ describe('health checks and graceful shutdown', () => {
     expect(logs[0]).toMatchObject({ model_name: 'slow-10', prompt_tokens: 9, completion_tokens: 20 });
   });
 
-  it('a request on a kept-alive connection during the drain gets 503 with Connection: close, in its API\'s shape', async () => {
+  it("a request on a kept-alive connection during the drain gets 503 with Connection: close, in its API's shape", async () => {
     const { server, apiKey } = await serverWithChannel();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const get = (path: string) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      http.get(`${server.url}${path}`, { agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
-        let body = '';
-        res.on('data', (piece: Buffer) => (body += piece.toString('utf8')));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      }).on('error', reject);
-    });
+    const get = (path: string) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+        http
+          .get(`${server.url}${path}`, { agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
+            let body = '';
+            res.on('data', (piece: Buffer) => (body += piece.toString('utf8')));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          })
+          .on('error', reject);
+      });
     try {
       expect((await get('/healthz')).status).toBe(200);
       // Keep the server busy with a stream so the drain is still under way.

@@ -15,7 +15,11 @@ const eslint = new ESLint({
   overrideConfig: {
     files: ['**/*.{ts,tsx}'],
     languageOptions: { parserOptions: { projectService: false } },
-    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off', '@typescript-eslint/switch-exhaustiveness-check': 'off' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/no-misused-promises': 'off',
+      '@typescript-eslint/switch-exhaustiveness-check': 'off',
+    },
   },
 });
 
@@ -26,12 +30,18 @@ async function ruleErrors(filePath: string, code: string): Promise<string[]> {
 
 describe('route files and api/routes.ts', () => {
   it('rejects a route file importing api/routes.ts', async () => {
-    const errors = await ruleErrors('server/src/api/tokens/planted.ts', "import type { RouteDeps } from '../routes.js';\nexport type Deps = RouteDeps;\n");
+    const errors = await ruleErrors(
+      'server/src/api/tokens/planted.ts',
+      "import type { RouteDeps } from '../routes.js';\nexport type Deps = RouteDeps;\n",
+    );
     expect(errors).toEqual([expect.stringMatching(/^no-restricted-imports: .*route-deps\.js/)]);
   });
 
   it('lets a route file import api/route-deps.ts', async () => {
-    const errors = await ruleErrors('server/src/api/tokens/planted.ts', "import type { RouteDeps } from '../route-deps.js';\nexport type Deps = RouteDeps;\n");
+    const errors = await ruleErrors(
+      'server/src/api/tokens/planted.ts',
+      "import type { RouteDeps } from '../route-deps.js';\nexport type Deps = RouteDeps;\n",
+    );
     expect(errors).toEqual([]);
   });
 }, 60_000);
@@ -40,8 +50,15 @@ describe('console features', () => {
   const planted = 'web/src/features/tokens/components/Planted.tsx';
 
   it('rejects an import from another feature folder', async () => {
-    const errors = await ruleErrors(planted, "import { useOptionSave } from '../../settings/hooks/useOptionSave';\nexport const hooks = [useOptionSave];\n");
-    expect(errors).toEqual([expect.stringMatching(/^boundaries\/dependencies: A console feature must not import another feature \(web\/src\/features\/settings\)/)]);
+    const errors = await ruleErrors(
+      planted,
+      "import { useOptionSave } from '../../settings/hooks/useOptionSave';\nexport const hooks = [useOptionSave];\n",
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^boundaries\/dependencies: A console feature must not import another feature \(web\/src\/features\/settings\)/,
+      ),
+    ]);
   });
 
   it('lets a feature import its own files and the shared components/ and lib/', async () => {
@@ -68,10 +85,13 @@ describe('the console data layer', () => {
     '}',
     '',
   ].join('\n');
-  const mutating = "import { useMutation } from '@tanstack/react-query';\nexport const usePlanted = () => useMutation({ mutationFn: async () => 1 });\n";
+  const mutating =
+    "import { useMutation } from '@tanstack/react-query';\nexport const usePlanted = () => useMutation({ mutationFn: async () => 1 });\n";
 
   it('rejects invalidateQueries and useMutation in a component', async () => {
-    expect(await ruleErrors(component, invalidating)).toEqual([expect.stringMatching(/^no-restricted-properties: 'invalidateQueries' .*mutation hook/)]);
+    expect(await ruleErrors(component, invalidating)).toEqual([
+      expect.stringMatching(/^no-restricted-properties: 'invalidateQueries' .*mutation hook/),
+    ]);
     expect(await ruleErrors(component, mutating)).toEqual([expect.stringMatching(/^no-restricted-imports: .*useMutation.*api\//)]);
   });
 

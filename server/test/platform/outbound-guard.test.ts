@@ -2,7 +2,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressEntry, blockedCause, domainPattern, fetchGuardOf, guardedAgent, isDomainListed, isPublicAddress, outboundUrlProblem, parsePortRanges, plainGuard, type FetchGuard } from '../../src/lib/outbound-guard.js';
+import {
+  addressEntry,
+  blockedCause,
+  domainPattern,
+  fetchGuardOf,
+  guardedAgent,
+  isDomainListed,
+  isPublicAddress,
+  outboundUrlProblem,
+  parsePortRanges,
+  plainGuard,
+  type FetchGuard,
+} from '../../src/lib/outbound-guard.js';
 import { optionRegistry } from '../../src/options/registry.js';
 
 const guard: FetchGuard = plainGuard(true, false, parsePortRanges(['80', '443', '8080', '8443'])!);
@@ -22,20 +34,50 @@ function guardWith(values: Record<string, string>): FetchGuard {
 
 describe('the SSRF guard for callback URLs', () => {
   it.each([
-    '127.0.0.1', '127.8.9.10', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '255.255.255.255', '198.18.0.1', '::1', '::', 'fe80::1', 'fd00::1', 'fc00::7', 'ff02::1', '::ffff:127.0.0.1',
-    '::ffff:7f00:1', '::FFFF:A00:7', '64:ff9b::10.0.0.1', '64:ff9b::1', '2001:db8::1', 'not-an-ip', '',
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '198.18.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    'fc00::7',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::FFFF:A00:7',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::1',
+    '2001:db8::1',
+    'not-an-ip',
+    '',
   ])('%s is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['1.1.1.1', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s is public', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['1.1.1.1', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
+    '%s is public',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 
   it('reads allowed ports and ranges, and refuses anything else', () => {
-    expect(parsePortRanges(['443', ' 8000 - 9000 '])).toEqual([[443, 443], [8000, 9000]]);
-    for (const bad of [[0], ['0'], ['65536'], ['9000-80'], ['443,80'], [null], ['abc'], ['-1']]) expect(parsePortRanges(bad), JSON.stringify(bad)).toBeNull();
+    expect(parsePortRanges(['443', ' 8000 - 9000 '])).toEqual([
+      [443, 443],
+      [8000, 9000],
+    ]);
+    for (const bad of [[0], ['0'], ['65536'], ['9000-80'], ['443,80'], [null], ['abc'], ['-1']])
+      expect(parsePortRanges(bad), JSON.stringify(bad)).toBeNull();
   });
 
   it('refuses what a callback URL may not be, and lets the rest through to the connection-time check', () => {
@@ -47,7 +89,14 @@ describe('the SSRF guard for callback URLs', () => {
     expect(outboundUrlProblem('gopher://hooks.example.com/', guard)).toBe('回调地址必须是 http(s) 地址');
     expect(outboundUrlProblem('https://hooks.example.com:22/x', guard)).toBe('回调地址的端口 22 不在允许的端口列表中');
     expect(outboundUrlProblem('https://a:b@hooks.example.com/x', guard)).toBe('回调地址不能包含用户名或密码');
-    for (const url of ['http://127.0.0.1/', 'http://[::1]/', 'http://0x7f.1/', 'http://2130706433/', 'http://[::ffff:169.254.169.254]/', 'http://10.1.2.3:8080/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://[::1]/',
+      'http://0x7f.1/',
+      'http://2130706433/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://10.1.2.3:8080/',
+    ]) {
       expect(outboundUrlProblem(url, guard), url).toBe('回调地址不能指向内网、本机或保留地址');
     }
     expect(outboundUrlProblem('http://127.0.0.1/', { ...guard, allowPrivateIp: true })).toBeNull();
@@ -59,7 +108,23 @@ describe('the SSRF guard for callback URLs', () => {
     expect(domainPattern(' Hooks.Example.COM ')).toBe('hooks.example.com');
     expect(domainPattern('*.example.com')).toBe('.example.com');
     expect(domainPattern('bücher.de')).toBe('xn--bcher-kva.de');
-    for (const bad of ['', '*.', '*', 'a b.com', 'http://example.com', 'example.com/x', 'example.com:443', '.example.com', 'example..com', '10.0.0.1', '1.2', '[::1]', 'a.*.com', 42, null]) {
+    for (const bad of [
+      '',
+      '*.',
+      '*',
+      'a b.com',
+      'http://example.com',
+      'example.com/x',
+      'example.com:443',
+      '.example.com',
+      'example..com',
+      '10.0.0.1',
+      '1.2',
+      '[::1]',
+      'a.*.com',
+      42,
+      null,
+    ]) {
       expect(domainPattern(bad), JSON.stringify(bad)).toBeNull();
     }
     const patterns = ['hooks.example.com', '.corp.example'];
@@ -80,7 +145,10 @@ describe('the SSRF guard for callback URLs', () => {
   });
 
   it('a domain allow list lets only its names through, a block list refuses its names', () => {
-    const allow = guardWith({ 'fetch_setting.domain_filter_mode': 'true', 'fetch_setting.domain_list': '["hooks.example.com", "*.corp.example"]' });
+    const allow = guardWith({
+      'fetch_setting.domain_filter_mode': 'true',
+      'fetch_setting.domain_list': '["hooks.example.com", "*.corp.example"]',
+    });
     expect(outboundUrlProblem('https://hooks.example.com/x', allow)).toBeNull();
     expect(outboundUrlProblem('https://api.corp.example/x', allow)).toBeNull();
     expect(outboundUrlProblem('https://HOOKS.Example.com/x', allow)).toBeNull();
@@ -105,7 +173,12 @@ describe('the SSRF guard for callback URLs', () => {
     expect(outboundUrlProblem('https://[2606:4700:4700::1111]/x', allow)).toBeNull();
     expect(outboundUrlProblem('https://1.1.1.1/x', allow)).toBe('回调地址的 IP 不在允许列表中');
     // The private-address rule comes first: an allow list does not open loopback while private addresses are refused.
-    expect(outboundUrlProblem('http://127.0.0.1/', guardWith({ 'fetch_setting.ip_filter_mode': 'true', 'fetch_setting.ip_list': '["127.0.0.0/8"]' }))).toBe('回调地址不能指向内网、本机或保留地址');
+    expect(
+      outboundUrlProblem(
+        'http://127.0.0.1/',
+        guardWith({ 'fetch_setting.ip_filter_mode': 'true', 'fetch_setting.ip_list': '["127.0.0.0/8"]' }),
+      ),
+    ).toBe('回调地址不能指向内网、本机或保留地址');
 
     const block = guardWith({ 'fetch_setting.allow_private_ip': 'true', 'fetch_setting.ip_list': '["169.254.0.0/16", "1.1.1.1"]' });
     expect(outboundUrlProblem('http://169.254.169.254/', block)).toBe('回调地址的 IP 在禁止列表中');
@@ -119,9 +192,11 @@ describe('the SSRF guard for callback URLs', () => {
     const addressCheck = optionRegistry['fetch_setting.ip_list'].check!;
     expect(domainCheck('["example.com", "*.example.org"]')).toBeNull();
     expect(domainCheck('[]')).toBeNull();
-    for (const bad of ['{}', '"example.com"', '["example.com", 1]', '["10.0.0.1"]', '["https://example.com"]']) expect(domainCheck(bad), bad).toMatch(/^必须是域名字符串的 JSON 数组/);
+    for (const bad of ['{}', '"example.com"', '["example.com", 1]', '["10.0.0.1"]', '["https://example.com"]'])
+      expect(domainCheck(bad), bad).toMatch(/^必须是域名字符串的 JSON 数组/);
     expect(addressCheck('["203.0.113.7", "10.0.0.0/8", "fd00::/8"]')).toBeNull();
-    for (const bad of ['{}', '["example.com"]', '["10.0.0.0/40"]', '[null]']) expect(addressCheck(bad), bad).toMatch(/^必须是 IP 地址或 CIDR 网段字符串的 JSON 数组/);
+    for (const bad of ['{}', '["example.com"]', '["10.0.0.0/40"]', '[null]'])
+      expect(addressCheck(bad), bad).toMatch(/^必须是 IP 地址或 CIDR 网段字符串的 JSON 数组/);
   });
 
   describe('at connection time', () => {
@@ -136,7 +211,10 @@ describe('the SSRF guard for callback URLs', () => {
 
     it('refuses a name that resolves only to private addresses, and reaches it once private addresses are allowed', async () => {
       const guarded = guardedAgent(guard);
-      const refused = await request(`http://localhost:${port}/`, { dispatcher: guarded }).then(() => null, (error: unknown) => error);
+      const refused = await request(`http://localhost:${port}/`, { dispatcher: guarded }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(blockedCause(refused)?.message).toBe('localhost 只解析到内网、本机或保留地址，已拒绝连接');
       await guarded.close();
 
@@ -149,7 +227,10 @@ describe('the SSRF guard for callback URLs', () => {
     it('checks the addresses a name resolves to against the address list, unless that is turned off for names', async () => {
       const blocking = { 'fetch_setting.allow_private_ip': 'true', 'fetch_setting.ip_list': '["127.0.0.0/8", "::1"]' };
       const blocked = guardedAgent(guardWith(blocking));
-      const refused = await request(`http://localhost:${port}/`, { dispatcher: blocked }).then(() => null, (error: unknown) => error);
+      const refused = await request(`http://localhost:${port}/`, { dispatcher: blocked }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(blockedCause(refused)?.message).toBe('localhost 解析到的地址都不被 IP 列表允许，已拒绝连接');
       await blocked.close();
 
@@ -157,7 +238,13 @@ describe('the SSRF guard for callback URLs', () => {
       expect(await (await request(`http://localhost:${port}/`, { dispatcher: namesUnchecked })).body.text()).toBe('reached');
       await namesUnchecked.close();
 
-      const allowed = guardedAgent(guardWith({ 'fetch_setting.allow_private_ip': 'true', 'fetch_setting.ip_filter_mode': 'true', 'fetch_setting.ip_list': '["127.0.0.1", "::1"]' }));
+      const allowed = guardedAgent(
+        guardWith({
+          'fetch_setting.allow_private_ip': 'true',
+          'fetch_setting.ip_filter_mode': 'true',
+          'fetch_setting.ip_list': '["127.0.0.1", "::1"]',
+        }),
+      );
       expect(await (await request(`http://localhost:${port}/`, { dispatcher: allowed })).body.text()).toBe('reached');
       await allowed.close();
     });

@@ -21,16 +21,37 @@ const root = path.resolve(import.meta.dirname, '../../..');
 
 /** HEAD, plus uncommitted changes to tracked files (none in CI), so a developer tests what they are about to commit. */
 function sourceCommit(): string {
-  const identity = { GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@localhost', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@localhost' };
+  const identity = {
+    GIT_AUTHOR_NAME: 'test',
+    GIT_AUTHOR_EMAIL: 'test@localhost',
+    GIT_COMMITTER_NAME: 'test',
+    GIT_COMMITTER_EMAIL: 'test@localhost',
+  };
   const stash = execFileSync('git', ['stash', 'create'], { cwd: root, encoding: 'utf8', env: { ...process.env, ...identity } }).trim();
   return stash || execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 }
 
 /** What the build's RUN steps see of this machine: the programs, the npm cache and how to reach the registry. */
 function buildEnvironment(): Record<string, string> {
-  const passed = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'http_proxy', 'https_proxy', 'no_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
+  const passed = [
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'LANG',
+    'NODE_EXTRA_CA_CERTS',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'HTTP_PROXY',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+  ];
   const npmSettings = ['nodedir', 'cache', 'registry'].flatMap((name) => [`npm_config_${name}`, `NPM_CONFIG_${name.toUpperCase()}`]);
-  const env = Object.fromEntries([...passed, ...npmSettings].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+  const env = Object.fromEntries(
+    [...passed, ...npmSettings].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+  );
   // Packages already in the npm cache are not revalidated one by one against the registry.
   return { ...env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
 }
@@ -53,15 +74,16 @@ describe('the Dockerfile, built and started in a clean clone', () => {
 
   const log = (message: string) => console.log(`[production image] ${message}`);
   const inImage = (containerPath: string) => hostPath(image.root, path.posix.resolve(image.workdir, containerPath));
-  const runHealthcheck = () => new Promise<number | null>((resolve) => {
-    const [program, ...args] = image.healthcheck!.command;
-    const child = spawn(program === 'node' ? process.execPath : program!, args, { cwd: inImage('.'), env: runtimeEnv, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), image.healthcheck!.timeoutMs);
-    void exitOf(child).then((code) => {
-      clearTimeout(timer);
-      resolve(code);
+  const runHealthcheck = () =>
+    new Promise<number | null>((resolve) => {
+      const [program, ...args] = image.healthcheck!.command;
+      const child = spawn(program === 'node' ? process.execPath : program!, args, { cwd: inImage('.'), env: runtimeEnv, stdio: 'ignore' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), image.healthcheck!.timeoutMs);
+      void exitOf(child).then((code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
     });
-  });
 
   beforeAll(async () => {
     const started = performance.now();
@@ -69,7 +91,10 @@ describe('the Dockerfile, built and started in a clean clone', () => {
     const context = path.join(workDir, 'context');
     execFileSync('git', ['clone', '--quiet', '--shared', '--no-checkout', root, context]);
     execFileSync('git', ['checkout', '--quiet', '--detach', sourceCommit()], { cwd: context });
-    stages = fs.readFileSync(path.join(context, 'Dockerfile'), 'utf8').split('\n').filter((line) => /^FROM\s/i.test(line));
+    stages = fs
+      .readFileSync(path.join(context, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((line) => /^FROM\s/i.test(line));
     image = await buildDockerfile(context, path.join(workDir, 'stages'), { baseEnv: buildEnvironment(), log });
     log(`built in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
@@ -85,7 +110,11 @@ describe('the Dockerfile, built and started in a clean clone', () => {
       SESSION_SECRET: 'production-image-test',
     };
     const [program, ...args] = image.cmd;
-    server = spawn(program === 'node' ? process.execPath : program!, args, { cwd: inImage('.'), env: runtimeEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(program === 'node' ? process.execPath : program!, args, {
+      cwd: inImage('.'),
+      env: runtimeEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     server.stdout!.on('data', (chunk) => (serverOutput += String(chunk)));
     server.stderr!.on('data', (chunk) => (serverOutput += String(chunk)));
   }, 40 * 60_000);
@@ -120,12 +149,17 @@ describe('the Dockerfile, built and started in a clean clone', () => {
     expect(image.cmd).toEqual(['node', 'server/dist/main.js']);
     expect(fs.existsSync(inImage('server/dist/main.js'))).toBe(true);
     expect(fs.existsSync(inImage('web/dist/index.html'))).toBe(true);
-    for (const sources of ['server/src', 'web/src', 'packages/shared/src', 'scripts']) expect(fs.existsSync(inImage(sources)), sources).toBe(false);
+    for (const sources of ['server/src', 'web/src', 'packages/shared/src', 'scripts'])
+      expect(fs.existsSync(inImage(sources)), sources).toBe(false);
     for (const tool of ['tsx', 'esbuild', 'vite', 'vitest', 'typescript-eslint', '@vitejs/plugin-react']) {
       expect(fs.existsSync(inImage(`node_modules/${tool}`)), `${tool} is a dev dependency`).toBe(false);
     }
     // The SQLite driver's native addon loads from the image's own node_modules and answers a query.
-    const sqlite = spawnSync(process.execPath, ['-e', "process.stdout.write(String(new (require('better-sqlite3'))(':memory:').prepare('select 41 + 1 as x').get().x))"], { cwd: inImage('.'), encoding: 'utf8' });
+    const sqlite = spawnSync(
+      process.execPath,
+      ['-e', "process.stdout.write(String(new (require('better-sqlite3'))(':memory:').prepare('select 41 + 1 as x').get().x))"],
+      { cwd: inImage('.'), encoding: 'utf8' },
+    );
     expect(sqlite.stdout, sqlite.stderr).toBe('42');
   });
 
@@ -133,7 +167,10 @@ describe('the Dockerfile, built and started in a clean clone', () => {
     const deadline = performance.now() + 90_000;
     let health = 0;
     while (performance.now() < deadline && server!.exitCode === null && health !== 200) {
-      health = await fetch(`${url}/healthz`).then((response) => response.status, () => 0);
+      health = await fetch(`${url}/healthz`).then(
+        (response) => response.status,
+        () => 0,
+      );
       if (health !== 200) await sleep(100);
     }
     expect(health, serverOutput).toBe(200);
@@ -156,10 +193,17 @@ describe('the Dockerfile, built and started in a clean clone', () => {
 
   it('sends the largest console chunk compressed, cached for a year', async () => {
     const assets = inImage('web/dist/assets');
-    const [largest] = fs.readdirSync(assets).filter((name) => name.endsWith('.js')).sort((a, b) => fs.statSync(path.join(assets, b)).size - fs.statSync(path.join(assets, a)).size);
+    const [largest] = fs
+      .readdirSync(assets)
+      .filter((name) => name.endsWith('.js'))
+      .sort((a, b) => fs.statSync(path.join(assets, b)).size - fs.statSync(path.join(assets, a)).size);
     const original = fs.readFileSync(path.join(assets, largest!));
     const sizes: string[] = [];
-    for (const [acceptEncoding, expected] of [['br', 'br'], ['gzip', 'gzip'], ['', undefined]] as const) {
+    for (const [acceptEncoding, expected] of [
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      ['', undefined],
+    ] as const) {
       const response = await rawGet(`${url}/assets/${largest}`, acceptEncoding ? { 'accept-encoding': acceptEncoding } : {});
       expect(response.status).toBe(200);
       expect(response.headers['content-encoding']).toBe(expected);

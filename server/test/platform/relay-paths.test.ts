@@ -20,7 +20,15 @@ describe('relay path families', () => {
   });
 
   it('is the same list for CORS and the error handler', () => {
-    for (const path of ['/v1/chat/completions', '/dashboard/billing/subscription', '/mj-relax/mj/fetch', '/suno/fetch', '/pg/chat/completions', '/api/user/self', '/']) {
+    for (const path of [
+      '/v1/chat/completions',
+      '/dashboard/billing/subscription',
+      '/mj-relax/mj/fetch',
+      '/suno/fetch',
+      '/pg/chat/completions',
+      '/api/user/self',
+      '/',
+    ]) {
       expect(isCorsPath(path)).toBe(isRelayPath(path));
       expect(errorHandlerRelayPath(path)).toBe(isRelayPath(path));
     }

@@ -26,10 +26,12 @@ function dribble(url: string, text: string, everyMs: number): Dribble {
     answer += chunk.toString('latin1');
   });
   socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.on('close', () => {
-    clearInterval(timer);
-    resolve();
-  }));
+  const closed = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve();
+    }),
+  );
   return { socket, answer: closed.then(() => answer), closedAfterMs: closed.then(() => performance.now() - startedAt) };
 }
 
@@ -62,14 +64,16 @@ describe('slow clients are closed: header and body timeouts', () => {
       ['/v1/messages', 'application/json'],
       ['/v1/audio/transcriptions', 'multipart/form-data; boundary=B'],
       ['/api/user/login', 'application/json'],
-    ].flatMap(([path, type]) => Array.from({ length: 5 }, () => {
-      const client = dribble(server.url, '', 1000);
-      // The headers at once, then the body a byte every 200 ms: it would take minutes.
-      client.socket.write(head(path!, type!, 100_000));
-      const timer = setInterval(() => client.socket.writable && client.socket.write('a'), 200);
-      void client.closedAfterMs.then(() => clearInterval(timer));
-      return { path, client };
-    }));
+    ].flatMap(([path, type]) =>
+      Array.from({ length: 5 }, () => {
+        const client = dribble(server.url, '', 1000);
+        // The headers at once, then the body a byte every 200 ms: it would take minutes.
+        client.socket.write(head(path!, type!, 100_000));
+        const timer = setInterval(() => client.socket.writable && client.socket.write('a'), 200);
+        void client.closedAfterMs.then(() => clearInterval(timer));
+        return { path, client };
+      }),
+    );
     for (const { path, client } of slow) {
       expect(await client.answer, path).toMatch(/^HTTP\/1\.1 408/);
       expect(await client.closedAfterMs, path).toBeGreaterThanOrEqual(1900);
@@ -81,12 +85,17 @@ describe('slow clients are closed: header and body timeouts', () => {
     const { hostname, port } = new URL(server.url);
     const socket = connect(Number(port), hostname);
     let answer = '';
-    const answered = new Promise<void>((resolve) => socket.on('data', (chunk) => {
-      answer += chunk.toString('latin1');
-      resolve();
-    }));
+    const answered = new Promise<void>((resolve) =>
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+        resolve();
+      }),
+    );
     // A valid key: the caller is let in from the headers, and the relay waits for the whole body.
-    const request = post('/v1/chat/completions', 'application/json', chatBody).replace('\r\n\r\n', `\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`);
+    const request = post('/v1/chat/completions', 'application/json', chatBody).replace(
+      '\r\n\r\n',
+      `\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`,
+    );
     const split = request.indexOf('\r\n\r\n') + 4;
     socket.write(request.slice(0, split + 10));
     await new Promise((resolve) => setTimeout(resolve, 600));

@@ -6,7 +6,12 @@ import { setupRootAndLogin, type LoggedIn } from '../helpers/accounts.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const directivesOf = (csp: string | null) =>
-  Object.fromEntries((csp ?? '').split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+  Object.fromEntries(
+    (csp ?? '')
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values]),
+  );
 
 describe('security headers on the console and the management API', () => {
   let server: TestServer;
@@ -50,7 +55,11 @@ describe('security headers on the console and the management API', () => {
 
   it('keeps them off the relay (/v1 answers are JSON for API clients)', async () => {
     for (const route of ['/v1/models', '/v1/chat/completions']) {
-      const res = await fetch(server.url + route, { method: route.endsWith('models') ? 'GET' : 'POST', headers: { 'content-type': 'application/json' }, body: route.endsWith('models') ? undefined : '{}' });
+      const res = await fetch(server.url + route, {
+        method: route.endsWith('models') ? 'GET' : 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: route.endsWith('models') ? undefined : '{}',
+      });
       await res.arrayBuffer();
       expect(res.status, route).toBe(401);
       expect(res.headers.get('content-security-policy'), route).toBeNull();
@@ -72,11 +81,18 @@ describe('security headers on the console and the management API', () => {
     expect(saved.status, saved.text).toBe(200);
     expect((await root.client.put('/api/option/', { key: 'HomePageContent', value: 'https://home.example.net/welcome' })).status).toBe(200);
     const after = directivesOf((await fetch(`${server.url}/chat/0`)).headers.get('content-security-policy'));
-    expect(after['frame-src']).toEqual(["'self'", 'https://chat.example.com', 'https://lobe.example.org:8443', 'http://127.0.0.1:3210', 'https://home.example.net']);
+    expect(after['frame-src']).toEqual([
+      "'self'",
+      'https://chat.example.com',
+      'https://lobe.example.org:8443',
+      'http://127.0.0.1:3210',
+      'https://home.example.net',
+    ]);
     const api = directivesOf((await root.client.get('/api/status')).headers.get('content-security-policy'));
     expect(api['frame-src']).toEqual(after['frame-src']);
 
-    for (const key of ['TurnstileSiteKey', 'TurnstileSecretKey']) expect((await root.client.put('/api/option/', { key, value: 'x' })).status).toBe(200);
+    for (const key of ['TurnstileSiteKey', 'TurnstileSecretKey'])
+      expect((await root.client.put('/api/option/', { key, value: 'x' })).status).toBe(200);
     expect((await root.client.put('/api/option/', { key: 'TurnstileCheckEnabled', value: true })).status).toBe(200);
     const withTurnstile = directivesOf((await fetch(server.url)).headers.get('content-security-policy'));
     expect(withTurnstile['script-src']).toEqual(["'self'", 'https://challenges.cloudflare.com']);

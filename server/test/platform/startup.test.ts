@@ -63,7 +63,15 @@ describe('start-up of the built server', () => {
     const started = performance.now();
     child = spawn(process.execPath, [mainJs], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: String(port), HOST: '127.0.0.1', SQLITE_PATH: sqlitePath, LOG_LEVEL: 'info', SESSION_SECRET: 'startup-test-secret' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SQLITE_PATH: sqlitePath,
+        LOG_LEVEL: 'info',
+        SESSION_SECRET: 'startup-test-secret',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (chunk) => (output += String(chunk)));

@@ -21,13 +21,25 @@ interface Answer {
   text: string;
 }
 
-function send(server: TestServer, method: string, path: string, headers: Record<string, string>, options: { body?: string; from?: string } = {}): Promise<Answer> {
+function send(
+  server: TestServer,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  options: { body?: string; from?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${server.url}${path}`, { method, headers, localAddress: options.from ?? '127.0.0.1', agent: false }, (response) => {
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(parts).toString('utf8') }));
-    });
+    const request = http.request(
+      `${server.url}${path}`,
+      { method, headers, localAddress: options.from ?? '127.0.0.1', agent: false },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(parts).toString('utf8') }),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(options.body);
   });
@@ -40,7 +52,13 @@ const chatBody = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user
 /** One call on the direct lane (POST JSON /v1/chat/completions) and one on a Fastify route (GET /v1/models). */
 async function relayCalls(server: TestServer, apiKey: string, chain: string, from?: string): Promise<{ lane: Answer; fastify: Answer }> {
   const headers = { authorization: `Bearer ${apiKey}`, ...forwardedFor(chain) };
-  const lane = await send(server, 'POST', '/v1/chat/completions', { ...headers, 'content-type': 'application/json' }, { body: chatBody, from });
+  const lane = await send(
+    server,
+    'POST',
+    '/v1/chat/completions',
+    { ...headers, 'content-type': 'application/json' },
+    { body: chatBody, from },
+  );
   const fastify = await send(server, 'GET', '/v1/models', headers, { from });
   return { lane, fastify };
 }
@@ -55,7 +73,10 @@ async function expectAllowed(server: TestServer, apiKey: string, chain: string, 
 /** Both routes refuse the call with ip_not_allowed, naming `client` as the caller's address. */
 async function expectRefusedAs(server: TestServer, apiKey: string, chain: string, client: string, from?: string): Promise<void> {
   const { lane, fastify } = await relayCalls(server, apiKey, chain, from);
-  for (const [route, answer] of [['lane', lane], ['fastify', fastify]] as const) {
+  for (const [route, answer] of [
+    ['lane', lane],
+    ['fastify', fastify],
+  ] as const) {
     expect(answer.status, `${route}, X-Forwarded-For: ${chain}: ${answer.text}`).toBe(403);
     expect(errorOf(answer).code).toBe('ip_not_allowed');
     expect(errorOf(answer).message, `${route}, X-Forwarded-For: ${chain}`).toContain(`IP ${client} `);
@@ -69,7 +90,11 @@ beforeAll(async () => {
 afterAll(async () => mock.close());
 
 /** A server with `env`, a channel on the mock and a token that allows only `allowIps`. */
-async function startRelayServer(env: Record<string, string>, allowIps: string, options: Omit<TestServerOptions, 'env'> = {}): Promise<{ server: TestServer; apiKey: string }> {
+async function startRelayServer(
+  env: Record<string, string>,
+  allowIps: string,
+  options: Omit<TestServerOptions, 'env'> = {},
+): Promise<{ server: TestServer; apiKey: string }> {
   const server = await startTestServer({ ...options, env });
   await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini'] });
   const token = await createRelayToken(server.ctx, await createRelayUser(server.ctx), { allowIps });
@@ -81,7 +106,13 @@ describe('TRUST_PROXY=1: one nginx in front', () => {
   let apiKey: string;
   beforeAll(async () => {
     ({ server, apiKey } = await startRelayServer(
-      { TRUST_PROXY: '1', GLOBAL_API_RATE_LIMIT: '5', GLOBAL_API_RATE_LIMIT_DURATION: '600', CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' },
+      {
+        TRUST_PROXY: '1',
+        GLOBAL_API_RATE_LIMIT: '5',
+        GLOBAL_API_RATE_LIMIT_DURATION: '600',
+        CRITICAL_RATE_LIMIT: '3',
+        CRITICAL_RATE_LIMIT_DURATION: '600',
+      },
       '10.9.8.7',
     ));
   });
@@ -99,7 +130,8 @@ describe('TRUST_PROXY=1: one nginx in front', () => {
   it('counts the /api rate limit per client address, whatever the client writes on the left', async () => {
     const client = '198.51.100.1';
     const statuses: number[] = [];
-    for (let i = 1; i <= 6; i += 1) statuses.push((await send(server, 'GET', '/api/status', forwardedFor(`203.0.113.${i}, ${client}`))).status);
+    for (let i = 1; i <= 6; i += 1)
+      statuses.push((await send(server, 'GET', '/api/status', forwardedFor(`203.0.113.${i}, ${client}`))).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     expect(await server.ctx.cache.count(`rl:api:${client}`)).toBe(6);
     // Another client behind the same nginx has a count of its own, and the proxy's address none.
@@ -109,7 +141,13 @@ describe('TRUST_PROXY=1: one nginx in front', () => {
 
   it('locks sign-in for the client address after the failures, however the leftmost entry rotates', async () => {
     const login = (username: string, chain: string) =>
-      send(server, 'POST', '/api/user/login', { 'content-type': 'application/json', 'accept-language': 'zh-CN', ...forwardedFor(chain) }, { body: JSON.stringify({ username, password: 'wrong-pass' }) });
+      send(
+        server,
+        'POST',
+        '/api/user/login',
+        { 'content-type': 'application/json', 'accept-language': 'zh-CN', ...forwardedFor(chain) },
+        { body: JSON.stringify({ username, password: 'wrong-pass' }) },
+      );
     const guesser = '198.51.100.3';
     const statuses: number[] = [];
     // A different account each time, so only the per-address count can lock.
@@ -172,7 +210,9 @@ describe('TRUST_PROXY=true', () => {
 
   it('is one hop, with a warning at start-up', async () => {
     const warnings = logLines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
-    expect(warnings.map((line) => line.msg)).toContain('TRUST_PROXY=true is read as one proxy hop (TRUST_PROXY=1); set the number of proxies in front or their addresses instead');
+    expect(warnings.map((line) => line.msg)).toContain(
+      'TRUST_PROXY=true is read as one proxy hop (TRUST_PROXY=1); set the number of proxies in front or their addresses instead',
+    );
     await expectAllowed(server, apiKey, '10.9.8.7');
     await expectRefusedAs(server, apiKey, '10.9.8.7, 127.0.0.1', '127.0.0.1');
   });

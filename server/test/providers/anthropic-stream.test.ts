@@ -25,7 +25,10 @@ const streamCall = (): ChatCall => ({
 });
 
 async function fetchStream(fixture: string) {
-  const built = await anthropicAdapter.chatConverter!.buildRequest({ messages: [{ role: 'user', content: 'Weather?' }], stream: false }, streamCall());
+  const built = await anthropicAdapter.chatConverter!.buildRequest(
+    { messages: [{ role: 'user', content: 'Weather?' }], stream: false },
+    streamCall(),
+  );
   upstream.reply({ status: 200, contentType: 'text/event-stream', body: readFixture('anthropic', fixture) });
   const response = await sendUpstream(built);
   return { sent: upstream.requests.at(-1)!, events: splitSseEvents(response.text) };
@@ -41,16 +44,50 @@ describe('Anthropic stream → OpenAI chunks', () => {
     const chunks = results.flatMap((result) => result.chunks) as any[];
     const deltas = chunks.map((chunk) => chunk.choices[0].delta);
 
-    expect(chunks.every((chunk) => chunk.id === 'msg_01Stream7xq' && chunk.object === 'chat.completion.chunk' && chunk.model === 'claude-sonnet-4')).toBe(true);
+    expect(
+      chunks.every(
+        (chunk) => chunk.id === 'msg_01Stream7xq' && chunk.object === 'chat.completion.chunk' && chunk.model === 'claude-sonnet-4',
+      ),
+    ).toBe(true);
     expect(deltas[0]).toEqual({ role: 'assistant', content: '' });
     expect(deltas.slice(1).some((delta) => 'role' in delta)).toBe(false);
-    expect(deltas.filter((d) => d.reasoning_content).map((d) => d.reasoning_content).join('')).toBe('Need the forecast.');
-    expect(deltas.filter((d) => d.content).map((d) => d.content).join('')).toBe('Checking now.');
+    expect(
+      deltas
+        .filter((d) => d.reasoning_content)
+        .map((d) => d.reasoning_content)
+        .join(''),
+    ).toBe('Need the forecast.');
+    expect(
+      deltas
+        .filter((d) => d.content)
+        .map((d) => d.content)
+        .join(''),
+    ).toBe('Checking now.');
     const toolDeltas = deltas.filter((d) => d.tool_calls).map((d) => d.tool_calls[0]);
-    expect(toolDeltas[0]).toEqual({ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } });
-    expect(toolDeltas.filter((t) => t.index === 0).map((t) => t.function.arguments).join('')).toBe('{"city": "Paris"}');
-    expect(toolDeltas.find((t) => t.index === 1 && t.id)).toEqual({ index: 1, id: 'toolu_02Second', type: 'function', function: { name: 'get_time', arguments: '' } });
-    expect(toolDeltas.filter((t) => t.index === 1).map((t) => t.function.arguments).join('')).toBe('{"tz":"Europe/Paris"}');
+    expect(toolDeltas[0]).toEqual({
+      index: 0,
+      id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '' },
+    });
+    expect(
+      toolDeltas
+        .filter((t) => t.index === 0)
+        .map((t) => t.function.arguments)
+        .join(''),
+    ).toBe('{"city": "Paris"}');
+    expect(toolDeltas.find((t) => t.index === 1 && t.id)).toEqual({
+      index: 1,
+      id: 'toolu_02Second',
+      type: 'function',
+      function: { name: 'get_time', arguments: '' },
+    });
+    expect(
+      toolDeltas
+        .filter((t) => t.index === 1)
+        .map((t) => t.function.arguments)
+        .join(''),
+    ).toBe('{"tz":"Europe/Paris"}');
     const finishes = chunks.map((chunk) => chunk.choices[0].finish_reason).filter(Boolean);
     expect(finishes).toEqual(['tool_calls']);
     expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls');
@@ -58,7 +95,9 @@ describe('Anthropic stream → OpenAI chunks', () => {
     // message_start: 42 input + 300 cache read + 10 cache write, output 1 → message_delta: 57 (cumulative, not summed).
     expect(results[0]!.usage).toEqual({ promptTokens: 352, completionTokens: 1, cachedTokens: 300, cacheCreationTokens: 10 });
     expect(results.at(-1)!.usage).toEqual({ promptTokens: 352, completionTokens: 57, cachedTokens: 300, cacheCreationTokens: 10 });
-    expect(results.map((r) => r.text).join('')).toBe('Need the forecast.Checking now.get_weather{"city": "Paris"}get_time{"tz":"Europe/Paris"}');
+    expect(results.map((r) => r.text).join('')).toBe(
+      'Need the forecast.Checking now.get_weather{"city": "Paris"}get_time{"tz":"Europe/Paris"}',
+    );
   });
 
   it('throws a retryable UpstreamError on an in-stream overloaded_error', async () => {
@@ -87,8 +126,21 @@ describe('Anthropic stream → OpenAI chunks', () => {
 
   it('keeps message_start counters when a later message_delta repeats them as zero, and never goes negative', () => {
     const transform = anthropicAdapter.chatConverter!.createStreamTransform('m');
-    transform.onEvent({ event: 'message_start', data: JSON.stringify({ type: 'message_start', message: { id: 'msg_x', usage: { input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 1 } } }) });
-    const last = transform.onEvent({ event: 'message_delta', data: JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 0, cache_read_input_tokens: 0, output_tokens: -3 } }) });
+    transform.onEvent({
+      event: 'message_start',
+      data: JSON.stringify({
+        type: 'message_start',
+        message: { id: 'msg_x', usage: { input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 1 } },
+      }),
+    });
+    const last = transform.onEvent({
+      event: 'message_delta',
+      data: JSON.stringify({
+        type: 'message_delta',
+        delta: { stop_reason: 'max_tokens' },
+        usage: { input_tokens: 0, cache_read_input_tokens: 0, output_tokens: -3 },
+      }),
+    });
     expect(last.usage).toEqual({ promptTokens: 12, completionTokens: 1, cachedTokens: 7, cacheCreationTokens: 0 });
     expect((last.chunks[0] as any).choices[0].finish_reason).toBe('length');
   });

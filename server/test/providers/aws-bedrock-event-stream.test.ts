@@ -25,7 +25,11 @@ describe('AWS event stream decoder', () => {
   });
 
   it('accepts arbitrary chunk boundaries, one byte at a time included', () => {
-    const stream = Buffer.concat([bedrockChunkFrame({ type: 'ping' }), bedrockChunkFrame({ type: 'message_stop', n: 'é' }), bedrockExceptionFrame('throttlingException', 'Too many tokens')]);
+    const stream = Buffer.concat([
+      bedrockChunkFrame({ type: 'ping' }),
+      bedrockChunkFrame({ type: 'message_stop', n: 'é' }),
+      bedrockExceptionFrame('throttlingException', 'Too many tokens'),
+    ]);
     for (const size of [1, 3, 7, 64, stream.length]) {
       const decoder = createBedrockEventDecoder();
       const events = [];

@@ -38,8 +38,18 @@ describe('AWS Bedrock: signed InvokeModel requests', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2024-11-05T08:30:00Z'));
     const built = await converter.buildRequest(
-      { model: 'claude-3-5-sonnet-20241022', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }], max_tokens: 64, stream: true },
-      call('claude-3-5-sonnet-20241022', `AKIDEXAMPLE|${secret}|us-west-2`, false, { 'anthropic-beta': 'token-efficient-tools-2025-02-19' }),
+      {
+        model: 'claude-3-5-sonnet-20241022',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hello' },
+        ],
+        max_tokens: 64,
+        stream: true,
+      },
+      call('claude-3-5-sonnet-20241022', `AKIDEXAMPLE|${secret}|us-west-2`, false, {
+        'anthropic-beta': 'token-efficient-tools-2025-02-19',
+      }),
     );
     upstream.reply({ status: 200, contentType: 'application/json', body: readFixture('aws-bedrock', 'invoke-response.json') });
     const response = await sendUpstream(built);
@@ -57,12 +67,18 @@ describe('AWS Bedrock: signed InvokeModel requests', () => {
     expect(sent.headers['content-type']).toBe('application/json');
     expect(sent.headers.accept).toBe('application/json');
     const authorization = String(sent.headers.authorization);
-    expect(authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20241105\/us-west-2\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/);
+    expect(authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20241105\/us-west-2\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
     // Re-sign what the mock received (its host, the exact body bytes): the signatures must agree.
     const check = signRequest({
       method: sent.method,
       url: `${upstream.url}${sent.url}`,
-      headers: { host: String(sent.headers.host), 'content-type': String(sent.headers['content-type']), accept: String(sent.headers.accept) },
+      headers: {
+        host: String(sent.headers.host),
+        'content-type': String(sent.headers['content-type']),
+        accept: String(sent.headers.accept),
+      },
       body: sent.rawBody,
       region: 'us-west-2',
       service: 'bedrock',
@@ -73,17 +89,39 @@ describe('AWS Bedrock: signed InvokeModel requests', () => {
     expect(authorization).toBe(check.authorization);
 
     const { completion, usage } = converter.parseResponse(JSON.parse(response.text), 'claude-3-5-sonnet-20241022');
-    expect(completion).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'Bonjour! How can I help?' }, finish_reason: 'stop' }] });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { role: 'assistant', content: 'Bonjour! How can I help?' }, finish_reason: 'stop' }],
+    });
     expect(usage).toEqual({ promptTokens: 18, completionTokens: 9, cachedTokens: 0, cacheCreationTokens: 0 });
   });
 
   it('uses Bearer for APIKey|Region and the stream URL with the event-stream accept header', async () => {
-    const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'Hi' }] }, call('claude-3-haiku-20240307', 'bedrock-api-key-123|eu-central-1', true));
+    const built = await converter.buildRequest(
+      { messages: [{ role: 'user', content: 'Hi' }] },
+      call('claude-3-haiku-20240307', 'bedrock-api-key-123|eu-central-1', true),
+    );
     expect(built.url).toBe(`${upstream.url}/model/eu.anthropic.claude-3-haiku-20240307-v1%3A0/invoke-with-response-stream`);
-    expect(built.headers).toEqual({ authorization: 'Bearer bedrock-api-key-123', 'content-type': 'application/json', accept: 'application/vnd.amazon.eventstream' });
-    expect(JSON.parse(built.body as string)).toEqual({ anthropic_version: 'bedrock-2023-05-31', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4096 });
-    const region = await converter.buildRequest({ messages: [{ role: 'user', content: 'Hi' }] }, { ...call('claude-3-haiku-20240307', 'k|ap-northeast-1'), target: { baseURL: '', key: 'k|ap-northeast-1', headers: {}, other: '', dispatcher } });
-    expect(region.url).toBe('https://bedrock-runtime.ap-northeast-1.amazonaws.com/model/apac.anthropic.claude-3-haiku-20240307-v1%3A0/invoke');
+    expect(built.headers).toEqual({
+      authorization: 'Bearer bedrock-api-key-123',
+      'content-type': 'application/json',
+      accept: 'application/vnd.amazon.eventstream',
+    });
+    expect(JSON.parse(built.body as string)).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      messages: [{ role: 'user', content: 'Hi' }],
+      max_tokens: 4096,
+    });
+    const region = await converter.buildRequest(
+      { messages: [{ role: 'user', content: 'Hi' }] },
+      {
+        ...call('claude-3-haiku-20240307', 'k|ap-northeast-1'),
+        target: { baseURL: '', key: 'k|ap-northeast-1', headers: {}, other: '', dispatcher },
+      },
+    );
+    expect(region.url).toBe(
+      'https://bedrock-runtime.ap-northeast-1.amazonaws.com/model/apac.anthropic.claude-3-haiku-20240307-v1%3A0/invoke',
+    );
   });
 
   it('maps model names to Bedrock ids with cross-region prefixes only where a profile exists', () => {
@@ -98,9 +136,16 @@ describe('AWS Bedrock: signed InvokeModel requests', () => {
   });
 
   it('strips model and stream from a native Messages body', async () => {
-    const built = await awsBedrockAdapter.native!.buildRequest({ model: 'x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, call('claude-3-7-sonnet-20250219', 'k|us-east-1', true));
+    const built = await awsBedrockAdapter.native!.buildRequest(
+      { model: 'x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      call('claude-3-7-sonnet-20250219', 'k|us-east-1', true),
+    );
     expect(built.url).toBe(`${upstream.url}/model/us.anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke-with-response-stream`);
-    expect(JSON.parse(built.body as string)).toEqual({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(JSON.parse(built.body as string)).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
   });
 });
 
@@ -108,7 +153,10 @@ describe('AWS Bedrock: binary stream and errors', () => {
   const events = JSON.parse(readFixture('aws-bedrock', 'stream-events.json')) as unknown[];
 
   async function streamFromMock(frames: Buffer) {
-    const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'Hi' }] }, call('claude-3-5-sonnet-20241022', `AKIDEXAMPLE|${secret}|us-east-1`, true));
+    const built = await converter.buildRequest(
+      { messages: [{ role: 'user', content: 'Hi' }] },
+      call('claude-3-5-sonnet-20241022', `AKIDEXAMPLE|${secret}|us-east-1`, true),
+    );
     upstream.reply({ status: 200, contentType: 'application/vnd.amazon.eventstream', body: frames });
     const response = await sendUpstream(built);
     expect(upstream.requests.at(-1)!.url).toBe('/model/us.anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke-with-response-stream');
@@ -133,7 +181,12 @@ describe('AWS Bedrock: binary stream and errors', () => {
     expect(chunks.at(-1).choices[0].finish_reason).toBe('length');
     expect(results.at(-1)!.usage).toEqual({ promptTokens: 89, completionTokens: 11, cachedTokens: 64, cacheCreationTokens: 0 });
     const reader = awsBedrockAdapter.native!.createUsageReader();
-    expect(decoded.map((event) => reader.onEvent(event)).at(-1)!.usage).toEqual({ promptTokens: 89, completionTokens: 11, cachedTokens: 64, cacheCreationTokens: 0 });
+    expect(decoded.map((event) => reader.onEvent(event)).at(-1)!.usage).toEqual({
+      promptTokens: 89,
+      completionTokens: 11,
+      cachedTokens: 64,
+      cacheCreationTokens: 0,
+    });
   });
 
   it('falls back to amazon-bedrock-invocationMetrics when events carry no usage', () => {
@@ -144,26 +197,52 @@ describe('AWS Bedrock: binary stream and errors', () => {
   });
 
   it('throws a retryable 429 on a throttlingException frame mid-stream', async () => {
-    const decoded = await streamFromMock(Buffer.concat([bedrockChunkFrame(events[0]), bedrockExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.')]));
+    const decoded = await streamFromMock(
+      Buffer.concat([
+        bedrockChunkFrame(events[0]),
+        bedrockExceptionFrame('throttlingException', 'Too many tokens, please wait before trying again.'),
+      ]),
+    );
     const transform = converter.createStreamTransform('m');
     transform.onEvent(decoded[0]!);
     expect(() => transform.onEvent(decoded[1]!)).toThrow(UpstreamError);
     try {
       transform.onEvent(decoded[1]!);
     } catch (error) {
-      expect(error).toMatchObject({ upstreamStatus: 429, retryable: true, upstreamCode: 'throttlingException', message: 'Too many tokens, please wait before trying again.' });
+      expect(error).toMatchObject({
+        upstreamStatus: 429,
+        retryable: true,
+        upstreamCode: 'throttlingException',
+        message: 'Too many tokens, please wait before trying again.',
+      });
     }
   });
 
   it('parses non-stream error bodies by status', async () => {
-    const built = await converter.buildRequest({ messages: [{ role: 'user', content: 'Hi' }] }, call('claude-3-5-sonnet-20241022', 'k|us-east-1'));
-    upstream.reply({ status: 429, contentType: 'application/json', body: readFixture('aws-bedrock', 'error-throttling.json'), headers: { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/' } });
+    const built = await converter.buildRequest(
+      { messages: [{ role: 'user', content: 'Hi' }] },
+      call('claude-3-5-sonnet-20241022', 'k|us-east-1'),
+    );
+    upstream.reply({
+      status: 429,
+      contentType: 'application/json',
+      body: readFixture('aws-bedrock', 'error-throttling.json'),
+      headers: { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+    });
     const throttled = await sendUpstream(built);
-    expect(awsBedrockAdapter.errors.parse(throttled.status, throttled.text)).toEqual({ message: 'Too many requests, please wait before trying again.', code: 'ThrottlingException' });
+    expect(awsBedrockAdapter.errors.parse(throttled.status, throttled.text)).toEqual({
+      message: 'Too many requests, please wait before trying again.',
+      code: 'ThrottlingException',
+    });
     upstream.reply({ status: 403, contentType: 'application/json', body: readFixture('aws-bedrock', 'error-access-denied.json') });
     const denied = await sendUpstream(built);
-    expect(awsBedrockAdapter.errors.parse(denied.status, denied.text)).toEqual({ message: "You don't have access to the model with the specified model ID.", code: 'AccessDeniedException' });
-    expect(awsBedrockAdapter.errors.parse(400, '{"__type":"com.amazon.coral.validate#ValidationException","message":"Malformed input request"}')).toEqual({ message: 'Malformed input request', code: 'ValidationException' });
+    expect(awsBedrockAdapter.errors.parse(denied.status, denied.text)).toEqual({
+      message: "You don't have access to the model with the specified model ID.",
+      code: 'AccessDeniedException',
+    });
+    expect(
+      awsBedrockAdapter.errors.parse(400, '{"__type":"com.amazon.coral.validate#ValidationException","message":"Malformed input request"}'),
+    ).toEqual({ message: 'Malformed input request', code: 'ValidationException' });
     expect(adapterForType(33)).toBe(awsBedrockAdapter);
   });
 });

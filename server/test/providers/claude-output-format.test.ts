@@ -14,7 +14,11 @@ const dispatcher = new Agent();
 afterAll(() => dispatcher.close());
 
 const person = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'] };
-const asked = { model: 'm', messages: [{ role: 'user', content: 'Describe Ada' }], response_format: { type: 'json_schema', json_schema: { name: 'person', schema: person } } };
+const asked = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'Describe Ada' }],
+  response_format: { type: 'json_schema', json_schema: { name: 'person', schema: person } },
+};
 const options = claudeTestOptions();
 
 /** What a converter's hooks make of the request for this model (as jobs/chat-plan.ts calls them). */
@@ -53,22 +57,26 @@ describe('Claude structured outputs: which models take output_config.format', ()
     expect(takesOutputFormat('claude-sonnet-4-5', claudeTestOptions({ 'claude.structured_output_models': '[]' }))).toBe(false);
     for (const stored of ['{"claude-sonnet-4-5": true}', '[1, 2]', '["claude", null]', '[""]', '"claude"', 'null', 'not json']) {
       expect(takesOutputFormat('claude-sonnet-4-5', claudeTestOptions({ 'claude.structured_output_models': stored })), stored).toBe(true);
-      expect(takesOutputFormat('claude-sonnet-4-20250514', claudeTestOptions({ 'claude.structured_output_models': stored })), stored).toBe(false);
+      expect(takesOutputFormat('claude-sonnet-4-20250514', claudeTestOptions({ 'claude.structured_output_models': stored })), stored).toBe(
+        false,
+      );
     }
   });
 });
 
 describe('Claude structured outputs: the schema as Anthropic takes it', () => {
-  it('adds additionalProperties: false to every object, moves unsupported constraints into the description, never changes the caller\'s schema', () => {
-    const schema = z.toJSONSchema(z.object({
-      name: z.string().min(2).describe('Full name'),
-      age: z.number().int(),
-      score: z.number().min(0).max(10),
-      tags: z.array(z.string()).min(2),
-      address: z.object({ city: z.string() }),
-      kind: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
-      at: z.string().datetime(),
-    })) as Record<string, unknown>;
+  it("adds additionalProperties: false to every object, moves unsupported constraints into the description, never changes the caller's schema", () => {
+    const schema = z.toJSONSchema(
+      z.object({
+        name: z.string().min(2).describe('Full name'),
+        age: z.number().int(),
+        score: z.number().min(0).max(10),
+        tags: z.array(z.string()).min(2),
+        address: z.object({ city: z.string() }),
+        kind: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+        at: z.string().datetime(),
+      }),
+    ) as Record<string, unknown>;
     const before = JSON.stringify(schema);
     const adapted = claudeOutputSchema(schema) as any;
     expect(JSON.stringify(schema)).toBe(before);
@@ -86,7 +94,10 @@ describe('Claude structured outputs: the schema as Anthropic takes it', () => {
 
   it('oneOf becomes anyOf, objects in $defs and array items are closed too, a root without type is an object', () => {
     const adapted = claudeOutputSchema({
-      properties: { pet: { oneOf: [{ $ref: '#/$defs/cat' }, { type: 'null' }] }, list: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } } },
+      properties: {
+        pet: { oneOf: [{ $ref: '#/$defs/cat' }, { type: 'null' }] },
+        list: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } },
+      },
       $defs: { cat: { type: 'object', properties: { lives: { type: 'integer' } } } },
     }) as any;
     expect(adapted.type).toBe('object');
@@ -96,11 +107,21 @@ describe('Claude structured outputs: the schema as Anthropic takes it', () => {
   });
 
   it.each([
-    ['a map (additionalProperties: schema)', { type: 'object', properties: { scores: { type: 'object', additionalProperties: { type: 'number' } } } }],
+    [
+      'a map (additionalProperties: schema)',
+      { type: 'object', properties: { scores: { type: 'object', additionalProperties: { type: 'number' } } } },
+    ],
     ['additionalProperties: true', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }],
     ['a free-form object', { type: 'object', properties: { meta: { type: 'object' } } }],
     ['patternProperties', { type: 'object', properties: { a: { type: 'object', patternProperties: { '^x': { type: 'string' } } } } }],
-    ['a recursive $ref', { type: 'object', properties: { root: { $ref: '#/$defs/node' } }, $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } } }],
+    [
+      'a recursive $ref',
+      {
+        type: 'object',
+        properties: { root: { $ref: '#/$defs/node' } },
+        $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } },
+      },
+    ],
     ['a $ref to the root', { type: 'object', properties: { next: { anyOf: [{ $ref: '#' }, { type: 'null' }] } } }],
     ['an external $ref', { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } }],
     ['a $ref to nowhere', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }],
@@ -109,19 +130,31 @@ describe('Claude structured outputs: the schema as Anthropic takes it', () => {
   });
 
   it('a $ref used twice is not recursion', () => {
-    const shared = { type: 'object', properties: { home: { $ref: '#/$defs/place' }, work: { $ref: '#/$defs/place' } }, $defs: { place: { type: 'object', properties: { city: { type: 'string' } } } } };
+    const shared = {
+      type: 'object',
+      properties: { home: { $ref: '#/$defs/place' }, work: { $ref: '#/$defs/place' } },
+      $defs: { place: { type: 'object', properties: { city: { type: 'string' } } } },
+    };
     expect(claudeOutputSchema(shared)).not.toBeNull();
   });
 });
 
 describe('Claude structured outputs: the request each Claude channel sends', () => {
-  const bedrockCall = (model: string) => ({ upstreamModel: model, isStream: false, target: { baseURL: 'http://127.0.0.1:9', key: 'bedrock-api-key|us-east-1', headers: {}, other: '', dispatcher }, options });
+  const bedrockCall = (model: string) => ({
+    upstreamModel: model,
+    isStream: false,
+    target: { baseURL: 'http://127.0.0.1:9', key: 'bedrock-api-key|us-east-1', headers: {}, other: '', dispatcher },
+    options,
+  });
 
   it('Anthropic: output_config.format with the adapted schema, no tool; the thinking suffix keeps it', async () => {
     for (const model of ['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5-20250929-thinking']) {
       const { body, tool } = plan(claudeChatConverter, model);
       expect(tool).toBeNull();
-      const built = await claudeChatConverter.buildRequest(body, { ...bedrockCall(model), target: { ...bedrockCall(model).target, key: 'sk-ant' } });
+      const built = await claudeChatConverter.buildRequest(body, {
+        ...bedrockCall(model),
+        target: { ...bedrockCall(model).target, key: 'sk-ant' },
+      });
       const sent = built.body as any;
       expect(sent.output_config).toEqual({ format: { type: 'json_schema', schema: { ...person, additionalProperties: false } } });
       expect(sent.tools).toBeUndefined();
@@ -131,11 +164,26 @@ describe('Claude structured outputs: the request each Claude channel sends', () 
   });
 
   it('Anthropic on an older model, json_object, or a schema native cannot take: the forced tool', async () => {
-    const map = { ...asked, response_format: { type: 'json_schema', json_schema: { name: 'scores', schema: { type: 'object', additionalProperties: { type: 'number' } } } } };
-    for (const [model, body] of [['claude-sonnet-4-20250514', asked], ['claude-sonnet-4-5', { ...asked, response_format: { type: 'json_object' } }], ['claude-sonnet-4-5', map]] as const) {
+    const map = {
+      ...asked,
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'scores', schema: { type: 'object', additionalProperties: { type: 'number' } } },
+      },
+    };
+    for (const [model, body] of [
+      ['claude-sonnet-4-20250514', asked],
+      ['claude-sonnet-4-5', { ...asked, response_format: { type: 'json_object' } }],
+      ['claude-sonnet-4-5', map],
+    ] as const) {
       const planned = plan(claudeChatConverter, model, body);
       expect(planned.tool).not.toBeNull();
-      const sent = (await claudeChatConverter.buildRequest(planned.body, { ...bedrockCall(model), target: { ...bedrockCall(model).target, key: 'sk-ant' } })).body as any;
+      const sent = (
+        await claudeChatConverter.buildRequest(planned.body, {
+          ...bedrockCall(model),
+          target: { ...bedrockCall(model).target, key: 'sk-ant' },
+        })
+      ).body as any;
       expect(sent.output_config).toBeUndefined();
       expect(sent.tool_choice.type).toBe('tool');
     }
@@ -143,7 +191,12 @@ describe('Claude structured outputs: the request each Claude channel sends', () 
 
   it('Bedrock: output_config in the signed body for a Bedrock id, the tool for an older one', async () => {
     const native = plan(awsBedrockAdapter.chatConverter!, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0');
-    const sent = JSON.parse(String((await awsBedrockAdapter.chatConverter!.buildRequest(native.body, bedrockCall('us.anthropic.claude-sonnet-4-5-20250929-v1:0'))).body));
+    const sent = JSON.parse(
+      String(
+        (await awsBedrockAdapter.chatConverter!.buildRequest(native.body, bedrockCall('us.anthropic.claude-sonnet-4-5-20250929-v1:0')))
+          .body,
+      ),
+    );
     expect(sent.output_config.format.schema.additionalProperties).toBe(false);
     expect(sent.anthropic_version).toBe('bedrock-2023-05-31');
     expect(plan(awsBedrockAdapter.chatConverter!, 'anthropic.claude-3-5-haiku-20241022-v1:0').tool).not.toBeNull();

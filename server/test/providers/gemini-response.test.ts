@@ -20,7 +20,10 @@ afterAll(async () => {
 
 const converter = geminiAdapter.chatConverter!;
 const call = (model: string, isStream: boolean): ChatCall => ({
-  upstreamModel: model, isStream, target: { baseURL: upstream.url, key: 'AIza-k', headers: {}, other: '', dispatcher }, options: geminiTestOptions(),
+  upstreamModel: model,
+  isStream,
+  target: { baseURL: upstream.url, key: 'AIza-k', headers: {}, other: '', dispatcher },
+  options: geminiTestOptions(),
 });
 
 /** Sends a chat request to the mock answering with `fixture`, returns the raw answer text. */
@@ -46,8 +49,24 @@ describe('Gemini adapter: response → OpenAI', () => {
       id: 'chatcmpl-resp-text-1',
       object: 'chat.completion',
       model: 'gemini-2.5-flash',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Crisp leaves drift and fall,', reasoning_content: 'The user wants a haiku about autumn.' } }],
-      usage: { prompt_tokens: 120, completion_tokens: 59, total_tokens: 179, prompt_tokens_details: { cached_tokens: 64 }, completion_tokens_details: { reasoning_tokens: 50 } },
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: 'Crisp leaves drift and fall,',
+            reasoning_content: 'The user wants a haiku about autumn.',
+          },
+        },
+      ],
+      usage: {
+        prompt_tokens: 120,
+        completion_tokens: 59,
+        total_tokens: 179,
+        prompt_tokens_details: { cached_tokens: 64 },
+        completion_tokens_details: { reasoning_tokens: 50 },
+      },
     });
     expect(typeof completion.created).toBe('number');
     expect(geminiAdapter.chat.readUsage(JSON.parse(answer.text))).toEqual(usage);
@@ -60,8 +79,16 @@ describe('Gemini adapter: response → OpenAI', () => {
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
     expect(choice.message.tool_calls).toEqual([
-      { id: expect.stringMatching(/^call_[0-9a-f]{24}$/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
-      { id: expect.stringMatching(/^call_[0-9a-f]{24}$/), type: 'function', function: { name: 'get_time', arguments: '{"zone":"Europe/Paris"}' } },
+      {
+        id: expect.stringMatching(/^call_[0-9a-f]{24}$/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+      },
+      {
+        id: expect.stringMatching(/^call_[0-9a-f]{24}$/),
+        type: 'function',
+        function: { name: 'get_time', arguments: '{"zone":"Europe/Paris"}' },
+      },
     ]);
     expect(choice.message.tool_calls[0].id).not.toBe(choice.message.tool_calls[1].id);
     expect(usage).toEqual({ promptTokens: 80, completionTokens: 24, cachedTokens: 0 });
@@ -70,7 +97,10 @@ describe('Gemini adapter: response → OpenAI', () => {
   it('maps MAX_TOKENS to length, RECITATION to content_filter and counts tool-use prompt tokens once', async () => {
     const answer = await roundTrip('generate-max-tokens.json', 'gemini-2.0-flash', false);
     const { completion, usage } = converter.parseResponse(JSON.parse(answer.text), 'gemini-2.0-flash');
-    expect((completion.choices as any[]).map((choice) => [choice.index, choice.finish_reason, choice.message.content])).toEqual([[0, 'length', 'Once upon a'], [1, 'content_filter', 'Unsafe']]);
+    expect((completion.choices as any[]).map((choice) => [choice.index, choice.finish_reason, choice.message.content])).toEqual([
+      [0, 'length', 'Once upon a'],
+      [1, 'content_filter', 'Unsafe'],
+    ]);
     expect(usage).toEqual({ promptTokens: 15, completionTokens: 8, cachedTokens: 0 });
   });
 
@@ -82,22 +112,48 @@ describe('Gemini adapter: response → OpenAI', () => {
   });
 
   it('renders inline image parts as markdown data URLs', () => {
-    const { completion } = converter.parseResponse({ candidates: [{ content: { parts: [{ text: 'Here: ' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }, finishReason: 'STOP' }] }, 'gemini-2.0-flash-exp-image-generation');
+    const { completion } = converter.parseResponse(
+      {
+        candidates: [
+          { content: { parts: [{ text: 'Here: ' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }, finishReason: 'STOP' },
+        ],
+      },
+      'gemini-2.0-flash-exp-image-generation',
+    );
     expect((completion.choices as any[])[0].message.content).toBe('Here: ![image](data:image/png;base64,AAAA)');
   });
 
   it('reads usage defensively: never negative, cached capped at prompt, null without metadata', () => {
     expect(readGeminiUsage(undefined)).toBeNull();
-    expect(readGeminiUsage({ promptTokenCount: -3, candidatesTokenCount: 'x', cachedContentTokenCount: 99 })).toEqual({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
-    expect(readGeminiUsage({ promptTokenCount: 10, cachedContentTokenCount: 40, candidatesTokenCount: 2 })).toEqual({ promptTokens: 10, completionTokens: 2, cachedTokens: 10 });
-    expect(readGeminiUsage({ promptTokenCount: 10, totalTokenCount: 25, thoughtsTokenCount: 15 })).toEqual({ promptTokens: 10, completionTokens: 15, cachedTokens: 0 });
+    expect(readGeminiUsage({ promptTokenCount: -3, candidatesTokenCount: 'x', cachedContentTokenCount: 99 })).toEqual({
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+    });
+    expect(readGeminiUsage({ promptTokenCount: 10, cachedContentTokenCount: 40, candidatesTokenCount: 2 })).toEqual({
+      promptTokens: 10,
+      completionTokens: 2,
+      cachedTokens: 10,
+    });
+    expect(readGeminiUsage({ promptTokenCount: 10, totalTokenCount: 25, thoughtsTokenCount: 15 })).toEqual({
+      promptTokens: 10,
+      completionTokens: 15,
+      cachedTokens: 0,
+    });
   });
 
   it('parses the Google error envelope', async () => {
     const answer = await roundTrip('error-400.json', 'gemini-2.5-flash', false, 400);
     expect(answer.status).toBe(400);
-    expect(geminiAdapter.errors.parse(400, answer.text)).toEqual({ message: 'API key not valid. Please pass a valid API key.', code: 'INVALID_ARGUMENT', status: 401 }); // a bad key, answered 400 by Google, is the key's fault
-    expect(geminiAdapter.errors.parse(502, '[{"error":{"code":502,"message":"bad gateway"}}]')).toEqual({ message: 'bad gateway', code: '502' });
+    expect(geminiAdapter.errors.parse(400, answer.text)).toEqual({
+      message: 'API key not valid. Please pass a valid API key.',
+      code: 'INVALID_ARGUMENT',
+      status: 401,
+    }); // a bad key, answered 400 by Google, is the key's fault
+    expect(geminiAdapter.errors.parse(502, '[{"error":{"code":502,"message":"bad gateway"}}]')).toEqual({
+      message: 'bad gateway',
+      code: '502',
+    });
     expect(geminiAdapter.errors.parse(500, '<html>oops</html>')).toEqual({ message: '<html>oops</html>', code: null });
   });
 });
@@ -151,7 +207,12 @@ describe('Gemini adapter: stream → OpenAI chunks', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(UpstreamError);
-    expect(thrown).toMatchObject({ status: 503, retryable: true, message: 'The model is overloaded. Please try again later.', upstreamCode: 'UNAVAILABLE' });
+    expect(thrown).toMatchObject({
+      status: 503,
+      retryable: true,
+      message: 'The model is overloaded. Please try again later.',
+      upstreamCode: 'UNAVAILABLE',
+    });
     expect(() => converter.createStreamTransform('m').onEvent({ event: null, data: '{"candidates":[' })).toThrow(UpstreamError);
   });
 
@@ -161,9 +222,18 @@ describe('Gemini adapter: stream → OpenAI chunks', () => {
     const results = splitSseEvents(answer.text).map((event) => reader.onEvent(event));
     expect(results.map((result) => result.text).join('')).toBe('Thinking about leaves.Crisp leaves drift and fall.');
     expect(results.at(-1)!.usage).toEqual({ promptTokens: 30, completionTokens: 19, cachedTokens: 16 });
-    expect(geminiAdapter.native!.readUsage(JSON.parse(readFixture('gemini', 'generate-text.json')))).toEqual({ promptTokens: 120, completionTokens: 59, cachedTokens: 64 });
+    expect(geminiAdapter.native!.readUsage(JSON.parse(readFixture('gemini', 'generate-text.json')))).toEqual({
+      promptTokens: 120,
+      completionTokens: 59,
+      cachedTokens: 64,
+    });
     const transform = geminiAdapter.chatStream.createTransform();
     const verdict = transform.onChunk(JSON.parse(splitSseEvents(answer.text)[2]!.data));
-    expect(verdict).toEqual({ text: 'drift and fall.', usage: { promptTokens: 30, completionTokens: 19, cachedTokens: 16 }, isUsageOnly: false, isModified: false });
+    expect(verdict).toEqual({
+      text: 'drift and fall.',
+      usage: { promptTokens: 30, completionTokens: 19, cachedTokens: 16 },
+      isUsageOnly: false,
+      isModified: false,
+    });
   });
 });

@@ -27,15 +27,21 @@ const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).u
 
 describe('TC3-HMAC-SHA256 against the published example', () => {
   const signed = signTc3({
-    secretId: published.secretId, secretKey: published.secretKey, service: 'cvm', host: 'cvm.tencentcloudapi.com',
-    action: 'DescribeInstances', timestamp: 1551113065, body: published.payload, contentType: 'application/json; charset=utf-8',
+    secretId: published.secretId,
+    secretKey: published.secretKey,
+    service: 'cvm',
+    host: 'cvm.tencentcloudapi.com',
+    action: 'DescribeInstances',
+    timestamp: 1551113065,
+    body: published.payload,
+    contentType: 'application/json; charset=utf-8',
   });
 
   it('builds the canonical request and string to sign of the docs', () => {
     expect(sha256(published.payload)).toBe(published.hashedPayload);
     expect(signed.canonicalRequest).toBe(
-      'POST\n/\n\ncontent-type:application/json; charset=utf-8\nhost:cvm.tencentcloudapi.com\nx-tc-action:describeinstances\n\n'
-      + `content-type;host;x-tc-action\n${published.hashedPayload}`,
+      'POST\n/\n\ncontent-type:application/json; charset=utf-8\nhost:cvm.tencentcloudapi.com\nx-tc-action:describeinstances\n\n' +
+        `content-type;host;x-tc-action\n${published.hashedPayload}`,
     );
     expect(sha256(signed.canonicalRequest)).toBe(published.hashedCanonicalRequest);
     expect(signed.stringToSign).toBe(`TC3-HMAC-SHA256\n1551113065\n2019-02-25/cvm/tc3_request\n${published.hashedCanonicalRequest}`);
@@ -59,20 +65,35 @@ describe('TC3-HMAC-SHA256 against the published example', () => {
 describe('a Hunyuan ChatCompletions request signed with an injected clock', () => {
   const nowMs = 1_717_749_316_789;
   const target = makeTarget('https://hunyuan.tencentcloudapi.com', '1300000000|AKIDhunyuanTest|hunyuanSecretKey');
-  const built = buildHunyuanChatRequest({ messages: [{ role: 'user', content: '你好' }], temperature: 0.5 }, { upstreamModel: 'hunyuan-lite', isStream: false, target, options: emptyOptions }, nowMs);
+  const built = buildHunyuanChatRequest(
+    { messages: [{ role: 'user', content: '你好' }], temperature: 0.5 },
+    { upstreamModel: 'hunyuan-lite', isStream: false, target, options: emptyOptions },
+    nowMs,
+  );
 
   it('matches a step-by-step node:crypto reference over the exact body text sent', () => {
     const body = built.body as string;
     expect(typeof body).toBe('string');
-    expect(JSON.parse(body)).toEqual({ Model: 'hunyuan-lite', Messages: [{ Role: 'user', Content: '你好' }], Stream: false, Temperature: 0.5 });
+    expect(JSON.parse(body)).toEqual({
+      Model: 'hunyuan-lite',
+      Messages: [{ Role: 'user', Content: '你好' }],
+      Stream: false,
+      Temperature: 0.5,
+    });
     expect(built.headers['x-tc-timestamp']).toBe('1717749316');
     // Independent reference: Tencent's four steps written out with node:crypto.
     const canonical = `POST\n/\n\ncontent-type:application/json\nhost:hunyuan.tencentcloudapi.com\nx-tc-action:chatcompletions\n\ncontent-type;host;x-tc-action\n${sha256(body)}`;
     const toSign = `TC3-HMAC-SHA256\n1717749316\n2024-06-07/hunyuan/tc3_request\n${sha256(canonical)}`;
     const key = hmac(hmac(hmac('TC3hunyuanSecretKey', '2024-06-07'), 'hunyuan'), 'tc3_request');
     const signature = hmac(key, toSign).toString('hex');
-    expect(built.headers.authorization).toBe(`TC3-HMAC-SHA256 Credential=AKIDhunyuanTest/2024-06-07/hunyuan/tc3_request, SignedHeaders=content-type;host;x-tc-action, Signature=${signature}`);
-    expect(built.headers).toMatchObject({ 'content-type': 'application/json', 'x-tc-action': 'ChatCompletions', 'x-tc-version': '2023-09-01' });
+    expect(built.headers.authorization).toBe(
+      `TC3-HMAC-SHA256 Credential=AKIDhunyuanTest/2024-06-07/hunyuan/tc3_request, SignedHeaders=content-type;host;x-tc-action, Signature=${signature}`,
+    );
+    expect(built.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-tc-action': 'ChatCompletions',
+      'x-tc-version': '2023-09-01',
+    });
   });
 
   it('changes the signature with the clock and the body', () => {

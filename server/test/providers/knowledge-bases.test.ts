@@ -6,18 +6,39 @@ import { fastGptAdapter } from '../../src/relay/providers/fastgpt/index.js';
 import { adapterForType } from '../../src/relay/providers/registry.js';
 import type { ChatCall } from '../../src/relay/providers/types.js';
 import { buildUpstreamRequest } from '../../src/relay/providers/upstream-request.js';
-import { emptyOptions, makeTarget, readFixture, sendUpstream, splitSse, startRecordedUpstream, type RecordedUpstream } from './helpers/recorded-upstream.js';
+import {
+  emptyOptions,
+  makeTarget,
+  readFixture,
+  sendUpstream,
+  splitSse,
+  startRecordedUpstream,
+  type RecordedUpstream,
+} from './helpers/recorded-upstream.js';
 
 let upstream: RecordedUpstream;
-beforeAll(async () => { upstream = await startRecordedUpstream(); });
-afterAll(async () => { await upstream.close(); });
+beforeAll(async () => {
+  upstream = await startRecordedUpstream();
+});
+afterAll(async () => {
+  await upstream.close();
+});
 
-const libraryCall = (isStream: boolean, other = 'lib-42'): ChatCall => ({ upstreamModel: 'gpt-4o-mini', isStream, target: makeTarget(upstream.baseURL, 'aip-key', other), options: emptyOptions });
+const libraryCall = (isStream: boolean, other = 'lib-42'): ChatCall => ({
+  upstreamModel: 'gpt-4o-mini',
+  isStream,
+  target: makeTarget(upstream.baseURL, 'aip-key', other),
+  options: emptyOptions,
+});
 const converter = aiProxyLibraryAdapter.chatConverter;
-const conversation = { messages: [
-  { role: 'system', content: 'Answer from the library.' }, { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' },
-  { role: 'user', content: [{ type: 'text', text: 'What does ModelGate do?' }] },
-] };
+const conversation = {
+  messages: [
+    { role: 'system', content: 'Answer from the library.' },
+    { role: 'user', content: 'Hi' },
+    { role: 'assistant', content: 'Hello!' },
+    { role: 'user', content: [{ type: 'text', text: 'What does ModelGate do?' }] },
+  ],
+};
 
 describe('AI Proxy library (type 21)', () => {
   it('asks the last user question of the channel library and appends the documents as Markdown links', async () => {
@@ -42,7 +63,9 @@ describe('AI Proxy library (type 21)', () => {
     const chunks = splitSse(text).flatMap((event) => transform.onEvent(event).chunks) as any[];
     chunks.push(...transform.finish().chunks);
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: 'Model' });
-    expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('ModelGate relays model APIs.\n\n参考资料：\n1. [Introduction](https://docs.example.com/intro)');
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(
+      'ModelGate relays model APIs.\n\n参考资料：\n1. [Introduction](https://docs.example.com/intro)',
+    );
     expect(chunks.at(-1).choices[0]).toEqual({ index: 0, delta: {}, finish_reason: 'stop' });
     expect(chunks.filter((chunk) => chunk.usage)).toEqual([]);
   });
@@ -73,24 +96,43 @@ describe('AI Proxy library (type 21)', () => {
 });
 
 describe('FastGPT (type 22)', () => {
-  const call = (isStream: boolean): ChatCall => ({ upstreamModel: 'fastgpt', isStream, target: makeTarget(upstream.baseURL, 'fastgpt-abc'), options: emptyOptions });
+  const call = (isStream: boolean): ChatCall => ({
+    upstreamModel: 'fastgpt',
+    isStream,
+    target: makeTarget(upstream.baseURL, 'fastgpt-abc'),
+    options: emptyOptions,
+  });
 
   it('sends the OpenAI chat body with detail:false and the client chatId/variables, Bearer', async () => {
-    const body: Record<string, unknown> = { model: 'fastgpt', messages: [{ role: 'user', content: 'Hi' }], chatId: 'c-1', variables: { name: 'Ann' }, detail: true };
+    const body: Record<string, unknown> = {
+      model: 'fastgpt',
+      messages: [{ role: 'user', content: 'Hi' }],
+      chatId: 'c-1',
+      variables: { name: 'Ann' },
+      detail: true,
+    };
     fastGptAdapter.chat.prepareBody(body);
     upstream.reply({ body: readFixture('fastgpt', 'chat.json') });
     const { text } = await sendUpstream(await buildUpstreamRequest(fastGptAdapter, 'chat', body, call(false)));
     const received = upstream.received.at(-1)!;
     expect(received.url).toBe('/v1/chat/completions');
     expect(received.headers.authorization).toBe('Bearer fastgpt-abc');
-    expect(received.json).toEqual({ model: 'fastgpt', messages: [{ role: 'user', content: 'Hi' }], chatId: 'c-1', variables: { name: 'Ann' }, detail: false });
+    expect(received.json).toEqual({
+      model: 'fastgpt',
+      messages: [{ role: 'user', content: 'Hi' }],
+      chatId: 'c-1',
+      variables: { name: 'Ann' },
+      detail: false,
+    });
     // No usage in the answer: the relay estimates it.
     expect(fastGptAdapter.chat.readUsage(JSON.parse(text))).toBeNull();
   });
 
   it('reads the stream as OpenAI chunks, registered as type 22', () => {
     const transform = fastGptAdapter.chatStream.createTransform();
-    const verdicts = splitSse(readFixture('fastgpt', 'chat-stream.chunks.txt')).filter((event) => event.data !== '[DONE]').map((event) => transform.onChunk(JSON.parse(event.data)));
+    const verdicts = splitSse(readFixture('fastgpt', 'chat-stream.chunks.txt'))
+      .filter((event) => event.data !== '[DONE]')
+      .map((event) => transform.onChunk(JSON.parse(event.data)));
     expect(verdicts.map((verdict) => verdict.text).join('')).toBe('知识库里说：按量计费。');
     expect(adapterForType(22)).toBe(fastGptAdapter);
   });

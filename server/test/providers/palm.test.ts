@@ -18,7 +18,10 @@ afterAll(async () => {
 
 const converter = palmAdapter.chatConverter!;
 const call = (isStream: boolean): ChatCall => ({
-  upstreamModel: 'chat-bison-001', isStream, target: { baseURL: `${upstream.url}/`, key: 'AIza-palm', headers: {}, other: '', dispatcher }, options: geminiTestOptions(),
+  upstreamModel: 'chat-bison-001',
+  isStream,
+  target: { baseURL: `${upstream.url}/`, key: 'AIza-palm', headers: {}, other: '', dispatcher },
+  options: geminiTestOptions(),
 });
 
 describe('PaLM2 adapter', () => {
@@ -32,7 +35,9 @@ describe('PaLM2 adapter', () => {
         { role: 'assistant', content: 'Hello!' },
         { role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] },
       ],
-      temperature: 0.25, top_p: 0.95, n: 2,
+      temperature: 0.25,
+      top_p: 0.95,
+      n: 2,
     };
     const built = await converter.buildRequest(body, call(false));
     upstream.reply({ status: 200, contentType: 'application/json', body: readFixture('palm', 'generate-message.json') });
@@ -44,13 +49,23 @@ describe('PaLM2 adapter', () => {
       prompt: {
         context: 'You answer geography questions.',
         examples: [{ input: { content: 'Capital of Italy?' }, output: { content: 'Rome.' } }],
-        messages: [{ author: '0', content: 'Hi' }, { author: '1', content: 'Hello!' }, { author: '0', content: 'What is the capital of France?' }],
+        messages: [
+          { author: '0', content: 'Hi' },
+          { author: '1', content: 'Hello!' },
+          { author: '0', content: 'What is the capital of France?' },
+        ],
       },
-      temperature: 0.25, topP: 0.95, candidateCount: 2,
+      temperature: 0.25,
+      topP: 0.95,
+      candidateCount: 2,
     });
     const { completion, usage } = converter.parseResponse(JSON.parse(answer.text), 'chat-bison-001');
     expect(usage).toBeNull();
-    expect(completion).toMatchObject({ object: 'chat.completion', model: 'chat-bison-001', choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is the capital of France.' }, finish_reason: 'stop' }] });
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'chat-bison-001',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Paris is the capital of France.' }, finish_reason: 'stop' }],
+    });
   });
 
   it('declares streaming unsupported: the one JSON answer becomes one content chunk and one finish chunk', async () => {
@@ -74,14 +89,21 @@ describe('PaLM2 adapter', () => {
 
   it('maps a filtered answer to content_filter and reads the Google error envelope', async () => {
     const { completion } = converter.parseResponse(JSON.parse(readFixture('palm', 'filtered.json')), 'chat-bison-001');
-    expect((completion.choices as any[])[0]).toEqual({ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'content_filter' });
+    expect((completion.choices as any[])[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: '' },
+      finish_reason: 'content_filter',
+    });
     const streamed = converter.createStreamTransform('chat-bison-001').onEvent({ event: null, data: readFixture('palm', 'filtered.json') });
     expect(streamed.chunks.map((chunk: any) => chunk.choices[0].finish_reason)).toEqual([null, 'content_filter']);
     const built = await converter.buildRequest({ messages: [] }, call(false));
     upstream.reply({ status: 404, contentType: 'application/json', body: readFixture('palm', 'error.json') });
     const answer = await sendUpstream(built);
     expect(answer.status).toBe(404);
-    expect(palmAdapter.errors.parse(404, answer.text)).toEqual({ message: 'models/chat-bison-001 is not found for API version v1beta2', code: 'NOT_FOUND' });
+    expect(palmAdapter.errors.parse(404, answer.text)).toEqual({
+      message: 'models/chat-bison-001 is not found for API version v1beta2',
+      code: 'NOT_FOUND',
+    });
     expect(adapterForType(11)).toBe(palmAdapter);
     expect(palmAdapter.meta).toMatchObject({ type: 11, displayName: 'Google PaLM2', defaultModels: ['chat-bison-001'] });
   });

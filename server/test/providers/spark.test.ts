@@ -17,21 +17,27 @@ import { readFixture } from './helpers/fixture-upstream.js';
 const keys = { appId: 'app123', apiSecret: 'secret-abc', apiKey: 'key-xyz' };
 const dispatcher = new Agent();
 let upstream: SparkUpstream;
-beforeAll(async () => { upstream = await startSparkUpstream(keys); });
+beforeAll(async () => {
+  upstream = await startSparkUpstream(keys);
+});
 afterAll(async () => {
   await upstream.close();
   await dispatcher.close();
 });
 
 const callFor = (model: string, other = '', apiVersion?: string, key = `${keys.appId}|${keys.apiSecret}|${keys.apiKey}`): ChatCall => ({
-  upstreamModel: model, isStream: true, options: emptyOptions, requestOptions: apiVersion ? { apiVersion } : undefined,
+  upstreamModel: model,
+  isStream: true,
+  options: emptyOptions,
+  requestOptions: apiVersion ? { apiVersion } : undefined,
   target: { baseURL: upstream.url, key, headers: {}, other, dispatcher },
 });
 
 /** Reads a transport answer through the converter, as the relay does. */
 async function converse(call: ChatCall, body: Record<string, unknown>) {
   const response = await sendUpstream(sparkAdapter, buildSparkRequest(body, call), { dispatcher });
-  if (response.statusCode !== 200) return { status: response.statusCode, text: await response.body.text(), chunks: [] as any[], usage: null };
+  if (response.statusCode !== 200)
+    return { status: response.statusCode, text: await response.body.text(), chunks: [] as any[], usage: null };
   const transform = sparkAdapter.chatConverter.createStreamTransform('spark-model');
   const lines = (await response.body.text()).split('\n').filter(Boolean);
   const results = lines.map((data) => transform.onEvent({ event: null, data }));
@@ -48,10 +54,18 @@ describe('iFlytek Spark (type 18)', () => {
     expect(signed.stringToSign).toBe(stringToSign);
     const signature = createHmac('sha256', 'secret-abc').update(stringToSign).digest('base64');
     expect(signed.signature).toBe(signature);
-    expect(Buffer.from(signed.authorization, 'base64').toString()).toBe(`api_key="key-xyz", algorithm="hmac-sha256", headers="host date request-line", signature="${signature}"`);
+    expect(Buffer.from(signed.authorization, 'base64').toString()).toBe(
+      `api_key="key-xyz", algorithm="hmac-sha256", headers="host date request-line", signature="${signature}"`,
+    );
 
     const now = Date.parse('2026-11-23T08:00:00Z');
-    const url = new URL(buildSparkRequest({ messages: [] }, { ...callFor('SparkDesk-v3.5'), target: { ...callFor('x').target, baseURL: 'wss://spark-api.xf-yun.com' } }, now).url);
+    const url = new URL(
+      buildSparkRequest(
+        { messages: [] },
+        { ...callFor('SparkDesk-v3.5'), target: { ...callFor('x').target, baseURL: 'wss://spark-api.xf-yun.com' } },
+        now,
+      ).url,
+    );
     expect(`${url.protocol}//${url.host}${url.pathname}`).toBe('wss://spark-api.xf-yun.com/v3.5/chat');
     expect(url.searchParams.get('date')).toBe(date);
     expect(url.searchParams.get('host')).toBe('spark-api.xf-yun.com');
@@ -60,7 +74,8 @@ describe('iFlytek Spark (type 18)', () => {
 
   it("reproduces iFlytek's published authentication example (iat-api.xfyun.cn, Wed, 10 Jul 2019 07:35:43 GMT)", () => {
     // The example URL of iFlytek's WebSocket authentication guide, with its sample APIKey and APISecret.
-    const published = 'YXBpX2tleT0ia2V5eHh4eHh4eHg4ZWUyNzkzNDg1MTlleHh4eHh4eHgiLCBhbGdvcml0aG09ImhtYWMtc2hhMjU2IiwgaGVhZGVycz0iaG9zdCBkYXRlIHJlcXVlc3QtbGluZSIsIHNpZ25hdHVyZT0iSHAzVHk0WmtTQm1MOGpLeU9McFFpdjlTcjVudm1lWUVIN1dzTC9aTzJKZz0i';
+    const published =
+      'YXBpX2tleT0ia2V5eHh4eHh4eHg4ZWUyNzkzNDg1MTlleHh4eHh4eHgiLCBhbGdvcml0aG09ImhtYWMtc2hhMjU2IiwgaGVhZGVycz0iaG9zdCBkYXRlIHJlcXVlc3QtbGluZSIsIHNpZ25hdHVyZT0iSHAzVHk0WmtTQm1MOGpLeU9McFFpdjlTcjVudm1lWUVIN1dzTC9aTzJKZz0i';
     const apiKey = 'keyxxxxxxxx8ee279348519exxxxxxxx';
     const apiSecret = 'secretxxxxxxxx2df7900c09xxxxxxxx';
     const signed = signSparkRequest(apiKey, apiSecret, 'iat-api.xfyun.cn', '/v2/iat', 'Wed, 10 Jul 2019 07:35:43 GMT');
@@ -83,9 +98,17 @@ describe('iFlytek Spark (type 18)', () => {
     expect(sparkEndpointOf('v9.9').domain).toBe('generalv9.9');
   });
 
-  it('sends the frame over the signed socket and turns the frames into chunks with the last frame\'s usage', async () => {
+  it("sends the frame over the signed socket and turns the frames into chunks with the last frame's usage", async () => {
     upstream.reply(framesOf(readFixture('spark', 'chat.frames.ndjson')));
-    const body = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: '你好' }] }], max_tokens: 100, temperature: 0.5, user: 'u-1' };
+    const body = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: '你好' }] },
+      ],
+      max_tokens: 100,
+      temperature: 0.5,
+      user: 'u-1',
+    };
     const answer = await converse(callFor('SparkDesk', 'v2.1'), body);
     const call = upstream.calls.at(-1)!;
     expect(call.path).toBe('/v2.1/chat');
@@ -93,7 +116,15 @@ describe('iFlytek Spark (type 18)', () => {
     expect(call.frame).toEqual({
       header: { app_id: 'app123', uid: 'u-1' },
       parameter: { chat: { domain: 'generalv2', temperature: 0.5, max_tokens: 100 } },
-      payload: { message: { text: [{ role: 'user', content: 'Be brief.' }, { role: 'assistant', content: 'Okay' }, { role: 'user', content: '你好' }] } },
+      payload: {
+        message: {
+          text: [
+            { role: 'user', content: 'Be brief.' },
+            { role: 'assistant', content: 'Okay' },
+            { role: 'user', content: '你好' },
+          ],
+        },
+      },
     });
     expect(answer.chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '你好！' });
     expect(answer.chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('你好！我是讯飞星火，很高兴为你服务。');
@@ -108,12 +139,18 @@ describe('iFlytek Spark (type 18)', () => {
 
   it('maps error frames to statuses and answers a refused handshake with its 401', async () => {
     upstream.reply(framesOf(readFixture('spark', 'error.frames.ndjson')));
-    await expect(converse(callFor('SparkDesk'), { messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400, upstreamCode: '10013', message: 'input content audit failed' });
+    await expect(converse(callFor('SparkDesk'), { messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+      upstreamCode: '10013',
+      message: 'input content audit failed',
+    });
     upstream.reply(framesOf(readFixture('spark', 'limit.frames.ndjson')));
     await expect(converse(callFor('SparkDesk'), { messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(UpstreamError);
 
     const refused = upstream.refused;
-    const bad = await converse(callFor('SparkDesk', '', undefined, `${keys.appId}|wrong-secret|${keys.apiKey}`), { messages: [{ role: 'user', content: 'x' }] });
+    const bad = await converse(callFor('SparkDesk', '', undefined, `${keys.appId}|wrong-secret|${keys.apiKey}`), {
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(upstream.refused).toBe(refused + 1);
     expect(bad.status).toBe(401);
     expect(sparkAdapter.errors.parse(401, bad.text)).toEqual({ message: 'HMAC signature does not match', code: null });

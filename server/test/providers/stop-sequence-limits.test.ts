@@ -57,7 +57,10 @@ describe('which upstream stop names the one sequence asked', () => {
   it('passes on the stop_sequence Claude reports, and not on its end_turn', () => {
     const finishOf = (delta: Record<string, unknown>) => {
       const transform = createClaudeStreamTransform('claude-sonnet-4-20250514');
-      const chunks = transform.onEvent({ event: 'message_delta', data: JSON.stringify({ type: 'message_delta', delta, usage: { output_tokens: 3 } }) }).chunks;
+      const chunks = transform.onEvent({
+        event: 'message_delta',
+        data: JSON.stringify({ type: 'message_delta', delta, usage: { output_tokens: 3 } }),
+      }).chunks;
       return (chunks.at(-1)!.choices as Array<Record<string, unknown>>)[0]!;
     };
     expect(finishOf({ stop_reason: 'stop_sequence', stop_sequence: 'END' })).toMatchObject({ finish_reason: 'stop', stop_reason: 'END' });

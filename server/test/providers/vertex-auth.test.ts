@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 const account = (tokenUri: string, email = 'relay@demo-project.iam.gserviceaccount.com'): ServiceAccount => ({
-  project_id: 'demo-project', private_key_id: 'key-id-123', private_key: privateKey, client_email: email, token_uri: tokenUri,
+  project_id: 'demo-project',
+  private_key_id: 'key-id-123',
+  private_key: privateKey,
+  client_email: email,
+  token_uri: tokenUri,
 });
 const decode = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
 const tokenReply = () => upstream.reply({ status: 200, contentType: 'application/json', body: readFixture('vertex', 'token.json') });
@@ -49,8 +53,24 @@ describe('Vertex AI: service-account JWT', () => {
   });
 
   it('reads a service-account JSON key, or treats other keys as API keys', () => {
-    const json = JSON.stringify({ type: 'service_account', project_id: 'p', private_key_id: 'k', private_key: privateKey, client_email: 'a@p.iam', client_id: '1' });
-    expect(parseVertexKey(json)).toEqual({ kind: 'service-account', account: { project_id: 'p', private_key_id: 'k', private_key: privateKey, client_email: 'a@p.iam', token_uri: 'https://oauth2.googleapis.com/token' } });
+    const json = JSON.stringify({
+      type: 'service_account',
+      project_id: 'p',
+      private_key_id: 'k',
+      private_key: privateKey,
+      client_email: 'a@p.iam',
+      client_id: '1',
+    });
+    expect(parseVertexKey(json)).toEqual({
+      kind: 'service-account',
+      account: {
+        project_id: 'p',
+        private_key_id: 'k',
+        private_key: privateKey,
+        client_email: 'a@p.iam',
+        token_uri: 'https://oauth2.googleapis.com/token',
+      },
+    });
     expect(parseVertexKey(' AQ.vertex-api-key ')).toEqual({ kind: 'api-key', apiKey: 'AQ.vertex-api-key' });
     expect(() => parseVertexKey('{"project_id":"p"}')).toThrow('缺少');
     expect(() => parseVertexKey('{not json')).toThrow('服务账号 JSON');
@@ -83,7 +103,9 @@ describe('Vertex AI: token exchange and cache', () => {
     upstream.reply({ status: 200, contentType: 'application/json', body: '{"access_token":"ya29.second","expires_in":3600}' });
     expect(await cache.getAccessToken(sa, dispatcher)).toBe('ya29.second');
     expect(upstream.requests.length - before).toBe(2);
-    expect(decode(new URLSearchParams(upstream.requests.at(-1)!.rawBody.toString()).get('assertion')!.split('.')[1]!).iat).toBe(1_700_003_360);
+    expect(decode(new URLSearchParams(upstream.requests.at(-1)!.rawBody.toString()).get('assertion')!.split('.')[1]!).iat).toBe(
+      1_700_003_360,
+    );
   });
 
   it('shares one in-flight exchange among concurrent callers, per service account', async () => {
@@ -108,7 +130,12 @@ describe('Vertex AI: token exchange and cache', () => {
     upstream.reply({ status: 400, contentType: 'application/json', body: readFixture('vertex', 'token-error.json') });
     const error = await cache.getAccessToken(sa, dispatcher).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ status: 401, retryable: true, upstreamCode: 'invalid_grant', message: 'Vertex AI 获取访问令牌失败：Invalid JWT Signature.' });
+    expect(error).toMatchObject({
+      status: 401,
+      retryable: true,
+      upstreamCode: 'invalid_grant',
+      message: 'Vertex AI 获取访问令牌失败：Invalid JWT Signature.',
+    });
     tokenReply();
     expect(await cache.getAccessToken(sa, dispatcher)).toBe('ya29.c.vertex-test-token-1');
   });

@@ -6,15 +6,31 @@ import { ZhipuTokenCache, createZhipuJwt, zhipuTokenCache } from '../../src/rela
 import { adapterForType } from '../../src/relay/providers/registry.js';
 import type { ChatCall, StreamFraming } from '../../src/relay/providers/types.js';
 import { decodeStream } from './helpers/decode-stream.js';
-import { emptyOptions, makeTarget, readFixture, sendUpstream, startRecordedUpstream, type RecordedUpstream } from './helpers/recorded-upstream.js';
+import {
+  emptyOptions,
+  makeTarget,
+  readFixture,
+  sendUpstream,
+  startRecordedUpstream,
+  type RecordedUpstream,
+} from './helpers/recorded-upstream.js';
 
 let upstream: RecordedUpstream;
-beforeAll(async () => { upstream = await startRecordedUpstream(); });
-afterAll(async () => { await upstream.close(); });
+beforeAll(async () => {
+  upstream = await startRecordedUpstream();
+});
+afterAll(async () => {
+  await upstream.close();
+});
 beforeEach(() => zhipuTokenCache.clear());
 
 const key = 'a1b2c3d4e5.s3cr3tS3cr3t';
-const callFor = (isStream: boolean, model = 'chatglm_turbo'): ChatCall => ({ upstreamModel: model, isStream, target: makeTarget(upstream.baseURL, key), options: emptyOptions });
+const callFor = (isStream: boolean, model = 'chatglm_turbo'): ChatCall => ({
+  upstreamModel: model,
+  isStream,
+  target: makeTarget(upstream.baseURL, key),
+  options: emptyOptions,
+});
 const converter = zhipuAdapter.chatConverter;
 
 const decode = (text: string, framing: StreamFraming = 'sse-raw') => decodeStream(text, framing);
@@ -59,9 +75,18 @@ describe('Zhipu v3 JWT (type 16)', () => {
 describe('Zhipu v3 adapter (type 16)', () => {
   it('posts the prompt to /invoke with the raw JWT and converts the quoted answer', async () => {
     upstream.reply({ body: readFixture('zhipu-v3', 'invoke.json') });
-    const body = { model: 'glm', temperature: 0.5, top_p: 0.7, max_tokens: 99, messages: [
-      { role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Who are you?' },
-    ] };
+    const body = {
+      model: 'glm',
+      temperature: 0.5,
+      top_p: 0.7,
+      max_tokens: 99,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'Who are you?' },
+      ],
+    };
     const { text } = await sendUpstream(await converter.buildRequest(body, callFor(false)));
     const received = upstream.received.at(-1)!;
     expect(received.url).toBe('/api/paas/v3/model-api/chatglm_turbo/invoke');
@@ -71,15 +96,22 @@ describe('Zhipu v3 adapter (type 16)', () => {
     expect(jwt.claims.api_key).toBe('a1b2c3d4e5');
     expect(received.json).toEqual({
       prompt: [
-        { role: 'user', content: 'Be brief.' }, { role: 'assistant', content: 'Okay' },
-        { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Who are you?' },
+        { role: 'user', content: 'Be brief.' },
+        { role: 'assistant', content: 'Okay' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'Who are you?' },
       ],
-      temperature: 0.5, top_p: 0.7, incremental: true,
+      temperature: 0.5,
+      top_p: 0.7,
+      incremental: true,
     });
     const { completion, usage } = converter.parseResponse(JSON.parse(text), 'chatglm_turbo');
     expect(usage).toEqual({ promptTokens: 17, completionTokens: 12, cachedTokens: 0 });
     expect(completion).toMatchObject({
-      id: 'chatcmpl-75931252186628016897601864755556524089', object: 'chat.completion', model: 'chatglm_turbo',
+      id: 'chatcmpl-75931252186628016897601864755556524089',
+      object: 'chat.completion',
+      model: 'chatglm_turbo',
       choices: [{ index: 0, message: { role: 'assistant', content: ' Hello! I am ChatGLM.\nHow can I help?' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 17, completion_tokens: 12, total_tokens: 29 },
     });
@@ -94,7 +126,12 @@ describe('Zhipu v3 adapter (type 16)', () => {
       }
       return null;
     };
-    expect(failureOf(readFixture('zhipu-v3', 'invoke-auth-error.json'))).toMatchObject({ name: 'UpstreamError', status: 401, upstreamCode: '1002', retryable: true });
+    expect(failureOf(readFixture('zhipu-v3', 'invoke-auth-error.json'))).toMatchObject({
+      name: 'UpstreamError',
+      status: 401,
+      upstreamCode: '1002',
+      retryable: true,
+    });
     expect(failureOf(readFixture('zhipu-v3', 'invoke-rate-error.json'))).toMatchObject({ status: 429, upstreamCode: '1302' });
     expect(failureOf('{"code":1214,"msg":"prompt 参数非法","success":false}')).toMatchObject({ status: 400, retryable: false });
     expect(failureOf('{"code":1113,"msg":"欠费","success":false}')).toMatchObject({ status: 403 });
@@ -117,7 +154,11 @@ describe('Zhipu v3 adapter (type 16)', () => {
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: 'Hello' });
     expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe('Hello world,\nsecond line done.');
     expect(results.map((result) => result.text).join('')).toBe('Hello world,\nsecond line done.');
-    expect(chunks.at(-1)).toMatchObject({ object: 'chat.completion.chunk', model: 'chatglm_turbo', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    expect(chunks.at(-1)).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: 'chatglm_turbo',
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    });
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
     expect(transform.finish().usage).toEqual({ promptTokens: 9, completionTokens: 7, cachedTokens: 0 });
   });
@@ -126,17 +167,24 @@ describe('Zhipu v3 adapter (type 16)', () => {
     const transform = converter.createStreamTransform('chatglm_turbo');
     const [first, second] = decode(readFixture('zhipu-v3', 'sse-error.chunks.txt'));
     expect(transform.onEvent(first!).text).toBe('Par');
-    expect(() => transform.onEvent(second!)).toThrow(expect.objectContaining({ status: 500, upstreamCode: 'error', message: 'model overloaded, try later' }));
+    expect(() => transform.onEvent(second!)).toThrow(
+      expect.objectContaining({ status: 500, upstreamCode: 'error', message: 'model overloaded, try later' }),
+    );
     expect(() => transform.onEvent({ event: 'interrupted', data: '' })).toThrow(expect.objectContaining({ status: 502 }));
     const refused = decode(readFixture('zhipu-v3', 'sse-refused.txt'));
     expect(refused).toHaveLength(1);
-    expect(() => converter.createStreamTransform('m').onEvent(refused[0]!)).toThrow(expect.objectContaining({ status: 403, upstreamCode: '1113' }));
+    expect(() => converter.createStreamTransform('m').onEvent(refused[0]!)).toThrow(
+      expect.objectContaining({ status: 403, upstreamCode: '1113' }),
+    );
     // Text that merely looks like JSON (no code/success) stays text.
     expect(converter.createStreamTransform('m').onEvent({ event: null, data: '{"answer": 42}' }).text).toBe('{"answer": 42}');
   });
 
   it('parses error bodies, validates id.secret keys, registered as type 16', () => {
-    expect(zhipuAdapter.errors.parse(401, readFixture('zhipu-v3', 'invoke-auth-error.json'))).toEqual({ message: 'Authorization Token非法，请确认Authorization Token正确传递。', code: '1002' });
+    expect(zhipuAdapter.errors.parse(401, readFixture('zhipu-v3', 'invoke-auth-error.json'))).toEqual({
+      message: 'Authorization Token非法，请确认Authorization Token正确传递。',
+      code: '1002',
+    });
     expect(zhipuAdapter.errors.parse(502, 'Bad Gateway')).toEqual({ message: 'Bad Gateway', code: null });
     expect(validateZhipuChannel('nodot')).toMatch(/id\.secret/);
     expect(validateZhipuChannel('.secret')).toMatch(/id\.secret/);

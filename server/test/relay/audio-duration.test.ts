@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { maxAudioSeconds, readAudioDuration } from '../../src/relay/billing/audio-duration.js';
 import { audioSecondsToTokens } from '../../src/relay/billing/audio-tokens.js';
 import {
-  adtsFrames, box, encodeWithTools, flacHeader, garbage, id3v2, m4a, mp3Frames, oggOpus, oggPage, pcmWav, webm,
+  adtsFrames,
+  box,
+  encodeWithTools,
+  flacHeader,
+  garbage,
+  id3v2,
+  m4a,
+  mp3Frames,
+  oggOpus,
+  oggPage,
+  pcmWav,
+  webm,
 } from '../helpers/audio-bytes.js';
 
 /** The duration read, or throws when the parser gave none (so a failure names the format). */
@@ -24,7 +35,10 @@ function fragmentedMp4Head(): Buffer {
   const trex = Buffer.alloc(24);
   trex.writeUInt32BE(1, 4);
   trex.writeUInt32BE(1_024, 12);
-  return Buffer.concat([ftyp, box('moov', box('mvhd', mvhd), box('trak', box('tkhd', tkhd), box('mdia', box('mdhd', mdhd))), box('mvex', box('trex', trex)))]);
+  return Buffer.concat([
+    ftyp,
+    box('moov', box('mvhd', mvhd), box('trak', box('tkhd', tkhd), box('mdia', box('mdhd', mdhd))), box('mvex', box('trex', trex))),
+  ]);
 }
 
 describe('audio duration: WAV', () => {
@@ -119,7 +133,10 @@ describe('audio duration: Ogg, FLAC, MP4, WebM', () => {
 
   it('reads WebM Info Duration, or without one (a live recording) the last block time', () => {
     expect(readAudioDuration(webm({ durationMs: 4_250.5 }))).toEqual({ seconds: 4.2505, format: 'webm' });
-    const clusters = [{ timecode: 0, blocks: [0, 20, 40] }, { timecode: 1_000, blocks: [0, 500, 980] }];
+    const clusters = [
+      { timecode: 0, blocks: [0, 20, 40] },
+      { timecode: 1_000, blocks: [0, 500, 980] },
+    ];
     expect(secondsOf(webm({ clusters }))).toBeCloseTo(1.98, 6);
     expect(secondsOf(webm({ clusters, unknownSizes: true }))).toBeCloseTo(1.98, 6);
   });
@@ -152,7 +169,15 @@ describe('audio duration: files made by real encoders (ffmpeg or sox, when insta
 
   it('never throws and stays bounded on every truncation of every encoded file', () => {
     const files = encoded.flatMap((file) => (file.bytes ? [file.bytes] : []));
-    files.push(pcmWav(1), mp3Frames(20), oggOpus(1), m4a(1_000, 2_000), webm({ durationMs: 1_000 }), flacHeader(8_000, 8_000), adtsFrames(10));
+    files.push(
+      pcmWav(1),
+      mp3Frames(20),
+      oggOpus(1),
+      m4a(1_000, 2_000),
+      webm({ durationMs: 1_000 }),
+      flacHeader(8_000, 8_000),
+      adtsFrames(10),
+    );
     for (const bytes of files) {
       const full = secondsOf(bytes);
       for (let cut = 0; cut < bytes.length; cut += Math.max(1, Math.floor(bytes.length / 97))) {
@@ -166,7 +191,13 @@ describe('audio duration: files made by real encoders (ffmpeg or sox, when insta
 
 describe('audio duration: garbage and hostile bytes', () => {
   it('gives null for empty, short, text and random bytes', () => {
-    for (const bytes of [Buffer.alloc(0), Buffer.from('RIFF'), Buffer.from('hello, this is not audio at all'), Buffer.alloc(10_000), Buffer.alloc(10_000, 0xff)]) {
+    for (const bytes of [
+      Buffer.alloc(0),
+      Buffer.from('RIFF'),
+      Buffer.from('hello, this is not audio at all'),
+      Buffer.alloc(10_000),
+      Buffer.alloc(10_000, 0xff),
+    ]) {
       expect(readAudioDuration(bytes)).toBeNull();
     }
     for (let seed = 1; seed <= 50; seed += 1) expect(readAudioDuration(garbage(4_096, seed))).toBeNull();
@@ -174,7 +205,14 @@ describe('audio duration: garbage and hostile bytes', () => {
   });
 
   it('gives null for magic bytes followed by garbage', () => {
-    const prefixes = ['RIFF\x00\x00\x00\x00WAVE', 'OggS', '\x1a\x45\xdf\xa3', '\x00\x00\x00\x18ftyp', 'fLaC', 'ID3\x04\x00\x00\x00\x00\x00\x00'];
+    const prefixes = [
+      'RIFF\x00\x00\x00\x00WAVE',
+      'OggS',
+      '\x1a\x45\xdf\xa3',
+      '\x00\x00\x00\x18ftyp',
+      'fLaC',
+      'ID3\x04\x00\x00\x00\x00\x00\x00',
+    ];
     for (const prefix of prefixes) {
       for (let seed = 1; seed <= 10; seed += 1) {
         expect(readAudioDuration(Buffer.concat([Buffer.from(prefix, 'latin1'), garbage(2_000, seed)]))).toBeNull();
@@ -188,9 +226,16 @@ describe('audio duration: garbage and hostile bytes', () => {
     expect(readAudioDuration(mp3Frames(2, { xingFrames: 0xffffffff }))).toBeNull();
     expect(maxAudioSeconds).toBe(86_400);
     // An MP4 box whose 64-bit size points far past the end, and one smaller than its own header.
-    const huge = Buffer.concat([box('ftyp', Buffer.from('isom', 'latin1')), Buffer.from([0, 0, 0, 1]), Buffer.from('moov', 'latin1'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])]);
+    const huge = Buffer.concat([
+      box('ftyp', Buffer.from('isom', 'latin1')),
+      Buffer.from([0, 0, 0, 1]),
+      Buffer.from('moov', 'latin1'),
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+    ]);
     expect(readAudioDuration(huge)).toBeNull();
-    expect(readAudioDuration(Buffer.concat([box('ftyp', Buffer.alloc(4)), Buffer.from([0, 0, 0, 4]), Buffer.from('moov', 'latin1')]))).toBeNull();
+    expect(
+      readAudioDuration(Buffer.concat([box('ftyp', Buffer.alloc(4)), Buffer.from([0, 0, 0, 4]), Buffer.from('moov', 'latin1')])),
+    ).toBeNull();
     // A WAV whose fmt says 0 Hz.
     const zeroRate = pcmWav(1);
     zeroRate.writeUInt32LE(0, 24);

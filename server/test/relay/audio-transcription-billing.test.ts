@@ -26,7 +26,11 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
     upstream = await startFixtureUpstream();
     server = await startTestServer();
     caller = await createSdkCaller(server.ctx);
-    channelId = await createRelayChannel(server.ctx, { key: 'sk-upstream', baseURL: upstream.url, models: ['whisper-1', 'gpt-4o-transcribe'] });
+    channelId = await createRelayChannel(server.ctx, {
+      key: 'sk-upstream',
+      baseURL: upstream.url,
+      models: ['whisper-1', 'gpt-4o-transcribe'],
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -35,7 +39,8 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
   });
 
   /** The multipart form the upstream received, parsed by undici. */
-  const formOf = async (request: FixtureRequest) => new Response(new Uint8Array(request.rawBody), { headers: { 'content-type': String(request.headers['content-type']) } }).formData();
+  const formOf = async (request: FixtureRequest) =>
+    new Response(new Uint8Array(request.rawBody), { headers: { 'content-type': String(request.headers['content-type']) } }).formData();
 
   /** The newest consume log row of the caller on the channel, after the flush; and the counters agree. */
   const lastBill = async () => {
@@ -49,8 +54,16 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
 
   it('json with `usage: {type: "duration", seconds}` bills the upstream\'s seconds at the audio ratio', async () => {
     const audio = pcmWav(2.5); // the upstream's 9 s wins over the 2.5 s measured here
-    upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ text: 'Hello from whisper.', usage: { type: 'duration', seconds: 9 } }) });
-    const result = await client.audio.transcriptions.create({ file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }), model: 'whisper-1', response_format: 'json' });
+    upstream.reply({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ text: 'Hello from whisper.', usage: { type: 'duration', seconds: 9 } }),
+    });
+    const result = await client.audio.transcriptions.create({
+      file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }),
+      model: 'whisper-1',
+      response_format: 'json',
+    });
     expect(result.text).toBe('Hello from whisper.');
     expect(result.usage).toEqual({ type: 'duration', seconds: 9 });
 
@@ -73,7 +86,13 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
   });
 
   it('json with token usage (gpt-4o-transcribe) bills audio input tokens at the audio ratio and output tokens', async () => {
-    const usage = { type: 'tokens', input_tokens: 14, input_token_details: { text_tokens: 4, audio_tokens: 10 }, output_tokens: 45, total_tokens: 59 };
+    const usage = {
+      type: 'tokens',
+      input_tokens: 14,
+      input_token_details: { text_tokens: 4, audio_tokens: 10 },
+      output_tokens: 45,
+      total_tokens: 59,
+    };
     upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ text: 'A longer transcript.', usage }) });
     const result = await client.audio.transcriptions.create({ file: await toFile(pcmWav(60), 'minute.wav'), model: 'gpt-4o-transcribe' });
     expect(result.text).toBe('A longer transcript.');
@@ -90,7 +109,9 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
   it('response_format=text: the plain text reaches the client unchanged and the measured length is billed', async () => {
     const text = 'Hello from a plain text answer.\n';
     upstream.reply({ status: 200, contentType: 'text/plain; charset=utf-8', body: text });
-    const raw = await client.audio.transcriptions.create({ file: await toFile(pcmWav(2.5), 'a.wav'), model: 'whisper-1', response_format: 'text' }).asResponse();
+    const raw = await client.audio.transcriptions
+      .create({ file: await toFile(pcmWav(2.5), 'a.wav'), model: 'whisper-1', response_format: 'text' })
+      .asResponse();
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await raw.text()).toBe(text);
@@ -102,30 +123,48 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
     expect(log.other).toMatchObject({ audio_input: 50 });
   });
 
-  it('srt of an MP3 upload: the subtitles pass through and the MP3\'s frames give the length', async () => {
+  it("srt of an MP3 upload: the subtitles pass through and the MP3's frames give the length", async () => {
     const srt = '1\n00:00:00,000 --> 00:00:04,000\nHello there.\n\n';
     upstream.reply({ status: 200, contentType: 'text/plain; charset=utf-8', body: srt });
     // 400 frames of 1,152 samples at 44.1 kHz = 10.45 s → 11 s → 183 tokens.
-    const answer = await client.audio.transcriptions.create({ file: await toFile(mp3Frames(400), 'clip.mp3', { type: 'audio/mpeg' }), model: 'whisper-1', response_format: 'srt' });
+    const answer = await client.audio.transcriptions.create({
+      file: await toFile(mp3Frames(400), 'clip.mp3', { type: 'audio/mpeg' }),
+      model: 'whisper-1',
+      response_format: 'srt',
+    });
     expect(answer).toBe(srt);
     const { log } = await lastBill();
     expect(log).toMatchObject({ prompt_tokens: 183, completion_tokens: 0, quota: Math.round(15 * 183 * 0.2) });
   });
 
   it('verbose_json without usage bills its `duration`', async () => {
-    const verbose = { task: 'transcribe', language: 'english', duration: 8.47, text: 'Verbose words.', segments: [{ id: 0, start: 0, end: 8.47, text: 'Verbose words.' }] };
+    const verbose = {
+      task: 'transcribe',
+      language: 'english',
+      duration: 8.47,
+      text: 'Verbose words.',
+      segments: [{ id: 0, start: 0, end: 8.47, text: 'Verbose words.' }],
+    };
     upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify(verbose) });
-    const result = await client.audio.transcriptions.create({ file: await toFile(pcmWav(1), 'a.wav'), model: 'whisper-1', response_format: 'verbose_json' });
+    const result = await client.audio.transcriptions.create({
+      file: await toFile(pcmWav(1), 'a.wav'),
+      model: 'whisper-1',
+      response_format: 'verbose_json',
+    });
     expect(result).toMatchObject({ duration: 8.47, text: 'Verbose words.' });
     const { log } = await lastBill();
     // 8.47 s → 9 started seconds → 150 tokens → 450.
     expect(log).toMatchObject({ prompt_tokens: 150, completion_tokens: 0, quota: 450 });
   });
 
-  it('a garbage file whose length cannot be read, answered in text: the text\'s tokens are billed (never 0)', async () => {
+  it("a garbage file whose length cannot be read, answered in text: the text's tokens are billed (never 0)", async () => {
     const text = 'Words the upstream heard in a file the gateway could not measure.';
     upstream.reply({ status: 200, contentType: 'text/plain; charset=utf-8', body: text });
-    const answer = await client.audio.transcriptions.create({ file: await toFile(garbage(50_000, 9), 'noise.mp3'), model: 'whisper-1', response_format: 'text' });
+    const answer = await client.audio.transcriptions.create({
+      file: await toFile(garbage(50_000, 9), 'noise.mp3'),
+      model: 'whisper-1',
+      response_format: 'text',
+    });
     expect(answer).toBe(text);
     const { log } = await lastBill();
     const tokens = countTextTokens(text);
@@ -136,8 +175,14 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
 
   it('a garbage file the upstream refuses: its 400 reaches the client and nothing is billed', async () => {
     const before = (await lastBill()).count;
-    upstream.reply({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { message: 'Invalid file format.', type: 'invalid_request_error', param: null, code: null } }) });
-    const error = await client.audio.transcriptions.create({ file: await toFile(Buffer.from('RIFF\x10\x00\x00\x00WAVEfmt garbage'), 'broken.wav'), model: 'whisper-1' }).catch((caught: unknown) => caught);
+    upstream.reply({
+      status: 400,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { message: 'Invalid file format.', type: 'invalid_request_error', param: null, code: null } }),
+    });
+    const error = await client.audio.transcriptions
+      .create({ file: await toFile(Buffer.from('RIFF\x10\x00\x00\x00WAVEfmt garbage'), 'broken.wav'), model: 'whisper-1' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('Invalid file format.');
     expect((await lastBill()).count).toBe(before);
@@ -147,10 +192,28 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
     const events = [
       { type: 'transcript.text.delta', delta: 'Streamed ' },
       { type: 'transcript.text.delta', delta: 'words.' },
-      { type: 'transcript.text.done', text: 'Streamed words.', usage: { type: 'tokens', input_tokens: 20, input_token_details: { text_tokens: 0, audio_tokens: 20 }, output_tokens: 4, total_tokens: 24 } },
+      {
+        type: 'transcript.text.done',
+        text: 'Streamed words.',
+        usage: {
+          type: 'tokens',
+          input_tokens: 20,
+          input_token_details: { text_tokens: 0, audio_tokens: 20 },
+          output_tokens: 4,
+          total_tokens: 24,
+        },
+      },
     ];
-    upstream.reply({ status: 200, contentType: 'text/event-stream', body: events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('') });
-    const stream = await client.audio.transcriptions.create({ file: await toFile(pcmWav(1), 'a.wav'), model: 'gpt-4o-transcribe', stream: true });
+    upstream.reply({
+      status: 200,
+      contentType: 'text/event-stream',
+      body: events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
+    });
+    const stream = await client.audio.transcriptions.create({
+      file: await toFile(pcmWav(1), 'a.wav'),
+      model: 'gpt-4o-transcribe',
+      stream: true,
+    });
     const received: string[] = [];
     for await (const event of stream) received.push(event.type);
     expect(received).toEqual(['transcript.text.delta', 'transcript.text.delta', 'transcript.text.done']);
@@ -160,7 +223,11 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
   });
 
   it('an upstream duration that is not a number falls back to the measured length', async () => {
-    upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ text: 'odd', usage: { type: 'duration', seconds: 'lots' } }) });
+    upstream.reply({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ text: 'odd', usage: { type: 'duration', seconds: 'lots' } }),
+    });
     await client.audio.transcriptions.create({ file: await toFile(pcmWav(4), 'a.wav'), model: 'whisper-1' });
     const { log } = await lastBill();
     // 4 s → 67 tokens → round(15 × 67 × 0.2) = 201.
@@ -169,19 +236,50 @@ describe('audio transcriptions: billing by duration and by tokens', () => {
 });
 
 describe('the quota formula with audio input tokens', () => {
-  const whisper = { isKnown: true, quotaType: 0 as const, modelRatio: 15, completionRatio: 1, cacheRatio: 1, modelPrice: -1, audioRatio: 0.2 };
+  const whisper = {
+    isKnown: true,
+    quotaType: 0 as const,
+    modelRatio: 15,
+    completionRatio: 1,
+    cacheRatio: 1,
+    modelPrice: -1,
+    audioRatio: 0.2,
+  };
 
   it('prices audio tokens at modelRatio × audioRatio and the rest of the prompt as text', () => {
-    expect(computeQuota(whisper, 1, { promptTokens: 1_000, completionTokens: 0, cachedTokens: 0, audioInputTokens: 1_000 }, 500_000)).toBe(3_000); // a minute: US$0.006
-    expect(computeQuota(whisper, 2, { promptTokens: 1_100, completionTokens: 10, cachedTokens: 0, audioInputTokens: 1_000 }, 500_000)).toBe(2 * 15 * (100 + 200 + 10));
+    expect(computeQuota(whisper, 1, { promptTokens: 1_000, completionTokens: 0, cachedTokens: 0, audioInputTokens: 1_000 }, 500_000)).toBe(
+      3_000,
+    ); // a minute: US$0.006
+    expect(computeQuota(whisper, 2, { promptTokens: 1_100, completionTokens: 10, cachedTokens: 0, audioInputTokens: 1_000 }, 500_000)).toBe(
+      2 * 15 * (100 + 200 + 10),
+    );
     // Without an audio ratio audio bills like text.
-    expect(computeQuota({ ...whisper, audioRatio: undefined }, 1, { promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: 100 }, 500_000)).toBe(1_500);
+    expect(
+      computeQuota(
+        { ...whisper, audioRatio: undefined },
+        1,
+        { promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: 100 },
+        500_000,
+      ),
+    ).toBe(1_500);
   });
 
   it('clamps audio tokens to the uncached prompt, in the formula and in clampUsage', () => {
-    expect(computeQuota(whisper, 1, { promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: 5_000 }, 500_000)).toBe(300);
-    expect(clampUsage({ promptTokens: 100, completionTokens: 0, cachedTokens: 40, audioInputTokens: 5_000 })).toEqual({ promptTokens: 100, completionTokens: 0, cachedTokens: 40, audioInputTokens: 60 });
-    expect(clampUsage({ promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: -3 })).toEqual({ promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: 0 });
+    expect(computeQuota(whisper, 1, { promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: 5_000 }, 500_000)).toBe(
+      300,
+    );
+    expect(clampUsage({ promptTokens: 100, completionTokens: 0, cachedTokens: 40, audioInputTokens: 5_000 })).toEqual({
+      promptTokens: 100,
+      completionTokens: 0,
+      cachedTokens: 40,
+      audioInputTokens: 60,
+    });
+    expect(clampUsage({ promptTokens: 100, completionTokens: 0, cachedTokens: 0, audioInputTokens: -3 })).toEqual({
+      promptTokens: 100,
+      completionTokens: 0,
+      cachedTokens: 0,
+      audioInputTokens: 0,
+    });
     const clean = { promptTokens: 100, completionTokens: 1, cachedTokens: 0, audioInputTokens: 100 };
     expect(clampUsage(clean)).toBe(clean);
   });

@@ -25,8 +25,10 @@ async function startProviderUpstream() {
   const isValidJwt = (token: string) => {
     const [header, claims, signature] = token.split('.');
     if (!header || !claims || !signature) return false;
-    return signature === createHmac('sha256', 'zsecret').update(`${header}.${claims}`).digest('base64url')
-      && JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')).api_key === 'zid';
+    return (
+      signature === createHmac('sha256', 'zsecret').update(`${header}.${claims}`).digest('base64url') &&
+      JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')).api_key === 'zid'
+    );
   };
   const answer = (req: http.IncomingMessage, authorization: string): string => {
     if (req.url?.startsWith('/api/paas/v3/model-api/')) {
@@ -71,7 +73,8 @@ describe('admin channel test (GET /api/channel/test/:id) on Zhipu v3 and MiniMax
   let server: TestServer;
   let upstream: Awaited<ReturnType<typeof startProviderUpstream>>;
   let admin: ApiClient;
-  const channelStatus = async (id: number) => (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  const channelStatus = async (id: number) =>
+    (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 
   beforeAll(async () => {
     upstream = await startProviderUpstream();
@@ -101,7 +104,12 @@ describe('admin channel test (GET /api/channel/test/:id) on Zhipu v3 and MiniMax
   });
 
   it('Zhipu v3: a key the provider rejects (HTTP 200, code 1002) tests as failed and disables the channel', async () => {
-    const id = await createRelayChannel(server.ctx, { type: 16, key: 'zid.wrong-secret', baseURL: upstream.url, models: ['chatglm_turbo'] });
+    const id = await createRelayChannel(server.ctx, {
+      type: 16,
+      key: 'zid.wrong-secret',
+      baseURL: upstream.url,
+      models: ['chatglm_turbo'],
+    });
     const res = await admin.get(`/api/channel/test/${id}`);
     expect(res.body.success).toBe(false);
     expect(res.body.message).toContain('Authorization Token非法');
@@ -112,7 +120,11 @@ describe('admin channel test (GET /api/channel/test/:id) on Zhipu v3 and MiniMax
     const id = await createRelayChannel(server.ctx, { type: 35, key: 'mm-good', baseURL: upstream.url, models: ['MiniMax-Text-01'] });
     const res = await admin.get(`/api/channel/test/${id}`);
     expect(res.body).toMatchObject({ success: true, message: '' });
-    expect(upstream.received.at(-1)).toMatchObject({ url: '/v1/text/chatcompletion_v2', authorization: 'Bearer mm-good', json: { model: 'MiniMax-Text-01', messages: [{ role: 'user' }] } });
+    expect(upstream.received.at(-1)).toMatchObject({
+      url: '/v1/text/chatcompletion_v2',
+      authorization: 'Bearer mm-good',
+      json: { model: 'MiniMax-Text-01', messages: [{ role: 'user' }] },
+    });
   });
 
   it('MiniMax: a key the provider rejects (HTTP 200, base_resp 1004) tests as failed and disables the channel', async () => {

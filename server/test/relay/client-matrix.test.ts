@@ -53,9 +53,24 @@ describe('client libraries × channel kinds', () => {
     claude.textAnswer = answer;
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-matrix': 1, 'claude-matrix': 1, 'gemini-matrix': 1 }));
     caller = await createSdkCaller(server.ctx);
-    channelOf['gpt-matrix'] = await createRelayChannel(server.ctx, { type: 1, key: 'sk-matrix', baseURL: models.url, models: ['gpt-matrix'] });
-    channelOf['claude-matrix'] = await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant-matrix', baseURL: claude.url, models: ['claude-matrix'] });
-    channelOf['gemini-matrix'] = await createRelayChannel(server.ctx, { type: 24, key: 'AIza-matrix', baseURL: models.url, models: ['gemini-matrix'] });
+    channelOf['gpt-matrix'] = await createRelayChannel(server.ctx, {
+      type: 1,
+      key: 'sk-matrix',
+      baseURL: models.url,
+      models: ['gpt-matrix'],
+    });
+    channelOf['claude-matrix'] = await createRelayChannel(server.ctx, {
+      type: 14,
+      key: 'sk-ant-matrix',
+      baseURL: claude.url,
+      models: ['claude-matrix'],
+    });
+    channelOf['gemini-matrix'] = await createRelayChannel(server.ctx, {
+      type: 24,
+      key: 'AIza-matrix',
+      baseURL: models.url,
+      models: ['gemini-matrix'],
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -77,8 +92,17 @@ describe('client libraries × channel kinds', () => {
     },
     async tool(model, onCall) {
       const result = await generateText({
-        model: modelOf(model), prompt: 'Weather?', maxRetries: 0, stopWhen: stepCountIs(3),
-        tools: { weather: aiTool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async (input) => onCall(input) }) },
+        model: modelOf(model),
+        prompt: 'Weather?',
+        maxRetries: 0,
+        stopWhen: stepCountIs(3),
+        tools: {
+          weather: aiTool({
+            description: 'The weather in a city',
+            inputSchema: z.object({ city: z.string() }),
+            execute: async (input) => onCall(input),
+          }),
+        },
       });
       return result.text;
     },
@@ -93,9 +117,11 @@ describe('client libraries × channel kinds', () => {
       return text;
     },
     async tool(model, onCall) {
-      const bound = chatOf(model).bindTools([{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weatherSchema } }]);
+      const bound = chatOf(model).bindTools([
+        { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weatherSchema } },
+      ]);
       const history: BaseMessage[] = [new HumanMessage('Weather?')];
-      const first = await bound.invoke(history) as AIMessage;
+      const first = (await bound.invoke(history)) as AIMessage;
       const call = first.tool_calls![0]!;
       history.push(first, new ToolMessage({ content: onCall(call.args), tool_call_id: call.id! }));
       return (await bound.invoke(history)).text;
@@ -103,20 +129,31 @@ describe('client libraries × channel kinds', () => {
   });
 
   const agents = (name: string, useResponses: boolean): Client => {
-    const runner = () => new Runner({ modelProvider: new OpenAIProvider({ apiKey: caller.apiKey, baseURL: v1(), useResponses }), tracingDisabled: true });
+    const runner = () =>
+      new Runner({ modelProvider: new OpenAIProvider({ apiKey: caller.apiKey, baseURL: v1(), useResponses }), tracingDisabled: true });
     return {
       name,
-      text: async (model) => String((await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model }), 'What is the answer?')).finalOutput),
+      text: async (model) =>
+        String((await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model }), 'What is the answer?')).finalOutput),
       async stream(model) {
-        const result = await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model }), 'What is the answer?', { stream: true });
+        const result = await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model }), 'What is the answer?', {
+          stream: true,
+        });
         let text = '';
         for await (const piece of result.toTextStream()) text += piece;
         await result.completed;
         return text;
       },
       async tool(model, onCall) {
-        const weather = agentTool({ name: 'weather', description: 'The weather in a city', parameters: z.object({ city: z.string() }), execute: async (input) => onCall(input) });
-        return String((await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model, tools: [weather] }), 'Weather?')).finalOutput);
+        const weather = agentTool({
+          name: 'weather',
+          description: 'The weather in a city',
+          parameters: z.object({ city: z.string() }),
+          execute: async (input) => onCall(input),
+        });
+        return String(
+          (await runner().run(new Agent({ name: 'a', instructions: 'Answer.', model, tools: [weather] }), 'Weather?')).finalOutput,
+        );
       },
     };
   };
@@ -124,30 +161,55 @@ describe('client libraries × channel kinds', () => {
   const clients: Client[] = [
     {
       name: 'openai',
-      text: async (model) => (await new OpenAI({ apiKey: caller.apiKey, baseURL: v1(), maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'What is the answer?' }] })).choices[0]!.message.content!,
+      text: async (model) =>
+        (
+          await new OpenAI({ apiKey: caller.apiKey, baseURL: v1(), maxRetries: 0 }).chat.completions.create({
+            model,
+            messages: [{ role: 'user', content: 'What is the answer?' }],
+          })
+        ).choices[0]!.message.content!,
       async stream(model) {
         let text = '';
-        for await (const chunk of await new OpenAI({ apiKey: caller.apiKey, baseURL: v1(), maxRetries: 0 }).chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'What is the answer?' }] })) text += chunk.choices[0]?.delta?.content ?? '';
+        for await (const chunk of await new OpenAI({ apiKey: caller.apiKey, baseURL: v1(), maxRetries: 0 }).chat.completions.create({
+          model,
+          stream: true,
+          messages: [{ role: 'user', content: 'What is the answer?' }],
+        }))
+          text += chunk.choices[0]?.delta?.content ?? '';
         return text;
       },
       async tool(model, onCall) {
         const client = new OpenAI({ apiKey: caller.apiKey, baseURL: v1(), maxRetries: 0 });
-        const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'weather', parameters: weatherSchema } }];
+        const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+          { type: 'function', function: { name: 'weather', parameters: weatherSchema } },
+        ];
         const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather?' }];
         const first = await client.chat.completions.create({ model, messages, tools });
         const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
-        messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: onCall(JSON.parse(call.function.arguments)) });
+        messages.push(first.choices[0]!.message, {
+          role: 'tool',
+          tool_call_id: call.id,
+          content: onCall(JSON.parse(call.function.arguments)),
+        });
         return (await client.chat.completions.create({ model, messages, tools })).choices[0]!.message.content!;
       },
     },
     {
       name: '@anthropic-ai/sdk',
       async text(model) {
-        const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({ model, max_tokens: 256, messages: [{ role: 'user', content: 'What is the answer?' }] });
+        const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({
+          model,
+          max_tokens: 256,
+          messages: [{ role: 'user', content: 'What is the answer?' }],
+        });
         return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
       },
       async stream(model) {
-        const stream = new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'What is the answer?' }] });
+        const stream = new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.stream({
+          model,
+          max_tokens: 256,
+          messages: [{ role: 'user', content: 'What is the answer?' }],
+        });
         const types: string[] = [];
         let text = '';
         for await (const event of stream) {
@@ -162,23 +224,37 @@ describe('client libraries × channel kinds', () => {
       },
       async tool(model, onCall) {
         const client = new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 });
-        const tools: Anthropic.Tool[] = [{ name: 'weather', description: 'The weather in a city', input_schema: weatherSchema as unknown as Anthropic.Tool.InputSchema }];
+        const tools: Anthropic.Tool[] = [
+          { name: 'weather', description: 'The weather in a city', input_schema: weatherSchema as unknown as Anthropic.Tool.InputSchema },
+        ];
         const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Weather?' }];
         const first = await client.messages.create({ model, max_tokens: 256, messages, tools });
         expect(first.stop_reason).toBe('tool_use');
         const use = first.content.find((block) => block.type === 'tool_use')!;
-        messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: onCall(use.input) }] });
+        messages.push(
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: onCall(use.input) }] },
+        );
         const final = await client.messages.create({ model, max_tokens: 256, messages, tools });
         return final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
       },
     },
     {
       name: '@google/genai',
-      text: async (model) => (await new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } }).models.generateContent({ model, contents: 'What is the answer?' })).text!,
+      text: async (model) =>
+        (
+          await new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } }).models.generateContent({
+            model,
+            contents: 'What is the answer?',
+          })
+        ).text!,
       async stream(model) {
         let text = '';
         let last: unknown = null;
-        for await (const chunk of await new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } }).models.generateContentStream({ model, contents: 'What is the answer?' })) {
+        for await (const chunk of await new GoogleGenAI({
+          apiKey: caller.apiKey,
+          httpOptions: { baseUrl: server.url },
+        }).models.generateContentStream({ model, contents: 'What is the answer?' })) {
           text += chunk.text ?? '';
           last = chunk;
         }
@@ -187,11 +263,18 @@ describe('client libraries × channel kinds', () => {
       },
       async tool(model, onCall) {
         const ai = new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } });
-        const config = { tools: [{ functionDeclarations: [{ name: 'weather', description: 'The weather in a city', parametersJsonSchema: weatherSchema }] }] };
+        const config = {
+          tools: [
+            { functionDeclarations: [{ name: 'weather', description: 'The weather in a city', parametersJsonSchema: weatherSchema }] },
+          ],
+        };
         const contents: Content[] = [{ role: 'user', parts: [{ text: 'Weather?' }] }];
         const first = await ai.models.generateContent({ model, contents, config });
         const call = first.functionCalls![0]!;
-        contents.push(first.candidates![0]!.content!, { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name!, response: { output: onCall(call.args) } } }] });
+        contents.push(first.candidates![0]!.content!, {
+          role: 'user',
+          parts: [{ functionResponse: { id: call.id, name: call.name!, response: { output: onCall(call.args) } } }],
+        });
         return (await ai.models.generateContent({ model, contents, config })).text!;
       },
     },
@@ -199,9 +282,17 @@ describe('client libraries × channel kinds', () => {
     aiSdk('ai + @ai-sdk/openai (responses)', (model) => createOpenAI({ apiKey: caller.apiKey, baseURL: v1() }).responses(model)),
     aiSdk('ai + @ai-sdk/anthropic', (model) => createAnthropic({ apiKey: caller.apiKey, baseURL: v1() })(model)),
     aiSdk('ai + @ai-sdk/google', (model) => createGoogleGenerativeAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1beta` })(model)),
-    aiSdk('ai + @ai-sdk/openai-compatible', (model) => createOpenAICompatible({ name: 'modelgate', apiKey: caller.apiKey, baseURL: v1(), includeUsage: true })(model)),
-    langChain('@langchain/openai', (model) => new ChatOpenAI({ model, apiKey: caller.apiKey, configuration: { baseURL: v1() }, maxRetries: 0, streamUsage: true })),
-    langChain('@langchain/anthropic', (model) => new ChatAnthropic({ model, apiKey: caller.apiKey, anthropicApiUrl: server.url, maxRetries: 0, maxTokens: 256 })),
+    aiSdk('ai + @ai-sdk/openai-compatible', (model) =>
+      createOpenAICompatible({ name: 'modelgate', apiKey: caller.apiKey, baseURL: v1(), includeUsage: true })(model),
+    ),
+    langChain(
+      '@langchain/openai',
+      (model) => new ChatOpenAI({ model, apiKey: caller.apiKey, configuration: { baseURL: v1() }, maxRetries: 0, streamUsage: true }),
+    ),
+    langChain(
+      '@langchain/anthropic',
+      (model) => new ChatAnthropic({ model, apiKey: caller.apiKey, anthropicApiUrl: server.url, maxRetries: 0, maxTokens: 256 }),
+    ),
     agents('@openai/agents (responses)', true),
     agents('@openai/agents (chat completions)', false),
   ];
@@ -241,7 +332,12 @@ describe('client libraries × channel kinds', () => {
       const sent = upstreamOf(model).requests.slice(before);
       expect(sent.length).toBe(2);
       // The tool reached the upstream in its own wire, and the result came back in the second turn.
-      const toolNames = model === 'gpt-matrix' ? sent[0]!.body.tools.map((t: any) => t.function?.name ?? t.name) : model === 'claude-matrix' ? sent[0]!.body.tools.map((t: any) => t.name) : sent[0]!.body.tools[0].functionDeclarations.map((d: any) => d.name);
+      const toolNames =
+        model === 'gpt-matrix'
+          ? sent[0]!.body.tools.map((t: any) => t.function?.name ?? t.name)
+          : model === 'claude-matrix'
+            ? sent[0]!.body.tools.map((t: any) => t.name)
+            : sent[0]!.body.tools[0].functionDeclarations.map((d: any) => d.name);
       expect(toolNames).toEqual(['weather']);
       expect(JSON.stringify(sent[1]!.body)).toContain('sunny');
       await expectBilledAsUpstream(model);

@@ -4,10 +4,11 @@ import { createRelayChannel, createRelayToken, createRelayUser, setOption } from
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const origin = 'http://127.0.0.1:5999';
-const preflight = (server: TestServer, path: string, headers = 'authorization, content-type, x-stainless-os') => fetch(`${server.url}${path}`, {
-  method: 'OPTIONS',
-  headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
-});
+const preflight = (server: TestServer, path: string, headers = 'authorization, content-type, x-stainless-os') =>
+  fetch(`${server.url}${path}`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+  });
 
 /** The relay answers browsers from any origin (preflight and answers); /api and the console stay same-origin. */
 describe('CORS on the relay', () => {
@@ -29,7 +30,17 @@ describe('CORS on the relay', () => {
   });
 
   it('answers preflights on every relay family with 204, any origin, the asked headers, no token', async () => {
-    for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1beta/models/gemini-2.0-flash:generateContent', '/mj/submit/imagine', '/mj-fast/mj/submit/imagine', '/suno/submit/music', '/pg/chat/completions', '/v1/models']) {
+    for (const path of [
+      '/v1/chat/completions',
+      '/v1/messages',
+      '/v1/responses',
+      '/v1beta/models/gemini-2.0-flash:generateContent',
+      '/mj/submit/imagine',
+      '/mj-fast/mj/submit/imagine',
+      '/suno/submit/music',
+      '/pg/chat/completions',
+      '/v1/models',
+    ]) {
       const res = await preflight(server, path);
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -49,7 +60,8 @@ describe('CORS on the relay', () => {
 
   it('every relay answer carries the origin header: a direct-lane JSON chat, a stream, an error, the model list', async () => {
     const chat = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST', headers: { origin, authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { origin, authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-cors', messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(chat.status).toBe(200);
@@ -57,12 +69,17 @@ describe('CORS on the relay', () => {
     expect(chat.headers.get('access-control-expose-headers')).toContain('Retry-After');
     expect(chat.headers.get('access-control-expose-headers')).toContain('X-ModelGate-Cache');
     const stream = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST', headers: { origin, authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { origin, authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-cors', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(stream.headers.get('access-control-allow-origin')).toBe('*');
     expect(await stream.text()).toContain('data: [DONE]');
-    const denied = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { origin, authorization: 'Bearer sk-nope', 'content-type': 'application/json' }, body: '{}' });
+    const denied = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { origin, authorization: 'Bearer sk-nope', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(denied.status).toBe(401);
     expect(denied.headers.get('access-control-allow-origin')).toBe('*');
     const models = await fetch(`${server.url}/v1/models`, { headers: { origin, authorization: `Bearer ${apiKey}` } });
@@ -73,7 +90,10 @@ describe('CORS on the relay', () => {
     const status = await fetch(`${server.url}/api/status`, { headers: { origin } });
     expect(status.status).toBe(200);
     expect(status.headers.get('access-control-allow-origin')).toBeNull();
-    const options = await fetch(`${server.url}/api/user/self`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+    const options = await fetch(`${server.url}/api/user/self`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'GET' },
+    });
     expect(options.headers.get('access-control-allow-origin')).toBeNull();
     expect(options.headers.get('access-control-allow-methods')).toBeNull();
     // A path that only starts like a relay family is not one.
@@ -83,7 +103,10 @@ describe('CORS on the relay', () => {
 
   it("answers browsers on a key's own lookups (/api/usage/token, /api/log/token), as new-api does", async () => {
     for (const path of ['/api/usage/token', '/api/usage/token/', '/api/log/token?p=1']) {
-      const res = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      });
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-headers')).toBe('authorization');

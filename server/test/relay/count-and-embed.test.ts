@@ -22,7 +22,8 @@ interface CountUpstream {
 }
 
 const vectorOf = (text: string) => [text.length, text.charCodeAt(0) || 0, 0.5];
-const claudeCount = (body: any) => 1000 + JSON.stringify(body.messages ?? []).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
+const claudeCount = (body: any) =>
+  1000 + JSON.stringify(body.messages ?? []).length + JSON.stringify(body.system ?? '').length + JSON.stringify(body.tools ?? []).length;
 const geminiCount = (body: any) => 2000 + JSON.stringify(body.generateContentRequest ?? body).length;
 
 async function startCountUpstream(): Promise<CountUpstream> {
@@ -39,18 +40,31 @@ async function startCountUpstream(): Promise<CountUpstream> {
         res.end(JSON.stringify(value));
       };
       if (path.endsWith('/v1/messages/count_tokens')) {
-        return state.countStatus === 200 ? send(200, { input_tokens: claudeCount(body) }) : send(state.countStatus, { type: 'error', error: { type: 'api_error', message: 'count broke' } });
+        return state.countStatus === 200
+          ? send(200, { input_tokens: claudeCount(body) })
+          : send(state.countStatus, { type: 'error', error: { type: 'api_error', message: 'count broke' } });
       }
       if (path.includes(':countTokens')) {
-        return state.countStatus === 200 ? send(200, { totalTokens: geminiCount(body) }) : send(state.countStatus, { error: { code: 500, message: 'count broke', status: 'INTERNAL' } });
+        return state.countStatus === 200
+          ? send(200, { totalTokens: geminiCount(body) })
+          : send(state.countStatus, { error: { code: 500, message: 'count broke', status: 'INTERNAL' } });
       }
       if (path.includes(':batchEmbedContents')) {
-        return send(200, { embeddings: body.requests.map((request: any) => ({ values: vectorOf(request.content.parts.map((part: any) => part.text).join('')) })) });
+        return send(200, {
+          embeddings: body.requests.map((request: any) => ({
+            values: vectorOf(request.content.parts.map((part: any) => part.text).join('')),
+          })),
+        });
       }
       if (path.endsWith('/v1/embeddings')) {
         const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
         const promptTokens = inputs.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
-        return send(200, { object: 'list', model: body.model, data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })), usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } });
+        return send(200, {
+          object: 'list',
+          model: body.model,
+          data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })),
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+        });
       }
       send(404, { error: { message: `unknown path ${path}` } });
     });
@@ -71,11 +85,30 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
   beforeAll(async () => {
     server = await startTestServer();
     upstream = await startCountUpstream();
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-count': 1, 'gemini-count': 1, 'gpt-count': 1, 'text-embed': 0.05, 'gemini-embed': 0.05 }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ 'claude-count': 1, 'gemini-count': 1, 'gpt-count': 1, 'text-embed': 0.05, 'gemini-embed': 0.05 }),
+    );
     caller = await createSdkCaller(server.ctx);
-    channels.claude = await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant-count', baseURL: upstream.url, models: ['claude-count'] });
-    channels.gemini = await createRelayChannel(server.ctx, { type: 24, key: 'gemini-count-key', baseURL: upstream.url, models: ['gemini-count', 'gemini-embed'] });
-    channels.openai = await createRelayChannel(server.ctx, { type: 1, key: 'sk-openai-count', baseURL: upstream.url, models: ['gpt-count', 'text-embed'] });
+    channels.claude = await createRelayChannel(server.ctx, {
+      type: 14,
+      key: 'sk-ant-count',
+      baseURL: upstream.url,
+      models: ['claude-count'],
+    });
+    channels.gemini = await createRelayChannel(server.ctx, {
+      type: 24,
+      key: 'gemini-count-key',
+      baseURL: upstream.url,
+      models: ['gemini-count', 'gemini-embed'],
+    });
+    channels.openai = await createRelayChannel(server.ctx, {
+      type: 1,
+      key: 'sk-openai-count',
+      baseURL: upstream.url,
+      models: ['gpt-count', 'text-embed'],
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -89,7 +122,13 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
   const anthropic = () => new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 });
   const google = () => new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } });
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'How many tokens is this sentence?' }];
-  const tools: Anthropic.Tool[] = [{ name: 'lookup', description: 'Looks a word up', input_schema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] } }];
+  const tools: Anthropic.Tool[] = [
+    {
+      name: 'lookup',
+      description: 'Looks a word up',
+      input_schema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+    },
+  ];
 
   /** Counting is never billed: no consume log, no quota used, on any channel. */
   async function expectNothingBilled() {
@@ -129,7 +168,7 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
     expect(withTools.input_tokens).toBeGreaterThan(counted.input_tokens);
   });
 
-  it('the provider\'s count failing falls back to the local count (200, not an error)', async () => {
+  it("the provider's count failing falls back to the local count (200, not an error)", async () => {
     upstream.countStatus = 500;
     const counted = await anthropic().messages.countTokens({ model: 'claude-count', messages });
     expect(upstream.requests).toHaveLength(1);
@@ -160,8 +199,12 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
     await expectNothingBilled();
   });
 
-  it('@google/genai embedContent on an OpenAI channel: OpenAI embeddings upstream, Gemini vectors back, billed the upstream\'s usage', async () => {
-    const result = await google().models.embedContent({ model: 'text-embed', contents: ['first text', 'second'], config: { outputDimensionality: 3 } });
+  it("@google/genai embedContent on an OpenAI channel: OpenAI embeddings upstream, Gemini vectors back, billed the upstream's usage", async () => {
+    const result = await google().models.embedContent({
+      model: 'text-embed',
+      contents: ['first text', 'second'],
+      config: { outputDimensionality: 3 },
+    });
     expect(result.embeddings?.map((item) => item.values)).toEqual([vectorOf('first text'), vectorOf('second')]);
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe('/v1/embeddings');
@@ -171,12 +214,13 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
     expect(state.logs[0]!.model_name).toBe('text-embed');
   });
 
-  it('@google/genai embedContent on a Gemini channel, and a raw :embedContent, both answered in Gemini\'s shape and billed', async () => {
+  it("@google/genai embedContent on a Gemini channel, and a raw :embedContent, both answered in Gemini's shape and billed", async () => {
     const result = await google().models.embedContent({ model: 'gemini-embed', contents: 'hello world' });
     expect(result.embeddings?.[0]?.values).toEqual(vectorOf('hello world'));
     expect(upstream.requests.at(-1)!.path).toMatch(/\/models\/gemini-embed:batchEmbedContents$/);
     const single = await fetch(`${server.url}/v1beta/models/gemini-embed:embedContent`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': caller.apiKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': caller.apiKey },
       body: JSON.stringify({ content: { parts: [{ text: 'one' }, { text: 'two' }] } }),
     });
     expect(single.status).toBe(200);
@@ -186,24 +230,50 @@ describe('Anthropic count_tokens and Gemini countTokens / embedContent / batchEm
     expect(state.logs.every((log) => log.prompt_tokens > 0 && log.quota > 0)).toBe(true);
   });
 
-  it('bad input and refusals come back in the caller\'s format', async () => {
+  it("bad input and refusals come back in the caller's format", async () => {
     // Anthropic route: Anthropic-shaped errors.
-    const noMessages = await fetch(`${server.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey }, body: JSON.stringify({ model: 'claude-count', messages: 'hi' }) });
+    const noMessages = await fetch(`${server.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': caller.apiKey },
+      body: JSON.stringify({ model: 'claude-count', messages: 'hi' }),
+    });
     expect(noMessages.status).toBe(400);
     expect(await noMessages.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-    const badKey = await fetch(`${server.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-nope' }, body: JSON.stringify({ model: 'claude-count', messages }) });
+    const badKey = await fetch(`${server.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-nope' },
+      body: JSON.stringify({ model: 'claude-count', messages }),
+    });
     expect(badKey.status).toBe(401);
     expect(await badKey.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    await expect(anthropic().messages.countTokens({ model: 'claude-count', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 42 as unknown as string } }] }] }))
-      .rejects.toMatchObject({ status: 400 });
+    await expect(
+      anthropic().messages.countTokens({
+        model: 'claude-count',
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 42 as unknown as string } }],
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 400 });
     // A token limited to other models is refused the count too.
     const limited = await createRelayToken(server.ctx, caller.userId, { modelLimits: ['gpt-count'] });
-    const refused = await fetch(`${server.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': limited.apiKey }, body: JSON.stringify({ model: 'claude-count', messages }) });
+    const refused = await fetch(`${server.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': limited.apiKey },
+      body: JSON.stringify({ model: 'claude-count', messages }),
+    });
     expect(refused.status).toBe(403);
     expect((await refused.json()).type).toBe('error');
 
     // Gemini routes: Google-shaped errors.
-    const gemini = (action: string, body: unknown) => fetch(`${server.url}/v1beta/models/gemini-embed:${action}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': caller.apiKey }, body: JSON.stringify(body) });
+    const gemini = (action: string, body: unknown) =>
+      fetch(`${server.url}/v1beta/models/gemini-embed:${action}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': caller.apiKey },
+        body: JSON.stringify(body),
+      });
     for (const [action, body] of [
       ['embedContent', { content: 'text' }],
       ['embedContent', { content: { parts: [{ inlineData: { mimeType: 'image/png', data: 'AA==' } }] } }],

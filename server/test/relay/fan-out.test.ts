@@ -44,12 +44,32 @@ async function startFanUpstream(): Promise<FanUpstream> {
         return;
       }
       const text = `Answer ${k}.`;
-      const usage = { prompt: 10 + Math.ceil(JSON.stringify(body.messages).length / 4), completion: Math.ceil(text.length / 4), complete: mode === 'ok' };
+      const usage = {
+        prompt: 10 + Math.ceil(JSON.stringify(body.messages).length / 4),
+        completion: Math.ceil(text.length / 4),
+        complete: mode === 'ok',
+      };
       state.usages.push(usage);
-      const message = { id: `msg_fan${k}`, type: 'message', role: 'assistant', model: body.model, content: [] as object[], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt, output_tokens: 1 } };
+      const message = {
+        id: `msg_fan${k}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [] as object[],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.prompt, output_tokens: 1 },
+      };
       if (body.stream !== true) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: usage.prompt, output_tokens: usage.completion } }));
+        res.end(
+          JSON.stringify({
+            ...message,
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: usage.prompt, output_tokens: usage.completion },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -59,7 +79,9 @@ async function startFanUpstream(): Promise<FanUpstream> {
       event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: text.slice(0, 4) } });
       if (mode === 'break') {
         // Dropped once the other answers have ended, so they complete and this one does not.
-        new Promise<void>((resolve) => (streaming === 0 ? resolve() : idle.push(resolve))).then(() => setTimeout(() => res.destroy(), 20)).catch(() => undefined);
+        new Promise<void>((resolve) => (streaming === 0 ? resolve() : idle.push(resolve)))
+          .then(() => setTimeout(() => res.destroy(), 20))
+          .catch(() => undefined);
         return;
       }
       streaming += 1;
@@ -76,10 +98,11 @@ async function startFanUpstream(): Promise<FanUpstream> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(state, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
@@ -113,12 +136,20 @@ describe('n > 1 on Claude channels: a fan-out of calls', () => {
 
   const openai = () => new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   const billed = () => billedState(server.ctx, { ...caller, channelId });
-  const sum = (usages: FanUpstream['usages']) => ({ prompt: usages.reduce((s, u) => s + u.prompt, 0), completion: usages.reduce((s, u) => s + u.completion, 0) });
+  const sum = (usages: FanUpstream['usages']) => ({
+    prompt: usages.reduce((s, u) => s + u.prompt, 0),
+    completion: usages.reduce((s, u) => s + u.completion, 0),
+  });
   const texts = () => upstream.requests.map((_, i) => `Answer ${i + 1}.`);
 
   it('non-stream n: 3 makes three calls without n, and answers three choices with the summed usage, billed', async () => {
     const logsBefore = (await billed()).logs.length;
-    const completion = await openai().chat.completions.create({ model: 'claude-fan', n: 3, max_tokens: 50, messages: [{ role: 'user', content: 'Say something' }] });
+    const completion = await openai().chat.completions.create({
+      model: 'claude-fan',
+      n: 3,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Say something' }],
+    });
     expect(upstream.requests).toHaveLength(3);
     for (const sent of upstream.requests) {
       expect(sent.n).toBeUndefined();
@@ -135,7 +166,13 @@ describe('n > 1 on Claude channels: a fan-out of calls', () => {
   });
 
   it('streamed: every choice keeps its index, each spells one answer, and the usage chunk is the sum', async () => {
-    const stream = await openai().chat.completions.create({ model: 'claude-fan', n: 2, messages: [{ role: 'user', content: 'Say something' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await openai().chat.completions.create({
+      model: 'claude-fan',
+      n: 2,
+      messages: [{ role: 'user', content: 'Say something' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const byIndex = new Map<number, string>();
     const finishes = new Map<number, string>();
     let usage: OpenAI.CompletionUsage | undefined;
@@ -168,7 +205,9 @@ describe('n > 1 on Claude channels: a fan-out of calls', () => {
   it('a call that fails before answering fails the request, and nothing is billed', async () => {
     const before = await billed();
     upstream.plan.push('ok', 'fail', 'ok');
-    const error = await openai().chat.completions.create({ model: 'claude-fan', n: 3, messages: [{ role: 'user', content: 'Say something' }] }).catch((caught: unknown) => caught);
+    const error = await openai()
+      .chat.completions.create({ model: 'claude-fan', n: 3, messages: [{ role: 'user', content: 'Say something' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(upstream.requests).toHaveLength(3);
     const after = await billed();
@@ -179,9 +218,16 @@ describe('n > 1 on Claude channels: a fan-out of calls', () => {
   it('a stream broken by one call bills the calls that completed, and nothing for the broken one', async () => {
     const before = await billed();
     upstream.plan.push('ok', 'break');
-    const stream = await openai().chat.completions.create({ model: 'claude-fan', n: 2, messages: [{ role: 'user', content: 'Say something' }], stream: true });
+    const stream = await openai().chat.completions.create({
+      model: 'claude-fan',
+      n: 2,
+      messages: [{ role: 'user', content: 'Say something' }],
+      stream: true,
+    });
     const failure = await (async () => {
-      for await (const _chunk of stream) { /* read to the end */ }
+      for await (const _chunk of stream) {
+        /* read to the end */
+      }
       return null;
     })().catch((caught: unknown) => caught);
     expect(failure).toBeInstanceOf(Error);
@@ -196,23 +242,37 @@ describe('n > 1 on Claude channels: a fan-out of calls', () => {
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-fan': 1, 'claude-fan-hold': 1 }));
     await setOption(server.ctx, 'CompletionRatio', JSON.stringify({ 'claude-fan-hold': 1 }));
     await setOption(server.ctx, 'HoldOutputTokens', '10000');
-    const holdChannel = await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant-fan', baseURL: upstream.url, models: ['claude-fan-hold'] });
+    const holdChannel = await createRelayChannel(server.ctx, {
+      type: 14,
+      key: 'sk-ant-fan',
+      baseURL: upstream.url,
+      models: ['claude-fan-hold'],
+    });
     // A likely answer holds about 10,000 (its prompt and 10,000 output tokens at ratio 1).
     const poor = await createSdkCaller(server.ctx, 25_000);
     const client = new OpenAI({ apiKey: poor.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
     // Three first: an answer served teaches the model's likely output, which the mock keeps short.
-    const three = await client.chat.completions.create({ model: 'claude-fan-hold', n: 3, max_tokens: 10_000, messages: [{ role: 'user', content: 'Say something' }] }).catch((caught: unknown) => caught);
+    const three = await client.chat.completions
+      .create({ model: 'claude-fan-hold', n: 3, max_tokens: 10_000, messages: [{ role: 'user', content: 'Say something' }] })
+      .catch((caught: unknown) => caught);
     expect(three).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((three as Error).message).toMatch(/Insufficient user quota for this request/);
     expect(upstream.requests).toHaveLength(0);
-    const two = await client.chat.completions.create({ model: 'claude-fan-hold', n: 2, max_tokens: 10_000, messages: [{ role: 'user', content: 'Say something' }] });
+    const two = await client.chat.completions.create({
+      model: 'claude-fan-hold',
+      n: 2,
+      max_tokens: 10_000,
+      messages: [{ role: 'user', content: 'Say something' }],
+    });
     expect(two.choices).toHaveLength(2);
     const state = await billedState(server.ctx, { ...poor, channelId: holdChannel });
     expect(state.logs).toHaveLength(1);
   });
 
   it('n beyond the fan-out limit is a 400 before any call; n on an OpenAI channel still goes upstream as n', async () => {
-    const error = await openai().chat.completions.create({ model: 'claude-fan', n: 17, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await openai()
+      .chat.completions.create({ model: 'claude-fan', n: 17, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toMatch(/16/);
     expect(upstream.requests).toHaveLength(0);

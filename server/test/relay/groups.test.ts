@@ -27,7 +27,13 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
   };
   const lastLog = async (user = userId) => {
     await flushRelay(server.ctx);
-    const row = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', user).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', user)
+      .where('type', '=', 2)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     return { ...row, other: JSON.parse(row.other) as Record<string, unknown> };
   };
 
@@ -40,9 +46,27 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     // gpt-4o-mini: only in default. gpt-4o: vip and default. gpt-4.1: a failing vip channel, a healthy default one.
     await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini', 'gpt-4o'], groups: ['default'] });
     await createRelayChannel(server.ctx, { key: 'healthy-vip', baseURL: mock.url, models: ['gpt-4o'], groups: ['vip'] });
-    vipChannel = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['gpt-4.1', 'gpt-3.5-turbo'], groups: ['vip'], autoBan: false });
-    defaultChannel = await createRelayChannel(server.ctx, { key: 'healthy-default', baseURL: mock.url, models: ['gpt-4.1', 'gpt-3.5-turbo'], groups: ['default'] });
-    await createRelayChannel(server.ctx, { key: 'fail-400', baseURL: mock.url, models: ['gpt-3.5-turbo'], groups: ['vip'], priority: 5, autoBan: false });
+    vipChannel = await createRelayChannel(server.ctx, {
+      key: 'fail-500',
+      baseURL: mock.url,
+      models: ['gpt-4.1', 'gpt-3.5-turbo'],
+      groups: ['vip'],
+      autoBan: false,
+    });
+    defaultChannel = await createRelayChannel(server.ctx, {
+      key: 'healthy-default',
+      baseURL: mock.url,
+      models: ['gpt-4.1', 'gpt-3.5-turbo'],
+      groups: ['default'],
+    });
+    await createRelayChannel(server.ctx, {
+      key: 'fail-400',
+      baseURL: mock.url,
+      models: ['gpt-3.5-turbo'],
+      groups: ['vip'],
+      priority: 5,
+      autoBan: false,
+    });
     userId = await createRelayUser(server.ctx, { quota: 100_000_000 });
   });
   afterAll(async () => {
@@ -57,7 +81,13 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     expect(first.status, first.text).toBe(200);
     const log = await lastLog();
     expect(log.group).toBe('default');
-    expect(log.other).toMatchObject({ group: 'default', auto_group: 'default', requested_group: 'auto', group_ratio: 1, user_group_ratio: -1 });
+    expect(log.other).toMatchObject({
+      group: 'default',
+      auto_group: 'default',
+      requested_group: 'auto',
+      group_ratio: 1,
+      user_group_ratio: -1,
+    });
 
     // vip serves gpt-4o: it is taken first, and billed at vip's ratio.
     mock.requests.length = 0;
@@ -106,7 +136,11 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     const log = await lastLog();
     expect(log.group).toBe('default');
     expect(log.channel_id).toBe(defaultChannel);
-    expect(log.other).toMatchObject({ auto_group: 'default', group_ratio: 1, admin_info: { use_channel: [String(vipChannel), String(defaultChannel)] } });
+    expect(log.other).toMatchObject({
+      auto_group: 'default',
+      group_ratio: 1,
+      admin_info: { use_channel: [String(vipChannel), String(defaultChannel)] },
+    });
     // The request's own fault (a 400) is not retried in another group.
     mock.requests.length = 0;
     const rejected = await chat(crossing.apiKey, 'gpt-3.5-turbo');
@@ -159,7 +193,10 @@ describe('auto group, cross-group retry and group-to-group ratios', () => {
     expect(special.other).toMatchObject({ group_ratio: 10, user_group_ratio: 10 });
     expect(special.content).toContain('分组倍率 10');
     // The same call at ten times the ratio: (prompt + completion × completion ratio) × model ratio × 10.
-    const { model_ratio: modelRatio, completion_ratio: completionRatio } = special.other as { model_ratio: number; completion_ratio: number };
+    const { model_ratio: modelRatio, completion_ratio: completionRatio } = special.other as {
+      model_ratio: number;
+      completion_ratio: number;
+    };
     expect(Number(special.quota)).toBe(Math.round((special.prompt_tokens + special.completion_tokens * completionRatio) * modelRatio * 10));
     // Another user group keeps the plain ratio.
     const { apiKey: plainKey } = await createRelayToken(server.ctx, userId, { group: 'default' });
@@ -196,10 +233,17 @@ describe('auto group on a Suno submit', () => {
     const { apiKey } = await createRelayToken(server.ctx, userId, { group: 'auto' });
     suno.nextScript([{ status: 'SUCCESS' }]);
     const res = await fetch(`${server.url}/suno/submit/music`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'a song about groups' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a song about groups' }),
     });
     expect(res.status, await res.clone().text()).toBe(200);
-    const log = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).executeTakeFirstOrThrow();
+    const log = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('type', '=', 2)
+      .executeTakeFirstOrThrow();
     expect(log.group).toBe('vip');
     expect(Number(log.quota)).toBe(0.1 * 500_000 * 2);
     expect(JSON.parse(log.other)).toMatchObject({ auto_group: 'vip', requested_group: 'auto' });

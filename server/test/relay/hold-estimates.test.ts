@@ -23,20 +23,50 @@ describe('hold estimates', () => {
       expect(Math.ceil(estimateTextTokens(text)), name).toBeGreaterThanOrEqual(countTokens(text));
       // Never more than twice too low even for text built to be expensive: a token is at least one byte.
       expect(Math.ceil(estimateTextTokens(text)) * 2, name).toBeGreaterThanOrEqual(countTokens(text));
-      const messages = [{ role: 'system', content: text }, { role: 'user', content: [{ type: 'text', text }] }];
-      expect(estimatePromptTokens(messages) + 3, name).toBeGreaterThanOrEqual(countChatPromptTokens([{ role: 'system', content: text }, { role: 'user', content: text }]));
+      const messages = [
+        { role: 'system', content: text },
+        { role: 'user', content: [{ type: 'text', text }] },
+      ];
+      expect(estimatePromptTokens(messages) + 3, name).toBeGreaterThanOrEqual(
+        countChatPromptTokens([
+          { role: 'system', content: text },
+          { role: 'user', content: text },
+        ]),
+      );
     }
     const worst = Array.from({ length: 200 }, (_, i) => String.fromCharCode(33 + ((i * 37) % 94))).join(' ');
     expect(Math.ceil(estimateTextTokens(worst)) * 2).toBeGreaterThanOrEqual(countTokens(worst));
     // chars ÷ 4, the old estimate, was far below for Chinese.
     expect(Math.ceil(samples.chinese!.length / 4)).toBeLessThan(countTokens(samples.chinese!));
-    expect(estimatePromptTokens([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }])).toBeGreaterThanOrEqual(1_105);
+    expect(estimatePromptTokens([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }])).toBeGreaterThanOrEqual(
+      1_105,
+    );
   });
 
   it('counts tool definitions and tool call arguments into the prompt estimate', () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', description: '查询某个城市的天气预报，返回温度和降水概率', parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name, e.g. 北京' }, days: { type: 'integer', minimum: 1, maximum: 14 } }, required: ['city'] } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: '查询某个城市的天气预报，返回温度和降水概率',
+          parameters: {
+            type: 'object',
+            properties: {
+              city: { type: 'string', description: 'City name, e.g. 北京' },
+              days: { type: 'integer', minimum: 1, maximum: 14 },
+            },
+            required: ['city'],
+          },
+        },
+      },
+    ];
     const calls = [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"上海","days":3}' } }];
-    const messages = [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: null, tool_calls: calls }, { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' }];
+    const messages = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' },
+    ];
     const bare = estimateChatPromptTokens({ messages });
     const withoutCalls = estimateChatPromptTokens({ messages: messages.map(({ tool_calls: _, ...message }) => message) });
     expect(bare - withoutCalls).toBeGreaterThanOrEqual(countTokens(JSON.stringify(calls)));
@@ -56,20 +86,55 @@ describe('hold estimates', () => {
 
   it('reads upstream counters as non-negative safe integers', () => {
     const cases: Array<[unknown, number]> = [
-      [13.5, 13], [3e9, maxUsageTokens], [1e300, maxUsageTokens], [-5, 0], [Number.NaN, 0], [Number.POSITIVE_INFINITY, maxUsageTokens],
-      [Number.NEGATIVE_INFINITY, 0], ['12', 12], ['NaN', 0], ['1e3', 0], ['-3', 0], [null, 0], [true, 0], [{}, 0], [7, 7],
+      [13.5, 13],
+      [3e9, maxUsageTokens],
+      [1e300, maxUsageTokens],
+      [-5, 0],
+      [Number.NaN, 0],
+      [Number.POSITIVE_INFINITY, maxUsageTokens],
+      [Number.NEGATIVE_INFINITY, 0],
+      ['12', 12],
+      ['NaN', 0],
+      ['1e3', 0],
+      ['-3', 0],
+      [null, 0],
+      [true, 0],
+      [{}, 0],
+      [7, 7],
     ];
     for (const [value, expected] of cases) expect(usageCount(value), String(value)).toBe(expected);
     const clean = { promptTokens: 10, completionTokens: 5, cachedTokens: 2 };
     expect(clampUsage(clean)).toBe(clean);
-    expect(clampUsage({ promptTokens: 10.5, completionTokens: -1, cachedTokens: 50, cacheCreationTokens: 3 })).toEqual({ promptTokens: 10, completionTokens: 0, cachedTokens: 10, cacheCreationTokens: 0 });
-    expect(clampUsage({ promptTokens: '7' as never, completionTokens: 1e300, cachedTokens: Number.NaN })).toEqual({ promptTokens: 7, completionTokens: maxUsageTokens, cachedTokens: 0 });
+    expect(clampUsage({ promptTokens: 10.5, completionTokens: -1, cachedTokens: 50, cacheCreationTokens: 3 })).toEqual({
+      promptTokens: 10,
+      completionTokens: 0,
+      cachedTokens: 10,
+      cacheCreationTokens: 0,
+    });
+    expect(clampUsage({ promptTokens: '7' as never, completionTokens: 1e300, cachedTokens: Number.NaN })).toEqual({
+      promptTokens: 7,
+      completionTokens: maxUsageTokens,
+      cachedTokens: 0,
+    });
   });
 
   it('sums realtime response.done usage from clamped counters', () => {
     const total = emptyRealtimeUsage();
-    addResponseUsage(total, { input_tokens: 1e300, output_tokens: -5, input_token_details: { text_tokens: 13.5, audio_tokens: 'x', cached_tokens: 1e300 }, output_token_details: { text_tokens: Number.NaN } });
-    expect(total).toEqual({ responses: 1, textInputTokens: 13, audioInputTokens: 0, cachedTextTokens: 13, cachedAudioTokens: 0, textOutputTokens: 0, audioOutputTokens: 0 });
+    addResponseUsage(total, {
+      input_tokens: 1e300,
+      output_tokens: -5,
+      input_token_details: { text_tokens: 13.5, audio_tokens: 'x', cached_tokens: 1e300 },
+      output_token_details: { text_tokens: Number.NaN },
+    });
+    expect(total).toEqual({
+      responses: 1,
+      textInputTokens: 13,
+      audioInputTokens: 0,
+      cachedTextTokens: 13,
+      cachedAudioTokens: 0,
+      textOutputTokens: 0,
+      audioOutputTokens: 0,
+    });
     addResponseUsage(total, { input_tokens: 3e9, output_tokens: 20 });
     expect(total.textInputTokens).toBe(13 + maxUsageTokens);
     expect(total.textOutputTokens).toBe(20);

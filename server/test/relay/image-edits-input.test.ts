@@ -3,17 +3,24 @@ import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } fro
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startFixtureUpstream, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
 
-const pngBytes = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0f4e2a20000000049454e44ae426082', 'hex');
+const pngBytes = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0f4e2a20000000049454e44ae426082',
+  'hex',
+);
 
 type Part = [name: string, value: string | Buffer, filename?: string];
 
 /** A multipart body from parts (a filename makes a file part). */
 function multipart(parts: Part[], boundary = 'IMGB'): Buffer {
-  const chunks = parts.map(([name, value, filename]) => Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: image/png` : ''}\r\n\r\n`),
-    Buffer.isBuffer(value) ? value : Buffer.from(value),
-    Buffer.from('\r\n'),
-  ]));
+  const chunks = parts.map(([name, value, filename]) =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: image/png` : ''}\r\n\r\n`,
+      ),
+      Buffer.isBuffer(value) ? value : Buffer.from(value),
+      Buffer.from('\r\n'),
+    ]),
+  );
   return Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
 }
 
@@ -40,19 +47,33 @@ describe('image edits and variations refuse bad input', () => {
   });
 
   const post = (kind: string, body: Buffer | string, contentType = 'multipart/form-data; boundary=IMGB') =>
-    fetch(`${server.url}/v1/images/${kind}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+    fetch(`${server.url}/v1/images/${kind}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
 
   const expectRefusal = async (response: Response, status: number, code?: string) => {
     expect(response.status).toBe(status);
-    const body = await response.json() as { error: { message: string; type: string; code: string } };
-    expect(body).toEqual({ error: { message: expect.stringMatching(/.+/), type: 'invalid_request_error', param: null, code: code ?? expect.any(String) } });
+    const body = (await response.json()) as { error: { message: string; type: string; code: string } };
+    expect(body).toEqual({
+      error: { message: expect.stringMatching(/.+/), type: 'invalid_request_error', param: null, code: code ?? expect.any(String) },
+    });
     return body.error;
   };
 
   it('answers 400 with a clear code for each missing or wrong field', async () => {
     const image: Part = ['image', pngBytes, 'a.png'];
     const cases: Array<[string, string, Part[], string]> = [
-      ['edits', 'no image', [['prompt', 'x'], ['model', 'dall-e-2']], 'image_required'],
+      [
+        'edits',
+        'no image',
+        [
+          ['prompt', 'x'],
+          ['model', 'dall-e-2'],
+        ],
+        'image_required',
+      ],
       ['variations', 'no image', [['model', 'dall-e-2']], 'image_required'],
       ['edits', 'no prompt', [image, ['model', 'dall-e-2']], 'prompt_required'],
       ['edits', 'blank prompt', [image, ['prompt', '   ']], 'prompt_required'],
@@ -64,7 +85,12 @@ describe('image edits and variations refuse bad input', () => {
       ['edits', 'an unknown file field first', [['photo', pngBytes, 'b.png'], image, ['prompt', 'x']], 'invalid_file_field'],
       ['variations', 'two images', [image, ['image', pngBytes, 'b.png']], 'too_many_images'],
       ['variations', 'a mask', [image, ['mask', pngBytes, 'm.png']], 'invalid_file_field'],
-      ['edits', '17 images', [...Array.from({ length: 17 }, (_, i): Part => ['image[]', pngBytes, `${i}.png`]), ['prompt', 'x'], ['model', 'gpt-image-1']], 'too_many_images'],
+      [
+        'edits',
+        '17 images',
+        [...Array.from({ length: 17 }, (_, i): Part => ['image[]', pngBytes, `${i}.png`]), ['prompt', 'x'], ['model', 'gpt-image-1']],
+        'too_many_images',
+      ],
     ];
     for (const [kind, name, parts, code] of cases) {
       const response = await post(kind, multipart(parts));
@@ -75,7 +101,10 @@ describe('image edits and variations refuse bad input', () => {
   });
 
   it('answers 400 for JSON, a missing boundary, truncated and garbage bodies', async () => {
-    const good = multipart([['image', pngBytes, 'a.png'], ['prompt', 'x']]);
+    const good = multipart([
+      ['image', pngBytes, 'a.png'],
+      ['prompt', 'x'],
+    ]);
     for (const kind of ['edits', 'variations']) {
       await expectRefusal(await post(kind, JSON.stringify({ prompt: 'x', image: 'a.png' }), 'application/json'), 400, 'invalid_request');
       await expectRefusal(await post(kind, good, 'multipart/form-data'), 400);
@@ -92,19 +121,52 @@ describe('image edits and variations refuse bad input', () => {
 
   it('answers 413 when the files together pass MAX_REQUEST_BODY_MB, or a field is too long', async () => {
     const half = Buffer.alloc(600 * 1024, 1);
-    const response = await post('edits', multipart([['image[]', half, 'a.png'], ['image[]', half, 'b.png'], ['prompt', 'x']]));
+    const response = await post(
+      'edits',
+      multipart([
+        ['image[]', half, 'a.png'],
+        ['image[]', half, 'b.png'],
+        ['prompt', 'x'],
+      ]),
+    );
     await expectRefusal(response, 413, 'payload_too_large');
-    await expectRefusal(await post('edits', multipart([['image', pngBytes, 'a.png'], ['prompt', 'p'.repeat(200 * 1024)]])), 413, 'payload_too_large');
+    await expectRefusal(
+      await post(
+        'edits',
+        multipart([
+          ['image', pngBytes, 'a.png'],
+          ['prompt', 'p'.repeat(200 * 1024)],
+        ]),
+      ),
+      413,
+      'payload_too_large',
+    );
     expect(upstream.requests).toHaveLength(0);
   });
 
   it('bills nothing for a refusal and still serves a good form', async () => {
-    upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ created: 1, data: [{ url: 'https://img.example/1.png' }] }) });
-    const ok = await post('edits', multipart([['image', pngBytes, 'a.png'], ['prompt', 'a cat'], ['model', 'dall-e-2']]));
+    upstream.reply({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ created: 1, data: [{ url: 'https://img.example/1.png' }] }),
+    });
+    const ok = await post(
+      'edits',
+      multipart([
+        ['image', pngBytes, 'a.png'],
+        ['prompt', 'a cat'],
+        ['model', 'dall-e-2'],
+      ]),
+    );
     expect(ok.status).toBe(200);
-    expect((await ok.json() as { data: unknown[] }).data).toHaveLength(1);
+    expect(((await ok.json()) as { data: unknown[] }).data).toHaveLength(1);
     await flushRelay(server.ctx);
-    const logs = await server.ctx.storage.db.selectFrom('logs').select(['quota', 'model_name']).where('type', '=', 2).where('user_id', '=', userId).execute();
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select(['quota', 'model_name'])
+      .where('type', '=', 2)
+      .where('user_id', '=', userId)
+      .execute();
     expect(logs.map((log) => ({ ...log, quota: Number(log.quota) }))).toEqual([{ quota: 10_000, model_name: 'dall-e-2' }]);
   });
 });

@@ -35,7 +35,8 @@ async function startLimitUpstream(): Promise<LimitUpstream> {
         res.end(JSON.stringify(body));
       };
       if (key.startsWith('e500')) return send(500, { error: { message: 'upstream broke', type: 'server_error' } });
-      if (key.startsWith('e401')) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      if (key.startsWith('e401'))
+        return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       if (key.startsWith('r429')) return send(429, { error: { message: 'slow down', type: 'rate_limit_error' } }, { 'retry-after': '2' });
       const now = (inFlight.get(key) ?? 0) + 1;
       inFlight.set(key, now);
@@ -45,7 +46,14 @@ async function startLimitUpstream(): Promise<LimitUpstream> {
       setTimeout(() => {
         inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
         state.total -= 1;
-        send(200, { id: 'chatcmpl-limits', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } });
+        send(200, {
+          id: 'chatcmpl-limits',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+        });
       }, 150);
     });
   });
@@ -127,19 +135,21 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
 
   async function call(server: TestServer, apiKey: string): Promise<Answer> {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
     });
-    const body = await response.json() as { error?: { code?: string } };
+    const body = (await response.json()) as { error?: { code?: string } };
     return { status: response.status, code: body.error?.code ?? null, retryAfter: response.headers.get('retry-after') };
   }
 
   /** `count` requests at once, alternating between the two instances. */
-  const burst = (apiKey: string, count: number) => Promise.all(Array.from({ length: count }, (_, index) => call(index % 2 === 0 ? a : b, apiKey)));
+  const burst = (apiKey: string, count: number) =>
+    Promise.all(Array.from({ length: count }, (_, index) => call(index % 2 === 0 ? a : b, apiKey)));
   const statusCount = (answers: Answer[], status: number) => answers.filter((answer) => answer.status === status).length;
   const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 16);
 
-  it('a token\'s concurrency limit holds across instances: over it a 429 with Retry-After, nothing sent upstream', async () => {
+  it("a token's concurrency limit holds across instances: over it a 429 with Retry-After, nothing sent upstream", async () => {
     const key = `ok-token-${model}`;
     await channel(key);
     const token = await createRelayToken(a.ctx, userId, { maxConcurrency: 3 });
@@ -192,7 +202,11 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     const token = await createRelayToken(a.ctx, userId);
     const answers = await burst(token.apiKey, 6);
     expect(statusCount(answers, 200)).toBeGreaterThanOrEqual(2);
-    expect(answers.filter((answer) => answer.status === 429).every((answer) => answer.code === 'channel_concurrency_exceeded' && answer.retryAfter === '1')).toBe(true);
+    expect(
+      answers
+        .filter((answer) => answer.status === 429)
+        .every((answer) => answer.code === 'channel_concurrency_exceeded' && answer.retryAfter === '1'),
+    ).toBe(true);
     expect(statusCount(answers, 429)).toBeGreaterThan(0);
     expect(upstream.maxInFlight.get(key)).toBe(2);
     await option('ConcurrencyQueueEnabled', 'true');
@@ -202,7 +216,7 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     expect(upstream.maxInFlight.get(key)).toBe(2);
   });
 
-  it('a channel\'s requests-per-minute limit counts across instances; over it the next channel serves', async () => {
+  it("a channel's requests-per-minute limit counts across instances; over it the next channel serves", async () => {
     const limited = `ok-rpm-${model}`;
     const spare = `ok-rpm-spare-${model}`;
     await channel(limited, { priority: 10, setting: { rpm_limit: 3 } });
@@ -225,10 +239,19 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     expect(first[1]!.status).toBe(502);
     expect(first[2]!.status).toBe(200);
     await flushRelay(a.ctx);
-    await expect.poll(async () => {
-      const row = await a.ctx.storage.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', id).executeTakeFirstOrThrow();
-      return { status: row.status, disabled: Object.keys(JSON.parse(row.other_info || '{}').disabled_keys ?? {}) };
-    }, { timeout: 3000 }).toEqual({ status: 1, disabled: [fingerprint(bad)] });
+    await expect
+      .poll(
+        async () => {
+          const row = await a.ctx.storage.db
+            .selectFrom('channels')
+            .select(['status', 'other_info'])
+            .where('id', '=', id)
+            .executeTakeFirstOrThrow();
+          return { status: row.status, disabled: Object.keys(JSON.parse(row.other_info || '{}').disabled_keys ?? {}) };
+        },
+        { timeout: 3000 },
+      )
+      .toEqual({ status: 1, disabled: [fingerprint(bad)] });
     if (b !== a) await b.relay.channels.rebuild();
     upstream.reset();
     const later = await burst(token.apiKey, 8);
@@ -244,7 +267,13 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     const allBad = await channel([`e401-x1-${model}`, `e401-x2-${model}`].join('\n'), { priority: 20 });
     await call(a, token.apiKey);
     await call(a, token.apiKey);
-    await expect.poll(async () => (await a.ctx.storage.db.selectFrom('channels').select(['status']).where('id', '=', allBad).executeTakeFirstOrThrow()).status, { timeout: 3000 }).toBe(3);
+    await expect
+      .poll(
+        async () =>
+          (await a.ctx.storage.db.selectFrom('channels').select(['status']).where('id', '=', allBad).executeTakeFirstOrThrow()).status,
+        { timeout: 3000 },
+      )
+      .toBe(3);
   });
 
   it('per-key concurrency: each key carries at most its limit; a channel whose keys are all busy is skipped', async () => {
@@ -343,7 +372,9 @@ describe(`limits and routing (${isCluster ? 'two instances sharing PostgreSQL an
     await channel(key);
     const token = await createRelayToken(a.ctx, userId, { maxConcurrency: 1 });
     const client = new OpenAI({ apiKey: token.apiKey, baseURL: `${a.url}/v1`, maxRetries: 5 });
-    const results = await Promise.all([0, 1, 2].map(() => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })),
+    );
     expect(results.map((result) => result.choices[0]!.message.content)).toEqual(['ok', 'ok', 'ok']);
     expect(upstream.maxInFlight.get(key)).toBe(1);
   });

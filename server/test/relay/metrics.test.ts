@@ -52,19 +52,30 @@ describe('Prometheus metrics at /metrics', () => {
   it('counts relayed requests (direct lane, stream and not, and failures) with latency, first-token time, tokens and quota', async () => {
     const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const plain = await client.chat.completions.create({ model: 'gpt-metrics', messages: [{ role: 'user', content: 'hello metrics' }] });
-    const stream = await client.chat.completions.create({ model: 'gpt-metrics', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hello again' }] });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-metrics',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hello again' }],
+    });
     let streamed: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) if (chunk.usage) streamed = chunk.usage;
-    await expect(client.chat.completions.create({ model: 'gpt-broken', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
+    await expect(client.chat.completions.create({ model: 'gpt-broken', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject(
+      { status: 400 },
+    );
     // A model nobody priced is not a label of its own (no channel serves it either: 404 model_not_found).
-    await expect(client.chat.completions.create({ model: `unknown-${Date.now()}`, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      client.chat.completions.create({ model: `unknown-${Date.now()}`, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 404 });
     await flushRelay(server.ctx);
 
     const response = await scrape(`Bearer ${token}`);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
     const route = '/v1/chat/completions';
-    expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'gpt-metrics', channel: String(channelId), status: '200' })).toBe(2);
+    expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'gpt-metrics', channel: String(channelId), status: '200' })).toBe(
+      2,
+    );
     expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'gpt-broken', channel: 'none', status: '400' })).toBe(1);
     expect(sample(text, 'modelgate_relay_requests_total', { route, model: 'other', status: '404' })).toBe(1);
     expect(text).not.toContain('unknown-');
@@ -75,8 +86,15 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-metrics', kind: 'prompt' })).toBe(prompt);
     expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-metrics', kind: 'completion' })).toBe(completion);
     // The quota counter is the ledger's: the consume logs of the model add up to it.
-    const logs = await server.ctx.storage.db.selectFrom('logs').select(['quota']).where('model_name', '=', 'gpt-metrics').where('type', '=', 2).execute();
-    expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-metrics' })).toBe(logs.reduce((sum, log) => sum + Number(log.quota), 0));
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select(['quota'])
+      .where('model_name', '=', 'gpt-metrics')
+      .where('type', '=', 2)
+      .execute();
+    expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-metrics' })).toBe(
+      logs.reduce((sum, log) => sum + Number(log.quota), 0),
+    );
     expect(sample(text, 'modelgate_relay_in_flight')).toBe(0);
     expect(sample(text, 'modelgate_channel_up', { channel: String(channelId) })).toBe(1);
     expect(sample(text, 'modelgate_billing_pending_logs')).toBe(0);
@@ -93,7 +111,14 @@ describe('Prometheus metrics at /metrics', () => {
       const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
       await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'unpriced' }] });
       const text = await (await scrape(`Bearer ${token}`)).text();
-      expect(sample(text, 'modelgate_relay_requests_total', { route: '/v1/chat/completions', model: 'other', channel: String(selfUseChannel), status: '200' })).toBe(1);
+      expect(
+        sample(text, 'modelgate_relay_requests_total', {
+          route: '/v1/chat/completions',
+          model: 'other',
+          channel: String(selfUseChannel),
+          status: '200',
+        }),
+      ).toBe(1);
       expect(text).not.toContain(model);
     } finally {
       await setOption(server.ctx, 'SelfUseModeEnabled', 'false');

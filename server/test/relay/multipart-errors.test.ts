@@ -42,12 +42,18 @@ describe.each(storageKinds())('malformed multipart to the audio routes on %s', (
   });
 
   const post = (endpoint: string, contentType: string, body: string) =>
-    fetch(`${server.url}/v1/audio/${endpoint}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body });
+    fetch(`${server.url}/v1/audio/${endpoint}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType },
+      body,
+    });
 
   const expectOpenAiError = async (response: Response, status: number) => {
     expect(response.status).toBe(status);
     const body = await response.json();
-    expect(body).toEqual({ error: { message: expect.stringMatching(/.+/), type: 'invalid_request_error', param: null, code: expect.any(String) } });
+    expect(body).toEqual({
+      error: { message: expect.stringMatching(/.+/), type: 'invalid_request_error', param: null, code: expect.any(String) },
+    });
   };
 
   it('answers 400 in OpenAI error shape for truncated, wrong-boundary, boundary-less, malformed and empty bodies', async () => {
@@ -76,7 +82,11 @@ describe.each(storageKinds())('malformed multipart to the audio routes on %s', (
     const response = await post('transcriptions', 'multipart/form-data; boundary=B', big);
     expect(response.status).toBe(413);
     expect((await response.json()).error.code).toEqual(expect.any(String));
-    const ok = await post('transcriptions', 'multipart/form-data; boundary=B', `${part('B', 'model', 'whisper-1')}${part('B', 'file', 'RIFFfakewav', 'a.wav')}--B--\r\n`);
+    const ok = await post(
+      'transcriptions',
+      'multipart/form-data; boundary=B',
+      `${part('B', 'model', 'whisper-1')}${part('B', 'file', 'RIFFfakewav', 'a.wav')}--B--\r\n`,
+    );
     expect(ok.status).toBe(200);
   });
 

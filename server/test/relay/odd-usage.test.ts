@@ -9,7 +9,22 @@ import { startTestServer, relayOf } from '../helpers/test-server.js';
 import { createTestDatabase, storageKinds } from '../helpers/test-storage.js';
 
 /** Usage values an upstream may send, as raw JSON text; the request's `odd:N` picks one. */
-const oddValues = ['13.5', '3e9', '1e300', '-5', '-1e300', '"12"', '"NaN"', '"1e3"', 'null', 'true', '{"a":1}', '2147483648', '1000000001', '9007199254740993'];
+const oddValues = [
+  '13.5',
+  '3e9',
+  '1e300',
+  '-5',
+  '-1e300',
+  '"12"',
+  '"NaN"',
+  '"1e3"',
+  'null',
+  'true',
+  '{"a":1}',
+  '2147483648',
+  '1000000001',
+  '9007199254740993',
+];
 
 /**
  * A local upstream speaking the OpenAI (non-stream and SSE), Anthropic Messages and Gemini
@@ -30,10 +45,14 @@ async function startOddUpstream(): Promise<{ url: string; close(): Promise<void>
         res.end(text);
       };
       if (url.includes('/v1/messages')) {
-        return send(`{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":${odd(5)},"output_tokens":${odd(3)},"cache_read_input_tokens":${odd(0)}}}`);
+        return send(
+          `{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-5-haiku-20241022","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":${odd(5)},"output_tokens":${odd(3)},"cache_read_input_tokens":${odd(0)}}}`,
+        );
       }
       if (url.includes(':generateContent')) {
-        return send(`{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":${odd(5)},"candidatesTokenCount":${odd(3)},"totalTokenCount":${odd(8)}}}`);
+        return send(
+          `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":${odd(5)},"candidatesTokenCount":${odd(3)},"totalTokenCount":${odd(8)}}}`,
+        );
       }
       const usage = `{"prompt_tokens":${odd(5)},"completion_tokens":${odd(3)},"total_tokens":${odd(8)},"prompt_tokens_details":{"cached_tokens":${odd(0)}}}`;
       if (raw.includes('"stream":true')) {
@@ -44,7 +63,9 @@ async function startOddUpstream(): Promise<{ url: string; close(): Promise<void>
         res.write(`data: {${head},"choices":[],"usage":${usage}}\n\n`);
         return res.end('data: [DONE]\n\n');
       }
-      send(`{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":${usage}}`);
+      send(
+        `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":${usage}}`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -81,7 +102,13 @@ describe.each(storageKinds())('odd upstream usage on %s', (kind) => {
         const response = await fetch(`${server.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), max_tokens: 10, messages: [{ role: 'user', content: `odd:${tag}` }] }),
+          body: JSON.stringify({
+            model,
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+            max_tokens: 10,
+            messages: [{ role: 'user', content: `odd:${tag}` }],
+          }),
         });
         const text = await response.text();
         expect(response.status, text).toBe(200);
@@ -98,7 +125,13 @@ describe.each(storageKinds())('odd upstream usage on %s', (kind) => {
 
       // A row the database refuses (NaN), then more requests of another user, then shutdown: the
       // shutdown flush sets the bad row aside and writes the rest.
-      relayOf(ctx).usage.record(await relayOf(ctx).access.findUser(victim) as never, null, 0, 5, { user_id: victim, created_at: 1, type: 2, quota: 5, prompt_tokens: Number.NaN });
+      relayOf(ctx).usage.record((await relayOf(ctx).access.findUser(victim)) as never, null, 0, 5, {
+        user_id: victim,
+        created_at: 1,
+        type: 2,
+        quota: 5,
+        prompt_tokens: Number.NaN,
+      });
       for (let i = 0; i < 3; i += 1) await call(otherToken.apiKey, 'gpt-4o-mini', i === 1, -1);
       await server.close();
       isStopped = true;

@@ -22,7 +22,10 @@ describe.each(storageKinds())('OpenTelemetry message content capture on %s', (ki
   beforeAll(async () => {
     collector = await startOtlpReceiver();
     mock = await startMockOpenAi();
-    server = await startTestServer({ kind, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' } });
+    server = await startTestServer({
+      kind,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' },
+    });
     await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
     await createRelayChannel(server.ctx, { key: 'otel-content-key', baseURL: mock.url, models: ['gpt-otel-content'] });
     ({ apiKey } = await createSdkCaller(server.ctx));
@@ -39,15 +42,20 @@ describe.each(storageKinds())('OpenTelemetry message content capture on %s', (ki
     const deadline = Date.now() + 5000;
     for (;;) {
       await server.ctx.tracing!.flush();
-      const found = collector.spans.filter((span) => span.kind === serverKind && String(span.attributes['gen_ai.input.messages'] ?? '').includes(marker)).at(-1);
+      const found = collector.spans
+        .filter((span) => span.kind === serverKind && String(span.attributes['gen_ai.input.messages'] ?? '').includes(marker))
+        .at(-1);
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`no request span with ${marker}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
-  it('puts the request\'s messages and the non-stream answer\'s message on the request span', async () => {
-    const messages = [{ role: 'system' as const, content: 'be brief' }, { role: 'user' as const, content: 'prompt otel-content-1' }];
+  it("puts the request's messages and the non-stream answer's message on the request span", async () => {
+    const messages = [
+      { role: 'system' as const, content: 'be brief' },
+      { role: 'user' as const, content: 'prompt otel-content-1' },
+    ];
     await client.chat.completions.create({ model: 'gpt-otel-content', messages });
     const span = await requestSpan('otel-content-1');
     expect(JSON.parse(span.attributes['gen_ai.input.messages'] as string)).toEqual(messages);
@@ -79,8 +87,14 @@ describe.each(storageKinds())('OpenTelemetry message content capture on %s', (ki
   });
 
   it('captures the prompt of a stream but not its completion (a stream is never buffered for it)', async () => {
-    const stream = await client.chat.completions.create({ model: 'gpt-otel-content', stream: true, messages: [{ role: 'user', content: 'stream otel-content-4' }] });
-    for await (const _chunk of stream) { /* drained */ }
+    const stream = await client.chat.completions.create({
+      model: 'gpt-otel-content',
+      stream: true,
+      messages: [{ role: 'user', content: 'stream otel-content-4' }],
+    });
+    for await (const _chunk of stream) {
+      /* drained */
+    }
     const span = await requestSpan('otel-content-4');
     expect(span.attributes['gen_ai.request.stream']).toBe(true);
     expect(span.attributes['gen_ai.output.messages']).toBeUndefined();

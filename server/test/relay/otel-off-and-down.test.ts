@@ -26,13 +26,17 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
     const { apiKey } = await createSdkCaller(server.ctx);
     const response = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      },
       body: JSON.stringify({ model: 'gpt-otel', messages: [{ role: 'user', content: 'hi' }] }),
     });
     return response.status;
   }
 
-  it('is off without an endpoint: no tracing, and no trace context sent upstream (not even the client\'s)', async () => {
+  it("is off without an endpoint: no tracing, and no trace context sent upstream (not even the client's)", async () => {
     const server = await startTestServer();
     try {
       expect(server.ctx.tracing).toBeNull();
@@ -75,7 +79,10 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
     const lines: string[] = [];
     // Credentials in the endpoint URL are never logged.
     const withCredentials = url.replace('http://', 'http://otel-user:otel-pass-123@');
-    const server = await startTestServer({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${withCredentials}/v1/traces`, LOG_LEVEL: 'warn' }, loggerStream: { write: (line: string) => void lines.push(line) } });
+    const server = await startTestServer({
+      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${withCredentials}/v1/traces`, LOG_LEVEL: 'warn' },
+      loggerStream: { write: (line: string) => void lines.push(line) },
+    });
     try {
       expect(await chatThrough(server, 'otel-down-key')).toBe(200);
       await server.ctx.tracing!.flush();
@@ -86,7 +93,9 @@ describe('OpenTelemetry traces off, and with the collector down', () => {
       expect(warnings).toHaveLength(1);
       expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, endpoint: `${url}/v1/traces` });
       expect(lines.join('\n')).not.toContain('otel-pass-123');
-      expect(mock.requestsFor('otel-down-key').at(-1)!.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+      expect(mock.requestsFor('otel-down-key').at(-1)!.headers.traceparent).toMatch(
+        /^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/,
+      );
     } finally {
       await server.stop();
       await new Promise<void>((resolve) => refusing.close(() => resolve()));

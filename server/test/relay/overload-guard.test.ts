@@ -20,7 +20,9 @@ describe('the relay refuses calls while this process is overloaded', () => {
   const holdEventLoop = (ms: number, every: number) => {
     busy = setInterval(() => {
       const end = performance.now() + ms;
-      while (performance.now() < end) { /* busy */ }
+      while (performance.now() < end) {
+        /* busy */
+      }
     }, every);
   };
   const release = () => {
@@ -28,8 +30,16 @@ describe('the relay refuses calls while this process is overloaded', () => {
     busy = null;
   };
 
-  const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...init.headers } });
-  const chat = () => call('/v1/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...init.headers },
+    });
+  const chat = () =>
+    call('/v1/chat/completions', {
+      method: 'POST',
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
   const setOptions = async (values: Record<string, string>) => {
     for (const [key, value] of Object.entries(values)) await server.ctx.options.set(key, value);
   };
@@ -49,7 +59,11 @@ describe('the relay refuses calls while this process is overloaded', () => {
     server = await startTestServer({ env: { LOG_LEVEL: 'info' }, loggerStream: { write: (line: string) => void lines.push(line) } });
     const userId = await createRelayUser(server.ctx);
     apiKey = (await createRelayToken(server.ctx, userId)).apiKey;
-    await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini', 'gemini-2.0-flash', 'claude-3-5-haiku-20241022'] });
+    await createRelayChannel(server.ctx, {
+      key: 'healthy',
+      baseURL: mock.url,
+      models: ['gpt-4o-mini', 'gemini-2.0-flash', 'claude-3-5-haiku-20241022'],
+    });
   });
   afterEach(async () => {
     release();
@@ -69,27 +83,55 @@ describe('the relay refuses calls while this process is overloaded', () => {
   });
 
   it('event-loop lag: 503 with Retry-After in the OpenAI, Anthropic and Gemini shapes; /api, the console and /healthz stay served; then recovers', async () => {
-    await setOptions({ 'performance_setting.monitor_enabled': 'true', 'performance_setting.monitor_event_loop_lag_ms': '100', 'performance_setting.monitor_cpu_threshold': '0', 'performance_setting.monitor_memory_threshold': '0' });
+    await setOptions({
+      'performance_setting.monitor_enabled': 'true',
+      'performance_setting.monitor_event_loop_lag_ms': '100',
+      'performance_setting.monitor_cpu_threshold': '0',
+      'performance_setting.monitor_memory_threshold': '0',
+    });
     expect((await chat()).status).toBe(200);
     holdEventLoop(250, 300);
     const models = await waitForStatus(503, 'the guard to refuse');
     expect(models.headers.get('retry-after')).toBe('5');
-    expect(await models.json()).toEqual({ error: { message: 'The server event loop is overloaded. Please try again later', type: 'server_error', param: null, code: 'system_event_loop_overloaded' } });
+    expect(await models.json()).toEqual({
+      error: {
+        message: 'The server event loop is overloaded. Please try again later',
+        type: 'server_error',
+        param: null,
+        code: 'system_event_loop_overloaded',
+      },
+    });
 
     // The OpenAI JSON routes are served by the direct lane.
     const openai = await chat();
     expect([openai.status, openai.headers.get('retry-after'), openai.headers.get('retry-after-ms')]).toEqual([503, '5', '5000']);
     expect((await openai.json()).error).toMatchObject({ type: 'server_error', code: 'system_event_loop_overloaded' });
-    const chinese = await call('/v1/chat/completions', { method: 'POST', headers: { 'accept-language': 'zh-CN' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }) });
+    const chinese = await call('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'accept-language': 'zh-CN' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }),
+    });
     expect((await chinese.json()).error.message).toBe('服务器事件循环延迟过高，请稍后再试');
 
-    const anthropic = await call('/v1/messages', { method: 'POST', body: JSON.stringify({ model: 'claude-3-5-haiku-20241022', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) });
+    const anthropic = await call('/v1/messages', {
+      method: 'POST',
+      body: JSON.stringify({ model: 'claude-3-5-haiku-20241022', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect([anthropic.status, anthropic.headers.get('retry-after')]).toEqual([503, '5']);
-    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'The server event loop is overloaded. Please try again later' } });
+    expect(await anthropic.json()).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'The server event loop is overloaded. Please try again later' },
+    });
 
-    const gemini = await fetch(`${server.url}/v1beta/models/gemini-2.0-flash:generateContent?key=${apiKey.slice(3)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) });
+    const gemini = await fetch(`${server.url}/v1beta/models/gemini-2.0-flash:generateContent?key=${apiKey.slice(3)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    });
     expect([gemini.status, gemini.headers.get('retry-after')]).toEqual([503, '5']);
-    expect(await gemini.json()).toEqual({ error: { code: 503, message: 'The server event loop is overloaded. Please try again later', status: 'UNAVAILABLE' } });
+    expect(await gemini.json()).toEqual({
+      error: { code: 503, message: 'The server event loop is overloaded. Please try again later', status: 'UNAVAILABLE' },
+    });
 
     // Not the relay: still served.
     expect((await fetch(`${server.url}/api/status`)).status).toBe(200);
@@ -109,7 +151,12 @@ describe('the relay refuses calls while this process is overloaded', () => {
   it('CPU: a process busy most of the time is refused with system_cpu_overloaded, then recovers', async () => {
     // Busy 29 ms of every 30: about 97% of a core on an idle machine; a loaded shared one (the test
     // machine has two cores) gives this process much less CPU time, hence the low threshold (idle: ~4%).
-    await setOptions({ 'performance_setting.monitor_enabled': 'true', 'performance_setting.monitor_event_loop_lag_ms': '0', 'performance_setting.monitor_cpu_threshold': '15', 'performance_setting.monitor_memory_threshold': '0' });
+    await setOptions({
+      'performance_setting.monitor_enabled': 'true',
+      'performance_setting.monitor_event_loop_lag_ms': '0',
+      'performance_setting.monitor_cpu_threshold': '15',
+      'performance_setting.monitor_memory_threshold': '0',
+    });
     holdEventLoop(29, 30);
     const refused = await waitForStatus(503, 'the CPU guard to refuse');
     expect((await refused.json()).error.code).toBe('system_cpu_overloaded');
@@ -119,7 +166,12 @@ describe('the relay refuses calls while this process is overloaded', () => {
   });
 
   it('memory: over the threshold is refused with system_memory_overloaded; a threshold of 0 turns the check off', async () => {
-    await setOptions({ 'performance_setting.monitor_enabled': 'true', 'performance_setting.monitor_event_loop_lag_ms': '0', 'performance_setting.monitor_cpu_threshold': '0', 'performance_setting.monitor_memory_threshold': '0' });
+    await setOptions({
+      'performance_setting.monitor_enabled': 'true',
+      'performance_setting.monitor_event_loop_lag_ms': '0',
+      'performance_setting.monitor_cpu_threshold': '0',
+      'performance_setting.monitor_memory_threshold': '0',
+    });
     const deadline = Date.now() + 10_000;
     while (!server.ctx.overload.lastSample && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const used = server.ctx.overload.lastSample!.memoryPercent;

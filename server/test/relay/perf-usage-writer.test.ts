@@ -20,11 +20,20 @@ describe.each(storageKinds())('usage writer flush on %s', (kind) => {
   beforeAll(async () => {
     ({ storage, cleanup } = await createTestStorage(kind));
     const now = Math.floor(Date.now() / 1000);
-    await storage.db.insertInto('users').values({ username: 'perf', password: 'x', quota: 1_000_000, created_time: now } as never).execute();
+    await storage.db
+      .insertInto('users')
+      .values({ username: 'perf', password: 'x', quota: 1_000_000, created_time: now } as never)
+      .execute();
     userId = (await storage.db.selectFrom('users').select('id').where('username', '=', 'perf').executeTakeFirstOrThrow()).id;
-    await storage.db.insertInto('tokens').values({ user_id: userId, key: 'perfkey', name: 't', remain_quota: 500_000, created_time: now } as never).execute();
+    await storage.db
+      .insertInto('tokens')
+      .values({ user_id: userId, key: 'perfkey', name: 't', remain_quota: 500_000, created_time: now } as never)
+      .execute();
     tokenId = (await storage.db.selectFrom('tokens').select('id').where('key', '=', 'perfkey').executeTakeFirstOrThrow()).id;
-    await storage.db.insertInto('channels').values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never).execute();
+    await storage.db
+      .insertInto('channels')
+      .values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never)
+      .execute();
     channelId = (await storage.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => cleanup());
@@ -37,17 +46,45 @@ describe.each(storageKinds())('usage writer flush on %s', (kind) => {
     let built = 0;
     for (let i = 0; i < 250; i += 1) {
       const row: NewLog = {
-        user_id: userId, created_at: 1_700_000_000 + i, type: 2, content: `c${i} 倍率`, username: 'perf', token_name: 't', model_name: `m${i % 7}`,
-        quota: i + 1, prompt_tokens: i * 3, completion_tokens: i * 5, use_time: i % 4, is_stream: i % 2, channel_id: channelId,
-        token_id: tokenId, group: 'default', ip: '', other: JSON.stringify({ i, path: '/v1/chat/completions' }),
+        user_id: userId,
+        created_at: 1_700_000_000 + i,
+        type: 2,
+        content: `c${i} 倍率`,
+        username: 'perf',
+        token_name: 't',
+        model_name: `m${i % 7}`,
+        quota: i + 1,
+        prompt_tokens: i * 3,
+        completion_tokens: i * 5,
+        use_time: i % 4,
+        is_stream: i % 2,
+        channel_id: channelId,
+        token_id: tokenId,
+        group: 'default',
+        ip: '',
+        other: JSON.stringify({ i, path: '/v1/chat/completions' }),
       };
       if (i % 10 === 9) {
         // A plain row leaving defaulted columns out (as the realtime settle may).
         const plain: NewLog = { user_id: userId, created_at: row.created_at, type: 2, quota: row.quota, model_name: row.model_name };
         writer.record(user, token, channelId, i + 1, plain);
-        expected.push({ ...plain, content: '', username: '', token_name: '', prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0, channel_id: 0, token_id: 0, group: '', ip: '', other: '' });
+        expected.push({
+          ...plain,
+          content: '',
+          username: '',
+          token_name: '',
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          use_time: 0,
+          is_stream: 0,
+          channel_id: 0,
+          token_id: 0,
+          group: '',
+          ip: '',
+          other: '',
+        });
       } else {
-        writer.record(user, token, channelId, i + 1, { toRow: () => (built += 1, row) });
+        writer.record(user, token, channelId, i + 1, { toRow: () => ((built += 1), row) });
         expected.push(row);
       }
     }
@@ -60,13 +97,24 @@ describe.each(storageKinds())('usage writer flush on %s', (kind) => {
     expect(rows).toHaveLength(250);
     const columns = Object.keys(expected[0]!) as Array<keyof NewLog>;
     rows.forEach((row, index) => {
-      for (const column of columns) expect(Number.isNaN(Number(expected[index]![column])) ? row[column] : Number(row[column]), `${index}.${column}`).toEqual(Number.isNaN(Number(expected[index]![column])) ? expected[index]![column] : Number(expected[index]![column]));
+      for (const column of columns)
+        expect(Number.isNaN(Number(expected[index]![column])) ? row[column] : Number(row[column]), `${index}.${column}`).toEqual(
+          Number.isNaN(Number(expected[index]![column])) ? expected[index]![column] : Number(expected[index]![column]),
+        );
     });
 
     const total = (250 * 251) / 2;
-    const userRow = await storage.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const userRow = await storage.db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect([Number(userRow.quota), Number(userRow.used_quota), Number(userRow.request_count)]).toEqual([1_000_000 - total, total, 250]);
-    const tokenRow = await storage.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const tokenRow = await storage.db
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota'])
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     expect([Number(tokenRow.remain_quota), Number(tokenRow.used_quota)]).toEqual([500_000 - total, total]);
     const channelRow = await storage.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
     expect(Number(channelRow.used_quota)).toBe(total);

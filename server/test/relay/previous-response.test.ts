@@ -6,10 +6,11 @@ import { storageKinds } from '../helpers/test-storage.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { billedState, createSdkCaller } from './sdk-setup.js';
 
-const claudeTurns = (body: any) => body.messages.map((message: any) => ({
-  role: message.role,
-  text: typeof message.content === 'string' ? message.content : message.content.map((block: any) => block.text ?? block.type).join('|'),
-}));
+const claudeTurns = (body: any) =>
+  body.messages.map((message: any) => ({
+    role: message.role,
+    text: typeof message.content === 'string' ? message.content : message.content.map((block: any) => block.text ?? block.type).join('|'),
+  }));
 
 /**
  * Responses `previous_response_id` on a converted (Claude) channel: the gateway keeps what it
@@ -55,7 +56,13 @@ describe.each(storageKinds())('previous_response_id on converted channels (%s)',
     // Instructions are not carried over (as OpenAI does): only this request's.
     expect(claude.requests.at(-1)!.body.system).toBeUndefined();
     await client(first).responses.create({ model: 'claude-chain', previous_response_id: two.id, input: 'Thanks.' });
-    expect(claudeTurns(claude.requests.at(-1)!.body).map((turn: { text: string }) => turn.text)).toEqual(['My name is Ada.', 'Hello from Claude.', 'What is my name?', 'Hello from Claude.', 'Thanks.']);
+    expect(claudeTurns(claude.requests.at(-1)!.body).map((turn: { text: string }) => turn.text)).toEqual([
+      'My name is Ada.',
+      'Hello from Claude.',
+      'What is my name?',
+      'Hello from Claude.',
+      'Thanks.',
+    ]);
   });
 
   it('a streamed response is continued at once (the next request waits for it to be kept), and a tool call continues with its output', async () => {
@@ -64,32 +71,55 @@ describe.each(storageKinds())('previous_response_id on converted channels (%s)',
     for await (const event of stream) if (event.type === 'response.completed') id = event.response.id;
     expect(id).toMatch(/^resp_/);
     await client(second).responses.create({ model: 'claude-chain', previous_response_id: id, input: 'Again.' });
-    expect(claudeTurns(claude.requests.at(-1)!.body).map((turn: { text: string }) => turn.text)).toEqual(['Stream to me.', 'Hello from Claude.', 'Again.']);
+    expect(claudeTurns(claude.requests.at(-1)!.body).map((turn: { text: string }) => turn.text)).toEqual([
+      'Stream to me.',
+      'Hello from Claude.',
+      'Again.',
+    ]);
 
-    const tools = [{ type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, strict: false }];
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        strict: false,
+      },
+    ];
     const call = await client(first).responses.create({ model: 'claude-chain', input: 'Find Ada.', tools, tool_choice: 'required' });
     const fc = call.output.find((item) => item.type === 'function_call')!;
     expect(fc).toMatchObject({ name: 'lookup', arguments: '{"q":"Ada"}' });
-    await client(second).responses.create({ model: 'claude-chain', previous_response_id: call.id, tools, input: [{ type: 'function_call_output', call_id: fc.call_id, output: 'Ada is 42' }] });
+    await client(second).responses.create({
+      model: 'claude-chain',
+      previous_response_id: call.id,
+      tools,
+      input: [{ type: 'function_call_output', call_id: fc.call_id, output: 'Ada is 42' }],
+    });
     const sent = claude.requests.at(-1)!.body;
     expect(sent.messages[1].content[0]).toMatchObject({ type: 'tool_use', id: fc.call_id, name: 'lookup', input: { q: 'Ada' } });
     expect(sent.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: fc.call_id, content: 'Ada is 42' });
   });
 
-  it('an unknown id, another user\'s id, a response stored with store:false: the Responses API\'s 404, nothing sent upstream or billed', async () => {
+  it("an unknown id, another user's id, a response stored with store:false: the Responses API's 404, nothing sent upstream or billed", async () => {
     const mine = await client(first).responses.create({ model: 'claude-chain', input: 'Private.' });
     const unkept = await client(first).responses.create({ model: 'claude-chain', input: 'Do not keep.', store: false });
     await flushRelay(first.ctx);
     const before = claude.requests.length;
     const billedBefore = (await billedState(first.ctx, { ...stranger, channelId })).logs.length;
-    for (const [apiKey, id] of [[caller.apiKey, 'resp_doesnotexist'], [stranger.apiKey, mine.id], [caller.apiKey, unkept.id]] as const) {
-      const failure = await client(second, apiKey).responses.create({ model: 'claude-chain', previous_response_id: id, input: 'Go on.' }).catch((error: unknown) => error);
+    for (const [apiKey, id] of [
+      [caller.apiKey, 'resp_doesnotexist'],
+      [stranger.apiKey, mine.id],
+      [caller.apiKey, unkept.id],
+    ] as const) {
+      const failure = await client(second, apiKey)
+        .responses.create({ model: 'claude-chain', previous_response_id: id, input: 'Go on.' })
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
       expect((failure as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('previous_response_not_found');
       expect((failure as Error).message).toContain(id);
     }
     const malformed = await fetch(`${first.url}/v1/responses`, {
-      method: 'POST', headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-chain', input: 'x', previous_response_id: { $ne: null } }),
     });
     expect(malformed.status).toBe(400);
@@ -111,13 +141,36 @@ describe.each(storageKinds())('previous_response_id on converted channels (%s)',
 
     // An expired response cannot be continued.
     const now = Math.floor(Date.now() / 1000);
-    await db.insertInto('stored_responses').values({ id: 'resp_expired', user_id: caller.userId, status: 1, items: '[]', created_at: now - 40 * 86400, expires_at: now - 10 * 86400 }).execute();
-    const expired = await client(first).responses.create({ model: 'claude-chain', previous_response_id: 'resp_expired', input: 'x' }).catch((error: unknown) => error);
+    await db
+      .insertInto('stored_responses')
+      .values({
+        id: 'resp_expired',
+        user_id: caller.userId,
+        status: 1,
+        items: '[]',
+        created_at: now - 40 * 86400,
+        expires_at: now - 10 * 86400,
+      })
+      .execute();
+    const expired = await client(first)
+      .responses.create({ model: 'claude-chain', previous_response_id: 'resp_expired', input: 'x' })
+      .catch((error: unknown) => error);
     expect(expired).toBeInstanceOf(OpenAI.NotFoundError);
 
     // The newest 1000 per user are kept: the oldest go as new ones come.
-    const filler = Array.from({ length: 1000 }, (_, i) => ({ id: `resp_fill${i}`, user_id: caller.userId, status: 1, items: '[]', created_at: now - 5000 + i, expires_at: now + 86400 }));
-    for (let at = 0; at < filler.length; at += 200) await db.insertInto('stored_responses').values(filler.slice(at, at + 200)).execute();
+    const filler = Array.from({ length: 1000 }, (_, i) => ({
+      id: `resp_fill${i}`,
+      user_id: caller.userId,
+      status: 1,
+      items: '[]',
+      created_at: now - 5000 + i,
+      expires_at: now + 86400,
+    }));
+    for (let at = 0; at < filler.length; at += 200)
+      await db
+        .insertInto('stored_responses')
+        .values(filler.slice(at, at + 200))
+        .execute();
     const latest = await client(first).responses.create({ model: 'claude-chain', input: 'One more.' });
     // Kept (and trimmed) just after the answer went out.
     const kept = await vi.waitFor(async () => {

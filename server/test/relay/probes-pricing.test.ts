@@ -58,7 +58,11 @@ describe('channel probes and pricing', () => {
       expect(res.body.success, res.text).toBe(false);
       expect(res.body.message).toContain('Incorrect API key provided');
       expect(res.text).not.toContain('SECRETSECRET');
-      const row = await server.ctx.storage.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await server.ctx.storage.db
+        .selectFrom('channels')
+        .select(['status', 'other_info'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(JSON.stringify(row)).not.toContain('SECRETSECRET');
     } finally {
       await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
@@ -70,14 +74,23 @@ describe('channel probes and pricing', () => {
     const upstream = await startFixtureUpstream();
     try {
       // Claude and Gemini answers with a null where a part belongs: the converters cannot read them.
-      for (const [type, body] of [[14, '{"id":"m","type":"message","content":[null],"usage":null}'], [24, '{"candidates":[null]}']] as const) {
+      for (const [type, body] of [
+        [14, '{"id":"m","type":"message","content":[null],"usage":null}'],
+        [24, '{"candidates":[null]}'],
+      ] as const) {
         const id = await createRelayChannel(server.ctx, { type, key: 'unreadable', baseURL: upstream.url, models: ['m'], autoBan: false });
         upstream.reply({ status: 200, contentType: 'application/json', body });
         const res = await admin.get(`/api/channel/test/${id}?model=m`);
         expect(res.body, `type ${type}`).toMatchObject({ success: false, message: '上游响应无法解析' });
       }
       // The far side: a channel nobody answers for still fails as a connection failure.
-      const closed = await createRelayChannel(server.ctx, { type: 24, key: 'unreachable', baseURL: 'http://127.0.0.1:9', models: ['m'], autoBan: false });
+      const closed = await createRelayChannel(server.ctx, {
+        type: 24,
+        key: 'unreachable',
+        baseURL: 'http://127.0.0.1:9',
+        models: ['m'],
+        autoBan: false,
+      });
       expect((await admin.get(`/api/channel/test/${closed}?model=m`)).body.message).toMatch(/^上游连接失败：/);
     } finally {
       await upstream.close();
@@ -94,7 +107,11 @@ describe('channel probes and pricing', () => {
     await setOption(server.ctx, 'ChannelDisableThreshold', '0.1');
     expect((await admin.get(`/api/channel/test/${slow}`)).body.success).toBe(false);
     await setOption(server.ctx, 'ChannelDisableThreshold', '5');
-    const rows = await server.ctx.storage.db.selectFrom('channels').select(['id', 'status', 'other_info']).where('id', 'in', [broken, slow]).execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom('channels')
+      .select(['id', 'status', 'other_info'])
+      .where('id', 'in', [broken, slow])
+      .execute();
     for (const row of rows) {
       expect(row.status).toBe(3);
       expect(JSON.parse(row.other_info).status_reason).toBeTruthy();
@@ -107,7 +124,11 @@ describe('channel probes and pricing', () => {
     const id = await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini'] });
     const res = await admin.get(`/api/channel/update_balance/${id}`);
     expect(res.body).toMatchObject({ success: true, balance: 75 });
-    const row = await server.ctx.storage.db.selectFrom('channels').select(['balance', 'balance_updated_time']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('channels')
+      .select(['balance', 'balance_updated_time'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.balance).toBe(75);
     expect(row.balance_updated_time).toBeGreaterThan(0);
     expect((await admin.get('/api/channel/update_balance')).body.success).toBe(true);
@@ -115,13 +136,21 @@ describe('channel probes and pricing', () => {
 
   it('fetches upstream models for a channel and for an unsaved form', async () => {
     const id = await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini'] });
-    expect((await admin.get(`/api/channel/fetch_models/${id}`)).body).toMatchObject({ success: true, data: ['gpt-4o-mini', 'gpt-4o', 'text-embedding-3-small'] });
+    expect((await admin.get(`/api/channel/fetch_models/${id}`)).body).toMatchObject({
+      success: true,
+      data: ['gpt-4o-mini', 'gpt-4o', 'text-embedding-3-small'],
+    });
     const posted = await admin.post('/api/channel/fetch_models', { base_url: mock.url, type: 1, key: 'healthy' });
     expect(posted.body.data).toContain('gpt-4o');
   });
 
   it('serves public pricing and lets only root reset the model ratios', async () => {
-    await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini', 'dall-e-3'], groups: ['default', 'vip'] });
+    await createRelayChannel(server.ctx, {
+      key: 'healthy',
+      baseURL: mock.url,
+      models: ['gpt-4o-mini', 'dall-e-3'],
+      groups: ['default', 'vip'],
+    });
     const pricing = await new ApiClient(server.url).get('/api/pricing');
     expect(pricing.body.success).toBe(true);
     const mini = pricing.body.data.find((entry: any) => entry.model_name === 'gpt-4o-mini');

@@ -24,7 +24,11 @@ async function startHookServer(cert: { key: string; cert: string }, statuses: nu
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function until(check: () => boolean, what: string, timeoutMs = 15_000) {
@@ -35,11 +39,12 @@ async function until(check: () => boolean, what: string, timeoutMs = 15_000) {
   }
 }
 
-const chat = (server: TestServer, apiKey: string) => fetch(`${server.url}/v1/chat/completions`, {
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
-  body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 16 }),
-});
+const chat = (server: TestServer, apiKey: string) =>
+  fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 16 }),
+  });
 
 describe.each(storageKinds())('quota warnings on %s', (kind) => {
   const tls = selfSignedCertificate();
@@ -51,8 +56,14 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     sink = await startSmtpSink();
     server = await startTestServer({ kind, env: { EXTRA_CA_FILE: tls.certFile, BATCH_UPDATE_INTERVAL_MS: '100' } });
     // The hooks below listen on 127.0.0.1 at a random port: the SSRF protection must allow both.
-    for (const [key, value] of [['SMTPServer', '127.0.0.1'], ['SMTPPort', String(sink.port)], ['SMTPFrom', 'gate@example.com'], ['QuotaRemindThreshold', '1000'],
-      ['fetch_setting.allow_private_ip', 'true'], ['fetch_setting.allowed_ports', '["1-65535"]']]) {
+    for (const [key, value] of [
+      ['SMTPServer', '127.0.0.1'],
+      ['SMTPPort', String(sink.port)],
+      ['SMTPFrom', 'gate@example.com'],
+      ['QuotaRemindThreshold', '1000'],
+      ['fetch_setting.allow_private_ip', 'true'],
+      ['fetch_setting.allowed_ports', '["1-65535"]'],
+    ]) {
       await setOption(server.ctx, key!, value!);
     }
     await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini'] });
@@ -64,7 +75,10 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
   });
 
   it('mails a user whose balance fell below their threshold once, after the flush, not again within 2 hours', async () => {
-    const userId = await createRelayUser(server.ctx, { quota: 50_000, setting: JSON.stringify({ notify_type: 'email', quota_warning_threshold: 50_000 }) });
+    const userId = await createRelayUser(server.ctx, {
+      quota: 50_000,
+      setting: JSON.stringify({ notify_type: 'email', quota_warning_threshold: 50_000 }),
+    });
     await server.ctx.storage.db.updateTable('users').set({ email: 'low@example.com' }).where('id', '=', userId).execute();
     const token = await createRelayToken(server.ctx, userId);
     expect((await chat(server, token.apiKey)).status).toBe(200);
@@ -102,7 +116,12 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     try {
       const userId = await createRelayUser(server.ctx, {
         quota: 50_000,
-        setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: hook.url, webhook_secret: 'hook-secret' }),
+        setting: JSON.stringify({
+          notify_type: 'webhook',
+          quota_warning_threshold: 50_000,
+          webhook_url: hook.url,
+          webhook_secret: 'hook-secret',
+        }),
       });
       const token = await createRelayToken(server.ctx, userId);
       expect((await chat(server, token.apiKey)).status).toBe(200);
@@ -152,7 +171,7 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
     }
   });
 
-  it('holds webhook calls to the root\'s domain and address lists, the address list on what a name resolves to', async () => {
+  it("holds webhook calls to the root's domain and address lists, the address list on what a name resolves to", async () => {
     const hook = await startHookServer(tls);
     const byName = hook.url.replace('127.0.0.1', 'localhost');
     try {
@@ -188,7 +207,12 @@ describe.each(storageKinds())('quota warnings on %s', (kind) => {
   it('never calls a plain-http webhook, and a failing mail server does not disturb the relay', async () => {
     const userId = await createRelayUser(server.ctx, {
       quota: 50_000,
-      setting: JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 50_000, webhook_url: `${mock.url}/hook`, webhook_secret: 's' }),
+      setting: JSON.stringify({
+        notify_type: 'webhook',
+        quota_warning_threshold: 50_000,
+        webhook_url: `${mock.url}/hook`,
+        webhook_secret: 's',
+      }),
     });
     const token = await createRelayToken(server.ctx, userId);
     const before = mock.requests.length;

@@ -16,18 +16,24 @@ const chat = (url: string, apiKey: string, model: string) =>
   });
 
 async function limitSuccesses(server: TestServer, successCount: number): Promise<void> {
-  await server.ctx.options.set('ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'rl-slow': 1, 'rl-fail': 1 }));
+  await server.ctx.options.set(
+    'ModelRatio',
+    JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'rl-slow': 1, 'rl-fail': 1 }),
+  );
   await server.ctx.options.set('ModelRequestRateLimitSuccessCount', String(successCount));
   await server.ctx.options.set('ModelRequestRateLimitDurationMinutes', '10');
   await server.ctx.options.set('ModelRequestRateLimitCount', '0');
   await server.ctx.options.set('ModelRequestRateLimitEnabled', 'true');
 }
 
-const statuses = async (responses: Array<Promise<Response>>) => (await Promise.all(responses.map(async (response) => {
-  const answer = await response;
-  await answer.arrayBuffer();
-  return answer.status;
-})));
+const statuses = async (responses: Array<Promise<Response>>) =>
+  await Promise.all(
+    responses.map(async (response) => {
+      const answer = await response;
+      await answer.arrayBuffer();
+      return answer.status;
+    }),
+  );
 
 describe('ModelRequestRateLimitSuccessCount counts requests in flight', () => {
   let mock: MockOpenAi;

@@ -32,7 +32,10 @@ describe('GET /v1/realtime', () => {
     const userId = await createRelayUser(ctx, { quota: startQuota });
     const token = await createRelayToken(ctx, userId, { remainQuota: 10_000_000 });
     const channelId = await createRelayChannel(ctx, {
-      key: 'realtime-key', baseURL: mock.url, models: ['gpt-4o-realtime-preview'], modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
+      key: 'realtime-key',
+      baseURL: mock.url,
+      models: ['gpt-4o-realtime-preview'],
+      modelMapping: { 'gpt-4o-realtime-preview': 'gpt-4o-realtime-preview-2024-12-17' },
     });
     const before = mock.connections.length;
     const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview`, {
@@ -70,8 +73,12 @@ describe('GET /v1/realtime', () => {
     await waitFor(() => eventTypes(client.frames).filter((type) => type === 'response.done').length === 2, 'second response.done');
     expect(eventTypes(client.frames)).toEqual([
       'session.created',
-      'response.created', 'response.audio_transcript.delta', 'response.done',
-      'response.created', 'response.audio_transcript.delta', 'response.done',
+      'response.created',
+      'response.audio_transcript.delta',
+      'response.done',
+      'response.created',
+      'response.audio_transcript.delta',
+      'response.done',
     ]);
     // Every upstream text event reached the client unchanged, in order.
     expect(client.frames.filter((frame) => !frame.isBinary).map((frame) => frame.text)).toEqual(upstream.sent);
@@ -86,10 +93,25 @@ describe('GET /v1/realtime', () => {
     const other = JSON.parse(log.other);
     // Totals: text in 20+40, audio in 100+260, cached text 10+24, cached audio 0+40, text out 50+30, audio out 200+60.
     expect(other).toMatchObject({
-      ws: true, audio: true, text_input: 60, audio_input: 360, cache_text_tokens: 34, cache_audio_tokens: 40, cache_tokens: 74,
-      text_output: 80, audio_output: 260, responses: 2,
-      model_ratio: 2.5, completion_ratio: 4, cache_ratio: 0.5, audio_ratio: 8, audio_completion_ratio: 2, group_ratio: 1,
-      is_model_mapped: true, upstream_model_name: 'gpt-4o-realtime-preview-2024-12-17', request_path: '/v1/realtime',
+      ws: true,
+      audio: true,
+      text_input: 60,
+      audio_input: 360,
+      cache_text_tokens: 34,
+      cache_audio_tokens: 40,
+      cache_tokens: 74,
+      text_output: 80,
+      audio_output: 260,
+      responses: 2,
+      model_ratio: 2.5,
+      completion_ratio: 4,
+      cache_ratio: 0.5,
+      audio_ratio: 8,
+      audio_completion_ratio: 2,
+      group_ratio: 1,
+      is_model_mapped: true,
+      upstream_model_name: 'gpt-4o-realtime-preview-2024-12-17',
+      request_path: '/v1/realtime',
     });
     expect(log.prompt_tokens).toBe(420);
     expect(log.completion_tokens).toBe(340);
@@ -101,11 +123,19 @@ describe('GET /v1/realtime', () => {
     // 2.5 × ((60 − 34) + (360 − 40) × 8 + 74 × 0.5 + 80 × 4 + 260 × 8 × 2) = 2.5 × 7103 = 17757.5 → 17758
     expect(Number(log.quota)).toBe(17758);
 
-    const user = await ctx.storage.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await ctx.storage.db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(Number(user.used_quota)).toBe(17758);
     expect(Number(user.quota)).toBe(startQuota - 17758);
     expect(Number(user.request_count)).toBe(1);
-    const tokenRow = await ctx.storage.db.selectFrom('tokens').select(['used_quota', 'remain_quota']).where('id', '=', token.id).executeTakeFirstOrThrow();
+    const tokenRow = await ctx.storage.db
+      .selectFrom('tokens')
+      .select(['used_quota', 'remain_quota'])
+      .where('id', '=', token.id)
+      .executeTakeFirstOrThrow();
     expect(Number(tokenRow.used_quota)).toBe(17758);
     expect(Number(tokenRow.remain_quota)).toBe(10_000_000 - 17758);
     const channel = await ctx.storage.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
@@ -142,7 +172,9 @@ describe('GET /v1/realtime', () => {
   });
 
   it('rejects the upgrade for an invalid, missing or model-limited key with the relay status and OpenAI error body', async () => {
-    const invalid = openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { protocols: ['realtime', 'openai-insecure-api-key.sk-doesnotexist'] });
+    const invalid = openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, {
+      protocols: ['realtime', 'openai-insecure-api-key.sk-doesnotexist'],
+    });
     const rejected = await invalid.rejected;
     expect(rejected.status).toBe(401);
     expect(JSON.parse(rejected.body).error.code).toBe('invalid_api_key');
@@ -152,12 +184,16 @@ describe('GET /v1/realtime', () => {
 
     const userId = await createRelayUser(server.ctx);
     const limited = await createRelayToken(server.ctx, userId, { modelLimits: ['gpt-4o'] });
-    const forbidden = await openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${limited.apiKey}` } }).rejected;
+    const forbidden = await openClient(`${wsBase}/v1/realtime?model=gpt-realtime`, {
+      headers: { Authorization: `Bearer ${limited.apiKey}` },
+    }).rejected;
     expect(forbidden.status).toBe(403);
     expect(JSON.parse(forbidden.body).error.code).toBe('model_not_allowed');
 
     const token = await createRelayToken(server.ctx, userId);
-    const noChannel = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
+    const noChannel = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    }).rejected;
     expect(noChannel.status).toBe(404);
     expect(JSON.parse(noChannel.body).error.code).toBe('model_not_found');
   });
@@ -165,13 +201,21 @@ describe('GET /v1/realtime', () => {
   it('Azure channel: wss {resource}/openai/realtime with api-version and deployment, api-key header, no Bearer', async () => {
     const userId = await createRelayUser(server.ctx);
     const token = await createRelayToken(server.ctx, userId);
-    const id = await createRelayChannel(server.ctx, { type: 3, key: 'azure-key', baseURL: `${mock.url}/`, models: ['gpt-4o-mini-realtime-preview'], groups: ['azure'] });
+    const id = await createRelayChannel(server.ctx, {
+      type: 3,
+      key: 'azure-key',
+      baseURL: `${mock.url}/`,
+      models: ['gpt-4o-mini-realtime-preview'],
+      groups: ['azure'],
+    });
     await server.ctx.storage.db.updateTable('channels').set({ other: '2024-10-01-preview' }).where('id', '=', id).execute();
     await server.relay.channels.rebuild();
     const azureToken = await createRelayToken(server.ctx, userId, { group: 'azure' });
     await server.ctx.options.set('UserUsableGroups', JSON.stringify({ default: 'default', azure: 'azure' }));
     const before = mock.connections.length;
-    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, { protocols: [`openai-insecure-api-key.${azureToken.apiKey}`, 'openai-beta.realtime-v1'] });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-mini-realtime-preview`, {
+      protocols: [`openai-insecure-api-key.${azureToken.apiKey}`, 'openai-beta.realtime-v1'],
+    });
     await client.opened;
     expect(client.socket.protocol).toBe('openai-beta.realtime-v1');
     await waitFor(() => mock.connections.length > before, 'azure upstream');
@@ -188,7 +232,7 @@ describe('GET /v1/realtime', () => {
     const logs = await waitForLogs(userId);
     expect(logs).toHaveLength(1);
     // gpt-4o-mini-realtime-preview: ratio 0.3, completion 4, cache 0.5, audio 10/0.6, audio completion 2; usage of response 1.
-    const weighted = (20 - 10) + 100 * (10 / 0.6) + 10 * 0.5 + 50 * 4 + 200 * (10 / 0.6) * 2;
+    const weighted = 20 - 10 + 100 * (10 / 0.6) + 10 * 0.5 + 50 * 4 + 200 * (10 / 0.6) * 2;
     expect(Number(logs[0]!.quota)).toBe(Math.round(0.3 * weighted));
     expect(logs[0]!.token_id).toBe(azureToken.id);
     expect(token.id).not.toBe(azureToken.id);
@@ -204,8 +248,15 @@ describe('GET /v1/realtime', () => {
         probe.close(() => resolve(port));
       });
     });
-    await createRelayChannel(server.ctx, { key: 'down', baseURL: `http://127.0.0.1:${closedPort}`, models: ['gpt-4o-realtime-preview-2025-06-03'], autoBan: false });
-    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2025-06-03`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    await createRelayChannel(server.ctx, {
+      key: 'down',
+      baseURL: `http://127.0.0.1:${closedPort}`,
+      models: ['gpt-4o-realtime-preview-2025-06-03'],
+      autoBan: false,
+    });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2025-06-03`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    });
     await client.opened;
     const closed = await client.closed;
     expect(closed.code).toBe(1011);
@@ -227,7 +278,10 @@ describe('GET /v1/realtime', () => {
     const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime-mini`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
     await client.opened;
     expect((await client.closed).code).toBe(1011);
-    expect(JSON.parse(client.frames[0]!.text)).toMatchObject({ type: 'error', error: { code: 'mock_refused', message: 'mock realtime refused with 400' } });
+    expect(JSON.parse(client.frames[0]!.text)).toMatchObject({
+      type: 'error',
+      error: { code: 'mock_refused', message: 'mock realtime refused with 400' },
+    });
   });
 
   it('a client that drops the connection closes the upstream, and the session is still billed once', async () => {
@@ -235,7 +289,9 @@ describe('GET /v1/realtime', () => {
     const token = await createRelayToken(server.ctx, userId);
     await createRelayChannel(server.ctx, { key: 'drop-key', baseURL: mock.url, models: ['gpt-realtime-2025-08-28'] });
     const before = mock.connections.length;
-    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime-2025-08-28`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-realtime-2025-08-28`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    });
     await client.opened;
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
@@ -245,7 +301,7 @@ describe('GET /v1/realtime', () => {
     const logs = await waitForLogs(userId);
     expect(logs).toHaveLength(1);
     // gpt-realtime: ratio 2, completion 4, cache 0.1, audio 8, audio completion 2; usage of response 1.
-    expect(Number(logs[0]!.quota)).toBe(Math.round(2 * ((20 - 10) + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
+    expect(Number(logs[0]!.quota)).toBe(Math.round(2 * (20 - 10 + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await logsOf(userId)).toHaveLength(1);
   });
@@ -256,7 +312,9 @@ describe('GET /v1/realtime', () => {
     const token = await createRelayToken(server.ctx, userId);
     await createRelayChannel(server.ctx, { key: 'quota-key', baseURL: mock.url, models: ['gpt-4o-realtime-preview-2024-12-17'] });
     const before = mock.connections.length;
-    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+    const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    });
     await client.opened;
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     const closed = await client.closed;
@@ -267,9 +325,11 @@ describe('GET /v1/realtime', () => {
     await mock.connections[before]!.closed;
     const logs = await waitForLogs(userId);
     expect(logs).toHaveLength(1);
-    expect(Number(logs[0]!.quota)).toBe(Math.round(2.5 * ((20 - 10) + 100 * 8 + 10 * 0.5 + 50 * 4 + 200 * 8 * 2)));
+    expect(Number(logs[0]!.quota)).toBe(Math.round(2.5 * (20 - 10 + 100 * 8 + 10 * 0.5 + 50 * 4 + 200 * 8 * 2)));
     // A new session is refused before connecting.
-    const again = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, { headers: { Authorization: `Bearer ${token.apiKey}` } }).rejected;
+    const again = await openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-12-17`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    }).rejected;
     expect(again.status).toBe(403);
   });
 
@@ -281,7 +341,9 @@ describe('GET /v1/realtime', () => {
       userId = await createRelayUser(own.ctx);
       const token = await createRelayToken(own.ctx, userId);
       await createRelayChannel(own.ctx, { key: 'shutdown-key', baseURL: mock.url, models: ['gpt-realtime'] });
-      const client = openClient(`${own.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+      const client = openClient(`${own.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+        headers: { Authorization: `Bearer ${token.apiKey}` },
+      });
       await client.opened;
       client.socket.send(JSON.stringify({ type: 'response.create' }));
       await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
@@ -294,7 +356,7 @@ describe('GET /v1/realtime', () => {
     try {
       const logs = await reopened.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).execute();
       expect(logs).toHaveLength(1);
-      expect(Number(logs[0]!.quota)).toBe(Math.round(2 * ((20 - 10) + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
+      expect(Number(logs[0]!.quota)).toBe(Math.round(2 * (20 - 10 + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
     } finally {
       await reopened.stop();
       await database.drop();
@@ -315,7 +377,11 @@ describe('GET /v1/realtime', () => {
       return found.length >= 2 && found;
     }, 'two error events');
     const [channelSide, callerSide] = errors.map((frame) => JSON.parse(frame.text));
-    expect(channelSide).toMatchObject({ type: 'error', event_id: 'event_err', error: { type: 'upstream_error', code: 'upstream_error', event_id: 'client_1' } });
+    expect(channelSide).toMatchObject({
+      type: 'error',
+      event_id: 'event_err',
+      error: { type: 'upstream_error', code: 'upstream_error', event_id: 'client_1' },
+    });
     expect(callerSide).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'mock_code', event_id: 'client_2' } });
     expect(callerSide.error.message).toContain("Invalid 'voice'");
     for (const frame of errors) {

@@ -28,7 +28,11 @@ describe('relay token auth, limits and error statuses', () => {
   });
 
   it('rejects missing, unknown and disabled tokens with 401, OpenAI-shaped', async () => {
-    const missing = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).toBe(401);
     expect((await missing.json()).error).toMatchObject({ type: 'authentication_error', param: null, code: 'invalid_api_key' });
     expect((await errorOf(await chat('sk-doesnotexist'))).status).toBe(401);
@@ -80,7 +84,9 @@ describe('relay token auth, limits and error statuses', () => {
     const loopbackV4 = await createRelayToken(server.ctx, userId, { allowIps: '10.0.0.1\n127.0.0.0/8' });
     expect((await chat(loopbackV4.apiKey)).status).toBe(200);
     const loopbackV6 = await createRelayToken(server.ctx, userId, { allowIps: '::1' });
-    const v6 = await fetch(`${server.url.replace('127.0.0.1', '[::1]')}/v1/models`, { headers: { authorization: `Bearer ${loopbackV6.apiKey}` } }).catch(() => null);
+    const v6 = await fetch(`${server.url.replace('127.0.0.1', '[::1]')}/v1/models`, {
+      headers: { authorization: `Bearer ${loopbackV6.apiKey}` },
+    }).catch(() => null);
     // The test server listens on IPv4 only; a v6-only list must refuse the v4 caller.
     expect(v6 === null || v6.status !== 200).toBe(true);
     expect((await chat(loopbackV6.apiKey)).status).toBe(403);
@@ -98,11 +104,21 @@ describe('relay token auth, limits and error statuses', () => {
   });
 
   it('answers 404 model_not_found when no channel serves the model in the group', async () => {
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'orphan-model': 1 }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'orphan-model': 1 }),
+    );
     const token = await createRelayToken(server.ctx, userId);
-    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-model' }))).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
+    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-model' }))).toMatchObject({
+      status: 404,
+      error: { code: 'model_not_found' },
+    });
     // Unpriced as well: still model_not_found, not a price error (the price is not what is missing).
-    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-unpriced' }))).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
+    expect(await errorOf(await chat(token.apiKey, { model: 'orphan-unpriced' }))).toMatchObject({
+      status: 404,
+      error: { code: 'model_not_found' },
+    });
   });
 
   it('refuses a model with no price (400) unless self-use mode or the user setting allows it', async () => {
@@ -121,7 +137,11 @@ describe('relay token auth, limits and error statuses', () => {
     await setOption(server.ctx, 'SelfUseModeEnabled', 'false');
     await flushRelay(server.ctx);
     // Both billed at UnsetModelRatio (37.5 × the tokens), as new-api bills them, so the usage shows.
-    const logs = await server.ctx.storage.db.selectFrom('logs').select(['quota', 'prompt_tokens', 'completion_tokens', 'other']).where('model_name', '=', 'unpriced-model').execute();
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select(['quota', 'prompt_tokens', 'completion_tokens', 'other'])
+      .where('model_name', '=', 'unpriced-model')
+      .execute();
     expect(logs).toHaveLength(2);
     for (const row of logs) {
       expect(JSON.parse(row.other).model_ratio).toBe(37.5);
@@ -146,7 +166,10 @@ describe('relay token auth, limits and error statuses', () => {
   it('lets only admins pin a channel with sk-<key>-<channelId>', async () => {
     const pinned = await createRelayChannel(server.ctx, { key: 'pinned-key', baseURL: mock.url, models: ['gpt-4o-mini'], priority: -5 });
     const user = await createRelayToken(server.ctx, userId);
-    expect(await errorOf(await chat(`${user.apiKey}-${pinned}`))).toMatchObject({ status: 403, error: { code: 'channel_pin_not_allowed' } });
+    expect(await errorOf(await chat(`${user.apiKey}-${pinned}`))).toMatchObject({
+      status: 403,
+      error: { code: 'channel_pin_not_allowed' },
+    });
     const adminId = await createRelayUser(server.ctx, { role: 10 });
     const admin = await createRelayToken(server.ctx, adminId);
     const before = mock.requestsFor('pinned-key').length;
@@ -159,7 +182,11 @@ describe('relay token auth, limits and error statuses', () => {
     const { signSession } = await import('../../src/lib/session.js');
     const playUser = await createRelayUser(server.ctx, { quota: 1_000_000 });
     const cookie = `session=${signSession('test-session-secret', playUser, 0)}`;
-    const noHeader = await fetch(`${server.url}/pg/chat/completions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+    const noHeader = await fetch(`${server.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(noHeader.status).toBe(401);
     const response = await fetch(`${server.url}/pg/chat/completions`, {
       method: 'POST',
@@ -172,7 +199,11 @@ describe('relay token auth, limits and error statuses', () => {
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(mock.requests.at(-1)!.body.group).toBeUndefined();
     await flushRelay(server.ctx);
-    const user = await server.ctx.storage.db.selectFrom('users').select(['used_quota']).where('id', '=', playUser).executeTakeFirstOrThrow();
+    const user = await server.ctx.storage.db
+      .selectFrom('users')
+      .select(['used_quota'])
+      .where('id', '=', playUser)
+      .executeTakeFirstOrThrow();
     expect(Number(user.used_quota)).toBeGreaterThan(0);
     void api;
   });

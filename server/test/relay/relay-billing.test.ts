@@ -26,8 +26,20 @@ describe.each(storageKinds())('billing exactness under concurrency on %s', (kind
       const userId = await createRelayUser(ctx, { quota: startQuota });
       const plain = await createRelayToken(ctx, userId, { name: 'plain', remainQuota: 100_000_000 });
       const vip = await createRelayToken(ctx, userId, { name: 'vip', group: 'vip' });
-      const channelA = await createRelayChannel(ctx, { key: 'healthy', baseURL: mock.url, models: ['gpt-4o-mini', 'gpt-4o', 'dall-e-3'], groups: ['default', 'vip'], weight: 1 });
-      const channelB = await createRelayChannel(ctx, { key: 'no-usage', baseURL: mock.url, models: ['gpt-4o-mini', 'gpt-4o'], groups: ['default', 'vip'], weight: 1 });
+      const channelA = await createRelayChannel(ctx, {
+        key: 'healthy',
+        baseURL: mock.url,
+        models: ['gpt-4o-mini', 'gpt-4o', 'dall-e-3'],
+        groups: ['default', 'vip'],
+        weight: 1,
+      });
+      const channelB = await createRelayChannel(ctx, {
+        key: 'no-usage',
+        baseURL: mock.url,
+        models: ['gpt-4o-mini', 'gpt-4o'],
+        groups: ['default', 'vip'],
+        weight: 1,
+      });
 
       const call = async (i: number) => {
         const token = i % 2 === 0 ? plain : vip;
@@ -38,7 +50,9 @@ describe.each(storageKinds())('billing exactness under concurrency on %s', (kind
         const url = isImage ? '/v1/images/generations' : '/v1/chat/completions';
         const body = isImage ? { model: 'dall-e-3', prompt: 'cat' } : { model, stream: isStream, messages: [{ role: 'user', content }] };
         const response = await fetch(server.url + url, {
-          method: 'POST', headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
         });
         const text = await response.text();
         expect(response.status, text).toBe(200);
@@ -68,7 +82,11 @@ describe.each(storageKinds())('billing exactness under concurrency on %s', (kind
       expect(byChannel.get(channelB)).toBeGreaterThan(0);
       expect(logs.some((log) => JSON.parse(log.other).cache_tokens === 4)).toBe(true);
 
-      const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+      const user = await db
+        .selectFrom('users')
+        .select(['quota', 'used_quota', 'request_count'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
       expect(Number(user.used_quota)).toBe(total);
       expect(Number(user.quota)).toBe(startQuota - total);
       expect(Number(user.request_count)).toBe(total500);

@@ -14,7 +14,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
  * `/v1/engines/:model/embeddings`, which only Fastify serves.
  */
 
-const chatBody = (content = 'hi', extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
+const chatBody = (content = 'hi', extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const notJsonMessage = "Body is not valid JSON but content-type is set to 'application/json'";
 const emptyMessage = "Body cannot be empty when content-type is set to 'application/json'";
@@ -42,8 +43,20 @@ async function post(base: string, path: string, body: string, headers: Record<st
 }
 
 /** The same call answered by the Fastify route (app.inject never goes through the HTTP server). */
-async function viaFastify(server: TestServer, path: string, body: string, headers: Record<string, string> = {}, remoteAddress?: string): Promise<Answer> {
-  const response = await server.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', ...headers }, payload: body, remoteAddress });
+async function viaFastify(
+  server: TestServer,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+  remoteAddress?: string,
+): Promise<Answer> {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: body,
+    remoteAddress,
+  });
   return { status: response.statusCode, headers: response.headers as Record<string, string>, text: response.body };
 }
 
@@ -72,7 +85,11 @@ function rawPost(base: string, options: RawPost): Promise<Answer> {
       response.on('end', () => {
         answered = true;
         request.destroy();
-        resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, text: Buffer.concat(parts).toString('utf8') });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers as Record<string, string>,
+          text: Buffer.concat(parts).toString('utf8'),
+        });
       });
     });
     request.on('error', (error) => {
@@ -94,7 +111,12 @@ function rawPost(base: string, options: RawPost): Promise<Answer> {
  * Starts a request, writes `chunks`, waits a moment and destroys the socket without ending the body.
  * Returns whether the server answered the half-sent request (it must not).
  */
-async function abandon(base: string, path: string, headers: Record<string, string | number>, chunks: (Buffer | string)[]): Promise<boolean> {
+async function abandon(
+  base: string,
+  path: string,
+  headers: Record<string, string | number>,
+  chunks: (Buffer | string)[],
+): Promise<boolean> {
   const request = http.request(`${base}${path}`, { method: 'POST', headers, agent: false });
   const settled = new Promise<void>((resolve) => request.on('close', () => resolve()));
   let answered = false;
@@ -114,13 +136,29 @@ async function abandon(base: string, path: string, headers: Record<string, strin
 }
 
 /** A POST through a keep-alive agent; `socket` tells which connection carried it. */
-function agentPost(agent: http.Agent, url: string, headers: Record<string, string>, pieces: (Buffer | string)[]): Promise<Answer & { socket: unknown }> {
+function agentPost(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  pieces: (Buffer | string)[],
+): Promise<Answer & { socket: unknown }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (response) => {
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, text: Buffer.concat(parts).toString(), socket: response.socket }));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (response) => {
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers as Record<string, string>,
+            text: Buffer.concat(parts).toString(),
+            socket: response.socket,
+          }),
+        );
+      },
+    );
     request.on('error', reject);
     for (const piece of pieces) request.write(piece);
     request.end();
@@ -152,8 +190,17 @@ describe('direct lane on the default server', () => {
     apiKey = (await createRelayToken(ctx, userId, { name: 'lane' })).apiKey;
     auth = { authorization: `Bearer ${apiKey}` };
     await createRelayChannel(ctx, {
-      key: 'healthy', baseURL: mock.url,
-      models: ['gpt-4o-mini', 'gpt-3.5-turbo-instruct', 'text-embedding-3-small', 'omni-moderation-latest', 'dall-e-3', 'tts-1', 'rerank-mini'],
+      key: 'healthy',
+      baseURL: mock.url,
+      models: [
+        'gpt-4o-mini',
+        'gpt-3.5-turbo-instruct',
+        'text-embedding-3-small',
+        'omni-moderation-latest',
+        'dall-e-3',
+        'tts-1',
+        'rerank-mini',
+      ],
     });
     // Azure (type 3) puts the client's api-version in the upstream URL: the query's effect is visible.
     await createRelayChannel(ctx, { type: 3, key: 'azure-key', baseURL: mock.url, models: ['gpt-3.5-turbo'] });
@@ -162,10 +209,15 @@ describe('direct lane on the default server', () => {
     await server.stop();
   });
 
-  const chat = (body = chatBody(), headers: Record<string, string> = {}, path = '/v1/chat/completions') => post(server.url, path, body, { ...auth, ...headers });
+  const chat = (body = chatBody(), headers: Record<string, string> = {}, path = '/v1/chat/completions') =>
+    post(server.url, path, body, { ...auth, ...headers });
   const expectChatAnswer = (answer: Answer) => {
     expect(answer.status, answer.text).toBe(200);
-    expect(JSON.parse(answer.text)).toMatchObject({ object: 'chat.completion', model: 'gpt-4o-mini', choices: [{ message: { content: 'Hello from the mock upstream.' } }] });
+    expect(JSON.parse(answer.text)).toMatchObject({
+      object: 'chat.completion',
+      model: 'gpt-4o-mini',
+      choices: [{ message: { content: 'Hello from the mock upstream.' } }],
+    });
   };
 
   describe('JSON body parsing', () => {
@@ -189,7 +241,12 @@ describe('direct lane on the default server', () => {
       for (const body of ['[{"model":"gpt-4o-mini"}]', '"gpt-4o-mini"', 'null', '42']) {
         const answer = await chat(body);
         expect(answer.status, body).toBe(400);
-        expect(errorOf(answer), body).toEqual({ message: notObjectMessage, type: 'invalid_request_error', param: null, code: 'invalid_request' });
+        expect(errorOf(answer), body).toEqual({
+          message: notObjectMessage,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_request',
+        });
       }
     });
 
@@ -259,9 +316,18 @@ describe('direct lane on the default server', () => {
     it('answers a gzip body (no decompression on either path) as Fastify does', async () => {
       const headers = { ...auth, 'content-encoding': 'gzip' };
       const body = gzipSync(chatBody());
-      const response = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+      });
       const lane = await response.json();
-      const fastify = await server.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { ...headers, 'content-type': 'application/json' }, payload: body });
+      const fastify = await server.app.inject({
+        method: 'POST',
+        url: '/v1/chat/completions',
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: body,
+      });
       expect(response.status).toBe(400);
       expect(fastify.statusCode).toBe(400);
       expect(lane).toEqual(fastify.json());
@@ -278,7 +344,11 @@ describe('direct lane on the default server', () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const url = `${server.url}/v1/chat/completions`;
-        const answers = [await agentPost(agent, url, auth, ['{']), await agentPost(agent, url, auth, ['']), await agentPost(agent, url, auth, [chatBody()])];
+        const answers = [
+          await agentPost(agent, url, auth, ['{']),
+          await agentPost(agent, url, auth, ['']),
+          await agentPost(agent, url, auth, [chatBody()]),
+        ];
         expect(answers.map((answer) => answer.status)).toEqual([400, 400, 200]);
         expect(new Set(answers.map((answer) => answer.socket)).size).toBe(1);
       } finally {
@@ -311,7 +381,8 @@ describe('direct lane on the default server', () => {
       const fastifyStream = await viaFastify(server, '/v1/chat/completions', streamBody, auth);
       expect(laneStream.status).toBe(200);
       expect(stableStream(laneStream.text)).toBe(stableStream(fastifyStream.text));
-      for (const name of ['content-type', 'cache-control', 'x-accel-buffering']) expect(laneStream.headers[name], name).toBe(fastifyStream.headers[name]);
+      for (const name of ['content-type', 'cache-control', 'x-accel-buffering'])
+        expect(laneStream.headers[name], name).toBe(fastifyStream.headers[name]);
     });
 
     it('answers an upstream failure as Fastify does', async () => {
@@ -329,7 +400,12 @@ describe('direct lane on the default server', () => {
 
   describe('content types', () => {
     it('serves application/json with a charset, without a space and in upper case', async () => {
-      for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'APPLICATION/JSON; charset=utf-8']) {
+      for (const type of [
+        'application/json; charset=utf-8',
+        'application/json;charset=UTF-8',
+        'Application/JSON',
+        'APPLICATION/JSON; charset=utf-8',
+      ]) {
         expectChatAnswer(await chat(chatBody(), { 'content-type': type }));
       }
     });
@@ -358,13 +434,48 @@ describe('direct lane on the default server', () => {
 
   describe('paths and query', () => {
     const routes: { path: string; body: Record<string, unknown>; upstream: string; check(answer: Answer): void }[] = [
-      { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, upstream: '/v1/chat/completions', check: (a) => expect(JSON.parse(a.text).choices[0].message.content).toBe('Hello from the mock upstream.') },
-      { path: '/v1/completions', body: { model: 'gpt-3.5-turbo-instruct', prompt: 'Once upon' }, upstream: '/v1/completions', check: (a) => expect(JSON.parse(a.text).choices[0].text).toBe('Hello from the mock upstream.') },
-      { path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: ['abcd', 'efgh'] }, upstream: '/v1/embeddings', check: (a) => expect(JSON.parse(a.text).data).toHaveLength(2) },
-      { path: '/v1/moderations', body: { input: 'hello' }, upstream: '/v1/moderations', check: (a) => expect(JSON.parse(a.text).results[0].flagged).toBe(false) },
-      { path: '/v1/images/generations', body: { model: 'dall-e-3', prompt: 'a cat' }, upstream: '/v1/images/generations', check: (a) => expect(JSON.parse(a.text).data).toHaveLength(1) },
-      { path: '/v1/audio/speech', body: { model: 'tts-1', voice: 'alloy', input: 'hello' }, upstream: '/v1/audio/speech', check: (a) => expect(a.text).toBe('ID3mock-audio-bytes') },
-      { path: '/v1/rerank', body: { model: 'rerank-mini', query: 'q', documents: ['a', 'b'] }, upstream: '/v1/rerank', check: (a) => expect(JSON.parse(a.text).results).toHaveLength(2) },
+      {
+        path: '/v1/chat/completions',
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        upstream: '/v1/chat/completions',
+        check: (a) => expect(JSON.parse(a.text).choices[0].message.content).toBe('Hello from the mock upstream.'),
+      },
+      {
+        path: '/v1/completions',
+        body: { model: 'gpt-3.5-turbo-instruct', prompt: 'Once upon' },
+        upstream: '/v1/completions',
+        check: (a) => expect(JSON.parse(a.text).choices[0].text).toBe('Hello from the mock upstream.'),
+      },
+      {
+        path: '/v1/embeddings',
+        body: { model: 'text-embedding-3-small', input: ['abcd', 'efgh'] },
+        upstream: '/v1/embeddings',
+        check: (a) => expect(JSON.parse(a.text).data).toHaveLength(2),
+      },
+      {
+        path: '/v1/moderations',
+        body: { input: 'hello' },
+        upstream: '/v1/moderations',
+        check: (a) => expect(JSON.parse(a.text).results[0].flagged).toBe(false),
+      },
+      {
+        path: '/v1/images/generations',
+        body: { model: 'dall-e-3', prompt: 'a cat' },
+        upstream: '/v1/images/generations',
+        check: (a) => expect(JSON.parse(a.text).data).toHaveLength(1),
+      },
+      {
+        path: '/v1/audio/speech',
+        body: { model: 'tts-1', voice: 'alloy', input: 'hello' },
+        upstream: '/v1/audio/speech',
+        check: (a) => expect(a.text).toBe('ID3mock-audio-bytes'),
+      },
+      {
+        path: '/v1/rerank',
+        body: { model: 'rerank-mini', query: 'q', documents: ['a', 'b'] },
+        upstream: '/v1/rerank',
+        check: (a) => expect(JSON.parse(a.text).results).toHaveLength(2),
+      },
     ];
 
     it('serves every JSON route, with and without one trailing slash and with a query', async () => {
@@ -378,7 +489,7 @@ describe('direct lane on the default server', () => {
       }
     });
 
-    it('takes api-version from the query as Fastify\'s query parser does (Azure URL)', async () => {
+    it("takes api-version from the query as Fastify's query parser does (Azure URL)", async () => {
       const body = JSON.stringify({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] });
       const upstreamPath = async (call: () => Promise<Answer>) => {
         const answer = await call();
@@ -387,7 +498,16 @@ describe('direct lane on the default server', () => {
       };
       const given = await upstreamPath(() => post(server.url, '/v1/chat/completions?api-version=2024-06-01', body, auth));
       expect(given).toBe('/openai/deployments/gpt-35-turbo/chat/completions?api-version=2024-06-01');
-      const queries = ['', '?api-version=2024-06-01', '?api-version=2024%2D06%2D01', '?other=1&api-version=2024-02-01', '?api-version=a&api-version=b', '?api-version=', '?api-version', '?api-version=x+y'];
+      const queries = [
+        '',
+        '?api-version=2024-06-01',
+        '?api-version=2024%2D06%2D01',
+        '?other=1&api-version=2024-02-01',
+        '?api-version=a&api-version=b',
+        '?api-version=',
+        '?api-version',
+        '?api-version=x+y',
+      ];
       for (const query of queries) {
         const lane = await upstreamPath(() => post(server.url, `/v1/chat/completions${query}`, body, auth));
         const fastify = await upstreamPath(() => viaFastify(server, `/v1/chat/completions${query}`, body, auth));
@@ -416,7 +536,10 @@ describe('direct lane on the default server', () => {
       expect(stream.headers['x-request-id']).toBe('abc-123');
       expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
       expect(stream.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-      const deltas = stream.text.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)).choices[0]?.delta?.content ?? '');
+      const deltas = stream.text
+        .split('\n\n')
+        .filter((event) => event.startsWith('data: {'))
+        .map((event) => JSON.parse(event.slice(6)).choices[0]?.delta?.content ?? '');
       expect(deltas.join('')).toBe('Hello from the mock upstream.');
     });
 
@@ -453,9 +576,18 @@ describe('direct lane on the default server', () => {
 
     it('leaves other methods to Fastify: GET and PUT are OpenAI-shaped 404s', async () => {
       for (const method of ['GET', 'PUT']) {
-        const response = await fetch(`${server.url}/v1/chat/completions`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : chatBody() });
+        const response = await fetch(`${server.url}/v1/chat/completions`, {
+          method,
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: method === 'GET' ? undefined : chatBody(),
+        });
         expect(response.status, method).toBe(404);
-        expect((await response.json()).error).toEqual({ message: `Invalid URL (${method} /v1/chat/completions)`, type: 'invalid_request_error', param: null, code: 'not_found' });
+        expect((await response.json()).error).toEqual({
+          message: `Invalid URL (${method} /v1/chat/completions)`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'not_found',
+        });
       }
     });
   });
@@ -464,20 +596,40 @@ describe('direct lane on the default server', () => {
     it('survives a client that disconnects mid-body (content-length and chunked)', async () => {
       const body = chatBody('x'.repeat(2000));
       const half = body.slice(0, body.length / 2);
-      expect(await abandon(server.url, '/v1/chat/completions', { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, [half])).toBe(false);
-      expect(await abandon(server.url, '/v1/chat/completions', { ...auth, 'content-type': 'application/json' }, [half.slice(0, 100), half.slice(100)])).toBe(false);
+      expect(
+        await abandon(
+          server.url,
+          '/v1/chat/completions',
+          { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          [half],
+        ),
+      ).toBe(false);
+      expect(
+        await abandon(server.url, '/v1/chat/completions', { ...auth, 'content-type': 'application/json' }, [
+          half.slice(0, 100),
+          half.slice(100),
+        ]),
+      ).toBe(false);
       expectChatAnswer(await chat());
     });
 
     it('serves other calls while a request body never finishes', async () => {
-      const request = http.request(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, agent: false });
+      const request = http.request(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        agent: false,
+      });
       request.on('error', () => undefined);
       let answered = false;
       request.on('response', () => {
         answered = true;
       });
       request.write('{"model":"gpt-4o-mini","messages":[');
-      const results = await Promise.all([chat(), chat(), post(server.url, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' }), auth)]);
+      const results = await Promise.all([
+        chat(),
+        chat(),
+        post(server.url, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' }), auth),
+      ]);
       expect(results.map((answer) => answer.status)).toEqual([200, 200, 200]);
       expect(answered).toBe(false);
       request.destroy();
@@ -520,12 +672,21 @@ describe('direct lane on the default server', () => {
       // A failed call is not billed.
       expect((await post(server.url, '/v1/chat/completions', '{', headers)).status).toBe(400);
       await flushRelay(ctx);
-      const logs = await db.selectFrom('logs').select(['quota', 'token_name', 'is_stream', 'model_name']).where('user_id', '=', billedUser).where('type', '=', 2).execute();
+      const logs = await db
+        .selectFrom('logs')
+        .select(['quota', 'token_name', 'is_stream', 'model_name'])
+        .where('user_id', '=', billedUser)
+        .where('type', '=', 2)
+        .execute();
       expect(logs).toHaveLength(calls.length);
       expect(logs.every((row) => row.token_name === 'billed' && row.is_stream === 0)).toBe(true);
       const sum = logs.reduce((total, row) => total + Number(row.quota), 0);
       expect(sum).toBeGreaterThan(0);
-      const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', billedUser).executeTakeFirstOrThrow();
+      const user = await db
+        .selectFrom('users')
+        .select(['quota', 'used_quota', 'request_count'])
+        .where('id', '=', billedUser)
+        .executeTakeFirstOrThrow();
       const tokenRow = await db.selectFrom('tokens').select(['used_quota']).where('id', '=', token.id).executeTakeFirstOrThrow();
       expect(Number(user.used_quota)).toBe(sum);
       expect(Number(user.quota)).toBe(initial - sum);
@@ -538,8 +699,13 @@ describe('direct lane on the default server', () => {
       const body = chatBody('the same words either way');
       const logOf = async () => {
         await flushRelay(ctx);
-        return ctx.storage.db.selectFrom('logs').select(['quota', 'prompt_tokens', 'completion_tokens', 'model_name', 'is_stream', 'token_name', 'group'])
-          .where('user_id', '=', userId).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+        return ctx.storage.db
+          .selectFrom('logs')
+          .select(['quota', 'prompt_tokens', 'completion_tokens', 'model_name', 'is_stream', 'token_name', 'group'])
+          .where('user_id', '=', userId)
+          .where('type', '=', 2)
+          .orderBy('id', 'desc')
+          .executeTakeFirstOrThrow();
       };
       expect((await chat(body)).status).toBe(200);
       const lane = await logOf();
@@ -574,7 +740,12 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
   };
   const expectTooLarge = (answer: Answer) => {
     expect(answer.status, answer.text).toBe(413);
-    expect(errorOf(answer)).toEqual({ message: 'The request body is too large', type: 'invalid_request_error', param: null, code: 'payload_too_large' });
+    expect(errorOf(answer)).toEqual({
+      message: 'The request body is too large',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'payload_too_large',
+    });
   };
 
   it('answers a declared content-length over the limit with 413 before the body, whatever the client declared', async () => {
@@ -586,12 +757,27 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
     expectTooLarge(lane);
     expect(lane.headers['x-request-id']).toBe('too-big');
     // A content-length far beyond what is drained (twice the limit): answered, and the connection closed.
-    const lying = await rawPost(server.url, { path: '/v1/chat/completions', headers: { ...headers, 'content-length': 50 * limit }, chunks: ['{"model":'], end: false });
+    const lying = await rawPost(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...headers, 'content-length': 50 * limit },
+      chunks: ['{"model":'],
+      end: false,
+    });
     expectTooLarge(lying);
     // The Fastify route with the same heads.
-    const fastify = await rawPost(server.url, { path: '/v1/engines/text-embedding-3-small/embeddings', headers, chunks: [body.slice(0, 64 * 1024)], end: false });
+    const fastify = await rawPost(server.url, {
+      path: '/v1/engines/text-embedding-3-small/embeddings',
+      headers,
+      chunks: [body.slice(0, 64 * 1024)],
+      end: false,
+    });
     expectTooLarge(fastify);
-    const fastifyLying = await rawPost(server.url, { path: '/v1/engines/text-embedding-3-small/embeddings', headers: { ...headers, 'content-length': 50 * limit }, chunks: ['{"model":'], end: false });
+    const fastifyLying = await rawPost(server.url, {
+      path: '/v1/engines/text-embedding-3-small/embeddings',
+      headers: { ...headers, 'content-length': 50 * limit },
+      chunks: ['{"model":'],
+      end: false,
+    });
     expectTooLarge(fastifyLying);
   });
 
@@ -612,7 +798,11 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
     expect(accepted.status, accepted.text).toBe(200);
     const over = Buffer.from(bodyOfSize(limit + 1));
     // Chunked, so the lane counts the bytes as they come.
-    const refused = await rawPost(server.url, { path: '/v1/chat/completions', headers: { ...auth, 'content-type': 'application/json' }, chunks: [over.subarray(0, limit), over.subarray(limit)] });
+    const refused = await rawPost(server.url, {
+      path: '/v1/chat/completions',
+      headers: { ...auth, 'content-type': 'application/json' },
+      chunks: [over.subarray(0, limit), over.subarray(limit)],
+    });
     expectTooLarge(refused);
   });
 
@@ -634,7 +824,9 @@ describe('direct lane body limit (MAX_REQUEST_BODY_MB=1)', () => {
     } finally {
       agent.destroy();
     }
-    expect((await post(server.url, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' }), auth)).status).toBe(200);
+    expect(
+      (await post(server.url, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' }), auth)).status,
+    ).toBe(200);
   });
 });
 
@@ -675,7 +867,9 @@ describe('direct lane client address with TRUST_PROXY=1', () => {
     const forged = await post(server.url, '/v1/chat/completions', chatBody(), { ...headers, 'x-forwarded-for': '10.1.2.3, 192.168.0.9' });
     expect(forged.status).toBe(403);
     expect(errorOf(forged).message).toContain('192.168.0.9');
-    expect((await post(server.url, '/v1/chat/completions', chatBody(), { ...headers, 'x-forwarded-for': '192.168.0.9, 10.1.2.3' })).status).toBe(200);
+    expect(
+      (await post(server.url, '/v1/chat/completions', chatBody(), { ...headers, 'x-forwarded-for': '192.168.0.9, 10.1.2.3' })).status,
+    ).toBe(200);
   });
 });
 
@@ -705,7 +899,9 @@ function parseResponses(text: string): Answer[] {
     const headEnd = rest.indexOf('\r\n\r\n');
     if (headEnd < 0) break;
     const [statusLine, ...lines] = rest.subarray(0, headEnd).toString().split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     const length = Number(headers['content-length'] ?? 0);
     answers.push({ status: Number(statusLine!.split(' ')[1]), headers, text: rest.subarray(headEnd + 4, headEnd + 4 + length).toString() });
     rest = rest.subarray(headEnd + 4 + length);
@@ -732,7 +928,13 @@ describe('direct lane while the app closes', () => {
       const busySocket = connect();
       const busyRead = readUntilClosed(busySocket);
       // (The route reads the model from the body, not from the path.)
-      busySocket.write(rawHttpPost('/v1/engines/text-embedding-3-small/embeddings', apiKey, JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' })));
+      busySocket.write(
+        rawHttpPost(
+          '/v1/engines/text-embedding-3-small/embeddings',
+          apiKey,
+          JSON.stringify({ model: 'text-embedding-3-small', input: 'abcd' }),
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       stopping = server.stop();

@@ -17,13 +17,19 @@ describe('relay channel selection, failover, auto-disable and channel settings',
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello there' }], ...body }),
     });
   const lastLog = () => server.ctx.storage.db.selectFrom('logs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
-  const channelRow = (id: number) => server.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const channelRow = (id: number) =>
+    server.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   beforeAll(async () => {
     mock = await startMockOpenAi();
     server = await startTestServer();
-    for (const model of ['m-failover', 'm-no-retry', 'm-ban', 'm-keyword', 'm-noban', 'm-map', 'm-status', 'm-weights', 'm-504']) ratios[model] = 1;
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...ratios }));
+    for (const model of ['m-failover', 'm-no-retry', 'm-ban', 'm-keyword', 'm-noban', 'm-map', 'm-status', 'm-weights', 'm-504'])
+      ratios[model] = 1;
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...ratios }),
+    );
     await setOption(server.ctx, 'RetryTimes', '2');
     userId = await createRelayUser(server.ctx, { quota: 10_000_000 });
     apiKey = (await createRelayToken(server.ctx, userId)).apiKey;
@@ -34,8 +40,20 @@ describe('relay channel selection, failover, auto-disable and channel settings',
   });
 
   it('fails over from a failing channel to a healthy one within one request, highest priority first', async () => {
-    const broken = await createRelayChannel(server.ctx, { key: 'fail-500', baseURL: mock.url, models: ['m-failover'], priority: 10, autoBan: false });
-    const rateLimited = await createRelayChannel(server.ctx, { key: 'fail-429', baseURL: mock.url, models: ['m-failover'], priority: 5, autoBan: false });
+    const broken = await createRelayChannel(server.ctx, {
+      key: 'fail-500',
+      baseURL: mock.url,
+      models: ['m-failover'],
+      priority: 10,
+      autoBan: false,
+    });
+    const rateLimited = await createRelayChannel(server.ctx, {
+      key: 'fail-429',
+      baseURL: mock.url,
+      models: ['m-failover'],
+      priority: 5,
+      autoBan: false,
+    });
     const healthy = await createRelayChannel(server.ctx, { key: 'healthy', baseURL: mock.url, models: ['m-failover'], priority: 0 });
     const response = await chat('m-failover');
     expect(response.status).toBe(200);
@@ -55,7 +73,11 @@ describe('relay channel selection, failover, auto-disable and channel settings',
     const response = await chat('m-no-retry');
     expect(response.status).toBe(500);
     // A channel-side failure: a gateway error with a generic message (the upstream text is logged).
-    expect((await response.json()).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error', message: 'The upstream service failed. Please try again later or contact the administrator' });
+    expect((await response.json()).error).toMatchObject({
+      type: 'upstream_error',
+      code: 'upstream_error',
+      message: 'The upstream service failed. Please try again later or contact the administrator',
+    });
     expect(mock.requests.length - before).toBe(2);
     const user = server.relay.access.cachedUsers();
     for (const cached of user) expect(cached.held).toBe(0);
@@ -97,8 +119,12 @@ describe('relay channel selection, failover, auto-disable and channel settings',
 
   it('maps the model upstream, bills the requested model, merges param_override and sends the organization', async () => {
     const id = await createRelayChannel(server.ctx, {
-      key: 'healthy', baseURL: mock.url, models: ['m-map'], modelMapping: { 'm-map': 'gpt-4o-mini' },
-      paramOverride: { temperature: 0.25 }, organization: 'org-test',
+      key: 'healthy',
+      baseURL: mock.url,
+      models: ['m-map'],
+      modelMapping: { 'm-map': 'gpt-4o-mini' },
+      paramOverride: { temperature: 0.25 },
+      organization: 'org-test',
     });
     const response = await chat('m-map', { temperature: 1 });
     expect(response.status).toBe(200);
@@ -128,7 +154,13 @@ describe('relay channel selection, failover, auto-disable and channel settings',
 
   it('spreads traffic by weight within a priority', async () => {
     await createRelayChannel(server.ctx, { key: 'healthy', name: 'heavy', baseURL: mock.url, models: ['m-weights'], weight: 9 });
-    const light = await createRelayChannel(server.ctx, { key: 'healthy', name: 'light', baseURL: mock.url, models: ['m-weights'], weight: 1 });
+    const light = await createRelayChannel(server.ctx, {
+      key: 'healthy',
+      name: 'light',
+      baseURL: mock.url,
+      models: ['m-weights'],
+      weight: 1,
+    });
     const picks = new Map<number, number>();
     for (let i = 0; i < 2000; i += 1) {
       const channel = server.relay.channels.select('default', 'm-weights', new Set())!;

@@ -11,8 +11,18 @@ describe('usage read from the response tail', () => {
 
   it('gives exactly what parsing the whole body gives', () => {
     const bodies = [
-      { id: 'x', choices: [{ message: { content: 'a "usage": {"prompt_tokens": 99} } ' } }], usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 } },
-      { id: 'x', choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } }, service_tier: 'default', system_fingerprint: 'fp_"x"' },
+      {
+        id: 'x',
+        choices: [{ message: { content: 'a "usage": {"prompt_tokens": 99} } ' } }],
+        usage: { prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 },
+      },
+      {
+        id: 'x',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
+        service_tier: 'default',
+        system_fingerprint: 'fp_"x"',
+      },
       { usage: { prompt_tokens: 1, prompt_cache_hit_tokens: 1, completion_tokens: 0 }, n: 1.5e3, ok: true, none: null },
       { data: [], usage: { total_tokens: 42 } },
     ];
@@ -23,7 +33,7 @@ describe('usage read from the response tail', () => {
     }
   });
 
-  it('gives up (undefined) when the usage is not the root object\'s own or is missing', () => {
+  it("gives up (undefined) when the usage is not the root object's own or is missing", () => {
     const cases = [
       { choices: [{ message: { content: 'hi' }, usage: { prompt_tokens: 3 } }] },
       { usage: { prompt_tokens: 3 }, choices: [{ message: { content: 'after' } }] },
@@ -68,11 +78,20 @@ async function runStream(body: string, clientWantsUsage: boolean, pieceSize = 7)
   return { written, outcome, promptCounted };
 }
 
-const chunk = (text: string) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const chunk = (text: string) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+});
 
 describe('read-only stream pass-through', () => {
   it('passes chunks through unchanged and takes usage from the usage chunk without counting', async () => {
-    const usageChunk = { id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22, prompt_tokens_details: { cached_tokens: 2 } } };
+    const usageChunk = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22, prompt_tokens_details: { cached_tokens: 2 } },
+    };
     const events = [chunk('Hello'), chunk(' world'), usageChunk];
     const body = `${sse(events)}data: [DONE]\n\n`;
     const hidden = await runStream(body, false);
@@ -94,6 +113,10 @@ describe('read-only stream pass-through', () => {
     expect(events.at(-1)).toBe('data: [DONE]');
     const synthesized = JSON.parse(events.at(-2)!.slice(6)) as { id: string; usage: { prompt_tokens: number; completion_tokens: number } };
     expect(synthesized.id).toBe('chatcmpl-1');
-    expect(synthesized.usage).toEqual({ prompt_tokens: 11, completion_tokens: outcome.usage.completionTokens, total_tokens: 11 + outcome.usage.completionTokens });
+    expect(synthesized.usage).toEqual({
+      prompt_tokens: 11,
+      completion_tokens: outcome.usage.completionTokens,
+      total_tokens: 11 + outcome.usage.completionTokens,
+    });
   });
 });

@@ -7,7 +7,12 @@ import { listenLocal } from '../helpers/local-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const answerOf = (text: string): StoredAnswer => ({
-  status: 200, contentType: 'application/json', isStream: false, chunks: [Buffer.from(text)], usage: { promptTokens: 3, completionTokens: 4, cachedTokens: 0 }, quota: 7,
+  status: 200,
+  contentType: 'application/json',
+  isStream: false,
+  chunks: [Buffer.from(text)],
+  usage: { promptTokens: 3, completionTokens: 4, cachedTokens: 0 },
+  quota: 7,
 });
 
 describe('the memory answer store', () => {
@@ -33,7 +38,10 @@ describe('the memory answer store', () => {
 
   it('forgets an answer once its TTL has passed', async () => {
     let now = 1_000_000;
-    const store = new MemoryAnswerStore(() => 1_000_000, () => now);
+    const store = new MemoryAnswerStore(
+      () => 1_000_000,
+      () => now,
+    );
     await store.set('k', answerOf('v'), 2);
     now += 1_999;
     expect(await store.get('k')).not.toBeNull();
@@ -45,11 +53,21 @@ describe('the memory answer store', () => {
 
 describe('the Redis answer store', () => {
   it('reads back what it wrote, frames and all, and reads anything else as a miss', () => {
-    const answer: StoredAnswer = { ...answerOf('x'), isStream: true, contentType: 'text/event-stream', chunks: [Buffer.from('data: 1\n\n'), Buffer.from('data: [DONE]\n\n')] };
+    const answer: StoredAnswer = {
+      ...answerOf('x'),
+      isStream: true,
+      contentType: 'text/event-stream',
+      chunks: [Buffer.from('data: 1\n\n'), Buffer.from('data: [DONE]\n\n')],
+    };
     const decoded = decodeAnswer(encodeAnswer(answer))!;
     expect(decoded.chunks.map(String)).toEqual(['data: 1\n\n', 'data: [DONE]\n\n']);
     expect(decoded).toMatchObject({ status: 200, isStream: true, quota: 7, usage: { promptTokens: 3, completionTokens: 4 } });
-    for (const bad of ['not json', '{}', JSON.stringify({ s: 200, t: 'x', st: false, c: [1], u: {}, q: 1 }), JSON.stringify({ s: 200, t: 'x', st: false, c: [], u: { promptTokens: -1, completionTokens: 0 }, q: 1 })]) {
+    for (const bad of [
+      'not json',
+      '{}',
+      JSON.stringify({ s: 200, t: 'x', st: false, c: [1], u: {}, q: 1 }),
+      JSON.stringify({ s: 200, t: 'x', st: false, c: [], u: { promptTokens: -1, completionTokens: 0 }, q: 1 }),
+    ]) {
       expect(decodeAnswer(bad)).toBeNull();
     }
   });
@@ -103,13 +121,22 @@ describe('the response cache settings', () => {
   });
 
   it('saves valid values, which the relay reads at once', async () => {
-    for (const [key, value] of [['response_cache.groups', '{"default": 300, "vip": 0}'], ['response_cache.hit_ratio', '0.25'], ['response_cache.share_in_group', 'true']]) {
+    for (const [key, value] of [
+      ['response_cache.groups', '{"default": 300, "vip": 0}'],
+      ['response_cache.hit_ratio', '0.25'],
+      ['response_cache.share_in_group', 'true'],
+    ]) {
       const res = await root.client.put('/api/option/', { key, value });
       expect(res.status, res.text).toBe(200);
     }
     expect(server.ctx.options.json('response_cache.groups')).toEqual({ default: 300, vip: 0 });
     expect(server.ctx.options.number('response_cache.hit_ratio')).toBe(0.25);
-    const english = await root.client.request('PUT', '/api/option/', { key: 'response_cache.groups', value: '{"default": -1}' }, { headers: { 'accept-language': 'en' } });
+    const english = await root.client.request(
+      'PUT',
+      '/api/option/',
+      { key: 'response_cache.groups', value: '{"default": -1}' },
+      { headers: { 'accept-language': 'en' } },
+    );
     expect(english.body.message).toBe("response_cache.groups each group's value must be an integer from 0 to 2592000 (seconds)");
   });
 });

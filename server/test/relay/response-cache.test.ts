@@ -9,9 +9,17 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
 /** One raw call: its status, cache header and exact bytes. */
-async function call(server: TestServer, apiKey: string, body: Record<string, unknown>, headers: Record<string, string> = {}, path = '/v1/chat/completions') {
+async function call(
+  server: TestServer,
+  apiKey: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  path = '/v1/chat/completions',
+) {
   const response = await fetch(server.url + path, {
-    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
   });
   const bytes = Buffer.from(await response.arrayBuffer());
   return { status: response.status, cache: response.headers.get('x-modelgate-cache'), bytes, text: bytes.toString('utf8') };
@@ -19,7 +27,12 @@ async function call(server: TestServer, apiKey: string, body: Record<string, unk
 
 /** A body no other test sends (the cache is shared by the describe's server). */
 let asked = 0;
-const question = (extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', temperature: 0, messages: [{ role: 'user', content: `question ${(asked += 1)} ${Date.now()}` }], ...extra });
+const question = (extra: Record<string, unknown> = {}) => ({
+  model: 'gpt-4o-mini',
+  temperature: 0,
+  messages: [{ role: 'user', content: `question ${(asked += 1)} ${Date.now()}` }],
+  ...extra,
+});
 
 /** The answer is kept once the response has finished: the next call may look a moment later. */
 const kept = () => new Promise((resolve) => setTimeout(resolve, 30));
@@ -54,7 +67,12 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     expect(second.bytes.equals(first.bytes)).toBe(true);
     expect(upstreamCalls()).toBe(before);
     // Key order in the body does not matter; `user` does not change the answer.
-    const reordered = await call(server, token.apiKey, { messages: body.messages, temperature: 0, model: 'gpt-4o-mini', user: 'someone-else' });
+    const reordered = await call(server, token.apiKey, {
+      messages: body.messages,
+      temperature: 0,
+      model: 'gpt-4o-mini',
+      user: 'someone-else',
+    });
     expect(reordered.cache).toBe('hit');
     // Another parameter is another question.
     expect((await call(server, token.apiKey, { ...body, max_tokens: 5 })).cache).toBe('miss');
@@ -137,7 +155,9 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     const client = new OpenAI({ apiKey: token.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const body = { ...question(), stream: true as const, stream_options: { include_usage: true } };
     const read = async () => {
-      const { data: stream, response } = await client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsStreaming).withResponse();
+      const { data: stream, response } = await client.chat.completions
+        .create(body as OpenAI.Chat.ChatCompletionCreateParamsStreaming)
+        .withResponse();
       const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
       for await (const chunk of stream) chunks.push(chunk);
       return { chunks, cache: response.headers.get('x-modelgate-cache') };
@@ -159,7 +179,12 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
 
   it('answers /v1/messages from the cache (@anthropic-ai/sdk)', async () => {
     const client = new Anthropic({ apiKey: token.apiKey, baseURL: server.url, maxRetries: 0 });
-    const params = { model: 'gpt-4o-mini', max_tokens: 64, temperature: 0, messages: [{ role: 'user' as const, content: `claude question ${Date.now()}` }] };
+    const params = {
+      model: 'gpt-4o-mini',
+      max_tokens: 64,
+      temperature: 0,
+      messages: [{ role: 'user' as const, content: `claude question ${Date.now()}` }],
+    };
     const first = await client.messages.create(params).withResponse();
     await kept();
     const before = upstreamCalls();
@@ -214,16 +239,29 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
     const [original, free, half] = logs.map((log) => ({ ...log, quota: Number(log.quota), other: JSON.parse(log.other) }));
     expect(original!.quota).toBeGreaterThan(1);
     expect(original!.other.cache_hit).toBeUndefined();
-    expect(free).toMatchObject({ quota: 0, channel_id: 0, prompt_tokens: original!.prompt_tokens, completion_tokens: original!.completion_tokens });
+    expect(free).toMatchObject({
+      quota: 0,
+      channel_id: 0,
+      prompt_tokens: original!.prompt_tokens,
+      completion_tokens: original!.completion_tokens,
+    });
     expect(free!.other).toMatchObject({ cache_hit: true, cache_hit_ratio: 0, cache_original_quota: original!.quota });
     expect(half!.quota).toBe(Math.round(original!.quota * 0.5));
     expect(half!.other).toMatchObject({ cache_hit: true, cache_hit_ratio: 0.5, cache_original_quota: original!.quota });
-    const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', payer).executeTakeFirstOrThrow();
+    const user = await db
+      .selectFrom('users')
+      .select(['quota', 'used_quota', 'request_count'])
+      .where('id', '=', payer)
+      .executeTakeFirstOrThrow();
     const billed = original!.quota + half!.quota;
     expect(Number(user.used_quota)).toBe(billed);
     expect(Number(user.quota)).toBe(10_000_000 - billed);
     expect(Number(user.request_count)).toBe(3);
-    const row = await db.selectFrom('tokens').select(['used_quota', 'remain_quota']).where('id', '=', payerToken.id).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('tokens')
+      .select(['used_quota', 'remain_quota'])
+      .where('id', '=', payerToken.id)
+      .executeTakeFirstOrThrow();
     expect(Number(row.used_quota)).toBe(billed);
     expect(Number(row.remain_quota)).toBe(5_000_000 - billed);
   });
@@ -234,7 +272,9 @@ describe.each(storageKinds())('the response cache on %s', (kind) => {
       request.resume();
       broken += 1;
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: { content: 'Hel' }, finish_reason: null }] })}\n\n`,
+      );
       setTimeout(() => response.socket?.destroy(), 20);
     });
     const cutUrl = await listenLocal(cut);

@@ -9,10 +9,17 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startFixtureUpstream, type FixtureUpstream } from '../providers/helpers/fixture-upstream.js';
 import { createSdkCaller } from './sdk-setup.js';
 
-const rateLimited = (headers: Record<string, string>, body = JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } })) =>
-  ({ status: 429, contentType: 'application/json', body, headers });
+const rateLimited = (
+  headers: Record<string, string>,
+  body = JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }),
+) => ({ status: 429, contentType: 'application/json', body, headers });
 const geminiExhausted = JSON.stringify({
-  error: { code: 429, message: 'Resource has been exhausted', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' }] },
+  error: {
+    code: 429,
+    message: 'Resource has been exhausted',
+    status: 'RESOURCE_EXHAUSTED',
+    details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' }],
+  },
 });
 
 /** A pass-through proxy in front of ModelGate that counts the requests the clients make. */
@@ -27,7 +34,11 @@ async function startCountingProxy(target: string): Promise<{ url: string; count:
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => count, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    count: () => count,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Errors a client can act on: the upstream's wait is passed on, and what no retry can help is not retried. */
@@ -44,7 +55,14 @@ describe('Retry-After and the no-channel answer', () => {
     caller = await createSdkCaller(server.ctx);
     await createRelayChannel(server.ctx, { type: 1, key: 'sk-a', baseURL: upstream.url, models: ['gpt-busy'], autoBan: false });
     await createRelayChannel(server.ctx, { type: 24, key: 'AIza', baseURL: upstream.url, models: ['gemini-busy'], autoBan: false });
-    await createRelayChannel(server.ctx, { type: 1, key: 'sk-b', baseURL: upstream.url, models: ['gpt-two'], priority: 10, autoBan: false });
+    await createRelayChannel(server.ctx, {
+      type: 1,
+      key: 'sk-b',
+      baseURL: upstream.url,
+      models: ['gpt-two'],
+      priority: 10,
+      autoBan: false,
+    });
     await createRelayChannel(server.ctx, { type: 1, key: 'sk-c', baseURL: upstream.url, models: ['gpt-two'], priority: 0, autoBan: false });
   });
   afterAll(async () => {
@@ -52,10 +70,12 @@ describe('Retry-After and the no-channel answer', () => {
     await upstream?.close();
   });
 
-  const chat = (model: string) => fetch(`${server.url}/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const chat = (model: string) =>
+    fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+    });
 
   it('an upstream 429 passes its Retry-After on, and the openai client waits that long before its retry', async () => {
     upstream.reply(rateLimited({ 'retry-after': '1' }));
@@ -63,22 +83,40 @@ describe('Retry-After and the no-channel answer', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.headers.get('retry-after-ms')).toBe('1000');
-    expect((await res.json() as any).error.code).toBe('upstream_rate_limited');
+    expect(((await res.json()) as any).error.code).toBe('upstream_rate_limited');
 
     upstream.reply(rateLimited({ 'retry-after-ms': '800' }));
     upstream.reply(rateLimited({ 'retry-after-ms': '800' }));
     const before = upstream.requests.length;
     const startedAt = Date.now();
-    const failure = await new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 1 }).chat.completions.create({ model: 'gpt-busy', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    const failure = await new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 1 }).chat.completions
+      .create({ model: 'gpt-busy', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError);
     expect(upstream.requests.length).toBe(before + 2);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(750);
   });
 
   it('LangChain retries a 429 only with that hint: with Retry-After it waits and succeeds, without it fails at once', async () => {
-    const model = new ChatOpenAI({ model: 'gpt-busy', apiKey: caller.apiKey, configuration: { baseURL: `${server.url}/v1` }, maxRetries: 2 });
+    const model = new ChatOpenAI({
+      model: 'gpt-busy',
+      apiKey: caller.apiKey,
+      configuration: { baseURL: `${server.url}/v1` },
+      maxRetries: 2,
+    });
     upstream.reply(rateLimited({ 'retry-after': '1' }));
-    upstream.reply({ status: 200, contentType: 'application/json', body: JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-busy', choices: [{ index: 0, message: { role: 'assistant', content: 'after the wait' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } }) });
+    upstream.reply({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-busy',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'after the wait' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
+      }),
+    });
     const before = upstream.requests.length;
     const startedAt = Date.now();
     expect((await model.invoke('hi')).text).toBe('after the wait');
@@ -91,23 +129,32 @@ describe('Retry-After and the no-channel answer', () => {
     expect(upstream.requests.length).toBe(before + 3);
   });
 
-  it('Gemini\'s RetryInfo becomes Retry-After, in each route\'s own error format', async () => {
+  it("Gemini's RetryInfo becomes Retry-After, in each route's own error format", async () => {
     upstream.reply({ status: 429, contentType: 'application/json', body: geminiExhausted });
     const gemini = await fetch(`${server.url}/v1beta/models/gemini-busy:generateContent`, {
-      method: 'POST', headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+      method: 'POST',
+      headers: { 'x-goog-api-key': caller.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
     });
     expect(gemini.status).toBe(429);
     expect(gemini.headers.get('retry-after')).toBe('2');
-    expect((await gemini.json() as any).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(((await gemini.json()) as any).error.status).toBe('RESOURCE_EXHAUSTED');
     upstream.reply({ status: 429, contentType: 'application/json', body: geminiExhausted });
-    const failure = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({ model: 'gemini-busy', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    const failure = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages
+      .create({ model: 'gemini-busy', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Anthropic.RateLimitError);
     expect((failure as InstanceType<typeof Anthropic.RateLimitError>).headers.get('retry-after')).toBe('2');
   });
 
   it('when every channel failed, the shortest wait any of them asked for is given', async () => {
     upstream.reply(rateLimited({ 'retry-after': '7' }));
-    upstream.reply({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }), headers: { 'retry-after': '3' } });
+    upstream.reply({
+      status: 503,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }),
+      headers: { 'retry-after': '3' },
+    });
     const res = await chat('gpt-two');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('3');
@@ -116,7 +163,9 @@ describe('Retry-After and the no-channel answer', () => {
   it('a priced model that no channel serves is a 404 the SDK does not retry; the request reaches the gateway once', async () => {
     const proxy = await startCountingProxy(server.url);
     try {
-      const failure = await new OpenAI({ apiKey: caller.apiKey, baseURL: `${proxy.url}/v1` }).chat.completions.create({ model: 'priced-orphan', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+      const failure = await new OpenAI({ apiKey: caller.apiKey, baseURL: `${proxy.url}/v1` }).chat.completions
+        .create({ model: 'priced-orphan', messages: [{ role: 'user', content: 'hi' }] })
+        .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
       expect((failure as Error).message).toContain('No available channel for model priced-orphan');
       expect(proxy.count()).toBe(1);

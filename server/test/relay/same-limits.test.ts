@@ -31,8 +31,12 @@ async function startSlowUpstream(delayMs: number) {
         if (req.url?.startsWith('/suno/submit/')) return send({ code: 'success', data: `up-${arrivals.length}` });
         if (req.url?.startsWith('/suno/fetch')) return send({ code: 'success', data: [] });
         return send({
-          id: 'c1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+          id: 'c1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
         });
       }, delayMs);
     });
@@ -56,10 +60,11 @@ async function startSlowUpstream(delayMs: number) {
       arrivals.length = 0;
       maxInFlight = inFlight;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -84,11 +89,15 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
     await upstream?.close();
   });
 
-  const post = (apiKey: string, path: string, body: unknown) => fetch(`${server.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+  const post = (apiKey: string, path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
   const submit = (apiKey: string) => post(apiKey, '/suno/submit/music', { prompt: 'a song', tags: 'pop' });
-  const chat = (apiKey: string) => post(apiKey, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  const chat = (apiKey: string) =>
+    post(apiKey, '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
   const quotaOf = async (userId: number) => {
     await flushRelay(server.ctx);
     const row = await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -104,7 +113,10 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
     upstream.reset();
     const submits = await Promise.all([submit(token.apiKey), submit(token.apiKey)]);
     expect(submits.map((answer) => answer.status).sort()).toEqual([200, 429]);
-    expect(submits.find((answer) => answer.status === 429)!.body).toMatchObject({ code: 'error', message: expect.stringMatching(/concurrent request limit \(1\)/) });
+    expect(submits.find((answer) => answer.status === 429)!.body).toMatchObject({
+      code: 'error',
+      message: expect.stringMatching(/concurrent request limit \(1\)/),
+    });
     expect(upstream.arrivals).toHaveLength(1);
     expect(upstream.maxInFlight).toBe(1);
     // Only the accepted submit is billed: 0.1 × 500,000.
@@ -120,7 +132,10 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
     try {
       upstream.reset();
       const queued = await Promise.all([chat(token.apiKey), submit(token.apiKey), submit(token.apiKey)]);
-      expect(queued.map((answer) => answer.status), JSON.stringify(queued)).toEqual([200, 200, 200]);
+      expect(
+        queued.map((answer) => answer.status),
+        JSON.stringify(queued),
+      ).toEqual([200, 200, 200]);
       expect(upstream.maxInFlight).toBe(1);
     } finally {
       await setOption(server.ctx, 'ConcurrencyQueueEnabled', 'false');
@@ -128,7 +143,13 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
   }, 60_000);
 
   it('a channel at RPM 1 takes one submit a minute; the next goes elsewhere or gets 429', async () => {
-    await createRelayChannel(server.ctx, { type: 36, key: 'suno-rpm', baseURL: upstream.url, models: ['suno_lyrics'], setting: { rpm_limit: 1 } });
+    await createRelayChannel(server.ctx, {
+      type: 36,
+      key: 'suno-rpm',
+      baseURL: upstream.url,
+      models: ['suno_lyrics'],
+      setting: { rpm_limit: 1 },
+    });
     const user = await createRelayUser(server.ctx, { quota: 10_000_000 });
     const token = await createRelayToken(server.ctx, user);
     upstream.reset();
@@ -147,11 +168,12 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
     const user = await createRelayUser(server.ctx, { quota: 100_000_000 });
     const token = await createRelayToken(server.ctx, user, { maxConcurrency: 1 });
     const wsBase = server.url.replace(/^http/, 'ws');
-    const open = () => new Promise<{ ws: WebSocket; first: any }>((resolve, reject) => {
-      const ws = new WebSocket(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${token.apiKey}` } });
-      ws.once('message', (data) => resolve({ ws, first: JSON.parse(data.toString()) }));
-      ws.once('error', reject);
-    });
+    const open = () =>
+      new Promise<{ ws: WebSocket; first: any }>((resolve, reject) => {
+        const ws = new WebSocket(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${token.apiKey}` } });
+        ws.once('message', (data) => resolve({ ws, first: JSON.parse(data.toString()) }));
+        ws.once('error', reject);
+      });
     const session = await open();
     expect(session.first.type).toBe('session.created');
     const refused = await open();

@@ -25,7 +25,13 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
   let client: OpenAI;
   let caller: { userId: number; tokenId: number; apiKey: string };
   const channels: Record<string, number> = {};
-  const ask = (model: string) => ({ model, messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'Hello' }] });
+  const ask = (model: string) => ({
+    model,
+    messages: [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'Hello' },
+    ],
+  });
   const tokenRequests = () => upstream.requests.filter((request) => request.url.startsWith('/oauth/2.0/token'));
 
   beforeAll(async () => {
@@ -34,10 +40,24 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     upstream = await startBaiduUpstream();
     await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
     const ratios = { 'ERNIE-3.5-8K': 0.6, 'bge-large-zh': 0.1, 'ernie-4.0-turbo-8k': 1.5 };
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...ratios }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...ratios }),
+    );
     caller = await createSdkCaller(server.ctx);
-    channels.ernie = await createRelayChannel(server.ctx, { type: 15, key: goodKey, baseURL: upstream.url, models: ['ERNIE-3.5-8K', 'bge-large-zh'] });
-    channels.qianfan = await createRelayChannel(server.ctx, { type: 46, key: `${qianfanGoodToken}|app-e2e`, baseURL: upstream.url, models: ['ernie-4.0-turbo-8k'] });
+    channels.ernie = await createRelayChannel(server.ctx, {
+      type: 15,
+      key: goodKey,
+      baseURL: upstream.url,
+      models: ['ERNIE-3.5-8K', 'bge-large-zh'],
+    });
+    channels.qianfan = await createRelayChannel(server.ctx, {
+      type: 46,
+      key: `${qianfanGoodToken}|app-e2e`,
+      baseURL: upstream.url,
+      models: ['ernie-4.0-turbo-8k'],
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -53,14 +73,21 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     const [token, chat] = upstream.requests.slice(-2);
     expect(token!.url).toBe('/oauth/2.0/token?grant_type=client_credentials&client_id=ak-good&client_secret=sk-good');
     expect(chat!.url).toBe(`${chatPath}?access_token=tok-1`);
-    expect(chat!.json).toEqual({ system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }], max_output_tokens: 64, stream: false });
+    expect(chat!.json).toEqual({
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello' }],
+      max_output_tokens: 64,
+      stream: false,
+    });
     const state = await billedState(server.ctx, { ...caller, channelId: channels.ernie! });
     expect(state.logs[0]).toMatchObject({ model_name: 'ERNIE-3.5-8K', prompt_tokens: 4, completion_tokens: 17, is_stream: 0 });
     expectBilledExactly(state);
   });
 
   it('type 15 stream: the cached token, is_end frames as OpenAI chunks with usage, billed as a stream', async () => {
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('当然可以，以下是一些建议。');
     expect(usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 9 });
     expect(tokenRequests()).toHaveLength(1);
@@ -85,7 +112,7 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     expectBilledExactly(state);
   });
 
-  it('type 15 embeddings with the client\'s default encoding: base64 float32 vectors the client decodes', async () => {
+  it("type 15 embeddings with the client's default encoding: base64 float32 vectors the client decodes", async () => {
     const result = await client.embeddings.create({ model: 'bge-large-zh', input: ['你好', '世界'] });
     expect(upstream.requests.at(-1)!.json).toEqual({ input: ['你好', '世界'] });
     const second = Array.from(result.data[1]!.embedding);
@@ -99,9 +126,16 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     const cachedUrl = upstream.requests.at(-1)!.url;
     const issuedBefore = tokenRequests().length;
     upstream.revokeTokens();
-    await expect(client.chat.completions.create(ask('ERNIE-3.5-8K'))).rejects.toMatchObject({ status: 503, error: { code: 'upstream_error' } });
+    await expect(client.chat.completions.create(ask('ERNIE-3.5-8K'))).rejects.toMatchObject({
+      status: 503,
+      error: { code: 'upstream_error' },
+    });
     expect(upstream.requests.at(-1)!.url).toBe(cachedUrl);
-    const row = await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', channels.ernie!).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('channels')
+      .select('status')
+      .where('id', '=', channels.ernie!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe(1);
     const completion = await client.chat.completions.create(ask('ERNIE-3.5-8K'));
     expect(completion.choices[0]!.message.content).toContain('文心一言');
@@ -112,11 +146,21 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
 
   it('type 15: a key the token endpoint rejects fails with 401 upstream and auto-disables the channel', async () => {
     await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
-    const broken = await createRelayChannel(server.ctx, { type: 15, key: 'ak-bad|sk-bad', baseURL: upstream.url, models: ['ERNIE-Speed-8K'] });
+    const broken = await createRelayChannel(server.ctx, {
+      type: 15,
+      key: 'ak-bad|sk-bad',
+      baseURL: upstream.url,
+      models: ['ERNIE-Speed-8K'],
+    });
     await expect(client.chat.completions.create(ask('ERNIE-Speed-8K'))).rejects.toMatchObject({ status: 502 });
     expect(upstream.requests.at(-1)!.url).toContain('/oauth/2.0/token?grant_type=client_credentials&client_id=ak-bad');
     await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
-    await expect.poll(async () => (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', broken).executeTakeFirstOrThrow()).status).toBe(3);
+    await expect
+      .poll(
+        async () =>
+          (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', broken).executeTakeFirstOrThrow()).status,
+      )
+      .toBe(3);
   });
 
   it('type 15 stream: a bare JSON error body answering a stream fails the call, and the next stream gets a new token', async () => {
@@ -124,7 +168,10 @@ describe('openai client → ModelGate → Baidu ERNIE (type 15) and Qianfan v2 (
     const issuedBefore = tokenRequests().length;
     upstream.revokeTokens();
     // The error comes before the first byte: the client gets an error status, not a broken stream.
-    await expect(client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true }).then(collect)).rejects.toMatchObject({ status: 503, error: { code: 'upstream_error' } });
+    await expect(client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true }).then(collect)).rejects.toMatchObject({
+      status: 503,
+      error: { code: 'upstream_error' },
+    });
     const { text } = await collect(await client.chat.completions.create({ ...ask('ERNIE-3.5-8K'), stream: true }));
     expect(text).toBe('当然可以，以下是一些建议。');
     expect(tokenRequests()).toHaveLength(issuedBefore + 1);
@@ -190,7 +237,12 @@ describe('admin channel test (GET /api/channel/test/:id) on Baidu channels', () 
 
   describe('type 46', () => {
     it('a healthy channel tests healthy; the local server got Bearer, appid and an OpenAI body', async () => {
-      const id = await createRelayChannel(server.ctx, { type: 46, key: `${qianfanGoodToken}|app-probe`, baseURL: upstream.url, models: ['ernie-4.0-turbo-8k'] });
+      const id = await createRelayChannel(server.ctx, {
+        type: 46,
+        key: `${qianfanGoodToken}|app-probe`,
+        baseURL: upstream.url,
+        models: ['ernie-4.0-turbo-8k'],
+      });
       const res = await admin.get(`/api/channel/test/${id}`);
       expect(res.body).toMatchObject({ success: true, message: '' });
       const sent = upstream.requests.at(-1)!;
@@ -200,7 +252,12 @@ describe('admin channel test (GET /api/channel/test/:id) on Baidu channels', () 
     });
 
     it('a bad key (Qianfan answers 401) tests as failed', async () => {
-      const id = await createRelayChannel(server.ctx, { type: 46, key: 'bce-v3/ALTAK-bad/x', baseURL: upstream.url, models: ['ernie-4.0-turbo-8k'] });
+      const id = await createRelayChannel(server.ctx, {
+        type: 46,
+        key: 'bce-v3/ALTAK-bad/x',
+        baseURL: upstream.url,
+        models: ['ernie-4.0-turbo-8k'],
+      });
       const res = await admin.get(`/api/channel/test/${id}`);
       expect(res.body.success).toBe(false);
       expect(res.body.message).toContain('IAM Certification failed');

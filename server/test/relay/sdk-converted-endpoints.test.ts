@@ -14,11 +14,12 @@ describe('openai client → embeddings, completions and rerank on converting cha
   let client: OpenAI;
   let caller: { userId: number; tokenId: number; apiKey: string };
   const channels: Record<string, number> = {};
-  const rerank = (model: string) => fetch(`${server.url}/v1/rerank`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model, query: 'capital of the USA?', documents: ['Washington, D.C.', 'Paris', 'Carson City'], top_n: 2 }),
-  });
+  const rerank = (model: string) =>
+    fetch(`${server.url}/v1/rerank`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, query: 'capital of the USA?', documents: ['Washington, D.C.', 'Paris', 'Carson City'], top_n: 2 }),
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -26,12 +27,27 @@ describe('openai client → embeddings, completions and rerank on converting cha
     const { ctx } = server;
     await setOption(ctx, 'SelfUseModeEnabled', 'true');
     await setOption(ctx, 'ModelPrice', JSON.stringify({ ...ctx.options.json<Record<string, number>>('ModelPrice'), 'rerank-v3.5': 0.002 }));
-    await setOption(ctx, 'ModelRatio', JSON.stringify({ ...ctx.options.json<Record<string, number>>('ModelRatio'), 'jina-reranker-v2-base-multilingual': 1, 'nomic-embed-text': 1, 'text-embedding-004': 1, 'llama3.1': 1 }));
+    await setOption(
+      ctx,
+      'ModelRatio',
+      JSON.stringify({
+        ...ctx.options.json<Record<string, number>>('ModelRatio'),
+        'jina-reranker-v2-base-multilingual': 1,
+        'nomic-embed-text': 1,
+        'text-embedding-004': 1,
+        'llama3.1': 1,
+      }),
+    );
     caller = await createSdkCaller(ctx);
     channels.gemini = await createRelayChannel(ctx, { type: 24, key: 'AIza', baseURL: upstream.url, models: ['text-embedding-004'] });
     channels.ollama = await createRelayChannel(ctx, { type: 4, key: '', baseURL: upstream.url, models: ['nomic-embed-text', 'llama3.1'] });
     channels.cohere = await createRelayChannel(ctx, { type: 34, key: 'co-key', baseURL: upstream.url, models: ['rerank-v3.5'] });
-    channels.jina = await createRelayChannel(ctx, { type: 38, key: 'jina_key', baseURL: upstream.url, models: ['jina-reranker-v2-base-multilingual'] });
+    channels.jina = await createRelayChannel(ctx, {
+      type: 38,
+      key: 'jina_key',
+      baseURL: upstream.url,
+      models: ['jina-reranker-v2-base-multilingual'],
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -41,8 +57,15 @@ describe('openai client → embeddings, completions and rerank on converting cha
 
   it('Gemini embeddings: batchEmbedContents upstream, OpenAI list back, billed on counted input', async () => {
     upstream.reply(json(readFixture('gemini', 'embeddings.json')));
-    const result = await client.embeddings.create({ model: 'text-embedding-004', input: ['first text', 'second text'], encoding_format: 'float' });
-    expect(result.data.map((item) => item.embedding)).toEqual([[0.0123, -0.0456, 0.0789], [0.5, 0.25, -0.125]]);
+    const result = await client.embeddings.create({
+      model: 'text-embedding-004',
+      input: ['first text', 'second text'],
+      encoding_format: 'float',
+    });
+    expect(result.data.map((item) => item.embedding)).toEqual([
+      [0.0123, -0.0456, 0.0789],
+      [0.5, 0.25, -0.125],
+    ]);
     expect(result.data.map((item) => item.index)).toEqual([0, 1]);
     const sent = upstream.requests.at(-1)!;
     expect(sent.url).toBe('/v1beta/models/text-embedding-004:batchEmbedContents');
@@ -58,7 +81,10 @@ describe('openai client → embeddings, completions and rerank on converting cha
   it('Ollama embeddings: /api/embed upstream with prompt_eval_count as usage', async () => {
     upstream.reply(json(readFixture('ollama', 'embed.json')));
     const result = await client.embeddings.create({ model: 'nomic-embed-text', input: ['a', 'b'], encoding_format: 'float' });
-    expect(result.data.map((item) => item.embedding)).toEqual([[0.01, -0.02, 0.03], [0.04, 0.05, -0.06]]);
+    expect(result.data.map((item) => item.embedding)).toEqual([
+      [0.01, -0.02, 0.03],
+      [0.04, 0.05, -0.06],
+    ]);
     expect(result.usage.prompt_tokens).toBe(8);
     const sent = upstream.requests.at(-1)!;
     expect(sent.url).toBe('/api/embed');
@@ -68,7 +94,18 @@ describe('openai client → embeddings, completions and rerank on converting cha
   });
 
   it('Ollama completions: /api/generate, non-stream and stream, as text_completion', async () => {
-    upstream.reply(json(JSON.stringify({ model: 'llama3.1', response: 'def add(a, b):', done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 6 })));
+    upstream.reply(
+      json(
+        JSON.stringify({
+          model: 'llama3.1',
+          response: 'def add(a, b):',
+          done: true,
+          done_reason: 'stop',
+          prompt_eval_count: 5,
+          eval_count: 6,
+        }),
+      ),
+    );
     const completion = await client.completions.create({ model: 'llama3.1', prompt: 'Write add in Python', max_tokens: 16 });
     expect(completion.choices[0]!.text).toBe('def add(a, b):');
     expect(completion.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 6 });
@@ -77,7 +114,12 @@ describe('openai client → embeddings, completions and rerank on converting cha
     expect(sent.json).toMatchObject({ model: 'llama3.1', prompt: 'Write add in Python', stream: false });
 
     upstream.reply({ status: 200, contentType: 'application/x-ndjson', body: readFixture('ollama', 'generate-stream.chunks.txt') });
-    const stream = await client.completions.create({ model: 'llama3.1', prompt: 'Write add', stream: true, stream_options: { include_usage: true } });
+    const stream = await client.completions.create({
+      model: 'llama3.1',
+      prompt: 'Write add',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     let finish: string | null | undefined;

@@ -21,7 +21,12 @@ describe('@google/genai → /v1beta/models', () => {
     gemini = await startFixtureUpstream();
     openai = await startMockOpenAi();
     caller = await createSdkCaller(server.ctx);
-    geminiChannel = await createRelayChannel(server.ctx, { type: 24, key: 'AIza-channel', baseURL: gemini.url, models: ['gemini-2.5-flash'] });
+    geminiChannel = await createRelayChannel(server.ctx, {
+      type: 24,
+      key: 'AIza-channel',
+      baseURL: gemini.url,
+      models: ['gemini-2.5-flash'],
+    });
     openAiChannel = await createRelayChannel(server.ctx, { type: 1, key: 'healthy', baseURL: openai.url, models: ['gpt-4o-mini'] });
     ai = new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } });
   });
@@ -35,7 +40,12 @@ describe('@google/genai → /v1beta/models', () => {
     gemini.reply({ status: 200, contentType: 'application/json', body: readFixture('gemini', 'generate-text.json') });
     const response = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'A haiku about autumn' });
     expect(response.text).toBe('Crisp leaves drift and fall,');
-    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 120, candidatesTokenCount: 9, thoughtsTokenCount: 50, cachedContentTokenCount: 64 });
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 120,
+      candidatesTokenCount: 9,
+      thoughtsTokenCount: 50,
+      cachedContentTokenCount: 64,
+    });
     const sent = gemini.requests.at(-1)!;
     expect(sent.url).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
     expect(sent.headers['x-goog-api-key']).toBe('AIza-channel');
@@ -73,14 +83,25 @@ describe('@google/genai → /v1beta/models', () => {
   });
 
   it('OpenAI channel, non-stream and stream: converted to and from Gemini shapes', async () => {
-    const response = await ai.models.generateContent({ model: 'gpt-4o-mini', contents: 'Say hello', config: { systemInstruction: 'Be brief.', maxOutputTokens: 6 } });
+    const response = await ai.models.generateContent({
+      model: 'gpt-4o-mini',
+      contents: 'Say hello',
+      config: { systemInstruction: 'Be brief.', maxOutputTokens: 6 },
+    });
     expect(response.text).toBe('Hello from the mock upstream.');
     expect(response.usageMetadata?.candidatesTokenCount).toBe(6);
     const sent = openai.requests.at(-1)!;
-    expect(sent.body.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }]);
+    expect(sent.body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Say hello' },
+    ]);
     expect(sent.body.max_tokens).toBe(6);
 
-    const stream = await ai.models.generateContentStream({ model: 'gpt-4o-mini', contents: 'Stream hello', config: { maxOutputTokens: 6 } });
+    const stream = await ai.models.generateContentStream({
+      model: 'gpt-4o-mini',
+      contents: 'Stream hello',
+      config: { maxOutputTokens: 6 },
+    });
     let text = '';
     let last: any = null;
     for await (const chunk of stream) {
@@ -102,7 +123,9 @@ describe('@google/genai → /v1beta/models', () => {
     for await (const model of pager) names.push(model.name ?? '');
     expect(names.sort()).toEqual(['models/gemini-2.5-flash', 'models/gpt-4o-mini']);
     const response = await fetch(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent?key=sk-unknown`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });

@@ -24,9 +24,18 @@ describe('openai client → Hunyuan (type 23) channels', () => {
     server = await startTestServer();
     upstream = await startHunyuanUpstream({ AKIDe2e: 'e2e-secret' });
     await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'hunyuan-lite': 1, 'hunyuan-embedding': 0.5 }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'hunyuan-lite': 1, 'hunyuan-embedding': 0.5 }),
+    );
     caller = await createSdkCaller(server.ctx);
-    channelId = await createRelayChannel(server.ctx, { type: 23, key: goodKey, baseURL: upstream.url, models: ['hunyuan-lite', 'hunyuan-embedding'] });
+    channelId = await createRelayChannel(server.ctx, {
+      type: 23,
+      key: goodKey,
+      baseURL: upstream.url,
+      models: ['hunyuan-lite', 'hunyuan-embedding'],
+    });
     await setChannelOther(server.ctx, channelId, 'ap-guangzhou');
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
@@ -37,13 +46,28 @@ describe('openai client → Hunyuan (type 23) channels', () => {
 
   it('non-stream chat: a signed ChatCompletions call, converted answer, billed from Hunyuan usage', async () => {
     upstream.reply(json('chat.json'));
-    const completion = await client.chat.completions.create({ model: 'hunyuan-lite', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '你好' }], temperature: 0.3 });
+    const completion = await client.chat.completions.create({
+      model: 'hunyuan-lite',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: '你好' },
+      ],
+      temperature: 0.3,
+    });
     expect(completion.choices[0]!.message.content).toBe('你好！我是腾讯混元大模型。');
     expect(completion.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 9 });
     const sent = upstream.requests.at(-1)!;
     expect(sent.authFailure).toBeNull();
     expect(sent.headers).toMatchObject({ 'x-tc-action': 'ChatCompletions', 'x-tc-version': '2023-09-01', 'x-tc-region': 'ap-guangzhou' });
-    expect(sent.json).toEqual({ Model: 'hunyuan-lite', Stream: false, Temperature: 0.3, Messages: [{ Role: 'system', Content: 'Be brief.' }, { Role: 'user', Content: '你好' }] });
+    expect(sent.json).toEqual({
+      Model: 'hunyuan-lite',
+      Stream: false,
+      Temperature: 0.3,
+      Messages: [
+        { Role: 'system', Content: 'Be brief.' },
+        { Role: 'user', Content: '你好' },
+      ],
+    });
     const state = await billedState(server.ctx, { ...caller, channelId });
     expect(state.logs[0]).toMatchObject({ model_name: 'hunyuan-lite', prompt_tokens: 12, completion_tokens: 9, is_stream: 0 });
     expect(state.logs[0]!.quota).toBe(quotaOfLog(state.logs[0]!, state.logs[0]!.other));
@@ -53,7 +77,12 @@ describe('openai client → Hunyuan (type 23) channels', () => {
 
   it('stream chat: chunks from Delta.Content, usage from the last frame, billed as a stream', async () => {
     upstream.reply({ status: 200, contentType: 'text/event-stream', body: readFixture('hunyuan', 'chat-stream.chunks.txt') });
-    const stream = await client.chat.completions.create({ model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'hunyuan-lite',
+      messages: [{ role: 'user', content: 'Hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     let finish: string | null = null;
@@ -74,23 +103,36 @@ describe('openai client → Hunyuan (type 23) channels', () => {
   it('embeddings: GetEmbedding with InputList, OpenAI list back, billed prompt tokens', async () => {
     upstream.reply(json('embeddings.json'));
     const result = await client.embeddings.create({ model: 'hunyuan-embedding', input: ['一', '二'], encoding_format: 'float' });
-    expect(result.data.map((item) => item.embedding)).toEqual([[0.0123, -0.0456, 0.0789], [-0.011, 0.022, -0.033]]);
+    expect(result.data.map((item) => item.embedding)).toEqual([
+      [0.0123, -0.0456, 0.0789],
+      [-0.011, 0.022, -0.033],
+    ]);
     expect(result.usage.prompt_tokens).toBe(8);
-    expect(upstream.requests.at(-1)).toMatchObject({ authFailure: null, headers: { 'x-tc-action': 'GetEmbedding' }, json: { InputList: ['一', '二'] } });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      authFailure: null,
+      headers: { 'x-tc-action': 'GetEmbedding' },
+      json: { InputList: ['一', '二'] },
+    });
     const state = await billedState(server.ctx, { ...caller, channelId });
     expect(state.logs[0]).toMatchObject({ model_name: 'hunyuan-embedding', prompt_tokens: 8 });
-    const refused = await client.embeddings.create({ model: 'hunyuan-embedding', input: [[1, 2, 3]], encoding_format: 'float' }).catch((caught: unknown) => caught);
+    const refused = await client.embeddings
+      .create({ model: 'hunyuan-embedding', input: [[1, 2, 3]], encoding_format: 'float' })
+      .catch((caught: unknown) => caught);
     expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
   });
 
   it('an HTTP-200 error body is an upstream error with its mapped status, and nothing is billed', async () => {
     const before = await billedState(server.ctx, { ...caller, channelId });
     upstream.reply(json('error-limit.json'));
-    const error = await client.chat.completions.create({ model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Hi' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
     upstream.reply(json('error-param.json'));
-    const bad = await client.chat.completions.create({ model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Hi' }], stream: true }).catch((caught: unknown) => caught);
+    const bad = await client.chat.completions
+      .create({ model: 'hunyuan-lite', messages: [{ role: 'user', content: 'Hi' }], stream: true })
+      .catch((caught: unknown) => caught);
     expect((bad as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     const after = await billedState(server.ctx, { ...caller, channelId });
     expect(after.logs).toHaveLength(before.logs.length);
@@ -101,10 +143,17 @@ describe('openai client → Hunyuan (type 23) channels', () => {
     await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'true');
     try {
       const broken = await createRelayChannel(server.ctx, { type: 23, key: badKey, baseURL: upstream.url, models: ['hunyuan-broken'] });
-      const error = await client.chat.completions.create({ model: 'hunyuan-broken', messages: [{ role: 'user', content: 'Hi' }] }).catch((caught: unknown) => caught);
+      const error = await client.chat.completions
+        .create({ model: 'hunyuan-broken', messages: [{ role: 'user', content: 'Hi' }] })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.APIError);
       expect(upstream.requests.at(-1)!.authFailure).toBe('AuthFailure.SignatureFailure');
-      await expect.poll(async () => (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', broken).executeTakeFirstOrThrow()).status).toBe(3);
+      await expect
+        .poll(
+          async () =>
+            (await server.ctx.storage.db.selectFrom('channels').select('status').where('id', '=', broken).executeTakeFirstOrThrow()).status,
+        )
+        .toBe(3);
     } finally {
       await setOption(server.ctx, 'AutomaticDisableChannelEnabled', 'false');
     }
@@ -136,12 +185,21 @@ describe('admin channel test on Hunyuan channels (needs the channel-test rewrite
   });
 
   it('a healthy channel tests healthy; the upstream got a signed ChatCompletions (and GetEmbedding) call', async () => {
-    const id = await createRelayChannel(server.ctx, { type: 23, key: goodKey, baseURL: upstream.url, models: ['hunyuan-lite', 'hunyuan-embedding'] });
+    const id = await createRelayChannel(server.ctx, {
+      type: 23,
+      key: goodKey,
+      baseURL: upstream.url,
+      models: ['hunyuan-lite', 'hunyuan-embedding'],
+    });
     upstream.reply(json('chat.json'));
     const res = await admin.get(`/api/channel/test/${id}`);
     expect(res.body, res.text).toMatchObject({ success: true, message: '' });
     expect(typeof res.body.time).toBe('number');
-    expect(upstream.requests.at(-1)).toMatchObject({ authFailure: null, headers: { 'x-tc-action': 'ChatCompletions' }, json: { Model: 'hunyuan-lite', Messages: [{ Role: 'user' }] } });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      authFailure: null,
+      headers: { 'x-tc-action': 'ChatCompletions' },
+      json: { Model: 'hunyuan-lite', Messages: [{ Role: 'user' }] },
+    });
 
     upstream.reply(json('embeddings.json'));
     expect((await admin.get(`/api/channel/test/${id}?model=hunyuan-embedding`)).body).toMatchObject({ success: true });

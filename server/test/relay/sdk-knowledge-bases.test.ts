@@ -24,7 +24,12 @@ describe('openai client → knowledge-base channels (AI Proxy library, FastGPT)'
     caller = await createSdkCaller(server.ctx);
     channels.library = await createRelayChannel(server.ctx, { type: 21, key: 'aip-key', baseURL: upstream.url, models: ['kb-library'] });
     await setChannelOther(server.ctx, channels.library, 'lib-42');
-    channels.fastgpt = await createRelayChannel(server.ctx, { type: 22, key: 'fastgpt-abc', baseURL: upstream.url, models: ['kb-fastgpt'] });
+    channels.fastgpt = await createRelayChannel(server.ctx, {
+      type: 22,
+      key: 'fastgpt-abc',
+      baseURL: upstream.url,
+      models: ['kb-fastgpt'],
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -35,12 +40,19 @@ describe('openai client → knowledge-base channels (AI Proxy library, FastGPT)'
   it('AI Proxy library: the answer with its documents as links, non-stream and stream, billed on counted tokens', async () => {
     upstream.reply(json(readFixture('aiproxy-library', 'ask.json')));
     const completion = await client.chat.completions.create(ask('kb-library'));
-    expect(completion.choices[0]!.message.content).toContain('ModelGate relays model APIs and bills them exactly.\n\n参考资料：\n1. [Introduction](https://docs.example.com/intro)');
-    expect(upstream.requests.at(-1)).toMatchObject({ url: '/api/library/ask', json: { query: 'What does ModelGate do?', libraryId: 'lib-42', stream: false, model: 'kb-library' } });
+    expect(completion.choices[0]!.message.content).toContain(
+      'ModelGate relays model APIs and bills them exactly.\n\n参考资料：\n1. [Introduction](https://docs.example.com/intro)',
+    );
+    expect(upstream.requests.at(-1)).toMatchObject({
+      url: '/api/library/ask',
+      json: { query: 'What does ModelGate do?', libraryId: 'lib-42', stream: false, model: 'kb-library' },
+    });
     expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer aip-key');
 
     upstream.reply(sse(readFixture('aiproxy-library', 'ask-stream.chunks.txt')));
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('kb-library'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('kb-library'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('ModelGate relays model APIs.\n\n参考资料：\n1. [Introduction](https://docs.example.com/intro)');
     expect(usage!.prompt_tokens).toBeGreaterThan(0);
     expect(usage!.completion_tokens).toBeGreaterThan(0);
@@ -69,13 +81,21 @@ describe('openai client → knowledge-base channels (AI Proxy library, FastGPT)'
 
   it('FastGPT: detail:false sent, no upstream usage, tokens counted and billed, stream and non-stream', async () => {
     upstream.reply(json(readFixture('fastgpt', 'chat.json')));
-    const completion = await client.chat.completions.create({ ...ask('kb-fastgpt'), chatId: 'c-7' } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    const completion = await client.chat.completions.create({
+      ...ask('kb-fastgpt'),
+      chatId: 'c-7',
+    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
     expect(completion.choices[0]!.message.content).toBe('知识库里说：ModelGate 按量计费。');
-    expect(upstream.requests.at(-1)).toMatchObject({ url: '/v1/chat/completions', json: { model: 'kb-fastgpt', detail: false, chatId: 'c-7' } });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      url: '/v1/chat/completions',
+      json: { model: 'kb-fastgpt', detail: false, chatId: 'c-7' },
+    });
     expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer fastgpt-abc');
 
     upstream.reply(sse(readFixture('fastgpt', 'chat-stream.chunks.txt')));
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('kb-fastgpt'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('kb-fastgpt'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('知识库里说：按量计费。');
     expect(usage!.completion_tokens).toBeGreaterThan(0);
 

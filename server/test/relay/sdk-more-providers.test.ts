@@ -9,7 +9,11 @@ import { billedState, createSdkCaller, setChannelOther } from './sdk-setup.js';
 
 const json = (body: string) => ({ status: 200, contentType: 'application/json', body });
 const sse = (body: string) => ({ status: 200, contentType: 'text/event-stream', body });
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 
 async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
   let text = '';
@@ -40,10 +44,19 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
     await setOption(ctx, 'SelfUseModeEnabled', 'true');
     caller = await createSdkCaller(ctx);
     const serviceAccount = JSON.stringify({
-      type: 'service_account', project_id: 'demo-project', private_key_id: 'kid-e2e', private_key: privateKey,
-      client_email: 'relay@demo-project.iam.gserviceaccount.com', token_uri: `${upstream.url}/token`,
+      type: 'service_account',
+      project_id: 'demo-project',
+      private_key_id: 'kid-e2e',
+      private_key: privateKey,
+      client_email: 'relay@demo-project.iam.gserviceaccount.com',
+      token_uri: `${upstream.url}/token`,
     });
-    channels.vertex = await createRelayChannel(ctx, { type: 41, key: serviceAccount, baseURL: upstream.url, models: ['gemini-2.5-flash', 'claude-sonnet-4@20250514'] });
+    channels.vertex = await createRelayChannel(ctx, {
+      type: 41,
+      key: serviceAccount,
+      baseURL: upstream.url,
+      models: ['gemini-2.5-flash', 'claude-sonnet-4@20250514'],
+    });
     await setChannelOther(ctx, channels.vertex, 'europe-west1');
     channels.palm = await createRelayChannel(ctx, { type: 11, key: 'AIza-palm', baseURL: upstream.url, models: ['chat-bison-001'] });
     channels.difyChat = await createRelayChannel(ctx, { type: 37, key: 'app-chat', baseURL: upstream.url, models: ['dify-chat'] });
@@ -68,7 +81,9 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
     const [token, generate] = upstream.requests.slice(-2);
     expect(token!.url).toBe('/token');
     expect(token!.rawBody.toString()).toContain('grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer');
-    expect(generate!.url).toBe('/v1/projects/demo-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash:generateContent');
+    expect(generate!.url).toBe(
+      '/v1/projects/demo-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
     expect(generate!.headers.authorization).toBe('Bearer ya29.c.vertex-test-token-1');
     const state = await billedState(server.ctx, { ...caller, channelId: channels.vertex! });
     expect(state.logs[0]).toMatchObject({ model_name: 'gemini-2.5-flash', prompt_tokens: 6, completion_tokens: 3 });
@@ -79,13 +94,17 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
     const completion = await client.chat.completions.create(ask('claude-sonnet-4@20250514'));
     expect(completion.choices[0]!.message.content).toBe('Hello from Vertex.');
     const sent = upstream.requests.at(-1)!;
-    expect(sent.url).toBe('/v1/projects/demo-project/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict');
+    expect(sent.url).toBe(
+      '/v1/projects/demo-project/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict',
+    );
     expect(sent.headers.authorization).toBe('Bearer ya29.c.vertex-test-token-1');
     expect(sent.json).toMatchObject({ anthropic_version: 'vertex-2023-10-16', messages: [{ role: 'user' }] });
     expect(sent.json.model).toBeUndefined();
 
     upstream.reply(sse(readFixture('vertex', 'claude-stream.chunks.txt')));
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('claude-sonnet-4@20250514'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('claude-sonnet-4@20250514'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('Hi there.');
     expect(usage?.completion_tokens).toBe(4);
     expect(upstream.requests.at(-1)!.url).toContain(':streamRawPredict');
@@ -93,7 +112,9 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
 
   it('PaLM2: a streaming client on the non-streaming generateMessage gets the whole answer as chunks', async () => {
     upstream.reply(json(readFixture('palm', 'generate-message.json')));
-    const { text, usage, roles } = await collect(await client.chat.completions.create({ ...ask('chat-bison-001'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage, roles } = await collect(
+      await client.chat.completions.create({ ...ask('chat-bison-001'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('Paris is the capital of France.');
     expect(roles[0]).toBe('assistant');
     expect(usage!.completion_tokens).toBeGreaterThan(0);
@@ -108,10 +129,19 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
     const events = [
       { event: 'message', task_id: 't-1', message_id: 'm-1', conversation_id: 'c-1', answer: 'Hi', created_at: 1705407629 },
       { event: 'message', task_id: 't-1', message_id: 'm-1', conversation_id: 'c-1', answer: ' Ann', created_at: 1705407629 },
-      { event: 'message_end', task_id: 't-1', id: 'm-1', message_id: 'm-1', conversation_id: 'c-1', metadata: { usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 } } },
+      {
+        event: 'message_end',
+        task_id: 't-1',
+        id: 'm-1',
+        message_id: 'm-1',
+        conversation_id: 'c-1',
+        metadata: { usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 } },
+      },
     ];
     upstream.reply(sse(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')));
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('dify-chat'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('dify-chat'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('Hi Ann');
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 2 });
     const sent = upstream.requests.at(-1)!;
@@ -141,7 +171,9 @@ describe('openai client → /v1/chat/completions on Vertex, PaLM2, Dify and Cohe
     expect(sent.json).toMatchObject({ model: 'command-r', message: 'Hello' });
 
     upstream.reply({ status: 200, contentType: 'application/stream+json', body: readFixture('cohere', 'chat-stream.chunks.txt') });
-    const { text, usage } = await collect(await client.chat.completions.create({ ...ask('command-r'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage } = await collect(
+      await client.chat.completions.create({ ...ask('command-r'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('Paris it is.');
     expect(usage).toMatchObject({ prompt_tokens: 20, completion_tokens: 3 });
   });

@@ -6,14 +6,38 @@ import { readFixture, startFixtureUpstream, type FixtureUpstream } from '../prov
 import { billedState, createSdkCaller, quotaOfLog } from './sdk-setup.js';
 
 const nativeResponse = {
-  id: 'resp_native1', object: 'response', created_at: 1730000000, status: 'completed', model: 'gpt-4o-mini',
-  output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Native hello.', annotations: [] }] }],
-  usage: { input_tokens: 20, input_tokens_details: { cached_tokens: 8 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 23 },
+  id: 'resp_native1',
+  object: 'response',
+  created_at: 1730000000,
+  status: 'completed',
+  model: 'gpt-4o-mini',
+  output: [
+    {
+      type: 'message',
+      id: 'msg_1',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: 'Native hello.', annotations: [] }],
+    },
+  ],
+  usage: {
+    input_tokens: 20,
+    input_tokens_details: { cached_tokens: 8 },
+    output_tokens: 3,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 23,
+  },
 };
 
 const claudeText = {
-  id: 'msg_text', type: 'message', role: 'assistant', model: 'claude-sonnet-4-20250514', content: [{ type: 'text', text: 'Converted hello.' }],
-  stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 11, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 4 },
+  id: 'msg_text',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-20250514',
+  content: [{ type: 'text', text: 'Converted hello.' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 11, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 4 },
 };
 
 /** The openai client's Responses API: native on an OpenAI channel, converted on a Claude channel. */
@@ -30,7 +54,12 @@ describe('openai client → /v1/responses', () => {
     upstream = await startFixtureUpstream();
     caller = await createSdkCaller(server.ctx);
     openAiChannel = await createRelayChannel(server.ctx, { type: 1, key: 'sk-openai', baseURL: upstream.url, models: ['gpt-4o-mini'] });
-    claudeChannel = await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant', baseURL: upstream.url, models: ['claude-sonnet-4-20250514'] });
+    claudeChannel = await createRelayChannel(server.ctx, {
+      type: 14,
+      key: 'sk-ant',
+      baseURL: upstream.url,
+      models: ['claude-sonnet-4-20250514'],
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -60,7 +89,11 @@ describe('openai client → /v1/responses', () => {
       { type: 'response.output_text.delta', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'hello.' },
       { type: 'response.completed', sequence_number: 3, response: nativeResponse },
     ];
-    upstream.reply({ status: 200, contentType: 'text/event-stream', body: events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('') });
+    upstream.reply({
+      status: 200,
+      contentType: 'text/event-stream',
+      body: events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''),
+    });
     const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Hello', stream: true });
     let text = '';
     let completed: any = null;

@@ -16,8 +16,17 @@ export function quotaOfLog(log: { prompt_tokens: number; completion_tokens: numb
   const creation = other.cache_creation_tokens ?? 0;
   const audio = other.audio_input ?? 0;
   const image = other.image_input ?? 0;
-  const weighted = log.prompt_tokens - cached - creation - audio - image + cached * other.cache_ratio + creation * (other.cache_creation_ratio ?? 1.25)
-    + audio * (other.audio_ratio ?? 1) + image * (other.image_ratio ?? 1) + log.completion_tokens * other.completion_ratio;
+  const weighted =
+    log.prompt_tokens -
+    cached -
+    creation -
+    audio -
+    image +
+    cached * other.cache_ratio +
+    creation * (other.cache_creation_ratio ?? 1.25) +
+    audio * (other.audio_ratio ?? 1) +
+    image * (other.image_ratio ?? 1) +
+    log.completion_tokens * other.completion_ratio;
   if (weighted <= 0 || other.model_ratio === 0) return 0;
   return Math.max(1, Math.round(other.group_ratio * other.model_ratio * weighted));
 }
@@ -26,7 +35,14 @@ export function quotaOfLog(log: { prompt_tokens: number; completion_tokens: numb
 export async function billedState(ctx: AppContext, ids: { userId: number; tokenId: number; channelId: number }) {
   await flushRelay(ctx);
   const db = ctx.storage.db;
-  const logs = await db.selectFrom('logs').selectAll().where('type', '=', 2).where('user_id', '=', ids.userId).where('channel_id', '=', ids.channelId).orderBy('id', 'desc').execute();
+  const logs = await db
+    .selectFrom('logs')
+    .selectAll()
+    .where('type', '=', 2)
+    .where('user_id', '=', ids.userId)
+    .where('channel_id', '=', ids.channelId)
+    .orderBy('id', 'desc')
+    .execute();
   const user = await db.selectFrom('users').select(['used_quota', 'quota']).where('id', '=', ids.userId).executeTakeFirstOrThrow();
   const token = await db.selectFrom('tokens').select(['used_quota']).where('id', '=', ids.tokenId).executeTakeFirstOrThrow();
   const channel = await db.selectFrom('channels').select(['used_quota']).where('id', '=', ids.channelId).executeTakeFirstOrThrow();

@@ -26,7 +26,12 @@ describe('openai client → iFlytek Spark (type 18) over its signed WebSocket', 
     spark = await startSparkUpstream(keys);
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ SparkDesk: 1.5, 'SparkDesk-v3.5': 1.5, 'spark-broken': 1 }));
     caller = await createSdkCaller(server.ctx);
-    channelId = await createRelayChannel(server.ctx, { type: 18, key: goodKey, baseURL: spark.url, models: ['SparkDesk', 'SparkDesk-v3.5'] });
+    channelId = await createRelayChannel(server.ctx, {
+      type: 18,
+      key: goodKey,
+      baseURL: spark.url,
+      models: ['SparkDesk', 'SparkDesk-v3.5'],
+    });
     await setChannelOther(server.ctx, channelId, 'v3.1');
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const adminId = await createRelayUser(server.ctx, { role: 10 });
@@ -39,7 +44,7 @@ describe('openai client → iFlytek Spark (type 18) over its signed WebSocket', 
     await spark.close();
   });
 
-  it('streams the frames as chunks with the last frame\'s usage, and bills it', async () => {
+  it("streams the frames as chunks with the last frame's usage, and bills it", async () => {
     spark.reply(framesOf(readFixture('spark', 'chat.frames.ndjson')));
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
@@ -50,7 +55,10 @@ describe('openai client → iFlytek Spark (type 18) over its signed WebSocket', 
     expect(text).toBe('你好！我是讯飞星火，很高兴为你服务。');
     expect(usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 16 });
     // The channel's version (v3.1) picks the path and the domain.
-    expect(spark.calls.at(-1)).toMatchObject({ path: '/v3.1/chat', frame: { header: { app_id: 'app-1' }, parameter: { chat: { domain: 'generalv3' } } } });
+    expect(spark.calls.at(-1)).toMatchObject({
+      path: '/v3.1/chat',
+      frame: { header: { app_id: 'app-1' }, parameter: { chat: { domain: 'generalv3' } } },
+    });
     const state = await billedState(server.ctx, { ...caller, channelId });
     expect(state.logs[0]).toMatchObject({ is_stream: 1, prompt_tokens: 5, completion_tokens: 16 });
     expect(state.logs[0]!.quota).toBe(quotaOfLog(state.logs[0]!, state.logs[0]!.other));
@@ -69,14 +77,17 @@ describe('openai client → iFlytek Spark (type 18) over its signed WebSocket', 
     expect(spark.calls.at(-1)).toMatchObject({ path: '/v4.0/chat', frame: { parameter: { chat: { domain: '4.0Ultra' } } } });
 
     const state = await billedState(server.ctx, { ...caller, channelId });
-    expect(state.logs.slice(0, 2).map((log) => [log.is_stream, log.prompt_tokens, log.completion_tokens])).toEqual([[0, 5, 16], [0, 5, 16]]);
+    expect(state.logs.slice(0, 2).map((log) => [log.is_stream, log.prompt_tokens, log.completion_tokens])).toEqual([
+      [0, 5, 16],
+      [0, 5, 16],
+    ]);
     expect(state.userUsed).toBe(state.logs.reduce((sum, log) => sum + log.quota, 0));
   });
 
   it('an error frame reaches the client as a 4xx and bills nothing', async () => {
     const before = await billedState(server.ctx, { ...caller, channelId });
     spark.reply(framesOf(readFixture('spark', 'error.frames.ndjson')));
-    const failure = await client.chat.completions.create(ask).catch((error: unknown) => error) as InstanceType<typeof OpenAI.APIError>;
+    const failure = (await client.chat.completions.create(ask).catch((error: unknown) => error)) as InstanceType<typeof OpenAI.APIError>;
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(failure.status).toBe(400);
     const after = await billedState(server.ctx, { ...caller, channelId });
@@ -91,7 +102,12 @@ describe('openai client → iFlytek Spark (type 18) over its signed WebSocket', 
     expect(healthy.body, healthy.text).toMatchObject({ success: true, message: '' });
     expect(spark.calls.at(-1)!.frame.payload.message.text).toEqual([{ role: 'user', content: 'hi' }]);
 
-    const broken = await createRelayChannel(server.ctx, { type: 18, key: `app-1|wrong-secret|${keys.apiKey}`, baseURL: spark.url, models: ['spark-broken'] });
+    const broken = await createRelayChannel(server.ctx, {
+      type: 18,
+      key: `app-1|wrong-secret|${keys.apiKey}`,
+      baseURL: spark.url,
+      models: ['spark-broken'],
+    });
     const refused = spark.refused;
     const bad = await admin.get(`/api/channel/test/${broken}`);
     expect(bad.body.success, bad.text).toBe(false);

@@ -37,7 +37,13 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
   let client: OpenAI;
   let caller: { userId: number; tokenId: number; apiKey: string };
   const channels: Record<string, number> = {};
-  const ask = (model: string) => ({ model, messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'Hello' }] });
+  const ask = (model: string) => ({
+    model,
+    messages: [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'Hello' },
+    ],
+  });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -50,9 +56,27 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
     await setOption(ctx, 'ModelRatio', JSON.stringify({ ...ctx.options.json<Record<string, number>>('ModelRatio'), ...ratios }));
     caller = await createSdkCaller(ctx);
     channels.zhipu = await createRelayChannel(ctx, { type: 16, key: 'zid.zsecret', baseURL: upstream.url, models: ['chatglm_turbo'] });
-    channels.minimax = await createRelayChannel(ctx, { type: 35, key: 'mm-key', baseURL: upstream.url, models: ['MiniMax-Text-01', 'embo-01'] });
-    channels.minimaxBroken = await createRelayChannel(ctx, { type: 35, key: 'mm-revoked', baseURL: upstream.url, models: ['mm-failover'], priority: 10, autoBan: false });
-    channels.minimaxSpare = await createRelayChannel(ctx, { type: 35, key: 'mm-spare', baseURL: upstream.url, models: ['mm-failover'], priority: 0 });
+    channels.minimax = await createRelayChannel(ctx, {
+      type: 35,
+      key: 'mm-key',
+      baseURL: upstream.url,
+      models: ['MiniMax-Text-01', 'embo-01'],
+    });
+    channels.minimaxBroken = await createRelayChannel(ctx, {
+      type: 35,
+      key: 'mm-revoked',
+      baseURL: upstream.url,
+      models: ['mm-failover'],
+      priority: 10,
+      autoBan: false,
+    });
+    channels.minimaxSpare = await createRelayChannel(ctx, {
+      type: 35,
+      key: 'mm-spare',
+      baseURL: upstream.url,
+      models: ['mm-failover'],
+      priority: 0,
+    });
     client = new OpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
   });
   afterAll(async () => {
@@ -69,7 +93,11 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
     const sent = upstream.requests.at(-1)!;
     expect(sent.url).toBe('/api/paas/v3/model-api/chatglm_turbo/invoke');
     expect(isZhipuJwt(sent.headers.authorization, 'zid', 'zsecret')).toBe(true);
-    expect(sent.json.prompt).toEqual([{ role: 'user', content: 'Be brief.' }, { role: 'assistant', content: 'Okay' }, { role: 'user', content: 'Hello' }]);
+    expect(sent.json.prompt).toEqual([
+      { role: 'user', content: 'Be brief.' },
+      { role: 'assistant', content: 'Okay' },
+      { role: 'user', content: 'Hello' },
+    ]);
     const state = await billedState(server.ctx, { ...caller, channelId: channels.zhipu! });
     expect(state.logs[0]).toMatchObject({ model_name: 'chatglm_turbo', prompt_tokens: 17, completion_tokens: 12, is_stream: 0 });
     expect(state.logs[0]!.quota).toBe(quotaOfLog(state.logs[0]!, state.logs[0]!.other));
@@ -77,7 +105,9 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
 
   it('Zhipu v3: /sse-invoke raw-text stream with the usage of its meta line, billed exactly', async () => {
     upstream.reply(sse(readFixture('zhipu-v3', 'sse-invoke.chunks.txt')));
-    const { text, usage, finishReason } = await collect(await client.chat.completions.create({ ...ask('chatglm_turbo'), stream: true, stream_options: { include_usage: true } }));
+    const { text, usage, finishReason } = await collect(
+      await client.chat.completions.create({ ...ask('chatglm_turbo'), stream: true, stream_options: { include_usage: true } }),
+    );
     expect(text).toBe('Hello world,\nsecond line done.');
     expect(finishReason).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 7 });
@@ -115,7 +145,10 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
     expect(usage).toBeUndefined();
     expect(upstream.requests.at(-1)!.json).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const state = await billedState(server.ctx, { ...caller, channelId: channels.minimax! });
-    expect(state.logs.map((log) => [log.is_stream, log.prompt_tokens, log.completion_tokens])).toEqual([[1, 66, 4], [0, 65, 9]]);
+    expect(state.logs.map((log) => [log.is_stream, log.prompt_tokens, log.completion_tokens])).toEqual([
+      [1, 66, 4],
+      [0, 65, 9],
+    ]);
   });
 
   it('MiniMax: a base_resp auth failure on HTTP 200 fails over to the next channel', async () => {
@@ -125,14 +158,23 @@ describe('openai client → Zhipu v3 and MiniMax channels', () => {
     expect(completion.choices[0]!.message.content).toBe('Hello! How can I help you today?');
     expect(upstream.requests.slice(-2).map((request) => request.headers.authorization)).toEqual(['Bearer mm-revoked', 'Bearer mm-spare']);
     expect((await billedState(server.ctx, { ...caller, channelId: channels.minimaxBroken! })).logs).toHaveLength(0);
-    expect((await billedState(server.ctx, { ...caller, channelId: channels.minimaxSpare! })).logs[0]).toMatchObject({ prompt_tokens: 65, completion_tokens: 9 });
+    expect((await billedState(server.ctx, { ...caller, channelId: channels.minimaxSpare! })).logs[0]).toMatchObject({
+      prompt_tokens: 65,
+      completion_tokens: 9,
+    });
   });
 
   it('MiniMax: embeddings as {model, texts, type} with vectors back, billed on total_tokens', async () => {
     upstream.reply(json(readFixture('minimax', 'embeddings.json')));
     const result = await client.embeddings.create({ model: 'embo-01', input: ['a cat', 'a dog'], encoding_format: 'float' });
-    expect(result.data.map((item) => item.embedding)).toEqual([[0.0123, -0.0456, 0.0789], [0.1, 0.2, -0.3]]);
-    expect(upstream.requests.at(-1)!).toMatchObject({ url: '/v1/embeddings', json: { model: 'embo-01', texts: ['a cat', 'a dog'], type: 'db' } });
+    expect(result.data.map((item) => item.embedding)).toEqual([
+      [0.0123, -0.0456, 0.0789],
+      [0.1, 0.2, -0.3],
+    ]);
+    expect(upstream.requests.at(-1)!).toMatchObject({
+      url: '/v1/embeddings',
+      json: { model: 'embo-01', texts: ['a cat', 'a dog'], type: 'db' },
+    });
     const state = await billedState(server.ctx, { ...caller, channelId: channels.minimax! });
     expect(state.logs[0]).toMatchObject({ model_name: 'embo-01', prompt_tokens: 12, completion_tokens: 0 });
   });

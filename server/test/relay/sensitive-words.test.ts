@@ -41,7 +41,12 @@ describe('sensitive words on the relay', () => {
     claude.textAnswer = 'The answer is 42.';
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-guard': 1, 'claude-guard': 1, 'text-embedding-guard': 1 }));
     caller = await createSdkCaller(server.ctx);
-    openAiChannel = await createRelayChannel(server.ctx, { type: 1, key: 'sk-guard', baseURL: models.url, models: ['gpt-guard', 'text-embedding-guard'] });
+    openAiChannel = await createRelayChannel(server.ctx, {
+      type: 1,
+      key: 'sk-guard',
+      baseURL: models.url,
+      models: ['gpt-guard', 'text-embedding-guard'],
+    });
     await createRelayChannel(server.ctx, { type: 14, key: 'sk-ant-guard', baseURL: claude.url, models: ['claude-guard'] });
   });
   beforeEach(async () => {
@@ -61,19 +66,30 @@ describe('sensitive words on the relay', () => {
   const sent = () => models.requests.length + claude.requests.length;
   const consumeLogs = async () => {
     await flushRelay(server.ctx);
-    return (await server.ctx.storage.db.selectFrom('logs').select('id').where('user_id', '=', caller.userId).where('type', '=', 2).execute()).length;
+    return (
+      await server.ctx.storage.db.selectFrom('logs').select('id').where('user_id', '=', caller.userId).where('type', '=', 2).execute()
+    ).length;
   };
 
-  it('a prompt with a word is refused in the caller\'s format before any upstream call, and not billed', async () => {
+  it("a prompt with a word is refused in the caller's format before any upstream call, and not billed", async () => {
     const before = sent();
     const logs = await consumeLogs();
-    const chat = await openai().chat.completions.create({ model: 'gpt-guard', messages: [{ role: 'user', content: [{ type: 'text', text: 'tell me the FORBIDDEN thing' }] }] }).catch((error: unknown) => error);
+    const chat = await openai()
+      .chat.completions.create({
+        model: 'gpt-guard',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'tell me the FORBIDDEN thing' }] }],
+      })
+      .catch((error: unknown) => error);
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
     expect((chat as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('sensitive_words_detected');
     expect((chat as Error).message).toContain('forbidden');
-    const embedding = await openai().embeddings.create({ model: 'text-embedding-guard', input: ['fine', '一些违禁内容'] }).catch((error: unknown) => error);
+    const embedding = await openai()
+      .embeddings.create({ model: 'text-embedding-guard', input: ['fine', '一些违禁内容'] })
+      .catch((error: unknown) => error);
     expect(embedding).toBeInstanceOf(OpenAI.BadRequestError);
-    const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({ model: 'claude-guard', max_tokens: 16, messages: [{ role: 'user', content: 'forbidden' }] }).catch((error: unknown) => error);
+    const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages
+      .create({ model: 'claude-guard', max_tokens: 16, messages: [{ role: 'user', content: 'forbidden' }] })
+      .catch((error: unknown) => error);
     expect(message).toBeInstanceOf(Anthropic.BadRequestError);
     expect(((message as InstanceType<typeof Anthropic.BadRequestError>).error as any).error.message).toContain('forbidden');
     expect(sent()).toBe(before);
@@ -81,7 +97,10 @@ describe('sensitive words on the relay', () => {
     // With prompt checks off, the same prompt goes through.
     await setOption(server.ctx, 'CheckSensitiveOnPromptEnabled', 'false');
     await setOption(server.ctx, 'CheckSensitiveOnCompletionEnabled', 'false');
-    expect((await openai().chat.completions.create({ model: 'gpt-guard', messages: [{ role: 'user', content: 'forbidden' }] })).choices[0]!.message.content).toBe('The answer is 42.');
+    expect(
+      (await openai().chat.completions.create({ model: 'gpt-guard', messages: [{ role: 'user', content: 'forbidden' }] })).choices[0]!
+        .message.content,
+    ).toBe('The answer is 42.');
   });
 
   it('completions are masked, whole and streamed — a word split across upstream chunks is still caught — and billed as reported', async () => {
@@ -90,7 +109,12 @@ describe('sensitive words on the relay', () => {
     // The mock streams 4-character pieces: "answer" arrives as "answ" + "er i".
     let text = '';
     const finishes: string[] = [];
-    for await (const chunk of await openai().chat.completions.create({ model: 'gpt-guard', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] })) {
+    for await (const chunk of await openai().chat.completions.create({
+      model: 'gpt-guard',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    })) {
       text += chunk.choices[0]?.delta?.content ?? '';
       if (chunk.choices[0]?.finish_reason) finishes.push(chunk.choices[0].finish_reason);
     }
@@ -100,8 +124,18 @@ describe('sensitive words on the relay', () => {
     expect({ prompt: state.logs[0]!.prompt_tokens, completion: state.logs[0]!.completion_tokens }).toEqual(models.usages.at(-1));
     // Converted answers too (an Anthropic client on a Claude channel passes natively, so it is converted when completions are checked).
     const events: any[] = [];
-    for await (const event of new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.stream({ model: 'claude-guard', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })) events.push(event);
-    expect(events.filter((event) => event.type === 'content_block_delta').map((event) => event.delta.text).join('')).toBe('The **###** is 42.');
+    for await (const event of new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.stream({
+      model: 'claude-guard',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    }))
+      events.push(event);
+    expect(
+      events
+        .filter((event) => event.type === 'content_block_delta')
+        .map((event) => event.delta.text)
+        .join(''),
+    ).toBe('The **###** is 42.');
   });
 
   it('StopOnSensitiveEnabled: the answer stops before the word with finish_reason content_filter (stop_reason refusal for Anthropic clients)', async () => {
@@ -110,13 +144,21 @@ describe('sensitive words on the relay', () => {
     expect(whole.choices[0]).toMatchObject({ message: { content: 'The ' }, finish_reason: 'content_filter' });
     let text = '';
     let finish = '';
-    for await (const chunk of await openai().chat.completions.create({ model: 'gpt-guard', stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
+    for await (const chunk of await openai().chat.completions.create({
+      model: 'gpt-guard',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    })) {
       text += chunk.choices[0]?.delta?.content ?? '';
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
     expect(text).toBe('The ');
     expect(finish).toBe('content_filter');
-    const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({ model: 'claude-guard', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 }).messages.create({
+      model: 'claude-guard',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.stop_reason).toBe('refusal');
     expect(message.content).toEqual([expect.objectContaining({ text: 'The ' })]);
   });

@@ -108,7 +108,10 @@ interface RunResult {
 }
 
 /** Feeds the pieces, ends the stream and waits for the outcome. */
-async function run(pieces: Buffer[], overrides: Partial<Omit<StreamOptions, 'out' | 'abort' | 'countPromptTokens'>> = {}): Promise<RunResult> {
+async function run(
+  pieces: Buffer[],
+  overrides: Partial<Omit<StreamOptions, 'out' | 'abort' | 'countPromptTokens'>> = {},
+): Promise<RunResult> {
   const h = harness(overrides);
   for (const piece of pieces) h.relay.data(piece);
   h.relay.end();
@@ -119,8 +122,16 @@ async function run(pieces: Buffer[], overrides: Partial<Omit<StreamOptions, 'out
 /** pipeStream's options for a pulled upstream: plain OpenAI transform, no usage asked, no ping. */
 function pullOptions(body: AsyncIterable<unknown>, out: ServerResponse, promptCount: number): Parameters<typeof pipeStream>[0] {
   return {
-    upstream: { body }, out, transform: createOpenAiChunkTransform({}), clientWantsUsage: false, idleTimeoutMs: 5000, pingIntervalMs: 0,
-    abort: () => undefined, startedAt: Date.now(), model: 'gpt-4o-mini', countPromptTokens: () => promptCount,
+    upstream: { body },
+    out,
+    transform: createOpenAiChunkTransform({}),
+    clientWantsUsage: false,
+    idleTimeoutMs: 5000,
+    pingIntervalMs: 0,
+    abort: () => undefined,
+    startedAt: Date.now(),
+    model: 'gpt-4o-mini',
+    countPromptTokens: () => promptCount,
   };
 }
 
@@ -171,25 +182,36 @@ function parseSse(text: string): SseEvent[] {
 }
 
 const contentChunk = (id: string, content: string, extra: Json = {}): Json => ({
-  id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini',
-  choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra,
+  id,
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  ...extra,
 });
 
 const usageOnlyChunk = (id: string): Json => ({
-  id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [],
+  id,
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'gpt-4o-mini',
+  choices: [],
   usage: { prompt_tokens: 21, completion_tokens: 34, total_tokens: 55, prompt_tokens_details: { cached_tokens: 5 } },
 });
 
 const upstreamUsage: Usage = { promptTokens: 21, completionTokens: 34, cachedTokens: 5 };
 
-const event = (chunk: Json | string, eol = '\n'): string => `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}${eol}${eol}`;
+const event = (chunk: Json | string, eol = '\n'): string =>
+  `data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}${eol}${eol}`;
 const doneEvent = 'data: [DONE]\n\n';
 
 const tenTexts = ['Hello', ', this', ' is', ' a', ' streamed', ' answer', ' in', ' ten', ' little', ' pieces.'];
 
 /** 10 content chunks (the last with finish_reason), one usage-only chunk, [DONE]. */
 function realisticBody(eol = '\n'): { body: string; contentEvents: string; usageEvent: string } {
-  const chunks = tenTexts.map((text, i) => contentChunk('chatcmpl-abc', text, i === 9 ? { choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] } : {}));
+  const chunks = tenTexts.map((text, i) =>
+    contentChunk('chatcmpl-abc', text, i === 9 ? { choices: [{ index: 0, delta: { content: text }, finish_reason: 'stop' }] } : {}),
+  );
   chunks[0] = { ...chunks[0], choices: [{ index: 0, delta: { role: 'assistant', content: tenTexts[0] }, finish_reason: null }] };
   const contentEvents = chunks.map((chunk) => event(chunk, eol)).join('');
   const usageEvent = event(usageOnlyChunk('chatcmpl-abc'), eol);
@@ -323,7 +345,12 @@ describe('stream driver: multi-byte UTF-8 split across pieces', () => {
       expect(result.text, label).not.toContain('\uFFFD');
       expect(clientContent(result.text), label).toBe(original);
       // The client's bytes are the upstream's (up to [DONE]: see the extra blank line bug above).
-      expect(Buffer.from(result.text).subarray(0, bytes.length - doneEvent.length).equals(bytes.subarray(0, bytes.length - doneEvent.length)), label).toBe(true);
+      expect(
+        Buffer.from(result.text)
+          .subarray(0, bytes.length - doneEvent.length)
+          .equals(bytes.subarray(0, bytes.length - doneEvent.length)),
+        label,
+      ).toBe(true);
       expect(result.text, label).toMatch(/\}\n\n+data: \[DONE\]\n\n$/);
       expect(result.outcome.usage.completionTokens, label).toBe(wholeTokens);
     }
@@ -349,7 +376,8 @@ describe('stream driver: multi-byte UTF-8 split across pieces', () => {
 
 describe('stream driver: lines other than plain data lines', () => {
   // The usage chunk with its own spacing: forwarded unchanged means these bytes, not a re-serialization.
-  const usageJson = '{"id": "chatcmpl-m", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}';
+  const usageJson =
+    '{"id": "chatcmpl-m", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}';
   const a = JSON.stringify(contentChunk('chatcmpl-m', 'A'));
   const b = JSON.stringify(contentChunk('chatcmpl-m', 'B'));
   const c = JSON.stringify(contentChunk('chatcmpl-m', 'C'));
@@ -381,7 +409,11 @@ describe('stream driver: lines other than plain data lines', () => {
   it('gives the same events when these lines arrive split at every byte offset', async () => {
     const bytes = Buffer.from(body);
     for (const clientWantsUsage of [false, true]) {
-      const expected = parseSse(clientWantsUsage ? `data: ${a}\n\ndata: ${b}\n\ndata: ${c}\n\ndata: ${usageJson}\n\n${doneEvent}` : `data: ${a}\n\ndata: ${b}\n\ndata: ${c}\n\n${doneEvent}`);
+      const expected = parseSse(
+        clientWantsUsage
+          ? `data: ${a}\n\ndata: ${b}\n\ndata: ${c}\n\ndata: ${usageJson}\n\n${doneEvent}`
+          : `data: ${a}\n\ndata: ${b}\n\ndata: ${c}\n\n${doneEvent}`,
+      );
       for (let offset = 1; offset < bytes.length; offset += 1) {
         const result = await run(cutAt(bytes, [offset]), { clientWantsUsage });
         expect(parseSse(result.text), `split at ${offset}`).toEqual(expected);
@@ -392,7 +424,9 @@ describe('stream driver: lines other than plain data lines', () => {
   });
 
   it('passes "usage": null chunks (OpenAI with include_usage) unchanged and counts them when no usage comes', async () => {
-    const chunks = ['one ', 'two ', 'three'].map((text) => `{"id":"chatcmpl-n","choices":[{"index":0,"delta":{"content":"${text}"}}],"usage":null}`);
+    const chunks = ['one ', 'two ', 'three'].map(
+      (text) => `{"id":"chatcmpl-n","choices":[{"index":0,"delta":{"content":"${text}"}}],"usage":null}`,
+    );
     const input = `${chunks.map((chunk) => `data: ${chunk}\n\n`).join('')}data: [DONE]\n\n`;
     const result = await run([Buffer.from(input)]);
     expect(result.text).toBe(input);
@@ -403,7 +437,9 @@ describe('stream driver: lines other than plain data lines', () => {
   it('counts data: lines without a space when no usage comes', async () => {
     const input = `data:${JSON.stringify(contentChunk('x', 'alpha '))}\n\ndata: ${JSON.stringify(contentChunk('x', 'beta'))}\n\n`;
     const result = await run([Buffer.from(input)]);
-    expect(result.text).toBe(`data: ${JSON.stringify(contentChunk('x', 'alpha '))}\n\ndata: ${JSON.stringify(contentChunk('x', 'beta'))}\n\n${doneEvent}`);
+    expect(result.text).toBe(
+      `data: ${JSON.stringify(contentChunk('x', 'alpha '))}\n\ndata: ${JSON.stringify(contentChunk('x', 'beta'))}\n\n${doneEvent}`,
+    );
     expect(result.outcome.usage.completionTokens).toBe(referenceCount(['alpha ', 'beta']));
   });
 
@@ -446,12 +482,16 @@ describe('stream driver: no usage from the upstream', () => {
     expect(result.promptCalls).toBe(1);
   });
 
-  it('synthesizes the usage chunk with the last chunk\'s id right before [DONE]', async () => {
+  it("synthesizes the usage chunk with the last chunk's id right before [DONE]", async () => {
     const result = await run([Buffer.from(body)], { clientWantsUsage: true });
     const completionTokens = referenceCount(texts);
     const { chunk } = synthesized(result.text);
     const expectedChunk = {
-      id: 'chatcmpl-last', object: 'chat.completion.chunk', created: chunk.created, model: 'gpt-4o-mini', choices: [],
+      id: 'chatcmpl-last',
+      object: 'chat.completion.chunk',
+      created: chunk.created,
+      model: 'gpt-4o-mini',
+      choices: [],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
     expect(typeof chunk.created).toBe('number');
@@ -468,7 +508,7 @@ describe('stream driver: no usage from the upstream', () => {
     expect(synthesized(result.text).chunk.id).toBe('chatcmpl-b');
   });
 
-  it('takes the last chunk\'s id when only the closing blank line comes in the last piece', async () => {
+  it("takes the last chunk's id when only the closing blank line comes in the last piece", async () => {
     const bytes = Buffer.from(body);
     const result = await run(cutAt(bytes, [bytes.length - 1]), { clientWantsUsage: true });
     expect(synthesized(result.text).chunk.id).toBe('chatcmpl-last');
@@ -480,9 +520,16 @@ describe('stream driver: no usage from the upstream', () => {
     for (const { label, pieces } of deliveries(bytes)) {
       const result = await run(pieces, { clientWantsUsage: true });
       const events = parseSse(result.text);
-      expect(events.slice(0, texts.length).map((e) => e.data), label).toEqual(chunks.map((chunk) => JSON.stringify(chunk)));
+      expect(
+        events.slice(0, texts.length).map((e) => e.data),
+        label,
+      ).toEqual(chunks.map((chunk) => JSON.stringify(chunk)));
       expect(events.at(-1)!.data).toBe('[DONE]');
-      expect((JSON.parse(events.at(-2)!.data) as { usage: unknown }).usage, label).toEqual({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens });
+      expect((JSON.parse(events.at(-2)!.data) as { usage: unknown }).usage, label).toEqual({
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      });
       expect(result.outcome.usage, label).toEqual({ promptTokens, completionTokens, cachedTokens: 0 });
       expect(result.promptCalls).toBe(1);
     }
@@ -504,7 +551,10 @@ describe('stream driver: no usage from the upstream', () => {
       expect(result.outcome.usage).toEqual({ promptTokens, completionTokens: expected, cachedTokens: 0 });
       expect(result.promptCalls).toBe(1);
       expect(result.text.startsWith(manyBody.slice(0, -doneEvent.length))).toBe(true);
-      expect(synthesized(result.text).chunk).toMatchObject({ id: 'chatcmpl-big', usage: { prompt_tokens: promptTokens, completion_tokens: expected } });
+      expect(synthesized(result.text).chunk).toMatchObject({
+        id: 'chatcmpl-big',
+        usage: { prompt_tokens: promptTokens, completion_tokens: expected },
+      });
     }
   });
 
@@ -524,7 +574,10 @@ describe('stream driver: no usage from the upstream', () => {
 
 describe('stream driver: usage in choices[0].usage (Moonshot)', () => {
   const last = {
-    id: 'chatcmpl-moon', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'moonshot-v1-8k',
+    id: 'chatcmpl-moon',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'moonshot-v1-8k',
     choices: [{ index: 0, delta: {}, finish_reason: 'stop', usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 } }],
   };
   const contentEvents = event(contentChunk('chatcmpl-moon', 'Hi')) + event(contentChunk('chatcmpl-moon', ' there')) + event(last);
@@ -544,13 +597,22 @@ describe('stream driver: usage in choices[0].usage (Moonshot)', () => {
   });
 
   it('adds a usage-only chunk with that usage when the client asked for usage', async () => {
-    const result = await run([Buffer.from(body)], { transform: createOpenAiChunkTransform({ isUsageInChoice: true }), clientWantsUsage: true });
+    const result = await run([Buffer.from(body)], {
+      transform: createOpenAiChunkTransform({ isUsageInChoice: true }),
+      clientWantsUsage: true,
+    });
     const lines = result.text.split('\n\n');
     const usageChunk = dataOf(lines.at(-3)!);
-    expect(result.text).toBe(`${contentEvents}data: ${JSON.stringify({
-      id: 'chatcmpl-moon', object: 'chat.completion.chunk', created: usageChunk.created, model: 'gpt-4o-mini', choices: [],
-      usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
-    })}\n\n${doneEvent}`);
+    expect(result.text).toBe(
+      `${contentEvents}data: ${JSON.stringify({
+        id: 'chatcmpl-moon',
+        object: 'chat.completion.chunk',
+        created: usageChunk.created,
+        model: 'gpt-4o-mini',
+        choices: [],
+        usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
+      })}\n\n${doneEvent}`,
+    );
   });
 
   it('ignores choices[0].usage without isUsageInChoice (counts instead)', async () => {
@@ -615,7 +677,7 @@ describe('stream driver: backpressure', () => {
     expect(h.resumes()).toBe(0);
   });
 
-  it('never corks the response: corked, Node 22+ hides the client\'s backpressure and reorders the end', async () => {
+  it("never corks the response: corked, Node 22+ hides the client's backpressure and reorders the end", async () => {
     const h = harness();
     h.relay.data(one);
     h.relay.data(two);
@@ -667,11 +729,15 @@ describe('stream driver: backpressure', () => {
     }
     const outcome = await pipeStream(pullOptions(upstream(), out as unknown as ServerResponse, 3));
     await new Promise<void>((resolve) => (out.writableFinished ? resolve() : out.once('finish', () => resolve())));
-    expect(written).toBe(event(contentChunk('c', 'partial answer')) + openAiErrorFrame('The upstream stream broke off', 'upstream_error') + doneEvent);
+    expect(written).toBe(
+      event(contentChunk('c', 'partial answer')) + openAiErrorFrame('The upstream stream broke off', 'upstream_error') + doneEvent,
+    );
     expect(outcome.usage).toEqual({ promptTokens: 3, completionTokens: referenceCount(['partial answer']), cachedTokens: 0 });
     expect(outcome.isUsageCounted).toBe(true);
     // Readable.from is accepted too (the fast-paths tests' style).
-    const again = await pipeStream(pullOptions(Readable.from([Buffer.from(doneEvent)]), new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse, 3));
+    const again = await pipeStream(
+      pullOptions(Readable.from([Buffer.from(doneEvent)]), new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse, 3),
+    );
     expect(again.usage).toEqual({ promptTokens: 3, completionTokens: 0, cachedTokens: 0 });
   });
 });
@@ -836,10 +902,16 @@ describe('stream driver: the upstream breaks mid-stream', () => {
     const completionTokens = referenceCount(texts);
     const parts = h.out.text.split('\n\n');
     const usageChunk = dataOf(parts.at(-4)!);
-    expect(h.out.text).toBe(`${produced}data: ${JSON.stringify({
-      id: 'chatcmpl-err', object: 'chat.completion.chunk', created: usageChunk.created, model: 'gpt-4o-mini', choices: [],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-    })}\n\n${hangUp}${doneEvent}`);
+    expect(h.out.text).toBe(
+      `${produced}data: ${JSON.stringify({
+        id: 'chatcmpl-err',
+        object: 'chat.completion.chunk',
+        created: usageChunk.created,
+        model: 'gpt-4o-mini',
+        choices: [],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      })}\n\n${hangUp}${doneEvent}`,
+    );
   });
 
   it('keeps the upstream usage when it came before the break', async () => {
@@ -927,7 +999,9 @@ describe('stream driver: a transform that changes chunks', () => {
 
   it('forwards the (re-serialized) usage chunk when the client asked for it', async () => {
     const result = await run([Buffer.from(body)], { transform: upperTransform(), clientWantsUsage: true });
-    expect(result.text).toBe(`data: ${serialized('m', 'HELLO')}\n\ndata: ${serialized('m', ' WORLD')}\n\ndata: ${JSON.stringify(JSON.parse(usageJson))}\n\n${doneEvent}`);
+    expect(result.text).toBe(
+      `data: ${serialized('m', 'HELLO')}\n\ndata: ${serialized('m', ' WORLD')}\n\ndata: ${JSON.stringify(JSON.parse(usageJson))}\n\n${doneEvent}`,
+    );
   });
 
   it('gives byte-identical output for every splitting', async () => {
@@ -946,10 +1020,16 @@ describe('stream driver: a transform that changes chunks', () => {
     const completionTokens = referenceCount(['hello there ', 'general kenobi']);
     const parts = result.text.split('\n\n');
     const usageChunk = dataOf(parts.at(-3)!);
-    expect(result.text).toBe(`data: ${serialized('m1', 'HELLO THERE ')}\n\ndata: ${serialized('m2', 'GENERAL KENOBI')}\n\ndata: ${JSON.stringify({
-      id: 'm2', object: 'chat.completion.chunk', created: usageChunk.created, model: 'gpt-4o-mini', choices: [],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-    })}\n\n${doneEvent}`);
+    expect(result.text).toBe(
+      `data: ${serialized('m1', 'HELLO THERE ')}\n\ndata: ${serialized('m2', 'GENERAL KENOBI')}\n\ndata: ${JSON.stringify({
+        id: 'm2',
+        object: 'chat.completion.chunk',
+        created: usageChunk.created,
+        model: 'gpt-4o-mini',
+        choices: [],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      })}\n\n${doneEvent}`,
+    );
     expect(result.outcome).toMatchObject({ isUsageCounted: true, usage: { promptTokens, completionTokens, cachedTokens: 0 } });
   });
 
@@ -1022,7 +1102,15 @@ describe('stream driver with a deferred head (start): failing before the first b
 
   it('OpenRouter\'s error chunk (choices with finish_reason "error" and no content) first is a failure too', async () => {
     const h = gated();
-    const chunk = { id: 'gen-1', object: 'chat.completion.chunk', created: 1, model: 'x', provider: 'openai', error: { code: 'server_error', message: 'Provider disconnected unexpectedly' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] };
+    const chunk = {
+      id: 'gen-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'x',
+      provider: 'openai',
+      error: { code: 'server_error', message: 'Provider disconnected unexpectedly' },
+      choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }],
+    };
     h.relay.data(Buffer.from(event(chunk)));
     const outcome = await h.relay.done;
     expect(outcome.isStarted).toBe(false);

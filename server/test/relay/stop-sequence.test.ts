@@ -26,7 +26,12 @@ describe('stop sequences on converted Anthropic answers', () => {
     fixtures = await startFixtureUpstream();
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-stop': 1, 'gpt-5-stop': 1, 'gemini-2.5-flash': 1 }));
     caller = await createSdkCaller(server.ctx);
-    channels.openai = await createRelayChannel(server.ctx, { type: 1, key: 'sk-upstream', baseURL: openAiWire.url, models: ['gpt-stop', 'gpt-5-stop'] });
+    channels.openai = await createRelayChannel(server.ctx, {
+      type: 1,
+      key: 'sk-upstream',
+      baseURL: openAiWire.url,
+      models: ['gpt-stop', 'gpt-5-stop'],
+    });
     channels.gemini = await createRelayChannel(server.ctx, { type: 24, key: 'AIza', baseURL: fixtures.url, models: ['gemini-2.5-flash'] });
   });
   afterAll(async () => {
@@ -37,11 +42,15 @@ describe('stop sequences on converted Anthropic answers', () => {
 
   const anthropic = () => new Anthropic({ apiKey: caller.apiKey, baseURL: server.url, maxRetries: 0 });
   const ask = { model: 'gpt-stop', max_tokens: 200, messages: [{ role: 'user' as const, content: 'Talk for a long while please' }] };
-  const latestBill = async (channel: 'openai' | 'gemini') => (await billedState(server.ctx, { ...caller, channelId: channels[channel]! })).logs[0]!;
+  const latestBill = async (channel: 'openai' | 'gemini') =>
+    (await billedState(server.ctx, { ...caller, channelId: channels[channel]! })).logs[0]!;
   const streamed = async (params: Parameters<Anthropic['messages']['stream']>[0]) => {
     const events: any[] = [];
     for await (const event of anthropic().messages.stream(params)) events.push(event);
-    const text = events.filter((event) => event.type === 'content_block_delta' && event.delta.type === 'text_delta').map((event) => event.delta.text).join('');
+    const text = events
+      .filter((event) => event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+      .map((event) => event.delta.text)
+      .join('');
     return { events, text, delta: events.find((event) => event.type === 'message_delta') };
   };
 
@@ -65,7 +74,7 @@ describe('stop sequences on converted Anthropic answers', () => {
     expect((await latestBill('openai')).completion_tokens).toBe(4);
   });
 
-  it('with several sequences sent, the upstream\'s plain stop names none: end_turn, billed its usage', async () => {
+  it("with several sequences sent, the upstream's plain stop names none: end_turn, billed its usage", async () => {
     const message = await anthropic().messages.create({ ...ask, stop_sequences: ['never', 'mock'] });
     expect(message.content).toEqual([expect.objectContaining({ text: 'Hello from the ' })]);
     expect(message).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
@@ -73,7 +82,7 @@ describe('stop sequences on converted Anthropic answers', () => {
     expect((await latestBill('openai')).completion_tokens).toBe(4);
   });
 
-  it('a sequence past the upstream\'s four: the gateway cuts and names it, reads on unsent, and bills the upstream\'s usage', async () => {
+  it("a sequence past the upstream's four: the gateway cuts and names it, reads on unsent, and bills the upstream's usage", async () => {
     const stops = ['s1', 's2', 's3', 's4', 'upstream'];
     const message = await anthropic().messages.create({ ...ask, stop_sequences: stops });
     expect(message.content).toEqual([expect.objectContaining({ text: 'Hello from the mock ' })]);
@@ -97,13 +106,18 @@ describe('stop sequences on converted Anthropic answers', () => {
   });
 
   it('a held-back start that does not complete a sequence goes out; no match ends as end_turn with the whole text', async () => {
-    const message = await anthropic().messages.create({ model: 'gpt-stop', max_tokens: 6, messages: ask.messages, stop_sequences: ['s1', 's2', 's3', 's4', 'mockery'] });
+    const message = await anthropic().messages.create({
+      model: 'gpt-stop',
+      max_tokens: 6,
+      messages: ask.messages,
+      stop_sequences: ['s1', 's2', 's3', 's4', 'mockery'],
+    });
     expect(message.content).toEqual([expect.objectContaining({ text: 'Hello from the mock upstream.' })]);
     expect(message).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
     expect((await latestBill('openai')).completion_tokens).toBe(6);
   });
 
-  it('sends none to an OpenAI reasoning model, which refuses stop: the gateway cuts, and bills the upstream\'s usage', async () => {
+  it("sends none to an OpenAI reasoning model, which refuses stop: the gateway cuts, and bills the upstream's usage", async () => {
     const message = await anthropic().messages.create({ ...ask, model: 'gpt-5-stop', stop_sequences: ['mock'] });
     expect(message.content).toEqual([expect.objectContaining({ text: 'Hello from the ' })]);
     expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'mock' });
@@ -115,11 +129,18 @@ describe('stop sequences on converted Anthropic answers', () => {
     expect((await latestBill('openai')).completion_tokens).toBe(6);
   });
 
-  it('on a Gemini channel, stream and not: up to five sent as stopSequences; a match in the text is cut and named; billed the upstream\'s usage', async () => {
+  it("on a Gemini channel, stream and not: up to five sent as stopSequences; a match in the text is cut and named; billed the upstream's usage", async () => {
     fixtures.reply({ status: 200, contentType: 'text/event-stream', body: readFixture('gemini', 'stream-text.chunks.txt') });
     const stops = ['g1', 'g2', 'g3', 'g4', 'g5', 'fall'];
-    const message = await anthropic().messages.create({ model: 'gemini-2.5-flash', max_tokens: 64, messages: ask.messages, stop_sequences: stops });
-    expect(message.content.filter((block) => block.type === 'text')).toEqual([expect.objectContaining({ text: 'Crisp leaves drift and ' })]);
+    const message = await anthropic().messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 64,
+      messages: ask.messages,
+      stop_sequences: stops,
+    });
+    expect(message.content.filter((block) => block.type === 'text')).toEqual([
+      expect.objectContaining({ text: 'Crisp leaves drift and ' }),
+    ]);
     expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'fall' });
     const sent = fixtures.requests.at(-1)!;
     expect(sent.url).toContain(':streamGenerateContent');
@@ -129,7 +150,12 @@ describe('stop sequences on converted Anthropic answers', () => {
     expect(bill.completion_tokens).toBe(19);
 
     fixtures.reply({ status: 200, contentType: 'text/event-stream', body: readFixture('gemini', 'stream-text.chunks.txt') });
-    const { text, delta } = await streamed({ model: 'gemini-2.5-flash', max_tokens: 64, messages: ask.messages, stop_sequences: ['leaves'] });
+    const { text, delta } = await streamed({
+      model: 'gemini-2.5-flash',
+      max_tokens: 64,
+      messages: ask.messages,
+      stop_sequences: ['leaves'],
+    });
     expect(text).toBe('Crisp ');
     expect(delta.delta).toEqual({ stop_reason: 'stop_sequence', stop_sequence: 'leaves' });
     expect(fixtures.requests.at(-1)!.json.generationConfig?.stopSequences).toEqual(['leaves']);
@@ -143,7 +169,9 @@ describe('stop sequences on converted Anthropic answers', () => {
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         for (const text of ['one two ', 'BREAK three', ' four']) {
-          res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-break', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-break', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`,
+          );
         }
         setTimeout(() => res.socket?.destroy(), 50);
       });
@@ -151,7 +179,12 @@ describe('stop sequences on converted Anthropic answers', () => {
     await new Promise<void>((resolve) => breaking.listen(0, '127.0.0.1', resolve));
     try {
       await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'gpt-stop': 1, 'gpt-5-stop': 1, 'gemini-2.5-flash': 1, 'gpt-break': 1 }));
-      const channelId = await createRelayChannel(server.ctx, { type: 1, key: 'sk-upstream', baseURL: `http://127.0.0.1:${(breaking.address() as AddressInfo).port}`, models: ['gpt-break'] });
+      const channelId = await createRelayChannel(server.ctx, {
+        type: 1,
+        key: 'sk-upstream',
+        baseURL: `http://127.0.0.1:${(breaking.address() as AddressInfo).port}`,
+        models: ['gpt-break'],
+      });
       const message = await anthropic().messages.create({ ...ask, model: 'gpt-break', stop_sequences: ['BREAK'] });
       expect(message.content).toEqual([expect.objectContaining({ text: 'one two ' })]);
       expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'BREAK' });

@@ -12,14 +12,26 @@ import { createSdkCaller } from './sdk-setup.js';
  * delivers the rest, ends the stream and bills it. They once crashed the usage reader: a 500 before
  * the first byte, or a client left waiting with its bill lost when no usage event followed.
  */
-const chunk = (choices: unknown) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices })}\n\n`;
-const usage = (prompt: number, completion: number) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`;
+const chunk = (choices: unknown) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices })}\n\n`;
+const usage = (prompt: number, completion: number) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`;
 const streams: Record<string, string> = {
-  '/openai/with-usage/v1/chat/completions': chunk([null]) + chunk([{ index: 0, delta: { role: 'assistant', content: 'Hel' } }, 7]) + chunk([{ index: 0, delta: { content: 'lo', tool_calls: [null] } }])
-    + chunk([{ index: 0, delta: null, finish_reason: 'stop' }]) + usage(11, 5) + 'data: [DONE]\n\n',
-  '/openai/no-usage/v1/chat/completions': chunk([null]) + chunk([{ index: 0, delta: { role: 'assistant', content: 'Hello there' } }]) + chunk(['x']) + 'data: [DONE]\n\n',
-  '/minimax/v1/text/chatcompletion_v2': chunk([null]) + chunk([{ index: 0, delta: { role: 'assistant', content: 'Hello' } }, null]) + chunk([{ index: 0, delta: {}, finish_reason: 'stop' }])
-    + usage(9, 4) + 'data: [DONE]\n\n',
+  '/openai/with-usage/v1/chat/completions':
+    chunk([null]) +
+    chunk([{ index: 0, delta: { role: 'assistant', content: 'Hel' } }, 7]) +
+    chunk([{ index: 0, delta: { content: 'lo', tool_calls: [null] } }]) +
+    chunk([{ index: 0, delta: null, finish_reason: 'stop' }]) +
+    usage(11, 5) +
+    'data: [DONE]\n\n',
+  '/openai/no-usage/v1/chat/completions':
+    chunk([null]) + chunk([{ index: 0, delta: { role: 'assistant', content: 'Hello there' } }]) + chunk(['x']) + 'data: [DONE]\n\n',
+  '/minimax/v1/text/chatcompletion_v2':
+    chunk([null]) +
+    chunk([{ index: 0, delta: { role: 'assistant', content: 'Hello' } }, null]) +
+    chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]) +
+    usage(9, 4) +
+    'data: [DONE]\n\n',
 };
 
 describe('stray nulls in upstream stream events', () => {
@@ -59,7 +71,12 @@ describe('stray nulls in upstream stream events', () => {
   }
   const logOf = async (model: string) => {
     await flushRelay(server.ctx);
-    return server.ctx.storage.db.selectFrom('logs').select(['prompt_tokens', 'completion_tokens', 'quota']).where('model_name', '=', model).where('type', '=', 2).executeTakeFirst();
+    return server.ctx.storage.db
+      .selectFrom('logs')
+      .select(['prompt_tokens', 'completion_tokens', 'quota'])
+      .where('model_name', '=', model)
+      .where('type', '=', 2)
+      .executeTakeFirst();
   };
 
   it('delivers the readable events and bills the upstream usage (OpenAI wire, MiniMax)', async () => {

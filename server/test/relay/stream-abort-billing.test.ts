@@ -25,20 +25,30 @@ async function startSlowUpstream(): Promise<{ url: string; streamed: () => strin
       streamed = '';
       let index = 0;
       if (path.startsWith('/v1/messages')) {
-        res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_slow', type: 'message', role: 'assistant', model: 'claude-slow', content: [], usage: { input_tokens: 17, output_tokens: 1 } } })}\n\n`);
-        res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`);
+        res.write(
+          `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg_slow', type: 'message', role: 'assistant', model: 'claude-slow', content: [], usage: { input_tokens: 17, output_tokens: 1 } } })}\n\n`,
+        );
+        res.write(
+          `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`,
+        );
       }
       const timer = setInterval(() => {
         const text = word(index);
         index += 1;
         streamed += text;
         if (path.startsWith('/v1/messages')) {
-          res.write(`event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`);
+          res.write(
+            `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`,
+          );
         } else if (path.includes(':streamGenerateContent')) {
           // Gemini counts cumulatively, a little behind what it sent (it is only ever a partial count).
-          res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }], usageMetadata: { promptTokenCount: 17, candidatesTokenCount: Math.max(1, index - 3), totalTokenCount: 17 + index } })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }], usageMetadata: { promptTokenCount: 17, candidatesTokenCount: Math.max(1, index - 3), totalTokenCount: 17 + index } })}\n\n`,
+          );
         } else {
-          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'gpt-slow', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'gpt-slow', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`,
+          );
         }
       }, 10);
       res.on('close', () => clearInterval(timer));
@@ -48,10 +58,11 @@ async function startSlowUpstream(): Promise<{ url: string; streamed: () => strin
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     streamed: () => streamed,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -81,7 +92,10 @@ describe('a client that aborts a stream is billed what was produced, on every ch
     it(`${model}: the streamed text is billed when the final usage never came`, async () => {
       const client = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
       const controller = new AbortController();
-      const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Tell me a long story' }] }, { signal: controller.signal });
+      const stream = await client.chat.completions.create(
+        { model, stream: true, messages: [{ role: 'user', content: 'Tell me a long story' }] },
+        { signal: controller.signal },
+      );
       let received = '';
       await (async () => {
         for await (const chunk of stream) {
@@ -90,11 +104,25 @@ describe('a client that aborts a stream is billed what was produced, on every ch
         }
       })().catch(() => undefined);
       const produced = received;
-      await expect.poll(async () => {
-        await flushRelay(server.ctx);
-        return (await server.ctx.storage.db.selectFrom('logs').select('id').where('user_id', '=', userId).where('model_name', '=', model).execute()).length;
-      }).toBe(1);
-      const log = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('model_name', '=', model).executeTakeFirstOrThrow();
+      await expect
+        .poll(async () => {
+          await flushRelay(server.ctx);
+          return (
+            await server.ctx.storage.db
+              .selectFrom('logs')
+              .select('id')
+              .where('user_id', '=', userId)
+              .where('model_name', '=', model)
+              .execute()
+          ).length;
+        })
+        .toBe(1);
+      const log = await server.ctx.storage.db
+        .selectFrom('logs')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('model_name', '=', model)
+        .executeTakeFirstOrThrow();
       // At least what the client received (the gateway may have streamed a little more before it saw the abort).
       expect(log.completion_tokens).toBeGreaterThanOrEqual(countTextTokens(produced));
       expect(log.completion_tokens).toBeLessThanOrEqual(countTextTokens(upstream.streamed()) + 1);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiChunkTransform } from '../../src/relay/providers/openai/chat-stream.js';
 import { openAiStream, type StreamOutcome } from '../helpers/pipe-stream.js';
 
-const event = (content: string): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const event = (content: string): string =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const doneEvent = 'data: [DONE]\n\n';
 
 /** A chunked HTTP/1.1 body decoded: the data, and what the connection carried after the terminating chunk. */
@@ -32,10 +33,20 @@ async function serveStream(first: string, last: string): Promise<{ url: URL; out
   const outcome = new Promise<Promise<StreamOutcome>>((resolve) => (settle = resolve)).then((done) => done);
   const server = http.createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const stream = openAiStream({
-      out: response, transform: createOpenAiChunkTransform({}), clientWantsUsage: false, idleTimeoutMs: 5000, pingIntervalMs: 0,
-      abort: () => undefined, startedAt: Date.now(), model: 'gpt-4o-mini', countPromptTokens: () => 3,
-    }, () => undefined);
+    const stream = openAiStream(
+      {
+        out: response,
+        transform: createOpenAiChunkTransform({}),
+        clientWantsUsage: false,
+        idleTimeoutMs: 5000,
+        pingIntervalMs: 0,
+        abort: () => undefined,
+        startedAt: Date.now(),
+        model: 'gpt-4o-mini',
+        countPromptTokens: () => 3,
+      },
+      () => undefined,
+    );
     settle(stream.done);
     stream.data(Buffer.from(first));
     setTimeout(() => {
@@ -51,7 +62,9 @@ async function serveStream(first: string, last: string): Promise<{ url: URL; out
 /** The raw bytes of one response, read until the server closes the connection. */
 function rawResponse(url: URL): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(`POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`));
+    const socket = net.connect(Number(url.port), url.hostname, () =>
+      socket.write(`POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+    );
     let raw = '';
     socket.setEncoding('utf8');
     socket.on('data', (piece: string) => (raw += piece));
@@ -76,7 +89,7 @@ describe('the closing frames of a stream', () => {
     expect(decodeChunked(raw)).toEqual({ body: `${event('one')}${event('two')}${event('three')}${doneEvent}`, afterEnd: '' });
   });
 
-  it('go out after the events when the upstream\'s [DONE] comes in the last read', async () => {
+  it("go out after the events when the upstream's [DONE] comes in the last read", async () => {
     const served = await serveStream(event('one'), `${event('two')}${doneEvent}`);
     close = served.close;
     const raw = await rawResponse(served.url);

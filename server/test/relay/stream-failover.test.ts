@@ -6,7 +6,17 @@ import { readFixture, startFixtureUpstream, type FixtureUpstream } from '../prov
 
 const sse = (body: string) => ({ status: 200, contentType: 'text/event-stream', body });
 const claudeEvent = (event: Record<string, unknown>) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
-const messageStart = claudeEvent({ type: 'message_start', message: { id: 'msg_x', type: 'message', role: 'assistant', model: 'claude-sonnet-4-20250514', content: [], usage: { input_tokens: 12, output_tokens: 1 } } });
+const messageStart = claudeEvent({
+  type: 'message_start',
+  message: {
+    id: 'msg_x',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-20250514',
+    content: [],
+    usage: { input_tokens: 12, output_tokens: 1 },
+  },
+});
 const overloadedEvent = claudeEvent({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
 
 /** Streams that fail before their first byte reaches the client fail over; after it they end with an error. */
@@ -17,10 +27,23 @@ describe('streaming failover before the first byte', () => {
   let userId: number;
   let apiKey: string;
   const channel = (type: number, model: string, priority: number) =>
-    createRelayChannel(server.ctx, { type, key: `key-${model}-${priority}`, baseURL: upstream.url, models: [model], priority, autoBan: false });
+    createRelayChannel(server.ctx, {
+      type,
+      key: `key-${model}-${priority}`,
+      baseURL: upstream.url,
+      models: [model],
+      priority,
+      autoBan: false,
+    });
   const lastLog = async () => {
     await flushRelay(server.ctx);
-    const log = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const log = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('type', '=', 2)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     return { ...log, other: JSON.parse(log.other) as { admin_info: { use_channel: string[] } } };
   };
   async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
@@ -29,7 +52,11 @@ describe('streaming failover before the first byte', () => {
     return text;
   }
   const streamChat = (model: string, key = apiKey) =>
-    new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }).chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Hello' }] });
+    new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }).chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -81,10 +108,14 @@ describe('streaming failover before the first byte', () => {
     await channel(14, 'claude-d', 0);
     upstream.reply(sse(messageStart + overloadedEvent));
     const before = upstream.requests.length;
-    const error = await streamChat('claude-d', `${apiKey}-${pinned}`).then(collect).catch((caught: unknown) => caught);
+    const error = await streamChat('claude-d', `${apiKey}-${pinned}`)
+      .then(collect)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(529);
-    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('The upstream service failed. Please try again later or contact the administrator');
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain(
+      'The upstream service failed. Please try again later or contact the administrator',
+    );
     expect(upstream.requests.length).toBe(before + 1);
   });
 
@@ -106,7 +137,11 @@ describe('streaming failover before the first byte', () => {
     upstream.reply(sse(readFixture('anthropic', 'stream-error.chunks.txt')));
     let seen = '';
     const failure = await (async () => {
-      for await (const chunk of await client.chat.completions.create({ model: 'claude-e', stream: true, messages: [{ role: 'user', content: 'x' }] })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: 'claude-e',
+        stream: true,
+        messages: [{ role: 'user', content: 'x' }],
+      })) {
         seen += chunk.choices[0]?.delta?.content ?? '';
       }
     })().catch((caught: unknown) => caught);
@@ -136,7 +171,8 @@ describe('streaming failover before the first byte', () => {
   const openAiChunk = (content: string, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-ok', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
   const openAiStream = `${openAiChunk('Hi')}${openAiChunk(' there')}data: ${JSON.stringify({ id: 'chatcmpl-ok', object: 'chat.completion.chunk', created: 1, model: 'gpt-x', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })}\n\ndata: [DONE]\n\n`;
-  const errorEvent = (code: unknown) => `: OPENROUTER PROCESSING\n\ndata: ${JSON.stringify({ error: { message: 'Provider returned error', code } })}\n\n`;
+  const errorEvent = (code: unknown) =>
+    `: OPENROUTER PROCESSING\n\ndata: ${JSON.stringify({ error: { message: 'Provider returned error', code } })}\n\n`;
 
   it('OpenAI wire: a 200 stream whose first event is an error fails over before any byte reaches the client', async () => {
     const failing = await channel(1, 'gpt-or', 10);
@@ -157,7 +193,12 @@ describe('streaming failover before the first byte', () => {
     await channel(1, 'gpt-bad', 0);
     upstream.reply(sse(errorEvent(502)));
     upstream.reply(sse(errorEvent('server_error')));
-    const logsBefore = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').executeTakeFirstOrThrow();
+    const logsBefore = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('model_name', '=', 'gpt-bad')
+      .executeTakeFirstOrThrow();
     const raw = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -165,9 +206,22 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(502);
     expect(raw.headers.get('content-type')).toContain('application/json');
-    expect(await raw.json()).toEqual({ error: { message: 'The upstream service is unavailable. Please try again later', type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
+    expect(await raw.json()).toEqual({
+      error: {
+        message: 'The upstream service is unavailable. Please try again later',
+        type: 'upstream_error',
+        param: null,
+        code: 'upstream_unreachable',
+      },
+    });
     await flushRelay(server.ctx);
-    const logsAfter = await server.ctx.storage.db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('model_name', '=', 'gpt-bad').where('type', '=', 2).executeTakeFirstOrThrow();
+    const logsAfter = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('model_name', '=', 'gpt-bad')
+      .where('type', '=', 2)
+      .executeTakeFirstOrThrow();
     expect(Number(logsAfter.n)).toBe(0);
     expect(Number(logsBefore.n)).toBe(0);
   });
@@ -184,7 +238,9 @@ describe('streaming failover before the first byte', () => {
     });
     expect(raw.status).toBe(200);
     const text = await raw.text();
-    expect(text).toBe(`${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: 'The upstream service failed. Please try again later or contact the administrator', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\ndata: [DONE]\n\n`);
+    expect(text).toBe(
+      `${openAiChunk('Par')}data: ${JSON.stringify({ error: { message: 'The upstream service failed. Please try again later or contact the administrator', type: 'upstream_error', param: null, code: 'upstream_error' } })}\n\ndata: [DONE]\n\n`,
+    );
     expect(upstream.requests.length).toBe(before + 1);
     expect((await lastLog()).channel_id).toBe(only);
   });

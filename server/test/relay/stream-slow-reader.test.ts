@@ -7,7 +7,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const piece = 'x'.repeat(1000);
 const pieces = 12_000;
-const chunkOf = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const chunkOf = (content: string) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
 /**
  * An OpenAI-wire upstream: `big` streams 12,000 chunks of 1,000 characters as fast as it may (about
@@ -33,7 +34,9 @@ async function startStreamingUpstream(): Promise<{ url: string; close(): Promise
           sent += 1;
           if (!response.write(chunkOf(piece))) return void response.once('drain', pump);
         }
-        response.end(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: pieces, total_tokens: pieces + 5 } })}\n\ndata: [DONE]\n\n`);
+        response.end(
+          `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: pieces, total_tokens: pieces + 5 } })}\n\ndata: [DONE]\n\n`,
+        );
       };
       pump();
     });
@@ -41,10 +44,11 @@ async function startStreamingUpstream(): Promise<{ url: string; close(): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -89,7 +93,11 @@ describe('the stream idle timeout counts upstream silence, not a slow client (ST
   beforeAll(async () => {
     upstream = await startStreamingUpstream();
     server = await startTestServer({ env: { STREAMING_TIMEOUT: '1' } });
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'slow-big': 1, 'slow-hang': 1 }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), 'slow-big': 1, 'slow-hang': 1 }),
+    );
     await createRelayChannel(server.ctx, { key: 'k', baseURL: upstream.url, models: ['slow-big', 'slow-hang'] });
     apiKey = (await createRelayToken(server.ctx, await createRelayUser(server.ctx, { quota: 1_000_000_000 }))).apiKey;
   });
@@ -105,7 +113,11 @@ describe('the stream idle timeout counts upstream silence, not a slow client (ST
   const countPieces = (text: string) => text.split(piece).length - 1;
 
   it('OpenAI pass-through (stream driver): a client stalled for 2.5 s and then reading slowly gets the whole answer', async () => {
-    const answer = await readSlowly(server.url, httpRequest('/v1/chat/completions', { model: 'slow-big', stream: true, messages: [{ role: 'user', content: 'hi' }] }), 2500);
+    const answer = await readSlowly(
+      server.url,
+      httpRequest('/v1/chat/completions', { model: 'slow-big', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      2500,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).not.toContain('stream_idle_timeout');
     expect(answer).toContain('data: [DONE]');
@@ -113,7 +125,11 @@ describe('the stream idle timeout counts upstream silence, not a slow client (ST
   });
 
   it('converted stream (pipeEvents, Claude format): the same', async () => {
-    const answer = await readSlowly(server.url, httpRequest('/v1/messages', { model: 'slow-big', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), 2500);
+    const answer = await readSlowly(
+      server.url,
+      httpRequest('/v1/messages', { model: 'slow-big', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      2500,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).not.toContain('event: error');
     expect(answer).toContain('message_stop');
@@ -122,9 +138,17 @@ describe('the stream idle timeout counts upstream silence, not a slow client (ST
 
   it('an upstream that goes silent while the client keeps up is still ended at STREAMING_TIMEOUT, on both paths', async () => {
     const startedAt = performance.now();
-    const openAi = await readSlowly(server.url, httpRequest('/v1/chat/completions', { model: 'slow-hang', stream: true, messages: [{ role: 'user', content: 'hi' }] }), 0);
+    const openAi = await readSlowly(
+      server.url,
+      httpRequest('/v1/chat/completions', { model: 'slow-hang', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      0,
+    );
     expect(openAi).toContain('stream_idle_timeout');
-    const claude = await readSlowly(server.url, httpRequest('/v1/messages', { model: 'slow-hang', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), 0);
+    const claude = await readSlowly(
+      server.url,
+      httpRequest('/v1/messages', { model: 'slow-hang', stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      0,
+    );
     expect(claude).toContain('event: error');
     expect(performance.now() - startedAt).toBeLessThan(15_000);
   });

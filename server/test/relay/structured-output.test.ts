@@ -55,7 +55,11 @@ describe('structured output on Claude channels', () => {
   }
 
   it('openai chat.completions.parse with a zod response_format: a forced tool upstream, the parsed object back, billed as reported', async () => {
-    const completion = await openai().chat.completions.parse({ model: 'claude-so', messages: [{ role: 'user', content: 'Describe Ada' }], response_format: zodResponseFormat(person, 'person') });
+    const completion = await openai().chat.completions.parse({
+      model: 'claude-so',
+      messages: [{ role: 'user', content: 'Describe Ada' }],
+      response_format: zodResponseFormat(person, 'person'),
+    });
     const choice = completion.choices[0]!;
     expect(choice.message.parsed).toEqual(expected);
     expect(choice.finish_reason).toBe('stop');
@@ -68,9 +72,12 @@ describe('structured output on Claude channels', () => {
     await expectBilledAsUpstream(Math.ceil(JSON.stringify(expected).length / 4));
   });
 
-  it('streamed: the tool\'s argument deltas arrive as content deltas that join into the JSON, finish_reason stop', async () => {
+  it("streamed: the tool's argument deltas arrive as content deltas that join into the JSON, finish_reason stop", async () => {
     const stream = await openai().chat.completions.create({
-      model: 'claude-so', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Describe Ada' }],
+      model: 'claude-so',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Describe Ada' }],
       response_format: { type: 'json_schema', json_schema: { name: 'person', schema: z.toJSONSchema(person) as Record<string, unknown> } },
     });
     let text = '';
@@ -93,30 +100,59 @@ describe('structured output on Claude channels', () => {
   });
 
   it('json_object: a free-form object tool, answered as JSON text', async () => {
-    const completion = await openai().chat.completions.create({ model: 'claude-so', messages: [{ role: 'user', content: 'Give me JSON' }], response_format: { type: 'json_object' } });
+    const completion = await openai().chat.completions.create({
+      model: 'claude-so',
+      messages: [{ role: 'user', content: 'Give me JSON' }],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({});
     expect(lastSent().tools[0]).toMatchObject({ name: 'json_response', input_schema: { type: 'object' } });
   });
 
   it('with caller tools: the model must call one of them or the JSON tool; a tool call passes on, then the answer is JSON', async () => {
-    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }];
-    const format = { type: 'json_schema' as const, json_schema: { name: 'person', schema: z.toJSONSchema(person) as Record<string, unknown> } };
-    const first = await openai().chat.completions.create({ model: 'claude-so', messages: [{ role: 'user', content: 'Find Ada' }], tools, response_format: format });
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+      },
+    ];
+    const format = {
+      type: 'json_schema' as const,
+      json_schema: { name: 'person', schema: z.toJSONSchema(person) as Record<string, unknown> },
+    };
+    const first = await openai().chat.completions.create({
+      model: 'claude-so',
+      messages: [{ role: 'user', content: 'Find Ada' }],
+      tools,
+      response_format: format,
+    });
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     expect(first.choices[0]!.message.tool_calls![0]).toMatchObject({ function: { name: 'lookup', arguments: '{"q":"Ada"}' } });
     expect(lastSent().tool_choice).toEqual({ type: 'any' });
     expect(lastSent().tools.map((t: { name: string }) => t.name)).toEqual(['lookup', 'person']);
     const call = first.choices[0]!.message.tool_calls![0]!;
     const second = await openai().chat.completions.create({
-      model: 'claude-so', tools, response_format: format,
-      messages: [{ role: 'user', content: 'Find Ada' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'Ada, 42, admin' }],
+      model: 'claude-so',
+      tools,
+      response_format: format,
+      messages: [
+        { role: 'user', content: 'Find Ada' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: 'Ada, 42, admin' },
+      ],
     });
     expect(JSON.parse(second.choices[0]!.message.content!)).toEqual(expected);
     expect(second.choices[0]!.finish_reason).toBe('stop');
   });
 
   it('with thinking on, the choice stays free (Claude forbids forcing a tool then) and a system line asks for the tool', async () => {
-    const completion = await openai().chat.completions.create({ model: 'claude-so', reasoning_effort: 'low', max_tokens: 4000, messages: [{ role: 'user', content: 'Describe Ada' }], response_format: zodResponseFormat(person, 'person') });
+    const completion = await openai().chat.completions.create({
+      model: 'claude-so',
+      reasoning_effort: 'low',
+      max_tokens: 4000,
+      messages: [{ role: 'user', content: 'Describe Ada' }],
+      response_format: zodResponseFormat(person, 'person'),
+    });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual(expected);
     const sent = lastSent();
     expect(sent.thinking).toMatchObject({ type: 'enabled' });
@@ -124,13 +160,20 @@ describe('structured output on Claude channels', () => {
     expect(JSON.stringify(sent.system)).toContain('Answer only by calling the person tool');
   });
 
-  it('a malformed schema is a 400 in the caller\'s format, nothing sent upstream or billed', async () => {
+  it("a malformed schema is a 400 in the caller's format, nothing sent upstream or billed", async () => {
     const before = claude.requests.length;
-    const bad = await openai().chat.completions.create({ model: 'claude-so', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } } } }).catch((error: unknown) => error);
+    const bad = await openai()
+      .chat.completions.create({
+        model: 'claude-so',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'list', schema: { type: 'array', items: { type: 'string' } } } },
+      })
+      .catch((error: unknown) => error);
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
     expect((bad as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('invalid_response_format');
     const notObject = await fetch(`${server.url}/v1/responses`, {
-      method: 'POST', headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${caller.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'claude-so', input: 'x', text: { format: { type: 'json_schema', name: 'x', schema: 'nope' } } }),
     });
     expect(notObject.status).toBe(400);
@@ -139,20 +182,43 @@ describe('structured output on Claude channels', () => {
   });
 
   it('the Responses API (openai.responses.parse with text.format) gets the object as output_text', async () => {
-    const response = await openai().responses.parse({ model: 'claude-so', input: 'Describe Ada', text: { format: { type: 'json_schema', name: 'person', schema: z.toJSONSchema(person) as Record<string, unknown>, strict: true } } });
+    const response = await openai().responses.parse({
+      model: 'claude-so',
+      input: 'Describe Ada',
+      text: { format: { type: 'json_schema', name: 'person', schema: z.toJSONSchema(person) as Record<string, unknown>, strict: true } },
+    });
     expect(response.output_parsed).toEqual(expected);
     expect(JSON.parse(response.output_text)).toEqual(expected);
     expect(lastSent().tool_choice).toMatchObject({ type: 'tool', name: 'person' });
   });
 
-  it('Gemini\'s responseSchema (@google/genai) on a Claude channel: JSON text, stream and not', async () => {
+  it("Gemini's responseSchema (@google/genai) on a Claude channel: JSON text, stream and not", async () => {
     const ai = new GoogleGenAI({ apiKey: caller.apiKey, httpOptions: { baseUrl: server.url } });
-    const responseSchema = { type: Type.OBJECT, properties: { city: { type: Type.STRING }, population: { type: Type.INTEGER } }, required: ['city', 'population'] };
-    const answer = await ai.models.generateContent({ model: 'claude-so', contents: 'Biggest city?', config: { responseMimeType: 'application/json', responseSchema } });
+    const responseSchema = {
+      type: Type.OBJECT,
+      properties: { city: { type: Type.STRING }, population: { type: Type.INTEGER } },
+      required: ['city', 'population'],
+    };
+    const answer = await ai.models.generateContent({
+      model: 'claude-so',
+      contents: 'Biggest city?',
+      config: { responseMimeType: 'application/json', responseSchema },
+    });
     expect(JSON.parse(answer.text!)).toEqual({ city: 'Ada', population: 42 });
-    expect(lastSent().tools[0].input_schema).toMatchObject({ type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } } });
+    expect(lastSent().tools[0].input_schema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string' }, population: { type: 'integer' } },
+    });
     let streamed = '';
-    for await (const chunk of await ai.models.generateContentStream({ model: 'claude-so', contents: 'Biggest city?', config: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } })) streamed += chunk.text ?? '';
+    for await (const chunk of await ai.models.generateContentStream({
+      model: 'claude-so',
+      contents: 'Biggest city?',
+      config: {
+        responseMimeType: 'application/json',
+        responseJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    }))
+      streamed += chunk.text ?? '';
     expect(JSON.parse(streamed)).toEqual({ city: 'Ada' });
   });
 
@@ -161,7 +227,12 @@ describe('structured output on Claude channels', () => {
     const viaChat = await generateObject({ model: provider.chat('claude-so'), schema: person, prompt: 'Describe Ada', maxRetries: 0 });
     expect(viaChat.object).toEqual(expected);
     expect(viaChat.usage.inputTokens).toBe(10 + Math.ceil(JSON.stringify(lastSent().messages).length / 4));
-    const viaResponses = await generateObject({ model: provider.responses('claude-so'), schema: person, prompt: 'Describe Ada', maxRetries: 0 });
+    const viaResponses = await generateObject({
+      model: provider.responses('claude-so'),
+      schema: person,
+      prompt: 'Describe Ada',
+      maxRetries: 0,
+    });
     expect(viaResponses.object).toEqual(expected);
     const streamed = streamObject({ model: provider.chat('claude-so'), schema: person, prompt: 'Describe Ada', maxRetries: 0 });
     const partials: unknown[] = [];
@@ -172,7 +243,12 @@ describe('structured output on Claude channels', () => {
   });
 
   it('LangChain withStructuredOutput (JSON schema method) returns the object', async () => {
-    const model = new ChatOpenAI({ model: 'claude-so', apiKey: caller.apiKey, configuration: { baseURL: `${server.url}/v1` }, maxRetries: 0 });
+    const model = new ChatOpenAI({
+      model: 'claude-so',
+      apiKey: caller.apiKey,
+      configuration: { baseURL: `${server.url}/v1` },
+      maxRetries: 0,
+    });
     const structured = model.withStructuredOutput(person, { method: 'jsonSchema', name: 'person' });
     expect(await structured.invoke('Describe Ada')).toEqual(expected);
     expect(lastSent().tool_choice).toMatchObject({ type: 'tool', name: 'person' });
@@ -180,12 +256,26 @@ describe('structured output on Claude channels', () => {
 
   it('an @openai/agents agent with a tool and an outputType: calls the tool, then answers the typed object', async () => {
     const calls: string[] = [];
-    const lookup = tool({ name: 'lookup', description: 'Looks a person up', parameters: z.object({ q: z.string() }), execute: async ({ q }) => {
-      calls.push(q);
-      return 'Ada, 42, admin';
-    } });
-    const agent = new Agent({ name: 'profiler', instructions: 'Profile the person.', model: 'claude-so', tools: [lookup], outputType: person });
-    const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, useResponses: true }), tracingDisabled: true });
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks a person up',
+      parameters: z.object({ q: z.string() }),
+      execute: async ({ q }) => {
+        calls.push(q);
+        return 'Ada, 42, admin';
+      },
+    });
+    const agent = new Agent({
+      name: 'profiler',
+      instructions: 'Profile the person.',
+      model: 'claude-so',
+      tools: [lookup],
+      outputType: person,
+    });
+    const runner = new Runner({
+      modelProvider: new OpenAIProvider({ apiKey: caller.apiKey, baseURL: `${server.url}/v1`, useResponses: true }),
+      tracingDisabled: true,
+    });
     const result = await runner.run(agent, 'Who is Ada?');
     expect(calls).toEqual(['Ada']);
     expect(result.finalOutput).toEqual(expected);
@@ -198,13 +288,22 @@ describe('structured output on Claude channels', () => {
     try {
       await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-so': 1, 'gemini-so': 1 }));
       const geminiChannel = await createRelayChannel(server.ctx, { type: 24, key: 'AIza-so', baseURL: models.url, models: ['gemini-so'] });
-      const parsed = await openai().chat.completions.parse({ model: 'gemini-so', messages: [{ role: 'user', content: 'Describe Ada' }], response_format: zodResponseFormat(person, 'person') });
+      const parsed = await openai().chat.completions.parse({
+        model: 'gemini-so',
+        messages: [{ role: 'user', content: 'Describe Ada' }],
+        response_format: zodResponseFormat(person, 'person'),
+      });
       expect(parsed.choices[0]!.message.parsed).toEqual(expected);
       const config = models.requests.at(-1)!.body.generationConfig;
       expect(config.responseMimeType).toBe('application/json');
       expect(config.responseSchema).toMatchObject({ type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } } });
       expect(models.requests.at(-1)!.body.tools).toBeUndefined();
-      const viaAiSdk = await generateObject({ model: createOpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1` }).chat('gemini-so'), schema: person, prompt: 'Describe Ada', maxRetries: 0 });
+      const viaAiSdk = await generateObject({
+        model: createOpenAI({ apiKey: caller.apiKey, baseURL: `${server.url}/v1` }).chat('gemini-so'),
+        schema: person,
+        prompt: 'Describe Ada',
+        maxRetries: 0,
+      });
       expect(viaAiSdk.object).toEqual(expected);
       const state = await billedState(server.ctx, { ...caller, channelId: geminiChannel });
       expect({ prompt: state.logs[0]!.prompt_tokens, completion: state.logs[0]!.completion_tokens }).toEqual(models.usages.at(-1));

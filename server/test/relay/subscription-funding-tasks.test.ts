@@ -54,27 +54,56 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
   }
   async function grant(userId: number, allowance: number): Promise<number> {
     const id = await insertReturningId(server.ctx.storage, 'user_subscriptions', {
-      user_id: userId, plan_id: 1, plan_name: 'Pro', source: 'admin', status: 'active', period_quota: allowance, remaining_quota: allowance,
-      period_start: now() - 60, period_end: now() + 86_400, ends_at: now() + 86_400,
+      user_id: userId,
+      plan_id: 1,
+      plan_name: 'Pro',
+      source: 'admin',
+      status: 'active',
+      period_quota: allowance,
+      remaining_quota: allowance,
+      period_start: now() - 60,
+      period_end: now() + 86_400,
+      ends_at: now() + 86_400,
     });
     await server.ctx.bus.publish('users', String(userId));
     await settleBus(server.ctx);
     return id;
   }
-  const call = (key: string, path: string, body: unknown) => fetch(`${server.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json', 'accept-language': 'en' }, body: JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+  const call = (key: string, path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json', 'accept-language': 'en' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
   const db = () => server.ctx.storage.db;
-  const remainingOf = async (id: number) => Number((await db().selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', id).executeTakeFirstOrThrow()).remaining_quota);
-  const walletOf = async (id: number) => Number((await db().selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
-  const rowsOf = async (userId: number, type = 2) => (await db().selectFrom('logs').select(['quota', 'other']).where('user_id', '=', userId).where('type', '=', type).orderBy('id').execute())
-    .map((row) => ({ quota: Number(row.quota), other: JSON.parse(row.other) as Record<string, unknown> }));
+  const remainingOf = async (id: number) =>
+    Number(
+      (await db().selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', id).executeTakeFirstOrThrow())
+        .remaining_quota,
+    );
+  const walletOf = async (id: number) =>
+    Number((await db().selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+  const rowsOf = async (userId: number, type = 2) =>
+    (
+      await db()
+        .selectFrom('logs')
+        .select(['quota', 'other'])
+        .where('user_id', '=', userId)
+        .where('type', '=', type)
+        .orderBy('id')
+        .execute()
+    ).map((row) => ({ quota: Number(row.quota), other: JSON.parse(row.other) as Record<string, unknown> }));
   /** The user's consume rows once `count` are written (a funded bill is recorded after its split). */
   const settledRows = async (userId: number, count: number) => {
-    await expect.poll(async () => {
-      await flushRelay(server.ctx);
-      return (await rowsOf(userId)).length;
-    }, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
+    await expect
+      .poll(
+        async () => {
+          await flushRelay(server.ctx);
+          return (await rowsOf(userId)).length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBeGreaterThanOrEqual(count);
     return rowsOf(userId);
   };
   const heldOf = (id: number) => [...server.relay.access.cachedUsers()].find((user) => user.id === id)?.held;
@@ -84,7 +113,9 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
    * closed by the client (`isEndedByClient`), else by the gateway.
    */
   async function session(key: string, responses: number, isEndedByClient = true) {
-    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, { headers: { Authorization: `Bearer sk-${key}` } });
+    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, {
+      headers: { Authorization: `Bearer sk-${key}` },
+    });
     await client.opened;
     for (let i = 1; i <= responses; i += 1) {
       client.socket.send(JSON.stringify({ type: 'response.create' }));
@@ -107,17 +138,43 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
     expect(await remainingOf(sub)).toBe(0);
     expect(await walletOf(user.id)).toBe(1_000_000 - 30_000);
     expect((await rowsOf(user.id)).map((row) => row.other)).toEqual([
-      expect.objectContaining({ task_id: paid.body.data, billing_source: 'subscription', subscription_quota: taskPrice, wallet_quota: 0, subscription_id: sub }),
-      expect.objectContaining({ task_id: failed.body.data, billing_source: 'mixed', subscription_quota: 20_000, wallet_quota: 30_000, subscription_id: sub }),
+      expect.objectContaining({
+        task_id: paid.body.data,
+        billing_source: 'subscription',
+        subscription_quota: taskPrice,
+        wallet_quota: 0,
+        subscription_id: sub,
+      }),
+      expect.objectContaining({
+        task_id: failed.body.data,
+        billing_source: 'mixed',
+        subscription_quota: 20_000,
+        wallet_quota: 30_000,
+        subscription_id: sub,
+      }),
     ]);
-    const task = await db().selectFrom('tasks').select('subscription_parts').where('task_id', '=', failed.body.data).executeTakeFirstOrThrow();
+    const task = await db()
+      .selectFrom('tasks')
+      .select('subscription_parts')
+      .where('task_id', '=', failed.body.data)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(task.subscription_parts)).toEqual([{ subscription_id: sub, period_end: expect.any(Number), quota: 20_000 }]);
 
     for (let round = 0; round < 3; round += 1) await server.relay.tasks.pollOnce();
     expect(await remainingOf(sub)).toBe(20_000);
     expect(await walletOf(user.id)).toBe(1_000_000);
     expect((await rowsOf(user.id, 6)).map((row) => [row.quota, row.other])).toEqual([
-      [taskPrice, { task_id: failed.body.data, refund: taskPrice, billing_source: 'mixed', subscription_quota: 20_000, wallet_quota: 30_000, subscription_id: sub }],
+      [
+        taskPrice,
+        {
+          task_id: failed.body.data,
+          refund: taskPrice,
+          billing_source: 'mixed',
+          subscription_quota: 20_000,
+          wallet_quota: 30_000,
+          subscription_id: sub,
+        },
+      ],
     ]);
     expect(heldOf(user.id)).toBe(0);
     await expectLedgerExact(server.ctx.storage, starts);
@@ -131,18 +188,27 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
 
     const user = await newUser(1_000_000, 'subscription_only');
     const sub = await grant(user.id, 60_000);
-    mj.nextScript([{ status: 'IN_PROGRESS', progress: '10%' }, { status: 'FAILURE', failReason: 'Banned prompt detected', progress: '10%' }]);
+    mj.nextScript([
+      { status: 'IN_PROGRESS', progress: '10%' },
+      { status: 'FAILURE', failReason: 'Banned prompt detected', progress: '10%' },
+    ]);
     const drawn = await call(user.key, '/mj/submit/imagine', { prompt: 'a cat' });
     expect(drawn.body.code).toBe(1);
     expect(await remainingOf(sub)).toBe(10_000);
     const short = await call(user.key, '/mj/submit/imagine', { prompt: 'another cat' });
     expect(short.status).toBe(403);
-    expect(short.body.description).toMatch(/^Insufficient subscription allowance for this request: it needs about 50000 .*, and 10000 .* is left$/);
-    expect((await rowsOf(user.id)).map((row) => row.other)).toEqual([expect.objectContaining({ billing_source: 'subscription', subscription_quota: taskPrice, wallet_quota: 0 })]);
+    expect(short.body.description).toMatch(
+      /^Insufficient subscription allowance for this request: it needs about 50000 .*, and 10000 .* is left$/,
+    );
+    expect((await rowsOf(user.id)).map((row) => row.other)).toEqual([
+      expect.objectContaining({ billing_source: 'subscription', subscription_quota: taskPrice, wallet_quota: 0 }),
+    ]);
 
     for (let round = 0; round < 2; round += 1) await server.relay.tasks.pollOnce();
     await expect.poll(() => remainingOf(sub)).toBe(60_000);
-    expect((await rowsOf(user.id, 6)).map((row) => row.other)).toEqual([expect.objectContaining({ billing_source: 'subscription', subscription_quota: taskPrice, wallet_quota: 0 })]);
+    expect((await rowsOf(user.id, 6)).map((row) => row.other)).toEqual([
+      expect.objectContaining({ billing_source: 'subscription', subscription_quota: taskPrice, wallet_quota: 0 }),
+    ]);
     expect(await walletOf(user.id)).toBe(1_000_000);
     await expectLedgerExact(server.ctx.storage, starts);
   });
@@ -156,14 +222,25 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
     // The second response overran the allowance and the wallet: the session ended with the wallet's error.
     expect(closed.code).toBe(1008);
     const [row] = await settledRows(user.id, 1);
-    expect(row).toEqual({ quota: twoResponses, other: expect.objectContaining({ ws: true, billing_source: 'mixed', subscription_quota: 12_000, wallet_quota: twoResponses - 12_000, subscription_id: sub }) });
+    expect(row).toEqual({
+      quota: twoResponses,
+      other: expect.objectContaining({
+        ws: true,
+        billing_source: 'mixed',
+        subscription_quota: 12_000,
+        wallet_quota: twoResponses - 12_000,
+        subscription_id: sub,
+      }),
+    });
     expect(await remainingOf(sub)).toBe(0);
     expect(await walletOf(user.id)).toBe(-(twoResponses - 12_000));
 
     const rich = await newUser(1_000_000);
     const richSub = await grant(rich.id, 1_000_000);
     expect((await session(rich.key, 2)).closed.code).toBe(1000);
-    expect((await settledRows(rich.id, 1)).map((r) => r.other)).toEqual([expect.objectContaining({ billing_source: 'subscription', subscription_quota: twoResponses, wallet_quota: 0 })]);
+    expect((await settledRows(rich.id, 1)).map((r) => r.other)).toEqual([
+      expect.objectContaining({ billing_source: 'subscription', subscription_quota: twoResponses, wallet_quota: 0 }),
+    ]);
     expect(await remainingOf(richSub)).toBe(1_000_000 - twoResponses);
     expect(await walletOf(rich.id)).toBe(1_000_000);
     await expectLedgerExact(server.ctx.storage, starts);
@@ -171,19 +248,33 @@ describe.each(storageKinds())('subscription funding of tasks and Realtime sessio
 
   it('Realtime, subscription_only: refused at the upgrade without a subscription; ended once the allowance is used up', async () => {
     const none = await newUser(1_000_000, 'subscription_only');
-    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, { headers: { Authorization: `Bearer sk-${none.key}`, 'Accept-Language': 'en' } });
+    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-4o-realtime-preview`, {
+      headers: { Authorization: `Bearer sk-${none.key}`, 'Accept-Language': 'en' },
+    });
     const rejected = await client.rejected;
     expect(rejected.status).toBe(403);
-    expect(JSON.parse(rejected.body).error).toMatchObject({ code: 'insufficient_subscription_quota', message: 'No subscription allowance is available, and your billing preference is subscription only' });
+    expect(JSON.parse(rejected.body).error).toMatchObject({
+      code: 'insufficient_subscription_quota',
+      message: 'No subscription allowance is available, and your billing preference is subscription only',
+    });
 
     const user = await newUser(1_000_000, 'subscription_only');
     const sub = await grant(user.id, firstResponse + 1_000);
     const { frames, closed } = await session(user.key, 2, false);
     expect(closed.code).toBe(1008);
-    const errors = frames.filter((frame) => !frame.isBinary).map((frame) => JSON.parse(frame.text) as { type: string; error?: { code: string } }).filter((event) => event.type === 'error');
+    const errors = frames
+      .filter((frame) => !frame.isBinary)
+      .map((frame) => JSON.parse(frame.text) as { type: string; error?: { code: string } })
+      .filter((event) => event.type === 'error');
     expect(errors.map((event) => event.error?.code)).toEqual(['insufficient_subscription_quota']);
     // What no allowance could pay of the last response is billed to the wallet, as a chat call's overrun.
-    expect((await settledRows(user.id, 1)).map((r) => r.other)).toEqual([expect.objectContaining({ billing_source: 'mixed', subscription_quota: firstResponse + 1_000, wallet_quota: twoResponses - firstResponse - 1_000 })]);
+    expect((await settledRows(user.id, 1)).map((r) => r.other)).toEqual([
+      expect.objectContaining({
+        billing_source: 'mixed',
+        subscription_quota: firstResponse + 1_000,
+        wallet_quota: twoResponses - firstResponse - 1_000,
+      }),
+    ]);
     expect(await remainingOf(sub)).toBe(0);
     await expectLedgerExact(server.ctx.storage, starts);
   });

@@ -46,8 +46,17 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
 
   async function grant(userId: number, allowance: number, extra: Record<string, unknown> = {}): Promise<number> {
     const id = await insertReturningId(server.ctx.storage, 'user_subscriptions', {
-      user_id: userId, plan_id: 1, plan_name: 'Pro', source: 'admin', status: 'active', period_quota: allowance, remaining_quota: allowance,
-      period_start: now() - 60, period_end: now() + 86_400, ends_at: now() + 86_400, ...extra,
+      user_id: userId,
+      plan_id: 1,
+      plan_name: 'Pro',
+      source: 'admin',
+      status: 'active',
+      period_quota: allowance,
+      remaining_quota: allowance,
+      period_start: now() - 60,
+      period_end: now() + 86_400,
+      ends_at: now() + 86_400,
+      ...extra,
     });
     // As the grant API does: every instance re-reads the user.
     await server.ctx.bus.publish('users', String(userId));
@@ -56,11 +65,34 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
   }
 
   const ask = (client: OpenAI, extra: Record<string, unknown> = {}) =>
-    client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 20, ...extra } as never) as unknown as Promise<OpenAI.ChatCompletion>;
-  const remainingOf = async (id: number) => Number((await server.ctx.storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', id).executeTakeFirstOrThrow()).remaining_quota);
-  const walletOf = async (id: number) => Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
-  const rowsOf = async (userId: number) => (await server.ctx.storage.db.selectFrom('logs').select(['quota', 'other']).where('user_id', '=', userId).where('type', '=', 2).orderBy('id').execute())
-    .map((row) => ({ quota: Number(row.quota), other: JSON.parse(row.other) as Record<string, unknown> }));
+    client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Say ok.' }],
+      max_tokens: 20,
+      ...extra,
+    } as never) as unknown as Promise<OpenAI.ChatCompletion>;
+  const remainingOf = async (id: number) =>
+    Number(
+      (
+        await server.ctx.storage.db
+          .selectFrom('user_subscriptions')
+          .select('remaining_quota')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).remaining_quota,
+    );
+  const walletOf = async (id: number) =>
+    Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+  const rowsOf = async (userId: number) =>
+    (
+      await server.ctx.storage.db
+        .selectFrom('logs')
+        .select(['quota', 'other'])
+        .where('user_id', '=', userId)
+        .where('type', '=', 2)
+        .orderBy('id')
+        .execute()
+    ).map((row) => ({ quota: Number(row.quota), other: JSON.parse(row.other) as Record<string, unknown> }));
   const cachedUser = (id: number) => [...server.relay.access.cachedUsers()].find((user) => user.id === id);
 
   it('a user without a subscription keeps no funding state and pays from the wallet, as before', async () => {
@@ -99,8 +131,10 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     const listed = await web.get('/api/log/self/?type=2&p=1&page_size=10');
     expect(listed.status, listed.text).toBe(200);
     const others = (listed.body.data.items as Array<{ other: string }>).map((item) => JSON.parse(item.other) as Record<string, unknown>);
-    expect(others.map((other) => [other.billing_source, other.subscription_quota, other.wallet_quota, other.subscription_id]))
-      .toEqual([['mixed', 5, streamed - 5, sub], ['subscription', 15, 0, sub]]);
+    expect(others.map((other) => [other.billing_source, other.subscription_quota, other.wallet_quota, other.subscription_id])).toEqual([
+      ['mixed', 5, streamed - 5, sub],
+      ['subscription', 15, 0, sub],
+    ]);
     await expectLedgerExact(server.ctx.storage, starts);
   });
 
@@ -127,12 +161,14 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     await expectLedgerExact(server.ctx.storage, starts);
   });
 
-  it('subscription_only: refused with a 403 in the caller\'s shape once the allowance cannot pay, the wallet never charged', async () => {
+  it("subscription_only: refused with a 403 in the caller's shape once the allowance cannot pay, the wallet never charged", async () => {
     const none = await newUser(1_000_000, 'subscription_only');
     const refused = await ask(none.client).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('insufficient_subscription_quota');
-    expect((refused as Error).message).toContain('No subscription allowance is available, and your billing preference is subscription only');
+    expect((refused as Error).message).toContain(
+      'No subscription allowance is available, and your billing preference is subscription only',
+    );
 
     const user = await newUser(1_000_000, 'subscription_only');
     const sub = await grant(user.id, 45);
@@ -141,7 +177,9 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     // 15 left: below the call's likely cost (at max_tokens 20 its worst).
     const short = await ask(user.client).catch((error: unknown) => error);
     expect(short).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect((short as Error).message).toMatch(/Insufficient subscription allowance for this request: it needs about \d+ .*, and 15 \(.* is left/);
+    expect((short as Error).message).toMatch(
+      /Insufficient subscription allowance for this request: it needs about \d+ .*, and 15 \(.* is left/,
+    );
     const zh = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${none.client.apiKey}`, 'content-type': 'application/json', 'accept-language': 'zh-CN' },
@@ -158,7 +196,9 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
   it('a failed call gives the share back; an expired or lapsed subscription funds nothing', async () => {
     const user = await newUser(1_000_000);
     const sub = await grant(user.id, 1_000);
-    const failed = await user.client.chat.completions.create({ model: 'broken-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 }).catch((error: unknown) => error);
+    const failed = await user.client.chat.completions
+      .create({ model: 'broken-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 })
+      .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(OpenAI.BadRequestError);
     await flushRelay(server.ctx);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -187,14 +227,20 @@ describe.each(storageKinds())('subscription funding of relayed calls on %s', (ki
     const limitedUser = await newUser(1_000_000, 'wallet_first');
     const limitedSub = await grant(limitedUser.id, 200 * callCost);
     await setOption(server.ctx, 'LowBalanceQuota', '0');
-    await server.ctx.storage.db.updateTable('users').set({ quota: 50 * callCost }).where('id', '=', limitedUser.id).execute();
+    await server.ctx.storage.db
+      .updateTable('users')
+      .set({ quota: 50 * callCost })
+      .where('id', '=', limitedUser.id)
+      .execute();
     starts.set(limitedUser.id, 50 * callCost);
     await server.ctx.bus.publish('users', String(limitedUser.id));
     await settleBus(server.ctx);
     const calls = await Promise.allSettled([
-      ...Array.from({ length: 300 }, (_, i) => ask(user.client, i % 3 === 0 ? { stream: true, stream_options: { include_usage: true } } : {}).then(async (answer) => {
-        if (Symbol.asyncIterator in (answer as object)) for await (const chunk of answer as unknown as AsyncIterable<unknown>) void chunk;
-      })),
+      ...Array.from({ length: 300 }, (_, i) =>
+        ask(user.client, i % 3 === 0 ? { stream: true, stream_options: { include_usage: true } } : {}).then(async (answer) => {
+          if (Symbol.asyncIterator in (answer as object)) for await (const chunk of answer as unknown as AsyncIterable<unknown>) void chunk;
+        }),
+      ),
       // 100 calls against funds for 250: room for every call's worst-cost hold (about 2 calls' cost) at once.
       ...Array.from({ length: 100 }, () => ask(limitedUser.client)),
     ]);

@@ -18,11 +18,22 @@ describe('task prices of a fresh install', () => {
   let suno: SunoUpstream;
   let user: { id: number; key: string };
 
-  const call = (path: string, body: unknown) => fetch(`${server.url}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer sk-${user.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
-  const quotaLeft = async () => Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota);
-  const lastConsume = () => server.ctx.storage.db.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', user.id).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const call = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${user.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+  const quotaLeft = async () =>
+    Number((await server.ctx.storage.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota);
+  const lastConsume = () =>
+    server.ctx.storage.db
+      .selectFrom('logs')
+      .select(['model_name', 'quota'])
+      .where('user_id', '=', user.id)
+      .where('type', '=', 2)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
 
   beforeAll(async () => {
     mj = await startMjUpstream('mj-secret');
@@ -43,9 +54,26 @@ describe('task prices of a fresh install', () => {
 
   it('ships new-api\u2019s per-call prices for every Midjourney and Suno action', () => {
     expect(server.ctx.options.json<Record<string, number>>('ModelPrice')).toMatchObject({
-      mj_imagine: 0.1, mj_variation: 0.1, mj_reroll: 0.1, mj_blend: 0.1, mj_modal: 0.1, mj_zoom: 0.1, mj_shorten: 0.1,
-      mj_high_variation: 0.1, mj_low_variation: 0.1, mj_pan: 0.1, mj_inpaint: 0, mj_custom_zoom: 0, mj_describe: 0.05,
-      mj_upscale: 0.05, swap_face: 0.05, mj_upload: 0.05, mj_video: 0.8, mj_edits: 0.1, suno_music: 0.1, suno_lyrics: 0.01,
+      mj_imagine: 0.1,
+      mj_variation: 0.1,
+      mj_reroll: 0.1,
+      mj_blend: 0.1,
+      mj_modal: 0.1,
+      mj_zoom: 0.1,
+      mj_shorten: 0.1,
+      mj_high_variation: 0.1,
+      mj_low_variation: 0.1,
+      mj_pan: 0.1,
+      mj_inpaint: 0,
+      mj_custom_zoom: 0,
+      mj_describe: 0.05,
+      mj_upscale: 0.05,
+      swap_face: 0.05,
+      mj_upload: 0.05,
+      mj_video: 0.8,
+      mj_edits: 0.1,
+      suno_music: 0.1,
+      suno_lyrics: 0.01,
     });
     expect(server.ctx.options.get('ModelPrice')).toBe(JSON.stringify(defaultModelPrice));
   });

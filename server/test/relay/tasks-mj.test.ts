@@ -9,7 +9,16 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
 
 const quotaPerUnit = 500_000;
-const prices = { mj_imagine: 0.1, mj_upscale: 0.05, mj_variation: 0.04, mj_reroll: 0.04, mj_modal: 0.1, mj_upload: 0.01, mj_describe: 0.05, mj_shorten: 0.02 };
+const prices = {
+  mj_imagine: 0.1,
+  mj_upscale: 0.05,
+  mj_variation: 0.04,
+  mj_reroll: 0.04,
+  mj_modal: 0.1,
+  mj_upload: 0.01,
+  mj_describe: 0.05,
+  mj_shorten: 0.02,
+};
 const quotaOf = (model: keyof typeof prices) => prices[model] * quotaPerUnit;
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -28,10 +37,19 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   let user: { id: number; tokenId: number; key: string };
   let other: { id: number; tokenId: number; key: string };
 
-  const call = (key: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer sk-${key}` }, base = server) =>
+  const call = (
+    key: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = { authorization: `Bearer sk-${key}` },
+    base = server,
+  ) =>
     fetch(`${base.url}${path}`, {
-      method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
   const db = () => server.ctx.storage.db;
   const row = (mjId: string) => db().selectFrom('midjourneys').selectAll().where('mj_id', '=', mjId).executeTakeFirstOrThrow();
   const pollAll = async (rounds: number) => {
@@ -40,11 +58,23 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
 
   const ledger = async (who: { id: number; tokenId: number }) => {
     const userRow = await db().selectFrom('users').select(['quota', 'used_quota']).where('id', '=', who.id).executeTakeFirstOrThrow();
-    const tokenRow = await db().selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', who.tokenId).executeTakeFirstOrThrow();
+    const tokenRow = await db()
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota'])
+      .where('id', '=', who.tokenId)
+      .executeTakeFirstOrThrow();
     const channels = await db().selectFrom('channels').select(['id', 'used_quota']).where('id', 'in', [channelA, channelB]).execute();
-    const logs = await db().selectFrom('logs').select(['type', 'quota']).where('user_id', '=', who.id).where('type', 'in', [2, 6]).execute();
+    const logs = await db()
+      .selectFrom('logs')
+      .select(['type', 'quota'])
+      .where('user_id', '=', who.id)
+      .where('type', 'in', [2, 6])
+      .execute();
     return {
-      quota: Number(userRow.quota), used: Number(userRow.used_quota), tokenRemain: Number(tokenRow.remain_quota), tokenUsed: Number(tokenRow.used_quota),
+      quota: Number(userRow.quota),
+      used: Number(userRow.used_quota),
+      tokenRemain: Number(tokenRow.remain_quota),
+      tokenUsed: Number(tokenRow.used_quota),
       channelsUsed: channels.reduce((sum, channel) => sum + Number(channel.used_quota), 0),
       consumed: logs.filter((log) => log.type === 2).reduce((sum, log) => sum + Number(log.quota), 0),
       refunded: logs.filter((log) => log.type === 6).reduce((sum, log) => sum + Number(log.quota), 0),
@@ -59,7 +89,10 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   beforeAll(async () => {
     mjA = await startMjUpstream('mj-a');
     mjB = await startMjUpstream('mj-b');
-    const shared: Record<string, string> = kind !== 'sqlite' && redisUrl ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-mj-${Math.random().toString(36).slice(2, 8)}:` } : {};
+    const shared: Record<string, string> =
+      kind !== 'sqlite' && redisUrl
+        ? { REDIS_CONN_STRING: redisUrl, REDIS_KEY_PREFIX: `mg-mj-${Math.random().toString(36).slice(2, 8)}:` }
+        : {};
     // Polling is driven by the tests (pollOnce), not by the interval.
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0', ...shared } });
     if (kind !== 'sqlite') second = await startTestServer({ database: server.database, env: { TASK_POLL_INTERVAL: '0', ...shared } });
@@ -67,7 +100,17 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     await setOption(server.ctx, 'RetryTimes', '2');
     await setOption(server.ctx, 'ServerAddress', server.url);
     await setOption(server.ctx, 'ModelPrice', JSON.stringify(prices));
-    const models = ['mj_imagine', 'mj_upscale', 'mj_variation', 'mj_reroll', 'mj_modal', 'mj_upload', 'mj_describe', 'mj_shorten', 'mj_blend'];
+    const models = [
+      'mj_imagine',
+      'mj_upscale',
+      'mj_variation',
+      'mj_reroll',
+      'mj_modal',
+      'mj_upload',
+      'mj_describe',
+      'mj_shorten',
+      'mj_blend',
+    ];
     // A is preferred (priority); B takes what A cannot.
     channelA = await createRelayChannel(server.ctx, { type: 5, key: 'mj-a', baseURL: mjA.url, models, priority: 10 });
     channelB = await createRelayChannel(server.ctx, { type: 5, key: 'mj-b', baseURL: mjB.url, models, priority: 0 });
@@ -84,29 +127,60 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   it('submits an imagine: the gateway id, the upstream request, and the price taken in the database at once', async () => {
     const before = await ledger(user);
     mjA.nextScript([{ status: 'NOT_START' }, { status: 'SUBMITTED' }, { status: 'IN_PROGRESS', progress: '46%' }, { status: 'SUCCESS' }]);
-    const submitted = await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'a gateway at dawn --relax', notifyHook: 'http://127.0.0.1:1/hook', accountFilter: { channelId: 'x' }, state: 'mine' });
-    expect(submitted).toMatchObject({ status: 200, body: { code: 1, description: '提交成功', result: expect.stringMatching(/^\d{19}$/), properties: { discordInstanceId: 'inst-1' } } });
+    const submitted = await call(user.key, 'POST', '/mj/submit/imagine', {
+      prompt: 'a gateway at dawn --relax',
+      notifyHook: 'http://127.0.0.1:1/hook',
+      accountFilter: { channelId: 'x' },
+      state: 'mine',
+    });
+    expect(submitted).toMatchObject({
+      status: 200,
+      body: { code: 1, description: '提交成功', result: expect.stringMatching(/^\d{19}$/), properties: { discordInstanceId: 'inst-1' } },
+    });
     // The upstream got the prompt as given, and neither the hook (the gateway calls it) nor the account filter (off).
-    expect(mjA.submits.at(-1)).toEqual({ path: '/mj/submit/imagine', secret: 'mj-a', body: { prompt: 'a gateway at dawn --relax', state: 'mine' } });
+    expect(mjA.submits.at(-1)).toEqual({
+      path: '/mj/submit/imagine',
+      secret: 'mj-a',
+      body: { prompt: 'a gateway at dawn --relax', state: 'mine' },
+    });
     const after = await ledger(user);
     expect(after.quota).toBe(before.quota - quotaOf('mj_imagine'));
     expect(after.tokenRemain).toBe(before.tokenRemain - quotaOf('mj_imagine'));
     expect(after.channelsUsed).toBe(before.channelsUsed + quotaOf('mj_imagine'));
     expect(after.consumed).toBe(before.consumed + quotaOf('mj_imagine'));
     const task = await row(submitted.body.result);
-    expect(task).toMatchObject({ status: 'SUBMITTED', action: 'IMAGINE', code: 1, user_id: user.id, token_id: user.tokenId, channel_id: channelA, prompt: 'a gateway at dawn --relax', quota: quotaOf('mj_imagine') });
+    expect(task).toMatchObject({
+      status: 'SUBMITTED',
+      action: 'IMAGINE',
+      code: 1,
+      user_id: user.id,
+      token_id: user.tokenId,
+      channel_id: channelA,
+      prompt: 'a gateway at dawn --relax',
+      quota: quotaOf('mj_imagine'),
+    });
     expect(task.upstream_id).toMatch(/^17000000000/);
     expect(submitted.body.result).not.toBe(task.upstream_id);
 
     // Polled step by step to SUCCESS; the client fetches it in Midjourney-Proxy's shape.
     await pollAll(3);
-    expect(await call(user.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({ status: 200, body: { id: submitted.body.result, status: 'IN_PROGRESS', progress: '46%' } });
+    expect(await call(user.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({
+      status: 200,
+      body: { id: submitted.body.result, status: 'IN_PROGRESS', progress: '46%' },
+    });
     await pollAll(1);
     const fetched = await call(user.key, 'GET', `/mj/task/${submitted.body.result}/fetch`);
     expect(fetched.body).toMatchObject({
-      id: submitted.body.result, action: 'IMAGINE', status: 'SUCCESS', progress: '100%', promptEn: 'a gateway at dawn --relax (en)', failReason: '',
+      id: submitted.body.result,
+      action: 'IMAGINE',
+      status: 'SUCCESS',
+      progress: '100%',
+      promptEn: 'a gateway at dawn --relax (en)',
+      failReason: '',
       // MjForwardUrlEnabled (on by default): the image is served by the gateway.
-      imageUrl: `${server.url}/mj/image/${submitted.body.result}`, buttons: [{ label: 'U1' }], properties: { finalPrompt: 'a gateway at dawn --relax' },
+      imageUrl: `${server.url}/mj/image/${submitted.body.result}`,
+      buttons: [{ label: 'U1' }],
+      properties: { finalPrompt: 'a gateway at dawn --relax' },
     });
     expect(fetched.body.finishTime).toBeGreaterThan(0);
     const image = await fetch(fetched.body.imageUrl);
@@ -114,15 +188,27 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await image.arrayBuffer())).toEqual(pngBytes);
     await setOption(server.ctx, 'MjForwardUrlEnabled', 'false');
-    expect((await call(user.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).body.imageUrl).toBe(`${mjA.url}/images/${task.upstream_id}.png`);
+    expect((await call(user.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).body.imageUrl).toBe(
+      `${mjA.url}/images/${task.upstream_id}.png`,
+    );
     await setOption(server.ctx, 'MjForwardUrlEnabled', 'true');
 
     // Only the owner sees it; list-by-condition answers the caller's own tasks among the ids.
-    expect(await call(other.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({ status: 404, body: { code: 3, description: 'Task not found' } });
-    expect((await call(user.key, 'POST', '/mj/task/list-by-condition', { ids: [submitted.body.result, '123'] })).body.map((item: any) => item.id)).toEqual([submitted.body.result]);
+    expect(await call(other.key, 'GET', `/mj/task/${submitted.body.result}/fetch`)).toMatchObject({
+      status: 404,
+      body: { code: 3, description: 'Task not found' },
+    });
+    expect(
+      (await call(user.key, 'POST', '/mj/task/list-by-condition', { ids: [submitted.body.result, '123'] })).body.map(
+        (item: any) => item.id,
+      ),
+    ).toEqual([submitted.body.result]);
     expect((await call(other.key, 'POST', '/mj/task/list-by-condition', { ids: [submitted.body.result] })).body).toEqual([]);
     // The image seed is asked of the channel, for the upstream's id.
-    expect(await call(user.key, 'GET', `/mj/task/${submitted.body.result}/image-seed`)).toMatchObject({ status: 200, body: { code: 1, result: '1234567' } });
+    expect(await call(user.key, 'GET', `/mj/task/${submitted.body.result}/image-seed`)).toMatchObject({
+      status: 200,
+      body: { code: 1, result: '1234567' },
+    });
     expect(mjA.seeds.at(-1)).toBe(task.upstream_id);
     // A finished task is not polled again, and was billed once.
     const polls = mjA.listed.get(task.upstream_id);
@@ -135,7 +221,13 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const secretOnly = { 'mj-api-secret': `sk-${user.key}` };
     const viaSecret = await call(user.key, 'POST', '/mj/submit/shorten', { prompt: 'a very long prompt --fast' }, secretOnly);
     expect(viaSecret).toMatchObject({ status: 200, body: { code: 1 } });
-    const proxyStyle = await call(user.key, 'POST', '/mj-fast/mj/submit/imagine', { prompt: 'cat --relax --turbo' }, { ...secretOnly, authorization: 'midjourney-proxy' });
+    const proxyStyle = await call(
+      user.key,
+      'POST',
+      '/mj-fast/mj/submit/imagine',
+      { prompt: 'cat --relax --turbo' },
+      { ...secretOnly, authorization: 'midjourney-proxy' },
+    );
     expect(proxyStyle.body.code).toBe(1);
     expect(mjA.submits.at(-1)).toMatchObject({ path: '/mj/submit/imagine', body: { prompt: 'cat --fast' } });
     await call(user.key, 'POST', '/mj-relax/mj/submit/imagine', { prompt: 'dog' });
@@ -153,7 +245,9 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     // The fetch routes are served under a prefix too.
     expect((await call(user.key, 'GET', `/mj-fast/mj/task/${proxyStyle.body.result}/fetch`)).body.id).toBe(proxyStyle.body.result);
     expect((await fetch(`${server.url}/mj/task/${proxyStyle.body.result}/fetch`)).status).toBe(401);
-    expect((await call(user.key, 'GET', `/mj/task/${proxyStyle.body.result}/fetch`, undefined, { 'mj-api-secret': 'sk-wrong' })).status).toBe(401);
+    expect(
+      (await call(user.key, 'GET', `/mj/task/${proxyStyle.body.result}/fetch`, undefined, { 'mj-api-secret': 'sk-wrong' })).status,
+    ).toBe(401);
   });
 
   it('fails over on channel trouble before a task is accepted, and sends follow-ups to the channel that drew the image', async () => {
@@ -165,7 +259,10 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const original = await row(imagine.body.result);
     expect(original.channel_id).toBe(channelB);
     // Before SUCCESS, actions are refused (MjActionCheckSuccessEnabled, on by default), unbilled.
-    const early = await call(user.key, 'POST', '/mj/submit/action', { taskId: imagine.body.result, customId: `MJ::JOB::upsample::1::${original.upstream_id}` });
+    const early = await call(user.key, 'POST', '/mj/submit/action', {
+      taskId: imagine.body.result,
+      customId: `MJ::JOB::upsample::1::${original.upstream_id}`,
+    });
     expect(early).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('SUCCESS') } });
     // With MjActionCheckSuccessEnabled off, an action on an unfinished task is sent.
     await setOption(server.ctx, 'MjActionCheckSuccessEnabled', 'false');
@@ -176,15 +273,24 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     await pollAll(1);
     const before = await ledger(user);
     const aSubmits = mjA.submits.length;
-    const upscale = await call(user.key, 'POST', '/mj/submit/action', { taskId: imagine.body.result, customId: `MJ::JOB::upsample::1::${original.upstream_id}` });
+    const upscale = await call(user.key, 'POST', '/mj/submit/action', {
+      taskId: imagine.body.result,
+      customId: `MJ::JOB::upsample::1::${original.upstream_id}`,
+    });
     expect(upscale).toMatchObject({ status: 200, body: { code: 1, result: expect.stringMatching(/^\d{19}$/) } });
     // B (not the preferred A) got it, with B's task id.
     expect(mjA.submits.length).toBe(aSubmits);
-    expect(mjB.submits.at(-1)).toMatchObject({ path: '/mj/submit/action', body: { taskId: original.upstream_id, customId: `MJ::JOB::upsample::1::${original.upstream_id}` } });
+    expect(mjB.submits.at(-1)).toMatchObject({
+      path: '/mj/submit/action',
+      body: { taskId: original.upstream_id, customId: `MJ::JOB::upsample::1::${original.upstream_id}` },
+    });
     expect(await row(upscale.body.result)).toMatchObject({ action: 'UPSCALE', channel_id: channelB, quota: quotaOf('mj_upscale') });
     // change and simple-change name the task the same way.
     const change = await call(user.key, 'POST', '/mj/submit/change', { taskId: imagine.body.result, action: 'VARIATION', index: 2 });
-    expect(mjB.submits.at(-1)).toMatchObject({ path: '/mj/submit/change', body: { taskId: original.upstream_id, action: 'VARIATION', index: 2 } });
+    expect(mjB.submits.at(-1)).toMatchObject({
+      path: '/mj/submit/change',
+      body: { taskId: original.upstream_id, action: 'VARIATION', index: 2 },
+    });
     expect((await row(change.body.result)).action).toBe('VARIATION');
     const simple = await call(user.key, 'POST', '/mj/submit/simple-change', { content: `${imagine.body.result} R` });
     expect(mjB.submits.at(-1)).toMatchObject({ path: '/mj/submit/simple-change', body: { content: `${original.upstream_id} R` } });
@@ -192,8 +298,14 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const after = await ledger(user);
     expect(after.consumed - before.consumed).toBe(quotaOf('mj_upscale') + quotaOf('mj_variation') + quotaOf('mj_reroll'));
     // Another user cannot act on it; an unknown task is a 404.
-    expect(await call(other.key, 'POST', '/mj/submit/change', { taskId: imagine.body.result, action: 'UPSCALE', index: 1 })).toMatchObject({ status: 404, body: { code: 3 } });
-    expect(await call(user.key, 'POST', '/mj/submit/action', { taskId: '999', customId: 'MJ::JOB::upsample::1::x' })).toMatchObject({ status: 404, body: { code: 3 } });
+    expect(await call(other.key, 'POST', '/mj/submit/change', { taskId: imagine.body.result, action: 'UPSCALE', index: 1 })).toMatchObject({
+      status: 404,
+      body: { code: 3 },
+    });
+    expect(await call(user.key, 'POST', '/mj/submit/action', { taskId: '999', customId: 'MJ::JOB::upsample::1::x' })).toMatchObject({
+      status: 404,
+      body: { code: 3 },
+    });
     // An HTTP 5xx of A also fails over; the answer is B's.
     mjA.answerSubmits(500, { code: 9, description: 'internal' });
     expect((await call(user.key, 'POST', '/mj/submit/describe', { base64: 'data:image/png;base64,AAAA' })).body.code).toBe(1);
@@ -215,7 +327,10 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     const bSubmits = mjB.submits.length;
     mjA.answerSubmits(200, { code: 24, description: '可能包含敏感词', properties: { promptEn: 'bad', bannedWord: 'bad' } });
     const refused = await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'bad' });
-    expect(refused).toEqual({ status: 400, body: { code: 24, description: '可能包含敏感词', result: null, properties: { promptEn: 'bad', bannedWord: 'bad' } } });
+    expect(refused).toEqual({
+      status: 400,
+      body: { code: 24, description: '可能包含敏感词', result: null, properties: { promptEn: 'bad', bannedWord: 'bad' } },
+    });
     expect(mjB.submits.length).toBe(bSubmits);
     expect((await ledger(user)).consumed).toBe(before.consumed);
 
@@ -230,7 +345,12 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
 
     const upload = await call(user.key, 'POST', '/mj/submit/upload-discord-images', { base64Array: ['data:image/png;base64,AAAA'] });
     expect(upload).toMatchObject({ status: 200, body: { code: 1, result: [expect.stringContaining('/images/upload-')] } });
-    const kept = await db().selectFrom('midjourneys').selectAll().where('user_id', '=', user.id).where('action', '=', 'UPLOAD').executeTakeFirstOrThrow();
+    const kept = await db()
+      .selectFrom('midjourneys')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .where('action', '=', 'UPLOAD')
+      .executeTakeFirstOrThrow();
     expect(kept).toMatchObject({ status: 'SUCCESS', progress: '100%', quota: quotaOf('mj_upload') });
     expect((await ledger(user)).consumed).toBe(before.consumed + quotaOf('mj_describe') + quotaOf('mj_upload'));
   });
@@ -252,8 +372,14 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       // The SSRF protection (on by default) never calls a hook on an unlisted port, nor on a name that resolves to a private address.
       for (const ports of [null, '["1-65535"]']) {
         if (ports) await setOption(server.ctx, 'fetch_setting.allowed_ports', ports);
-        mjA.nextScript([{ status: 'IN_PROGRESS', progress: '50%' }, { status: 'SUCCESS', progress: '100%' }]);
-        const quiet = await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'quietly', notifyHook: hook.replace('127.0.0.1', 'localhost') });
+        mjA.nextScript([
+          { status: 'IN_PROGRESS', progress: '50%' },
+          { status: 'SUCCESS', progress: '100%' },
+        ]);
+        const quiet = await call(user.key, 'POST', '/mj/submit/imagine', {
+          prompt: 'quietly',
+          notifyHook: hook.replace('127.0.0.1', 'localhost'),
+        });
         await pollAll(2);
         expect(await row(quiet.body.result)).toMatchObject({ status: 'SUCCESS' });
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -262,12 +388,18 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       // Allowed by the root: the hooks below are called.
       await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
       const before = await ledger(user);
-      mjA.nextScript([{ status: 'IN_PROGRESS', progress: '10%' }, { status: 'FAILURE', failReason: 'Banned prompt detected', progress: '10%' }]);
+      mjA.nextScript([
+        { status: 'IN_PROGRESS', progress: '10%' },
+        { status: 'FAILURE', failReason: 'Banned prompt detected', progress: '10%' },
+      ]);
       const submitted = await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'doomed', notifyHook: hook });
       expect((await row(submitted.body.result)).notify_hook).toBe(hook);
       await pollAll(2);
       await expect.poll(() => hooks.length).toBe(2);
-      expect(hooks.map((task) => [task.id, task.status])).toEqual([[submitted.body.result, 'IN_PROGRESS'], [submitted.body.result, 'FAILURE']]);
+      expect(hooks.map((task) => [task.id, task.status])).toEqual([
+        [submitted.body.result, 'IN_PROGRESS'],
+        [submitted.body.result, 'FAILURE'],
+      ]);
       expect(await row(submitted.body.result)).toMatchObject({ status: 'FAILURE', fail_reason: 'Banned prompt detected', progress: '10%' });
       expect(await failAndRefund(server.ctx, server.relay, 'midjourneys', submitted.body.result, 'again')).toBe(false);
       const after = await ledger(user);
@@ -275,7 +407,13 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       expect(after.tokenRemain).toBe(before.tokenRemain);
       expect(after.refunded).toBe(before.refunded + quotaOf('mj_imagine'));
       expect(after.used).toBe(after.consumed - after.refunded);
-      const refundLog = await db().selectFrom('logs').select('content').where('user_id', '=', user.id).where('type', '=', 6).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const refundLog = await db()
+        .selectFrom('logs')
+        .select('content')
+        .where('user_id', '=', user.id)
+        .where('type', '=', 6)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       expect(refundLog.content).toContain(submitted.body.result);
     } finally {
       await setOption(server.ctx, 'MjNotifyEnabled', 'false');
@@ -330,10 +468,16 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   it('balances after concurrent submits beyond the balance: only what the quota covers is accepted and billed', async () => {
     const payer = await newCaller(quotaOf('mj_imagine') * 5);
     mjA.nextScript([{ status: 'SUCCESS' }]);
-    const results = await Promise.all(Array.from({ length: 12 }, (_v, index) => call(payer.key, 'POST', '/mj/submit/imagine', { prompt: `burst ${index}` })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_v, index) => call(payer.key, 'POST', '/mj/submit/imagine', { prompt: `burst ${index}` })),
+    );
     const accepted = results.filter((result) => result.status === 200 && result.body.code === 1);
     expect(accepted.length).toBe(5);
-    expect(results.filter((result) => result.status !== 200).every((result) => result.status >= 400 && result.status < 500 && typeof result.body.description === 'string')).toBe(true);
+    expect(
+      results
+        .filter((result) => result.status !== 200)
+        .every((result) => result.status >= 400 && result.status < 500 && typeof result.body.description === 'string'),
+    ).toBe(true);
     await pollAll(1);
     const state = await ledger(payer);
     expect(state.consumed - state.refunded).toBe(5 * quotaOf('mj_imagine'));
@@ -344,7 +488,7 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
     expect(rows.map((item) => item.mj_id).sort()).toEqual(accepted.map((result) => result.body.result).sort());
   });
 
-  it('never proxies an image an upstream places on the gateway\'s own network, unless the root allows private addresses', async () => {
+  it("never proxies an image an upstream places on the gateway's own network, unless the root allows private addresses", async () => {
     // What a hostile upstream would point at: a metadata-like service on this host, on another origin than the channel.
     const reads: string[] = [];
     const internal = http.createServer((req, res) => {
@@ -384,22 +528,59 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
   it('refuses bad input, unpriced actions and the disabled feature with Midjourney-shaped 4xx, billing nothing', async () => {
     const before = await ledger(user);
     const tasksBefore = (await db().selectFrom('midjourneys').select('id').where('user_id', '=', user.id).execute()).length;
-    expect(await call(user.key, 'POST', '/mj/submit/imagine', {})).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('prompt') } });
+    expect(await call(user.key, 'POST', '/mj/submit/imagine', {})).toMatchObject({
+      status: 400,
+      body: { code: 4, description: expect.stringContaining('prompt') },
+    });
     expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 7 })).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'POST', '/mj/submit/imagine', '{"prompt": "x"')).toMatchObject({ status: 400, body: { code: 4 } });
-    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x', notifyHook: 'file:///etc/passwd' })).toMatchObject({ status: 400, body: { code: 4 } });
-    expect(await call(user.key, 'POST', '/mj/submit/change', { taskId: '1', action: 'UPSCALE' })).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('index') } });
-    expect(await call(user.key, 'POST', '/mj/submit/simple-change', { content: 'nonsense' })).toMatchObject({ status: 400, body: { code: 4 } });
-    expect(await call(user.key, 'POST', '/mj/submit/action', { taskId: '1', customId: 'MJ::JOB::unknown::1' })).toMatchObject({ status: 400, body: { code: 4 } });
+    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x', notifyHook: 'file:///etc/passwd' })).toMatchObject({
+      status: 400,
+      body: { code: 4 },
+    });
+    expect(await call(user.key, 'POST', '/mj/submit/change', { taskId: '1', action: 'UPSCALE' })).toMatchObject({
+      status: 400,
+      body: { code: 4, description: expect.stringContaining('index') },
+    });
+    expect(await call(user.key, 'POST', '/mj/submit/simple-change', { content: 'nonsense' })).toMatchObject({
+      status: 400,
+      body: { code: 4 },
+    });
+    expect(await call(user.key, 'POST', '/mj/submit/action', { taskId: '1', customId: 'MJ::JOB::unknown::1' })).toMatchObject({
+      status: 400,
+      body: { code: 4 },
+    });
     expect(await call(user.key, 'POST', '/mj/submit/blend', { base64Array: ['a'] })).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'POST', '/mj/task/list-by-condition', { ids: 'x' })).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'GET', `/mj/task/${'9'.repeat(300)}/fetch`)).toMatchObject({ status: 400, body: { code: 4 } });
     expect(await call(user.key, 'GET', '/mj/task/123/image-seed')).toMatchObject({ status: 404, body: { code: 3 } });
     expect((await fetch(`${server.url}/mj/image/123`)).status).toBe(404);
     // Hostile bodies on every submit route: a 4xx (or an accepted task), never a 5xx.
-    const hostile: unknown[] = [[], 'x', null, { prompt: {} }, { taskId: { $gt: 1 }, action: 'UPSCALE', index: 1 }, { prompt: 'a\u0000b\ud800' },
-      { base64Array: Array.from({ length: 1000 }, () => 'a') }, { customId: 'MJ::', taskId: '1' }, { content: `${'9'.repeat(500)} U1` }, { ids: [null] }];
-    for (const route of ['imagine', 'change', 'simple-change', 'describe', 'blend', 'action', 'modal', 'shorten', 'edits', 'video', 'upload-discord-images']) {
+    const hostile: unknown[] = [
+      [],
+      'x',
+      null,
+      { prompt: {} },
+      { taskId: { $gt: 1 }, action: 'UPSCALE', index: 1 },
+      { prompt: 'a\u0000b\ud800' },
+      { base64Array: Array.from({ length: 1000 }, () => 'a') },
+      { customId: 'MJ::', taskId: '1' },
+      { content: `${'9'.repeat(500)} U1` },
+      { ids: [null] },
+    ];
+    for (const route of [
+      'imagine',
+      'change',
+      'simple-change',
+      'describe',
+      'blend',
+      'action',
+      'modal',
+      'shorten',
+      'edits',
+      'video',
+      'upload-discord-images',
+    ]) {
       for (const body of hostile) {
         const answer = await call(user.key, 'POST', `/mj/submit/${route}`, JSON.stringify(body));
         expect(answer.status, `${route} ${JSON.stringify(body).slice(0, 60)}`).toBeLessThan(500);
@@ -407,9 +588,15 @@ describe.each(storageKinds())('Midjourney task relay on %s', (kind) => {
       }
     }
     // mj_blend has no price: refused by name.
-    expect(await call(user.key, 'POST', '/mj/submit/blend', { base64Array: ['a', 'b'] })).toMatchObject({ status: 400, body: { code: 4, description: expect.stringContaining('mj_blend') } });
+    expect(await call(user.key, 'POST', '/mj/submit/blend', { base64Array: ['a', 'b'] })).toMatchObject({
+      status: 400,
+      body: { code: 4, description: expect.stringContaining('mj_blend') },
+    });
     await setOption(server.ctx, 'DrawingEnabled', 'false');
-    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 4, description: 'Drawing is not enabled' } });
+    expect(await call(user.key, 'POST', '/mj/submit/imagine', { prompt: 'x' })).toMatchObject({
+      status: 403,
+      body: { code: 4, description: 'Drawing is not enabled' },
+    });
     expect((await fetch(`${server.url}/mj/image/123`)).status).toBe(403);
     await setOption(server.ctx, 'DrawingEnabled', 'true');
     // What was accepted among the hostile bodies was billed like any task, and nothing else.

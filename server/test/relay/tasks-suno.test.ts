@@ -23,19 +23,34 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
   let user: { id: number; tokenId: number; key: string };
   let other: { id: number; tokenId: number; key: string };
 
-  const call = (key: string, method: 'GET' | 'POST', path: string, body?: unknown) => fetch(`${server.url}${path}`, {
-    method, headers: { authorization: `Bearer sk-${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: await res.json() as any }));
+  const call = (key: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer sk-${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
   const ledger = async (userId: number, tokenId: number) => {
     const db = server.ctx.storage.db;
     const userRow = await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
-    const tokenRow = await db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const tokenRow = await db
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota'])
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     const channel = await db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
     const logs = await db.selectFrom('logs').select(['type', 'quota']).where('user_id', '=', userId).where('type', 'in', [2, 6]).execute();
     const consumed = logs.filter((log) => log.type === 2).reduce((sum, log) => sum + Number(log.quota), 0);
     const refunded = logs.filter((log) => log.type === 6).reduce((sum, log) => sum + Number(log.quota), 0);
-    return { quota: Number(userRow.quota), used: Number(userRow.used_quota), tokenRemain: Number(tokenRow.remain_quota), tokenUsed: Number(tokenRow.used_quota), channelUsed: Number(channel.used_quota), consumed, refunded };
+    return {
+      quota: Number(userRow.quota),
+      used: Number(userRow.used_quota),
+      tokenRemain: Number(tokenRow.remain_quota),
+      tokenUsed: Number(tokenRow.used_quota),
+      channelUsed: Number(channel.used_quota),
+      consumed,
+      refunded,
+    };
   };
 
   const newCaller = async (quota: number) => {
@@ -53,12 +68,16 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const id = sql.lit(taskId);
     const to = sql.lit(status);
     const statements = {
-      sqlite: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks WHEN NEW.task_id = ${id} AND NEW.status = ${to} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`],
+      sqlite: [
+        sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks WHEN NEW.task_id = ${id} AND NEW.status = ${to} BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      ],
       postgres: [
         sql`CREATE FUNCTION refuse_task() RETURNS trigger AS $$ BEGIN IF NEW.task_id = ${id} AND NEW.status = ${to} THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
         sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_task()`,
       ],
-      mysql: [sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW BEGIN IF NEW.task_id = ${id} AND NEW.status = ${to} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`],
+      mysql: [
+        sql`CREATE TRIGGER refuse_task BEFORE UPDATE ON tasks FOR EACH ROW BEGIN IF NEW.task_id = ${id} AND NEW.status = ${to} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`,
+      ],
     }[kind];
     for (const statement of statements) await statement.execute(db);
     return async () => {
@@ -74,7 +93,12 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     if (kind !== 'sqlite') second = await startTestServer({ database: server.database, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: musicPrice, suno_lyrics: 0.02 }));
-    channelId = await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_music', 'suno_lyrics'] });
+    channelId = await createRelayChannel(server.ctx, {
+      type: 36,
+      key: 'suno-key',
+      baseURL: suno.url,
+      models: ['suno_music', 'suno_lyrics'],
+    });
     user = await newCaller(1_000_000);
     other = await newCaller(1_000_000);
   });
@@ -90,14 +114,29 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const submitted = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'a song about gateways', tags: 'pop' });
     expect(submitted.status).toBe(200);
     expect(submitted.body).toMatchObject({ code: 'success', data: expect.stringMatching(/^task_[0-9a-f]{32}$/) });
-    expect(suno.submits.at(-1)).toMatchObject({ path: '/suno/submit/MUSIC', authorization: 'Bearer suno-key', body: { prompt: 'a song about gateways', tags: 'pop', mv: 'chirp-v3-0' } });
+    expect(suno.submits.at(-1)).toMatchObject({
+      path: '/suno/submit/MUSIC',
+      authorization: 'Bearer suno-key',
+      body: { prompt: 'a song about gateways', tags: 'pop', mv: 'chirp-v3-0' },
+    });
     const after = await ledger(user.id, user.tokenId);
     expect(after.quota).toBe(before.quota - musicQuota);
     expect(after.tokenRemain).toBe(before.tokenRemain - musicQuota);
     expect(after.channelUsed).toBe(before.channelUsed + musicQuota);
     expect(after.consumed).toBe(before.consumed + musicQuota);
-    const row = await server.ctx.storage.db.selectFrom('tasks').selectAll().where('task_id', '=', submitted.body.data).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'SUBMITTED', platform: 'suno', action: 'MUSIC', user_id: user.id, token_id: user.tokenId, channel_id: channelId });
+    const row = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('task_id', '=', submitted.body.data)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: 'SUBMITTED',
+      platform: 'suno',
+      action: 'MUSIC',
+      user_id: user.id,
+      token_id: user.tokenId,
+      channel_id: channelId,
+    });
     expect(row.upstream_id).toMatch(/^up-/);
     expect(submitted.body.data).not.toContain(row.upstream_id);
 
@@ -105,11 +144,17 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const poller = server.relay.tasks;
     for (let round = 0; round < 3; round += 1) await poller.pollOnce();
     const fetched = await call(user.key, 'GET', `/suno/fetch/${submitted.body.data}`);
-    expect(fetched.body).toMatchObject({ code: 'success', data: { task_id: submitted.body.data, status: 'SUCCESS', progress: '100%', data: [{ audio_url: expect.stringContaining('.mp3') }] } });
+    expect(fetched.body).toMatchObject({
+      code: 'success',
+      data: { task_id: submitted.body.data, status: 'SUCCESS', progress: '100%', data: [{ audio_url: expect.stringContaining('.mp3') }] },
+    });
     expect(fetched.body.data.finish_time).toBeGreaterThan(0);
     const listed = await call(user.key, 'POST', '/suno/fetch', { ids: [submitted.body.data, 'task_unknown'] });
     expect(listed.body.data.map((task: any) => task.task_id)).toEqual([submitted.body.data]);
-    expect((await call(other.key, 'GET', `/suno/fetch/${submitted.body.data}`))).toMatchObject({ status: 404, body: { code: 'error', data: null } });
+    expect(await call(other.key, 'GET', `/suno/fetch/${submitted.body.data}`)).toMatchObject({
+      status: 404,
+      body: { code: 'error', data: null },
+    });
     expect((await call(other.key, 'POST', '/suno/fetch', { ids: [submitted.body.data] })).body.data).toEqual([]);
     // A finished task is billed once and not polled again.
     const polls = suno.fetched.get(row.upstream_id);
@@ -124,7 +169,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const submitted = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' });
     await server.relay.tasks.pollOnce();
     await server.relay.tasks.pollOnce();
-    const row = await server.ctx.storage.db.selectFrom('tasks').selectAll().where('task_id', '=', submitted.body.data).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('task_id', '=', submitted.body.data)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'FAILURE', fail_reason: 'content policy', progress: '100%' });
     expect(await failAndRefund(server.ctx, server.relay, 'tasks', submitted.body.data, 'again')).toBe(false);
     const after = await ledger(user.id, user.tokenId);
@@ -133,13 +182,27 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(after.refunded).toBe(before.refunded + musicQuota);
     expect(after.used).toBe(after.consumed - after.refunded);
     // The refund is a type-6 row for the token that paid, found by the console's type filter.
-    const refundRow = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', user.id).where('type', '=', 6).orderBy('id', 'desc').executeTakeFirstOrThrow();
-    const tokenName = (await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', user.tokenId).executeTakeFirstOrThrow()).name;
-    expect(refundRow).toMatchObject({ quota: musicQuota, token_id: user.tokenId, token_name: tokenName, channel_id: channelId, content: `suno 任务 ${submitted.body.data}（MUSIC）失败，退还额度：content policy` });
+    const refundRow = await server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .where('type', '=', 6)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const tokenName = (
+      await server.ctx.storage.db.selectFrom('tokens').select('name').where('id', '=', user.tokenId).executeTakeFirstOrThrow()
+    ).name;
+    expect(refundRow).toMatchObject({
+      quota: musicQuota,
+      token_id: user.tokenId,
+      token_name: tokenName,
+      channel_id: channelId,
+      content: `suno 任务 ${submitted.body.data}（MUSIC）失败，退还额度：content policy`,
+    });
     expect(JSON.parse(refundRow.other)).toEqual({ task_id: submitted.body.data, refund: musicQuota });
   });
 
-  it('stores an outsized or odd answer whole, and one task\'s answer never holds up the others', async () => {
+  it("stores an outsized or odd answer whole, and one task's answer never holds up the others", async () => {
     const before = await ledger(user.id, user.tokenId);
     // 120 KB of clips (more than MySQL's TEXT holds) and times no database column can hold.
     const clips = [{ id: 'clip-long', lyrics: 'la '.repeat(40_000), status: 'complete' }];
@@ -148,7 +211,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     suno.nextScript([{ status: 'SUCCESS' }]);
     const plain = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'short' });
     await server.relay.tasks.pollOnce();
-    const rows = await server.ctx.storage.db.selectFrom('tasks').select(['task_id', 'status', 'data', 'start_time', 'finish_time']).where('task_id', 'in', [odd.body.data, plain.body.data]).execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .select(['task_id', 'status', 'data', 'start_time', 'finish_time'])
+      .where('task_id', 'in', [odd.body.data, plain.body.data])
+      .execute();
     const byId = new Map(rows.map((row) => [row.task_id, row]));
     expect(byId.get(plain.body.data)).toMatchObject({ status: 'SUCCESS' });
     expect(byId.get(odd.body.data)).toMatchObject({ status: 'SUCCESS', start_time: 0 });
@@ -169,10 +236,20 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const stored = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stored' });
     const db = server.ctx.storage.db;
     const drop = await refuseUpdate(refused.body.data, 'SUCCESS');
-    const statuses = async () => new Map((await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [refused.body.data, stored.body.data]).execute()).map((row) => [row.task_id, row.status]));
+    const statuses = async () =>
+      new Map(
+        (
+          await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [refused.body.data, stored.body.data]).execute()
+        ).map((row) => [row.task_id, row.status]),
+      );
     try {
       await server.relay.tasks.pollOnce();
-      expect(await statuses()).toEqual(new Map([[refused.body.data, 'SUBMITTED'], [stored.body.data, 'SUCCESS']]));
+      expect(await statuses()).toEqual(
+        new Map([
+          [refused.body.data, 'SUBMITTED'],
+          [stored.body.data, 'SUCCESS'],
+        ]),
+      );
     } finally {
       await drop();
     }
@@ -188,7 +265,12 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     suno.nextScript([{ status: 'IN_PROGRESS' }]);
     const second = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'stuck two' });
     const db = server.ctx.storage.db;
-    const statuses = async () => new Map((await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [first.body.data, second.body.data]).execute()).map((row) => [row.task_id, row.status]));
+    const statuses = async () =>
+      new Map(
+        (
+          await db.selectFrom('tasks').select(['task_id', 'status']).where('task_id', 'in', [first.body.data, second.body.data]).execute()
+        ).map((row) => [row.task_id, row.status]),
+      );
     const late = nowSeconds() + server.ctx.config.taskTimeoutSeconds + 60;
     const drop = await refuseUpdate(first.body.data, 'FAILURE');
     try {
@@ -210,7 +292,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     const before = await ledger(user.id, user.tokenId);
     suno.nextScript([{ status: 'IN_PROGRESS' }]);
     const stuck = await call(user.key, 'POST', '/suno/submit/music', { prompt: 'slow' });
-    const row = await server.ctx.storage.db.selectFrom('tasks').select('upstream_id').where('task_id', '=', stuck.body.data).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .select('upstream_id')
+      .where('task_id', '=', stuck.body.data)
+      .executeTakeFirstOrThrow();
     // Two instances poll at once: each task is asked for once per round.
     const polls = suno.fetched.get(row.upstream_id) ?? 0;
     const peer = (second ?? server).relay.tasks;
@@ -218,7 +304,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);
     // An instance that crashed holding a lease: another instance takes the task once the lease is over.
     const crashed = new TaskPoller(server.ctx, server.relay, taskPlatforms, () => undefined);
-    await server.ctx.storage.db.updateTable('tasks').set({ lease_owner: crashed.owner, lease_until: nowSeconds() + 1000 }).where('task_id', '=', stuck.body.data).execute();
+    await server.ctx.storage.db
+      .updateTable('tasks')
+      .set({ lease_owner: crashed.owner, lease_until: nowSeconds() + 1000 })
+      .where('task_id', '=', stuck.body.data)
+      .execute();
     await peer.pollOnce();
     expect(suno.fetched.get(row.upstream_id)).toBe(polls + 1);
     await peer.pollOnce(nowSeconds() + 1001);
@@ -226,7 +316,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
     // Past TASK_TIMEOUT (an hour): failed and refunded, by whichever instance gets there first, once.
     const late = nowSeconds() + server.ctx.config.taskTimeoutSeconds + 60;
     await Promise.all([server.relay.tasks.pollOnce(late), ...(second ? [peer.pollOnce(late)] : [])]);
-    const ended = await server.ctx.storage.db.selectFrom('tasks').select(['status', 'fail_reason']).where('task_id', '=', stuck.body.data).executeTakeFirstOrThrow();
+    const ended = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .select(['status', 'fail_reason'])
+      .where('task_id', '=', stuck.body.data)
+      .executeTakeFirstOrThrow();
     expect(ended).toEqual({ status: 'FAILURE', fail_reason: '任务超时' });
     const after = await ledger(user.id, user.tokenId);
     expect(after.quota).toBe(before.quota);
@@ -236,7 +330,11 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
   it('balances after concurrent submits, upstream refusals and failures: user, token, channel and logs agree', async () => {
     const payer = await newCaller(2_000_000);
     suno.nextScript([{ status: 'SUCCESS' }]);
-    const results = await Promise.all(Array.from({ length: 12 }, (_v, index) => call(payer.key, 'POST', `/suno/submit/${index % 3 === 0 ? 'lyrics' : 'music'}`, { prompt: `song ${index}` })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_v, index) =>
+        call(payer.key, 'POST', `/suno/submit/${index % 3 === 0 ? 'lyrics' : 'music'}`, { prompt: `song ${index}` }),
+      ),
+    );
     expect(results.every((result) => result.body.code === 'success')).toBe(true);
     suno.failSubmits(400, { code: 'error', message: 'prompt rejected' });
     const refused = await call(payer.key, 'POST', '/suno/submit/music', { prompt: 'bad' });
@@ -255,17 +353,26 @@ describe.each(storageKinds())('Suno task relay on %s', (kind) => {
   });
 
   it('refuses bad input, unpriced actions, a disabled task feature and a missing token with Suno-shaped 4xx', async () => {
-    expect(await call(user.key, 'POST', '/suno/submit/lyrics', {})).toMatchObject({ status: 400, body: { code: 'error', message: expect.stringContaining('prompt') } });
+    expect(await call(user.key, 'POST', '/suno/submit/lyrics', {})).toMatchObject({
+      status: 400,
+      body: { code: 'error', message: expect.stringContaining('prompt') },
+    });
     expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 42 })).toMatchObject({ status: 400, body: { code: 'error' } });
     expect(await call(user.key, 'POST', '/suno/submit/video', { prompt: 'x' })).toMatchObject({ status: 400, body: { code: 'error' } });
     expect(await call(user.key, 'POST', '/suno/fetch', { ids: 'nope' })).toMatchObject({ status: 400, body: { code: 'error' } });
     expect((await call(user.key, 'GET', `/suno/fetch/${'x'.repeat(300)}`)).status).toBe(400);
     expect((await fetch(`${server.url}/suno/fetch/task_x`)).status).toBe(401);
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_lyrics: 0.02 }));
-    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({ status: 400, body: { code: 'error', message: expect.stringContaining('suno_music') } });
+    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({
+      status: 400,
+      body: { code: 'error', message: expect.stringContaining('suno_music') },
+    });
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: musicPrice, suno_lyrics: 0.02 }));
     await setOption(server.ctx, 'TaskEnabled', 'false');
-    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({ status: 403, body: { code: 'error', message: 'Tasks are not enabled' } });
+    expect(await call(user.key, 'POST', '/suno/submit/music', { prompt: 'x' })).toMatchObject({
+      status: 403,
+      body: { code: 'error', message: 'Tasks are not enabled' },
+    });
     await setOption(server.ctx, 'TaskEnabled', 'true');
   });
 });

@@ -24,7 +24,13 @@ describe('unpriced models in self-use mode', () => {
   };
   const lastLog = async () => {
     await flushRelay(server.ctx);
-    return server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    return server.ctx.storage.db
+      .selectFrom('logs')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('type', '=', 2)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
   };
 
   beforeAll(async () => {
@@ -48,7 +54,9 @@ describe('unpriced models in self-use mode', () => {
   it('bills it at 37.5 by default in self-use mode, with the ratio in the log', async () => {
     expect(server.ctx.options.number('UnsetModelRatio')).toBe(37.5);
     await setOption(server.ctx, 'SelfUseModeEnabled', 'true');
-    const before = Number((await server.ctx.storage.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow()).used_quota);
+    const before = Number(
+      (await server.ctx.storage.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow()).used_quota,
+    );
     const answered = await chat('my-local-model');
     expect(answered.status, answered.text).toBe(200);
     const log = await lastLog();
@@ -56,7 +64,9 @@ describe('unpriced models in self-use mode', () => {
     expect({ prompt: log.prompt_tokens, completion: log.completion_tokens }).toEqual({ prompt: 10, completion: 6 });
     expect(Number(log.quota)).toBe(Math.round(37.5 * (10 + 6)));
     expect(JSON.parse(log.other)).toMatchObject({ model_ratio: 37.5, completion_ratio: 1, model_price: -1 });
-    const after = Number((await server.ctx.storage.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow()).used_quota);
+    const after = Number(
+      (await server.ctx.storage.db.selectFrom('users').select('used_quota').where('id', '=', userId).executeTakeFirstOrThrow()).used_quota,
+    );
     expect(after - before).toBe(600);
   });
 
@@ -75,7 +85,9 @@ describe('unpriced models in self-use mode', () => {
 
     const priced = await chat('gpt-4o-mini');
     expect(priced.status).toBe(200);
-    expect(JSON.parse((await lastLog()).other).model_ratio).toBe(server.ctx.options.json<Record<string, number>>('ModelRatio')['gpt-4o-mini']);
+    expect(JSON.parse((await lastLog()).other).model_ratio).toBe(
+      server.ctx.options.json<Record<string, number>>('ModelRatio')['gpt-4o-mini'],
+    );
     await setOption(server.ctx, 'UnsetModelRatio', '37.5');
   });
 

@@ -50,7 +50,14 @@ describe('upstream errors reach callers classified and redacted, on every inboun
     server = await startTestServer({ env: { LOG_LEVEL: 'warn' }, loggerStream });
     await setOption(server.ctx, 'RetryTimes', '0');
     const models = ['h-400', 'h-401', 'h-403', 'h-429', 'h-500', 'h-503', 'h-stream', 'h-down'];
-    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelRatio'), ...Object.fromEntries(models.map((model) => [model, 1])) }));
+    await setOption(
+      server.ctx,
+      'ModelRatio',
+      JSON.stringify({
+        ...server.ctx.options.json<Record<string, number>>('ModelRatio'),
+        ...Object.fromEntries(models.map((model) => [model, 1])),
+      }),
+    );
     for (const status of ['400', '401', '403', '429', '500', '503']) {
       keys[status] = `sk-proj-echo${status}-${secret}`;
       await createRelayChannel(server.ctx, { key: keys[status]!, baseURL: upstream.url, models: [`h-${status}`], autoBan: false });
@@ -58,7 +65,12 @@ describe('upstream errors reach callers classified and redacted, on every inboun
     keys.stream = `sk-proj-stream-${secret}`;
     await createRelayChannel(server.ctx, { key: keys.stream, baseURL: upstream.url, models: ['h-stream'], autoBan: false });
     keys.down = `sk-proj-down-${secret}`;
-    await createRelayChannel(server.ctx, { key: keys.down, baseURL: `http://127.0.0.1:${await closedPort()}`, models: ['h-down'], autoBan: false });
+    await createRelayChannel(server.ctx, {
+      key: keys.down,
+      baseURL: `http://127.0.0.1:${await closedPort()}`,
+      models: ['h-down'],
+      autoBan: false,
+    });
     const userId = await createRelayUser(server.ctx, { quota: 100_000_000 });
     apiKey = (await createRelayToken(server.ctx, userId)).apiKey;
     openai = new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
@@ -162,7 +174,9 @@ describe('upstream errors reach callers classified and redacted, on every inboun
 
   it('logs the full upstream failure for the admin, with the channel id and without the key', async () => {
     await caught(chat('h-500'));
-    const line = logLines.map((text) => JSON.parse(text) as Record<string, unknown>).findLast((entry) => entry.msg === 'upstream request failed');
+    const line = logLines
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .findLast((entry) => entry.msg === 'upstream request failed');
     expect(line).toMatchObject({ upstreamStatus: 500, channelId: expect.any(Number) });
     expect(String(line!.upstreamMessage)).toContain(`connect ECONNREFUSED ${internalAddress}`);
     expect(String(line!.upstreamBody)).toContain(internalAddress);
@@ -170,8 +184,14 @@ describe('upstream errors reach callers classified and redacted, on every inboun
   });
 
   it('redacts key-like strings, URLs, hosts and IP:port but keeps the words', () => {
-    const text = redactUpstreamText('Bad key sk-proj-abcDEF123456 AIzaSyA1234567890abcdef at https://api.example.com/v1?key=x, 10.0.0.1:8080, [::1]:443, redis:6379 and localhost:3000; Authorization: Bearer abc.def; messages.0.content is required');
-    expect(text).toBe('Bad key sk-*** AIza*** at [upstream] [upstream], [upstream], [upstream] and [upstream]; Authorization: Bearer ***; messages.0.content is required');
-    expect(redactUpstreamText('Access denied for key 0123456789abcdef0123456789abcdef on deployment gpt-4o-mini-2024-07-18')).toBe('Access denied for key *** on deployment gpt-4o-mini-2024-07-18');
+    const text = redactUpstreamText(
+      'Bad key sk-proj-abcDEF123456 AIzaSyA1234567890abcdef at https://api.example.com/v1?key=x, 10.0.0.1:8080, [::1]:443, redis:6379 and localhost:3000; Authorization: Bearer abc.def; messages.0.content is required',
+    );
+    expect(text).toBe(
+      'Bad key sk-*** AIza*** at [upstream] [upstream], [upstream], [upstream] and [upstream]; Authorization: Bearer ***; messages.0.content is required',
+    );
+    expect(redactUpstreamText('Access denied for key 0123456789abcdef0123456789abcdef on deployment gpt-4o-mini-2024-07-18')).toBe(
+      'Access denied for key *** on deployment gpt-4o-mini-2024-07-18',
+    );
   });
 });

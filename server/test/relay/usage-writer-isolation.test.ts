@@ -24,25 +24,53 @@ describe.each(storageKinds())('usage writer with a poisoned row on %s', (kind) =
   beforeAll(async () => {
     ({ storage, cleanup } = await createTestStorage(kind));
     const now = Math.floor(Date.now() / 1000);
-    await storage.db.insertInto('users').values({ username: 'poison', password: 'x', quota: 1_000_000, created_time: now } as never).execute();
+    await storage.db
+      .insertInto('users')
+      .values({ username: 'poison', password: 'x', quota: 1_000_000, created_time: now } as never)
+      .execute();
     userId = (await storage.db.selectFrom('users').select('id').where('username', '=', 'poison').executeTakeFirstOrThrow()).id;
-    await storage.db.insertInto('tokens').values({ user_id: userId, key: 'poisonkey', name: 't', remain_quota: 500_000, created_time: now } as never).execute();
+    await storage.db
+      .insertInto('tokens')
+      .values({ user_id: userId, key: 'poisonkey', name: 't', remain_quota: 500_000, created_time: now } as never)
+      .execute();
     tokenId = (await storage.db.selectFrom('tokens').select('id').where('key', '=', 'poisonkey').executeTakeFirstOrThrow()).id;
-    await storage.db.insertInto('channels').values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never).execute();
+    await storage.db
+      .insertInto('channels')
+      .values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never)
+      .execute();
     channelId = (await storage.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => cleanup());
 
   const row = (i: number, overrides: Partial<NewLog> = {}): NewLog => ({
-    user_id: userId, created_at: 1_700_000_000 + i, type: 2, content: `c${i}`, username: 'poison', token_name: 't', model_name: `m${i}`,
-    quota: 10 + i, prompt_tokens: i, completion_tokens: i, use_time: 0, is_stream: 0, channel_id: channelId, token_id: tokenId, group: 'default', ip: '', other: '{}',
+    user_id: userId,
+    created_at: 1_700_000_000 + i,
+    type: 2,
+    content: `c${i}`,
+    username: 'poison',
+    token_name: 't',
+    model_name: `m${i}`,
+    quota: 10 + i,
+    prompt_tokens: i,
+    completion_tokens: i,
+    use_time: 0,
+    is_stream: 0,
+    channel_id: channelId,
+    token_id: tokenId,
+    group: 'default',
+    ip: '',
+    other: '{}',
     ...overrides,
   });
 
   it('sets the refused row aside, writes the other 149 and keeps the counters equal to the log sum', async () => {
     const aside: SetAsideLog[] = [];
     const errors: unknown[] = [];
-    const writer = new UsageWriter(storage, (error) => errors.push(error), (_error, log) => aside.push(log));
+    const writer = new UsageWriter(
+      storage,
+      (error) => errors.push(error),
+      (_error, log) => aside.push(log),
+    );
     const user = { id: userId, quota: 1_000_000, usedQuota: 0, pendingQuota: 0, pendingCount: 0, held: 0 } as CachedUser;
     const token = { id: tokenId, isUnlimited: false, remainQuota: 500_000, usedQuota: 0, pendingQuota: 0, held: 0 } as CachedToken;
     const poisonAt = 73;
@@ -72,11 +100,21 @@ describe.each(storageKinds())('usage writer with a poisoned row on %s', (kind) =
     expect(sum).toBe(150 * 10 + (149 * 150) / 2 - (10 + poisonAt));
     const userRow = await storage.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
     expect([Number(userRow.quota), Number(userRow.used_quota)]).toEqual([1_000_000 - sum, sum]);
-    const tokenRow = await storage.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const tokenRow = await storage.db
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota'])
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     expect([Number(tokenRow.remain_quota), Number(tokenRow.used_quota)]).toEqual([500_000 - sum, sum]);
     const channelRow = await storage.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
     expect(Number(channelRow.used_quota)).toBe(sum);
-    expect([user.pendingQuota, user.quota, user.usedQuota, token.pendingQuota, token.remainQuota]).toEqual([0, 1_000_000 - sum, sum, 0, 500_000 - sum]);
+    expect([user.pendingQuota, user.quota, user.usedQuota, token.pendingQuota, token.remainQuota]).toEqual([
+      0,
+      1_000_000 - sum,
+      sum,
+      0,
+      500_000 - sum,
+    ]);
 
     // Later flushes are not held back by it.
     writer.record(user, token, channelId, 7, row(1000, { quota: 7 }));
@@ -89,15 +127,28 @@ describe.each(storageKinds())('usage writer with a poisoned row on %s', (kind) =
   it('a refused row bills nothing: its subscription share goes back; a written row drops its held share', async () => {
     const now = Math.floor(Date.now() / 1000);
     const sub = await insertReturningId(storage, 'user_subscriptions', {
-      user_id: userId, plan_id: 1, plan_name: 'Pro', source: 'admin', status: 'active', period_quota: 1000, remaining_quota: 1000,
-      period_start: now - 60, period_end: now + 86_400, ends_at: now + 86_400,
+      user_id: userId,
+      plan_id: 1,
+      plan_name: 'Pro',
+      source: 'admin',
+      status: 'active',
+      period_quota: 1000,
+      remaining_quota: 1000,
+      period_start: now - 60,
+      period_end: now + 86_400,
+      ends_at: now + 86_400,
     });
-    const remaining = async () => Number((await storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', sub).executeTakeFirstOrThrow()).remaining_quota);
+    const remaining = async () =>
+      Number(
+        (await storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', sub).executeTakeFirstOrThrow())
+          .remaining_quota,
+      );
     const store = new FundingHoldStore(storage, `isolation-${kind}`);
-    const billed = (amount: number) => store.change(userId, null, async (trx) => {
-      const taken = await takeFunding(trx, { userId, model: 'm', group: 'default', amount, preference: 'subscription_first' });
-      return { parts: taken.parts, result: taken };
-    });
+    const billed = (amount: number) =>
+      store.change(userId, null, async (trx) => {
+        const taken = await takeFunding(trx, { userId, model: 'm', group: 'default', amount, preference: 'subscription_first' });
+        return { parts: taken.parts, result: taken };
+      });
     const written = await billed(30);
     const refused = await billed(40);
     expect(await remaining()).toBe(930);

@@ -32,17 +32,27 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
   const submits = () => kling.requests.filter((request) => request.method === 'POST');
   /** Kling's id of a video (`k{n}`), from the upstream id the task row keeps (`text2video/k{n}`). */
   const klingIdOf = async (videoId: string) => {
-    const row = await server.ctx.storage.db.selectFrom('tasks').select('upstream_id').where('task_id', '=', videoId).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .select('upstream_id')
+      .where('task_id', '=', videoId)
+      .executeTakeFirstOrThrow();
     return row.upstream_id.split('/')[1]!;
   };
-  const taskCount = async () => (await server.ctx.storage.db.selectFrom('tasks').select('task_id').where('user_id', '=', user.id).execute()).length;
+  const taskCount = async () =>
+    (await server.ctx.storage.db.selectFrom('tasks').select('task_id').where('user_id', '=', user.id).execute()).length;
 
   beforeAll(async () => {
     kling = await startKlingUpstream('ak-kling', 'sk-kling-secret');
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
     channelId = await createRelayChannel(server.ctx, { type: 50, key: 'ak-kling|sk-kling-secret', baseURL: kling.url, models: [model] });
-    badChannelId = await createRelayChannel(server.ctx, { type: 50, key: 'ak-kling|not-the-secret', baseURL: `${kling.url}/v1`, models: [badKeyModel] });
+    badChannelId = await createRelayChannel(server.ctx, {
+      type: 50,
+      key: 'ak-kling|not-the-secret',
+      baseURL: `${kling.url}/v1`,
+      models: [badKeyModel],
+    });
     user = await newVideoCaller(server, 100_000_000);
   });
   afterAll(async () => {
@@ -91,7 +101,13 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
   it('image-to-video: the first frame as bare base64 to image2video, polled there', async () => {
     const before = await ledger(user.id);
     const image = await toFile(png, 'frame.png', { type: 'image/png' });
-    const created = await openai().videos.create({ model, prompt: 'The frame comes alive', seconds: seconds('10'), size: '720x1280', input_reference: image });
+    const created = await openai().videos.create({
+      model,
+      prompt: 'The frame comes alive',
+      seconds: seconds('10'),
+      size: '720x1280',
+      input_reference: image,
+    });
     expect(created).toMatchObject({ status: 'queued', seconds: '10', size: '720x1280' });
     const sent = submits().at(-1)!;
     expect(sent.path).toBe('/v1/videos/image2video');
@@ -115,7 +131,12 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
 
   it('a failed video is refunded exactly once, and says why', async () => {
     const before = await ledger(user.id);
-    const created = await openai().videos.create({ model, prompt: 'Something Kling refuses later', seconds: seconds('5'), size: '720x1280' });
+    const created = await openai().videos.create({
+      model,
+      prompt: 'Something Kling refuses later',
+      seconds: seconds('5'),
+      size: '720x1280',
+    });
     kling.failing.add(await klingIdOf(created.id));
     expect(submits().at(-1)!.body.aspect_ratio).toBe('9:16');
     expect((await ledger(user.id)).used - before.used).toBe(5 * perSecond);
@@ -127,15 +148,25 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
     expect(after.quota).toBe(before.quota);
     expect(after.channelUsed).toBe(before.channelUsed);
     expect(after.refunded - before.refunded).toBe(5 * perSecond);
-    expect(await openai().videos.downloadContent(created.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(
+      await openai()
+        .videos.downloadContent(created.id)
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('refuses 8 seconds and a 1080p size with a 400 before Kling is asked, and bills nothing', async () => {
     const before = await ledger(user.id);
     const sentBefore = kling.requests.length;
     const tasksBefore = await taskCount();
-    for (const body of [{ seconds: seconds('8') }, { seconds: seconds('4') }, { seconds: seconds('5'), size: '1920x1080' as string as OpenAI.Videos.VideoSize }]) {
-      const error = await openai().videos.create({ model, prompt: 'x', ...body }).catch((caught: unknown) => caught);
+    for (const body of [
+      { seconds: seconds('8') },
+      { seconds: seconds('4') },
+      { seconds: seconds('5'), size: '1920x1080' as string as OpenAI.Videos.VideoSize },
+    ]) {
+      const error = await openai()
+        .videos.create({ model, prompt: 'x', ...body })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       if (body.seconds === '8') expect((error as Error).message).toContain('5');
     }
@@ -148,7 +179,9 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
 
   it('a submit Kling refuses (code ≠ 0 in a 200) is a 400, unbilled, and does not blame the channel', async () => {
     const before = await ledger(user.id);
-    const error = await openai().videos.create({ model, prompt: 'Please REFUSE this', seconds: seconds('5') }).catch((caught: unknown) => caught);
+    const error = await openai()
+      .videos.create({ model, prompt: 'Please REFUSE this', seconds: seconds('5') })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('1301');
     expect(submits().at(-1)!.isAuthorized).toBe(true);
@@ -162,7 +195,9 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
 
   it('a key whose secret is wrong is refused by Kling (its JWT does not verify) and bills nothing', async () => {
     const before = await ledger(user.id);
-    const error = await openai().videos.create({ model: badKeyModel, prompt: 'Wrong secret', seconds: seconds('5') }).catch((caught: unknown) => caught);
+    const error = await openai()
+      .videos.create({ model: badKeyModel, prompt: 'Wrong secret', seconds: seconds('5') })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     const sent = kling.requests.at(-1)!;
     expect(sent).toMatchObject({ method: 'POST', path: '/v1/videos/text2video', isAuthorized: false, token: null });

@@ -17,7 +17,11 @@ const quotaPerUnit = 500_000;
 /** Veo 3's default price: US$0.40 per second. */
 const perSecond = 0.4 * quotaPerUnit;
 const model = 'veo-3.0-generate-001';
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 const other = JSON.stringify({ default: 'us-central1', storageUri: 'gs://mg-videos/veo/' });
 
 describe('Vertex AI video settings', () => {
@@ -27,7 +31,12 @@ describe('Vertex AI video settings', () => {
     expect(vertexStorageUri('{"storageUri":"https://example.com/x"}')).toBeNull();
     expect(validateVertexRegions(other)).toBeNull();
     expect(validateVertexRegions('{"storageUri":"s3://bucket"}')).toContain('storageUri');
-    const account = JSON.stringify({ type: 'service_account', project_id: 'p', private_key: privateKey, client_email: 'a@p.iam.gserviceaccount.com' });
+    const account = JSON.stringify({
+      type: 'service_account',
+      project_id: 'p',
+      private_key: privateKey,
+      client_email: 'a@p.iam.gserviceaccount.com',
+    });
     expect(vertexVideoRefusal(7, [account], other, model)).toBeNull();
     expect(vertexVideoRefusal(7, [account], other, 'gemini-2.5-flash')).toBe('渠道 #7 不支持视频生成');
     expect(vertexVideoRefusal(7, [account], 'us-central1', model)).toContain('storageUri');
@@ -46,10 +55,15 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
   let channelId: number;
   let user: { id: number; tokenId: number; key: string };
 
-  const serviceAccount = () => JSON.stringify({
-    type: 'service_account', project_id: 'demo-project', private_key_id: 'kid-veo', private_key: privateKey,
-    client_email: `veo-${kind}@demo-project.iam.gserviceaccount.com`, token_uri: `${vertex.url}/token`,
-  });
+  const serviceAccount = () =>
+    JSON.stringify({
+      type: 'service_account',
+      project_id: 'demo-project',
+      private_key_id: 'kid-veo',
+      private_key: privateKey,
+      client_email: `veo-${kind}@demo-project.iam.gserviceaccount.com`,
+      token_uri: `${vertex.url}/token`,
+    });
   const newCaller = (quota: number) => newVideoCaller(server, quota);
   const openai = (key = user.key) => new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
   const ledger = (userId: number) => videoLedger(server, userId, channelId);
@@ -65,8 +79,17 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     vertex = await startVertexVeoUpstream();
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
-    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelPrice'), 'gemini-2.5-flash': 0.1 }));
-    channelId = await createRelayChannel(server.ctx, { type: 41, key: serviceAccount(), baseURL: vertex.url, models: [model, 'gemini-2.5-flash'] });
+    await setOption(
+      server.ctx,
+      'ModelPrice',
+      JSON.stringify({ ...server.ctx.options.json<Record<string, number>>('ModelPrice'), 'gemini-2.5-flash': 0.1 }),
+    );
+    channelId = await createRelayChannel(server.ctx, {
+      type: 41,
+      key: serviceAccount(),
+      baseURL: vertex.url,
+      models: [model, 'gemini-2.5-flash'],
+    });
     await server.ctx.storage.db.updateTable('channels').set({ other }).where('id', '=', channelId).execute();
     await server.ctx.bus.publish('channels');
     await server.relay.channels.rebuild();
@@ -98,7 +121,9 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     expect((await openai().videos.retrieve(created.id)).status).toBe('in_progress');
     const asked = vertex.requests.at(-1)!;
     expect(asked.path).toBe(`/v1/projects/demo-project/locations/us-central1/publishers/google/models/${model}:fetchPredictOperation`);
-    expect(asked.body).toEqual({ operationName: `projects/demo-project/locations/us-central1/publishers/google/models/${model}/operations/${lastOperation()}` });
+    expect(asked.body).toEqual({
+      operationName: `projects/demo-project/locations/us-central1/publishers/google/models/${model}/operations/${lastOperation()}`,
+    });
     await poll(1);
     const done = await openai().videos.retrieve(created.id);
     expect(done).toMatchObject({ id: created.id, status: 'completed', progress: 100, error: null });
@@ -119,11 +144,22 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
   it('@google/genai generateVideos: polled with getVideosOperation and downloaded through the gateway, billed per second', async () => {
     const genai = new GoogleGenAI({ apiKey: user.key, httpOptions: { baseUrl: server.url } });
     const before = await ledger(user.id);
-    let operation = await genai.models.generateVideos({ model, prompt: 'A lighthouse in a storm', config: { durationSeconds: 6, aspectRatio: '9:16', resolution: '1080p', negativePrompt: 'fog', numberOfVideos: 1 } });
+    let operation = await genai.models.generateVideos({
+      model,
+      prompt: 'A lighthouse in a storm',
+      config: { durationSeconds: 6, aspectRatio: '9:16', resolution: '1080p', negativePrompt: 'fog', numberOfVideos: 1 },
+    });
     expect(operation.name).toMatch(new RegExp(`^models/${model}/operations/[a-f0-9]{32}$`));
     expect(submits().at(-1)!.body).toEqual({
       instances: [{ prompt: 'A lighthouse in a storm' }],
-      parameters: { durationSeconds: 6, aspectRatio: '9:16', resolution: '1080p', negativePrompt: 'fog', sampleCount: 1, storageUri: 'gs://mg-videos/veo/' },
+      parameters: {
+        durationSeconds: 6,
+        aspectRatio: '9:16',
+        resolution: '1080p',
+        negativePrompt: 'fog',
+        sampleCount: 1,
+        storageUri: 'gs://mg-videos/veo/',
+      },
     });
     expect((await ledger(user.id)).used - before.used).toBe(6 * perSecond);
     operation = await genai.operations.getVideosOperation({ operation });
@@ -151,13 +187,20 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     expect((await ledger(user.id)).used - before.used).toBe(4 * perSecond);
     await poll(4);
     const failed = await openai().videos.retrieve(created.id);
-    expect(failed).toMatchObject({ status: 'failed', error: { message: 'The prompt could not be submitted: it violates the usage guidelines.' } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { message: 'The prompt could not be submitted: it violates the usage guidelines.' },
+    });
     await poll(2);
     const after = await ledger(user.id);
     expect(after.used).toBe(before.used);
     expect(after.quota).toBe(before.quota);
     expect(after.refunded - before.refunded).toBe(4 * perSecond);
-    expect(await openai().videos.downloadContent(created.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(
+      await openai()
+        .videos.downloadContent(created.id)
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('an inline video (no Cloud Storage object) fails and is refunded; it is not kept in the task row', async () => {
@@ -168,7 +211,11 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     const failed = await openai().videos.retrieve(created.id);
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toMatch(/storageUri/);
-    const row = await server.ctx.storage.db.selectFrom('tasks').select(['data', 'fail_reason']).where('task_id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await server.ctx.storage.db
+      .selectFrom('tasks')
+      .select(['data', 'fail_reason'])
+      .where('task_id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.data.length).toBeLessThan(100);
     const after = await ledger(user.id);
     expect(after.used).toBe(before.used);
@@ -178,11 +225,14 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
   it('a non-Veo model of the Vertex channel is refused with nothing billed and nothing sent', async () => {
     const sentBefore = submits().length;
     const before = await ledger(user.id);
-    const error = await openai().videos.create({ model: 'gemini-2.5-flash', prompt: 'x', seconds: '4' }).catch((caught: unknown) => caught);
+    const error = await openai()
+      .videos.create({ model: 'gemini-2.5-flash', prompt: 'x', seconds: '4' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.APIError>).message).toMatch(/does not generate videos|不支持视频生成/);
     const raw = await fetch(`${server.url}/v1beta/models/gemini-2.5-flash:predictLongRunning`, {
-      method: 'POST', headers: { 'x-goog-api-key': user.key, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-goog-api-key': user.key, 'content-type': 'application/json' },
       body: JSON.stringify({ instances: [{ prompt: 'x' }], parameters: { durationSeconds: 4 } }),
     });
     expect(raw.status).toBe(400);
@@ -204,7 +254,9 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     expect(vertex.foreignRequests).toHaveLength(foreignBefore + 1);
     expect(vertex.foreignRequests.at(-1)!.headers.authorization).toBeUndefined();
     const storageBefore = vertex.requests.filter((request) => request.path.startsWith('/storage/')).length;
-    const error = await openai().videos.downloadContent(outside.id).catch((caught: unknown) => caught);
+    const error = await openai()
+      .videos.downloadContent(outside.id)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect(vertex.requests.filter((request) => request.path.startsWith('/storage/')).length).toBe(storageBefore);

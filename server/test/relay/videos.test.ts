@@ -49,11 +49,22 @@ describe.each(storageKinds())('videos on %s', (kind) => {
   it('openai videos.create → retrieve → downloadContent: Veo asked, billed per second, the bytes proxied, the key kept home', async () => {
     const before = await ledger(user.id);
     const created = await openai().videos.create({ model, prompt: 'A cat surfing at sunset', seconds: '8', size: '1280x720' });
-    expect(created).toMatchObject({ object: 'video', model, status: 'queued', seconds: '8', size: '1280x720', prompt: 'A cat surfing at sunset', error: null });
+    expect(created).toMatchObject({
+      object: 'video',
+      model,
+      status: 'queued',
+      seconds: '8',
+      size: '1280x720',
+      prompt: 'A cat surfing at sunset',
+      error: null,
+    });
     expect(created.id).toMatch(/^video_[a-f0-9]{32}$/);
     const sent = veo.requests.at(-1)!;
     expect(sent.path).toBe(`/v1beta/models/${model}:predictLongRunning`);
-    expect(sent.body).toEqual({ instances: [{ prompt: 'A cat surfing at sunset' }], parameters: { durationSeconds: 8, aspectRatio: '16:9', resolution: '720p' } });
+    expect(sent.body).toEqual({
+      instances: [{ prompt: 'A cat surfing at sunset' }],
+      parameters: { durationSeconds: 8, aspectRatio: '16:9', resolution: '720p' },
+    });
     // Billed at submit: 8 seconds × US$0.40.
     const charged = await ledger(user.id);
     expect(charged.used - before.used).toBe(8 * perSecond);
@@ -80,7 +91,7 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect((await ledger(user.id)).used).toBe(charged.used);
   });
 
-  it('lists the caller\'s own videos only, in pages, and deletes a finished one', async () => {
+  it("lists the caller's own videos only, in pages, and deletes a finished one", async () => {
     const first = await openai().videos.create({ model, prompt: 'First', seconds: '4' });
     const second = await openai().videos.create({ model, prompt: 'Second', seconds: '4' });
     await openai(other.key).videos.create({ model, prompt: 'Not yours', seconds: '4' });
@@ -95,19 +106,36 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect(otherIds).not.toContain(first.id);
 
     // Another user's video is unknown: retrieve, content and delete all 404.
-    for (const attempt of [() => openai(other.key).videos.retrieve(first.id), () => openai(other.key).videos.downloadContent(first.id), () => openai(other.key).videos.delete(first.id)]) {
+    for (const attempt of [
+      () => openai(other.key).videos.retrieve(first.id),
+      () => openai(other.key).videos.downloadContent(first.id),
+      () => openai(other.key).videos.delete(first.id),
+    ]) {
       expect(await attempt().catch((error: unknown) => error)).toBeInstanceOf(OpenAI.NotFoundError);
     }
     // Unfinished: not deleted.
-    expect(await openai().videos.delete(first.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(
+      await openai()
+        .videos.delete(first.id)
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.BadRequestError);
     await poll(2);
     expect(await openai().videos.delete(first.id)).toEqual({ id: first.id, object: 'video.deleted', deleted: true });
-    expect(await openai().videos.retrieve(first.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(
+      await openai()
+        .videos.retrieve(first.id)
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('a failed video is refunded exactly once, and says why', async () => {
     const before = await ledger(user.id);
-    const created = await openai().videos.create({ model, prompt: 'Something blocked', seconds: '6' as OpenAI.Videos.VideoSeconds, size: '720x1280' });
+    const created = await openai().videos.create({
+      model,
+      prompt: 'Something blocked',
+      seconds: '6' as OpenAI.Videos.VideoSeconds,
+      size: '720x1280',
+    });
     const operation = veo.requests.filter((request) => request.path.endsWith(':predictLongRunning')).length;
     veo.failing.add(`op${operation}`);
     expect(veo.requests.at(-1)!.body.parameters).toEqual({ durationSeconds: 6, aspectRatio: '9:16', resolution: '720p' });
@@ -119,13 +147,21 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect(after.used).toBe(before.used);
     expect(after.quota).toBe(before.quota);
     expect(after.refunded - before.refunded).toBe(6 * perSecond);
-    expect(await openai().videos.downloadContent(created.id).catch((error: unknown) => error)).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(
+      await openai()
+        .videos.downloadContent(created.id)
+        .catch((error: unknown) => error),
+    ).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('@google/genai generateVideos: polled with getVideosOperation and downloaded through the gateway, billed per second', async () => {
     const genai = new GoogleGenAI({ apiKey: user.key, httpOptions: { baseUrl: server.url } });
     const before = await ledger(user.id);
-    let operation = await genai.models.generateVideos({ model, prompt: 'A lighthouse in a storm', config: { durationSeconds: 6, aspectRatio: '16:9', resolution: '1080p', numberOfVideos: 1 } });
+    let operation = await genai.models.generateVideos({
+      model,
+      prompt: 'A lighthouse in a storm',
+      config: { durationSeconds: 6, aspectRatio: '16:9', resolution: '1080p', numberOfVideos: 1 },
+    });
     expect(operation.name).toMatch(new RegExp(`^models/${model}/operations/[a-f0-9]{32}$`));
     expect(veo.requests.at(-1)!.body.parameters).toMatchObject({ durationSeconds: 6, aspectRatio: '16:9', resolution: '1080p' });
     expect((await ledger(user.id)).used - before.used).toBe(6 * perSecond);
@@ -160,34 +196,52 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     const sentBefore = veo.requests.length;
     const usedBefore = (await ledger(user.id)).used;
     const bad: Array<Record<string, unknown>> = [
-      { model, prompt: 'x', seconds: '0' }, { model, prompt: 'x', seconds: '99' }, { model, prompt: 'x', size: '999x1' },
-      { model, prompt: '' }, { prompt: 'no model' },
+      { model, prompt: 'x', seconds: '0' },
+      { model, prompt: 'x', seconds: '99' },
+      { model, prompt: 'x', size: '999x1' },
+      { model, prompt: '' },
+      { prompt: 'no model' },
     ];
     for (const body of bad) {
-      const error = await openai().videos.create(body as never).catch((caught: unknown) => caught);
+      const error = await openai()
+        .videos.create(body as never)
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     }
     const image = await toFile(Buffer.from('not an image'), 'reference.txt', { type: 'text/plain' });
-    expect(await openai().videos.create({ model, prompt: 'x', input_reference: image }).catch((caught: unknown) => caught)).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(await openai().videos.create({ model: 'no-such-video-model', prompt: 'x' }).catch((caught: unknown) => caught)).toBeInstanceOf(OpenAI.APIError);
+    expect(
+      await openai()
+        .videos.create({ model, prompt: 'x', input_reference: image })
+        .catch((caught: unknown) => caught),
+    ).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(
+      await openai()
+        .videos.create({ model: 'no-such-video-model', prompt: 'x' })
+        .catch((caught: unknown) => caught),
+    ).toBeInstanceOf(OpenAI.APIError);
     const raw = await fetch(`${server.url}/v1beta/models/${model}:predictLongRunning`, {
-      method: 'POST', headers: { 'x-goog-api-key': user.key, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-goog-api-key': user.key, 'content-type': 'application/json' },
       body: JSON.stringify({ instances: [{ prompt: 'x' }], parameters: { sampleCount: 2 } }),
     });
     expect(raw.status).toBe(400);
-    expect((await raw.json() as { error: { status: string } }).error.status).toBe('INVALID_ARGUMENT');
+    expect(((await raw.json()) as { error: { status: string } }).error.status).toBe('INVALID_ARGUMENT');
     expect(veo.requests.length).toBe(sentBefore);
     expect((await ledger(user.id)).used).toBe(usedBefore);
 
     await setOption(server.ctx, 'TaskEnabled', 'false');
     try {
-      expect(await openai().videos.create({ model, prompt: 'x' }).catch((caught: unknown) => caught)).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect(
+        await openai()
+          .videos.create({ model, prompt: 'x' })
+          .catch((caught: unknown) => caught),
+      ).toBeInstanceOf(OpenAI.PermissionDeniedError);
     } finally {
       await setOption(server.ctx, 'TaskEnabled', 'true');
     }
   });
 
-  it('the task log lists a video with its length and a console preview; the upstream\'s address stays on the server', async () => {
+  it("the task log lists a video with its length and a console preview; the upstream's address stays on the server", async () => {
     const { client: owner, userId } = await signedInClient(server, { username: `viewer-${kind}` });
     const { client: stranger } = await signedInClient(server, { username: `stranger-${kind}` });
     const { client: admin } = await signedInClient(server, { username: `admin-${kind}`, role: 10 });
@@ -197,7 +251,14 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     await poll(2);
     const log = await owner.get(`/api/task/self?task_id=${created.id}`);
     expect(log.body.data).toHaveLength(1);
-    expect(log.body.data[0]).toMatchObject({ task_id: created.id, platform: 'video', status: 'SUCCESS', video_seconds: 8, data: '', preview_url: `/api/task/video/${created.id}/content` });
+    expect(log.body.data[0]).toMatchObject({
+      task_id: created.id,
+      platform: 'video',
+      status: 'SUCCESS',
+      video_seconds: 8,
+      data: '',
+      preview_url: `/api/task/video/${created.id}/content`,
+    });
     expect(log.text).not.toContain(veo.url);
     expect((await admin.get(`/api/task/?task_id=${created.id}`)).text).not.toContain(veo.url);
     const n = Number(/op(\d+)/.exec(veo.requests.filter((request) => request.path.includes('/operations/op')).at(-1)!.path)![1]);
@@ -214,14 +275,19 @@ describe.each(storageKinds())('videos on %s', (kind) => {
 
   it('a video URI the upstream points elsewhere is fetched without the key; one that is no URL is a 502, never a 500', async () => {
     const foreign = await openai().videos.create({ model, prompt: 'Foreign', seconds: '4' });
-    veo.uris.set(`op${veo.requests.filter((request) => request.path.endsWith(':predictLongRunning')).length}`, `${veo.storageUrl}/bucket/f77.mp4`);
+    veo.uris.set(
+      `op${veo.requests.filter((request) => request.path.endsWith(':predictLongRunning')).length}`,
+      `${veo.storageUrl}/bucket/f77.mp4`,
+    );
     const broken = await openai().videos.create({ model, prompt: 'Broken', seconds: '4' });
     veo.uris.set(`op${veo.requests.filter((request) => request.path.endsWith(':predictLongRunning')).length}`, 'http://[::1');
     await poll(2);
     const content = await openai().videos.downloadContent(foreign.id);
     expect(Buffer.from(await content.arrayBuffer())).toEqual(veo.bytesOf(77));
     expect(veo.storageRequests.at(-1)!.headers['x-goog-api-key']).toBeUndefined();
-    const error = await openai().videos.downloadContent(broken.id).catch((caught: unknown) => caught);
+    const error = await openai()
+      .videos.downloadContent(broken.id)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
   });

@@ -28,17 +28,31 @@ describe.each(storageKinds())('held subscription shares on %s', (kind) => {
     userSeq += 1;
     const userId = await insertReturningId(storage, 'users', { username: `held${userSeq}`, password: 'x' });
     const sub = await insertReturningId(storage, 'user_subscriptions', {
-      user_id: userId, plan_id: 1, plan_name: 'Pro', source: 'admin', status: 'active', period_quota: allowance, remaining_quota: allowance,
-      period_start: now() - day, period_end: now() + day, ends_at: now() + day,
+      user_id: userId,
+      plan_id: 1,
+      plan_name: 'Pro',
+      source: 'admin',
+      status: 'active',
+      period_quota: allowance,
+      remaining_quota: allowance,
+      period_start: now() - day,
+      period_end: now() + day,
+      ends_at: now() + day,
     });
     return { userId, sub };
   }
-  const remainingOf = async (id: number) => Number((await storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', id).executeTakeFirstOrThrow()).remaining_quota);
-  const heldRows = async (userId: number) => storage.db.selectFrom('funding_holds').select(['id', 'instance', 'parts']).where('user_id', '=', userId).orderBy('id').execute();
-  const take = (store: FundingHoldStore, userId: number, amount: number, id: number | null = null) => store.change(userId, id, async (trx) => {
-    const taken = await takeFunding(trx, { userId, model: 'gpt-4o', group: 'default', amount, preference: 'subscription_first' });
-    return { parts: taken.parts, result: taken };
-  });
+  const remainingOf = async (id: number) =>
+    Number(
+      (await storage.db.selectFrom('user_subscriptions').select('remaining_quota').where('id', '=', id).executeTakeFirstOrThrow())
+        .remaining_quota,
+    );
+  const heldRows = async (userId: number) =>
+    storage.db.selectFrom('funding_holds').select(['id', 'instance', 'parts']).where('user_id', '=', userId).orderBy('id').execute();
+  const take = (store: FundingHoldStore, userId: number, amount: number, id: number | null = null) =>
+    store.change(userId, id, async (trx) => {
+      const taken = await takeFunding(trx, { userId, model: 'gpt-4o', group: 'default', amount, preference: 'subscription_first' });
+      return { parts: taken.parts, result: taken };
+    });
 
   it('keeps what a call took in its row, changed with the allowance, and drops it with the bill', async () => {
     const store = new FundingHoldStore(storage, `a-${kind}`);
@@ -65,10 +79,12 @@ describe.each(storageKinds())('held subscription shares on %s', (kind) => {
     const store = new FundingHoldStore(storage, `b-${kind}`);
     const { userId, sub } = await subscriber(500);
     const held = await take(store, userId, 200);
-    await expect(store.change(userId, held.nextId, async (trx) => {
-      await returnFunding(trx, held.result.parts);
-      throw new Error('the bill could not be split');
-    })).rejects.toThrow('the bill could not be split');
+    await expect(
+      store.change(userId, held.nextId, async (trx) => {
+        await returnFunding(trx, held.result.parts);
+        throw new Error('the bill could not be split');
+      }),
+    ).rejects.toThrow('the bill could not be split');
     expect(await remainingOf(sub)).toBe(300);
     expect((await heldRows(userId)).map((row) => row.id)).toEqual([held.nextId]);
     expect(await store.giveBack(userId, held.nextId, held.result.parts)).toBe(200);

@@ -14,15 +14,31 @@ export function RequireAuth({ children }: { children: ReactNode }) {
 
 /** Admin routes: signed-out visitors sign in first, non-admins are refused. */
 export function RequireAdmin({ children }: { children: ReactNode }) {
-  return <RequireRole allowed={isAdmin} refusal="guard.adminOnly">{children}</RequireRole>;
+  return (
+    <RequireRole allowed={isAdmin} refusal="guard.adminOnly">
+      {children}
+    </RequireRole>
+  );
 }
 
 /** Root-only routes (the audit log): admins are refused too; the server refuses them the data as well. */
 export function RequireRoot({ children }: { children: ReactNode }) {
-  return <RequireRole allowed={isRoot} refusal="audit.rootOnly">{children}</RequireRole>;
+  return (
+    <RequireRole allowed={isRoot} refusal="audit.rootOnly">
+      {children}
+    </RequireRole>
+  );
 }
 
-function RequireRole({ allowed, refusal, children }: { allowed: (user: ReturnType<typeof useCurrentUser>) => boolean; refusal: string; children: ReactNode }) {
+function RequireRole({
+  allowed,
+  refusal,
+  children,
+}: {
+  allowed: (user: ReturnType<typeof useCurrentUser>) => boolean;
+  refusal: string;
+  children: ReactNode;
+}) {
   const user = useCurrentUser();
   const { t } = useTranslation();
   if (!user) return <Navigate to="/login" replace />;

@@ -8,28 +8,58 @@ import { AppShell } from './layouts/AppShell';
 // Each screen is its own chunk, loaded when its route is first visited (AppShell's Suspense shows a
 // spinner meanwhile); the home page and the 404 ship with the shell.
 const LoginPage = lazy(() => import('../features/auth/components/LoginPage').then((module) => ({ default: module.LoginPage })));
-const OAuthCallbackPage = lazy(() => import('../features/auth/components/OAuthCallbackPage').then((module) => ({ default: module.OAuthCallbackPage })));
-const PasswordResetConfirmPage = lazy(() => import('../features/auth/components/PasswordResetConfirmPage').then((module) => ({ default: module.PasswordResetConfirmPage })));
-const PasswordResetRequestPage = lazy(() => import('../features/auth/components/PasswordResetRequestPage').then((module) => ({ default: module.PasswordResetRequestPage })));
+const OAuthCallbackPage = lazy(() =>
+  import('../features/auth/components/OAuthCallbackPage').then((module) => ({ default: module.OAuthCallbackPage })),
+);
+const PasswordResetConfirmPage = lazy(() =>
+  import('../features/auth/components/PasswordResetConfirmPage').then((module) => ({ default: module.PasswordResetConfirmPage })),
+);
+const PasswordResetRequestPage = lazy(() =>
+  import('../features/auth/components/PasswordResetRequestPage').then((module) => ({ default: module.PasswordResetRequestPage })),
+);
 const RegisterPage = lazy(() => import('../features/auth/components/RegisterPage').then((module) => ({ default: module.RegisterPage })));
-const ChannelListPage = lazy(() => import('../features/channels/components/ChannelListPage').then((module) => ({ default: module.ChannelListPage })));
+const ChannelListPage = lazy(() =>
+  import('../features/channels/components/ChannelListPage').then((module) => ({ default: module.ChannelListPage })),
+);
 const ChatPage = lazy(() => import('../features/chat/components/ChatPage').then((module) => ({ default: module.ChatPage })));
-const ChatRedirectPage = lazy(() => import('../features/chat/components/ChatRedirectPage').then((module) => ({ default: module.ChatRedirectPage })));
-const DashboardPage = lazy(() => import('../features/dashboard/components/DashboardPage').then((module) => ({ default: module.DashboardPage })));
+const ChatRedirectPage = lazy(() =>
+  import('../features/chat/components/ChatRedirectPage').then((module) => ({ default: module.ChatRedirectPage })),
+);
+const DashboardPage = lazy(() =>
+  import('../features/dashboard/components/DashboardPage').then((module) => ({ default: module.DashboardPage })),
+);
 const AboutPage = lazy(() => import('../features/home/components/AboutPage').then((module) => ({ default: module.AboutPage })));
 const LogsPage = lazy(() => import('../features/logs/components/LogsPage').then((module) => ({ default: module.LogsPage })));
-const PersonalPage = lazy(() => import('../features/personal/components/PersonalPage').then((module) => ({ default: module.PersonalPage })));
-const PlaygroundPage = lazy(() => import('../features/playground/components/PlaygroundPage').then((module) => ({ default: module.PlaygroundPage })));
+const PersonalPage = lazy(() =>
+  import('../features/personal/components/PersonalPage').then((module) => ({ default: module.PersonalPage })),
+);
+const PlaygroundPage = lazy(() =>
+  import('../features/playground/components/PlaygroundPage').then((module) => ({ default: module.PlaygroundPage })),
+);
 const PricingPage = lazy(() => import('../features/pricing/components/PricingPage').then((module) => ({ default: module.PricingPage })));
-const RedemptionListPage = lazy(() => import('../features/redemptions/components/RedemptionListPage').then((module) => ({ default: module.RedemptionListPage })));
-const SettingsPage = lazy(() => import('../features/settings/components/SettingsPage').then((module) => ({ default: module.SettingsPage })));
+const RedemptionListPage = lazy(() =>
+  import('../features/redemptions/components/RedemptionListPage').then((module) => ({ default: module.RedemptionListPage })),
+);
+const SettingsPage = lazy(() =>
+  import('../features/settings/components/SettingsPage').then((module) => ({ default: module.SettingsPage })),
+);
 const SetupPage = lazy(() => import('../features/setup/components/SetupPage').then((module) => ({ default: module.SetupPage })));
-const DrawingLogPage = lazy(() => import('../features/task-logs/components/DrawingLogPage').then((module) => ({ default: module.DrawingLogPage })));
-const MusicLogPage = lazy(() => import('../features/task-logs/components/MusicLogPage').then((module) => ({ default: module.MusicLogPage })));
-const TokenListPage = lazy(() => import('../features/tokens/components/TokenListPage').then((module) => ({ default: module.TokenListPage })));
+const DrawingLogPage = lazy(() =>
+  import('../features/task-logs/components/DrawingLogPage').then((module) => ({ default: module.DrawingLogPage })),
+);
+const MusicLogPage = lazy(() =>
+  import('../features/task-logs/components/MusicLogPage').then((module) => ({ default: module.MusicLogPage })),
+);
+const TokenListPage = lazy(() =>
+  import('../features/tokens/components/TokenListPage').then((module) => ({ default: module.TokenListPage })),
+);
 const UserListPage = lazy(() => import('../features/users/components/UserListPage').then((module) => ({ default: module.UserListPage })));
-const SubscriptionPage = lazy(() => import('../features/subscriptions/components/SubscriptionPage').then((module) => ({ default: module.SubscriptionPage })));
-const PlansAdminPage = lazy(() => import('../features/subscriptions/components/PlansAdminPage').then((module) => ({ default: module.PlansAdminPage })));
+const SubscriptionPage = lazy(() =>
+  import('../features/subscriptions/components/SubscriptionPage').then((module) => ({ default: module.SubscriptionPage })),
+);
+const PlansAdminPage = lazy(() =>
+  import('../features/subscriptions/components/PlansAdminPage').then((module) => ({ default: module.PlansAdminPage })),
+);
 const AuditPage = lazy(() => import('../features/audit/components/AuditPage').then((module) => ({ default: module.AuditPage })));
 const WalletPage = lazy(() => import('../features/wallet/components/WalletPage').then((module) => ({ default: module.WalletPage })));
 

@@ -71,11 +71,21 @@ export function DataTable<T extends object>({
   const columnPicker = (
     <Space orientation="vertical">
       {columns.map((column) => (
-        <Checkbox key={column.key} checked={!hidden.includes(column.key)} onChange={(event) => toggleColumn(column.key, event.target.checked)}>
+        <Checkbox
+          key={column.key}
+          checked={!hidden.includes(column.key)}
+          onChange={(event) => toggleColumn(column.key, event.target.checked)}
+        >
           {column.title}
         </Checkbox>
       ))}
-      <Button size="small" onClick={() => { writeJson(columnsKey, []); setHidden([]); }}>
+      <Button
+        size="small"
+        onClick={() => {
+          writeJson(columnsKey, []);
+          setHidden([]);
+        }}
+      >
         {t('table.resetColumns')}
       </Button>
     </Space>

@@ -29,4 +29,7 @@ export function FilterForm<T extends object>({ initialValues, onSearch, children
 }
 
 /** Options of a group filter: "all groups" (empty value) then each group. */
-export const groupFilterOptions = (allLabel: string, groups: string[] | undefined) => [{ value: '', label: allLabel }, ...(groups ?? []).map((group) => ({ value: group, label: group }))];
+export const groupFilterOptions = (allLabel: string, groups: string[] | undefined) => [
+  { value: '', label: allLabel },
+  ...(groups ?? []).map((group) => ({ value: group, label: group })),
+];

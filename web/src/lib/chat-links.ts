@@ -19,12 +19,14 @@ export function resolveChatLink(link: string, key: string, address: string): str
   const apiKey = withKeyPrefix(key);
   const baseUrl = address.replace(/\/+$/, '');
   const imported = (config: Record<string, string>) => encodeURIComponent(base64Of(JSON.stringify(config)));
-  return link
-    // The apps know gateways of this family as the provider "new-api"; the address says which one.
-    .replaceAll('{cherryConfig}', () => imported({ id: 'new-api', baseUrl, apiKey }))
-    .replaceAll('{aionuiConfig}', () => imported({ platform: 'new-api', baseUrl, apiKey }))
-    .replaceAll('{address}', encodeURIComponent(baseUrl))
-    .replaceAll('{key}', apiKey);
+  return (
+    link
+      // The apps know gateways of this family as the provider "new-api"; the address says which one.
+      .replaceAll('{cherryConfig}', () => imported({ id: 'new-api', baseUrl, apiKey }))
+      .replaceAll('{aionuiConfig}', () => imported({ platform: 'new-api', baseUrl, apiKey }))
+      .replaceAll('{address}', encodeURIComponent(baseUrl))
+      .replaceAll('{key}', apiKey)
+  );
 }
 
 /** Whether the console opens a link: an http(s) page or an app's own scheme. */

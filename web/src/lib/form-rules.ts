@@ -6,7 +6,11 @@ import type { z } from 'zod';
  * catalogue gives it (`messages`, e.g. tokenMessages), which the screen translates, and the schema's
  * own text for a message with no name there.
  */
-export function firstProblem(schema: z.ZodType, payload: unknown, messages: Record<string, unknown>): { key: string | null; message: string } | null {
+export function firstProblem(
+  schema: z.ZodType,
+  payload: unknown,
+  messages: Record<string, unknown>,
+): { key: string | null; message: string } | null {
   const result = schema.safeParse(payload);
   if (result.success) return null;
   const message = result.error.issues[0]?.message ?? '';

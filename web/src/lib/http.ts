@@ -80,7 +80,10 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
  * The same call, answering the whole envelope: a few endpoints put their result beside `data`
  * (channel test `time`, update_balance `balance`).
  */
-export async function requestEnvelope<T, Extra extends object = object>(path: string, options: RequestOptions = {}): Promise<Envelope<T> & Partial<Extra>> {
+export async function requestEnvelope<T, Extra extends object = object>(
+  path: string,
+  options: RequestOptions = {},
+): Promise<Envelope<T> & Partial<Extra>> {
   const headers: Record<string, string> = { Accept: 'application/json', ...consoleHeaders() };
   let body: string | undefined;
   if (options.body !== undefined) {

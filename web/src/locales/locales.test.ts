@@ -8,7 +8,9 @@ type Tree = { [key: string]: string | Tree };
 
 function flatten(tree: Tree, prefix = ''): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(tree).flatMap(([key, value]) => (typeof value === 'string' ? [[`${prefix}${key}`, value]] : Object.entries(flatten(value, `${prefix}${key}.`)))),
+    Object.entries(tree).flatMap(([key, value]) =>
+      typeof value === 'string' ? [[`${prefix}${key}`, value]] : Object.entries(flatten(value, `${prefix}${key}.`)),
+    ),
   );
 }
 
@@ -26,7 +28,12 @@ function sourceFiles(dir: string): string[] {
 /** Keys used in the source: t('x.y'), titleKey/labelKey-style props and 'settings.*' literals. */
 function usedKeys(): string[] {
   const keys = new Set<string>();
-  const patterns = [/\bt\(\s*['`]([a-zA-Z0-9_.]+)['`]/g, /(?:titleKey|labelKey|extraKey|confirmOffKey|jsonErrorKey|textKey)\s*[=:]\s*['"]([a-zA-Z0-9_.]+)['"]/g, /later\('([a-zA-Z0-9_.]+)'\)/g, /'((?:settings|status)\.[a-zA-Z0-9_.]+)'/g];
+  const patterns = [
+    /\bt\(\s*['`]([a-zA-Z0-9_.]+)['`]/g,
+    /(?:titleKey|labelKey|extraKey|confirmOffKey|jsonErrorKey|textKey)\s*[=:]\s*['"]([a-zA-Z0-9_.]+)['"]/g,
+    /later\('([a-zA-Z0-9_.]+)'\)/g,
+    /'((?:settings|status)\.[a-zA-Z0-9_.]+)'/g,
+  ];
   for (const file of sourceFiles(path.resolve(import.meta.dirname, '..'))) {
     const text = fs.readFileSync(file, 'utf8');
     for (const pattern of patterns) for (const match of text.matchAll(pattern)) keys.add(match[1]!);
@@ -50,8 +57,16 @@ describe('locales', () => {
   });
 
   it('no translation is empty', () => {
-    expect(Object.entries(zhKeys).filter(([, value]) => value.trim() === '').map(([key]) => key)).toEqual([]);
-    expect(Object.entries(enKeys).filter(([, value]) => value.trim() === '').map(([key]) => key)).toEqual([]);
+    expect(
+      Object.entries(zhKeys)
+        .filter(([, value]) => value.trim() === '')
+        .map(([key]) => key),
+    ).toEqual([]);
+    expect(
+      Object.entries(enKeys)
+        .filter(([, value]) => value.trim() === '')
+        .map(([key]) => key),
+    ).toEqual([]);
   });
 
   it('zh carries the spec messages verbatim, as the shared schemas do', () => {

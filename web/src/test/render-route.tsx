@@ -56,10 +56,19 @@ export function fakeServer(handlers: Record<string, Handler>) {
   const fetchMock = vi.fn(async (input: string, init?: RequestInit) => {
     const url = new URL(input, 'http://localhost');
     const method = (init?.method ?? 'GET').toUpperCase();
-    const call: FakeCall = { method, path: url.pathname, query: url.searchParams, body: init?.body ? JSON.parse(String(init.body)) : undefined, at: performance.now() };
+    const call: FakeCall = {
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+      at: performance.now(),
+    };
     calls.push(call);
     const handler = handlers[`${method} ${url.pathname}`];
-    const result = (handler ? await handler(call) : url.pathname === '/api/status' ? ok(baseStatus) : ok('')) as { status: number; body: unknown };
+    const result = (handler ? await handler(call) : url.pathname === '/api/status' ? ok(baseStatus) : ok('')) as {
+      status: number;
+      body: unknown;
+    };
     return new Response(JSON.stringify(result.body), { status: result.status, headers: { 'Content-Type': 'application/json' } });
   });
   vi.stubGlobal('fetch', fetchMock);
@@ -105,7 +114,9 @@ export async function renderRoute(path: string, { language = 'zh', user }: { lan
 /** One screen alone at a path (query string included), without the app layout: for panel-level tests. */
 export async function renderScreen(path: string, screen: ReactNode, { language = 'zh', user }: { language?: string; user?: object } = {}) {
   await signInAs(language, user);
-  return renderRouter(createMemoryRouter([{ path: new URL(path, 'http://localhost').pathname, element: screen }], { initialEntries: [path] }));
+  return renderRouter(
+    createMemoryRouter([{ path: new URL(path, 'http://localhost').pathname, element: screen }], { initialEntries: [path] }),
+  );
 }
 
 export const adminUser = { id: 1, username: 'root', display_name: 'Root', role: 100, status: 1, group: 'default' };

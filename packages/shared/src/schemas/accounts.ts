@@ -94,16 +94,15 @@ const registerFields = z.object({
   verification_code: text(64).default(''),
   aff_code: text(32).default(''),
 });
-export const registerSchema = registerFields
-  .superRefine(
-    firstBroken<z.infer<typeof registerFields>>([
-      [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
-      [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
-      ...passwordRules(),
-      [(v) => v.password2 !== undefined && v.password2 !== v.password, accountMessages.passwordMismatch],
-      [(v) => v.email !== '' && !isEmail(v.email), accountMessages.invalidEmail],
-    ]),
-  );
+export const registerSchema = registerFields.superRefine(
+  firstBroken<z.infer<typeof registerFields>>([
+    [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
+    [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
+    ...passwordRules(),
+    [(v) => v.password2 !== undefined && v.password2 !== v.password, accountMessages.passwordMismatch],
+    [(v) => v.email !== '' && !isEmail(v.email), accountMessages.invalidEmail],
+  ]),
+);
 
 /** Rules for edits where username and password are optional (an empty password means "unchanged"). */
 function optionalCredentialRules<T extends { username?: string; password?: string }>(): Array<Rule<T>> {
@@ -123,11 +122,7 @@ export const updateSelfSchema = z
     password: text(200).optional(),
     original_password: text(200).optional(),
   })
-  .superRefine(
-    firstBroken([
-      ...optionalCredentialRules(),
-    ]),
-  );
+  .superRefine(firstBroken([...optionalCredentialRules()]));
 
 const roleValues = [Role.user, Role.admin, Role.root] as const;
 
@@ -137,14 +132,13 @@ const createUserFields = z.object({
   display_name: text(64).default(''),
   role: z.union(roleValues.map((role) => z.literal(role))).default(Role.user),
 });
-export const createUserSchema = createUserFields
-  .superRefine(
-    firstBroken<z.infer<typeof createUserFields>>([
-      [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
-      [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
-      ...passwordRules(),
-    ]),
-  );
+export const createUserSchema = createUserFields.superRefine(
+  firstBroken<z.infer<typeof createUserFields>>([
+    [(v) => v.username === '' || v.password === '', accountMessages.usernamePasswordRequired],
+    [(v) => v.username.length > usernameMaxLength, accountMessages.usernameTooLong],
+    ...passwordRules(),
+  ]),
+);
 
 /** PUT /api/user/: the console sends the whole row; unknown and read-only fields are dropped. */
 const updateUserFields = z.object({
@@ -157,14 +151,13 @@ const updateUserFields = z.object({
   email: text(191).optional(),
   remark: text(255).optional(),
 });
-export const updateUserSchema = updateUserFields
-  .superRefine(
-    firstBroken<z.infer<typeof updateUserFields>>([
-      ...optionalCredentialRules(),
-      [(v) => v.quota !== undefined && (!Number.isSafeInteger(v.quota) || v.quota < 0), accountMessages.quotaMustBeInteger],
-      [(v) => !!v.email && !isEmail(v.email), accountMessages.invalidEmail],
-    ]),
-  );
+export const updateUserSchema = updateUserFields.superRefine(
+  firstBroken<z.infer<typeof updateUserFields>>([
+    ...optionalCredentialRules(),
+    [(v) => v.quota !== undefined && (!Number.isSafeInteger(v.quota) || v.quota < 0), accountMessages.quotaMustBeInteger],
+    [(v) => !!v.email && !isEmail(v.email), accountMessages.invalidEmail],
+  ]),
+);
 
 export const manageActions = ['promote', 'demote', 'disable', 'enable', 'delete'] as const;
 export type ManageAction = (typeof manageActions)[number];
@@ -196,7 +189,9 @@ const queryInt = (fallback: number) =>
 
 export const userPageQuerySchema = z.object({
   p: queryInt(1).pipe(z.number().int().min(1)),
-  page_size: queryInt(defaultPageSize).pipe(z.number().int().min(1)).transform((size) => Math.min(size, maxPageSize)),
+  page_size: queryInt(defaultPageSize)
+    .pipe(z.number().int().min(1))
+    .transform((size) => Math.min(size, maxPageSize)),
 });
 
 export const userSearchQuerySchema = userPageQuerySchema.extend({

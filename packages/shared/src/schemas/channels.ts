@@ -3,12 +3,43 @@ import { idField, int32, int32Max } from './fields.js';
 
 /** Channel type numbers with their display names. */
 export const channelTypeNames: Readonly<Record<number, string>> = {
-  1: 'OpenAI', 2: 'Midjourney Proxy', 3: 'Azure OpenAI', 4: 'Ollama', 5: 'Midjourney Proxy Plus', 8: '自定义渠道',
-  11: 'PaLM2', 14: 'Claude', 15: '百度文心千帆', 16: '智谱 ChatGLM', 17: '阿里通义千问', 18: '讯飞星火认知',
-  19: '360 智脑', 20: 'OpenRouter', 21: '知识库：AI Proxy', 22: '知识库：FastGPT', 23: '腾讯混元', 24: 'Google Gemini',
-  25: 'Moonshot', 26: '智谱 GLM-4V', 31: '零一万物', 33: 'AWS Claude', 34: 'Cohere', 35: 'MiniMax', 36: 'Suno API',
-  37: 'Dify', 38: 'Jina', 39: 'Cloudflare', 40: 'SiliconCloud', 41: 'Vertex AI', 42: 'Mistral AI', 43: 'DeepSeek',
-  44: '嵌入模型：MokaAI M3E', 45: '字节火山方舟、豆包', 46: '百度文心千帆 V2', 47: 'Xinference', 48: 'xAI',
+  1: 'OpenAI',
+  2: 'Midjourney Proxy',
+  3: 'Azure OpenAI',
+  4: 'Ollama',
+  5: 'Midjourney Proxy Plus',
+  8: '自定义渠道',
+  11: 'PaLM2',
+  14: 'Claude',
+  15: '百度文心千帆',
+  16: '智谱 ChatGLM',
+  17: '阿里通义千问',
+  18: '讯飞星火认知',
+  19: '360 智脑',
+  20: 'OpenRouter',
+  21: '知识库：AI Proxy',
+  22: '知识库：FastGPT',
+  23: '腾讯混元',
+  24: 'Google Gemini',
+  25: 'Moonshot',
+  26: '智谱 GLM-4V',
+  31: '零一万物',
+  33: 'AWS Claude',
+  34: 'Cohere',
+  35: 'MiniMax',
+  36: 'Suno API',
+  37: 'Dify',
+  38: 'Jina',
+  39: 'Cloudflare',
+  40: 'SiliconCloud',
+  41: 'Vertex AI',
+  42: 'Mistral AI',
+  43: 'DeepSeek',
+  44: '嵌入模型：MokaAI M3E',
+  45: '字节火山方舟、豆包',
+  46: '百度文心千帆 V2',
+  47: 'Xinference',
+  48: 'xAI',
   50: 'Kling',
 };
 
@@ -92,13 +123,19 @@ export const channelFieldsShape = {
   name: z.string({ error: '渠道名称必须是字符串' }).max(191, { error: '渠道名称不能超过 191 个字符' }).optional(),
   type: int32('渠道类型必须是整数').optional(),
   // Keys travel in request headers: a control character or a non-ASCII one would fail every call of the channel as "upstream unavailable".
-  key: z.string({ error: '渠道密钥必须是字符串' }).max(1_000_000, { error: '渠道密钥过长' })
-    .refine((value) => /^[\t\n\r\x20-\x7e]*$/.test(value), { error: '渠道密钥只能包含 ASCII 字符，多个密钥每行一个' }).optional(),
+  key: z
+    .string({ error: '渠道密钥必须是字符串' })
+    .max(1_000_000, { error: '渠道密钥过长' })
+    .refine((value) => /^[\t\n\r\x20-\x7e]*$/.test(value), { error: '渠道密钥只能包含 ASCII 字符，多个密钥每行一个' })
+    .optional(),
   base_url: z.string({ error: 'base_url 必须是字符串' }).max(512, { error: 'base_url 不能超过 512 个字符' }).nullish(),
   other: z.string({ error: 'other 必须是字符串' }).max(65535).nullish(),
   // Sent as the OpenAI-Organization header: a line break or a non-ASCII character would fail every call as "upstream unavailable".
-  openai_organization: z.string({ error: 'openai_organization 必须是字符串' }).max(255)
-    .refine((value) => /^[\x21-\x7e]*$/.test(value.trim()), { error: 'openai_organization 只能包含可见的 ASCII 字符，如 org-…' }).nullish(),
+  openai_organization: z
+    .string({ error: 'openai_organization 必须是字符串' })
+    .max(255)
+    .refine((value) => /^[\x21-\x7e]*$/.test(value.trim()), { error: 'openai_organization 只能包含可见的 ASCII 字符，如 org-…' })
+    .nullish(),
   test_model: z.string({ error: 'test_model 必须是字符串' }).max(255).nullish(),
   max_input_tokens: int32('max_input_tokens 必须是整数').min(0).nullish(),
   model_mapping: jsonObjectField.optional(),
@@ -159,7 +196,14 @@ export function checkPriorityAndWeight(
 export function splitChannelKeys(type: number, key: string, isBatch: boolean): string[] | null {
   if (!isJsonKey(type, key)) {
     if (!isBatch) return key.trim() === '' ? [] : [key.trim()];
-    return [...new Set(key.split('\n').map((line) => line.trim()).filter((line) => line !== ''))];
+    return [
+      ...new Set(
+        key
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== ''),
+      ),
+    ];
   }
   let parsed: unknown;
   try {
@@ -216,8 +260,9 @@ export const editChannelTagSchema = z
   .superRefine((value, ctx) => {
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] });
     if (value.tag === '') fail(channelMessages.tagRequired);
-    const given = [value.new_tag, value.model_mapping, value.groups, value.models, value.priority, value.weight]
-      .filter((field) => field !== undefined && field !== null);
+    const given = [value.new_tag, value.model_mapping, value.groups, value.models, value.priority, value.weight].filter(
+      (field) => field !== undefined && field !== null,
+    );
     if (given.length === 0) fail(channelMessages.noChanges);
     if (value.model_mapping !== undefined && value.model_mapping !== null && jsonObjectText(value.model_mapping) === null) {
       fail(channelMessages.modelMappingInvalid);
@@ -228,22 +273,24 @@ export const editChannelTagSchema = z
     checkPriorityAndWeight(value, fail);
   });
 
-const channelIds = z.array(idField('ids'), { error: 'ids 必须是数字数组' })
-  .max(10_000, { error: '一次最多选择 10000 个渠道' });
+const channelIds = z.array(idField('ids'), { error: 'ids 必须是数字数组' }).max(10_000, { error: '一次最多选择 10000 个渠道' });
 
 /** Adds a spec message with no field path, so the API answers with the message verbatim. */
 const requireThat = (isValid: boolean, message: string, ctx: z.RefinementCtx) => {
   if (!isValid) ctx.addIssue({ code: 'custom', message, path: [] });
 };
 
-export const deleteChannelsSchema = z.object({ ids: channelIds }).superRefine((value, ctx) =>
-  requireThat(value.ids.length > 0, channelMessages.deleteSelectionRequired, ctx));
+export const deleteChannelsSchema = z
+  .object({ ids: channelIds })
+  .superRefine((value, ctx) => requireThat(value.ids.length > 0, channelMessages.deleteSelectionRequired, ctx));
 
 /** POST /api/channel/batch/tag: an empty or null tag clears the tag of the chosen channels. */
-export const setChannelsTagSchema = z.object({
-  ids: channelIds,
-  tag: z.string({ error: '标签必须是字符串' }).max(191, { error: '标签不能超过 191 个字符' }).nullish(),
-}).superRefine((value, ctx) => requireThat(value.ids.length > 0, channelMessages.tagChannelsRequired, ctx));
+export const setChannelsTagSchema = z
+  .object({
+    ids: channelIds,
+    tag: z.string({ error: '标签必须是字符串' }).max(191, { error: '标签不能超过 191 个字符' }).nullish(),
+  })
+  .superRefine((value, ctx) => requireThat(value.ids.length > 0, channelMessages.tagChannelsRequired, ctx));
 
 const tagName = z.string({ error: '标签必须是字符串' }).trim().max(191, { error: '标签不能超过 191 个字符' }).optional();
 

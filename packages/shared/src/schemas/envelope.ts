@@ -15,7 +15,8 @@ export type Page<T> = { items: T[]; page: number; page_size: number; total: numb
 export const noData = z.null();
 
 /** The envelope of a route whose `data` is `data`; `beside` declares fields a few routes answer next to it (a channel test's `time`). */
-export const envelopeOf = <T extends z.ZodType>(data: T, beside: z.ZodRawShape = {}) => z.strictObject({ success: z.boolean(), message: z.string(), data, ...beside });
+export const envelopeOf = <T extends z.ZodType>(data: T, beside: z.ZodRawShape = {}) =>
+  z.strictObject({ success: z.boolean(), message: z.string(), data, ...beside });
 
 /** A refusal answered with 200 (new-api's way): success false, the message, no data. */
 export const failureEnvelope = z.strictObject({ success: z.literal(false), message: z.string(), data: z.unknown().optional() });

@@ -48,17 +48,26 @@ export const cleanText = (max: number, params?: { error?: string }) =>
 
 /** A row id in a body: a positive integer within the `integer` column range. */
 export const idField = (name = 'id') =>
-  z.number({ error: `${name} 必须是数字` }).int({ error: `${name} 必须是整数` }).positive({ error: `${name} 必须是正整数` })
+  z
+    .number({ error: `${name} 必须是数字` })
+    .int({ error: `${name} 必须是整数` })
+    .positive({ error: `${name} 必须是正整数` })
     .max(int32Max, { error: `${name} 超出范围` });
 
 /** A row id in a path or query string ("12"); "abc", "1.5", "-1" and 2^31 are 400s. */
 export const idParam = (name = 'id') =>
-  z.coerce.number({ error: `${name} 必须是数字` }).int({ error: `${name} 必须是整数` }).positive({ error: `${name} 必须是正整数` })
+  z.coerce
+    .number({ error: `${name} 必须是数字` })
+    .int({ error: `${name} 必须是整数` })
+    .positive({ error: `${name} 必须是正整数` })
     .max(int32Max, { error: `${name} 超出范围` });
 
 /** An integer for an `integer` column (types, statuses, weights, counters set by hand). */
 export const int32 = (error = '必须是整数') =>
-  z.number({ error }).int({ error }).min(-int32Max - 1, { error: fieldMessages.numberOutOfRange })
+  z
+    .number({ error })
+    .int({ error })
+    .min(-int32Max - 1, { error: fieldMessages.numberOutOfRange })
     .max(int32Max, { error: fieldMessages.numberOutOfRange });
 
 /** A unix time in seconds (0 … year 9999). */
@@ -67,11 +76,23 @@ export const unixTime = (error = '时间必须是整数秒') =>
 
 /** A query-string filter that is absent, '' or a non-negative integer up to `max`; '' reads as absent. */
 export const optionalQueryInt = (name: string, max: number = int32Max) =>
-  z.union([z.literal(''), z.coerce.number({ error: `${name} 必须是数字` }).int({ error: `${name} 必须是整数` })
-    .min(0, { error: `${name} 不能为负数` }).max(max, { error: `${name} 超出范围` })])
-    .optional().transform((value) => (value === '' ? undefined : value));
+  z
+    .union([
+      z.literal(''),
+      z.coerce
+        .number({ error: `${name} 必须是数字` })
+        .int({ error: `${name} 必须是整数` })
+        .min(0, { error: `${name} 不能为负数` })
+        .max(max, { error: `${name} 超出范围` }),
+    ])
+    .optional()
+    .transform((value) => (value === '' ? undefined : value));
 
 /** A page number in a query string: an integer, at least 1 (0 and below read as 1), within int32. */
 export const pageParam = () =>
-  z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' })
-    .max(int32Max, { error: 'p 超出范围' }).optional().transform((value) => Math.max(1, value ?? 1));
+  z.coerce
+    .number({ error: 'p 必须是数字' })
+    .int({ error: 'p 必须是整数' })
+    .max(int32Max, { error: 'p 超出范围' })
+    .optional()
+    .transform((value) => Math.max(1, value ?? 1));

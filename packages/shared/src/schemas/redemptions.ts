@@ -38,13 +38,18 @@ export const walletMessages = {
   paymentMethodInvalid: '支付方式必须是 zfb 或 wx',
 } as const;
 
-const name = z.string({ error: '兑换码名称必须是字符串' }).trim()
-  .max(redemptionNameMaxLength, { error: redemptionMessages.nameTooLong });
-const quota = z.number({ error: redemptionMessages.quotaInvalid }).int({ error: redemptionMessages.quotaInvalid })
-  .min(1, { error: redemptionMessages.quotaInvalid }).max(Number.MAX_SAFE_INTEGER, { error: redemptionMessages.quotaInvalid });
+const name = z.string({ error: '兑换码名称必须是字符串' }).trim().max(redemptionNameMaxLength, { error: redemptionMessages.nameTooLong });
+const quota = z
+  .number({ error: redemptionMessages.quotaInvalid })
+  .int({ error: redemptionMessages.quotaInvalid })
+  .min(1, { error: redemptionMessages.quotaInvalid })
+  .max(Number.MAX_SAFE_INTEGER, { error: redemptionMessages.quotaInvalid });
 /** 0 means the code never expires; otherwise a unix time in seconds. */
-const expiredTime = z.number({ error: redemptionMessages.expiredTimeInvalid }).int({ error: redemptionMessages.expiredTimeInvalid })
-  .min(0, { error: redemptionMessages.expiredTimeInvalid }).max(Number.MAX_SAFE_INTEGER, { error: redemptionMessages.expiredTimeInvalid });
+const expiredTime = z
+  .number({ error: redemptionMessages.expiredTimeInvalid })
+  .int({ error: redemptionMessages.expiredTimeInvalid })
+  .min(0, { error: redemptionMessages.expiredTimeInvalid })
+  .max(Number.MAX_SAFE_INTEGER, { error: redemptionMessages.expiredTimeInvalid });
 const id = idField();
 
 function checkNotPast(value: { expired_time?: number | undefined }, ctx: z.RefinementCtx): void {
@@ -58,8 +63,11 @@ export const createRedemptionSchema = z
   .object({
     name: name.optional(),
     quota,
-    count: z.number({ error: redemptionMessages.countInvalid }).int({ error: redemptionMessages.countInvalid })
-      .min(1, { error: redemptionMessages.countInvalid }).max(redemptionBatchMax, { error: redemptionMessages.countInvalid })
+    count: z
+      .number({ error: redemptionMessages.countInvalid })
+      .int({ error: redemptionMessages.countInvalid })
+      .min(1, { error: redemptionMessages.countInvalid })
+      .max(redemptionBatchMax, { error: redemptionMessages.countInvalid })
       .default(redemptionDefaults.count),
     expired_time: expiredTime.optional(),
   })
@@ -83,12 +91,18 @@ export const updateRedemptionStatusSchema = z.object({
 
 /** POST /api/user/topup. */
 export const redeemCodeSchema = z.object({
-  key: z.string({ error: walletMessages.keyRequired }).trim().min(1, { error: walletMessages.keyRequired })
+  key: z
+    .string({ error: walletMessages.keyRequired })
+    .trim()
+    .min(1, { error: walletMessages.keyRequired })
     .max(128, { error: walletMessages.keyInvalid }),
 });
 
-const amount = z.number({ error: walletMessages.amountInvalid }).int({ error: walletMessages.amountInvalid })
-  .min(1, { error: walletMessages.amountInvalid }).max(1_000_000_000, { error: walletMessages.amountInvalid });
+const amount = z
+  .number({ error: walletMessages.amountInvalid })
+  .int({ error: walletMessages.amountInvalid })
+  .min(1, { error: walletMessages.amountInvalid })
+  .max(1_000_000_000, { error: walletMessages.amountInvalid });
 
 /** POST /api/user/amount: amount in units of $ (QuotaPerUnit quota each). */
 export const topUpAmountSchema = z.object({

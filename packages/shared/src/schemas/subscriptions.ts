@@ -42,21 +42,35 @@ export const subscriptionMessages = {
   preferenceSaved: '扣费优先级已保存',
 } as const;
 
-const names = z.array(cleanText(191, { error: subscriptionMessages.listInvalid }).trim().min(1, { error: subscriptionMessages.listInvalid }), { error: subscriptionMessages.listInvalid })
+const names = z
+  .array(cleanText(191, { error: subscriptionMessages.listInvalid }).trim().min(1, { error: subscriptionMessages.listInvalid }), {
+    error: subscriptionMessages.listInvalid,
+  })
   .max(planListMax, { error: subscriptionMessages.listInvalid })
   .transform((list) => [...new Set(list)]);
 
 /** POST /api/subscription/admin/plan and PUT (with id): what an admin sells. */
 export const planFieldsSchema = z.object({
-  name: cleanText(planNameMaxLength, { error: subscriptionMessages.nameRequired }).trim().min(1, { error: subscriptionMessages.nameRequired }),
+  name: cleanText(planNameMaxLength, { error: subscriptionMessages.nameRequired })
+    .trim()
+    .min(1, { error: subscriptionMessages.nameRequired }),
   description: cleanText(255).default(''),
-  price: z.number({ error: subscriptionMessages.priceInvalid }).finite({ error: subscriptionMessages.priceInvalid })
-    .min(0, { error: subscriptionMessages.priceInvalid }).max(1_000_000, { error: subscriptionMessages.priceInvalid }),
+  price: z
+    .number({ error: subscriptionMessages.priceInvalid })
+    .finite({ error: subscriptionMessages.priceInvalid })
+    .min(0, { error: subscriptionMessages.priceInvalid })
+    .max(1_000_000, { error: subscriptionMessages.priceInvalid }),
   period_unit: z.enum(periodUnits, { error: subscriptionMessages.periodUnitInvalid }),
-  period_count: z.number({ error: subscriptionMessages.periodCountInvalid }).int({ error: subscriptionMessages.periodCountInvalid })
-    .min(1, { error: subscriptionMessages.periodCountInvalid }).max(365, { error: subscriptionMessages.periodCountInvalid }),
-  quota: z.number({ error: subscriptionMessages.quotaInvalid }).int({ error: subscriptionMessages.quotaInvalid })
-    .min(1, { error: subscriptionMessages.quotaInvalid }).max(2 ** 40, { error: subscriptionMessages.quotaInvalid }),
+  period_count: z
+    .number({ error: subscriptionMessages.periodCountInvalid })
+    .int({ error: subscriptionMessages.periodCountInvalid })
+    .min(1, { error: subscriptionMessages.periodCountInvalid })
+    .max(365, { error: subscriptionMessages.periodCountInvalid }),
+  quota: z
+    .number({ error: subscriptionMessages.quotaInvalid })
+    .int({ error: subscriptionMessages.quotaInvalid })
+    .min(1, { error: subscriptionMessages.quotaInvalid })
+    .max(2 ** 40, { error: subscriptionMessages.quotaInvalid }),
   models: names.default([]),
   groups: names.default([]),
   enabled: z.boolean().default(true),
@@ -72,8 +86,12 @@ export const subscribePlanSchema = z.object({ plan_id: idField('plan_id') });
 export const grantPlanSchema = z.object({
   user_id: idField('user_id'),
   plan_id: idField('plan_id'),
-  periods: z.number({ error: subscriptionMessages.periodsInvalid }).int({ error: subscriptionMessages.periodsInvalid })
-    .min(1, { error: subscriptionMessages.periodsInvalid }).max(120, { error: subscriptionMessages.periodsInvalid }).default(1),
+  periods: z
+    .number({ error: subscriptionMessages.periodsInvalid })
+    .int({ error: subscriptionMessages.periodsInvalid })
+    .min(1, { error: subscriptionMessages.periodsInvalid })
+    .max(120, { error: subscriptionMessages.periodsInvalid })
+    .default(1),
 });
 
 /** PUT /api/subscription/self/preference. */

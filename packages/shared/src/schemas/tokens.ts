@@ -56,7 +56,10 @@ export function isIpOrCidr(text: string): boolean {
 
 /** Splits allow_ips into trimmed non-empty lines. */
 export const allowIpLines = (text: string): string[] =>
-  text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: '必须是布尔值' });
 const nameList = z.union([z.string(), z.array(z.string({ error: '必须是字符串' }))], {
@@ -66,22 +69,38 @@ const nameList = z.union([z.string(), z.array(z.string({ error: '必须是字符
 /** Editable token fields shared by create and update. */
 export const tokenFieldsShape = {
   name: z.string({ error: '令牌名称必须是字符串' }).trim().max(tokenNameMaxLength, { error: tokenMessages.nameTooLong }).optional(),
-  remain_quota: z.number({ error: tokenMessages.remainQuotaInvalid }).int({ error: tokenMessages.remainQuotaInvalid })
-    .min(0, { error: tokenMessages.remainQuotaInvalid }).max(Number.MAX_SAFE_INTEGER).optional(),
+  remain_quota: z
+    .number({ error: tokenMessages.remainQuotaInvalid })
+    .int({ error: tokenMessages.remainQuotaInvalid })
+    .min(0, { error: tokenMessages.remainQuotaInvalid })
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional(),
   unlimited_quota: flag.optional(),
-  expired_time: z.number({ error: tokenMessages.expiredTimeInvalid }).int({ error: tokenMessages.expiredTimeInvalid })
-    .min(-1, { error: tokenMessages.expiredTimeInvalid }).max(Number.MAX_SAFE_INTEGER).optional(),
+  expired_time: z
+    .number({ error: tokenMessages.expiredTimeInvalid })
+    .int({ error: tokenMessages.expiredTimeInvalid })
+    .min(-1, { error: tokenMessages.expiredTimeInvalid })
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional(),
   model_limits_enabled: flag.optional(),
   model_limits: nameList.nullish(),
   allow_ips: z.string({ error: 'allow_ips 必须是字符串' }).max(65535).nullish(),
   group: z.string({ error: '分组必须是字符串' }).trim().max(64).nullish(),
-  max_concurrency: z.number({ error: 'max_concurrency 必须是 0 到 10000 的整数' }).int({ error: 'max_concurrency 必须是 0 到 10000 的整数' })
-    .min(0, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).max(10_000, { error: 'max_concurrency 必须是 0 到 10000 的整数' }).optional(),
+  max_concurrency: z
+    .number({ error: 'max_concurrency 必须是 0 到 10000 的整数' })
+    .int({ error: 'max_concurrency 必须是 0 到 10000 的整数' })
+    .min(0, { error: 'max_concurrency 必须是 0 到 10000 的整数' })
+    .max(10_000, { error: 'max_concurrency 必须是 0 到 10000 的整数' })
+    .optional(),
   /** An `auto` token: failover goes on into the next auto group (new-api's cross_group_retry). */
   cross_group_retry: flag.optional(),
   /** Seconds identical requests are answered from the response cache (0: the group's setting; docs/caching.md). */
-  response_cache_ttl: z.number({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).int({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
-    .min(0, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).max(2_592_000, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' }).optional(),
+  response_cache_ttl: z
+    .number({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
+    .int({ error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
+    .min(0, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
+    .max(2_592_000, { error: 'response_cache_ttl 必须是 0 到 2592000 的整数（秒）' })
+    .optional(),
 };
 
 function checkAllowIps(allowIps: string | null | undefined, ctx: z.RefinementCtx): void {
@@ -97,8 +116,12 @@ function checkAllowIps(allowIps: string | null | undefined, ctx: z.RefinementCtx
 export const createTokenSchema = z
   .object({
     ...tokenFieldsShape,
-    count: z.number({ error: tokenMessages.countInvalid }).int({ error: tokenMessages.countInvalid })
-      .min(1, { error: tokenMessages.countInvalid }).max(tokenBatchMax, { error: tokenMessages.countInvalid }).optional(),
+    count: z
+      .number({ error: tokenMessages.countInvalid })
+      .int({ error: tokenMessages.countInvalid })
+      .min(1, { error: tokenMessages.countInvalid })
+      .max(tokenBatchMax, { error: tokenMessages.countInvalid })
+      .optional(),
   })
   .superRefine((value, ctx) => {
     if (!value.name) ctx.addIssue({ code: 'custom', message: tokenMessages.nameRequired, path: [] });
@@ -138,4 +161,3 @@ export type UpdateTokenInput = z.infer<typeof updateTokenSchema>;
 /** What a client sends (the schemas' input side). */
 export type CreateTokenPayload = z.input<typeof createTokenSchema>;
 export type UpdateTokenPayload = z.input<typeof updateTokenSchema>;
-

@@ -7,7 +7,9 @@ import { pruneAuditBefore } from '../../audit/chain.js';
  * chain's anchor moves to the last removed entry (audit/chain.ts), so what is kept still verifies.
  */
 const auditRetention = retentionJob({
-  key: 'audit-retention', daysOption: 'AuditLogRetentionDays', label: 'audit retention',
+  key: 'audit-retention',
+  daysOption: 'AuditLogRetentionDays',
+  label: 'audit retention',
   prune: (ctx, before) => pruneAuditBefore(ctx.storage, before),
 });
 

@@ -13,7 +13,16 @@ export interface AuditTarget {
 
 /** Options that are the groups' settings, and the prices', named so in the trail (they are options). */
 const groupOptions = new Set(['GroupRatio', 'UserUsableGroups', 'GroupGroupRatio', 'AutoGroups', 'TopupGroupRatio']);
-const priceOptions = new Set(['ModelPrice', 'ModelRatio', 'CacheRatio', 'CacheCreationRatio', 'CompletionRatio', 'UnsetModelRatio', 'Price', 'StripeUnitPrice']);
+const priceOptions = new Set([
+  'ModelPrice',
+  'ModelRatio',
+  'CacheRatio',
+  'CacheCreationRatio',
+  'CompletionRatio',
+  'UnsetModelRatio',
+  'Price',
+  'StripeUnitPrice',
+]);
 
 export function optionEntity(key: string): string {
   if (groupOptions.has(key)) return 'group';
@@ -21,13 +30,30 @@ export function optionEntity(key: string): string {
   return 'option';
 }
 
-const userColumns = ['id', 'username', 'display_name', 'role', 'status', 'email', 'group', 'quota', 'remark', 'password', 'access_token', 'deleted_at'] as const;
+const userColumns = [
+  'id',
+  'username',
+  'display_name',
+  'role',
+  'status',
+  'email',
+  'group',
+  'quota',
+  'remark',
+  'password',
+  'access_token',
+  'deleted_at',
+] as const;
 
 async function userSnapshot(db: Db, id: number) {
   const user = await db.selectFrom('users').select(userColumns).where('id', '=', id).executeTakeFirst();
   if (!user) return null;
   const totp = await db.selectFrom('two_fas').select('id').where('user_id', '=', id).executeTakeFirst();
-  const passkeys = await db.selectFrom('passkey_credentials').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', id).executeTakeFirst();
+  const passkeys = await db
+    .selectFrom('passkey_credentials')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', id)
+    .executeTakeFirst();
   return { ...user, totp_enabled: totp !== undefined, passkeys: Number(passkeys?.n ?? 0) };
 }
 
@@ -49,11 +75,25 @@ const fieldOf = (source: unknown, name: string): unknown =>
  * are named by the route's first segment and recorded from the request alone. `actorId` is the
  * target of the self-service routes (an admin's own profile, second factor, passkeys).
  */
-export function auditTargetOf({ route, params, body, actorId }: { route: string; params: unknown; body: unknown; actorId: number }): AuditTarget {
+export function auditTargetOf({
+  route,
+  params,
+  body,
+  actorId,
+}: {
+  route: string;
+  params: unknown;
+  body: unknown;
+  actorId: number;
+}): AuditTarget {
   const id = idFrom(fieldOf(params, 'id')) ?? idFrom(fieldOf(body, 'id'));
   const segment = route.replace(/^\/api\//, '').split('/')[0] ?? '';
-  const target = (entity: string, snapshot: AuditTarget['snapshot'] = null, secretFields: string[] = []): AuditTarget =>
-    ({ entity, entityId: id === null ? '' : String(id), snapshot, secretFields });
+  const target = (entity: string, snapshot: AuditTarget['snapshot'] = null, secretFields: string[] = []): AuditTarget => ({
+    entity,
+    entityId: id === null ? '' : String(id),
+    snapshot,
+    secretFields,
+  });
   if (route === '/api/option/') {
     const key = fieldOf(body, 'key');
     if (typeof key !== 'string' || key.length > 191) return target('option');
@@ -72,12 +112,18 @@ export function auditTargetOf({ route, params, body, actorId }: { route: string;
   if (segment === 'channel') return target('channel', id === null || route.endsWith('/batch') ? null : rowOf('channels', id));
   if (segment === 'token') return target('token', id === null ? null : rowOf('tokens', id));
   if (segment === 'redemption') return target('redemption', id === null ? null : rowOf('redemptions', id));
-  if (route.startsWith('/api/subscription/admin/plan')) return target('subscription_plan', id === null ? null : rowOf('subscription_plans', id));
+  if (route.startsWith('/api/subscription/admin/plan'))
+    return target('subscription_plan', id === null ? null : rowOf('subscription_plans', id));
   if (segment === 'user') {
     // Another user: the editor, manage, their second factor or passkeys; else the caller's own account.
     const isOtherUser = route === '/api/user/' || route === '/api/user/manage' || route.startsWith('/api/user/:id');
     const userId = isOtherUser ? id : actorId;
-    return { entity: 'user', entityId: userId === null ? '' : String(userId), snapshot: userId === null ? null : (db) => userSnapshot(db, userId), secretFields: [] };
+    return {
+      entity: 'user',
+      entityId: userId === null ? '' : String(userId),
+      snapshot: userId === null ? null : (db) => userSnapshot(db, userId),
+      secretFields: [],
+    };
   }
   return target(segment || 'api');
 }
@@ -89,7 +135,10 @@ export function auditTargetOf({ route, params, body, actorId }: { route: string;
 export function auditActionOf(method: string, route: string, body: unknown): string {
   const manage = fieldOf(body, 'action');
   if (route === '/api/user/manage' && typeof manage === 'string') return `manage:${manage.slice(0, 32)}`;
-  const fixed = route.replace(/^\/api\/[^/]+\/?/, '').split('/').filter((part) => part !== '' && !part.startsWith(':'));
+  const fixed = route
+    .replace(/^\/api\/[^/]+\/?/, '')
+    .split('/')
+    .filter((part) => part !== '' && !part.startsWith(':'));
   if (fixed.length > 0) return fixed.join('.').slice(0, 64);
   return ({ POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' } as Record<string, string>)[method] ?? method.toLowerCase();
 }

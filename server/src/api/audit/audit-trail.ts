@@ -30,7 +30,10 @@ const mutatingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const maxJsonChars = 1_000_000;
 
 const isAudited = (request: FastifyRequest): boolean =>
-  mutatingMethods.has(request.method) && request.auditActor !== null && isAdminRole(request.auditActor.role) && typeof request.routeOptions.url === 'string';
+  mutatingMethods.has(request.method) &&
+  request.auditActor !== null &&
+  isAdminRole(request.auditActor.role) &&
+  typeof request.routeOptions.url === 'string';
 
 function jsonText(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -73,10 +76,26 @@ function snapshotBefore(ctx: AppContext): preHandlerAsyncHookHandler {
 async function writeEntry(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const route = request.routeOptions.url ?? request.url.split('?')[0]!;
   const signIn = request.auditSignIn;
-  const base = { created_at: nowSeconds(), ip: request.ip.slice(0, 64), method: request.method, route: route.slice(0, 191), status: reply.statusCode };
+  const base = {
+    created_at: nowSeconds(),
+    ip: request.ip.slice(0, 64),
+    method: request.method,
+    route: route.slice(0, 191),
+    status: reply.statusCode,
+  };
   if (signIn) {
     const { id, username, role } = signIn.user;
-    await appendAuditEntry(ctx.storage, { ...base, user_id: id, username, role, entity: 'session', entity_id: String(id), action: signIn.action, before: '', after: '' });
+    await appendAuditEntry(ctx.storage, {
+      ...base,
+      user_id: id,
+      username,
+      role,
+      entity: 'session',
+      entity_id: String(id),
+      action: signIn.action,
+      before: '',
+      after: '',
+    });
     return;
   }
   const actor = request.auditActor!;
@@ -102,9 +121,15 @@ async function writeEntry(ctx: AppContext, request: FastifyRequest, reply: Fasti
     change = { before: null, after: requestAfter(request, target.secretFields) };
   }
   await appendAuditEntry(ctx.storage, {
-    ...base, user_id: actor.id, username: actor.username, role: actor.role,
-    entity: target.entity.slice(0, 64), entity_id: target.entityId.slice(0, 191), action: auditActionOf(request.method, route, request.body),
-    before: jsonText(change.before), after: jsonText(change.after),
+    ...base,
+    user_id: actor.id,
+    username: actor.username,
+    role: actor.role,
+    entity: target.entity.slice(0, 64),
+    entity_id: target.entityId.slice(0, 191),
+    action: auditActionOf(request.method, route, request.body),
+    before: jsonText(change.before),
+    after: jsonText(change.after),
   });
 }
 

@@ -8,7 +8,22 @@ import type { AuditExportQuery } from './schemas.js';
 type AuditRow = Selectable<AuditLogsTable>;
 
 export const auditColumns = [
-  'id', 'created_at', 'user_id', 'username', 'role', 'ip', 'method', 'route', 'entity', 'entity_id', 'action', 'status', 'before', 'after', 'prev_hash', 'hash',
+  'id',
+  'created_at',
+  'user_id',
+  'username',
+  'role',
+  'ip',
+  'method',
+  'route',
+  'entity',
+  'entity_id',
+  'action',
+  'status',
+  'before',
+  'after',
+  'prev_hash',
+  'hash',
 ] as const;
 
 const pageSize = 500;
@@ -29,7 +44,7 @@ const csvLine = (row: AuditRow) => `${auditColumns.map((column) => csvCell(colum
 
 /** JSON Lines: one entry per line, `before` and `after` as the objects they hold. */
 function jsonLine(row: AuditRow): string {
-  const parse = (text: string) => (text === '' ? null : JSON.parse(text) as unknown);
+  const parse = (text: string) => (text === '' ? null : (JSON.parse(text) as unknown));
   return `${JSON.stringify({ ...row, id: Number(row.id), before: parse(row.before), after: parse(row.after) })}\n`;
 }
 
@@ -44,7 +59,10 @@ export function exportAuditEntries(ctx: AppContext, query: AuditExportQuery): Re
     if (query.format === 'csv') yield `${auditColumns.join(',')}\r\n`;
     let afterId = 0;
     for (;;) {
-      const rows = await applyAuditFilters(db.selectFrom('audit_logs').selectAll().where('id', '>', afterId), query).orderBy('id').limit(pageSize).execute();
+      const rows = await applyAuditFilters(db.selectFrom('audit_logs').selectAll().where('id', '>', afterId), query)
+        .orderBy('id')
+        .limit(pageSize)
+        .execute();
       if (rows.length > 0) yield rows.map(line).join('');
       if (rows.length < pageSize) return;
       afterId = Number(rows[rows.length - 1]!.id);

@@ -23,9 +23,20 @@ export function applyAuditFilters<O>(query: AuditSelect<O>, filters: AuditFilter
 export async function findAuditEntries(ctx: AppContext, query: AuditQuery) {
   const { db } = ctx.storage;
   const [count, rows] = await Promise.all([
-    applyAuditFilters(db.selectFrom('audit_logs').select((eb) => eb.fn.countAll<number>().as('total')), query).executeTakeFirstOrThrow(),
+    applyAuditFilters(
+      db.selectFrom('audit_logs').select((eb) => eb.fn.countAll<number>().as('total')),
+      query,
+    ).executeTakeFirstOrThrow(),
     applyAuditFilters(db.selectFrom('audit_logs').selectAll(), query)
-      .orderBy('id', 'desc').limit(query.page_size).offset((query.p - 1) * query.page_size).execute(),
+      .orderBy('id', 'desc')
+      .limit(query.page_size)
+      .offset((query.p - 1) * query.page_size)
+      .execute(),
   ]);
-  return { items: rows.map((row) => ({ ...row, id: Number(row.id) })), page: query.p, page_size: query.page_size, total: Number(count.total) };
+  return {
+    items: rows.map((row) => ({ ...row, id: Number(row.id) })),
+    page: query.p,
+    page_size: query.page_size,
+    total: Number(count.total),
+  };
 }

@@ -1,7 +1,12 @@
 import { defaultPageSize, maxPageSize, optionalQueryInt, pageParam, unixTimeMax } from '@modelgate/shared';
 import { z } from 'zod';
 
-const optionalText = (max: number) => z.string().max(max, { error: `不能超过 ${max} 个字符` }).optional().transform((value) => value?.trim() || undefined);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .max(max, { error: `不能超过 ${max} 个字符` })
+    .optional()
+    .transform((value) => value?.trim() || undefined);
 
 /** Filters of the audit trail (GET /api/audit and its export): who, what, when; empty means no filter. */
 const auditFilterFields = {
@@ -17,9 +22,13 @@ const auditFilterFields = {
 
 export const auditQuery = z.object({
   p: pageParam(),
-  page_size: z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
-    .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
-    .optional().transform((value) => value ?? defaultPageSize),
+  page_size: z.coerce
+    .number({ error: 'page_size 必须是数字' })
+    .int({ error: 'page_size 必须是整数' })
+    .min(1, { error: 'page_size 必须大于 0' })
+    .max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
+    .optional()
+    .transform((value) => value ?? defaultPageSize),
   ...auditFilterFields,
 });
 

@@ -19,8 +19,12 @@ export function noteSignIn(request: FastifyRequest, user: SignInAttempt['user'],
  */
 export async function noteFailedSignIn(ctx: AppContext, request: FastifyRequest, username: string): Promise<void> {
   const column = username.includes('@') ? 'email' : 'username';
-  const user = await ctx.storage.db.selectFrom('users').select(['id', 'username', 'role'])
+  const user = await ctx.storage.db
+    .selectFrom('users')
+    .select(['id', 'username', 'role'])
     .where((eb) => eb.or([eb('username', '=', username), eb(column, '=', username)]))
-    .where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .executeTakeFirst();
   if (user) noteSignIn(request, user, 'sign_in_failed');
 }

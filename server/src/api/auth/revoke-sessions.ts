@@ -14,7 +14,10 @@ export const nextSessionVersion = (eb: ExpressionBuilder<Database, 'users'>) => 
  * revoked cookie changes nothing.
  */
 export async function revokeSessions(db: Db, userId: number, onlyIfVersion?: number): Promise<void> {
-  let query = db.updateTable('users').set((eb) => ({ session_version: nextSessionVersion(eb) })).where('id', '=', userId);
+  let query = db
+    .updateTable('users')
+    .set((eb) => ({ session_version: nextSessionVersion(eb) }))
+    .where('id', '=', userId);
   if (onlyIfVersion !== undefined) query = query.where('session_version', '=', onlyIfVersion);
   await query.execute();
 }
@@ -24,7 +27,11 @@ export async function revokeSessions(db: Db, userId: number, onlyIfVersion?: num
  * removed) and answers the new version, for the browser that made the change to stay signed in.
  */
 export async function bumpSessionVersion(trx: Transaction<Database>, userId: number): Promise<number> {
-  await trx.updateTable('users').set((eb) => ({ session_version: nextSessionVersion(eb) })).where('id', '=', userId).execute();
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ session_version: nextSessionVersion(eb) }))
+    .where('id', '=', userId)
+    .execute();
   const row = await trx.selectFrom('users').select('session_version').where('id', '=', userId).executeTakeFirstOrThrow();
   return row.session_version;
 }

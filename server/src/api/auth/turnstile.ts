@@ -35,7 +35,10 @@ export function createTurnstileCheck(ctx: AppContext): preHandlerAsyncHookHandle
     });
     const answer = body as { success?: unknown; 'error-codes'?: unknown } | null;
     if (status !== 200 || answer?.success !== true) {
-      request.log.warn({ status, errorCodes: Array.isArray(answer?.['error-codes']) ? answer['error-codes'] : undefined }, 'turnstile token rejected');
+      request.log.warn(
+        { status, errorCodes: Array.isArray(answer?.['error-codes']) ? answer['error-codes'] : undefined },
+        'turnstile token rejected',
+      );
       throw new AppError('invalid_input', turnstileMessages.rejected);
     }
   };

@@ -12,7 +12,14 @@ function chunks<T>(items: T[], size = chunkSize): T[][] {
   return out;
 }
 
-const namesOf = (list: string) => [...new Set(list.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+const namesOf = (list: string) => [
+  ...new Set(
+    list
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  ),
+];
 
 /** One ability per (group, model) of a channel: what the relay's channel selection reads. */
 export function abilitiesOf(channel: AbilitySource) {

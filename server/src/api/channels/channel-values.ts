@@ -1,11 +1,4 @@
-import {
-  channelDefaults,
-  iflytekDefaultVersion,
-  jsonObjectText,
-  toInteger,
-  toNameList,
-  type UpdateChannelInput,
-} from '@modelgate/shared';
+import { channelDefaults, iflytekDefaultVersion, jsonObjectText, toInteger, toNameList, type UpdateChannelInput } from '@modelgate/shared';
 import type { Updateable } from 'kysely';
 import type { ChannelsTable } from '../../db/schema.js';
 import { invalidInput } from '../../lib/errors.js';
@@ -81,8 +74,30 @@ export function applyTypeDefaults(values: ChannelValues, type: number, currentOt
 
 /** Columns of a channel safe to list: everything but the key. */
 export const channelListColumns = [
-  'id', 'type', 'openai_organization', 'test_model', 'status', 'name', 'weight', 'created_time', 'test_time',
-  'response_time', 'base_url', 'other', 'balance', 'balance_updated_time', 'models', 'group', 'used_quota',
-  'model_mapping', 'status_code_mapping', 'priority', 'auto_ban', 'other_info', 'tag', 'setting', 'param_override',
+  'id',
+  'type',
+  'openai_organization',
+  'test_model',
+  'status',
+  'name',
+  'weight',
+  'created_time',
+  'test_time',
+  'response_time',
+  'base_url',
+  'other',
+  'balance',
+  'balance_updated_time',
+  'models',
+  'group',
+  'used_quota',
+  'model_mapping',
+  'status_code_mapping',
+  'priority',
+  'auto_ban',
+  'other_info',
+  'tag',
+  'setting',
+  'param_override',
   'max_input_tokens',
 ] as const;

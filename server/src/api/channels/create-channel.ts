@@ -19,15 +19,18 @@ export async function createChannels(ctx: AppContext, input: CreateChannelInput)
   const keys = splitChannelKeys(type, input.key ?? '', input.mode === 'batch') ?? [];
   if (keys.length === 0) throw invalidInput('请填写渠道名称和渠道密钥！');
   if (keys.length > maxBatchKeys) throw invalidInput(`批量添加一次最多 ${maxBatchKeys} 个密钥`);
-  const base = applyTypeDefaults({
+  const base = applyTypeDefaults(
+    {
+      type,
+      auto_ban: channelDefaults.autoBan,
+      group: channelDefaults.groups.join(','),
+      priority: channelDefaults.priority,
+      weight: channelDefaults.weight,
+      ...channelValuesOf(input),
+      created_time: nowSeconds(),
+    },
     type,
-    auto_ban: channelDefaults.autoBan,
-    group: channelDefaults.groups.join(','),
-    priority: channelDefaults.priority,
-    weight: channelDefaults.weight,
-    ...channelValuesOf(input),
-    created_time: nowSeconds(),
-  }, type);
+  );
   for (const key of keys) checkChannelValues(type, key, String(base.other ?? ''), String(base.base_url ?? ''));
   const ids = await ctx.storage.db.transaction().execute(async (trx) => {
     const storage = { ...ctx.storage, db: trx };

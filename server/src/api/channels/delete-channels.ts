@@ -32,7 +32,10 @@ export async function deleteChannels(ctx: AppContext, ids: number[]): Promise<nu
 export async function deleteDisabledChannels(ctx: AppContext): Promise<number> {
   const count = await ctx.storage.db.transaction().execute(async (trx) => {
     const rows = await trx.selectFrom('channels').select('id').where('status', '!=', ChannelStatus.enabled).execute();
-    return deleteByIds(trx, rows.map((row) => row.id));
+    return deleteByIds(
+      trx,
+      rows.map((row) => row.id),
+    );
   });
   await ctx.bus.publish('channels');
   return count;

@@ -8,11 +8,17 @@ import type { ListChannelsQuery, SearchChannelsQuery } from './schemas.js';
 type ChannelListRow = Channel;
 
 const union = (lists: string[]) =>
-  [...new Set(lists.flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean))].join(',');
+  [
+    ...new Set(
+      lists
+        .flatMap((list) => list.split(','))
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ].join(',');
 
 function compareChannels(isIdSort: boolean) {
-  return (a: ChannelListRow, b: ChannelListRow) =>
-    isIdSort ? b.id - a.id : b.priority - a.priority || b.id - a.id;
+  return (a: ChannelListRow, b: ChannelListRow) => (isIdSort ? b.id - a.id : b.priority - a.priority || b.id - a.id);
 }
 
 /** Groups tagged channels under one row placed where the tag's first channel sorts. */
@@ -27,9 +33,21 @@ export function groupByTag(channels: ChannelListRow[]): ChannelListItem[] {
     let row = tagRows.get(channel.tag);
     if (!row) {
       row = {
-        is_tag: true, tag: channel.tag, name: channel.tag, type: channel.type, status: ChannelStatus.manuallyDisabled,
-        priority: channel.priority, weight: channel.weight, models: '', group: '', used_quota: 0, balance: 0,
-        response_time: 0, test_time: 0, created_time: channel.created_time, children: [],
+        is_tag: true,
+        tag: channel.tag,
+        name: channel.tag,
+        type: channel.type,
+        status: ChannelStatus.manuallyDisabled,
+        priority: channel.priority,
+        weight: channel.weight,
+        models: '',
+        group: '',
+        used_quota: 0,
+        balance: 0,
+        response_time: 0,
+        test_time: 0,
+        created_time: channel.created_time,
+        children: [],
       };
       tagRows.set(channel.tag, row);
       items.push(row);
@@ -44,9 +62,7 @@ export function groupByTag(channels: ChannelListRow[]): ChannelListItem[] {
     row.used_quota = children.reduce((sum, child) => sum + child.used_quota, 0);
     row.balance = children.reduce((sum, child) => sum + child.balance, 0);
     const tested = children.filter((child) => child.response_time > 0);
-    row.response_time = tested.length > 0
-      ? Math.round(tested.reduce((sum, child) => sum + child.response_time, 0) / tested.length)
-      : 0;
+    row.response_time = tested.length > 0 ? Math.round(tested.reduce((sum, child) => sum + child.response_time, 0) / tested.length) : 0;
     row.test_time = Math.max(...children.map((child) => child.test_time));
   }
   return items;
@@ -72,7 +88,10 @@ function withReasonIn(language: Language) {
 }
 
 async function allChannels(ctx: AppContext, isIdSort: boolean, language: Language): Promise<ChannelListRow[]> {
-  const rows = await ctx.storage.db.selectFrom('channels').select([...channelListColumns]).execute();
+  const rows = await ctx.storage.db
+    .selectFrom('channels')
+    .select([...channelListColumns])
+    .execute();
   return (rows as ChannelListRow[]).map(withReasonIn(language)).sort(compareChannels(isIdSort));
 }
 
@@ -88,10 +107,21 @@ export async function findChannels(ctx: AppContext, query: ListChannelsQuery, la
   let select = db.selectFrom('channels').select([...channelListColumns]);
   select = query.id_sort ? select.orderBy('id', 'desc') : select.orderBy('priority', 'desc').orderBy('id', 'desc');
   const [items, count] = await Promise.all([
-    select.limit(query.page_size).offset((query.p - 1) * query.page_size).execute(),
-    db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    select
+      .limit(query.page_size)
+      .offset((query.p - 1) * query.page_size)
+      .execute(),
+    db
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow(),
   ]);
-  return { items: (items as ChannelListRow[]).map(withReasonIn(language)), page: query.p, page_size: query.page_size, total: Number(count.total) };
+  return {
+    items: (items as ChannelListRow[]).map(withReasonIn(language)),
+    page: query.p,
+    page_size: query.page_size,
+    total: Number(count.total),
+  };
 }
 
 const listHas = (list: string, name: string) => list.split(',').some((item) => item.trim() === name);
@@ -104,9 +134,8 @@ export async function searchChannels(ctx: AppContext, query: SearchChannelsQuery
   const keyword = query.keyword.toLowerCase();
   const matches = (await allChannels(ctx, query.id_sort, language)).filter((channel) => {
     if (keyword !== '') {
-      const isHit = String(channel.id) === keyword
-        || channel.name.toLowerCase().includes(keyword)
-        || channel.base_url.toLowerCase().includes(keyword);
+      const isHit =
+        String(channel.id) === keyword || channel.name.toLowerCase().includes(keyword) || channel.base_url.toLowerCase().includes(keyword);
       if (!isHit) return false;
     }
     if (query.group !== '' && !listHas(channel.group, query.group)) return false;

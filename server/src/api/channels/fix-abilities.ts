@@ -5,7 +5,10 @@ import { rebuildAbilities } from './abilities.js';
 export async function fixAbilities(ctx: AppContext): Promise<number> {
   const count = await ctx.storage.db.transaction().execute(async (trx) => {
     await rebuildAbilities(trx, 'all');
-    const row = await trx.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await trx
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   });
   await ctx.bus.publish('channels');

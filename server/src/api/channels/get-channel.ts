@@ -8,7 +8,11 @@ import { channelListColumns } from './channel-values.js';
  * the root reads a key only through revealChannelKey.
  */
 export async function getChannel(ctx: AppContext, id: number) {
-  const channel = await ctx.storage.db.selectFrom('channels').select([...channelListColumns]).where('id', '=', id).executeTakeFirst();
+  const channel = await ctx.storage.db
+    .selectFrom('channels')
+    .select([...channelListColumns])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!channel) throw notFound(channelMessages.notFound);
   return channel;
 }

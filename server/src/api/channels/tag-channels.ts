@@ -1,10 +1,4 @@
-import {
-  ChannelStatus,
-  jsonObjectText,
-  toInteger,
-  toNameList,
-  type EditChannelTagInput,
-} from '@modelgate/shared';
+import { ChannelStatus, jsonObjectText, toInteger, toNameList, type EditChannelTagInput } from '@modelgate/shared';
 import { invalidInput, notFound } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { chunks, rebuildAbilities } from './abilities.js';

@@ -9,6 +9,11 @@ import { findModelPricing } from '../../relay/billing/pricing.js';
  */
 export function findUnpricedModels(ctx: AppContext, models: string): string[] {
   if (ctx.options.bool('SelfUseModeEnabled')) return [];
-  const names = new Set(models.split(',').map((name) => name.trim()).filter(Boolean));
+  const names = new Set(
+    models
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
   return [...names].filter((name) => !findModelPricing(ctx.options, name).isKnown).sort();
 }

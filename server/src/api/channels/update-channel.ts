@@ -38,7 +38,11 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput, 
   const { id, ...fields } = input;
   const db = ctx.storage.db;
   const updated = await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('channels').select(['id', 'type', 'status', 'other', 'key', 'base_url', 'other_info']).where('id', '=', id).executeTakeFirst();
+    const current = await trx
+      .selectFrom('channels')
+      .select(['id', 'type', 'status', 'other', 'key', 'base_url', 'other_info'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!current) throw notFound(channelMessages.notFound);
     const type = fields.type ?? current.type;
     // A type without an adapter is never switched to, nor enabled (an already enabled row may still be edited).
@@ -62,7 +66,11 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput, 
     }
     if (Object.keys(values).length > 0) await trx.updateTable('channels').set(values).where('id', '=', id).execute();
     await rebuildAbilities(trx, [id]);
-    return trx.selectFrom('channels').select([...channelListColumns]).where('id', '=', id).executeTakeFirstOrThrow();
+    return trx
+      .selectFrom('channels')
+      .select([...channelListColumns])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
   });
   await ctx.bus.publish('channels');
   return { ...updated, unpriced_models: findUnpricedModels(ctx, updated.models) };

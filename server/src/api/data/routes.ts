@@ -14,14 +14,28 @@ import { quotaDataQuery } from './schemas.js';
  * beside it. The master instance also runs the aggregation job.
  */
 export function registerDataRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
-  api.get('/data/', { preHandler: guards.admin, schema: doc('data', 'find quota data', { querystring: quotaDataQuery, data: quotaDataListSchema, beside: quotaDataBeside }) }, async (request) => {
-    const buckets = await findQuotaData(ctx, { isAdmin: true }, parseInput(quotaDataQuery, request.query));
-    return { ...ok(buckets), ...(await findAggregationState(ctx)) };
-  });
-  api.get('/data/self', { preHandler: guards.user, schema: doc('data', 'find own quota data', { querystring: quotaDataQuery, data: quotaDataListSchema, beside: quotaDataBeside }) }, async (request) => {
-    const buckets = await findQuotaData(ctx, { isAdmin: false, userId: authOf(request).id }, parseInput(quotaDataQuery, request.query));
-    return { ...ok(buckets), ...(await findAggregationState(ctx)) };
-  });
+  api.get(
+    '/data/',
+    {
+      preHandler: guards.admin,
+      schema: doc('data', 'find quota data', { querystring: quotaDataQuery, data: quotaDataListSchema, beside: quotaDataBeside }),
+    },
+    async (request) => {
+      const buckets = await findQuotaData(ctx, { isAdmin: true }, parseInput(quotaDataQuery, request.query));
+      return { ...ok(buckets), ...(await findAggregationState(ctx)) };
+    },
+  );
+  api.get(
+    '/data/self',
+    {
+      preHandler: guards.user,
+      schema: doc('data', 'find own quota data', { querystring: quotaDataQuery, data: quotaDataListSchema, beside: quotaDataBeside }),
+    },
+    async (request) => {
+      const buckets = await findQuotaData(ctx, { isAdmin: false, userId: authOf(request).id }, parseInput(quotaDataQuery, request.query));
+      return { ...ok(buckets), ...(await findAggregationState(ctx)) };
+    },
+  );
 
   if (ctx.config.isMaster) ctx.onClose.push(startQuotaDataJob(ctx, api.log));
 }

@@ -10,10 +10,22 @@ export async function deleteLogsBefore(ctx: AppContext, targetTimestamp: number)
   const db = ctx.storage.db;
   let removed = 0;
   for (;;) {
-    const rows = await db.selectFrom('logs').select('id').where('created_at', '<', targetTimestamp)
-      .orderBy('id').limit(batchSize).execute();
+    const rows = await db
+      .selectFrom('logs')
+      .select('id')
+      .where('created_at', '<', targetTimestamp)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
     if (rows.length === 0) break;
-    const result = await db.deleteFrom('logs').where('id', 'in', rows.map((row) => row.id)).executeTakeFirst();
+    const result = await db
+      .deleteFrom('logs')
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .executeTakeFirst();
     removed += Number(result.numDeletedRows);
     if (rows.length < batchSize) break;
     // Between batches the event loop serves requests.

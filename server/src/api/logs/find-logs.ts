@@ -61,14 +61,25 @@ export async function findLogs(ctx: AppContext, scope: LogScope, filters: LogQue
   const db = ctx.storage.db;
   const [rows, count] = await Promise.all([
     applyFilters(db.selectFrom('logs').selectAll(), scope, filters)
-      .orderBy('id', 'desc').limit(filters.page_size).offset((filters.p - 1) * filters.page_size).execute(),
-    applyFilters(db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total')), scope, filters)
-      .executeTakeFirstOrThrow(),
+      .orderBy('id', 'desc')
+      .limit(filters.page_size)
+      .offset((filters.p - 1) * filters.page_size)
+      .execute(),
+    applyFilters(
+      db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('total')),
+      scope,
+      filters,
+    ).executeTakeFirstOrThrow(),
   ]);
   let items;
   if (scope.isAdmin) {
     const names = await channelNames(ctx, rows);
-    items = rows.map((row) => ({ ...row, content: translate(row.content, language), channel: row.channel_id, channel_name: names.get(row.channel_id) ?? '' }));
+    items = rows.map((row) => ({
+      ...row,
+      content: translate(row.content, language),
+      channel: row.channel_id,
+      channel_name: names.get(row.channel_id) ?? '',
+    }));
   } else {
     items = rows.map((row) => userLogView(row, language));
   }
@@ -83,17 +94,24 @@ export async function getLogStat(ctx: AppContext, scope: LogScope, filters: LogQ
   const db = ctx.storage.db;
   const consume = { ...filters, type: LogType.consume };
   const [total, recent] = await Promise.all([
-    applyFilters(db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('quota')), scope, consume)
-      .executeTakeFirst(),
     applyFilters(
-      db.selectFrom('logs').select((eb) => [
-        eb.fn.countAll<number>().as('requests'),
-        eb.fn.sum<number>(eb('prompt_tokens', '+', eb.ref('completion_tokens'))).as('tokens'),
-      ]),
+      db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('quota')),
+      scope,
+      consume,
+    ).executeTakeFirst(),
+    applyFilters(
+      db
+        .selectFrom('logs')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('requests'),
+          eb.fn.sum<number>(eb('prompt_tokens', '+', eb.ref('completion_tokens'))).as('tokens'),
+        ]),
       scope,
       consume,
       false,
-    ).where('created_at', '>=', nowSeconds() - 60).executeTakeFirst(),
+    )
+      .where('created_at', '>=', nowSeconds() - 60)
+      .executeTakeFirst(),
   ]);
   return {
     quota: Number(total?.quota ?? 0),

@@ -19,8 +19,13 @@ export async function bindAccount(ctx: AppContext, userId: number, account: Prov
   if (owner) return;
   let updated: bigint;
   try {
-    const result = await db.updateTable('users').set({ [column]: account.externalId })
-      .where('id', '=', userId).where(column, '=', '').where('deleted_at', 'is', null).executeTakeFirst();
+    const result = await db
+      .updateTable('users')
+      .set({ [column]: account.externalId })
+      .where('id', '=', userId)
+      .where(column, '=', '')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     updated = result.numUpdatedRows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('conflict', alreadyBoundMessage(label));

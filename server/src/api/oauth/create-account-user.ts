@@ -39,18 +39,25 @@ export async function createAccountUser(ctx: AppContext, account: ProviderAccoun
   for (let attempt = 0; attempt < 5; attempt++) {
     const username = await freeUsername(ctx, seed);
     try {
-      return await insertInvitedUser(ctx, {
-        username,
-        password,
-        display_name: (account.displayName || username).slice(0, 64),
-        // The provider's address is not taken over: addresses are bound (and kept unique) by mail.
-        email: '',
-        [providerInfo[account.provider].column]: account.externalId,
-      }, affCode);
+      return await insertInvitedUser(
+        ctx,
+        {
+          username,
+          password,
+          display_name: (account.displayName || username).slice(0, 64),
+          // The provider's address is not taken over: addresses are bound (and kept unique) by mail.
+          email: '',
+          [providerInfo[account.provider].column]: account.externalId,
+        },
+        affCode,
+      );
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      const owner = await ctx.storage.db.selectFrom('users').select('id')
-        .where(providerInfo[account.provider].column, '=', account.externalId).executeTakeFirst();
+      const owner = await ctx.storage.db
+        .selectFrom('users')
+        .select('id')
+        .where(providerInfo[account.provider].column, '=', account.externalId)
+        .executeTakeFirst();
       if (owner) return null;
       // The username was taken in between: try the next one.
     }

@@ -6,7 +6,6 @@ import { oidcDiscoveryFailedMessage } from './providers/oidc.js';
 /** A discovery document is a few KiB; anything past this is not one. */
 export const maxDiscoveryBytes = 256 * 1024;
 
-
 const maxUrlLength = 2048;
 
 /** A field of the document that must be an http(s) URL; '' when absent, null when it is something else. */
@@ -59,7 +58,10 @@ export async function discoverOidc(log: FastifyBaseLogger, wellKnown: string, ti
   } catch (error) {
     if (error instanceof AppError) throw error;
     const isTimeout = signal.aborted;
-    log.warn({ host: url.host, err: error instanceof Error ? error.message : String(error) }, isTimeout ? 'OIDC discovery timed out' : 'OIDC discovery failed');
+    log.warn(
+      { host: url.host, err: error instanceof Error ? error.message : String(error) },
+      isTimeout ? 'OIDC discovery timed out' : 'OIDC discovery failed',
+    );
     throw invalidInput(isTimeout ? `获取 OIDC 配置超时（${timeoutSeconds} 秒）` : oidcDiscoveryFailedMessage);
   }
   if (status < 200 || status > 299) throw invalidInput(`获取 OIDC 配置失败：Well-Known URL 返回 HTTP ${status}`);

@@ -31,7 +31,12 @@ export async function createOAuthState(ctx: AppContext, request: FastifyRequest,
  * Checks a callback's state against this browser's cookie and the cache, and spends it: a second
  * use (even racing on another instance) is refused. Returns the invite code that came with it.
  */
-export async function consumeOAuthState(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, state: string): Promise<{ aff: string }> {
+export async function consumeOAuthState(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: string,
+): Promise<{ aff: string }> {
   const cookie = request.cookies?.[stateCookieName] ?? '';
   if (state === '' || cookie === '' || !safeEqual(state, cookie)) throw invalidInput(invalidStateMessage);
   const stored = await ctx.cache.get(stateKey(state));

@@ -21,7 +21,13 @@ import { verifyTelegramLogin } from './providers/telegram.js';
 import type { ExchangeContext, ProviderAccount, ProviderName } from './providers/types.js';
 import { fetchWeChatAccount } from './providers/wechat.js';
 import {
-  callbackParamsSchema, callbackQuerySchema, oidcDiscoveryBodySchema, stateQuerySchema, telegramQuerySchema, unbindParamsSchema, weChatQuerySchema,
+  callbackParamsSchema,
+  callbackQuerySchema,
+  oidcDiscoveryBodySchema,
+  stateQuerySchema,
+  telegramQuerySchema,
+  unbindParamsSchema,
+  weChatQuerySchema,
 } from './schemas.js';
 import { signInWithAccount } from './sign-in-with-account.js';
 import { unbindAccount } from './unbind-account.js';
@@ -67,65 +73,110 @@ export function registerOAuthRoutes(api: FastifyInstance, { ctx, guards, critica
     return request.auth;
   }
 
-  api.get('/oauth/state', { schema: doc('oauth', 'create a one-use state for an authorize redirect', { querystring: stateQuerySchema, data: oauthStateSchema }) }, async (request, reply) => {
-    const { aff } = parseInput(stateQuerySchema, request.query);
-    // A state starts a redirect sign-in (GitHub, OIDC, Linux DO): refused here, before the browser leaves, when it could not come back.
-    requireServerAddress(ctx.options, noServerAddressMessage);
-    return ok(await createOAuthState(ctx, request, reply, aff));
-  });
+  api.get(
+    '/oauth/state',
+    { schema: doc('oauth', 'create a one-use state for an authorize redirect', { querystring: stateQuerySchema, data: oauthStateSchema }) },
+    async (request, reply) => {
+      const { aff } = parseInput(stateQuerySchema, request.query);
+      // A state starts a redirect sign-in (GitHub, OIDC, Linux DO): refused here, before the browser leaves, when it could not come back.
+      requireServerAddress(ctx.options, noServerAddressMessage);
+      return ok(await createOAuthState(ctx, request, reply, aff));
+    },
+  );
 
-  api.get('/oauth/:provider', { preHandler: critical, schema: doc('oauth', "a redirect provider's callback: sign in, or bind for a signed-in user", { params: callbackParamsSchema, querystring: callbackQuerySchema, data: oauthCallbackSchema }) }, async (request, reply) => {
-    const { provider } = parseInput(callbackParamsSchema, request.params);
-    const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
-    requireEnabled(ctx, provider);
-    const redirectUri = redirectUriOf(ctx, provider);
-    const { aff } = await consumeOAuthState(ctx, request, reply, state);
-    const user = await signedInUser(request, reply);
-    const exchange: ExchangeContext = { log: request.log, redirectUri, state, issuer: iss };
-    const account = await codeExchanges[provider](ctx, code, exchange);
-    if (user) {
-      await bindAccount(ctx, user.id, account);
-      return ok(null, 'bind');
-    }
-    return signIn(ctx, request, reply, account, aff);
-  });
+  api.get(
+    '/oauth/:provider',
+    {
+      preHandler: critical,
+      schema: doc('oauth', "a redirect provider's callback: sign in, or bind for a signed-in user", {
+        params: callbackParamsSchema,
+        querystring: callbackQuerySchema,
+        data: oauthCallbackSchema,
+      }),
+    },
+    async (request, reply) => {
+      const { provider } = parseInput(callbackParamsSchema, request.params);
+      const { code, state, iss } = parseInput(callbackQuerySchema, request.query);
+      requireEnabled(ctx, provider);
+      const redirectUri = redirectUriOf(ctx, provider);
+      const { aff } = await consumeOAuthState(ctx, request, reply, state);
+      const user = await signedInUser(request, reply);
+      const exchange: ExchangeContext = { log: request.log, redirectUri, state, issuer: iss };
+      const account = await codeExchanges[provider](ctx, code, exchange);
+      if (user) {
+        await bindAccount(ctx, user.id, account);
+        return ok(null, 'bind');
+      }
+      return signIn(ctx, request, reply, account, aff);
+    },
+  );
 
-  api.get('/oauth/wechat', { preHandler: critical, schema: doc('oauth', 'sign in with a WeChat code', { querystring: weChatQuerySchema, data: loginAnswerSchema }) }, async (request, reply) => {
-    const { code } = parseInput(weChatQuerySchema, request.query);
-    requireEnabled(ctx, 'wechat');
-    return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
-  });
+  api.get(
+    '/oauth/wechat',
+    {
+      preHandler: critical,
+      schema: doc('oauth', 'sign in with a WeChat code', { querystring: weChatQuerySchema, data: loginAnswerSchema }),
+    },
+    async (request, reply) => {
+      const { code } = parseInput(weChatQuerySchema, request.query);
+      requireEnabled(ctx, 'wechat');
+      return signIn(ctx, request, reply, await fetchWeChatAccount(ctx, code, request.log));
+    },
+  );
 
-  api.get('/oauth/telegram/login', { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema, data: loginAnswerSchema }) }, async (request, reply) => {
-    const fields = parseInput(telegramQuerySchema, request.query);
-    requireEnabled(ctx, 'telegram');
-    return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));
-  });
+  api.get(
+    '/oauth/telegram/login',
+    { preHandler: critical, schema: doc('oauth', 'sign in with Telegram', { querystring: telegramQuerySchema, data: loginAnswerSchema }) },
+    async (request, reply) => {
+      const fields = parseInput(telegramQuerySchema, request.query);
+      requireEnabled(ctx, 'telegram');
+      return signIn(ctx, request, reply, verifyTelegramLogin(ctx, fields));
+    },
+  );
 
   // Binding and unbinding for the signed-in user (/personal)
   const user = { preHandler: guards.user };
-  api.get('/oauth/wechat/bind', { ...user, schema: doc('oauth', 'bind a WeChat account', { querystring: weChatQuerySchema, data: noData }) }, async (request) => {
-    const { code } = parseInput(weChatQuerySchema, request.query);
-    requireEnabled(ctx, 'wechat');
-    await bindAccount(ctx, authOf(request).id, await fetchWeChatAccount(ctx, code, request.log));
-    return ok(null, '微信账户绑定成功！');
-  });
-  api.get('/oauth/telegram/bind', { ...user, schema: doc('oauth', 'bind a Telegram account', { querystring: telegramQuerySchema, data: noData }) }, async (request) => {
-    const fields = parseInput(telegramQuerySchema, request.query);
-    requireEnabled(ctx, 'telegram');
-    await bindAccount(ctx, authOf(request).id, verifyTelegramLogin(ctx, fields));
-    return ok(null, 'Telegram 账户绑定成功！');
-  });
-  api.delete('/oauth/:provider/bind', { ...user, schema: doc('oauth', 'unbind a third-party account', { params: unbindParamsSchema, data: noData }) }, async (request) => {
-    const { provider } = parseInput(unbindParamsSchema, request.params);
-    await unbindAccount(ctx, authOf(request).id, provider);
-    return ok(null, '解绑成功');
-  });
+  api.get(
+    '/oauth/wechat/bind',
+    { ...user, schema: doc('oauth', 'bind a WeChat account', { querystring: weChatQuerySchema, data: noData }) },
+    async (request) => {
+      const { code } = parseInput(weChatQuerySchema, request.query);
+      requireEnabled(ctx, 'wechat');
+      await bindAccount(ctx, authOf(request).id, await fetchWeChatAccount(ctx, code, request.log));
+      return ok(null, '微信账户绑定成功！');
+    },
+  );
+  api.get(
+    '/oauth/telegram/bind',
+    { ...user, schema: doc('oauth', 'bind a Telegram account', { querystring: telegramQuerySchema, data: noData }) },
+    async (request) => {
+      const fields = parseInput(telegramQuerySchema, request.query);
+      requireEnabled(ctx, 'telegram');
+      await bindAccount(ctx, authOf(request).id, verifyTelegramLogin(ctx, fields));
+      return ok(null, 'Telegram 账户绑定成功！');
+    },
+  );
+  api.delete(
+    '/oauth/:provider/bind',
+    { ...user, schema: doc('oauth', 'unbind a third-party account', { params: unbindParamsSchema, data: noData }) },
+    async (request) => {
+      const { provider } = parseInput(unbindParamsSchema, request.params);
+      await unbindAccount(ctx, authOf(request).id, provider);
+      return ok(null, '解绑成功');
+    },
+  );
 
   // The system settings' OIDC "fetch configuration" (root, who alone sets the oidc.* options): the
   // server fetches the well-known document, so http:// intranet providers work under a strict CSP.
-  api.post('/oauth/oidc/discovery', { preHandler: guards.root, schema: doc('oauth', 'fetch an OIDC discovery document', { body: oidcDiscoveryBodySchema, data: oidcDiscoverySchema }) }, async (request) => {
-    const { well_known: wellKnown } = parseInput(oidcDiscoveryBodySchema, request.body);
-    return ok(await discoverOidc(request.log, wellKnown, ctx.config.oidcDiscoveryTimeoutSeconds));
-  });
+  api.post(
+    '/oauth/oidc/discovery',
+    {
+      preHandler: guards.root,
+      schema: doc('oauth', 'fetch an OIDC discovery document', { body: oidcDiscoveryBodySchema, data: oidcDiscoverySchema }),
+    },
+    async (request) => {
+      const { well_known: wellKnown } = parseInput(oidcDiscoveryBodySchema, request.body);
+      return ok(await discoverOidc(request.log, wellKnown, ctx.config.oidcDiscoveryTimeoutSeconds));
+    },
+  );
 }

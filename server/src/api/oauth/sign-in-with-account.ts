@@ -11,7 +11,8 @@ export const deletedUserMessage = '该账户已注销，无法登录';
 export const bannedUserMessage = '用户已被封禁';
 
 async function findOwner(ctx: AppContext, account: ProviderAccount) {
-  return ctx.storage.db.selectFrom('users')
+  return ctx.storage.db
+    .selectFrom('users')
     .select([...sessionUserColumns, 'deleted_at', 'session_version'])
     .where(providerInfo[account.provider].column, '=', account.externalId)
     .executeTakeFirst();

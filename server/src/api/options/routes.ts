@@ -20,16 +20,24 @@ import { optionUpdateSchema } from './schemas.js';
  */
 export function registerOptionRoutes(api: FastifyInstance, { ctx, guards }: RouteDeps): void {
   const admin = { preHandler: guards.admin };
-  api.get('/option/', { ...admin, schema: doc('options', 'list options the caller may manage', { data: optionListSchema }) }, async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))));
-  api.put('/option/', { ...admin, schema: doc('options', 'update one option', { body: optionUpdateSchema, data: noData }) }, async (request) => {
-    const { key, value } = parseInput(optionUpdateSchema, request.body);
-    const me = authOf(request);
-    if (isOptionKey(key) && !canManageOption(key, isRootRole(me.role))) throw forbidden('无权修改此配置项，仅超级管理员可以修改');
-    // Requiring a second factor of admins while the root has none would shut the root out of this page.
-    if (key === 'TwoFactorRequiredForAdmins' && value === 'true' && !hasAnyFactor(await secondFactorsOf(ctx, me.id))) {
-      throw invalidInput(enrolYourselfFirstMessage);
-    }
-    await ctx.options.set(key, value);
-    return ok(null, '更新成功');
-  });
+  api.get(
+    '/option/',
+    { ...admin, schema: doc('options', 'list options the caller may manage', { data: optionListSchema }) },
+    async (request) => ok(ctx.options.listPublic(isRootRole(authOf(request).role))),
+  );
+  api.put(
+    '/option/',
+    { ...admin, schema: doc('options', 'update one option', { body: optionUpdateSchema, data: noData }) },
+    async (request) => {
+      const { key, value } = parseInput(optionUpdateSchema, request.body);
+      const me = authOf(request);
+      if (isOptionKey(key) && !canManageOption(key, isRootRole(me.role))) throw forbidden('无权修改此配置项，仅超级管理员可以修改');
+      // Requiring a second factor of admins while the root has none would shut the root out of this page.
+      if (key === 'TwoFactorRequiredForAdmins' && value === 'true' && !hasAnyFactor(await secondFactorsOf(ctx, me.id))) {
+        throw invalidInput(enrolYourselfFirstMessage);
+      }
+      await ctx.options.set(key, value);
+      return ok(null, '更新成功');
+    },
+  );
 }

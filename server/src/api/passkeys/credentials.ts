@@ -25,8 +25,20 @@ export const toWebAuthnCredential = (row: CredentialRow): WebAuthnCredential => 
 });
 
 export async function credentialsOfUser(db: Db, userId: number) {
-  return db.selectFrom('passkey_credentials')
-    .select(['id', 'credential_id', 'public_key', 'counter', 'transports', 'name', 'device_type', 'backed_up', 'created_at', 'last_used_at'])
+  return db
+    .selectFrom('passkey_credentials')
+    .select([
+      'id',
+      'credential_id',
+      'public_key',
+      'counter',
+      'transports',
+      'name',
+      'device_type',
+      'backed_up',
+      'created_at',
+      'last_used_at',
+    ])
     .where('user_id', '=', userId)
     .orderBy('id')
     .execute();

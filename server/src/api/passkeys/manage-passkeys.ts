@@ -12,10 +12,19 @@ export const passkeyNameRequiredMessage = '请输入 Passkey 名称';
 /** Renames one of the user's own passkeys (someone else's answers 404). Not a factor change: sessions stay. */
 export async function renamePasskey(ctx: AppContext, userId: number, id: number, name: string): Promise<void> {
   if (name === '') throw invalidInput(passkeyNameRequiredMessage);
-  const result = await ctx.storage.db.updateTable('passkey_credentials').set({ name })
-    .where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const result = await ctx.storage.db
+    .updateTable('passkey_credentials')
+    .set({ name })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
-    const own = await ctx.storage.db.selectFrom('passkey_credentials').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const own = await ctx.storage.db
+      .selectFrom('passkey_credentials')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!own) throw notFound(passkeyNotFoundMessage);
   }
 }

@@ -68,17 +68,20 @@ export async function finishPasskeyRegistration(ctx: AppContext, userId: number,
   const now = nowSeconds();
   try {
     const sessionVersion = await ctx.storage.db.transaction().execute(async (trx) => {
-      await trx.insertInto('passkey_credentials').values({
-        user_id: userId,
-        credential_id: info.credential.id,
-        public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
-        counter: info.credential.counter,
-        transports: JSON.stringify((input.response.response.transports ?? []).slice(0, 10)),
-        device_type: info.credentialDeviceType,
-        backed_up: info.credentialBackedUp ? 1 : 0,
-        name: input.name || `Passkey ${count + 1}`,
-        created_at: now,
-      }).execute();
+      await trx
+        .insertInto('passkey_credentials')
+        .values({
+          user_id: userId,
+          credential_id: info.credential.id,
+          public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+          counter: info.credential.counter,
+          transports: JSON.stringify((input.response.response.transports ?? []).slice(0, 10)),
+          device_type: info.credentialDeviceType,
+          backed_up: info.credentialBackedUp ? 1 : 0,
+          name: input.name || `Passkey ${count + 1}`,
+          created_at: now,
+        })
+        .execute();
       return bumpSessionVersion(trx, userId);
     });
     await ctx.bus.publish('users', String(userId));

@@ -4,7 +4,11 @@ import { z } from 'zod';
 export { passkeyNameSchema };
 
 /** base64url text as WebAuthn's JSON forms carry it. */
-const base64url = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/, '必须是 base64url 编码');
+const base64url = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]*$/, '必须是 base64url 编码');
 const transports = z.array(z.string().max(32)).max(10);
 const attachment = z.enum(['platform', 'cross-platform']).optional();
 const extensions = z.record(z.string().max(64), z.unknown()).default({});

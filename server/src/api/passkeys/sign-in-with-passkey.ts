@@ -25,9 +25,13 @@ type AuthenticationInput = z.infer<typeof authenticationFinishSchema>;
  */
 export async function beginPasskeySignIn(ctx: AppContext, scope: ChallengeScope) {
   const rp = relyingPartyOf(ctx);
-  const allowCredentials = scope.purpose === 'second-step'
-    ? (await credentialsOfUser(ctx.storage.db, scope.userId)).map((row) => ({ id: row.credential_id, transports: transportsOf(row.transports) }))
-    : [];
+  const allowCredentials =
+    scope.purpose === 'second-step'
+      ? (await credentialsOfUser(ctx.storage.db, scope.userId)).map((row) => ({
+          id: row.credential_id,
+          transports: transportsOf(row.transports),
+        }))
+      : [];
   if (scope.purpose === 'second-step' && allowCredentials.length === 0) throw invalidInput(noPasskeyMessage);
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
@@ -49,7 +53,8 @@ export async function verifyPasskeyAssertion(ctx: AppContext, scope: ChallengeSc
   const rp = relyingPartyOf(ctx);
   const { response } = input;
   const challenge = await assertChallenge(ctx, response.response.clientDataJSON, scope);
-  const row = await ctx.storage.db.selectFrom('passkey_credentials')
+  const row = await ctx.storage.db
+    .selectFrom('passkey_credentials')
     .select(['id', 'user_id', 'credential_id', 'public_key', 'counter', 'transports'])
     .where('credential_id', '=', response.id)
     .executeTakeFirst();
@@ -72,7 +77,8 @@ export async function verifyPasskeyAssertion(ctx: AppContext, scope: ChallengeSc
     throw invalidInput(passkeyFailedMessage);
   }
   if (!verification.verified) throw invalidInput(passkeyFailedMessage);
-  const updated = await ctx.storage.db.updateTable('passkey_credentials')
+  const updated = await ctx.storage.db
+    .updateTable('passkey_credentials')
     .set({ counter: verification.authenticationInfo.newCounter, last_used_at: nowSeconds() })
     .where('id', '=', row.id)
     .where('counter', '=', row.counter)
@@ -84,7 +90,8 @@ export async function verifyPasskeyAssertion(ctx: AppContext, scope: ChallengeSc
 
 /** The user a passwordless passkey sign-in names, refused when banned or deleted. */
 export async function passkeyUserOf(ctx: AppContext, userId: number) {
-  const row = await ctx.storage.db.selectFrom('users')
+  const row = await ctx.storage.db
+    .selectFrom('users')
     .select([...sessionUserColumns, 'deleted_at', 'session_version'])
     .where('id', '=', userId)
     .executeTakeFirst();

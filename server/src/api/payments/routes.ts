@@ -16,11 +16,19 @@ const webhookBodyLimit = 512 * 1024;
 
 /** Called by Stripe, not by a signed-in user: the signature over the raw body is the authentication. */
 function registerStripeWebhook(api: FastifyInstance, ctx: AppContext): void {
-  api.post('/stripe/webhook', { ...paymentCallbackRoute, bodyLimit: webhookBodyLimit, schema: doc('payments', 'stripe webhook', { body: stripeEventBody, data: noData }) }, async (request) => {
-    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const header = request.headers['stripe-signature'];
-    return ok(null, await handleStripeWebhook(ctx, raw, typeof header === 'string' ? header : undefined, request.log));
-  });
+  api.post(
+    '/stripe/webhook',
+    {
+      ...paymentCallbackRoute,
+      bodyLimit: webhookBodyLimit,
+      schema: doc('payments', 'stripe webhook', { body: stripeEventBody, data: noData }),
+    },
+    async (request) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const header = request.headers['stripe-signature'];
+      return ok(null, await handleStripeWebhook(ctx, raw, typeof header === 'string' ? header : undefined, request.log));
+    },
+  );
 }
 
 /** An Epay notify's fields are a few short values; anything larger is not one. */
@@ -41,10 +49,31 @@ function formFields(body: string): Record<string, string> {
 function registerEpayNotify(api: FastifyInstance, ctx: AppContext): void {
   const answer = async (reply: FastifyReply, fields: Record<string, string>) =>
     reply.type('text/plain; charset=utf-8').send(await completeEpayOrder(ctx, fields));
-  api.get('/user/epay/notify', { ...paymentCallbackRoute, schema: doc('topup', 'complete epay order', { querystring: epayNotifyQuery, produces: epayNotifyMediaType, data: epayNotifyReplySchema }) },
-    async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.query)));
-  api.post('/user/epay/notify', { ...paymentCallbackRoute, bodyLimit: epayBodyLimit, schema: doc('topup', 'complete epay order (form post)', { body: epayNotifyQuery, produces: epayNotifyMediaType, data: epayNotifyReplySchema }) },
-    async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.body ?? {})));
+  api.get(
+    '/user/epay/notify',
+    {
+      ...paymentCallbackRoute,
+      schema: doc('topup', 'complete epay order', {
+        querystring: epayNotifyQuery,
+        produces: epayNotifyMediaType,
+        data: epayNotifyReplySchema,
+      }),
+    },
+    async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.query)),
+  );
+  api.post(
+    '/user/epay/notify',
+    {
+      ...paymentCallbackRoute,
+      bodyLimit: epayBodyLimit,
+      schema: doc('topup', 'complete epay order (form post)', {
+        body: epayNotifyQuery,
+        produces: epayNotifyMediaType,
+        data: epayNotifyReplySchema,
+      }),
+    },
+    async (request, reply) => answer(reply, parseInput(epayNotifyQuery, request.body ?? {})),
+  );
 }
 
 /**
@@ -55,11 +84,17 @@ function registerEpayNotify(api: FastifyInstance, ctx: AppContext): void {
 export async function registerPaymentRoutes(api: FastifyInstance, { ctx }: RouteDeps): Promise<void> {
   await api.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: webhookBodyLimit }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: webhookBodyLimit }, (_request, body, done) =>
+      done(null, body),
+    );
     registerStripeWebhook(scope, ctx);
   });
   await api.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: epayBodyLimit }, (_request, body, done) => done(null, formFields(body as string)));
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: epayBodyLimit },
+      (_request, body, done) => done(null, formFields(body as string)),
+    );
     registerEpayNotify(scope, ctx);
   });
 }

@@ -68,7 +68,24 @@ export function stripeClient(config: Pick<Config, 'stripeApiBaseUrl'>, secretKey
 }
 
 /** Currencies Stripe counts in whole units, and those counted in thousandths (amounts must end in 0). */
-const zeroDecimal = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
+const zeroDecimal = new Set([
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'ugx',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+]);
 const threeDecimal = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
 
 /** Money as Stripe's `unit_amount`: an integer in the currency's smallest unit. */
@@ -85,8 +102,20 @@ export function toMinorUnits(money: number, currency: string): number {
  */
 export function stripeFailure(error: unknown, log: { warn(object: object, message: string): void }): AppError {
   const stripeError = error instanceof Stripe.errors.StripeError ? error : null;
-  log.warn({ type: stripeError?.type ?? 'unknown', code: stripeError?.code, status: stripeError?.statusCode, stripeMessage: stripeError?.message ?? String(error) }, 'stripe request failed');
-  const isRefused = stripeError !== null && (stripeError.type === 'StripeInvalidRequestError' || stripeError.type === 'StripeCardError'
-    || stripeError.type === 'StripeAuthenticationError' || stripeError.type === 'StripePermissionError');
+  log.warn(
+    {
+      type: stripeError?.type ?? 'unknown',
+      code: stripeError?.code,
+      status: stripeError?.statusCode,
+      stripeMessage: stripeError?.message ?? String(error),
+    },
+    'stripe request failed',
+  );
+  const isRefused =
+    stripeError !== null &&
+    (stripeError.type === 'StripeInvalidRequestError' ||
+      stripeError.type === 'StripeCardError' ||
+      stripeError.type === 'StripeAuthenticationError' ||
+      stripeError.type === 'StripePermissionError');
   return isRefused ? invalidInput(stripeRefusedMessage) : new AppError('unavailable', stripeUnavailableMessage);
 }

@@ -35,7 +35,9 @@ function viewerGroups(ctx: AppContext, viewer: PricingViewer | null): Set<string
 function viewerAutoGroups(ctx: AppContext, groups: Set<string>): string[] {
   if (!groups.has('auto')) return [];
   const order = ctx.options.json<unknown>('AutoGroups');
-  return Array.isArray(order) ? [...new Set(order.filter((group): group is string => typeof group === 'string' && group !== 'auto' && groups.has(group)))] : [];
+  return Array.isArray(order)
+    ? [...new Set(order.filter((group): group is string => typeof group === 'string' && group !== 'auto' && groups.has(group)))]
+    : [];
 }
 
 /** GroupRatio with the viewer's special ratios (GroupGroupRatio[their group]) in place, and which ones those are. */
@@ -85,6 +87,11 @@ export function findPricing(ctx: AppContext, channels: RelayFacade['catalogue'],
     special_group_ratio: special,
     /** The order an `auto` token tries the viewer's groups in (empty when they may not use auto). */
     auto_groups: autoGroups,
-    usable_group: Object.fromEntries(Object.entries(ctx.options.json<Record<string, string>>('UserUsableGroups')).map(([group, desc]) => [group, translate(String(desc), language)])),
+    usable_group: Object.fromEntries(
+      Object.entries(ctx.options.json<Record<string, string>>('UserUsableGroups')).map(([group, desc]) => [
+        group,
+        translate(String(desc), language),
+      ]),
+    ),
   };
 }

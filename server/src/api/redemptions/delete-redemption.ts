@@ -8,6 +8,10 @@ import { findRedemption } from './redemption-rules.js';
  */
 export async function deleteRedemption(ctx: AppContext, id: number): Promise<void> {
   const code = await findRedemption(ctx, id);
-  await ctx.storage.db.updateTable('redemptions').set({ deleted_at: nowSeconds() })
-    .where('id', '=', code.id).where('deleted_at', 'is', null).execute();
+  await ctx.storage.db
+    .updateTable('redemptions')
+    .set({ deleted_at: nowSeconds() })
+    .where('id', '=', code.id)
+    .where('deleted_at', 'is', null)
+    .execute();
 }

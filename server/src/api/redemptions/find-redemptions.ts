@@ -27,8 +27,12 @@ export async function findRedemptions(ctx: AppContext, query: RedemptionPageQuer
     });
   }
   const [items, count] = await Promise.all([
-    base.select([...redemptionColumns]).orderBy('id', 'desc').limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize).execute(),
+    base
+      .select([...redemptionColumns])
+      .orderBy('id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { items, page: query.page, page_size: query.pageSize, total: Number(count.total) };

@@ -6,15 +6,28 @@ import type { AppContext } from '../../context.js';
 
 /** Columns an admin sees (the key is shown in full: admins hand codes out). */
 export const redemptionColumns = [
-  'id', 'user_id', 'key', 'status', 'name', 'quota', 'created_time', 'redeemed_time', 'used_user_id', 'expired_time',
+  'id',
+  'user_id',
+  'key',
+  'status',
+  'name',
+  'quota',
+  'created_time',
+  'redeemed_time',
+  'used_user_id',
+  'expired_time',
 ] as const;
 
 export type RedemptionView = Pick<RedemptionRow, (typeof redemptionColumns)[number]>;
 
 /** A live (not deleted) redemption code, or 404. */
 export async function findRedemption(ctx: AppContext, id: number): Promise<RedemptionView> {
-  const row = await ctx.storage.db.selectFrom('redemptions').select([...redemptionColumns])
-    .where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await ctx.storage.db
+    .selectFrom('redemptions')
+    .select([...redemptionColumns])
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!row) throw notFound(redemptionMessages.notFound);
   return row;
 }

@@ -4,8 +4,12 @@ import { z } from 'zod';
 export { createRedemptionSchema, updateRedemptionSchema, updateRedemptionStatusSchema } from '@modelgate/shared';
 
 const page = z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).max(int32Max, { error: 'p 超出范围' }).optional();
-const pageSize = z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
-  .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` }).optional();
+const pageSize = z.coerce
+  .number({ error: 'page_size 必须是数字' })
+  .int({ error: 'page_size 必须是整数' })
+  .min(1, { error: 'page_size 必须大于 0' })
+  .max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
+  .optional();
 
 /** GET /api/redemption/: pages start at 1 (p=0 is read as 1). */
 export const listRedemptionsQuery = z
@@ -24,7 +28,9 @@ export const searchRedemptionsQuery = z
 export const redemptionIdParams = z.object({ id: idParam() });
 
 export const updateRedemptionQuery = z.object({
-  status_only: z.enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' }).optional()
+  status_only: z
+    .enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' })
+    .optional()
     .transform((value) => value === 'true' || value === '1'),
 });
 

@@ -9,9 +9,19 @@ import { findRedemption, RedemptionStatus, type RedemptionView } from './redempt
  * Writes `values` only while the row still has `expectedStatus` (a concurrent redemption wins);
  * a lost race answers the same message as the pre-check would have.
  */
-async function saveIf(ctx: AppContext, code: RedemptionView, expectedStatus: number, values: Updateable<RedemptionsTable>, lostMessage: string): Promise<RedemptionView> {
-  const result = await ctx.storage.db.updateTable('redemptions').set(values)
-    .where('id', '=', code.id).where('status', '=', expectedStatus).where('deleted_at', 'is', null)
+async function saveIf(
+  ctx: AppContext,
+  code: RedemptionView,
+  expectedStatus: number,
+  values: Updateable<RedemptionsTable>,
+  lostMessage: string,
+): Promise<RedemptionView> {
+  const result = await ctx.storage.db
+    .updateTable('redemptions')
+    .set(values)
+    .where('id', '=', code.id)
+    .where('status', '=', expectedStatus)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) throw new AppError('conflict', lostMessage);
   return findRedemption(ctx, code.id);
@@ -33,7 +43,10 @@ export async function updateRedemption(ctx: AppContext, input: UpdateRedemptionI
 export async function updateRedemptionStatus(ctx: AppContext, id: number, status: 1 | 2): Promise<RedemptionView> {
   const code = await findRedemption(ctx, id);
   if (code.status === RedemptionStatus.used) {
-    throw new AppError('invalid_input', status === RedemptionStatus.unused ? redemptionMessages.cannotEnableUsed : '已使用的兑换码无法禁用');
+    throw new AppError(
+      'invalid_input',
+      status === RedemptionStatus.unused ? redemptionMessages.cannotEnableUsed : '已使用的兑换码无法禁用',
+    );
   }
   if (code.status === status) return code;
   return saveIf(ctx, code, code.status, { status }, redemptionMessages.cannotEnableUsed);

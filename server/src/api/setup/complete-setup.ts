@@ -49,7 +49,10 @@ export async function completeSetup(ctx: AppContext, body: unknown) {
   await ctx.options.set('SelfUseModeEnabled', String(mode.SelfUseModeEnabled));
   await ctx.options.set('DemoSiteEnabled', String(mode.DemoSiteEnabled));
   if (rootId === null) return null;
-  const { session_version: sessionVersion, ...user } = await storage.db.selectFrom('users')
-    .select([...sessionUserColumns, 'session_version']).where('id', '=', rootId).executeTakeFirstOrThrow();
+  const { session_version: sessionVersion, ...user } = await storage.db
+    .selectFrom('users')
+    .select([...sessionUserColumns, 'session_version'])
+    .where('id', '=', rootId)
+    .executeTakeFirstOrThrow();
   return { user, sessionVersion };
 }

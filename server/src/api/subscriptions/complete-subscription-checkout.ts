@@ -11,8 +11,12 @@ import { subscriptionFacts } from './stripe-objects.js';
 type Log = { warn(object: object, message: string): void };
 
 async function findOrder(ctx: AppContext, session: CheckoutSessionFields) {
-  const order = await ctx.storage.db.selectFrom('subscription_orders').selectAll()
-    .where('gateway_ref', '=', session.id).where('gateway', '=', 'stripe').executeTakeFirst();
+  const order = await ctx.storage.db
+    .selectFrom('subscription_orders')
+    .selectAll()
+    .where('gateway_ref', '=', session.id)
+    .where('gateway', '=', 'stripe')
+    .executeTakeFirst();
   if (!order) throw notFound(unknownSessionMessage);
   if (session.client_reference_id !== order.trade_no) throw invalidInput(mismatchedSessionMessage);
   return order;
@@ -25,12 +29,16 @@ async function findOrder(ctx: AppContext, session: CheckoutSessionFields) {
  * allowance. The conditional status change (and the unique Stripe subscription id) make repeated and
  * concurrent deliveries start it once. Stripe unreachable is a 503, so Stripe delivers again later.
  */
-export async function completeSubscriptionCheckout(ctx: AppContext, session: CheckoutSessionFields & { subscription?: unknown }, log: Log): Promise<boolean> {
+export async function completeSubscriptionCheckout(
+  ctx: AppContext,
+  session: CheckoutSessionFields & { subscription?: unknown },
+  log: Log,
+): Promise<boolean> {
   const order = await findOrder(ctx, session);
   if (order.status !== 'pending') return false;
   if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') return false;
-  const subscriptionId = typeof session.subscription === 'string' ? session.subscription
-    : (session.subscription as { id?: unknown } | null)?.id;
+  const subscriptionId =
+    typeof session.subscription === 'string' ? session.subscription : (session.subscription as { id?: unknown } | null)?.id;
   if (typeof subscriptionId !== 'string' || subscriptionId === '') throw invalidInput('Stripe 支付会话缺少订阅');
   const settings = stripeSettingsOf(ctx.options);
   if (!settings) return false;
@@ -45,30 +53,40 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
   if (!plan) throw notFound(subscriptionMessages.planNotFound);
   const now = nowSeconds();
   const isStarted = await ctx.storage.db.transaction().execute(async (trx) => {
-    const result = await trx.updateTable('subscription_orders').set({ status: 'success', complete_time: now, pending_user_id: null })
-      .where('id', '=', order.id).where('status', '=', 'pending').executeTakeFirst();
+    const result = await trx
+      .updateTable('subscription_orders')
+      .set({ status: 'success', complete_time: now, pending_user_id: null })
+      .where('id', '=', order.id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
-    await trx.insertInto('user_subscriptions').values({
-      user_id: order.user_id,
-      ...planTerms(plan),
-      source: 'stripe',
-      status: 'active',
-      period_start: facts.periodStart,
-      period_end: facts.periodEnd,
-      ends_at: facts.cancelAtPeriodEnd ? facts.periodEnd : 0,
-      cancelled_at: facts.cancelAtPeriodEnd ? now : 0,
-      stripe_subscription_id: subscriptionId,
-      created_time: now,
-      updated_time: now,
-    }).execute();
+    await trx
+      .insertInto('user_subscriptions')
+      .values({
+        user_id: order.user_id,
+        ...planTerms(plan),
+        source: 'stripe',
+        status: 'active',
+        period_start: facts.periodStart,
+        period_end: facts.periodEnd,
+        ends_at: facts.cancelAtPeriodEnd ? facts.periodEnd : 0,
+        cancelled_at: facts.cancelAtPeriodEnd ? now : 0,
+        stripe_subscription_id: subscriptionId,
+        created_time: now,
+        updated_time: now,
+      })
+      .execute();
     const user = await trx.selectFrom('users').select('username').where('id', '=', order.user_id).executeTakeFirst();
-    await trx.insertInto('logs').values({
-      user_id: order.user_id,
-      username: user?.username ?? '',
-      created_at: now,
-      type: LogType.system,
-      content: `订阅 ${plan.name} 购买成功，支付金额：${moneyText(Number(order.money))} ${order.currency.toUpperCase()}，订单号 ${order.trade_no}`,
-    }).execute();
+    await trx
+      .insertInto('logs')
+      .values({
+        user_id: order.user_id,
+        username: user?.username ?? '',
+        created_at: now,
+        type: LogType.system,
+        content: `订阅 ${plan.name} 购买成功，支付金额：${moneyText(Number(order.money))} ${order.currency.toUpperCase()}，订单号 ${order.trade_no}`,
+      })
+      .execute();
     return true;
   });
   // Every instance re-reads the user: their calls are funded from now on (relay/ledger/funding-state.ts).
@@ -79,6 +97,10 @@ export async function completeSubscriptionCheckout(ctx: AppContext, session: Che
 /** `checkout.session.expired` / `async_payment_failed` of a subscription purchase: pending → expired. */
 export async function expireSubscriptionOrder(ctx: AppContext, session: CheckoutSessionFields): Promise<void> {
   const order = await findOrder(ctx, session);
-  await ctx.storage.db.updateTable('subscription_orders').set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
-    .where('id', '=', order.id).where('status', '=', 'pending').execute();
+  await ctx.storage.db
+    .updateTable('subscription_orders')
+    .set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
+    .where('id', '=', order.id)
+    .where('status', '=', 'pending')
+    .execute();
 }

@@ -17,10 +17,22 @@ type Log = { warn(object: object, message: string): void };
 async function subscriptionsOf(ctx: AppContext, userId: number) {
   const now = nowSeconds();
   const { db } = ctx.storage;
-  const active = await db.selectFrom('user_subscriptions').selectAll().where('user_id', '=', userId).where('status', '=', 'active')
-    .orderBy('period_end').orderBy('id').execute();
-  const ended = await db.selectFrom('user_subscriptions').selectAll().where('user_id', '=', userId).where('status', '<>', 'active')
-    .orderBy('id', 'desc').limit(10).execute();
+  const active = await db
+    .selectFrom('user_subscriptions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '=', 'active')
+    .orderBy('period_end')
+    .orderBy('id')
+    .execute();
+  const ended = await db
+    .selectFrom('user_subscriptions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'active')
+    .orderBy('id', 'desc')
+    .limit(10)
+    .execute();
   return [...active, ...ended].map((row) => subscriptionView(row, now));
 }
 
@@ -32,7 +44,12 @@ export async function findOwnSubscriptions(ctx: AppContext, user: AuthUser) {
 
 /** GET /api/subscription/admin/user/:id: a user's subscriptions, for the admin's user editor. */
 export async function findUserSubscriptions(ctx: AppContext, userId: number) {
-  const user = await ctx.storage.db.selectFrom('users').select('setting').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  const user = await ctx.storage.db
+    .selectFrom('users')
+    .select('setting')
+    .where('id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!user) throw notFound(subscriptionMessages.userNotFound);
   return { billing_preference: fundingPreferenceOf(user.setting), subscriptions: await subscriptionsOf(ctx, userId) };
 }
@@ -42,7 +59,11 @@ export async function setFundingPreference(ctx: AppContext, user: AuthUser, pref
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', user.id).executeTakeFirstOrThrow();
   const setting = { ...parseUserSetting(row.setting), billing_preference: preference };
-  await db.updateTable('users').set({ setting: JSON.stringify(setting) }).where('id', '=', user.id).execute();
+  await db
+    .updateTable('users')
+    .set({ setting: JSON.stringify(setting) })
+    .where('id', '=', user.id)
+    .execute();
   await ctx.bus.publish('users', String(user.id));
 }
 
@@ -55,7 +76,8 @@ export async function cancelOwnSubscription(ctx: AppContext, user: AuthUser, id:
   const { db } = ctx.storage;
   const row = await db.selectFrom('user_subscriptions').selectAll().where('id', '=', id).where('user_id', '=', user.id).executeTakeFirst();
   if (!row) throw notFound(subscriptionMessages.subscriptionNotFound);
-  if (row.status !== 'active' || Number(row.ends_at) !== 0 || !row.stripe_subscription_id) throw invalidInput(subscriptionMessages.notRenewing);
+  if (row.status !== 'active' || Number(row.ends_at) !== 0 || !row.stripe_subscription_id)
+    throw invalidInput(subscriptionMessages.notRenewing);
   const settings = stripeSettingsOf(ctx.options);
   if (!settings) throw invalidInput(cardPaymentOffMessage);
   try {
@@ -64,8 +86,13 @@ export async function cancelOwnSubscription(ctx: AppContext, user: AuthUser, id:
     throw stripeFailure(error, log);
   }
   const now = nowSeconds();
-  await db.updateTable('user_subscriptions').set({ ends_at: row.period_end, cancelled_at: now, updated_time: now })
-    .where('id', '=', id).where('status', '=', 'active').where('ends_at', '=', 0).execute();
+  await db
+    .updateTable('user_subscriptions')
+    .set({ ends_at: row.period_end, cancelled_at: now, updated_time: now })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .where('ends_at', '=', 0)
+    .execute();
 }
 
 /**
@@ -74,7 +101,12 @@ export async function cancelOwnSubscription(ctx: AppContext, user: AuthUser, id:
  */
 export async function grantPlan(ctx: AppContext, me: AuthUser, input: GrantPlanInput) {
   const plan = await findPlan(ctx, input.plan_id);
-  const user = await ctx.storage.db.selectFrom('users').select(['id', 'role', 'deleted_at']).where('id', '=', input.user_id).where('deleted_at', 'is', null).executeTakeFirst();
+  const user = await ctx.storage.db
+    .selectFrom('users')
+    .select(['id', 'role', 'deleted_at'])
+    .where('id', '=', input.user_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!user) throw notFound(subscriptionMessages.userNotFound);
   // As in the user editor: admins act on users of a lower role (the root also on themselves).
   assertCanEdit(me, user);
@@ -120,7 +152,11 @@ export async function revokeSubscription(ctx: AppContext, me: AuthUser, id: numb
     }
   }
   const now = nowSeconds();
-  await db.updateTable('user_subscriptions').set({ status: 'expired', ends_at: now, cancelled_at: Number(row.cancelled_at) || now, updated_time: now })
-    .where('id', '=', id).where('status', '=', 'active').execute();
+  await db
+    .updateTable('user_subscriptions')
+    .set({ status: 'expired', ends_at: now, cancelled_at: Number(row.cancelled_at) || now, updated_time: now })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .execute();
   await ctx.bus.publish('users', String(row.user_id));
 }

@@ -16,18 +16,24 @@ const lockKey = 'job:subscription-periods';
  * holds the lock.
  */
 export async function runSubscriptionPeriods(ctx: AppContext, options: { now?: number } = {}): Promise<PeriodRun | null> {
-  const run = await underLease(ctx.cache, lockKey, lockTtlMs, () => renewDuePeriods(ctx.storage.db, options.now ?? Math.floor(Date.now() / 1000)));
+  const run = await underLease(ctx.cache, lockKey, lockTtlMs, () =>
+    renewDuePeriods(ctx.storage.db, options.now ?? Math.floor(Date.now() / 1000)),
+  );
   // Every instance re-reads these users: one whose last subscription ended stops querying for funding.
   for (const userId of run?.expiredUsers ?? []) await ctx.bus.publish('users', String(userId));
   return run;
 }
 
 /** Runs the period job every minute on this instance; stopped with the app. */
-export function startSubscriptionPeriods(ctx: AppContext, log: { info(object: object, message: string): void; error(object: object, message: string): void }): void {
+export function startSubscriptionPeriods(
+  ctx: AppContext,
+  log: { info(object: object, message: string): void; error(object: object, message: string): void },
+): void {
   const check = () => {
     runSubscriptionPeriods(ctx)
       .then((run) => {
-        if (run && run.renewed + run.expired > 0) log.info({ renewed: run.renewed, expired: run.expired }, 'subscription periods: renewed and expired');
+        if (run && run.renewed + run.expired > 0)
+          log.info({ renewed: run.renewed, expired: run.expired }, 'subscription periods: renewed and expired');
       })
       .catch((error: unknown) => log.error({ err: error }, 'subscription period job failed; it runs again at the next check'));
   };

@@ -52,7 +52,11 @@ export async function createPlan(ctx: AppContext, input: PlanInput) {
 /** A plan's new terms apply to purchases and grants from now on; running subscriptions keep theirs. */
 export async function updatePlan(ctx: AppContext, input: UpdatePlanInput) {
   await findPlan(ctx, input.id);
-  await ctx.storage.db.updateTable('subscription_plans').set({ ...rowValues(input), updated_time: nowSeconds() }).where('id', '=', input.id).execute();
+  await ctx.storage.db
+    .updateTable('subscription_plans')
+    .set({ ...rowValues(input), updated_time: nowSeconds() })
+    .where('id', '=', input.id)
+    .execute();
   return planView(await findPlan(ctx, input.id), currencyOf(ctx));
 }
 
@@ -60,8 +64,9 @@ export async function updatePlan(ctx: AppContext, input: UpdatePlanInput) {
 export async function deletePlan(ctx: AppContext, id: number): Promise<void> {
   await findPlan(ctx, id);
   const { db } = ctx.storage;
-  const used = await db.selectFrom('user_subscriptions').select('id').where('plan_id', '=', id).limit(1).executeTakeFirst()
-    ?? await db.selectFrom('subscription_orders').select('id').where('plan_id', '=', id).limit(1).executeTakeFirst();
+  const used =
+    (await db.selectFrom('user_subscriptions').select('id').where('plan_id', '=', id).limit(1).executeTakeFirst()) ??
+    (await db.selectFrom('subscription_orders').select('id').where('plan_id', '=', id).limit(1).executeTakeFirst());
   if (used) throw new AppError('conflict', planInUseMessage);
   await db.deleteFrom('subscription_plans').where('id', '=', id).execute();
 }

@@ -53,18 +53,27 @@ function insertPending(ctx: AppContext, order: NewOrder): Promise<number> {
 
 async function replaceEarlierClaim(ctx: AppContext, stripe: Stripe, userId: number): Promise<void> {
   const { db } = ctx.storage;
-  const earlier = await db.selectFrom('subscription_orders').select(['id', 'gateway_ref', 'create_time'])
-    .where('pending_user_id', '=', userId).executeTakeFirst();
+  const earlier = await db
+    .selectFrom('subscription_orders')
+    .select(['id', 'gateway_ref', 'create_time'])
+    .where('pending_user_id', '=', userId)
+    .executeTakeFirst();
   // Completed or expired meanwhile: the insert is tried again.
   if (!earlier) return;
   if (earlier.gateway_ref === '') {
     // Another request of this user is creating its checkout right now.
-    if (nowSeconds() - Number(earlier.create_time) < staleClaimSeconds) throw new AppError('conflict', subscriptionMessages.purchaseInProgress);
+    if (nowSeconds() - Number(earlier.create_time) < staleClaimSeconds)
+      throw new AppError('conflict', subscriptionMessages.purchaseInProgress);
   } else {
     await expireCheckout(stripe, earlier.gateway_ref);
   }
-  const result = await db.updateTable('subscription_orders').set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
-    .where('id', '=', earlier.id).where('status', '=', 'pending').where('pending_user_id', '=', userId).executeTakeFirst();
+  const result = await db
+    .updateTable('subscription_orders')
+    .set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
+    .where('id', '=', earlier.id)
+    .where('status', '=', 'pending')
+    .where('pending_user_id', '=', userId)
+    .executeTakeFirst();
   // Another request replaced it first: that one goes on, this one is refused.
   if (Number(result.numUpdatedRows) !== 1) throw new AppError('conflict', subscriptionMessages.purchaseInProgress);
 }
@@ -76,7 +85,9 @@ async function expireCheckout(stripe: Stripe, sessionId: string): Promise<void> 
     return;
   } catch (error) {
     // Only an open session can be expired: see what became of it.
-    const session = await stripe.checkout.sessions.retrieve(sessionId).catch(() => { throw error; });
+    const session = await stripe.checkout.sessions.retrieve(sessionId).catch(() => {
+      throw error;
+    });
     if (session.status === 'complete') throw new AppError('conflict', subscriptionMessages.purchasePaid);
     if (session.status !== 'expired') throw error;
   }
@@ -84,6 +95,10 @@ async function expireCheckout(stripe: Stripe, sessionId: string): Promise<void> 
 
 /** The claim of an order whose checkout could not be created is given up. */
 export async function dropClaim(ctx: AppContext, orderId: number): Promise<void> {
-  await ctx.storage.db.updateTable('subscription_orders').set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
-    .where('id', '=', orderId).where('status', '=', 'pending').execute();
+  await ctx.storage.db
+    .updateTable('subscription_orders')
+    .set({ status: 'expired', complete_time: nowSeconds(), pending_user_id: null })
+    .where('id', '=', orderId)
+    .where('status', '=', 'pending')
+    .execute();
 }

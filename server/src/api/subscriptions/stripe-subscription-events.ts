@@ -27,14 +27,21 @@ export async function syncStripeSubscription(ctx: AppContext, object: unknown, i
   const facts = subscriptionFacts(object);
   if (!facts) return;
   const { db } = ctx.storage;
-  const row = await db.selectFrom('user_subscriptions').select(['id', 'period_end', 'ends_at', 'cancelled_at'])
-    .where('stripe_subscription_id', '=', facts.id).where('status', '=', 'active').executeTakeFirst();
+  const row = await db
+    .selectFrom('user_subscriptions')
+    .select(['id', 'period_end', 'ends_at', 'cancelled_at'])
+    .where('stripe_subscription_id', '=', facts.id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   if (!row) return;
   const now = nowSeconds();
   const isEnding = isDeleted || endedStatuses.has(facts.status) || facts.cancelAtPeriodEnd;
   const endsAt = isEnding ? Number(row.period_end) : 0;
   if (endsAt === Number(row.ends_at)) return;
-  await db.updateTable('user_subscriptions')
-    .set({ ends_at: endsAt, cancelled_at: isEnding ? (Number(row.cancelled_at) || now) : 0, updated_time: now })
-    .where('id', '=', row.id).where('status', '=', 'active').execute();
+  await db
+    .updateTable('user_subscriptions')
+    .set({ ends_at: endsAt, cancelled_at: isEnding ? Number(row.cancelled_at) || now : 0, updated_time: now })
+    .where('id', '=', row.id)
+    .where('status', '=', 'active')
+    .execute();
 }

@@ -26,8 +26,13 @@ export async function subscribePlan(ctx: AppContext, user: AuthUser, planId: num
   const money = Number(moneyText(Number(plan.price)));
   const unitAmount = toMinorUnits(money, stripe.currency);
   if (unitAmount < 1) throw invalidInput(subscriptionMessages.planNotForSale);
-  const renewing = await ctx.storage.db.selectFrom('user_subscriptions').select('id')
-    .where('user_id', '=', user.id).where('status', '=', 'active').where('ends_at', '=', 0).executeTakeFirst();
+  const renewing = await ctx.storage.db
+    .selectFrom('user_subscriptions')
+    .select('id')
+    .where('user_id', '=', user.id)
+    .where('status', '=', 'active')
+    .where('ends_at', '=', 0)
+    .executeTakeFirst();
   if (renewing) throw new AppError('conflict', subscriptionMessages.alreadySubscribed);
   const tradeNo = `SUB${user.id}NO${randomKey(8)}${nowSeconds()}`;
   const email = await ctx.storage.db.selectFrom('users').select('email').where('id', '=', user.id).executeTakeFirst();
@@ -44,15 +49,17 @@ export async function subscribePlan(ctx: AppContext, user: AuthUser, planId: num
   try {
     session = await client.checkout.sessions.create({
       mode: 'subscription',
-      line_items: [{
-        quantity: 1,
-        price_data: {
-          currency: stripe.currency,
-          unit_amount: unitAmount,
-          recurring: { interval: plan.period_unit as 'day' | 'week' | 'month' | 'year', interval_count: plan.period_count },
-          product_data: { name: plan.name },
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: stripe.currency,
+            unit_amount: unitAmount,
+            recurring: { interval: plan.period_unit as 'day' | 'week' | 'month' | 'year', interval_count: plan.period_count },
+            product_data: { name: plan.name },
+          },
         },
-      }],
+      ],
       client_reference_id: tradeNo,
       metadata: { trade_no: tradeNo, user_id: String(user.id), plan_id: String(plan.id), kind: 'subscription' },
       subscription_data: { metadata: { trade_no: tradeNo, user_id: String(user.id), plan_id: String(plan.id) } },

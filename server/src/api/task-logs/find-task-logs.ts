@@ -25,11 +25,20 @@ export async function findDrawingTasks(ctx: AppContext, scope: TaskScope, query:
   if (query.mj_id) q = q.where('mj_id', '=', query.mj_id);
   if (query.start_timestamp) q = q.where('submit_time', '>=', query.start_timestamp);
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
-  const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
+  const rows = await q
+    .orderBy('id', 'desc')
+    .limit(query.page_size)
+    .offset(query.p * query.page_size)
+    .execute();
   return rows.map((row) => {
     // The poll lease and the refund's bookkeeping (who paid: the usage log says it) are internal; the caller's notify hook may carry its own secret.
     const { lease_owner: _owner, lease_until: _until, notify_hook: _hook, subscription_parts: _parts, ...rest } = row;
-    const entry: Record<string, unknown> = { ...rest, fail_reason: translate(row.fail_reason, language), created_at: row.submit_time, image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url) };
+    const entry: Record<string, unknown> = {
+      ...rest,
+      fail_reason: translate(row.fail_reason, language),
+      created_at: row.submit_time,
+      image_url: shownImageUrl(ctx.options, row.mj_id, row.image_url),
+    };
     if (!scope.isAdmin) for (const column of adminOnlyDrawing) delete entry[column];
     return entry;
   });
@@ -46,7 +55,11 @@ function videoEntry(row: { task_id: string; status: string; properties: string }
   } catch {
     seconds = 0;
   }
-  return { data: '', video_seconds: seconds, preview_url: row.status === 'SUCCESS' ? `/api/task/video/${encodeURIComponent(row.task_id)}/content` : '' };
+  return {
+    data: '',
+    video_seconds: seconds,
+    preview_url: row.status === 'SUCCESS' ? `/api/task/video/${encodeURIComponent(row.task_id)}/content` : '',
+  };
 }
 
 /**
@@ -64,7 +77,11 @@ export async function findMusicTasks(ctx: AppContext, scope: TaskScope, query: M
   if (query.task_id) q = q.where('task_id', '=', query.task_id);
   if (query.start_timestamp) q = q.where('submit_time', '>=', query.start_timestamp);
   if (query.end_timestamp) q = q.where('submit_time', '<=', query.end_timestamp);
-  const rows = await q.orderBy('id', 'desc').limit(query.page_size).offset(query.p * query.page_size).execute();
+  const rows = await q
+    .orderBy('id', 'desc')
+    .limit(query.page_size)
+    .offset(query.p * query.page_size)
+    .execute();
   return rows.map((row) => {
     // The poll lease and the refund's bookkeeping are internal; the upstream's task id and the paying token are the operators'.
     const { lease_owner: _owner, lease_until: _until, subscription_parts: _parts, ...entry } = row as Record<string, unknown>;

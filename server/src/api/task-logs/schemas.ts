@@ -3,15 +3,28 @@ import { z } from 'zod';
 
 /** Task-log pages count from 0 (the console asks for the page after the last one it loaded). */
 const zeroBasedPage = () =>
-  z.coerce.number({ error: 'p 必须是数字' }).int({ error: 'p 必须是整数' }).min(0, { error: 'p 不能为负数' })
-    .max(int32Max, { error: 'p 超出范围' }).optional().transform((value) => value ?? 0);
+  z.coerce
+    .number({ error: 'p 必须是数字' })
+    .int({ error: 'p 必须是整数' })
+    .min(0, { error: 'p 不能为负数' })
+    .max(int32Max, { error: 'p 超出范围' })
+    .optional()
+    .transform((value) => value ?? 0);
 
 const pageSize = () =>
-  z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
-    .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
-    .optional().transform((value) => value ?? defaultPageSize);
+  z.coerce
+    .number({ error: 'page_size 必须是数字' })
+    .int({ error: 'page_size 必须是整数' })
+    .min(1, { error: 'page_size 必须大于 0' })
+    .max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
+    .optional()
+    .transform((value) => value ?? defaultPageSize);
 
-const taskIdText = z.string().max(191, { error: '任务 ID 过长' }).optional().transform((value) => value?.trim() || undefined);
+const taskIdText = z
+  .string()
+  .max(191, { error: '任务 ID 过长' })
+  .optional()
+  .transform((value) => value?.trim() || undefined);
 
 const window = {
   p: zeroBasedPage(),

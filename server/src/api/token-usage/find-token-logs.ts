@@ -22,7 +22,12 @@ export async function findTokenLogs(ctx: AppContext, token: TokenRow, query: Tok
   const page = query.p ?? 1;
   const size = query.page_size ?? 10;
   const [rows, count] = await Promise.all([
-    own.selectAll().orderBy('id', 'desc').limit(size).offset((page - 1) * size).execute(),
+    own
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(size)
+      .offset((page - 1) * size)
+      .execute(),
     own.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map((row) => userLogView(row, language)), total: Number(count.total), page, page_size: size };

@@ -20,7 +20,10 @@ export interface TokenUsage {
 export function tokenUsageOf(token: TokenRow): TokenUsage {
   const remain = Number(token.remain_quota);
   const used = Number(token.used_quota);
-  const models = token.model_limits.split(',').map((model) => model.trim()).filter(Boolean);
+  const models = token.model_limits
+    .split(',')
+    .map((model) => model.trim())
+    .filter(Boolean);
   return {
     object: 'token_usage',
     name: token.name,

@@ -16,13 +16,21 @@ import { tokenLogQuery } from './schemas.js';
  */
 export function registerTokenUsageRoutes(api: FastifyInstance, { ctx }: RouteDeps): void {
   // Also answers /api/usage/token/ (new-api's path): the router ignores a trailing slash.
-  api.get('/usage/token', { schema: doc('token-usage', 'get the balance and usage of the calling token', { data: tokenUsageSchema, beside: tokenUsageBeside }) }, async (request) => {
-    const token = await findTokenByKey(ctx, request.headers.authorization);
-    // new-api answers {code: true, message: 'ok', data}; `success` keeps the /api envelope too.
-    return { ...ok(tokenUsageOf(token), 'ok'), code: true };
-  });
-  api.get('/log/token', { schema: doc('token-usage', 'find the logs of the calling token', { querystring: tokenLogQuery, data: tokenLogsSchema }) }, async (request) => {
-    const token = await findTokenByKey(ctx, request.headers.authorization);
-    return ok(await findTokenLogs(ctx, token, parseInput(tokenLogQuery, request.query), requestLanguage(request)));
-  });
+  api.get(
+    '/usage/token',
+    { schema: doc('token-usage', 'get the balance and usage of the calling token', { data: tokenUsageSchema, beside: tokenUsageBeside }) },
+    async (request) => {
+      const token = await findTokenByKey(ctx, request.headers.authorization);
+      // new-api answers {code: true, message: 'ok', data}; `success` keeps the /api envelope too.
+      return { ...ok(tokenUsageOf(token), 'ok'), code: true };
+    },
+  );
+  api.get(
+    '/log/token',
+    { schema: doc('token-usage', 'find the logs of the calling token', { querystring: tokenLogQuery, data: tokenLogsSchema }) },
+    async (request) => {
+      const token = await findTokenByKey(ctx, request.headers.authorization);
+      return ok(await findTokenLogs(ctx, token, parseInput(tokenLogQuery, request.query), requestLanguage(request)));
+    },
+  );
 }

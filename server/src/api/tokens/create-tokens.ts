@@ -33,6 +33,11 @@ export async function createTokens(ctx: AppContext, user: AuthUser, input: Creat
       const tokenName = i === 0 ? name : `${name}-${randomKey(tokenBatchSuffixLength)}`;
       ids.push(await insertReturningId(storage, 'tokens', { ...common, name: tokenName, key: randomKey(tokenKeyLength) }));
     }
-    return trx.selectFrom('tokens').select([...tokenColumns]).where('id', 'in', ids).orderBy('id', 'asc').execute();
+    return trx
+      .selectFrom('tokens')
+      .select([...tokenColumns])
+      .where('id', 'in', ids)
+      .orderBy('id', 'asc')
+      .execute();
   });
 }

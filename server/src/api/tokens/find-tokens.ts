@@ -18,8 +18,12 @@ async function pageOf(ctx: AppContext, userId: number, query: TokenPageQuery, ke
   if (keyword !== '') base = base.where(sql<boolean>`${sql.ref('name')} LIKE ${`%${escapeLike(keyword)}%`} ESCAPE '!'`);
   if (key !== '') base = base.where('key', '=', key);
   const [items, count] = await Promise.all([
-    base.select([...tokenColumns]).orderBy('id', 'desc').limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize).execute(),
+    base
+      .select([...tokenColumns])
+      .orderBy('id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { items, page: query.page, page_size: query.pageSize, total: Number(count.total) };

@@ -3,8 +3,12 @@ import { z } from 'zod';
 
 export { createTokenSchema, updateTokenSchema, updateTokenStatusSchema } from '@modelgate/shared';
 
-const pageSize = z.coerce.number({ error: 'page_size 必须是数字' }).int({ error: 'page_size 必须是整数' })
-  .min(1, { error: 'page_size 必须大于 0' }).max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` }).optional();
+const pageSize = z.coerce
+  .number({ error: 'page_size 必须是数字' })
+  .int({ error: 'page_size 必须是整数' })
+  .min(1, { error: 'page_size 必须大于 0' })
+  .max(maxPageSize, { error: `page_size 不能超过 ${maxPageSize}` })
+  .optional();
 
 /** GET /api/token/: pages start at 1 (p=0 is read as 1); `size` and `page_size` both name the page size. */
 export const listTokensQuery = z
@@ -33,7 +37,9 @@ export const searchTokensQuery = z
 export const tokenIdParams = z.object({ id: idParam() });
 
 export const updateTokenQuery = z.object({
-  status_only: z.enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' }).optional()
+  status_only: z
+    .enum(['true', 'false', '1', '0', ''], { error: 'status_only 必须是 true 或 false' })
+    .optional()
     .transform((value) => value === 'true' || value === '1'),
 });
 

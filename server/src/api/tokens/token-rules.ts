@@ -7,9 +7,24 @@ import type { AppContext } from '../../context.js';
 
 /** Token columns returned to their owner (the key is shown as stored; the console adds 'sk-'). */
 export const tokenColumns = [
-  'id', 'user_id', 'key', 'status', 'name', 'created_time', 'accessed_time', 'expired_time', 'remain_quota',
-  'unlimited_quota', 'model_limits_enabled', 'model_limits', 'allow_ips', 'used_quota', 'group', 'max_concurrency',
-  'cross_group_retry', 'response_cache_ttl',
+  'id',
+  'user_id',
+  'key',
+  'status',
+  'name',
+  'created_time',
+  'accessed_time',
+  'expired_time',
+  'remain_quota',
+  'unlimited_quota',
+  'model_limits_enabled',
+  'model_limits',
+  'allow_ips',
+  'used_quota',
+  'group',
+  'max_concurrency',
+  'cross_group_retry',
+  'response_cache_ttl',
 ] as const;
 
 export type TokenView = Pick<TokenRow, (typeof tokenColumns)[number]>;
@@ -30,8 +45,13 @@ export function assertCanEnable(token: Pick<TokenRow, 'expired_time' | 'remain_q
 
 /** The caller's own live token, or 404 (another user's token looks exactly like a missing one). */
 export async function findOwnToken(ctx: AppContext, userId: number, id: number): Promise<TokenView> {
-  const token = await ctx.storage.db.selectFrom('tokens').select([...tokenColumns])
-    .where('id', '=', id).where('user_id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  const token = await ctx.storage.db
+    .selectFrom('tokens')
+    .select([...tokenColumns])
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!token) throw notFound(tokenMessages.notFound);
   return token;
 }
@@ -39,6 +59,10 @@ export async function findOwnToken(ctx: AppContext, userId: number, id: number):
 export const flagOf = (value: boolean | 0 | 1): number => (value === true || value === 1 ? 1 : 0);
 export const modelLimitsOf = (value: string | string[] | null | undefined): string => toNameList(value).join(',');
 export const allowIpsOf = (value: string | null | undefined): string =>
-  (value ?? '').split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join('\n');
+  (value ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join('\n');
 
 export { TokenStatus };

@@ -16,8 +16,7 @@ import {
 
 async function save(ctx: AppContext, token: TokenView, values: Updateable<TokensTable>): Promise<TokenView> {
   if (Object.keys(values).length > 0) {
-    await ctx.storage.db.updateTable('tokens').set(values)
-      .where('id', '=', token.id).where('user_id', '=', token.user_id).execute();
+    await ctx.storage.db.updateTable('tokens').set(values).where('id', '=', token.id).where('user_id', '=', token.user_id).execute();
   }
   await ctx.bus.publish('tokens', String(token.id));
   return { ...token, ...values } as TokenView;

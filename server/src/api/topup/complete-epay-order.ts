@@ -16,8 +16,11 @@ export async function completeEpayOrder(ctx: AppContext, fields: Record<string, 
   const epay = epaySettingsOf(ctx.options);
   if (!epay || !isEpaySignValid(fields, epay.key) || fields.pid !== epay.pid) return 'fail';
   const tradeNo = fields.out_trade_no ?? '';
-  const order = await ctx.storage.db.selectFrom('top_ups').select(['id', 'user_id', 'amount', 'money', 'status', 'trade_no', 'payment_method'])
-    .where('trade_no', '=', tradeNo).executeTakeFirst();
+  const order = await ctx.storage.db
+    .selectFrom('top_ups')
+    .select(['id', 'user_id', 'amount', 'money', 'status', 'trade_no', 'payment_method'])
+    .where('trade_no', '=', tradeNo)
+    .executeTakeFirst();
   if (!order || order.payment_method === 'stripe') return 'fail';
   if (fields.trade_status !== 'TRADE_SUCCESS') return 'success';
   if (fields.money !== undefined && moneyText(Number(fields.money)) !== moneyText(order.money)) return 'fail';

@@ -14,8 +14,12 @@ export const unknownSessionMessage = '未知的 Stripe 支付会话';
 export const mismatchedSessionMessage = 'Stripe 支付会话与订单不符';
 
 async function findCardOrder(ctx: AppContext, session: CheckoutSessionFields) {
-  const order = await ctx.storage.db.selectFrom('top_ups').select(['id', 'user_id', 'amount', 'money', 'trade_no', 'status'])
-    .where('gateway_ref', '=', session.id).where('payment_method', '=', 'stripe').executeTakeFirst();
+  const order = await ctx.storage.db
+    .selectFrom('top_ups')
+    .select(['id', 'user_id', 'amount', 'money', 'trade_no', 'status'])
+    .where('gateway_ref', '=', session.id)
+    .where('payment_method', '=', 'stripe')
+    .executeTakeFirst();
   if (!order) throw notFound(unknownSessionMessage);
   if (session.client_reference_id !== order.trade_no) throw invalidInput(mismatchedSessionMessage);
   return order;
@@ -35,6 +39,10 @@ export async function completeStripeTopUp(ctx: AppContext, session: CheckoutSess
 /** `checkout.session.expired` / `async_payment_failed`: a pending card top-up becomes expired. */
 export async function expireStripeTopUp(ctx: AppContext, session: CheckoutSessionFields): Promise<void> {
   const order = await findCardOrder(ctx, session);
-  await ctx.storage.db.updateTable('top_ups').set({ status: 'expired', complete_time: nowSeconds() })
-    .where('id', '=', order.id).where('status', '=', 'pending').execute();
+  await ctx.storage.db
+    .updateTable('top_ups')
+    .set({ status: 'expired', complete_time: nowSeconds() })
+    .where('id', '=', order.id)
+    .where('status', '=', 'pending')
+    .execute();
 }

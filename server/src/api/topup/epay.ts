@@ -39,7 +39,9 @@ export function epaySign(fields: Record<string, string>, key: string): string {
     .sort()
     .map((name) => `${name}=${fields[name]}`)
     .join('&');
-  return createHash('md5').update(text + key, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(text + key, 'utf8')
+    .digest('hex');
 }
 
 export function isEpaySignValid(fields: Record<string, string>, key: string): boolean {

@@ -22,15 +22,31 @@ export async function findTopUps(ctx: AppContext, query: TopUpPageQuery, userId:
   if (userId !== null) base = base.where('top_ups.user_id', '=', userId);
   if (query.keyword !== '') {
     const keyword = query.keyword;
-    base = base.where((eb) => eb.or([
-      sql<boolean>`${sql.ref('top_ups.trade_no')} LIKE ${`${escapeLike(keyword)}%`} ESCAPE '!'`,
-      eb('users.username', '=', keyword),
-    ]));
+    base = base.where((eb) =>
+      eb.or([
+        sql<boolean>`${sql.ref('top_ups.trade_no')} LIKE ${`${escapeLike(keyword)}%`} ESCAPE '!'`,
+        eb('users.username', '=', keyword),
+      ]),
+    );
   }
   const [rows, count] = await Promise.all([
-    base.select(['top_ups.id', 'top_ups.user_id', 'users.username', 'top_ups.amount', 'top_ups.money', 'top_ups.trade_no',
-      'top_ups.payment_method', 'top_ups.status', 'top_ups.create_time', 'top_ups.complete_time'])
-      .orderBy('top_ups.id', 'desc').limit(query.pageSize).offset((query.page - 1) * query.pageSize).execute(),
+    base
+      .select([
+        'top_ups.id',
+        'top_ups.user_id',
+        'users.username',
+        'top_ups.amount',
+        'top_ups.money',
+        'top_ups.trade_no',
+        'top_ups.payment_method',
+        'top_ups.status',
+        'top_ups.create_time',
+        'top_ups.complete_time',
+      ])
+      .orderBy('top_ups.id', 'desc')
+      .limit(query.pageSize)
+      .offset((query.page - 1) * query.pageSize)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
   ]);
   const items = rows.map((row) => ({

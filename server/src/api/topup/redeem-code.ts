@@ -7,8 +7,12 @@ import { formatQuota } from '../users/format-quota.js';
 
 /** Why a code could not be claimed, read after the conditional UPDATE matched nothing. */
 async function refusalFor(ctx: AppContext, key: string, now: number): Promise<string> {
-  const code = await ctx.storage.db.selectFrom('redemptions').select(['status', 'expired_time'])
-    .where('key', '=', key).where('deleted_at', 'is', null).executeTakeFirst();
+  const code = await ctx.storage.db
+    .selectFrom('redemptions')
+    .select(['status', 'expired_time'])
+    .where('key', '=', key)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!code) return walletMessages.keyInvalid;
   if (code.status === RedemptionStatus.used) return walletMessages.keyUsed;
   if (code.status === RedemptionStatus.disabled) return walletMessages.keyDisabled;
@@ -24,7 +28,8 @@ async function refusalFor(ctx: AppContext, key: string, now: number): Promise<st
 export async function redeemCode(ctx: AppContext, user: AuthUser, key: string): Promise<number> {
   const now = nowSeconds();
   const claimed = await ctx.storage.db.transaction().execute(async (trx) => {
-    const result = await trx.updateTable('redemptions')
+    const result = await trx
+      .updateTable('redemptions')
       .set({ status: RedemptionStatus.used, used_user_id: user.id, redeemed_time: now })
       .where('key', '=', key)
       .where('status', '=', RedemptionStatus.unused)
@@ -32,18 +37,29 @@ export async function redeemCode(ctx: AppContext, user: AuthUser, key: string): 
       .where((eb) => eb.or([eb('expired_time', '=', 0), eb('expired_time', '>', now)]))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return null;
-    const code = await trx.selectFrom('redemptions').select(['id', 'quota'])
-      .where('key', '=', key).where('used_user_id', '=', user.id).where('redeemed_time', '=', now)
+    const code = await trx
+      .selectFrom('redemptions')
+      .select(['id', 'quota'])
+      .where('key', '=', key)
+      .where('used_user_id', '=', user.id)
+      .where('redeemed_time', '=', now)
       .executeTakeFirstOrThrow();
-    await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', code.quota) })).where('id', '=', user.id).execute();
-    await trx.insertInto('logs').values({
-      user_id: user.id,
-      username: user.username,
-      created_at: now,
-      type: LogType.topup,
-      quota: code.quota,
-      content: `通过兑换码充值 ${formatQuota(ctx.options, code.quota)}，兑换码ID ${code.id}`,
-    }).execute();
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ quota: eb('quota', '+', code.quota) }))
+      .where('id', '=', user.id)
+      .execute();
+    await trx
+      .insertInto('logs')
+      .values({
+        user_id: user.id,
+        username: user.username,
+        created_at: now,
+        type: LogType.topup,
+        quota: code.quota,
+        content: `通过兑换码充值 ${formatQuota(ctx.options, code.quota)}，兑换码ID ${code.id}`,
+      })
+      .execute();
     return code;
   });
   if (!claimed) throw invalidInput(await refusalFor(ctx, key, now));

@@ -1,4 +1,12 @@
-import { adminTopUpPageSchema, epayFormSchema, payLinkSchema, redeemedQuotaSchema, topUpPageSchema, topUpQuoteSchema, walletMessages } from '@modelgate/shared';
+import {
+  adminTopUpPageSchema,
+  epayFormSchema,
+  payLinkSchema,
+  redeemedQuotaSchema,
+  topUpPageSchema,
+  topUpQuoteSchema,
+  walletMessages,
+} from '@modelgate/shared';
 import { doc } from '../openapi.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../lib/envelope.js';
@@ -23,19 +31,41 @@ export function registerTopUpRoutes(api: FastifyInstance, { ctx, guards, critica
   const user = { preHandler: guards.user };
   const admin = { preHandler: guards.admin };
 
-  api.post('/user/topup', { ...limited, schema: doc('topup', 'redeem code', { body: redeemCodeSchema, data: redeemedQuotaSchema }) }, async (request) =>
-    ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed));
-  api.post('/user/amount', { ...user, schema: doc('topup', 'price of a top-up amount', { body: topUpAmountSchema, data: topUpQuoteSchema }) }, async (request) =>
-    ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
-  api.post('/user/pay', { ...limited, schema: doc('topup', 'create top up order', { body: topUpPaySchema, data: epayFormSchema }) }, async (request) =>
-    ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'));
+  api.post(
+    '/user/topup',
+    { ...limited, schema: doc('topup', 'redeem code', { body: redeemCodeSchema, data: redeemedQuotaSchema }) },
+    async (request) => ok(await redeemCode(ctx, authOf(request), parseInput(redeemCodeSchema, request.body).key), walletMessages.redeemed),
+  );
+  api.post(
+    '/user/amount',
+    { ...user, schema: doc('topup', 'price of a top-up amount', { body: topUpAmountSchema, data: topUpQuoteSchema }) },
+    async (request) => ok(quoteTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'),
+  );
+  api.post(
+    '/user/pay',
+    { ...limited, schema: doc('topup', 'create top up order', { body: topUpPaySchema, data: epayFormSchema }) },
+    async (request) => ok(await createTopUpOrder(ctx, authOf(request), parseInput(topUpPaySchema, request.body)), 'success'),
+  );
 
-  api.post('/user/stripe/amount', { ...user, schema: doc('topup', 'price of a card top-up', { body: topUpAmountSchema, data: topUpQuoteSchema }) }, async (request) =>
-    ok(quoteStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'));
-  api.post('/user/stripe/pay', { ...limited, schema: doc('topup', 'create card top-up', { body: topUpAmountSchema, data: payLinkSchema }) }, async (request) =>
-    ok(await createStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body), request.log), 'success'));
-  api.get('/user/topup/self', { ...user, schema: doc('topup', 'find own top-ups', { querystring: topUpPageQuery, data: topUpPageSchema }) }, async (request) =>
-    ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), authOf(request).id)));
-  api.get('/user/topup', { ...admin, schema: doc('topup', 'find top-ups', { querystring: topUpPageQuery, data: adminTopUpPageSchema }) }, async (request) =>
-    ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), null)));
+  api.post(
+    '/user/stripe/amount',
+    { ...user, schema: doc('topup', 'price of a card top-up', { body: topUpAmountSchema, data: topUpQuoteSchema }) },
+    async (request) => ok(quoteStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body)), 'success'),
+  );
+  api.post(
+    '/user/stripe/pay',
+    { ...limited, schema: doc('topup', 'create card top-up', { body: topUpAmountSchema, data: payLinkSchema }) },
+    async (request) =>
+      ok(await createStripeTopUp(ctx, authOf(request), parseInput(topUpAmountSchema, request.body), request.log), 'success'),
+  );
+  api.get(
+    '/user/topup/self',
+    { ...user, schema: doc('topup', 'find own top-ups', { querystring: topUpPageQuery, data: topUpPageSchema }) },
+    async (request) => ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), authOf(request).id)),
+  );
+  api.get(
+    '/user/topup',
+    { ...admin, schema: doc('topup', 'find top-ups', { querystring: topUpPageQuery, data: adminTopUpPageSchema }) },
+    async (request) => ok(await findTopUps(ctx, parseInput(topUpPageQuery, request.query), null)),
+  );
 }

@@ -4,7 +4,15 @@ import { randomKey } from '../../lib/crypto.js';
 import { invalidInput } from '../../lib/errors.js';
 import type { AuthUser } from '../auth/guards.js';
 import type { AppContext } from '../../context.js';
-import { requireStripe, stripeClient, stripeFailure, stripeSettingsOf, toMinorUnits, cardPaymentOffMessage, type StripeSettings } from '../payments/stripe.js';
+import {
+  requireStripe,
+  stripeClient,
+  stripeFailure,
+  stripeSettingsOf,
+  toMinorUnits,
+  cardPaymentOffMessage,
+  type StripeSettings,
+} from '../payments/stripe.js';
 import { moneyText } from './top-up-price.js';
 
 /** amount (in $ of quota) × StripeUnitPrice × TopupGroupRatio[group] (a missing group counts 1). */
@@ -28,7 +36,12 @@ export function quoteStripeTopUp(ctx: AppContext, user: AuthUser, input: TopUpAm
  * pays on Stripe's page and comes back to {ServerAddress}/topup; the quota is credited by the
  * signed `checkout.session.completed` webhook, never by the return. Answers the page's URL.
  */
-export async function createStripeTopUp(ctx: AppContext, user: AuthUser, input: TopUpAmountInput, log: { warn(object: object, message: string): void }): Promise<{ pay_link: string }> {
+export async function createStripeTopUp(
+  ctx: AppContext,
+  user: AuthUser,
+  input: TopUpAmountInput,
+  log: { warn(object: object, message: string): void },
+): Promise<{ pay_link: string }> {
   const stripe = requireStripe(ctx.options);
   const money = Number(moneyText(cardPriceOf(ctx, stripe, input.amount, user.group)));
   const unitAmount = toMinorUnits(money, stripe.currency);
@@ -39,10 +52,12 @@ export async function createStripeTopUp(ctx: AppContext, user: AuthUser, input: 
   try {
     session = await stripeClient(ctx.config, stripe.secretKey).checkout.sessions.create({
       mode: 'payment',
-      line_items: [{
-        quantity: 1,
-        price_data: { currency: stripe.currency, unit_amount: unitAmount, product_data: { name: `TUC${input.amount}` } },
-      }],
+      line_items: [
+        {
+          quantity: 1,
+          price_data: { currency: stripe.currency, unit_amount: unitAmount, product_data: { name: `TUC${input.amount}` } },
+        },
+      ],
       client_reference_id: tradeNo,
       metadata: { trade_no: tradeNo, user_id: String(user.id), kind: 'top_up' },
       ...(email?.email ? { customer_email: email.email } : {}),
@@ -54,15 +69,18 @@ export async function createStripeTopUp(ctx: AppContext, user: AuthUser, input: 
     throw stripeFailure(error, log);
   }
   if (!session.url) throw stripeFailure(new Error('checkout session without url'), log);
-  await ctx.storage.db.insertInto('top_ups').values({
-    user_id: user.id,
-    amount: input.amount,
-    money,
-    trade_no: tradeNo,
-    payment_method: 'stripe',
-    create_time: nowSeconds(),
-    status: 'pending',
-    gateway_ref: session.id,
-  }).execute();
+  await ctx.storage.db
+    .insertInto('top_ups')
+    .values({
+      user_id: user.id,
+      amount: input.amount,
+      money,
+      trade_no: tradeNo,
+      payment_method: 'stripe',
+      create_time: nowSeconds(),
+      status: 'pending',
+      gateway_ref: session.id,
+    })
+    .execute();
   return { pay_link: session.url };
 }

@@ -15,7 +15,8 @@ export type CodeKind = 'totp' | 'recovery';
  * shoulder or replayed from a log is refused, even within its 30 seconds.
  */
 async function acceptTotpStep(ctx: AppContext, userId: number, step: number): Promise<boolean> {
-  const result = await ctx.storage.db.updateTable('two_fas')
+  const result = await ctx.storage.db
+    .updateTable('two_fas')
     .set({ last_used_step: step, updated_at: nowSeconds() })
     .where('user_id', '=', userId)
     .where('last_used_step', '<', step)

@@ -9,7 +9,11 @@ export async function findTwoFactorStatus(ctx: AppContext, userId: number, isReq
   const { db } = ctx.storage;
   const [totp, passkeys] = await Promise.all([
     db.selectFrom('two_fas').select('created_at').where('user_id', '=', userId).executeTakeFirst(),
-    db.selectFrom('passkey_credentials').select((eb) => eb.fn.countAll<number>().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('passkey_credentials')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow(),
   ]);
   const passkeyCount = Number(passkeys.count);
   const hasFactor = totp !== undefined || (isPasskeyEnabled && passkeyCount > 0);

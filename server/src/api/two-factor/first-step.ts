@@ -28,7 +28,11 @@ export function clearPendingLoginCookie(request: FastifyRequest, reply: FastifyR
  * an admin who must still enrol (`TwoFactorRequiredForAdmins`) is told so with `require_2fa_setup`.
  */
 export async function completeFirstStep<U extends { id: number; role: number; username: string }>(
-  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, user: U, sessionVersion: number,
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: U,
+  sessionVersion: number,
 ): Promise<{ data: U | { require_2fa: true; totp: boolean; passkey: boolean }; message: string }> {
   const factors = await secondFactorsOf(ctx, user.id);
   // The audit trail records an admin's sign-in (password or third party) from here: one place for both.

@@ -18,7 +18,8 @@ export const pendingExpiredMessage = '会话已过期，请重新登录';
 export async function pendingUserOf(ctx: AppContext, request: FastifyRequest) {
   const claims = readPendingLogin(ctx.config.sessionSecret, request.cookies?.[pendingLoginCookieName]);
   if (!claims) throw invalidInput(pendingExpiredMessage);
-  const row = await ctx.storage.db.selectFrom('users')
+  const row = await ctx.storage.db
+    .selectFrom('users')
     .select([...sessionUserColumns, 'deleted_at', 'session_version'])
     .where('id', '=', claims.userId)
     .executeTakeFirst();

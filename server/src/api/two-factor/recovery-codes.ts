@@ -33,14 +33,16 @@ const hashOf = (userId: number, code: string) => createHash('sha256').update(`${
 export async function storeRecoveryCodes(trx: Transaction<Database>, userId: number, codes: string[]): Promise<void> {
   await trx.deleteFrom('two_fa_backup_codes').where('user_id', '=', userId).execute();
   const now = nowSeconds();
-  await trx.insertInto('two_fa_backup_codes')
+  await trx
+    .insertInto('two_fa_backup_codes')
     .values(codes.map((code) => ({ user_id: userId, code_hash: hashOf(userId, recoveryCodeOf(code) ?? code), created_at: now })))
     .execute();
 }
 
 /** Spends a recovery code: true for exactly one caller, however many race with the same code. */
 export async function spendRecoveryCode(db: Db, userId: number, code: string): Promise<boolean> {
-  const result = await db.updateTable('two_fa_backup_codes')
+  const result = await db
+    .updateTable('two_fa_backup_codes')
     .set({ is_used: 1, used_at: nowSeconds() })
     .where('user_id', '=', userId)
     .where('code_hash', '=', hashOf(userId, code))
@@ -50,7 +52,8 @@ export async function spendRecoveryCode(db: Db, userId: number, code: string): P
 }
 
 export async function countUnusedRecoveryCodes(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('two_fa_backup_codes')
+  const row = await db
+    .selectFrom('two_fa_backup_codes')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('user_id', '=', userId)
     .where('is_used', '=', 0)

@@ -9,8 +9,7 @@ const toleranceSeconds = 30;
 
 export const newTotpSecret = (): string => generateSecret({ length: 20 });
 
-export const totpUri = (issuer: string, account: string, secret: string): string =>
-  generateURI({ issuer, label: account, secret });
+export const totpUri = (issuer: string, account: string, secret: string): string => generateURI({ issuer, label: account, secret });
 
 /** Six digits, spaces ignored (apps show `123 456`); anything else is not a TOTP code. */
 export function totpCodeOf(input: string): string | null {

@@ -10,7 +10,11 @@ export const rootCannotBeDeletedMessage = '不能删除超级管理员账户';
 /** Soft-deletes (cancels) the caller's own account; the super admin cannot leave. */
 export async function deleteSelf(ctx: AppContext, me: AuthUser): Promise<void> {
   if (isRootRole(me.role)) throw forbidden(rootCannotBeDeletedMessage);
-  await ctx.storage.db.updateTable('users').set((eb) => ({ deleted_at: nowSeconds(), session_version: nextSessionVersion(eb) }))
-    .where('id', '=', me.id).where('deleted_at', 'is', null).execute();
+  await ctx.storage.db
+    .updateTable('users')
+    .set((eb) => ({ deleted_at: nowSeconds(), session_version: nextSessionVersion(eb) }))
+    .where('id', '=', me.id)
+    .where('deleted_at', 'is', null)
+    .execute();
   await ctx.bus.publish('users', String(me.id));
 }

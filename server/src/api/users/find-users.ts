@@ -23,7 +23,11 @@ async function findPage(ctx: AppContext, page: UserPageQuery, filter?: UserFilte
     count = count.where(filter);
   }
   const [rows, totalRow] = await Promise.all([
-    items.orderBy('id', 'desc').limit(page.page_size).offset((page.p - 1) * page.page_size).execute(),
+    items
+      .orderBy('id', 'desc')
+      .limit(page.page_size)
+      .offset((page.p - 1) * page.page_size)
+      .execute(),
     count.executeTakeFirstOrThrow(),
   ]);
   return { items: rows.map(toAdminView), page: page.p, page_size: page.page_size, total: Number(totalRow.total) };

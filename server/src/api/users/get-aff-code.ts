@@ -12,8 +12,12 @@ export async function getAffCode(ctx: AppContext, userId: number): Promise<strin
     const existing = await db.selectFrom('users').select('aff_code').where('id', '=', userId).executeTakeFirstOrThrow();
     if (existing.aff_code) return existing.aff_code;
     try {
-      await db.updateTable('users').set({ aff_code: randomKey(length) })
-        .where('id', '=', userId).where((eb) => eb.or([eb('aff_code', 'is', null), eb('aff_code', '=', '')])).execute();
+      await db
+        .updateTable('users')
+        .set({ aff_code: randomKey(length) })
+        .where('id', '=', userId)
+        .where((eb) => eb.or([eb('aff_code', 'is', null), eb('aff_code', '=', '')]))
+        .execute();
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }

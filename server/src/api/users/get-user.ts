@@ -15,7 +15,11 @@ export async function getUser(ctx: AppContext, me: AuthUser, id: number) {
   if (user.id !== me.id && user.role >= me.role) throw forbidden(viewHigherRoleMessage);
   const [totp, passkeys] = await Promise.all([
     db.selectFrom('two_fas').select('id').where('user_id', '=', id).executeTakeFirst(),
-    db.selectFrom('passkey_credentials').select((eb) => eb.fn.countAll<number>().as('count')).where('user_id', '=', id).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('passkey_credentials')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('user_id', '=', id)
+      .executeTakeFirstOrThrow(),
   ]);
   const factors = { two_fa_enabled: totp !== undefined, passkey_count: Number(passkeys.count) };
   return { ...(user.id === me.id ? user : toAdminView(user)), ...factors };

@@ -4,8 +4,10 @@ import type { Database } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { logSignUpRewards } from './reward-logs.js';
 
-export type NewUserRow = Pick<Insertable<Database['users']>, 'username' | 'password' | 'display_name' | 'email'
-  | 'github_id' | 'oidc_id' | 'wechat_id' | 'telegram_id' | 'linux_do_id'>;
+export type NewUserRow = Pick<
+  Insertable<Database['users']>,
+  'username' | 'password' | 'display_name' | 'email' | 'github_id' | 'oidc_id' | 'wechat_id' | 'telegram_id' | 'linux_do_id'
+>;
 
 /**
  * Inserts a regular user with QuotaForNewUser. With a valid invite code the inviter earns
@@ -15,10 +17,15 @@ export type NewUserRow = Pick<Insertable<Database['users']>, 'username' | 'passw
  */
 export async function insertInvitedUser(ctx: AppContext, row: NewUserRow, affCode: string): Promise<number> {
   const { options, storage } = ctx;
-  const inviter = affCode === ''
-    ? undefined
-    : await storage.db.selectFrom('users').select(['id', 'username'])
-      .where('aff_code', '=', affCode).where('deleted_at', 'is', null).executeTakeFirst();
+  const inviter =
+    affCode === ''
+      ? undefined
+      : await storage.db
+          .selectFrom('users')
+          .select(['id', 'username'])
+          .where('aff_code', '=', affCode)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
   const inviterReward = inviter ? options.number('QuotaForInviter') : 0;
   const inviteeReward = inviter ? options.number('QuotaForInvitee') : 0;
   const newUserReward = options.number('QuotaForNewUser');
@@ -31,7 +38,8 @@ export async function insertInvitedUser(ctx: AppContext, row: NewUserRow, affCod
       created_time: now,
     });
     if (inviter) {
-      await trx.updateTable('users')
+      await trx
+        .updateTable('users')
         .set((eb) => ({
           aff_count: eb('aff_count', '+', 1),
           aff_quota: eb('aff_quota', '+', inviterReward),
@@ -40,10 +48,20 @@ export async function insertInvitedUser(ctx: AppContext, row: NewUserRow, affCod
         .where('id', '=', inviter.id)
         .execute();
     }
-    await logSignUpRewards(trx, options, {
-      newUser: { userId: newId, username: row.username, quota: newUserReward },
-      ...(inviter ? { invitee: { userId: newId, username: row.username, quota: inviteeReward }, inviter: { userId: inviter.id, username: inviter.username, quota: inviterReward } } : {}),
-    }, now);
+    await logSignUpRewards(
+      trx,
+      options,
+      {
+        newUser: { userId: newId, username: row.username, quota: newUserReward },
+        ...(inviter
+          ? {
+              invitee: { userId: newId, username: row.username, quota: inviteeReward },
+              inviter: { userId: inviter.id, username: inviter.username, quota: inviterReward },
+            }
+          : {}),
+      },
+      now,
+    );
     return newId;
   });
   if (inviter) await ctx.bus.publish('users', String(inviter.id));

@@ -15,13 +15,14 @@ export const wrongCredentialsMessage = '用户名或密码错误，或用户已�
 export async function loginUser(ctx: AppContext, input: LoginInput) {
   if (!ctx.options.bool('PasswordLoginEnabled')) throw forbidden('管理员关闭了密码登录');
   const { db } = ctx.storage;
-  const findBy = (column: 'username' | 'email') => db
-    .selectFrom('users')
-    .select([...sessionUserColumns, 'password', 'session_version'])
-    .where(column, '=', input.username)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .executeTakeFirst();
+  const findBy = (column: 'username' | 'email') =>
+    db
+      .selectFrom('users')
+      .select([...sessionUserColumns, 'password', 'session_version'])
+      .where(column, '=', input.username)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .executeTakeFirst();
   // An exact username wins over an email address that happens to be spelled the same.
   const row = (await findBy('username')) ?? (input.username.includes('@') ? await findBy('email') : undefined);
   if (!(await isPasswordCorrect(input.password, row?.password)) || !row) throw invalidInput(wrongCredentialsMessage);

@@ -55,7 +55,8 @@ export async function manageUser(ctx: AppContext, me: AuthUser, id: number, acti
   const change = changeFor(me, target, action);
   // Disable and delete end the user's sessions (a later enable does not bring old cookies back).
   const endsSessions = action === 'disable' || action === 'delete';
-  const result = await ctx.storage.db.updateTable('users')
+  const result = await ctx.storage.db
+    .updateTable('users')
     .set((eb) => (endsSessions ? { ...change, session_version: nextSessionVersion(eb) } : change))
     .where('id', '=', target.id)
     .where('role', '=', target.role)

@@ -22,7 +22,8 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
     if (input.verification_code === '') throw invalidInput('请输入邮箱验证码！');
     email = normalizeEmail(input.email);
     assertEmailAllowed(options, email);
-    if (!(await new OneTimeCodes(ctx.cache).consume('verify', email, input.verification_code.trim()))) throw invalidInput(wrongVerificationCodeMessage);
+    if (!(await new OneTimeCodes(ctx.cache).consume('verify', email, input.verification_code.trim())))
+      throw invalidInput(wrongVerificationCodeMessage);
   }
   if (email !== '' && (await storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())) {
     throw new AppError('conflict', emailMessages.taken);
@@ -32,12 +33,16 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
   const password = await hashPassword(input.password);
   let id: number;
   try {
-    id = await insertInvitedUser(ctx, {
-      username: input.username,
-      password,
-      display_name: input.username,
-      email,
-    }, input.aff_code);
+    id = await insertInvitedUser(
+      ctx,
+      {
+        username: input.username,
+        password,
+        display_name: input.username,
+        email,
+      },
+      input.aff_code,
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('conflict', usernameTakenMessage);
     throw error;

@@ -31,7 +31,12 @@ const rewardTexts = {
  * transaction: the new user's QuotaForNewUser, and with an invite code QuotaForInvitee (to the new
  * user) and QuotaForInviter (to the inviter). A reward of 0 writes nothing.
  */
-export async function logSignUpRewards(trx: Transaction<Database>, options: OptionStore, rewards: SignUpRewards, now: number): Promise<void> {
+export async function logSignUpRewards(
+  trx: Transaction<Database>,
+  options: OptionStore,
+  rewards: SignUpRewards,
+  now: number,
+): Promise<void> {
   const rows = (Object.keys(rewardTexts) as (keyof typeof rewardTexts)[])
     .map((kind) => ({ kind, reward: rewards[kind] }))
     .filter((entry): entry is { kind: keyof typeof rewardTexts; reward: Reward } => entry.reward !== undefined && entry.reward.quota > 0)

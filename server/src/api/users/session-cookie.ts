@@ -6,7 +6,11 @@ import { sessionCookieName, sessionMaxAgeSeconds, signSession } from '../../lib/
  * for the user's current users.session_version, which the caller read with the user row.
  */
 export function setSessionCookie(
-  request: FastifyRequest, reply: FastifyReply, secret: string, userId: number, sessionVersion: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secret: string,
+  userId: number,
+  sessionVersion: number,
 ): void {
   reply.setCookie(sessionCookieName, signSession(secret, userId, sessionVersion), {
     httpOnly: true,
@@ -26,6 +30,12 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
  * made it, when it came with a session cookie, stays signed in under the new version. A caller that
  * used an access token gets no cookie.
  */
-export function renewSessionCookie(request: FastifyRequest, reply: FastifyReply, secret: string, userId: number, sessionVersion: number): void {
+export function renewSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secret: string,
+  userId: number,
+  sessionVersion: number,
+): void {
   if (request.cookies?.[sessionCookieName]) setSessionCookie(request, reply, secret, userId, sessionVersion);
 }

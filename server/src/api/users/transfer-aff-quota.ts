@@ -8,7 +8,8 @@ export const affQuotaInsufficientMessage = '邀请额度不足！';
 export async function transferAffQuota(ctx: AppContext, userId: number, quota: number): Promise<void> {
   const minimum = ctx.options.number('QuotaPerUnit');
   if (quota < minimum) throw invalidInput(`划转金额最低为${formatQuota(ctx.options, minimum)}`);
-  const result = await ctx.storage.db.updateTable('users')
+  const result = await ctx.storage.db
+    .updateTable('users')
     .set((eb) => ({ aff_quota: eb('aff_quota', '-', quota), quota: eb('quota', '+', quota) }))
     .where('id', '=', userId)
     .where('aff_quota', '>=', quota)

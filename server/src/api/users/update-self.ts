@@ -30,7 +30,8 @@ export async function updateSelf(ctx: AppContext, userId: number, input: UpdateS
   if (Object.keys(changes).length === 0) return null;
   const endsSessions = changes.password !== undefined;
   try {
-    await db.updateTable('users')
+    await db
+      .updateTable('users')
       .set((eb) => (endsSessions ? { ...changes, session_version: nextSessionVersion(eb) } : changes))
       .where('id', '=', userId)
       .execute();

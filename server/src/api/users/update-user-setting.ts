@@ -31,6 +31,10 @@ export async function updateUserSetting(ctx: AppContext, user: AuthUser, input: 
   const { db } = ctx.storage;
   const row = await db.selectFrom('users').select('setting').where('id', '=', userId).executeTakeFirstOrThrow();
   const setting = { ...parseUserSetting(row.setting), ...input };
-  await db.updateTable('users').set({ setting: JSON.stringify(setting) }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ setting: JSON.stringify(setting) })
+    .where('id', '=', userId)
+    .execute();
   await ctx.bus.publish('users', String(userId));
 }

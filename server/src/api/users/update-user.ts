@@ -36,7 +36,8 @@ export async function updateUser(ctx: AppContext, me: AuthUser, input: UpdateUse
   try {
     await ctx.storage.db.transaction().execute(async (trx) => {
       if (Object.keys(changes).length > 0 || quotaDelta !== 0) {
-        await trx.updateTable('users')
+        await trx
+          .updateTable('users')
           .set((eb) => ({
             ...changes,
             ...(quotaDelta === 0 ? {} : { quota: eb('quota', '+', quotaDelta) }),
@@ -48,13 +49,16 @@ export async function updateUser(ctx: AppContext, me: AuthUser, input: UpdateUse
       if (quotaDelta !== 0) {
         const from = formatQuota(ctx.options, target.quota);
         const to = formatQuota(ctx.options, target.quota + quotaDelta);
-        await trx.insertInto('logs').values({
-          user_id: target.id,
-          username: changes.username ?? target.username,
-          created_at: nowSeconds(),
-          type: LogType.manage,
-          content: `管理员将用户额度从 ${from} 修改为 ${to}`,
-        }).execute();
+        await trx
+          .insertInto('logs')
+          .values({
+            user_id: target.id,
+            username: changes.username ?? target.username,
+            created_at: nowSeconds(),
+            type: LogType.manage,
+            content: `管理员将用户额度从 ${from} 修改为 ${to}`,
+          })
+          .execute();
       }
     });
   } catch (error) {

@@ -3,9 +3,29 @@ import { notFound } from '../../lib/errors.js';
 
 /** Every user column an admin may see: never password nor access_token. */
 export const adminUserColumns = [
-  'id', 'username', 'display_name', 'role', 'status', 'email', 'github_id', 'oidc_id', 'wechat_id',
-  'telegram_id', 'linux_do_id', 'quota', 'used_quota', 'request_count', 'group', 'aff_code',
-  'aff_count', 'aff_quota', 'aff_history_quota', 'inviter_id', 'setting', 'remark', 'created_time',
+  'id',
+  'username',
+  'display_name',
+  'role',
+  'status',
+  'email',
+  'github_id',
+  'oidc_id',
+  'wechat_id',
+  'telegram_id',
+  'linux_do_id',
+  'quota',
+  'used_quota',
+  'request_count',
+  'group',
+  'aff_code',
+  'aff_count',
+  'aff_quota',
+  'aff_history_quota',
+  'inviter_id',
+  'setting',
+  'remark',
+  'created_time',
   'deleted_at',
 ] as const;
 

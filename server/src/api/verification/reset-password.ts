@@ -27,7 +27,13 @@ const findUserByEmail = (ctx: AppContext, email: string) =>
  * enumeration): the mail server is still contacted (signed in to, nothing sent), so a server that is
  * down fails both alike. The mail is in the language of the person who asked for it.
  */
-export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown, language: Language): Promise<void> {
+export async function requestPasswordReset(
+  ctx: AppContext,
+  codes: OneTimeCodes,
+  log: FastifyBaseLogger,
+  rawEmail: unknown,
+  language: Language,
+): Promise<void> {
   const base = requireServerAddress(ctx.options, resetMessages.noServerAddress);
   const email = normalizeEmail(rawEmail);
   await codes.claimSendSlot('reset', email);
@@ -43,7 +49,10 @@ export async function requestPasswordReset(ctx: AppContext, codes: OneTimeCodes,
   await sendMail(ctx, log, {
     to: email,
     subject: translate(`${ctx.options.get('SystemName') || 'ModelGate'}密码重置`, language),
-    html: translate(`<p>您好，你正在进行${system}密码重置。</p><p>点击 <a href="${escapeHtml(link)}">此处</a> 进行密码重置。</p><p>如果链接无法点击，请尝试点击下面的链接或将其复制到浏览器中打开：<br>${escapeHtml(link)}</p><p>重置链接 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`, language),
+    html: translate(
+      `<p>您好，你正在进行${system}密码重置。</p><p>点击 <a href="${escapeHtml(link)}">此处</a> 进行密码重置。</p><p>如果链接无法点击，请尝试点击下面的链接或将其复制到浏览器中打开：<br>${escapeHtml(link)}</p><p>重置链接 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`,
+      language,
+    ),
   });
 }
 
@@ -58,7 +67,8 @@ export async function confirmPasswordReset(ctx: AppContext, codes: OneTimeCodes,
   if (!user) throw invalidInput(resetMessages.invalidLink);
   const password = randomKey(12);
   const hashed = await hashPassword(password);
-  await ctx.storage.db.updateTable('users')
+  await ctx.storage.db
+    .updateTable('users')
     .set((eb) => ({ password: hashed, session_version: nextSessionVersion(eb) }))
     .where('id', '=', user.id)
     .execute();

@@ -16,21 +16,40 @@ import { sendVerificationCode } from './send-verification-code.js';
 export function registerVerificationRoutes(api: FastifyInstance, { ctx, guards, critical, turnstile }: RouteDeps): void {
   const codes = new OneTimeCodes(ctx.cache);
   const guarded = { preHandler: [critical, turnstile] };
-  api.get('/verification', { ...guarded, schema: doc('verification', 'send verification code', { querystring: emailQuerySchema, data: noData }) }, async (request) => {
-    await sendVerificationCode(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
-    return ok(null, '验证码发送成功，请检查你的邮箱！');
-  });
-  api.get('/reset_password', { ...guarded, schema: doc('verification', 'request password reset', { querystring: emailQuerySchema, data: noData }) }, async (request) => {
-    await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
-    return ok(null, resetMessages.sent);
-  });
-  api.post('/user/reset', { preHandler: critical, schema: doc('verification', 'confirm password reset', { body: passwordResetSchema, data: resetPasswordAnswerSchema }) }, async (request) => {
-    const { email, token } = parseInput(passwordResetSchema, request.body);
-    return ok(await confirmPasswordReset(ctx, codes, email, token), resetMessages.done);
-  });
-  api.get('/oauth/email/bind', { preHandler: guards.user, schema: doc('verification', 'bind email', { querystring: emailBindQuerySchema, data: noData }) }, async (request) => {
-    const { email, code } = parseInput(emailBindQuerySchema, request.query);
-    await bindEmail(ctx, codes, authOf(request).id, email, code);
-    return ok(null, emailBoundMessage);
-  });
+  api.get(
+    '/verification',
+    { ...guarded, schema: doc('verification', 'send verification code', { querystring: emailQuerySchema, data: noData }) },
+    async (request) => {
+      await sendVerificationCode(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
+      return ok(null, '验证码发送成功，请检查你的邮箱！');
+    },
+  );
+  api.get(
+    '/reset_password',
+    { ...guarded, schema: doc('verification', 'request password reset', { querystring: emailQuerySchema, data: noData }) },
+    async (request) => {
+      await requestPasswordReset(ctx, codes, request.log, parseInput(emailQuerySchema, request.query).email, requestLanguage(request));
+      return ok(null, resetMessages.sent);
+    },
+  );
+  api.post(
+    '/user/reset',
+    {
+      preHandler: critical,
+      schema: doc('verification', 'confirm password reset', { body: passwordResetSchema, data: resetPasswordAnswerSchema }),
+    },
+    async (request) => {
+      const { email, token } = parseInput(passwordResetSchema, request.body);
+      return ok(await confirmPasswordReset(ctx, codes, email, token), resetMessages.done);
+    },
+  );
+  api.get(
+    '/oauth/email/bind',
+    { preHandler: guards.user, schema: doc('verification', 'bind email', { querystring: emailBindQuerySchema, data: noData }) },
+    async (request) => {
+      const { email, code } = parseInput(emailBindQuerySchema, request.query);
+      await bindEmail(ctx, codes, authOf(request).id, email, code);
+      return ok(null, emailBoundMessage);
+    },
+  );
 }

@@ -11,7 +11,13 @@ import type { AppContext } from '../../context.js';
  * must pass the domain and alias restrictions and not belong to anyone yet; one mail per address per
  * 30 seconds. The mail is in the language of the person who asked for it.
  */
-export async function sendVerificationCode(ctx: AppContext, codes: OneTimeCodes, log: FastifyBaseLogger, rawEmail: unknown, language: Language): Promise<void> {
+export async function sendVerificationCode(
+  ctx: AppContext,
+  codes: OneTimeCodes,
+  log: FastifyBaseLogger,
+  rawEmail: unknown,
+  language: Language,
+): Promise<void> {
   const email = normalizeEmail(rawEmail);
   assertEmailAllowed(ctx.options, email);
   const taken = await ctx.storage.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
@@ -22,6 +28,9 @@ export async function sendVerificationCode(ctx: AppContext, codes: OneTimeCodes,
   await sendMail(ctx, log, {
     to: email,
     subject: translate(`${ctx.options.get('SystemName') || 'ModelGate'}邮箱验证邮件`, language),
-    html: translate(`<p>您好，你正在进行${system}邮箱验证。</p><p>您的验证码为: <strong>${code}</strong></p><p>验证码 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`, language),
+    html: translate(
+      `<p>您好，你正在进行${system}邮箱验证。</p><p>您的验证码为: <strong>${code}</strong></p><p>验证码 ${codeLifetimeSeconds / 60} 分钟内有效，如果不是本人操作，请忽略。</p>`,
+      language,
+    ),
   });
 }

@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 export function sessionVersionMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('users')
+      await db.schema
+        .alterTable('users')
         .addColumn('session_version', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
     },

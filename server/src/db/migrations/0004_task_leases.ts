@@ -10,10 +10,22 @@ import { createIndex } from './helpers.js';
 export function taskLeasesMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('tasks').addColumn('token_id', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('tasks').addColumn('upstream_id', 'varchar(191)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('tasks').addColumn('lease_owner', 'varchar(64)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('tasks').addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('token_id', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('upstream_id', 'varchar(191)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('lease_owner', 'varchar(64)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await createIndex(db, 'idx_tasks_status_lease', 'tasks', ['status', 'lease_until']);
     },
   };

@@ -11,12 +11,30 @@ import { createIndex } from './helpers.js';
 export function midjourneyTasksMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('midjourneys').addColumn('token_id', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('midjourneys').addColumn('upstream_id', 'varchar(191)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('midjourneys').addColumn('lease_owner', 'varchar(64)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('midjourneys').addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('midjourneys').addColumn('video_url', 'varchar(2048)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('midjourneys').addColumn('notify_hook', 'varchar(2048)', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('token_id', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('upstream_id', 'varchar(191)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('lease_owner', 'varchar(64)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('video_url', 'varchar(2048)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('notify_hook', 'varchar(2048)', (c) => c.notNull().defaultTo(''))
+        .execute();
       await sql`UPDATE midjourneys SET upstream_id = mj_id WHERE upstream_id = ''`.execute(db);
       await sql`UPDATE tasks SET upstream_id = task_id WHERE upstream_id = ''`.execute(db);
       await createIndex(db, 'idx_midjourneys_status_lease', 'midjourneys', ['status', 'lease_until']);

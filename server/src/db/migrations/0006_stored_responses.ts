@@ -12,14 +12,19 @@ export function storedResponsesMigration(kind: DatabaseKind) {
   const kit = columnKit(kind);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await kit.finish(db.schema.createTable('stored_responses')
-        .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
-        .addColumn('user_id', 'integer', (c) => kit.int(c))
-        .addColumn('status', 'smallint', (c) => kit.int(c))
-        // MySQL's TEXT holds 64 KiB: a conversation needs more.
-        .addColumn('items', kind === 'mysql' ? sql`longtext` : 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => kit.int(c))
-        .addColumn('expires_at', 'bigint', (c) => kit.int(c))).execute();
+      await kit
+        .finish(
+          db.schema
+            .createTable('stored_responses')
+            .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+            .addColumn('user_id', 'integer', (c) => kit.int(c))
+            .addColumn('status', 'smallint', (c) => kit.int(c))
+            // MySQL's TEXT holds 64 KiB: a conversation needs more.
+            .addColumn('items', kind === 'mysql' ? sql`longtext` : 'text', (c) => c.notNull())
+            .addColumn('created_at', 'bigint', (c) => kit.int(c))
+            .addColumn('expires_at', 'bigint', (c) => kit.int(c)),
+        )
+        .execute();
       await createIndex(db, 'idx_stored_responses_user', 'stored_responses', ['user_id', 'created_at']);
       await createIndex(db, 'idx_stored_responses_expiry', 'stored_responses', ['expires_at']);
     },

@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 export function tokenConcurrencyMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('tokens').addColumn('max_concurrency', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('max_concurrency', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 export function tokenCrossGroupRetryMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('tokens').addColumn('cross_group_retry', 'smallint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('cross_group_retry', 'smallint', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -13,8 +13,14 @@ export function taskSubscriptionPartsMigration(kind: DatabaseKind) {
   const { text } = columnKit(kind);
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('tasks').addColumn('subscription_parts', 'text', (c) => text(c)).execute();
-      await db.schema.alterTable('midjourneys').addColumn('subscription_parts', 'text', (c) => text(c)).execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('subscription_parts', 'text', (c) => text(c))
+        .execute();
+      await db.schema
+        .alterTable('midjourneys')
+        .addColumn('subscription_parts', 'text', (c) => text(c))
+        .execute();
     },
   };
 }

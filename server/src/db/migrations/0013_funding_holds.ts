@@ -14,15 +14,26 @@ export function fundingHoldsMigration(kind: DatabaseKind) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       const s = db.schema;
-      await k.finish(k.id(s.createTable('funding_holds').ifNotExists())
-        .addColumn('instance', 'varchar(32)', (c) => k.text(c))
-        .addColumn('user_id', 'integer', (c) => k.int(c))
-        .addColumn('parts', 'text', (c) => k.text(c))
-        .addColumn('created_at', 'bigint', (c) => k.int(c))).execute();
+      await k
+        .finish(
+          k
+            .id(s.createTable('funding_holds').ifNotExists())
+            .addColumn('instance', 'varchar(32)', (c) => k.text(c))
+            .addColumn('user_id', 'integer', (c) => k.int(c))
+            .addColumn('parts', 'text', (c) => k.text(c))
+            .addColumn('created_at', 'bigint', (c) => k.int(c)),
+        )
+        .execute();
       await createIndex(db, 'idx_funding_holds_instance', 'funding_holds', ['instance']);
-      await k.finish(s.createTable('relay_instances').ifNotExists()
-        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
-        .addColumn('seen_at', 'bigint', (c) => k.int(c))).execute();
+      await k
+        .finish(
+          s
+            .createTable('relay_instances')
+            .ifNotExists()
+            .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+            .addColumn('seen_at', 'bigint', (c) => k.int(c)),
+        )
+        .execute();
     },
   };
 }

@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
 export function tokenResponseCacheMigration() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('tokens').addColumn('response_cache_ttl', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('response_cache_ttl', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -6,8 +6,7 @@ import type { DatabaseKind } from '../../config.js';
  * MySQL rejects a plain literal default on TEXT, so text defaults use the expression form there.
  */
 export function columnKit(kind: DatabaseKind) {
-  const textDefault = (value: string) =>
-    kind === 'mysql' ? sql`(${sql.lit(value)})` : sql.lit(value);
+  const textDefault = (value: string) => (kind === 'mysql' ? sql`(${sql.lit(value)})` : sql.lit(value));
   return {
     id<T extends string>(table: CreateTableBuilder<T>) {
       return kind === 'postgres'
@@ -20,21 +19,13 @@ export function columnKit(kind: DatabaseKind) {
     double: 'double precision' as const,
     /** Table options: utf8mb4 on MySQL so names and logs keep any character. */
     finish<T extends string>(table: CreateTableBuilder<T>) {
-      return kind === 'mysql'
-        ? table.modifyEnd(sql`DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`)
-        : table;
+      return kind === 'mysql' ? table.modifyEnd(sql`DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`) : table;
     },
   };
 }
 
 /** CREATE INDEX that tolerates an index left by an interrupted run (MySQL DDL is not transactional). */
-export async function createIndex(
-  db: Kysely<unknown>,
-  name: string,
-  table: string,
-  columns: string[],
-  unique = false,
-): Promise<void> {
+export async function createIndex(db: Kysely<unknown>, name: string, table: string, columns: string[], unique = false): Promise<void> {
   let builder = db.schema.createIndex(name).on(table).columns(columns);
   if (unique) builder = builder.unique();
   try {

@@ -7,7 +7,9 @@ import type { TableMapper, TargetRow } from '../table-import.js';
 import { float, int, text, inexactInteger } from '../values.js';
 import { mapOneApiType } from './one-api-types.js';
 
-type OneApiConfig = Partial<Record<'region' | 'sk' | 'ak' | 'user_id' | 'api_version' | 'library_id' | 'plugin' | 'vertex_ai_project_id' | 'vertex_ai_adc', string>>;
+type OneApiConfig = Partial<
+  Record<'region' | 'sk' | 'ak' | 'user_id' | 'api_version' | 'library_id' | 'plugin' | 'vertex_ai_project_id' | 'vertex_ai_adc', string>
+>;
 
 /** A JSON object column (one-api's config, new-api's channel_info), {} when absent or broken. */
 function parseConfig(value: unknown): OneApiConfig {
@@ -76,7 +78,10 @@ function statusAndInfoOf(row: SourceRow, type: number): { status: number; other_
   if (isChannelTypeSupported(type) || status !== ChannelStatus.enabled) return { status, other_info: otherInfo };
   const info = parseConfig(otherInfo) as Record<string, unknown>;
   const reason = `${unsupportedTypeMessage(type)}（导入时已禁用）`;
-  return { status: ChannelStatus.manuallyDisabled, other_info: JSON.stringify({ ...info, status_reason: reason, status_time: Math.floor(Date.now() / 1000) }) };
+  return {
+    status: ChannelStatus.manuallyDisabled,
+    other_info: JSON.stringify({ ...info, status_reason: reason, status_time: Math.floor(Date.now() / 1000) }),
+  };
 }
 
 /**
@@ -102,7 +107,9 @@ export const channelsMapper: TableMapper<'channels'> = {
     }
     const type = targetTypeOf(row, ctx);
     if (typeof type === 'number' && !isChannelTypeSupported(type) && int(row.status, 1) === ChannelStatus.enabled) {
-      notes.push(`an enabled channel of type ${type}, which ModelGate cannot serve yet: imported disabled (status 2) with the reason in other_info`);
+      notes.push(
+        `an enabled channel of type ${type}, which ModelGate cannot serve yet: imported disabled (status 2) with the reason in other_info`,
+      );
     }
     return notes;
   },

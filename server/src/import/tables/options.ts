@@ -41,7 +41,11 @@ export async function importOptions(ctx: ImportContext): Promise<{ report: Table
   if (kept.length > 0) report.notes.push(`set in ModelGate to another value, which is kept: ${kept.sort().join(', ')}`);
   if (ctx.pass === 'write' && toWrite.length > 0) {
     await ctx.target.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < toWrite.length; i += 100) await trx.insertInto('options').values(toWrite.slice(i, i + 100)).execute();
+      for (let i = 0; i < toWrite.length; i += 100)
+        await trx
+          .insertInto('options')
+          .values(toWrite.slice(i, i + 100))
+          .execute();
     });
   }
   report.imported = toWrite.length;

@@ -21,7 +21,9 @@ export const tokensMapper: TableMapper<'tokens'> = {
   rowNotes(row) {
     // Clients send `sk-<key>[-<channel id>]`: a stored key with a "-" could not be sent to the old
     // gateway either. It is kept as it is, and named here.
-    return text(row.key).includes('-') ? ['its key contains "-", so no client can send it (the part after "-" is read as a channel id)'] : [];
+    return text(row.key).includes('-')
+      ? ['its key contains "-", so no client can send it (the part after "-" is read as a channel id)']
+      : [];
   },
   map(row, ctx) {
     const id = int(row.id);

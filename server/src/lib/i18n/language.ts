@@ -22,7 +22,8 @@ export function languageOf(acceptLanguage: string | string[] | undefined): Langu
     let q = 1;
     for (const param of params) {
       const [name, value] = param.split('=');
-      if (name?.trim().toLowerCase() === 'q') q = value !== undefined && /^\s*(0(\.\d{0,3})?|1(\.0{0,3})?)\s*$/.test(value) ? Number(value) : 0;
+      if (name?.trim().toLowerCase() === 'q')
+        q = value !== undefined && /^\s*(0(\.\d{0,3})?|1(\.0{0,3})?)\s*$/.test(value) ? Number(value) : 0;
     }
     if (q > bestQ) {
       bestQ = q;

@@ -79,7 +79,11 @@ const fieldPrefixed = /^([\w.[\]-]{1,100})(: | )([^]+)$/;
  * field or option name. Each part is translated on its own.
  */
 function compoundToEnglish(text: string, depth: number): string {
-  if (text.includes('; ')) return text.split('; ').map((part) => (chineseText.test(part) ? toEnglish(part, depth + 1) : part)).join('; ');
+  if (text.includes('; '))
+    return text
+      .split('; ')
+      .map((part) => (chineseText.test(part) ? toEnglish(part, depth + 1) : part))
+      .join('; ');
   const prefixed = fieldPrefixed.exec(text);
   if (prefixed) return prefixed[1]! + prefixed[2]! + toEnglish(prefixed[3]!, depth + 1);
   return text;

@@ -61,7 +61,14 @@ export function findModelPricing(options: OptionStore, model: string): ModelPric
   const cache = options.json('CacheRatio');
   const creation = options.json('CacheCreationRatio');
   let memo = pricingMemo.get(options);
-  if (!memo || memo.prices !== prices || memo.ratios !== ratios || memo.completion !== completion || memo.cache !== cache || memo.creation !== creation) {
+  if (
+    !memo ||
+    memo.prices !== prices ||
+    memo.ratios !== ratios ||
+    memo.completion !== completion ||
+    memo.cache !== cache ||
+    memo.creation !== creation
+  ) {
     memo = { prices, ratios, completion, cache, creation, byModel: new Map() };
     pricingMemo.set(options, memo);
   }
@@ -81,15 +88,39 @@ function readModelPricing(options: OptionStore, model: string): ModelPricing {
   const cache = numberOr(options.json<NumberMap>('CacheRatio'), model, 1);
   const creation = numberOr(options.json<NumberMap>('CacheCreationRatio'), model, defaultCacheCreationRatioFallback);
   if (Object.hasOwn(prices, model) && isRate(prices[model])) {
-    return { isKnown: true, quotaType: 1, modelRatio: 0, completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: prices[model] };
+    return {
+      isKnown: true,
+      quotaType: 1,
+      modelRatio: 0,
+      completionRatio: completion,
+      cacheRatio: cache,
+      cacheCreationRatio: creation,
+      modelPrice: prices[model],
+    };
   }
   if (Object.hasOwn(ratios, model) && isRate(ratios[model])) {
-    const pricing: ModelPricing = { isKnown: true, quotaType: 0, modelRatio: ratios[model], completionRatio: completion, cacheRatio: cache, cacheCreationRatio: creation, modelPrice: -1 };
+    const pricing: ModelPricing = {
+      isKnown: true,
+      quotaType: 0,
+      modelRatio: ratios[model],
+      completionRatio: completion,
+      cacheRatio: cache,
+      cacheCreationRatio: creation,
+      modelPrice: -1,
+    };
     if (Object.hasOwn(defaultAudioRatio, model)) pricing.audioRatio = defaultAudioRatio[model];
     if (Object.hasOwn(defaultImageRatio, model)) pricing.imageRatio = defaultImageRatio[model];
     return pricing;
   }
-  return { isKnown: false, quotaType: 0, modelRatio: 0, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: defaultCacheCreationRatioFallback, modelPrice: -1 };
+  return {
+    isKnown: false,
+    quotaType: 0,
+    modelRatio: 0,
+    completionRatio: 1,
+    cacheRatio: 1,
+    cacheCreationRatio: defaultCacheCreationRatioFallback,
+    modelPrice: -1,
+  };
 }
 
 /**
@@ -129,5 +160,7 @@ export function findUserGroupRatio(options: OptionStore, userGroup: string, usin
  */
 export function findGroupRatioInfo(options: OptionStore, userGroup: string, usingGroup: string): GroupRatioInfo {
   const special = findUserGroupRatio(options, userGroup, usingGroup);
-  return special === null ? { groupRatio: findGroupRatio(options, usingGroup), userGroupRatio: -1 } : { groupRatio: special, userGroupRatio: special };
+  return special === null
+    ? { groupRatio: findGroupRatio(options, usingGroup), userGroupRatio: -1 }
+    : { groupRatio: special, userGroupRatio: special };
 }

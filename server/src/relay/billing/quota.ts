@@ -40,8 +40,17 @@ export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: U
   const creation = Math.min(Math.max(0, usage.cacheCreationTokens ?? 0), prompt - cached);
   const audio = Math.min(Math.max(0, usage.audioInputTokens ?? 0), prompt - cached - creation);
   const image = Math.min(Math.max(0, usage.imageInputTokens ?? 0), prompt - cached - creation - audio);
-  const weighted = prompt - cached - creation - audio - image + cached * pricing.cacheRatio + creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback)
-    + audio * (pricing.audioRatio ?? 1) + image * (pricing.imageRatio ?? 1) + Math.max(0, usage.completionTokens) * pricing.completionRatio;
+  const weighted =
+    prompt -
+    cached -
+    creation -
+    audio -
+    image +
+    cached * pricing.cacheRatio +
+    creation * (pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback) +
+    audio * (pricing.audioRatio ?? 1) +
+    image * (pricing.imageRatio ?? 1) +
+    Math.max(0, usage.completionTokens) * pricing.completionRatio;
   if (weighted <= 0) return 0;
   const ratio = groupRatio * pricing.modelRatio;
   if (ratio === 0) return 0;
@@ -52,10 +61,20 @@ export function computeQuota(pricing: ModelPricing, groupRatio: number, usage: U
  * The hold taken before dispatch: prompt estimate + max_tokens (× completion ratio) when the client
  * set max_tokens, else PreConsumedQuota tokens; per-call models hold their exact price.
  */
-export function estimateHold(pricing: ModelPricing, groupRatio: number, promptEstimate: number, maxTokens: number, preConsumedTokens: number, quotaPerUnit: number, calls = 1): number {
-  if (pricing.quotaType === 1) return computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, quotaPerUnit, calls);
-  const usage = maxTokens > 0
-    ? { promptTokens: promptEstimate, completionTokens: maxTokens, cachedTokens: 0 }
-    : { promptTokens: Math.max(promptEstimate, preConsumedTokens), completionTokens: 0, cachedTokens: 0 };
+export function estimateHold(
+  pricing: ModelPricing,
+  groupRatio: number,
+  promptEstimate: number,
+  maxTokens: number,
+  preConsumedTokens: number,
+  quotaPerUnit: number,
+  calls = 1,
+): number {
+  if (pricing.quotaType === 1)
+    return computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, quotaPerUnit, calls);
+  const usage =
+    maxTokens > 0
+      ? { promptTokens: promptEstimate, completionTokens: maxTokens, cachedTokens: 0 }
+      : { promptTokens: Math.max(promptEstimate, preConsumedTokens), completionTokens: 0, cachedTokens: 0 };
   return computeQuota(pricing, groupRatio, usage, quotaPerUnit);
 }

@@ -35,7 +35,8 @@ export function clampQuota(value: number): number {
   return value >= maxRequestQuota ? maxRequestQuota : Math.round(value);
 }
 
-const isCount = (value: number | undefined): boolean => value === undefined || (Number.isInteger(value) && value >= 0 && value <= maxUsageTokens);
+const isCount = (value: number | undefined): boolean =>
+  value === undefined || (Number.isInteger(value) && value >= 0 && value <= maxUsageTokens);
 
 /**
  * A Usage as settle() bills and logs it: every field a count (usageCount), sums of parts clamped
@@ -44,13 +45,26 @@ const isCount = (value: number | undefined): boolean => value === undefined || (
  */
 export function clampUsage(usage: Usage): Usage {
   const { promptTokens, completionTokens, cachedTokens, cacheCreationTokens, audioInputTokens, imageInputTokens } = usage;
-  if (isCount(promptTokens) && isCount(completionTokens) && isCount(cachedTokens) && isCount(cacheCreationTokens) && isCount(audioInputTokens) && isCount(imageInputTokens)
-    && cachedTokens + (cacheCreationTokens ?? 0) + (audioInputTokens ?? 0) + (imageInputTokens ?? 0) <= promptTokens) return usage;
+  if (
+    isCount(promptTokens) &&
+    isCount(completionTokens) &&
+    isCount(cachedTokens) &&
+    isCount(cacheCreationTokens) &&
+    isCount(audioInputTokens) &&
+    isCount(imageInputTokens) &&
+    cachedTokens + (cacheCreationTokens ?? 0) + (audioInputTokens ?? 0) + (imageInputTokens ?? 0) <= promptTokens
+  )
+    return usage;
   const prompt = usageCount(promptTokens);
   const cached = Math.min(usageCount(cachedTokens), prompt);
   const clean: Usage = { promptTokens: prompt, completionTokens: usageCount(completionTokens), cachedTokens: cached };
   if (cacheCreationTokens !== undefined) clean.cacheCreationTokens = Math.min(usageCount(cacheCreationTokens), prompt - cached);
-  if (audioInputTokens !== undefined) clean.audioInputTokens = Math.min(usageCount(audioInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0));
-  if (imageInputTokens !== undefined) clean.imageInputTokens = Math.min(usageCount(imageInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0) - (clean.audioInputTokens ?? 0));
+  if (audioInputTokens !== undefined)
+    clean.audioInputTokens = Math.min(usageCount(audioInputTokens), prompt - cached - (clean.cacheCreationTokens ?? 0));
+  if (imageInputTokens !== undefined)
+    clean.imageInputTokens = Math.min(
+      usageCount(imageInputTokens),
+      prompt - cached - (clean.cacheCreationTokens ?? 0) - (clean.audioInputTokens ?? 0),
+    );
   return clean;
 }

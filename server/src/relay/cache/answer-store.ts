@@ -39,7 +39,10 @@ export class MemoryAnswerStore implements AnswerStore {
   private readonly entries = new Map<string, MemoryEntry>();
   private bytes = 0;
 
-  constructor(private readonly maxBytes: () => number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxBytes: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -103,13 +106,34 @@ export function decodeAnswer(text: string): StoredAnswer | null {
     return null;
   }
   const { s, t, st, c, u, q } = parsed;
-  if (!isCount(s) || typeof t !== 'string' || typeof st !== 'boolean' || !Array.isArray(c) || !c.every((chunk) => typeof chunk === 'string')) return null;
+  if (
+    !isCount(s) ||
+    typeof t !== 'string' ||
+    typeof st !== 'boolean' ||
+    !Array.isArray(c) ||
+    !c.every((chunk) => typeof chunk === 'string')
+  )
+    return null;
   if (!u || typeof u !== 'object' || !isCount(u.promptTokens) || !isCount(u.completionTokens) || !isCount(q)) return null;
-  return { status: s, contentType: t, isStream: st, chunks: c.map((chunk) => Buffer.from(chunk, 'base64')), usage: { ...u, cachedTokens: isCount(u.cachedTokens) ? u.cachedTokens : 0 }, quota: q };
+  return {
+    status: s,
+    contentType: t,
+    isStream: st,
+    chunks: c.map((chunk) => Buffer.from(chunk, 'base64')),
+    usage: { ...u, cachedTokens: isCount(u.cachedTokens) ? u.cachedTokens : 0 },
+    quota: q,
+  };
 }
 
 export function encodeAnswer(answer: StoredAnswer): string {
-  const encoded: EncodedAnswer = { s: answer.status, t: answer.contentType, st: answer.isStream, c: answer.chunks.map((chunk) => chunk.toString('base64')), u: answer.usage, q: answer.quota };
+  const encoded: EncodedAnswer = {
+    s: answer.status,
+    t: answer.contentType,
+    st: answer.isStream,
+    c: answer.chunks.map((chunk) => chunk.toString('base64')),
+    u: answer.usage,
+    q: answer.quota,
+  };
   return JSON.stringify(encoded);
 }
 
@@ -121,7 +145,10 @@ export function encodeAnswer(answer: StoredAnswer): string {
 export class RedisAnswerStore implements AnswerStore {
   readonly kind = 'redis' as const;
 
-  constructor(private readonly cache: Cache, private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly cache: Cache,
+    private readonly onError: (error: unknown) => void,
+  ) {}
 
   async get(key: string): Promise<StoredAnswer | null> {
     try {

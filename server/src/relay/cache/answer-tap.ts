@@ -19,7 +19,10 @@ export class AnswerTap {
   private isTooBig = false;
   private readonly ended: Promise<boolean>;
 
-  constructor(readonly out: ServerResponse, private readonly maxBytes: number) {
+  constructor(
+    readonly out: ServerResponse,
+    private readonly maxBytes: number,
+  ) {
     const write = out.write as unknown as Write;
     const end = out.end as unknown as End;
     const tapped = out as unknown as { write: Write; end: End };
@@ -54,7 +57,14 @@ export class AnswerTap {
   private copy(chunk: unknown): void {
     if (this.isTooBig || chunk === undefined || chunk === null) return;
     if (chunk === pingFrame) return;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : null;
+    const bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : chunk instanceof Uint8Array
+            ? Buffer.from(chunk)
+            : null;
     if (bytes === null || bytes.length === 0) return;
     this.bytes += bytes.length;
     if (this.bytes > this.maxBytes) {

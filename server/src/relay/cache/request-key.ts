@@ -31,13 +31,15 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const record = value as Record<string, unknown>;
-  const fields = Object.keys(record).filter((name) => record[name] !== undefined).sort();
+  const fields = Object.keys(record)
+    .filter((name) => record[name] !== undefined)
+    .sort();
   return `{${fields.map((name) => `${JSON.stringify(name)}:${canonicalJson(record[name])}`).join(',')}}`;
 }
 
 function cacheControlOf(exchange: RelayExchange): string {
   const value = exchange.headers['cache-control'];
-  return (Array.isArray(value) ? value.join(',') : value ?? '').toLowerCase();
+  return (Array.isArray(value) ? value.join(',') : (value ?? '')).toLowerCase();
 }
 
 /**
@@ -45,7 +47,13 @@ function cacheControlOf(exchange: RelayExchange): string {
  * scope (the user, or the group when `response_cache.share_in_group` is on), the route, the model,
  * stream or not, a pinned channel, the forwarded client headers and query options, and the canonical body.
  */
-export function cacheRequestOf(options: OptionStore, exchange: RelayExchange, caller: RelayCaller, job: RelayJob, ttlSeconds: number): CacheDecision {
+export function cacheRequestOf(
+  options: OptionStore,
+  exchange: RelayExchange,
+  caller: RelayCaller,
+  job: RelayJob,
+  ttlSeconds: number,
+): CacheDecision {
   const cacheable = job.responseCache;
   if (!cacheable) return { bypass: 'endpoint' };
   const control = cacheControlOf(exchange);
@@ -60,7 +68,9 @@ export function cacheRequestOf(options: OptionStore, exchange: RelayExchange, ca
   const scope = options.bool('response_cache.share_in_group') ? `group:${caller.group}` : `user:${caller.user.id}`;
   const path = exchange.path.length > 1 && exchange.path.endsWith('/') ? exchange.path.slice(0, -1) : exchange.path;
   const hash = createHash('sha256');
-  hash.update(canonicalJson(['v1', scope, path, job.model, job.isStream, caller.pinnedChannelId, job.clientHeaders ?? {}, job.requestOptions ?? {}]));
+  hash.update(
+    canonicalJson(['v1', scope, path, job.model, job.isStream, caller.pinnedChannelId, job.clientHeaders ?? {}, job.requestOptions ?? {}]),
+  );
   hash.update(canonical);
   return { key: hash.digest('hex'), ttlSeconds, isRefresh: control.includes('no-cache') };
 }

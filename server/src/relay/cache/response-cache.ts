@@ -46,7 +46,14 @@ function findAnswer(relay: RelayState, key: string): Promise<StoredAnswer | null
  * Looks a call up, for a caller the cache is on for (`ttlSeconds` > 0: settings.ts). Says which in
  * the cache header; on a miss starts copying what the client is sent.
  */
-export async function lookUpAnswer(ctx: AppContext, relay: RelayState, exchange: RelayExchange, caller: RelayCaller, job: RelayJob, ttlSeconds: number): Promise<CacheLookup> {
+export async function lookUpAnswer(
+  ctx: AppContext,
+  relay: RelayState,
+  exchange: RelayExchange,
+  caller: RelayCaller,
+  job: RelayJob,
+  ttlSeconds: number,
+): Promise<CacheLookup> {
   const decision = cacheRequestOf(ctx.options, exchange, caller, job, ttlSeconds);
   if ('bypass' in decision) {
     exchange.raw.setHeader(cacheHeader, 'bypass');
@@ -56,7 +63,10 @@ export async function lookUpAnswer(ctx: AppContext, relay: RelayState, exchange:
   // Only whole 200 answers are kept (keepAnswer); the check guards against any other entry under the key.
   if (hit !== null && hit.status === 200) return { hit, recording: null };
   exchange.raw.setHeader(cacheHeader, 'miss');
-  return { hit: null, recording: { request: decision, tap: new AnswerTap(exchange.raw, ctx.options.number('response_cache.max_entry_bytes')) } };
+  return {
+    hit: null,
+    recording: { request: decision, tap: new AnswerTap(exchange.raw, ctx.options.number('response_cache.max_entry_bytes')) },
+  };
 }
 
 export interface CachedCall {
@@ -86,9 +96,22 @@ export async function serveCachedAnswer(ctx: AppContext, relay: RelayState, call
   exchange.raw.setHeader(cacheHeader, 'hit');
   const ratios = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
   const settled = settle(ctx, relay, {
-    hold, pricing: call.pricing, groupRatio: ratios.groupRatio, userGroupRatio: ratios.userGroupRatio, group: caller.group, usage: { ...answer.usage },
-    calls: job.calls, model: job.model, upstreamModel: job.model, channelId: 0, tried: [], isStream: job.isStream,
-    startedAt: call.startedAt, frtMs: Date.now() - call.startedAt, ip: exchange.ip, requestPath: exchange.path,
+    hold,
+    pricing: call.pricing,
+    groupRatio: ratios.groupRatio,
+    userGroupRatio: ratios.userGroupRatio,
+    group: caller.group,
+    usage: { ...answer.usage },
+    calls: job.calls,
+    model: job.model,
+    upstreamModel: job.model,
+    channelId: 0,
+    tried: [],
+    isStream: job.isStream,
+    startedAt: call.startedAt,
+    frtMs: Date.now() - call.startedAt,
+    ip: exchange.ip,
+    requestPath: exchange.path,
     cacheHit: { quota, ratio, originalQuota: answer.quota },
   });
   const billed = settled instanceof Promise ? await settled : settled;
@@ -96,7 +119,16 @@ export async function serveCachedAnswer(ctx: AppContext, relay: RelayState, call
   // In the metrics as a call without a channel (channel "none").
   if (ctx.metrics.isEnabled) {
     const model = call.pricing.isKnown ? job.model : 'other';
-    ctx.metrics.observe({ route: exchange.path, model, channelId: null, status: 200, durationMs: Date.now() - call.startedAt, promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens, quota: billed });
+    ctx.metrics.observe({
+      route: exchange.path,
+      model,
+      channelId: null,
+      status: 200,
+      durationMs: Date.now() - call.startedAt,
+      promptTokens: answer.usage.promptTokens,
+      completionTokens: answer.usage.completionTokens,
+      quota: billed,
+    });
   }
   return billed;
 }
@@ -106,13 +138,27 @@ export async function serveCachedAnswer(ctx: AppContext, relay: RelayState, call
  * (`isComplete`), its output not lowered by the gateway for a low balance (that answer is not the one
  * the request asked for). Stored in the background; a store that fails only loses the entry.
  */
-export function keepAnswer(relay: RelayState, recording: AnswerRecording, billed: { usage: Usage; quota: number; isStream: boolean; isComplete: boolean }): void {
+export function keepAnswer(
+  relay: RelayState,
+  recording: AnswerRecording,
+  billed: { usage: Usage; quota: number; isStream: boolean; isComplete: boolean },
+): void {
   if (!billed.isComplete) return;
   const { tap, request } = recording;
   const out = tap.out;
-  void tap.whenComplete().then((isComplete) => {
-    if (!isComplete || out.statusCode !== 200 || tap.chunks.length === 0) return;
-    const answer: StoredAnswer = { status: 200, contentType: String(out.getHeader('content-type') ?? ''), isStream: billed.isStream, chunks: tap.chunks, usage: billed.usage, quota: billed.quota };
-    return relay.answers.set(request.key, answer, request.ttlSeconds);
-  }).catch((error: unknown) => relay.log.warn({ err: error }, 'response cache entry not kept'));
+  void tap
+    .whenComplete()
+    .then((isComplete) => {
+      if (!isComplete || out.statusCode !== 200 || tap.chunks.length === 0) return;
+      const answer: StoredAnswer = {
+        status: 200,
+        contentType: String(out.getHeader('content-type') ?? ''),
+        isStream: billed.isStream,
+        chunks: tap.chunks,
+        usage: billed.usage,
+        quota: billed.quota,
+      };
+      return relay.answers.set(request.key, answer, request.ttlSeconds);
+    })
+    .catch((error: unknown) => relay.log.warn({ err: error }, 'response cache entry not kept'));
 }

@@ -15,4 +15,3 @@ export function responseCacheTtl(options: OptionStore, caller: RelayCaller): num
   const ttl = groups[caller.group];
   return typeof ttl === 'number' && ttl > 0 ? ttl : 0;
 }
-

@@ -23,7 +23,10 @@ export interface InboundFormat {
    * the request's prompt locally, for formats that state it before the upstream's usage comes
    * (Anthropic's message_start).
    */
-  createStreamEncoder(model: string, promptTokens?: () => number): {
+  createStreamEncoder(
+    model: string,
+    promptTokens?: () => number,
+  ): {
     onChunk(chunk: Record<string, unknown>): string;
     /** Closing frames, with the final usage. */
     finish(usage: Usage): string;

@@ -21,7 +21,9 @@ export interface UploadedFile {
  * malformed, truncated, with a wrong or missing boundary, or over a limit is the caller's 4xx
  * (busboy's own errors carry no status and would otherwise be a 500).
  */
-export async function readTranscriptionForm(parts: () => AsyncIterable<Multipart>): Promise<{ fields: Record<string, string>; file: UploadedFile | null }> {
+export async function readTranscriptionForm(
+  parts: () => AsyncIterable<Multipart>,
+): Promise<{ fields: Record<string, string>; file: UploadedFile | null }> {
   const fields: Record<string, string> = {};
   let file: UploadedFile | null = null;
   try {
@@ -54,7 +56,11 @@ function formError(error: unknown): RelayError {
  * read from the upload here; else the tokens of the text that came back. Durations count 1,000
  * audio tokens a minute.
  */
-export function transcriptionJob(endpoint: 'transcriptions' | 'translations', fields: Record<string, string>, file: UploadedFile | null): RelayJob {
+export function transcriptionJob(
+  endpoint: 'transcriptions' | 'translations',
+  fields: Record<string, string>,
+  file: UploadedFile | null,
+): RelayJob {
   const model = fields.model?.trim();
   if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
   if (!file) throw relayErrors.badRequest('file 不能为空', 'file_required');
@@ -104,7 +110,8 @@ function jsonUsage(adapter: ProviderAdapter, response: Record<string, unknown>):
   const raw = response.usage;
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const usage = raw as Record<string, unknown>;
-    const isDuration = usage.type === 'duration' || (usage.seconds !== undefined && usage.input_tokens === undefined && usage.prompt_tokens === undefined);
+    const isDuration =
+      usage.type === 'duration' || (usage.seconds !== undefined && usage.input_tokens === undefined && usage.prompt_tokens === undefined);
     if (isDuration) {
       const seconds = readSeconds(usage.seconds);
       if (seconds > 0) return durationUsage(seconds);
@@ -141,7 +148,7 @@ function parseObject(bytes: Buffer, contentType: string): Record<string, unknown
   }
   try {
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : null;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;
   }

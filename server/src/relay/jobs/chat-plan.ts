@@ -2,7 +2,15 @@ import type { Usage } from '../billing/quota.js';
 import { countTextTokens, textOf } from '../billing/token-count.js';
 import type { InboundFormat } from '../formats/types.js';
 import type { RelayChannel } from '../routing/channel-index.js';
-import { converterHandler, createChunkAggregate, formatChunkSink, nativeHandler, openAiChunkSink, openAiWireHandler, type ChunkSink } from '../stream/chunk-handlers.js';
+import {
+  converterHandler,
+  createChunkAggregate,
+  formatChunkSink,
+  nativeHandler,
+  openAiChunkSink,
+  openAiWireHandler,
+  type ChunkSink,
+} from '../stream/chunk-handlers.js';
 import type { EventHandler } from '../stream/event-codec.js';
 import type { DecoderFraming } from '../stream/framing.js';
 import { stopScanner } from '../stream/stop-scanner.js';
@@ -57,7 +65,9 @@ const usageOr = (usage: Usage | null, rc: ResponseContext, completion: Json): Us
 
 function sinkFor(spec: ChatSpec, rc: ResponseContext): ChunkSink {
   const model = rc.model;
-  const sink = spec.inbound ? formatChunkSink(spec.inbound, model, rc.countPromptTokens) : openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
+  const sink = spec.inbound
+    ? formatChunkSink(spec.inbound, model, rc.countPromptTokens)
+    : openAiChunkSink(model, spec.clientWantsUsage, spec.endpoint === 'chat' ? 'chat.completion.chunk' : 'text_completion');
   return guarded(spec, sink);
 }
 
@@ -68,10 +78,11 @@ function guarded(spec: ChatSpec, sink: ChunkSink): ChunkSink {
 }
 
 /** A whole answer with its sensitive words masked (or cut), when completions are checked. */
-const guardedCompletion = (spec: ChatSpec, completion: Json): Json => (spec.completionGuard ? guardCompletion(completion, spec.completionGuard) : completion);
+const guardedCompletion = (spec: ChatSpec, completion: Json): Json =>
+  spec.completionGuard ? guardCompletion(completion, spec.completionGuard) : completion;
 
 /** The stop sequences the gateway applies to an upstream that streams (null: the upstream applies them). */
-const scannedStops = (spec: ChatSpec, upstreamStreams: boolean): string[] | null => (upstreamStreams ? spec.stopSequences ?? null : null);
+const scannedStops = (spec: ChatSpec, upstreamStreams: boolean): string[] | null => (upstreamStreams ? (spec.stopSequences ?? null) : null);
 
 const withOverride = (body: Json, channel: RelayChannel): Json => (channel.paramOverride ? { ...body, ...channel.paramOverride } : body);
 
@@ -86,10 +97,11 @@ async function planNative(native: NativeWire, spec: ChatSpec, channel: RelayChan
   const request = await native.buildRequest(withOverride(spec.nativeBody!, channel), { ...call, isStream: spec.isStream });
   const respond = spec.isStream
     ? (rc: ResponseContext) => streamAnswer(rc, native.framing, nativeHandler(native))
-    : (rc: ResponseContext) => sendJsonAnswer(rc, ({ bytes, json }) => ({
-      body: bytes,
-      usage: (json && native.readUsage(json)) ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 },
-    }));
+    : (rc: ResponseContext) =>
+        sendJsonAnswer(rc, ({ bytes, json }) => ({
+          body: bytes,
+          usage: (json && native.readUsage(json)) ?? { promptTokens: rc.countPromptTokens(), completionTokens: 0, cachedTokens: 0 },
+        }));
   return { kind: 'request', value: request, respond };
 }
 
@@ -104,22 +116,40 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
   const stops = scannedStops(spec, upstreamStreams);
   const sent = stops ? stopsForUpstream(stops, channel.adapter!, converter, call.upstreamModel) : [];
   const canonical = stops ? withStops(spec.canonical, sent) : spec.canonical;
-  const scanned = { ...spec, stopSequences: stops, namesUpstreamStop: stops !== null && namesUpstreamStop(stops, sent, converter, call.upstreamModel) };
+  const scanned = {
+    ...spec,
+    stopSequences: stops,
+    namesUpstreamStop: stops !== null && namesUpstreamStop(stops, sent, converter, call.upstreamModel),
+  };
   const asked = withOverride({ ...(calls > 1 ? withoutN(canonical) : canonical), model: call.upstreamModel }, channel);
   // No JSON mode upstream (Claude): the requested schema is a tool the model must call, unless the
   // model takes the schema itself (Claude's output_config.format on recent models).
   const native = (schema: Json) => converter.nativeJsonSchema?.(schema, call.upstreamModel, call.options) ?? null;
-  const { body, tool } = converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel, native) : { body: asked, tool: null };
+  const { body, tool } =
+    converter.jsonByTool?.(call.upstreamModel) === true ? jsonAsTool(asked, call.upstreamModel, native) : { body: asked, tool: null };
   const request = await converter.buildRequest(body, { ...chatCall, isStream: upstreamStreams });
   // Upstreams without a switch for it (Gemini) may answer several calls: the client gets the first.
   const shape: AnswerShape = { tool, isOneCall: body.parallel_tool_calls === false };
   const respond = async (rc: ResponseContext): Promise<Delivery> => {
-    if (calls > 1 && upstreamStreams) return fanOutAnswer(rc, spec, scanned, calls, { adapter: channel.adapter!, converter, request, transform: () => streamTransform(converter, rc.model, shape) });
+    if (calls > 1 && upstreamStreams)
+      return fanOutAnswer(rc, spec, scanned, calls, {
+        adapter: channel.adapter!,
+        converter,
+        request,
+        transform: () => streamTransform(converter, rc.model, shape),
+      });
     if (spec.isStream) {
       // An upstream that cannot stream: its whole answer is one event for the stream transform.
-      return streamAnswer(rc, upstreamStreams ? converter.framing : 'whole', converterHandler(streamTransform(converter, rc.model, shape), sinkFor(scanned, rc)));
+      return streamAnswer(
+        rc,
+        upstreamStreams ? converter.framing : 'whole',
+        converterHandler(streamTransform(converter, rc.model, shape), sinkFor(scanned, rc)),
+      );
     }
-    if (upstreamStreams) return aggregateStream(rc, spec, converter.framing, (sink) => converterHandler(streamTransform(converter, rc.model, shape), guarded(scanned, sink)));
+    if (upstreamStreams)
+      return aggregateStream(rc, spec, converter.framing, (sink) =>
+        converterHandler(streamTransform(converter, rc.model, shape), guarded(scanned, sink)),
+      );
     return sendJsonAnswer(rc, ({ json }) => {
       const parsed = converter.parseResponse(json ?? {}, rc.model);
       const calls = shape.isOneCall ? firstToolCallOnly(parsed.completion) : parsed.completion;
@@ -132,7 +162,10 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
 }
 
 /** What the gateway reshapes in a converted answer: the JSON tool's call as text, and calls past the first. */
-interface AnswerShape { tool: JsonTool | null; isOneCall: boolean }
+interface AnswerShape {
+  tool: JsonTool | null;
+  isOneCall: boolean;
+}
 
 function streamTransform(converter: ChatConverter, model: string, { tool, isOneCall }: AnswerShape) {
   const raw = converter.createStreamTransform(model);
@@ -143,20 +176,35 @@ function streamTransform(converter: ChatConverter, model: string, { tool, isOneC
 const withoutN = ({ n: _n, ...body }: Json): Json => body;
 
 /** The merged answer of a fan-out: streamed to the client, or collected into one completion with a choice per call. */
-async function fanOutAnswer(rc: ResponseContext, spec: ChatSpec, scanned: ChatSpec, calls: number, fan: Parameters<typeof fanOutStream>[2]): Promise<Delivery> {
+async function fanOutAnswer(
+  rc: ResponseContext,
+  spec: ChatSpec,
+  scanned: ChatSpec,
+  calls: number,
+  fan: Parameters<typeof fanOutStream>[2],
+): Promise<Delivery> {
   const { body, usage } = await fanOutStream(rc, calls, fan);
   // The merged stream bills the calls' own usage (fan-out.ts): nothing is counted for it here.
-  const merged: ResponseContext = { ...rc, response: { ...rc.response!, body: body as unknown as NonNullable<ResponseContext['response']>['body'] }, countPromptTokens: () => 0 };
+  const merged: ResponseContext = {
+    ...rc,
+    response: { ...rc.response!, body: body as unknown as NonNullable<ResponseContext['response']>['body'] },
+    countPromptTokens: () => 0,
+  };
   // A per-call price is paid per upstream call.
-  if (spec.isStream) return { ...await streamAnswer(merged, 'sse', mergedHandler(sinkFor(scanned, rc), usage)), calls };
-  return { ...await aggregateStream(merged, spec, 'sse', (sink) => mergedHandler(guarded(scanned, sink), usage)), calls };
+  if (spec.isStream) return { ...(await streamAnswer(merged, 'sse', mergedHandler(sinkFor(scanned, rc), usage))), calls };
+  return { ...(await aggregateStream(merged, spec, 'sse', (sink) => mergedHandler(guarded(scanned, sink), usage))), calls };
 }
 
 /** The body with the stop sequences the upstream is sent (none: no `stop`). */
 const withStops = ({ stop: _stop, ...body }: Json, stops: string[]): Json => (stops.length > 0 ? { ...body, stop: stops } : body);
 
 /** Streams an upstream that only streams (or is made to) into one answer for a non-stream client. */
-async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: DecoderFraming, handlerFor: (sink: ChunkSink) => EventHandler): Promise<Delivery> {
+async function aggregateStream(
+  rc: ResponseContext,
+  spec: ChatSpec,
+  framing: DecoderFraming,
+  handlerFor: (sink: ChunkSink) => EventHandler,
+): Promise<Delivery> {
   const aggregate = createChunkAggregate(rc.model);
   const handler = handlerFor(aggregate.sink);
   const collected = await streamAnswer(rc, framing, { ...handler, close: () => '' }, { isCollected: true });
@@ -168,23 +216,33 @@ async function aggregateStream(rc: ResponseContext, spec: ChatSpec, framing: Dec
 function planOpenAiWire(adapter: ProviderAdapter, asked: ChatSpec, channel: RelayChannel, call: ChannelCall): UpstreamBody {
   // openAiBody sends the same stopsForUpstream.
   const spec = asked.stopSequences
-    ? { ...asked, namesUpstreamStop: namesUpstreamStop(asked.stopSequences, stopsForUpstream(asked.stopSequences, adapter, null, call.upstreamModel), null, call.upstreamModel) }
+    ? {
+        ...asked,
+        namesUpstreamStop: namesUpstreamStop(
+          asked.stopSequences,
+          stopsForUpstream(asked.stopSequences, adapter, null, call.upstreamModel),
+          null,
+          call.upstreamModel,
+        ),
+      }
     : asked;
   const body = spec.openAiBody(channel, call.upstreamModel);
   const inbound = spec.inbound;
   if (!inbound && !spec.completionGuard) return { kind: 'json', value: body };
   if (spec.stopSequences && !spec.isStream) {
     // Asked streaming (openAiBody), scanned, and answered whole.
-    const respond = (rc: ResponseContext) => aggregateStream(rc, spec, 'sse', (sink) => openAiWireHandler(adapter.chatStream.createTransform(), guarded(spec, sink)));
+    const respond = (rc: ResponseContext) =>
+      aggregateStream(rc, spec, 'sse', (sink) => openAiWireHandler(adapter.chatStream.createTransform(), guarded(spec, sink)));
     return { kind: 'json', value: body, respond };
   }
   const respond = spec.isStream
     ? (rc: ResponseContext) => streamAnswer(rc, 'sse', openAiWireHandler(adapter.chatStream.createTransform(), sinkFor(spec, rc)))
-    : (rc: ResponseContext) => sendJsonAnswer(rc, ({ json }) => {
-      const completion = guardedCompletion(spec, json ?? {});
-      const usage = usageOr(adapter.chat.readUsage(json ?? {}), rc, completion);
-      return { body: inbound ? inbound.fromOpenAI(completion, rc.model, usage) : completion, usage };
-    });
+    : (rc: ResponseContext) =>
+        sendJsonAnswer(rc, ({ json }) => {
+          const completion = guardedCompletion(spec, json ?? {});
+          const usage = usageOr(adapter.chat.readUsage(json ?? {}), rc, completion);
+          return { body: inbound ? inbound.fromOpenAI(completion, rc.model, usage) : completion, usage };
+        });
   return { kind: 'json', value: body, respond };
 }
 

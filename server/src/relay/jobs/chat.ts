@@ -1,7 +1,15 @@
 import { countChatPromptTokens, countInputTokens, countTextTokens, inputText, messagesText, textOf } from '../billing/token-count.js';
 import type { RelayJob } from '../pipeline/relay-job.js';
 import { planChat } from './chat-plan.js';
-import { capOutputTokens, channelJsonBody, estimateChatPromptTokens, estimatePromptTokens, positiveInt, requireModel, type JsonBody } from './json-body.js';
+import {
+  capOutputTokens,
+  channelJsonBody,
+  estimateChatPromptTokens,
+  estimatePromptTokens,
+  positiveInt,
+  requireModel,
+  type JsonBody,
+} from './json-body.js';
 
 /** stream_options for an OpenAI-wire upstream: include_usage where supported, else none. */
 export function streamRules(body: JsonBody, isStream: boolean) {
@@ -39,7 +47,12 @@ export function chatJob(body: JsonBody): RelayJob {
     calls: 1,
     answers: positiveInt(body.n) || 1,
     buildBody: planChat({
-      endpoint: 'chat', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
+      endpoint: 'chat',
+      isStream,
+      clientWantsUsage: wantsUsage(body),
+      canonical: body,
+      inbound: null,
+      nativeBody: null,
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
     promptText: () => messagesText(body.messages),
@@ -71,7 +84,12 @@ export function completionsJob(body: JsonBody): RelayJob {
     capOutput: (tokens) => capOutputTokens(body, tokens),
     calls: 1,
     buildBody: planChat({
-      endpoint: 'completions', isStream, clientWantsUsage: wantsUsage(body), canonical: body, inbound: null, nativeBody: null,
+      endpoint: 'completions',
+      isStream,
+      clientWantsUsage: wantsUsage(body),
+      canonical: body,
+      inbound: null,
+      nativeBody: null,
       openAiBody: (channel, upstreamModel) => openAiBody(channel, { upstreamModel }).value as JsonBody,
     }),
     promptText: () => inputText(body.prompt),

@@ -5,7 +5,14 @@ import { RelayError, UpstreamError } from '../errors.js';
 import type { ResponseContext } from '../pipeline/respond.js';
 import type { ChunkSink } from '../stream/chunk-handlers.js';
 import type { EventHandler } from '../stream/event-codec.js';
-import type { ChatConverter, ConvertedEvents, ProviderAdapter, StreamEvent, UpstreamRequest, UpstreamResponse } from '../providers/types.js';
+import type {
+  ChatConverter,
+  ConvertedEvents,
+  ProviderAdapter,
+  StreamEvent,
+  UpstreamRequest,
+  UpstreamResponse,
+} from '../providers/types.js';
 import { sendUpstream } from '../providers/upstream-request.js';
 import { createFramingDecoder } from '../stream/framing.js';
 import { upstreamFailure } from '../upstream/dispatch.js';
@@ -23,7 +30,14 @@ export const maxFanOut = 16;
 export function fanOutOf(canonical: Json, converter: ChatConverter, upstreamModel: string): number {
   const n = canonical.n;
   if (converter.isOneAnswerPerCall?.(upstreamModel) !== true || typeof n !== 'number' || !Number.isInteger(n) || n <= 1) return 1;
-  if (n > maxFanOut) throw new RelayError(400, 'unsupported_parameter', `此渠道的 n（candidateCount）最大为 ${maxFanOut}：每个回答是一次上游调用`, false, 'invalid_request_error');
+  if (n > maxFanOut)
+    throw new RelayError(
+      400,
+      'unsupported_parameter',
+      `此渠道的 n（candidateCount）最大为 ${maxFanOut}：每个回答是一次上游调用`,
+      false,
+      'invalid_request_error',
+    );
   return n;
 }
 
@@ -64,17 +78,29 @@ const read = async (response: UpstreamResponse): Promise<string> => {
  *   completed, and nothing for those that did not.
  * The merged stream's reader (`mergedHandler`) bills that sum; the gateway counts nothing itself.
  */
-export async function fanOutStream(rc: ResponseContext, calls: number, fan: { adapter: ProviderAdapter; converter: ChatConverter; request: UpstreamRequest; transform: () => Transform }): Promise<{ body: PassThrough; usage: () => Usage | null }> {
+export async function fanOutStream(
+  rc: ResponseContext,
+  calls: number,
+  fan: { adapter: ProviderAdapter; converter: ChatConverter; request: UpstreamRequest; transform: () => Transform },
+): Promise<{ body: PassThrough; usage: () => Usage | null }> {
   const first = rc.response!;
   const local = new AbortController();
   const onAbort = () => local.abort();
   rc.signal.addEventListener('abort', onAbort);
-  const request = typeof fan.request.body === 'object' && fan.request.body !== null && !(fan.request.body instanceof Uint8Array) && fan.adapter.transport === undefined
-    ? { ...fan.request, body: JSON.stringify(fan.request.body) }
-    : fan.request;
+  const request =
+    typeof fan.request.body === 'object' &&
+    fan.request.body !== null &&
+    !(fan.request.body instanceof Uint8Array) &&
+    fan.adapter.transport === undefined
+      ? { ...fan.request, body: JSON.stringify(fan.request.body) }
+      : fan.request;
   const responses: UpstreamResponse[] = [first];
   try {
-    const others = await Promise.all(Array.from({ length: calls - 1 }, () => sendUpstream(fan.adapter, request, { dispatcher: rc.relay.dispatcher, signal: local.signal })));
+    const others = await Promise.all(
+      Array.from({ length: calls - 1 }, () =>
+        sendUpstream(fan.adapter, request, { dispatcher: rc.relay.dispatcher, signal: local.signal }),
+      ),
+    );
     responses.push(...others);
     const failed = others.find((response) => response.statusCode < 200 || response.statusCode >= 300);
     if (failed) throw upstreamFailure(fan.adapter, failed.statusCode, await read(failed).catch(() => ''));
@@ -154,7 +180,14 @@ export function mergedHandler(sink: ChunkSink, usage: () => Usage | null): Event
       const chunk = JSON.parse(event.data) as Json;
       const choices = chunk.choices as Json[];
       if (choices.length === 0) return { output: '', text: '', usage: usage() };
-      return { output: sink.onChunk(chunk), text: '', usage: null, isContent: choices.some(hasContent), isLast: sink.isAnswered === true, isComplete: sink.isComplete === true };
+      return {
+        output: sink.onChunk(chunk),
+        text: '',
+        usage: null,
+        isContent: choices.some(hasContent),
+        isLast: sink.isAnswered === true,
+        isComplete: sink.isComplete === true,
+      };
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: (final) => sink.close(final),

@@ -13,11 +13,13 @@ function textOfContent(content: unknown, path: string): string {
   if (!content || typeof content !== 'object' || Array.isArray(content)) throw badContent(path, 'content 必须是包含 parts 的对象');
   const parts = (content as JsonBody).parts;
   if (!Array.isArray(parts) || parts.length === 0) throw badContent(`${path}.parts`, 'parts 必须是非空数组');
-  return parts.map((part, index) => {
-    const text = part && typeof part === 'object' ? (part as JsonBody).text : undefined;
-    if (typeof text !== 'string') throw badContent(`${path}.parts[${index}]`, '向量接口只接受 text 部分');
-    return text;
-  }).join('\n');
+  return parts
+    .map((part, index) => {
+      const text = part && typeof part === 'object' ? (part as JsonBody).text : undefined;
+      if (typeof text !== 'string') throw badContent(`${path}.parts[${index}]`, '向量接口只接受 text 部分');
+      return text;
+    })
+    .join('\n');
 }
 
 /** OpenAI `data[].embedding` as float lists, in index order; an answer without them is the upstream's fault. */
@@ -41,7 +43,8 @@ export function geminiEmbeddingsJob(model: string, action: 'embedContent' | 'bat
   if (action === 'embedContent') {
     input = textOfContent(body.content, 'content');
   } else {
-    if (!Array.isArray(body.requests) || body.requests.length === 0) throw relayErrors.badRequest('requests 必须是非空数组', 'invalid_request');
+    if (!Array.isArray(body.requests) || body.requests.length === 0)
+      throw relayErrors.badRequest('requests 必须是非空数组', 'invalid_request');
     if (body.requests.length > maxBatch) throw relayErrors.badRequest(`requests 最多 ${maxBatch} 条`, 'invalid_request');
     input = (body.requests as unknown[]).map((item, index) => {
       if (!item || typeof item !== 'object') throw relayErrors.badRequest(`requests[${index}] 必须是对象`, 'invalid_request');

@@ -45,7 +45,12 @@ export async function readImageForm(parts: () => AsyncIterable<Multipart>, maxBy
         }
         if (total > maxBytes || part.file.truncated) refusal ??= tooLarge();
         if (refusal) continue;
-        const file = { fieldname: part.fieldname, filename: part.filename || 'image.png', mimetype: part.mimetype, data: Buffer.concat(chunks) };
+        const file = {
+          fieldname: part.fieldname,
+          filename: part.filename || 'image.png',
+          mimetype: part.mimetype,
+          data: Buffer.concat(chunks),
+        };
         if (part.fieldname === 'mask') form.mask = file;
         else form.images.push(file);
       } else {
@@ -112,7 +117,12 @@ export function imageEditJob(kind: 'edits' | 'variations', form: ImageForm): Rel
     },
     countPromptTokens: () => countTextTokens(prompt),
     readUsage: (adapter, response) => imageUsage(adapter, response?.usage),
-    readAnswerUsage: (adapter, answer) => imageAnswerUsage(adapter, answer.bytes, answer.contentType) ?? { promptTokens: countTextTokens(prompt), completionTokens: 0, cachedTokens: 0 },
+    readAnswerUsage: (adapter, answer) =>
+      imageAnswerUsage(adapter, answer.bytes, answer.contentType) ?? {
+        promptTokens: countTextTokens(prompt),
+        completionTokens: 0,
+        cachedTokens: 0,
+      },
   };
 }
 
@@ -148,7 +158,7 @@ export function imageUsage(adapter: ProviderAdapter, raw: unknown): Usage | null
 function parseObject(text: string): Record<string, unknown> | null {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : null;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;
   }

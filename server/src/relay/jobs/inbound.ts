@@ -20,7 +20,9 @@ function stripClaudeOnly(body: JsonBody): void {
 
 /** The request's stop sequences (non-empty strings), or null when it has none. */
 function stopSequencesOf(stop: unknown): string[] | null {
-  const list = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter((item): item is string => typeof item === 'string' && item !== '');
+  const list = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter(
+    (item): item is string => typeof item === 'string' && item !== '',
+  );
   return list.length > 0 ? list : null;
 }
 
@@ -29,7 +31,12 @@ function stopSequencesOf(stop: unknown): string[] | null {
  * Responses): converted to the canonical OpenAI body, and answered in the client's format, natively
  * passed through when the channel speaks it.
  */
-export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Record<string, string>, clientHeaders: Record<string, string> = {}): RelayJob {
+export function inboundChatJob(
+  format: InboundFormat,
+  body: JsonBody,
+  params: Record<string, string>,
+  clientHeaders: Record<string, string> = {},
+): RelayJob {
   const model = format.modelOf(body, params).trim();
   if (!model) throw relayErrors.badRequest('model 不能为空', 'model_required');
   const isStream = format.isStream(body, params);
@@ -56,7 +63,13 @@ export function inboundChatJob(format: InboundFormat, body: JsonBody, params: Re
     answers: positiveInt(canonical.n) || 1,
     clientHeaders,
     buildBody: planChat({
-      endpoint: 'chat', isStream, clientWantsUsage: false, canonical, inbound: format, nativeBody: body, stopSequences,
+      endpoint: 'chat',
+      isStream,
+      clientWantsUsage: false,
+      canonical,
+      inbound: format,
+      nativeBody: body,
+      stopSequences,
       openAiBody: (channel, upstreamModel) => {
         const out: JsonBody = { ...upstreamCanonical, model: upstreamModel };
         const sent = stopSequences && channel.adapter ? stopsForUpstream(stopSequences, channel.adapter, null, upstreamModel) : [];

@@ -31,25 +31,31 @@ function convertedBody(
   input: unknown,
   call: ChannelCall,
   channel: RelayChannel,
-  converter: { buildRequest: EmbeddingsConverter['buildRequest']; parseResponse(json: JsonBody, model: string): { response: JsonBody; usage: Usage | null; calls?: number } },
+  converter: {
+    buildRequest: EmbeddingsConverter['buildRequest'];
+    parseResponse(json: JsonBody, model: string): { response: JsonBody; usage: Usage | null; calls?: number };
+  },
   answerAs: (answer: JsonBody) => JsonBody = (answer) => answer,
 ) {
-  const source = channel.paramOverride ? { ...body, ...channel.paramOverride, model: call.upstreamModel } : { ...body, model: call.upstreamModel };
+  const source = channel.paramOverride
+    ? { ...body, ...channel.paramOverride, model: call.upstreamModel }
+    : { ...body, model: call.upstreamModel };
   return Promise.resolve(converter.buildRequest(source, { ...call, isStream: false })).then((request): UpstreamBody => ({
     kind: 'request',
     value: request,
-    respond: (rc) => sendJsonAnswer(rc, ({ json }) => {
-      const { response, usage, calls } = converter.parseResponse(json ?? {}, rc.model);
-      // Converters answer float lists; a client that asked for base64 (the openai client's default) gets base64.
-      const answer = body.encoding_format === 'base64' ? withBase64Embeddings(response) : response;
-      const billed = usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 };
-      // An upstream without usage (Gemini's batchEmbedContents): the client is told what it is billed for.
-      const stated = answer.usage as { prompt_tokens?: unknown } | undefined;
-      if (answer.object === 'list' && (typeof stated?.prompt_tokens !== 'number' || stated.prompt_tokens <= 0)) {
-        answer.usage = { prompt_tokens: billed.promptTokens, total_tokens: billed.promptTokens + billed.completionTokens };
-      }
-      return { body: answerAs(answer), usage: billed, calls };
-    }),
+    respond: (rc) =>
+      sendJsonAnswer(rc, ({ json }) => {
+        const { response, usage, calls } = converter.parseResponse(json ?? {}, rc.model);
+        // Converters answer float lists; a client that asked for base64 (the openai client's default) gets base64.
+        const answer = body.encoding_format === 'base64' ? withBase64Embeddings(response) : response;
+        const billed = usage ?? { promptTokens: countInputTokens(input), completionTokens: 0, cachedTokens: 0 };
+        // An upstream without usage (Gemini's batchEmbedContents): the client is told what it is billed for.
+        const stated = answer.usage as { prompt_tokens?: unknown } | undefined;
+        if (answer.object === 'list' && (typeof stated?.prompt_tokens !== 'number' || stated.prompt_tokens <= 0)) {
+          answer.usage = { prompt_tokens: billed.promptTokens, total_tokens: billed.promptTokens + billed.completionTokens };
+        }
+        return { body: answerAs(answer), usage: billed, calls };
+      }),
   }));
 }
 
@@ -70,23 +76,34 @@ export function embeddingsJob(body: JsonBody, answerAs?: (answer: JsonBody) => J
       if (!answerAs) return passed;
       return {
         ...passed,
-        respond: (rc) => sendJsonAnswer(rc, ({ json }) => {
-          const answer = json ?? {};
-          const usage = channel.adapter?.embeddings.readUsage(answer) ?? { promptTokens: countInputTokens(body.input), completionTokens: 0, cachedTokens: 0 };
-          return { body: answerAs(answer), usage };
-        }),
+        respond: (rc) =>
+          sendJsonAnswer(rc, ({ json }) => {
+            const answer = json ?? {};
+            const usage = channel.adapter?.embeddings.readUsage(answer) ?? {
+              promptTokens: countInputTokens(body.input),
+              completionTokens: 0,
+              cachedTokens: 0,
+            };
+            return { body: answerAs(answer), usage };
+          }),
       };
     },
   };
 }
 
 /** POST /v1/moderations (the model is optional, as at OpenAI). */
-export const moderationsJob = (body: JsonBody): RelayJob =>
-  ({ ...inputJob('moderations', body, requireModel(body, 'omni-moderation-latest'), body.input), readUsage: () => null, promptText: undefined });
+export const moderationsJob = (body: JsonBody): RelayJob => ({
+  ...inputJob('moderations', body, requireModel(body, 'omni-moderation-latest'), body.input),
+  readUsage: () => null,
+  promptText: undefined,
+});
 
 /** POST /v1/rerank (Jina/Cohere shape: query + documents); Cohere bills search units as calls. */
 export function rerankJob(body: JsonBody): RelayJob {
-  const input = [body.query, ...(Array.isArray(body.documents) ? body.documents.map((doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc))) : [])];
+  const input = [
+    body.query,
+    ...(Array.isArray(body.documents) ? body.documents.map((doc) => (typeof doc === 'string' ? doc : JSON.stringify(doc))) : []),
+  ];
   const job = inputJob('rerank', body, requireModel(body), input);
   const plain = job.buildBody;
   return {

@@ -60,7 +60,8 @@ function jsonTokensOf(value: unknown, depth: number): number {
     for (const item of value) total += jsonTokensOf(item, depth + 1);
     return total;
   }
-  for (const key in value as Record<string, unknown>) total += estimateTextTokens(key) + jsonTokensOf((value as Record<string, unknown>)[key], depth + 1);
+  for (const key in value as Record<string, unknown>)
+    total += estimateTextTokens(key) + jsonTokensOf((value as Record<string, unknown>)[key], depth + 1);
   return total;
 }
 
@@ -73,7 +74,8 @@ function promptTokensOf(value: unknown): number {
   }
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    if (record.image_url !== undefined || record.type === 'image_url' || record.type === 'input_image' || record.type === 'image') return imagePartTokens;
+    if (record.image_url !== undefined || record.type === 'image_url' || record.type === 'input_image' || record.type === 'image')
+      return imagePartTokens;
     const framing = typeof record.role === 'string' ? messageFramingTokens : 0;
     const calls = record.tool_calls === undefined ? 0 : jsonTokensOf(record.tool_calls, 0);
     return framing + calls + promptTokensOf(record.content) + promptTokensOf(record.text);
@@ -87,4 +89,5 @@ export function capOutputTokens(body: JsonBody, tokens: number): void {
   if (typeof body.max_completion_tokens !== 'number' || typeof body.max_tokens === 'number') body.max_tokens = tokens;
 }
 
-export const positiveInt = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
+export const positiveInt = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;

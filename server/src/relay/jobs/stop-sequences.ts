@@ -10,8 +10,15 @@ const openAiWireLimit = 4;
  * gateway still scans the text for every sequence (stream/stop-scanner.ts): the ones left out, or
  * ignored by the upstream.
  */
-export function stopsForUpstream(stops: readonly string[], adapter: ProviderAdapter, converter: ChatConverter | null, upstreamModel: string): string[] {
-  const limit = converter ? converter.stopSequenceLimit?.(upstreamModel) ?? 0 : adapter.chat.stopSequenceLimit?.(upstreamModel) ?? openAiWireLimit;
+export function stopsForUpstream(
+  stops: readonly string[],
+  adapter: ProviderAdapter,
+  converter: ChatConverter | null,
+  upstreamModel: string,
+): string[] {
+  const limit = converter
+    ? (converter.stopSequenceLimit?.(upstreamModel) ?? 0)
+    : (adapter.chat.stopSequenceLimit?.(upstreamModel) ?? openAiWireLimit);
   return stops.slice(0, limit);
 }
 
@@ -20,6 +27,11 @@ export function stopsForUpstream(stops: readonly string[], adapter: ProviderAdap
  * asked and sent, to an upstream that does not say which sequence ended it (OpenAI and Gemini do
  * not; Claude does, and its end_turn is not a sequence).
  */
-export function namesUpstreamStop(stops: readonly string[], sent: readonly string[], converter: ChatConverter | null, upstreamModel: string): boolean {
+export function namesUpstreamStop(
+  stops: readonly string[],
+  sent: readonly string[],
+  converter: ChatConverter | null,
+  upstreamModel: string,
+): boolean {
   return stops.length === 1 && sent.length === 1 && converter?.reportsStopSequence?.(upstreamModel) !== true;
 }

@@ -48,7 +48,11 @@ export async function insertInSavepoint(trx: Transaction<Database>, rows: NewLog
 
 export const safeQuota = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) ? value : 0);
 
-export function sumBy(items: SetAsideLog[], keyOf: (item: SetAsideLog) => number, valueOf: (item: SetAsideLog) => number = (item) => item.quota): Map<number, number> {
+export function sumBy(
+  items: SetAsideLog[],
+  keyOf: (item: SetAsideLog) => number,
+  valueOf: (item: SetAsideLog) => number = (item) => item.quota,
+): Map<number, number> {
   const sums = new Map<number, number>();
   for (const item of items) if (valueOf(item) !== 0) sums.set(keyOf(item), (sums.get(keyOf(item)) ?? 0) + valueOf(item));
   return sums;
@@ -67,13 +71,23 @@ export function walletQuotaOf(row: NewLog): number {
 }
 
 /** Counter updates through Kysely (PostgreSQL, MySQL, and SQLite's slow flush), minus set-aside quota. */
-export async function writeCounters(trx: Transaction<Database>, users: FlushBatch['users'], tokens: FlushBatch['tokens'], channels: FlushBatch['channels'], statuses: FlushBatch['statuses'], now: number, aside: AsideQuota): Promise<void> {
+export async function writeCounters(
+  trx: Transaction<Database>,
+  users: FlushBatch['users'],
+  tokens: FlushBatch['tokens'],
+  channels: FlushBatch['channels'],
+  statuses: FlushBatch['statuses'],
+  now: number,
+  aside: AsideQuota,
+): Promise<void> {
   for (const { user, count, quota: pending } of users) {
     const quota = pending - (aside.users.get(user.id) ?? 0);
     if (quota === 0 && count === 0) continue;
-    await trx.updateTable('users')
+    await trx
+      .updateTable('users')
       .set({ quota: sql`quota - ${quota}`, used_quota: sql`used_quota + ${quota}`, request_count: sql`request_count + ${count}` })
-      .where('id', '=', user.id).execute();
+      .where('id', '=', user.id)
+      .execute();
   }
   for (const { token, quota: pending } of tokens) {
     const quota = pending - (aside.tokens.get(token.id) ?? 0);
@@ -85,7 +99,11 @@ export async function writeCounters(trx: Transaction<Database>, users: FlushBatc
   for (const [id, pending] of channels) {
     const quota = pending - (aside.channels.get(id) ?? 0);
     if (quota === 0) continue;
-    await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${quota}` }).where('id', '=', id).execute();
+    await trx
+      .updateTable('channels')
+      .set({ used_quota: sql`used_quota + ${quota}` })
+      .where('id', '=', id)
+      .execute();
   }
   for (const [id, status] of statuses) {
     await trx.updateTable('tokens').set({ status }).where('id', '=', id).execute();

@@ -44,7 +44,10 @@ export class SubscriptionShare implements HeldFunding {
     if (!this.end()) return;
     if (this.funding.parts.length === 0) return;
     void this.store.giveBack(this.caller.user.id, this.holdId, this.funding.parts).catch((error: unknown) => {
-      this.log.error({ err: error, userId: this.caller.user.id, parts: this.funding.parts }, 'subscription quota of a failed call not returned');
+      this.log.error(
+        { err: error, userId: this.caller.user.id, parts: this.funding.parts },
+        'subscription quota of a failed call not returned',
+      );
     });
   }
 
@@ -108,7 +111,12 @@ export class SubscriptionShare implements HeldFunding {
 }
 
 /** settle's split on the share's transaction (see SubscriptionShare.settle). */
-async function splitCost(trx: Transaction<Database>, held: Funding, actual: number, request: Omit<FundingRequest, 'amount' | 'preference'>): Promise<Funding> {
+async function splitCost(
+  trx: Transaction<Database>,
+  held: Funding,
+  actual: number,
+  request: Omit<FundingRequest, 'amount' | 'preference'>,
+): Promise<Funding> {
   const split = await settleFunding(trx, held, actual, request);
   const onWallet = split.fromWallet + split.uncovered;
   if (split.preference === 'wallet_first' || split.preference === 'wallet_only' || onWallet === 0) return split;
@@ -129,7 +137,13 @@ async function splitCost(trx: Transaction<Database>, held: Funding, actual: numb
  * share back. `subscription_only` holds the share alone: what the allowance left pays for, with the
  * output limit it pays for, or a 403 when it cannot pay the likely cost.
  */
-export async function planFundedHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, isGone: () => boolean): Promise<PlannedHold> {
+export async function planFundedHold(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  request: HoldRequest,
+  isGone: () => boolean,
+): Promise<PlannedHold> {
   const funding = caller.user.funding!;
   const costs = requestCosts(ctx, relay, request);
   const quotaPerUnit = ctx.options.number('QuotaPerUnit');
@@ -139,7 +153,15 @@ export async function planFundedHold(ctx: AppContext, relay: RelayState, caller:
   if (left.token < costs.likely) throw new RelayError(403, 'insufficient_token_quota', '令牌额度不足');
   if (funding.preference === 'wallet_first') return walletFirstHold(ctx, caller, request, costs, left, quotaPerUnit, relay);
   const { taken, holdId } = await takeShare(relay, caller, request, Math.min(costs.worst, left.token), isOnly);
-  const share = new SubscriptionShare(relay.holds, relay.log, caller, request.model, caller.group, { ...taken, preference: funding.preference, uncovered: 0 }, holdId);
+  const share = new SubscriptionShare(
+    relay.holds,
+    relay.log,
+    caller,
+    request.model,
+    caller.group,
+    { ...taken, preference: funding.preference, uncovered: 0 },
+    holdId,
+  );
   try {
     if (isOnly) return onlyFromAllowance(caller, request, costs, share, quotaPerUnit);
     if (taken.fromSubscription >= costs.worst) return attach(holdOf(caller, 0), share, null);
@@ -168,8 +190,20 @@ export interface PricedStart {
  * the whole price (a session's then grows with its cost, funding-grow.ts), so no overdraft is left to
  * guard against, and a session must not make the user's other calls wait for its end.
  */
-export async function planFundedStart(ctx: AppContext, relay: RelayState, caller: RelayCaller, start: PricedStart, isGone: () => boolean): Promise<Hold> {
-  const { hold } = await planFundedHold(ctx, relay, caller, { ...start, promptTokens: 0, maxTokens: 0, producesText: false, calls: 1 }, isGone);
+export async function planFundedStart(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  start: PricedStart,
+  isGone: () => boolean,
+): Promise<Hold> {
+  const { hold } = await planFundedHold(
+    ctx,
+    relay,
+    caller,
+    { ...start, promptTokens: 0, maxTokens: 0, producesText: false, calls: 1 },
+    isGone,
+  );
   hold.lane.release();
   hold.lane = freeLease;
   return hold;
@@ -185,11 +219,24 @@ export function fundingRefusal(caller: RelayCaller): RelayError | null {
 }
 
 /** Up to `target` from the allowances that cover the call (a take never overruns one: funding.ts), written down with its row. */
-async function takeShare(relay: RelayState, caller: RelayCaller, request: HoldRequest, target: number, isOnly: boolean): Promise<{ taken: Funding; holdId: number | null }> {
+async function takeShare(
+  relay: RelayState,
+  caller: RelayCaller,
+  request: HoldRequest,
+  target: number,
+  isOnly: boolean,
+): Promise<{ taken: Funding; holdId: number | null }> {
   if (target <= 0) return { taken: emptyFunding(), holdId: null };
   const userId = caller.user.id;
   const { nextId, result } = await relay.holds.change(userId, null, async (trx) => {
-    const taken = await takeFunding(trx, { userId, model: request.model, group: caller.group, amount: target, preference: isOnly ? 'subscription_only' : 'subscription_first', allowPartial: true });
+    const taken = await takeFunding(trx, {
+      userId,
+      model: request.model,
+      group: caller.group,
+      amount: target,
+      preference: isOnly ? 'subscription_only' : 'subscription_first',
+      allowPartial: true,
+    });
     return { parts: taken.parts, result: taken };
   });
   return { taken: result, holdId: nextId };
@@ -200,15 +247,35 @@ async function takeShare(relay: RelayState, caller: RelayCaller, request: HoldRe
  * count the same balance twice), the allowances the rest; below the likely cost together it is
  * refused, below the worst the upstream is sent the output limit they pay for.
  */
-async function walletFirstHold(ctx: AppContext, caller: RelayCaller, request: HoldRequest, costs: Costs, left: { user: number; token: number }, quotaPerUnit: number, relay: RelayState): Promise<PlannedHold> {
+async function walletFirstHold(
+  ctx: AppContext,
+  caller: RelayCaller,
+  request: HoldRequest,
+  costs: Costs,
+  left: { user: number; token: number },
+  quotaPerUnit: number,
+  relay: RelayState,
+): Promise<PlannedHold> {
   const hold = holdOf(caller, Math.max(0, Math.min(left.user, left.token, costs.worst)));
   let share: SubscriptionShare | null = null;
   try {
     const { taken, holdId } = await takeShare(relay, caller, request, Math.min(costs.worst, left.token) - hold.amount, false);
-    share = new SubscriptionShare(relay.holds, relay.log, caller, request.model, caller.group, { ...taken, preference: 'wallet_first', fromWallet: hold.amount, uncovered: 0 }, holdId);
+    share = new SubscriptionShare(
+      relay.holds,
+      relay.log,
+      caller,
+      request.model,
+      caller.group,
+      { ...taken, preference: 'wallet_first', fromWallet: hold.amount, uncovered: 0 },
+      holdId,
+    );
     const room = hold.amount + taken.fromSubscription;
     if (room < costs.likely || (costs.likely > 0 && room <= 0)) {
-      throw new RelayError(403, 'insufficient_user_quota', `用户额度不足以支付本次请求：预计需要 ${quotaText(costs.likely, quotaPerUnit)}，剩余 ${quotaText(room, quotaPerUnit)}`);
+      throw new RelayError(
+        403,
+        'insufficient_user_quota',
+        `用户额度不足以支付本次请求：预计需要 ${quotaText(costs.likely, quotaPerUnit)}，剩余 ${quotaText(room, quotaPerUnit)}`,
+      );
     }
     return attach(hold, share, room >= costs.worst ? null : affordableOutput(request, room, costs.maxOutput, quotaPerUnit));
   } catch (error) {
@@ -218,7 +285,13 @@ async function walletFirstHold(ctx: AppContext, caller: RelayCaller, request: Ho
   }
 }
 
-function onlyFromAllowance(caller: RelayCaller, request: HoldRequest, costs: Costs, share: SubscriptionShare, quotaPerUnit: number): PlannedHold {
+function onlyFromAllowance(
+  caller: RelayCaller,
+  request: HoldRequest,
+  costs: Costs,
+  share: SubscriptionShare,
+  quotaPerUnit: number,
+): PlannedHold {
   const got = share.funding.fromSubscription;
   if (got < costs.likely) throw noAllowance(costs.likely, got, quotaPerUnit);
   if (got >= costs.worst) return attach(holdOf(caller, 0), share, null);
@@ -238,7 +311,12 @@ function noAllowance(likely?: number, left?: number, quotaPerUnit?: number): Rel
   if (likely === undefined || left === undefined || quotaPerUnit === undefined) {
     return new RelayError(403, 'insufficient_subscription_quota', '没有可用的订阅额度，而扣费方式为仅使用订阅');
   }
-  return new RelayError(403, 'insufficient_subscription_quota', `订阅额度不足以支付本次请求：预计需要 ${quotaText(likely, quotaPerUnit)}，剩余 ${quotaText(left, quotaPerUnit)}`);
+  return new RelayError(
+    403,
+    'insufficient_subscription_quota',
+    `订阅额度不足以支付本次请求：预计需要 ${quotaText(likely, quotaPerUnit)}，剩余 ${quotaText(left, quotaPerUnit)}`,
+  );
 }
 
-const quotaText = (quota: number, quotaPerUnit: number) => `${Math.max(0, Math.floor(quota))} (≈ $${(Math.max(0, quota) / quotaPerUnit).toPrecision(3)})`;
+const quotaText = (quota: number, quotaPerUnit: number) =>
+  `${Math.max(0, Math.floor(quota))} (≈ $${(Math.max(0, quota) / quotaPerUnit).toPrecision(3)})`;

@@ -20,9 +20,13 @@ export function startFundingRecovery(ctx: AppContext, log: RelayLog): { holds: F
   const holds = new FundingHoldStore(ctx.storage, randomBytes(12).toString('hex'));
   const isAlone = ctx.cache.kind === 'memory';
   const beat = () => holds.beat().catch((error: unknown) => log.warn({ err: error }, 'instance heartbeat not written'));
-  const sweep = () => holds.sweep({ deadAfterSeconds, isAlone }).then(({ holds: count, quota }) => {
-    if (count > 0) log.warn({ holds: count, quota }, 'subscription shares held by a stopped instance given back');
-  }).catch((error: unknown) => log.error({ err: error }, 'sweep of held subscription shares failed'));
+  const sweep = () =>
+    holds
+      .sweep({ deadAfterSeconds, isAlone })
+      .then(({ holds: count, quota }) => {
+        if (count > 0) log.warn({ holds: count, quota }, 'subscription shares held by a stopped instance given back');
+      })
+      .catch((error: unknown) => log.error({ err: error }, 'sweep of held subscription shares failed'));
   const started = beat().then(sweep);
   const beating = setInterval(() => void beat(), beatSeconds * 1000);
   const sweeping = setInterval(() => void sweep(), sweepSeconds * 1000);

@@ -30,15 +30,24 @@ export type FundedLog = PendingLog & { funding: FundingLogFields | null };
  * wallet is charged only its part; the token and the channel the whole cost; the log row says who
  * paid. Counted as a call in flight, so a graceful shutdown waits for it.
  */
-export function settleFunded(ctx: AppContext, relay: RelayState, hold: Hold, channelId: number, quota: number, log: FundedLog | null): Promise<void> {
+export function settleFunded(
+  ctx: AppContext,
+  relay: RelayState,
+  hold: Hold,
+  channelId: number,
+  quota: number,
+  log: FundedLog | null,
+): Promise<void> {
   const { caller } = hold;
   ctx.lifecycle.callStarted();
-  return splitFunded(relay, hold, quota).then((split) => {
-    releaseHold(hold);
-    if (log) log.funding = fundingLogFields(split, quota);
-    // The flush that writes the log row drops the share's row (usage-writer.ts).
-    relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription), split.holdId);
-  }).finally(() => ctx.lifecycle.callEnded());
+  return splitFunded(relay, hold, quota)
+    .then((split) => {
+      releaseHold(hold);
+      if (log) log.funding = fundingLogFields(split, quota);
+      // The flush that writes the log row drops the share's row (usage-writer.ts).
+      relay.usage.record(caller.user, caller.token, channelId, quota, log, quota - Math.min(quota, split.fromSubscription), split.holdId);
+    })
+    .finally(() => ctx.lifecycle.callEnded());
 }
 
 /** A settled split, and the `funding_holds` row that keeps its parts until the bill is written (null: none). */
@@ -57,7 +66,10 @@ export async function splitFunded(relay: RelayState, hold: Hold, quota: number):
   const { caller } = hold;
   const walletAvailable = Math.max(0, spendable(caller).user + hold.amount);
   const split = await share.settle(quota, walletAvailable).catch((error: unknown) => {
-    relay.log.error({ err: error, userId: caller.user.id, parts: share.funding.parts }, 'subscription share of a call not settled; billed as held');
+    relay.log.error(
+      { err: error, userId: caller.user.id, parts: share.funding.parts },
+      'subscription share of a call not settled; billed as held',
+    );
     return asHeld(share.funding, quota);
   });
   share.end();

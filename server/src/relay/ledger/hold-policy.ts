@@ -58,9 +58,20 @@ const maxQueuedPerCaller = 10_000;
  *   billed, also beyond the hold.
  * Synchronous for the common case; a promise only when the call waits for the low-balance slot.
  */
-export function planHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, isGone: () => boolean): PlannedHold | Promise<PlannedHold> {
+export function planHold(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  request: HoldRequest,
+  isGone: () => boolean,
+): PlannedHold | Promise<PlannedHold> {
   const { options } = ctx;
-  const costs = costsOf(request, relay.outputs.likely(request.model, options.number('HoldOutputTokens')), options.number('PreConsumedQuota'), options.number('QuotaPerUnit'));
+  const costs = costsOf(
+    request,
+    relay.outputs.likely(request.model, options.number('HoldOutputTokens')),
+    options.number('PreConsumedQuota'),
+    options.number('QuotaPerUnit'),
+  );
   const left = spendable(caller);
   const room = Math.min(left.user, left.token);
   if (isShort(left, room, costs, request)) throw tooLow(caller, left, costs.likely, options.number('QuotaPerUnit'));
@@ -85,18 +96,34 @@ export function costsOf(request: HoldRequest, likelyOutputTokens: number, preCon
   const maxOutput = maxTokens > 0 ? maxTokens : request.producesText ? outputAllowance(request.model) : 0;
   const answers = answersOf(request);
   const worst = answers * estimateHold(pricing, groupRatio, promptTokens, maxOutput, preConsumedTokens, quotaPerUnit, request.calls);
-  if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput) return { likely: Math.max(0, worst - covered), worst: Math.max(0, worst - covered), maxOutput };
-  const likely = answers * estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
+  if (!request.producesText || pricing.quotaType === 1 || likelyOutputTokens >= maxOutput)
+    return { likely: Math.max(0, worst - covered), worst: Math.max(0, worst - covered), maxOutput };
+  const likely =
+    answers *
+    estimateHold(pricing, groupRatio, promptTokens, Math.max(1, likelyOutputTokens), preConsumedTokens, quotaPerUnit, request.calls);
   return { likely: Math.max(0, likely - covered), worst: Math.max(0, worst - covered), maxOutput };
 }
 
 /** The costs of a request for the hold policy, read from the options and the likely outputs. */
 export function requestCosts(ctx: AppContext, relay: RelayState, request: HoldRequest): Costs {
   const { options } = ctx;
-  return costsOf(request, relay.outputs.likely(request.model, options.number('HoldOutputTokens')), options.number('PreConsumedQuota'), options.number('QuotaPerUnit'));
+  return costsOf(
+    request,
+    relay.outputs.likely(request.model, options.number('HoldOutputTokens')),
+    options.number('PreConsumedQuota'),
+    options.number('QuotaPerUnit'),
+  );
 }
 
-async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayCaller, request: HoldRequest, costs: Costs, low: { user: boolean; token: boolean }, isGone: () => boolean): Promise<PlannedHold> {
+async function lowBalanceHold(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  request: HoldRequest,
+  costs: Costs,
+  low: { user: boolean; token: boolean },
+  isGone: () => boolean,
+): Promise<PlannedHold> {
   const { options } = ctx;
   const deadline = Date.now() + options.number('LowBalanceQueueSeconds') * 1000;
   const leases: Lease[] = [];
@@ -112,7 +139,10 @@ async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayC
     if (room >= costs.worst) return { hold: holdOf(caller, costs.worst, lane), outputCap: null };
     const covered = request.covered ?? 0;
     const outputCap = affordableOutput(request, room + covered, costs.maxOutput, quotaPerUnit);
-    const amount = answersOf(request) * estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) - covered;
+    const amount =
+      answersOf(request) *
+        estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) -
+      covered;
     return { hold: holdOf(caller, Math.max(0, Math.min(amount, room)), lane), outputCap };
   } catch (error) {
     lane.release();
@@ -123,7 +153,13 @@ async function lowBalanceHold(ctx: AppContext, relay: RelayState, caller: RelayC
 async function oneAtATime(relay: RelayState, key: string, deadline: number, isGone: () => boolean): Promise<Lease> {
   const lease = await relay.limiter.acquire(key, 1, { deadline, maxQueued: maxQueuedPerCaller, isCancelled: isGone });
   if (lease) return lease;
-  const refusal = new RelayError(429, 'low_balance_queue_timeout', '余额较低时请求逐个处理，排队等待已超时，请稍后再试', false, 'rate_limit_error');
+  const refusal = new RelayError(
+    429,
+    'low_balance_queue_timeout',
+    '余额较低时请求逐个处理，排队等待已超时，请稍后再试',
+    false,
+    'rate_limit_error',
+  );
   refusal.retryAfterMs = 1000;
   throw refusal;
 }
@@ -146,7 +182,15 @@ export function affordableOutput(request: HoldRequest, whole: number, maxOutput:
 function tooLow(caller: RelayCaller, left: { user: number; token: number }, likely: number, quotaPerUnit: number): RelayError {
   const amount = (quota: number) => `${Math.max(0, Math.floor(quota))} (≈ $${(Math.max(0, quota) / quotaPerUnit).toPrecision(3)})`;
   if (left.user <= 0 || left.user < likely || caller.token === null || left.token >= likely) {
-    return new RelayError(403, 'insufficient_user_quota', `用户额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.user)}`);
+    return new RelayError(
+      403,
+      'insufficient_user_quota',
+      `用户额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.user)}`,
+    );
   }
-  return new RelayError(403, 'insufficient_token_quota', `令牌额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.token)}`);
+  return new RelayError(
+    403,
+    'insufficient_token_quota',
+    `令牌额度不足以支付本次请求：预计需要 ${amount(likely)}，剩余 ${amount(left.token)}`,
+  );
 }

@@ -5,8 +5,23 @@ export type PendingLog = NewLog | { toRow(): NewLog };
 
 /** The logs columns in insert order (putLogValues writes them in this order). */
 export const logColumns = [
-  'user_id', 'created_at', 'type', 'content', 'username', 'token_name', 'model_name', 'quota', 'prompt_tokens',
-  'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'ip', 'other',
+  'user_id',
+  'created_at',
+  'type',
+  'content',
+  'username',
+  'token_name',
+  'model_name',
+  'quota',
+  'prompt_tokens',
+  'completion_tokens',
+  'use_time',
+  'is_stream',
+  'channel_id',
+  'token_id',
+  'group',
+  'ip',
+  'other',
 ] as const satisfies ReadonlyArray<keyof NewLog>;
 
 /** Width of the varchar columns of logs (0001_initial); text columns (content, other) have none. */

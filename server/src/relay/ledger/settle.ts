@@ -53,7 +53,11 @@ export function settle(ctx: AppContext, relay: RelayState, input: SettleInput): 
   // adapters) and the quota are clamped once more so no reader can put a value into the ledger
   // that the columns cannot hold (same object when clean: no allocation).
   input.usage = clampUsage(input.usage);
-  const quota = clampQuota(input.cacheHit ? input.cacheHit.quota : computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls));
+  const quota = clampQuota(
+    input.cacheHit
+      ? input.cacheHit.quota
+      : computeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit'), input.calls),
+  );
   const log = ctx.options.bool('LogConsumeEnabled')
     ? new ConsumeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
     : null;
@@ -103,7 +107,13 @@ export class ConsumeLogRecord {
   private readonly requestPath: string;
   private readonly cacheHit: CacheHitBill | null;
 
-  constructor(input: SettleInput, private readonly quota: number, private readonly now: number, private readonly username: string, private readonly tokenName: string) {
+  constructor(
+    input: SettleInput,
+    private readonly quota: number,
+    private readonly now: number,
+    private readonly username: string,
+    private readonly tokenName: string,
+  ) {
     const { caller } = input.hold;
     this.userId = caller.user.id;
     this.tokenId = caller.token?.id ?? 0;
@@ -130,13 +140,14 @@ export class ConsumeLogRecord {
     const audioRatio = pricing.audioRatio ?? 1;
     const image = usage.imageInputTokens;
     const imageRatio = pricing.imageRatio ?? 1;
-    const content = pricing.quotaType === 1
-      ? `模型价格 ${pricing.modelPrice}，分组倍率 ${groupRatio}`
-      : image !== undefined
-        ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，图片输入倍率 ${imageRatio}，分组倍率 ${groupRatio}`
-        : audio !== undefined
-        ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${groupRatio}`
-        : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${groupRatio}`;
+    const content =
+      pricing.quotaType === 1
+        ? `模型价格 ${pricing.modelPrice}，分组倍率 ${groupRatio}`
+        : image !== undefined
+          ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，图片输入倍率 ${imageRatio}，分组倍率 ${groupRatio}`
+          : audio !== undefined
+            ? `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${audioRatio}，分组倍率 ${groupRatio}`
+            : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，分组倍率 ${groupRatio}`;
     const other = {
       model_ratio: pricing.modelRatio,
       model_price: pricing.modelPrice,
@@ -146,7 +157,11 @@ export class ConsumeLogRecord {
       cache_tokens: usage.cachedTokens,
       cache_ratio: pricing.cacheRatio,
       ...(usage.cacheCreationTokens !== undefined
-        ? { cache_creation_tokens: usage.cacheCreationTokens, cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback, claude: true }
+        ? {
+            cache_creation_tokens: usage.cacheCreationTokens,
+            cache_creation_ratio: pricing.cacheCreationRatio ?? defaultCacheCreationRatioFallback,
+            claude: true,
+          }
         : {}),
       ...(audio !== undefined ? { audio: true, audio_input: audio, audio_ratio: audioRatio } : {}),
       ...(image !== undefined ? { image: true, image_input: image, image_ratio: imageRatio } : {}),
@@ -157,13 +172,28 @@ export class ConsumeLogRecord {
       group: this.group,
       ...(this.isAutoToken ? autoGroupFields(this.group) : {}),
       request_path: this.requestPath,
-      ...(this.cacheHit ? { cache_hit: true, cache_hit_ratio: this.cacheHit.ratio, cache_original_quota: this.cacheHit.originalQuota } : {}),
+      ...(this.cacheHit
+        ? { cache_hit: true, cache_hit_ratio: this.cacheHit.ratio, cache_original_quota: this.cacheHit.originalQuota }
+        : {}),
       ...this.funding,
     };
-    const caller = { user: { id: this.userId, username: this.username }, token: this.tokenId > 0 ? { id: this.tokenId, name: this.tokenName } : null, group: this.group };
+    const caller = {
+      user: { id: this.userId, username: this.username },
+      token: this.tokenId > 0 ? { id: this.tokenId, name: this.tokenName } : null,
+      group: this.group,
+    };
     return consumeLogRow({
-      caller, model: this.model, quota: this.quota, promptTokens: usage.promptTokens, completionTokens: usage.completionTokens,
-      channelId: this.channelId, isStream: this.isStream, startedAt: this.startedAt, now: this.now, content, other,
+      caller,
+      model: this.model,
+      quota: this.quota,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      channelId: this.channelId,
+      isStream: this.isStream,
+      startedAt: this.startedAt,
+      now: this.now,
+      content,
+      other,
     });
   }
 }

@@ -17,9 +17,16 @@ export class SqliteFlushStatements {
   readonly tokenStatus: BetterSqlite3.Statement;
   private readonly inserts = new Map<number, BetterSqlite3.Statement>();
 
-  constructor(private readonly sqlite: BetterSqlite3.Database, private readonly logBatchSize: number) {
-    this.user = sqlite.prepare('update "users" set "quota" = quota - ?, "used_quota" = used_quota + ?, "request_count" = request_count + ? where "id" = ?');
-    this.token = sqlite.prepare('update "tokens" set "remain_quota" = remain_quota - ?, "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly logBatchSize: number,
+  ) {
+    this.user = sqlite.prepare(
+      'update "users" set "quota" = quota - ?, "used_quota" = used_quota + ?, "request_count" = request_count + ? where "id" = ?',
+    );
+    this.token = sqlite.prepare(
+      'update "tokens" set "remain_quota" = remain_quota - ?, "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?',
+    );
     this.unlimitedToken = sqlite.prepare('update "tokens" set "used_quota" = used_quota + ?, "accessed_time" = ? where "id" = ?');
     this.channel = sqlite.prepare('update "channels" set "used_quota" = used_quota + ? where "id" = ?');
     this.tokenStatus = sqlite.prepare('update "tokens" set "status" = ? where "id" = ?');

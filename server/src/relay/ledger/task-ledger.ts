@@ -54,37 +54,83 @@ export interface NewTask {
  * the user's wallet is charged its part only, the row says who paid, and the task row keeps the parts
  * for a refund; when the transaction fails the parts are given back.
  */
-export async function chargeTask(ctx: AppContext, payers: Payers, caller: RelayCaller, task: NewTask, ip: string, startedAt: number): Promise<void> {
+export async function chargeTask(
+  ctx: AppContext,
+  payers: Payers,
+  caller: RelayCaller,
+  task: NewTask,
+  ip: string,
+  startedAt: number,
+): Promise<void> {
   const now = nowSeconds();
   const { user, token } = caller;
   const { funding } = task;
   const walletQuota = task.quota - Math.min(task.quota, funding?.fromSubscription ?? 0);
-  await ctx.storage.db.transaction().execute(async (trx) => {
-    await task.record(trx, now);
-    // The share is billed with the task: its held row goes.
-    if (funding?.holdId) await forgetHeldShares(trx, [funding.holdId]);
-    if (task.quota === 0) return;
-    await trx.updateTable('users').set({ quota: sql`quota - ${walletQuota}`, used_quota: sql`used_quota + ${walletQuota}`, request_count: sql`request_count + 1` }).where('id', '=', user.id).execute();
-    if (token) {
-      await trx.updateTable('tokens').set(token.isUnlimited
-        ? { used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }
-        : { remain_quota: sql<number>`remain_quota - ${task.quota}`, used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }).where('id', '=', token.id).execute();
-    }
-    await trx.updateTable('channels').set({ used_quota: sql`used_quota + ${task.quota}` }).where('id', '=', task.channelId).execute();
-    const row = consumeLogRow({
-      caller, model: task.model, quota: task.quota, promptTokens: 0, completionTokens: 0, channelId: task.channelId, isStream: false,
-      startedAt, now: Date.now(), content: `${task.platform} 任务 ${task.taskId}（${task.action}）`, ip,
-      other: { task_id: task.taskId, platform: task.platform, action: task.action, ...autoGroupLogFields(caller, caller.group), ...(funding ? fundingLogFields(funding, task.quota) : {}) },
-    });
-    await trx.insertInto('logs').values({ ...toStorableRow(row), created_at: now }).execute();
-  }).catch(async (error: unknown) => {
-    if (funding && funding.parts.length > 0) {
-      await payers.holds.giveBack(user.id, funding.holdId, funding.parts).catch((cause: unknown) => {
-        payers.log.error({ err: cause, userId: user.id, parts: funding.parts }, 'subscription quota of an unrecorded task not returned');
+  await ctx.storage.db
+    .transaction()
+    .execute(async (trx) => {
+      await task.record(trx, now);
+      // The share is billed with the task: its held row goes.
+      if (funding?.holdId) await forgetHeldShares(trx, [funding.holdId]);
+      if (task.quota === 0) return;
+      await trx
+        .updateTable('users')
+        .set({ quota: sql`quota - ${walletQuota}`, used_quota: sql`used_quota + ${walletQuota}`, request_count: sql`request_count + 1` })
+        .where('id', '=', user.id)
+        .execute();
+      if (token) {
+        await trx
+          .updateTable('tokens')
+          .set(
+            token.isUnlimited
+              ? { used_quota: sql<number>`used_quota + ${task.quota}`, accessed_time: now }
+              : {
+                  remain_quota: sql<number>`remain_quota - ${task.quota}`,
+                  used_quota: sql<number>`used_quota + ${task.quota}`,
+                  accessed_time: now,
+                },
+          )
+          .where('id', '=', token.id)
+          .execute();
+      }
+      await trx
+        .updateTable('channels')
+        .set({ used_quota: sql`used_quota + ${task.quota}` })
+        .where('id', '=', task.channelId)
+        .execute();
+      const row = consumeLogRow({
+        caller,
+        model: task.model,
+        quota: task.quota,
+        promptTokens: 0,
+        completionTokens: 0,
+        channelId: task.channelId,
+        isStream: false,
+        startedAt,
+        now: Date.now(),
+        content: `${task.platform} 任务 ${task.taskId}（${task.action}）`,
+        ip,
+        other: {
+          task_id: task.taskId,
+          platform: task.platform,
+          action: task.action,
+          ...autoGroupLogFields(caller, caller.group),
+          ...(funding ? fundingLogFields(funding, task.quota) : {}),
+        },
       });
-    }
-    throw error;
-  });
+      await trx
+        .insertInto('logs')
+        .values({ ...toStorableRow(row), created_at: now })
+        .execute();
+    })
+    .catch(async (error: unknown) => {
+      if (funding && funding.parts.length > 0) {
+        await payers.holds.giveBack(user.id, funding.holdId, funding.parts).catch((cause: unknown) => {
+          payers.log.error({ err: cause, userId: user.id, parts: funding.parts }, 'subscription quota of an unrecorded task not returned');
+        });
+      }
+      throw error;
+    });
   await reloadPayers(ctx, payers, user.id, token?.id ?? 0);
 }
 
@@ -103,7 +149,12 @@ export function subscriptionPartsText(funding: Funding | null): string {
  */
 async function refundSources(trx: Transaction<Database>, quota: number, text: string): Promise<{ wallet: number; returned: Funding }> {
   const parts = partsOf(text);
-  const wallet = quota - Math.min(quota, parts.reduce((total, part) => total + part.amount, 0));
+  const wallet =
+    quota -
+    Math.min(
+      quota,
+      parts.reduce((total, part) => total + part.amount, 0),
+    );
   const back: FundingPart[] = [];
   for (const part of parts) {
     if ((await returnFunding(trx, [part])).returned === part.amount) back.push(part);
@@ -132,32 +183,94 @@ async function reloadPayers(ctx: AppContext, payers: Payers, userId: number, tok
  * subscription allowances paid goes back to them (refundSources), only the rest to the wallet; the
  * refund row says so as a consume row does. Returns whether this call refunded.
  */
-export async function failAndRefund(ctx: AppContext, payers: Payers, table: TaskTable, taskId: string, reason: string, progress = '100%'): Promise<boolean> {
+export async function failAndRefund(
+  ctx: AppContext,
+  payers: Payers,
+  table: TaskTable,
+  taskId: string,
+  reason: string,
+  progress = '100%',
+): Promise<boolean> {
   const now = nowSeconds();
   const refunded = await ctx.storage.db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable(sharedTable(table))
-      .set({ status: 'FAILURE', fail_reason: storableText(reason, 0), progress, finish_time: now, lease_owner: '', lease_until: 0, ...(table === 'tasks' ? { updated_at: now } : {}) })
-      .where(sharedIdColumn(table), '=', taskId).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
+    const moved = await trx
+      .updateTable(sharedTable(table))
+      .set({
+        status: 'FAILURE',
+        fail_reason: storableText(reason, 0),
+        progress,
+        finish_time: now,
+        lease_owner: '',
+        lease_until: 0,
+        ...(table === 'tasks' ? { updated_at: now } : {}),
+      })
+      .where(sharedIdColumn(table), '=', taskId)
+      .where('status', 'not in', [...finalStatuses])
+      .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return null;
-    const task = await trx.selectFrom(sharedTable(table)).select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'subscription_parts']).where(sharedIdColumn(table), '=', taskId).executeTakeFirstOrThrow();
-    const platform = table === 'midjourneys' ? 'Midjourney'
-      : (await trx.selectFrom('tasks').select('platform').where('task_id', '=', taskId).executeTakeFirst())?.platform ?? '';
+    const task = await trx
+      .selectFrom(sharedTable(table))
+      .select(['user_id', 'token_id', 'channel_id', 'quota', 'action', 'subscription_parts'])
+      .where(sharedIdColumn(table), '=', taskId)
+      .executeTakeFirstOrThrow();
+    const platform =
+      table === 'midjourneys'
+        ? 'Midjourney'
+        : ((await trx.selectFrom('tasks').select('platform').where('task_id', '=', taskId).executeTakeFirst())?.platform ?? '');
     const price = Number(task.quota);
     if (price > 0) {
       const { wallet, returned } = await refundSources(trx, price, task.subscription_parts);
       const quota = wallet + returned.fromSubscription;
-      await trx.updateTable('users').set({ quota: sql`quota + ${wallet}`, used_quota: sql`used_quota - ${wallet}` }).where('id', '=', task.user_id).execute();
-      if (task.token_id) await trx.updateTable('tokens').set({ remain_quota: sql<number>`remain_quota + ${quota}`, used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', task.token_id).where('unlimited_quota', '=', 0).execute();
-      if (task.token_id) await trx.updateTable('tokens').set({ used_quota: sql<number>`used_quota - ${quota}` }).where('id', '=', task.token_id).where('unlimited_quota', '<>', 0).execute();
-      await trx.updateTable('channels').set({ used_quota: sql`used_quota - ${quota}` }).where('id', '=', task.channel_id).execute();
+      await trx
+        .updateTable('users')
+        .set({ quota: sql`quota + ${wallet}`, used_quota: sql`used_quota - ${wallet}` })
+        .where('id', '=', task.user_id)
+        .execute();
+      if (task.token_id)
+        await trx
+          .updateTable('tokens')
+          .set({ remain_quota: sql<number>`remain_quota + ${quota}`, used_quota: sql<number>`used_quota - ${quota}` })
+          .where('id', '=', task.token_id)
+          .where('unlimited_quota', '=', 0)
+          .execute();
+      if (task.token_id)
+        await trx
+          .updateTable('tokens')
+          .set({ used_quota: sql<number>`used_quota - ${quota}` })
+          .where('id', '=', task.token_id)
+          .where('unlimited_quota', '<>', 0)
+          .execute();
+      await trx
+        .updateTable('channels')
+        .set({ used_quota: sql`used_quota - ${quota}` })
+        .where('id', '=', task.channel_id)
+        .execute();
       const user = await trx.selectFrom('users').select('username').where('id', '=', task.user_id).executeTakeFirst();
-      const token = task.token_id ? await trx.selectFrom('tokens').select('name').where('id', '=', task.token_id).executeTakeFirst() : undefined;
-      await trx.insertInto('logs').values({
-        user_id: task.user_id, created_at: now, type: LogType.refund, content: storableText(`${platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
-        username: user?.username ?? '', token_name: storableText(token?.name ?? '', 191), model_name: '', quota, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: 0,
-        channel_id: task.channel_id, token_id: task.token_id, group: '', ip: '',
-        other: JSON.stringify({ task_id: taskId, refund: quota, ...(task.subscription_parts ? fundingLogFields(returned, quota) : {}) }),
-      }).execute();
+      const token = task.token_id
+        ? await trx.selectFrom('tokens').select('name').where('id', '=', task.token_id).executeTakeFirst()
+        : undefined;
+      await trx
+        .insertInto('logs')
+        .values({
+          user_id: task.user_id,
+          created_at: now,
+          type: LogType.refund,
+          content: storableText(`${platform} 任务 ${taskId}（${task.action}）失败，退还额度：${reason}`, 0),
+          username: user?.username ?? '',
+          token_name: storableText(token?.name ?? '', 191),
+          model_name: '',
+          quota,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          use_time: 0,
+          is_stream: 0,
+          channel_id: task.channel_id,
+          token_id: task.token_id,
+          group: '',
+          ip: '',
+          other: JSON.stringify({ task_id: taskId, refund: quota, ...(task.subscription_parts ? fundingLogFields(returned, quota) : {}) }),
+        })
+        .execute();
     }
     return { userId: task.user_id, tokenId: task.token_id };
   });

@@ -4,7 +4,16 @@ import type { CachedToken, CachedUser } from '../pipeline/access-cache.js';
 import { toStorableRow, type PendingLog } from './log-rows.js';
 import { SqliteFlushStatements } from './sqlite-flush.js';
 import { forgetHeldShares, giveBackHeldShares } from '../../subscriptions/funding-holds.js';
-import { noneAside, insertInSavepoint, safeQuota, sumBy, walletQuotaOf, writeCounters, type FlushBatch, type BilledShare } from './flush-writes.js';
+import {
+  noneAside,
+  insertInSavepoint,
+  safeQuota,
+  sumBy,
+  walletQuotaOf,
+  writeCounters,
+  type FlushBatch,
+  type BilledShare,
+} from './flush-writes.js';
 
 const logBatchSize = 100;
 
@@ -75,7 +84,15 @@ export class UsageWriter {
    * wallet pays `walletQuota` of it (less than `quota` when a subscription paid the rest: funding-settle.ts);
    * `shareHoldId` is that subscription share's row, dropped in the transaction that writes the log row.
    */
-  record(user: CachedUser, token: CachedToken | null, channelId: number, quota: number, log: PendingLog | null, walletQuota = quota, shareHoldId: number | null = null): void {
+  record(
+    user: CachedUser,
+    token: CachedToken | null,
+    channelId: number,
+    quota: number,
+    log: PendingLog | null,
+    walletQuota = quota,
+    shareHoldId: number | null = null,
+  ): void {
     if (shareHoldId !== null) this.billedShares.push({ id: shareHoldId, log });
     user.pendingQuota += walletQuota;
     user.pendingCount += 1;
@@ -110,16 +127,27 @@ export class UsageWriter {
   flushFailures = 0;
 
   flush(): Promise<void> {
-    return this.exclusive(() => this.writePending()).then(() => {
-      this.lastFlushedAt = Date.now();
-    }, (error: unknown) => {
-      this.flushFailures += 1;
-      throw error;
-    });
+    return this.exclusive(() => this.writePending()).then(
+      () => {
+        this.lastFlushedAt = Date.now();
+      },
+      (error: unknown) => {
+        this.flushFailures += 1;
+        throw error;
+      },
+    );
   }
 
   private async writePending(): Promise<void> {
-    if (this.dirtyUsers.size === 0 && this.dirtyTokens.size === 0 && this.channelQuota.size === 0 && this.logs.length === 0 && this.tokenStatus.size === 0 && this.billedShares.length === 0) return;
+    if (
+      this.dirtyUsers.size === 0 &&
+      this.dirtyTokens.size === 0 &&
+      this.channelQuota.size === 0 &&
+      this.logs.length === 0 &&
+      this.tokenStatus.size === 0 &&
+      this.billedShares.length === 0
+    )
+      return;
     const batch: FlushBatch = {
       users: [...this.dirtyUsers].map((user) => ({ user, quota: user.pendingQuota, count: user.pendingCount })),
       tokens: [...this.dirtyTokens].map((token) => ({ token, quota: token.pendingQuota })),
@@ -156,7 +184,11 @@ export class UsageWriter {
       this.billedShares = batch.shares.concat(this.billedShares);
       throw error;
     }
-    const userAside = sumBy(setAside, (item) => item.userId, (item) => item.walletQuota);
+    const userAside = sumBy(
+      setAside,
+      (item) => item.userId,
+      (item) => item.walletQuota,
+    );
     const tokenAside = sumBy(setAside, (item) => item.tokenId);
     for (const { user, quota, count } of batch.users) {
       const written = quota - (userAside.get(user.id) ?? 0);
@@ -193,13 +225,22 @@ export class UsageWriter {
         for (const [id, quota] of channels) statements.channel.run(quota, id);
         for (const [id, status] of statuses) statements.tokenStatus.run(status, id);
         statements.insertLogs(logs);
-        await forgetHeldShares(trx, shares.map((share) => share.id));
+        await forgetHeldShares(
+          trx,
+          shares.map((share) => share.id),
+        );
         return;
       }
-      await forgetHeldShares(trx, shares.map((share) => share.id));
+      await forgetHeldShares(
+        trx,
+        shares.map((share) => share.id),
+      );
       await writeCounters(trx, users, tokens, channels, statuses, now, noneAside);
       for (let i = 0; i < logs.length; i += logBatchSize) {
-        await trx.insertInto('logs').values(logs.slice(i, i + logBatchSize).map(toStorableRow)).execute();
+        await trx
+          .insertInto('logs')
+          .values(logs.slice(i, i + logBatchSize).map(toStorableRow))
+          .execute();
       }
     });
   }
@@ -238,21 +279,38 @@ export class UsageWriter {
         for (const row of chunk) {
           const refused = await insertInSavepoint(trx, [row]);
           if (refused === null) continue;
-          const item = { userId: Number(row.user_id ?? 0), tokenId: Number(row.token_id ?? 0), channelId: Number(row.channel_id ?? 0), quota: safeQuota(row.quota), walletQuota: walletQuotaOf(row), row };
+          const item = {
+            userId: Number(row.user_id ?? 0),
+            tokenId: Number(row.token_id ?? 0),
+            channelId: Number(row.channel_id ?? 0),
+            quota: safeQuota(row.quota),
+            walletQuota: walletQuotaOf(row),
+            row,
+          };
           setAside.push(item);
           refusedLogs.add(sources.get(row)!);
           this.onRowSetAside(refused.error, item);
         }
       }
       await writeCounters(trx, batch.users, batch.tokens, batch.channels, batch.statuses, now, {
-        users: sumBy(setAside, (item) => item.userId, (item) => item.walletQuota),
+        users: sumBy(
+          setAside,
+          (item) => item.userId,
+          (item) => item.walletQuota,
+        ),
         tokens: sumBy(setAside, (item) => item.tokenId),
         channels: sumBy(setAside, (item) => item.channelId),
       });
       // A refused row bills nothing: its wallet part is left out above, its subscription share goes back.
       const refusedShares = batch.shares.filter((share) => share.log !== null && refusedLogs.has(share.log));
-      await giveBackHeldShares(trx, refusedShares.map((share) => share.id));
-      await forgetHeldShares(trx, batch.shares.filter((share) => !refusedShares.includes(share)).map((share) => share.id));
+      await giveBackHeldShares(
+        trx,
+        refusedShares.map((share) => share.id),
+      );
+      await forgetHeldShares(
+        trx,
+        batch.shares.filter((share) => !refusedShares.includes(share)).map((share) => share.id),
+      );
     });
     this.setAsideCount += setAside.length;
     return setAside;

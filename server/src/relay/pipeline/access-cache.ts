@@ -82,8 +82,22 @@ function settingAcceptsUnset(setting: string): boolean {
   }
 }
 
-type UserFields = Pick<UserRow, 'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'used_quota' | 'setting' | 'deleted_at' | 'session_version'>;
-const userColumns = ['id', 'username', 'role', 'status', 'group', 'quota', 'used_quota', 'setting', 'deleted_at', 'session_version'] as const;
+type UserFields = Pick<
+  UserRow,
+  'id' | 'username' | 'role' | 'status' | 'group' | 'quota' | 'used_quota' | 'setting' | 'deleted_at' | 'session_version'
+>;
+const userColumns = [
+  'id',
+  'username',
+  'role',
+  'status',
+  'group',
+  'quota',
+  'used_quota',
+  'setting',
+  'deleted_at',
+  'session_version',
+] as const;
 
 export class AccessCache {
   private readonly tokensByKey = new Map<string, CachedToken>();
@@ -114,7 +128,9 @@ export class AccessCache {
     if (cached) return cached;
     let loading = this.loadingUsers.get(id);
     if (!loading) {
-      loading = this.loadUsers([id]).then(() => this.users.get(id) ?? null).finally(() => this.loadingUsers.delete(id));
+      loading = this.loadUsers([id])
+        .then(() => this.users.get(id) ?? null)
+        .finally(() => this.loadingUsers.delete(id));
       this.loadingUsers.set(id, loading);
     }
     return loading;
@@ -145,9 +161,15 @@ export class AccessCache {
       status: row.status,
       expiredTime: Number(row.expired_time),
       isUnlimited: Number(row.unlimited_quota) === 1,
-      modelLimits: Number(row.model_limits_enabled) === 1
-        ? new Set(row.model_limits.split(',').map((model) => model.trim()).filter(Boolean))
-        : null,
+      modelLimits:
+        Number(row.model_limits_enabled) === 1
+          ? new Set(
+              row.model_limits
+                .split(',')
+                .map((model) => model.trim())
+                .filter(Boolean),
+            )
+          : null,
       allowIps: parseAllowIps(row.allow_ips ?? ''),
       group: row.group ?? '',
       isDeleted: row.deleted_at !== null,
@@ -207,8 +229,13 @@ export class AccessCache {
 
   /** Which of `ids` have an active subscription (read with the users, never per request). */
   private async subscribedUsers(ids: number[]): Promise<Set<number>> {
-    const rows = await this.storage.db.selectFrom('user_subscriptions').select('user_id').distinct()
-      .where('user_id', 'in', ids).where('status', '=', 'active').execute();
+    const rows = await this.storage.db
+      .selectFrom('user_subscriptions')
+      .select('user_id')
+      .distinct()
+      .where('user_id', 'in', ids)
+      .where('status', '=', 'active')
+      .execute();
     return new Set(rows.map((row) => row.user_id));
   }
 

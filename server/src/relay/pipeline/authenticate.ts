@@ -67,7 +67,12 @@ function checkUser(user: CachedUser | null): CachedUser {
  * `Authorization: Bearer`, else `x-api-key` (Anthropic clients), else `apiKey` when the route
  * reads it elsewhere (Gemini's `?key=` / `x-goog-api-key`).
  */
-export async function authenticateToken(ctx: AppContext, relay: RelayState, request: { headers: IncomingHttpHeaders; ip: string }, apiKey?: string): Promise<RelayCaller> {
+export async function authenticateToken(
+  ctx: AppContext,
+  relay: RelayState,
+  request: { headers: IncomingHttpHeaders; ip: string },
+  apiKey?: string,
+): Promise<RelayCaller> {
   const parsed = parseApiKey(request.headers.authorization ?? (request.headers['x-api-key'] as string | undefined) ?? apiKey);
   if (!parsed) throw relayErrors.invalidToken('未提供令牌');
   const found = relay.access.findToken(parsed.key);
@@ -88,7 +93,8 @@ export async function authenticateToken(ctx: AppContext, relay: RelayState, requ
     }
     throw relayErrors.invalidToken('该令牌额度已用尽');
   }
-  if (!isIpAllowed(token.allowIps, request.ip)) throw relayErrors.forbidden('ip_not_allowed', `您的 IP ${request.ip} 不在令牌允许的 IP 列表中`);
+  if (!isIpAllowed(token.allowIps, request.ip))
+    throw relayErrors.forbidden('ip_not_allowed', `您的 IP ${request.ip} 不在令牌允许的 IP 列表中`);
   const foundUser = relay.access.findUser(token.userId);
   const user = checkUser(foundUser instanceof Promise ? await foundUser : foundUser);
   let group = user.group;
@@ -108,14 +114,16 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
   const session = readSession(ctx.config.sessionSecret, request.cookies?.[sessionCookieName]);
   if (session === null) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const header = request.headers['new-api-user'];
-  if (header === undefined || String(header) !== String(session.userId)) throw new RelayError(401, 'unauthenticated', '无权进行此操作，New-Api-User 与登录用户不匹配');
+  if (header === undefined || String(header) !== String(session.userId))
+    throw new RelayError(401, 'unauthenticated', '无权进行此操作，New-Api-User 与登录用户不匹配');
   const found = relay.access.findUser(session.userId);
   const cached = found instanceof Promise ? await found : found;
   // A revoked session (the version moved on) is signed out here as on the management API.
   if (cached && cached.sessionVersion !== session.version) throw new RelayError(401, 'unauthenticated', '未登录或登录已过期，请重新登录');
   const user = checkUser(cached);
   // As on the management API (api/auth/guards.ts): an admin who must enrol a second factor may not use the console's calls yet.
-  if (await mustEnrolSecondFactor(ctx, user, user.role >= Role.admin)) throw relayErrors.forbidden('second_factor_required', secondFactorRequiredMessage);
+  if (await mustEnrolSecondFactor(ctx, user, user.role >= Role.admin))
+    throw relayErrors.forbidden('second_factor_required', secondFactorRequiredMessage);
   return { user, token: null, group: user.group, autoGroups: null, pinnedChannelId: null };
 }
 

@@ -44,4 +44,3 @@ export class CallSignal {
     return this as unknown as AbortSignal;
   }
 }
-

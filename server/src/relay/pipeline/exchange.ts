@@ -36,4 +36,9 @@ export function fastifyExchange(request: FastifyRequest, reply: FastifyReply): R
   };
 }
 
-export const sseHeaders: OutgoingHttpHeaders = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+export const sseHeaders: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};

@@ -35,23 +35,41 @@ export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const trace = newAttemptTrace();
   // Tracing off (ctx.tracing null): no span, no attributes, no header work; one check here and one per attempt.
   if (ctx.tracing !== null) trace.span = startCallSpan(ctx.tracing, exchange, caller, job);
-  return relayCall(ctx, relay, exchange, caller, job, trace).then(() => {
-    lifecycle.callEnded();
-    if (trace.span !== null) trace.span.end();
-  }, (error: unknown) => {
-    lifecycle.callEnded();
-    if (trace.span !== null) trace.span.end(error);
-    if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
-    // The error log (type 5, ErrorLogEnabled): queued for the write-behind flush, nothing billed.
-    recordFailedCall(ctx, relay, { caller, model: job.model, error, trace, isStream: job.isStream, startedAt, requestPath: exchange.path });
-    throw error;
-  });
+  return relayCall(ctx, relay, exchange, caller, job, trace).then(
+    () => {
+      lifecycle.callEnded();
+      if (trace.span !== null) trace.span.end();
+    },
+    (error: unknown) => {
+      lifecycle.callEnded();
+      if (trace.span !== null) trace.span.end(error);
+      if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
+      // The error log (type 5, ErrorLogEnabled): queued for the write-behind flush, nothing billed.
+      recordFailedCall(ctx, relay, {
+        caller,
+        model: job.model,
+        error,
+        trace,
+        isStream: job.isStream,
+        startedAt,
+        requestPath: exchange.path,
+      });
+      throw error;
+    },
+  );
 }
 
 function startCallSpan(tracing: NonNullable<AppContext['tracing']>, exchange: RelayExchange, caller: RelayCaller, job: RelayJob): CallSpan {
   return new CallSpan(tracing, {
-    operation: job.endpoint, model: job.model, path: exchange.path, isStream: job.isStream,
-    userId: caller.user.id, tokenId: caller.token?.id ?? null, group: caller.group, maxTokens: job.maxTokens, headers: exchange.headers,
+    operation: job.endpoint,
+    model: job.model,
+    path: exchange.path,
+    isStream: job.isStream,
+    userId: caller.user.id,
+    tokenId: caller.token?.id ?? null,
+    group: caller.group,
+    maxTokens: job.maxTokens,
+    headers: exchange.headers,
     // Read only when message content is captured: a chat format's messages, else the prompt as one user message.
     inputMessages: () => job.messages ?? (job.promptText ? [{ role: 'user', content: job.promptText() }] : null),
   });
@@ -65,14 +83,22 @@ function observeFailure(ctx: AppContext, exchange: RelayExchange, job: RelayJob,
   ctx.metrics.observe({ route: exchange.path, model, channelId: null, status, durationMs: Date.now() - startedAt });
 }
 
-async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExchange, requester: RelayCaller, job: RelayJob, trace: AttemptTrace): Promise<void> {
+async function relayCall(
+  ctx: AppContext,
+  relay: RelayState,
+  exchange: RelayExchange,
+  requester: RelayCaller,
+  job: RelayJob,
+  trace: AttemptTrace,
+): Promise<void> {
   const startedAt = Date.now();
   checkModelAllowed(requester, job.model);
   const { options } = ctx;
   // An `auto` token: the first of its auto groups with a channel for the model.
   const caller = resolveAutoGroup(relay, requester, job.model);
   // A model no enabled channel serves is unknown here, priced or not (a pinned channel is checked when tried).
-  if (caller.pinnedChannelId === null && !relay.channels.hasModel(caller.group, job.model)) throw relayErrors.noChannel(caller.group, job.model);
+  if (caller.pinnedChannelId === null && !relay.channels.hasModel(caller.group, job.model))
+    throw relayErrors.noChannel(caller.group, job.model);
   const found = findModelPricing(options, job.model);
   if (!found.isKnown && !options.bool('SelfUseModeEnabled') && !caller.user.acceptsUnsetModels) throw relayErrors.unpriced(job.model);
   const pricing = unsetModelPricing(options, found);
@@ -84,10 +110,12 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   const cacheTtl = responseCacheTtl(options, caller);
   const cached = cacheTtl > 0 ? await lookUpAnswer(ctx, relay, exchange, caller, job, cacheTtl) : null;
   if (cached?.hit) {
-    const billed = await serveCachedAnswer(ctx, relay, { exchange, caller, job, pricing, answer: cached.hit, startedAt }).catch((error: unknown) => {
-      releaseSuccessSlot(ctx, successSlot);
-      throw error;
-    });
+    const billed = await serveCachedAnswer(ctx, relay, { exchange, caller, job, pricing, answer: cached.hit, startedAt }).catch(
+      (error: unknown) => {
+        releaseSuccessSlot(ctx, successSlot);
+        throw error;
+      },
+    );
     if (trace.span !== null) trace.span.answeredFromCache(cached.hit.usage, billed);
     return;
   }
@@ -99,10 +127,21 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // The output limit the balance paid for, when the gateway lowered it; an answer that reached it is not a typical length.
   let cap = Infinity;
   try {
-    const holdRequest = { pricing, groupRatio, model: job.model, promptTokens: job.promptTokens, maxTokens: job.maxTokens, producesText: producesText(job.endpoint), calls: job.calls, answers: job.answers };
+    const holdRequest = {
+      pricing,
+      groupRatio,
+      model: job.model,
+      promptTokens: job.promptTokens,
+      maxTokens: job.maxTokens,
+      producesText: producesText(job.endpoint),
+      calls: job.calls,
+      answers: job.answers,
+    };
     // A user with subscription funding holds its share in the database first (ledger/funding-hold.ts).
-    const planned = caller.user.funding === null ? planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed)
-      : planFundedHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
+    const planned =
+      caller.user.funding === null
+        ? planHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed)
+        : planFundedHold(ctx, relay, caller, holdRequest, () => exchange.raw.destroyed);
     const { hold: taken, outputCap } = planned instanceof Promise ? await planned : planned;
     hold = taken;
     if (outputCap !== null && job.capOutput) {
@@ -171,8 +210,22 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // The one place a relayed request is billed (the hold becomes the bill), before a non-stream answer goes out.
   const ratios = findGroupRatioInfo(options, caller.user.group, servedGroup);
   const settled = settle(ctx, relay, {
-    hold, pricing, groupRatio: ratios.groupRatio, userGroupRatio: ratios.userGroupRatio, group: servedGroup, usage: delivery.usage, calls: delivery.calls ?? job.calls, model: job.model, upstreamModel: success.upstreamModel,
-    channelId: success.channel.id, tried: success.tried, isStream: delivery.isStream, startedAt, frtMs: delivery.frtMs, ip: exchange.ip, requestPath: exchange.path,
+    hold,
+    pricing,
+    groupRatio: ratios.groupRatio,
+    userGroupRatio: ratios.userGroupRatio,
+    group: servedGroup,
+    usage: delivery.usage,
+    calls: delivery.calls ?? job.calls,
+    model: job.model,
+    upstreamModel: success.upstreamModel,
+    channelId: success.channel.id,
+    tried: success.tried,
+    isStream: delivery.isStream,
+    startedAt,
+    frtMs: delivery.frtMs,
+    ip: exchange.ip,
+    requestPath: exchange.path,
   });
   // A call a subscription helped pay answers once its split is written (settle.ts).
   const quota = settled instanceof Promise ? await settled : settled;
@@ -180,31 +233,66 @@ async function relayCall(ctx: AppContext, relay: RelayState, exchange: RelayExch
   // After the answer is sent: the span's attributes never delay it.
   if (trace.span !== null) {
     trace.span.settled({
-      upstreamModel: success.upstreamModel, channelId: success.channel.id, group: servedGroup, quota, startedAt,
-      usage: delivery.usage, firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
+      upstreamModel: success.upstreamModel,
+      channelId: success.channel.id,
+      group: servedGroup,
+      quota,
+      startedAt,
+      usage: delivery.usage,
+      firstChunkAt: delivery.isStream ? startedAt + delivery.frtMs : null,
     });
     if (producesText(job.endpoint)) trace.span.answered(delivery.answer);
   }
-  if (cached?.recording) keepAnswer(relay, cached.recording, { usage: delivery.usage, quota, isStream: delivery.isStream, isComplete: delivery.isComplete !== false && cap === Infinity });
+  if (cached?.recording)
+    keepAnswer(relay, cached.recording, {
+      usage: delivery.usage,
+      quota,
+      isStream: delivery.isStream,
+      isComplete: delivery.isComplete !== false && cap === Infinity,
+    });
   // The likely output is one answer's: several answers (n) are learnt as their mean.
   const answerTokens = Math.round(delivery.usage.completionTokens / Math.max(1, job.answers ?? 1));
   if (producesText(job.endpoint) && answerTokens < cap) relay.outputs.observe(job.model, answerTokens);
   if (ctx.metrics.isEnabled) {
     ctx.metrics.observe({
-      route: exchange.path, model: pricing.isKnown ? job.model : 'other', channelId: success.channel.id, status: 200, durationMs: Date.now() - startedAt,
-      firstByteMs: delivery.isStream ? delivery.frtMs : undefined, promptTokens: delivery.usage.promptTokens, completionTokens: delivery.usage.completionTokens, quota,
+      route: exchange.path,
+      model: pricing.isKnown ? job.model : 'other',
+      channelId: success.channel.id,
+      status: 200,
+      durationMs: Date.now() - startedAt,
+      firstByteMs: delivery.isStream ? delivery.frtMs : undefined,
+      promptTokens: delivery.usage.promptTokens,
+      completionTokens: delivery.usage.completionTokens,
+      quota,
     });
   }
 }
 
 /** Gives an upstream answer to the client through its responder: the one delivery path. */
-function deliver(ctx: AppContext, relay: RelayState, exchange: RelayExchange, job: RelayJob, controller: CallSignal, success: UpstreamSuccess, startedAt: number): Promise<Delivery> | Delivery {
+function deliver(
+  ctx: AppContext,
+  relay: RelayState,
+  exchange: RelayExchange,
+  job: RelayJob,
+  controller: CallSignal,
+  success: UpstreamSuccess,
+  startedAt: number,
+): Promise<Delivery> | Delivery {
   const out = exchange.raw;
   const abortOnClose = controller.onClientClose;
   return success.respond({
-    ctx, relay, exchange, job, channel: success.channel, response: success.response, answer: success.answer, head: success.head,
-    model: job.model, upstreamModel: success.upstreamModel,
-    signal: controller.signal, startedAt,
+    ctx,
+    relay,
+    exchange,
+    job,
+    channel: success.channel,
+    response: success.response,
+    answer: success.answer,
+    head: success.head,
+    model: job.model,
+    upstreamModel: success.upstreamModel,
+    signal: controller.signal,
+    startedAt,
     abort: () => controller.abort(),
     detach: () => out.off('close', abortOnClose),
     attach: () => {

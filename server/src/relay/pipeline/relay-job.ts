@@ -57,4 +57,3 @@ export interface RelayJob {
    */
   readAnswerUsage?(adapter: ProviderAdapter, answer: { bytes: Buffer; contentType: string }): Usage;
 }
-

@@ -73,26 +73,37 @@ function responseOf(rc: ResponseContext): UpstreamResponse {
  * event handler). `isCollected`: nothing is written to the client (the handler aggregates; the
  * caller answers afterwards).
  */
-export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming, handler: EventHandler, mode: { isCollected?: boolean } = {}): Promise<Delivery> {
+export async function streamAnswer(
+  rc: ResponseContext,
+  framing: DecoderFraming,
+  handler: EventHandler,
+  mode: { isCollected?: boolean } = {},
+): Promise<Delivery> {
   rc.detach();
   const isCollected = mode.isCollected === true;
   const client = rc.exchange.raw as unknown as StreamOut;
   const { ctx } = rc;
   const waiter = { resume: () => undefined as void };
-  const driver = new StreamDriver({
-    out: isCollected ? new Writable({ write: (_chunk, _encoding, done) => done() }) as unknown as StreamOut : client,
-    clientOut: isCollected ? client : undefined,
-    codec: new EventCodec(createFramingDecoder(framing), handler),
-    idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
-    pingIntervalMs: !isCollected && ctx.options.bool('general_setting.ping_interval_enabled') ? ctx.options.number('general_setting.ping_interval_seconds') * 1000 : 0,
-    abort: () => rc.abort(),
-    startedAt: rc.startedAt,
-    countPromptTokens: rc.countPromptTokens,
-    start: () => {
-      if (!isCollected) rc.exchange.startStream(sseHeaders);
+  const driver = new StreamDriver(
+    {
+      out: isCollected ? (new Writable({ write: (_chunk, _encoding, done) => done() }) as unknown as StreamOut) : client,
+      clientOut: isCollected ? client : undefined,
+      codec: new EventCodec(createFramingDecoder(framing), handler),
+      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
+      pingIntervalMs:
+        !isCollected && ctx.options.bool('general_setting.ping_interval_enabled')
+          ? ctx.options.number('general_setting.ping_interval_seconds') * 1000
+          : 0,
+      abort: () => rc.abort(),
+      startedAt: rc.startedAt,
+      countPromptTokens: rc.countPromptTokens,
+      start: () => {
+        if (!isCollected) rc.exchange.startStream(sseHeaders);
+      },
+      acceptLanguage: rc.exchange.headers['accept-language'],
     },
-    acceptLanguage: rc.exchange.headers['accept-language'],
-  }, () => waiter.resume());
+    () => waiter.resume(),
+  );
   void pump(responseOf(rc).body, driver, waiter);
   const outcome = await driver.done;
   if (!outcome.isStarted || (isCollected && outcome.error !== null)) {
@@ -102,7 +113,12 @@ export async function streamAnswer(rc: ResponseContext, framing: DecoderFraming,
     if (outcome.error instanceof RelayError) throw outcome.error;
     throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error | null)?.message ?? ''}`, 'upstream_read_failed', '');
   }
-  return { usage: outcome.usage, isStream: !isCollected, frtMs: outcome.frtMs, isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout };
+  return {
+    usage: outcome.usage,
+    isStream: !isCollected,
+    frtMs: outcome.frtMs,
+    isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout,
+  };
 }
 
 /** Reads a whole JSON answer; 499 when the client left, 502 when the upstream broke. */
@@ -140,7 +156,10 @@ export interface JsonAnswer {
  * (then nothing is billed): an UpstreamError (an error answered with HTTP 200) goes back to the
  * failover loop while the hold stays for another channel.
  */
-export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes: Buffer; json: Record<string, unknown> | null }) => JsonAnswer): Promise<Delivery> {
+export async function sendJsonAnswer(
+  rc: ResponseContext,
+  answer: (read: { bytes: Buffer; json: Record<string, unknown> | null }) => JsonAnswer,
+): Promise<Delivery> {
   const read = await readAnswer(rc);
   let result: JsonAnswer;
   try {
@@ -158,7 +177,9 @@ export async function sendJsonAnswer(rc: ResponseContext, answer: (read: { bytes
     answer: result.body,
     send: () => {
       const isBytes = Buffer.isBuffer(result.body);
-      const contentType = isBytes ? String(responseOf(rc).headers['content-type'] ?? 'application/json') : 'application/json; charset=utf-8';
+      const contentType = isBytes
+        ? String(responseOf(rc).headers['content-type'] ?? 'application/json')
+        : 'application/json; charset=utf-8';
       rc.exchange.send(200, contentType, isBytes ? (result.body as Buffer) : JSON.stringify(result.body));
     },
   };

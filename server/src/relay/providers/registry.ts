@@ -143,8 +143,12 @@ export function listChannelTypes(): ChannelTypeInfo[] {
   return Object.entries(channelTypeSlugs)
     .map(([, slug]) => providers[slug] as ProviderAdapter)
     .map((adapter) => ({
-      ...adapter.meta, slug: adapter.slug, endpoints: [...adapter.endpoints], hasBalance: adapter.fetchBalance !== undefined,
-      validatesKey: adapter.validateChannel !== undefined, hasModelList: adapter.fetchModels !== undefined,
+      ...adapter.meta,
+      slug: adapter.slug,
+      endpoints: [...adapter.endpoints],
+      hasBalance: adapter.fetchBalance !== undefined,
+      validatesKey: adapter.validateChannel !== undefined,
+      hasModelList: adapter.fetchModels !== undefined,
     }))
     .sort((a, b) => a.type - b.type);
 }

@@ -3,8 +3,17 @@ import type { Usage } from '../billing/quota.js';
 
 /** The relay endpoints a provider may serve. */
 export type RelayEndpoint =
-  | 'chat' | 'completions' | 'embeddings' | 'moderations' | 'images' | 'image-edits' | 'image-variations'
-  | 'speech' | 'transcriptions' | 'translations' | 'rerank';
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'moderations'
+  | 'images'
+  | 'image-edits'
+  | 'image-variations'
+  | 'speech'
+  | 'transcriptions'
+  | 'translations'
+  | 'rerank';
 
 /** What an adapter is given to reach the upstream; it never sees a channel row. */
 export interface UpstreamTarget {

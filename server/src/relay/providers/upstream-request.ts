@@ -1,5 +1,14 @@
 import { FormData, request } from 'undici';
-import type { ChatCall, ProviderAdapter, RelayEndpoint, RequestOptions, SendOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from './types.js';
+import type {
+  ChatCall,
+  ProviderAdapter,
+  RelayEndpoint,
+  RequestOptions,
+  SendOptions,
+  UpstreamRequest,
+  UpstreamResponse,
+  UpstreamTarget,
+} from './types.js';
 import type { Json } from '@modelgate/shared';
 
 /**
@@ -19,13 +28,21 @@ function converterOf(adapter: ProviderAdapter, endpoint: RelayEndpoint) {
 }
 
 /** Whether the endpoint's body is converted to the provider's own wire (its answer then needs the converter too). */
-export const isConvertedEndpoint = (adapter: ProviderAdapter, endpoint: RelayEndpoint): boolean => converterOf(adapter, endpoint) !== undefined;
+export const isConvertedEndpoint = (adapter: ProviderAdapter, endpoint: RelayEndpoint): boolean =>
+  converterOf(adapter, endpoint) !== undefined;
 
 /**
  * An OpenAI-wire request: the adapter's URL and headers for the endpoint, the body as given (an
  * OpenAI body already prepared for the provider, or a multipart form).
  */
-export function openAiWireRequest(adapter: ProviderAdapter, endpoint: RelayEndpoint, body: Json | FormData, target: UpstreamTarget, upstreamModel: string, options?: RequestOptions): UpstreamRequest {
+export function openAiWireRequest(
+  adapter: ProviderAdapter,
+  endpoint: RelayEndpoint,
+  body: Json | FormData,
+  target: UpstreamTarget,
+  upstreamModel: string,
+  options?: RequestOptions,
+): UpstreamRequest {
   return { url: adapter.api.url(endpoint, target, upstreamModel, options), headers: adapter.api.headers(target), body };
 }
 
@@ -34,7 +51,13 @@ export function openAiWireRequest(adapter: ProviderAdapter, endpoint: RelayEndpo
  * for the endpoint is not OpenAI's (signatures, tokens and the body in its format), else the
  * OpenAI wire. `body` is the canonical OpenAI body (for the OpenAI wire: already prepared).
  */
-export async function buildUpstreamRequest(adapter: ProviderAdapter, endpoint: RelayEndpoint, body: Json | FormData, call: ChatCall, options?: RequestOptions): Promise<UpstreamRequest> {
+export async function buildUpstreamRequest(
+  adapter: ProviderAdapter,
+  endpoint: RelayEndpoint,
+  body: Json | FormData,
+  call: ChatCall,
+  options?: RequestOptions,
+): Promise<UpstreamRequest> {
   const converter = converterOf(adapter, endpoint);
   if (converter && !(body instanceof FormData)) return converter.buildRequest(body, call);
   return openAiWireRequest(adapter, endpoint, body, call.target, call.upstreamModel, options);
@@ -52,7 +75,10 @@ function hasContentType(headers: Record<string, string>): boolean {
 }
 
 /** The bytes (or form) a built request sends, and its headers with the content type set. */
-export function serializeRequest(built: UpstreamRequest): { headers: Record<string, string>; payload: string | Uint8Array | FormData | undefined } {
+export function serializeRequest(built: UpstreamRequest): {
+  headers: Record<string, string>;
+  payload: string | Uint8Array | FormData | undefined;
+} {
   const { headers, body } = built;
   if (built.method === 'GET') return { headers, payload: undefined };
   if (body instanceof FormData) return { headers, payload: body };
@@ -90,8 +116,16 @@ const maxListBytes = 8 * 1024 * 1024;
  * GETs a JSON object from the provider (model lists, balances): a non-2xx or a body that is not a
  * JSON object throws an Error whose message (the provider's, read by `parseError`) the admin sees.
  */
-export async function getUpstreamJson(url: string, headers: Record<string, string>, target: UpstreamTarget, parseError?: (status: number, text: string) => { message: string }): Promise<Json> {
-  const response = await sendHttp({ url, headers: { accept: 'application/json', ...headers }, body: '', method: 'GET' }, { dispatcher: target.dispatcher, headersTimeout: listTimeoutMs, bodyTimeout: listTimeoutMs });
+export async function getUpstreamJson(
+  url: string,
+  headers: Record<string, string>,
+  target: UpstreamTarget,
+  parseError?: (status: number, text: string) => { message: string },
+): Promise<Json> {
+  const response = await sendHttp(
+    { url, headers: { accept: 'application/json', ...headers }, body: '', method: 'GET' },
+    { dispatcher: target.dispatcher, headersTimeout: listTimeoutMs, bodyTimeout: listTimeoutMs },
+  );
   let text = '';
   for await (const chunk of response.body) {
     text += Buffer.from(chunk).toString('utf8');
@@ -100,7 +134,8 @@ export async function getUpstreamJson(url: string, headers: Record<string, strin
       throw new Error('上游返回的内容过大');
     }
   }
-  if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(parseError?.(response.statusCode, text).message ?? `上游返回状态码 ${response.statusCode}`);
+  if (response.statusCode < 200 || response.statusCode >= 300)
+    throw new Error(parseError?.(response.statusCode, text).message ?? `上游返回状态码 ${response.statusCode}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -114,6 +149,7 @@ export async function getUpstreamJson(url: string, headers: Record<string, strin
 /** The non-empty string values of `field` in a list of objects (model names), at most 255 characters each. */
 export function namesIn(list: unknown, field: string): string[] {
   if (!Array.isArray(list)) return [];
-  return list.map((item) => (item && typeof item === 'object' ? (item as Json)[field] : undefined))
+  return list
+    .map((item) => (item && typeof item === 'object' ? (item as Json)[field] : undefined))
     .filter((name): name is string => typeof name === 'string' && name.length > 0 && name.length <= 255);
 }

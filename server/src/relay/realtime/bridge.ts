@@ -26,7 +26,12 @@ function sendableCode(code: number, fallback: number): number {
 /** A close reason fits in 123 bytes. */
 function shortReason(reason: Buffer | string): string {
   const text = reason.toString();
-  return Buffer.byteLength(text) <= 123 ? text : Buffer.from(text).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '');
+  return Buffer.byteLength(text) <= 123
+    ? text
+    : Buffer.from(text)
+        .subarray(0, 120)
+        .toString('utf8')
+        .replace(/\uFFFD+$/, '');
 }
 
 function closeSocket(socket: WebSocket, code: number, reason: string): void {
@@ -38,7 +43,11 @@ function closeSocket(socket: WebSocket, code: number, reason: string): void {
 }
 
 /** One direction: frames from `from` are sent to `to` unchanged; `from` pauses while `to` is backed up. */
-function forward(from: WebSocket, to: WebSocket, onFrame?: (frame: Buffer, isBinary: boolean) => Buffer | undefined): (data: Frame, isBinary: boolean) => void {
+function forward(
+  from: WebSocket,
+  to: WebSocket,
+  onFrame?: (frame: Buffer, isBinary: boolean) => Buffer | undefined,
+): (data: Frame, isBinary: boolean) => void {
   let isPaused = false;
   const onSent = () => {
     if (isPaused && to.bufferedAmount <= lowWaterBytes) {
@@ -70,7 +79,13 @@ export class RealtimeBridge {
    * `fromClient` / `fromUpstream`: frames each side sent before the bridge existed (while the
    * upstream was connecting, and with its handshake); both sockets arrive paused.
    */
-  constructor(private readonly client: WebSocket, private readonly upstream: WebSocket, events: BridgeEvents, fromClient: Array<[Frame, boolean]>, fromUpstream: Array<[Frame, boolean]>) {
+  constructor(
+    private readonly client: WebSocket,
+    private readonly upstream: WebSocket,
+    events: BridgeEvents,
+    fromClient: Array<[Frame, boolean]>,
+    fromUpstream: Array<[Frame, boolean]>,
+  ) {
     const toUpstream = forward(client, upstream);
     const toClient = forward(upstream, client, (frame, isBinary) => events.onUpstreamFrame(frame, isBinary));
     upstream.removeAllListeners('message');

@@ -12,7 +12,12 @@ export function errorEvent(relayError: RelayError, language: Language): string {
 }
 
 const errorMarker = Buffer.from('"error"');
-const statusOfErrorType: Record<string, number> = { invalid_request_error: 400, rate_limit_error: 429, authentication_error: 401, permission_error: 403 };
+const statusOfErrorType: Record<string, number> = {
+  invalid_request_error: 400,
+  rate_limit_error: 429,
+  authentication_error: 401,
+  permission_error: 403,
+};
 
 /**
  * An upstream `error` event as the client gets it: classified and redacted like every upstream
@@ -30,11 +35,24 @@ export function clientErrorFrame(frame: Buffer, language: Language): Buffer | un
   if (event?.type !== 'error') return undefined;
   const error = (event.error && typeof event.error === 'object' ? event.error : {}) as Record<string, unknown>;
   const status = (typeof error.type === 'string' ? statusOfErrorType[error.type] : undefined) ?? 500;
-  const upstream = new UpstreamError(status, typeof error.message === 'string' ? error.message : '', typeof error.code === 'string' ? error.code : null, frame.toString('utf8'));
+  const upstream = new UpstreamError(
+    status,
+    typeof error.message === 'string' ? error.message : '',
+    typeof error.code === 'string' ? error.code : null,
+    frame.toString('utf8'),
+  );
   const shown = publicErrorOf(upstream).inLanguage(language);
-  return Buffer.from(JSON.stringify({
-    type: 'error',
-    event_id: typeof event.event_id === 'string' ? event.event_id : null,
-    error: { type: shown.type, code: shown.code, message: shown.message, param: typeof error.param === 'string' ? error.param : null, event_id: typeof error.event_id === 'string' ? error.event_id : null },
-  }));
+  return Buffer.from(
+    JSON.stringify({
+      type: 'error',
+      event_id: typeof event.event_id === 'string' ? event.event_id : null,
+      error: {
+        type: shown.type,
+        code: shown.code,
+        message: shown.message,
+        param: typeof error.param === 'string' ? error.param : null,
+        event_id: typeof error.event_id === 'string' ? error.event_id : null,
+      },
+    }),
+  );
 }

@@ -26,9 +26,21 @@ interface RealtimeDefaults {
 // List prices (US$ per 1M tokens): text in / cached in / text out; audio in / audio out.
 const gpt4oRealtime: RealtimeDefaults = { modelRatio: 2.5, completionRatio: 4, cacheRatio: 0.5, audioRatio: 8, audioCompletionRatio: 2 }; // 5/2.5/20; 40/80
 const gpt4oRealtime202410: RealtimeDefaults = { ...gpt4oRealtime, audioRatio: 20 }; // 5/2.5/20; 100/200
-const gpt4oMiniRealtime: RealtimeDefaults = { modelRatio: 0.3, completionRatio: 4, cacheRatio: 0.5, audioRatio: 10 / 0.6, audioCompletionRatio: 2 }; // 0.6/0.3/2.4; 10/20
+const gpt4oMiniRealtime: RealtimeDefaults = {
+  modelRatio: 0.3,
+  completionRatio: 4,
+  cacheRatio: 0.5,
+  audioRatio: 10 / 0.6,
+  audioCompletionRatio: 2,
+}; // 0.6/0.3/2.4; 10/20
 const gptRealtime: RealtimeDefaults = { modelRatio: 2, completionRatio: 4, cacheRatio: 0.1, audioRatio: 8, audioCompletionRatio: 2 }; // 4/0.4/16; 32/64
-const gptRealtimeMini: RealtimeDefaults = { modelRatio: 0.3, completionRatio: 4, cacheRatio: 0.1, audioRatio: 10 / 0.6, audioCompletionRatio: 2 }; // 0.6/0.06/2.4; 10/20
+const gptRealtimeMini: RealtimeDefaults = {
+  modelRatio: 0.3,
+  completionRatio: 4,
+  cacheRatio: 0.1,
+  audioRatio: 10 / 0.6,
+  audioCompletionRatio: 2,
+}; // 0.6/0.06/2.4; 10/20
 
 export const realtimeDefaults: Readonly<Record<string, RealtimeDefaults>> = {
   'gpt-4o-realtime-preview': gpt4oRealtime,
@@ -74,11 +86,13 @@ export function findRealtimePricing(options: OptionStore, model: string): Realti
 export function computeRealtimeQuota(pricing: RealtimePricing, groupRatio: number, usage: RealtimeUsage, quotaPerUnit: number): number {
   if (pricing.quotaType === 1) return Math.round(pricing.modelPrice * quotaPerUnit * groupRatio);
   const cached = usage.cachedTextTokens + usage.cachedAudioTokens;
-  const weighted = usage.textInputTokens - usage.cachedTextTokens
-    + (usage.audioInputTokens - usage.cachedAudioTokens) * pricing.audioRatio
-    + cached * pricing.cacheRatio
-    + usage.textOutputTokens * pricing.completionRatio
-    + usage.audioOutputTokens * pricing.audioRatio * pricing.audioCompletionRatio;
+  const weighted =
+    usage.textInputTokens -
+    usage.cachedTextTokens +
+    (usage.audioInputTokens - usage.cachedAudioTokens) * pricing.audioRatio +
+    cached * pricing.cacheRatio +
+    usage.textOutputTokens * pricing.completionRatio +
+    usage.audioOutputTokens * pricing.audioRatio * pricing.audioCompletionRatio;
   if (weighted <= 0) return 0;
   const ratio = groupRatio * pricing.modelRatio;
   if (ratio === 0) return 0;

@@ -94,7 +94,13 @@ interface Connected {
 const notRealtime = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持 Realtime`, 'unsupported_endpoint', '');
 
 /** Connects through the one attempt loop: the same channel limits, retry policy and cooldown as chat (docs/relay.md). */
-async function connectWithFailover(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean, trace: AttemptTrace): Promise<Connected> {
+async function connectWithFailover(
+  ctx: AppContext,
+  relay: RelayState,
+  request: RealtimeRequest,
+  isGone: () => boolean,
+  trace: AttemptTrace,
+): Promise<Connected> {
   const { caller, model } = request;
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
   const { value, channel, tried, slots } = await runAttempts(ctx, relay, {
@@ -123,7 +129,13 @@ async function connectWithFailover(ctx: AppContext, relay: RelayState, request: 
  * Runs one accepted session: holds quota, connects upstream (client frames that arrive meanwhile are
  * queued), relays until either side closes, and bills the summed usage once when the upstream closes.
  */
-export async function runRealtimeSession(ctx: AppContext, relay: RelayState, client: WebSocket, request: RealtimeRequest, active: ActiveSessions): Promise<void> {
+export async function runRealtimeSession(
+  ctx: AppContext,
+  relay: RelayState,
+  client: WebSocket,
+  request: RealtimeRequest,
+  active: ActiveSessions,
+): Promise<void> {
   const queued: Array<[WebSocket.RawData, boolean]> = [];
   const queue = (data: WebSocket.RawData, isBinary: boolean) => queued.push([data, isBinary]);
   client.pause();
@@ -150,17 +162,34 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
   };
 
   // Tracing on: one span for the whole session, its attempts (the handshakes) as children.
-  const span = ctx.tracing === null ? null : new CallSpan(ctx.tracing, {
-    operation: 'realtime', model: request.model, path: '/v1/realtime', isStream: true,
-    userId: request.caller.user.id, tokenId: request.caller.token?.id ?? null, group: request.caller.group, headers: request.headers,
-  });
+  const span =
+    ctx.tracing === null
+      ? null
+      : new CallSpan(ctx.tracing, {
+          operation: 'realtime',
+          model: request.model,
+          path: '/v1/realtime',
+          isStream: true,
+          userId: request.caller.user.id,
+          tokenId: request.caller.token?.id ?? null,
+          group: request.caller.group,
+          headers: request.headers,
+        });
   let hold: Hold;
   try {
     const planned = holdSession(ctx, relay, request, () => isClientGone);
     hold = planned instanceof Promise ? await planned : planned;
   } catch (error) {
     const refusal = error instanceof RelayError ? error : internalError(relay, error);
-    recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: refusal, trace: null, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
+    recordFailedCall(ctx, relay, {
+      caller: request.caller,
+      model: request.model,
+      error: refusal,
+      trace: null,
+      isStream: true,
+      startedAt: request.startedAt,
+      requestPath: '/v1/realtime',
+    });
     span?.end(refusal);
     return fail(refusal, quotaCloseCode);
   }
@@ -177,9 +206,19 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     connected = await connectWithFailover(ctx, relay, request, () => isClientGone, trace);
     channelSlots = connected.slots;
   } catch (error) {
-    failure = error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error');
+    failure =
+      error instanceof RelayError ? error : new RelayError(502, 'upstream_error', '上游服务出错，请稍后再试', true, 'upstream_error');
     // The error log (type 5, ErrorLogEnabled) of a session that never started; a client gone meanwhile is not one.
-    if (!isClientGone) recordFailedCall(ctx, relay, { caller: request.caller, model: request.model, error: failure, trace, isStream: true, startedAt: request.startedAt, requestPath: '/v1/realtime' });
+    if (!isClientGone)
+      recordFailedCall(ctx, relay, {
+        caller: request.caller,
+        model: request.model,
+        error: failure,
+        trace,
+        isStream: true,
+        startedAt: request.startedAt,
+        requestPath: '/v1/realtime',
+      });
   }
   // The one place a session that never started gives its hold back (a started one settles in finish).
   if (!connected || isClientGone) releaseHold(hold);
@@ -208,12 +247,26 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
     active.delete(session);
     freeSlots();
     const quota = settleRealtimeSession(ctx, relay, growing, {
-      hold, pricing: request.pricing, groupRatio: request.groupRatio, userGroupRatio: request.userGroupRatio, usage, model: request.model, upstreamModel,
-      channelId: channel.id, tried, startedAt: request.startedAt, frtMs: Math.max(frtMs, 0),
+      hold,
+      pricing: request.pricing,
+      groupRatio: request.groupRatio,
+      userGroupRatio: request.userGroupRatio,
+      usage,
+      model: request.model,
+      upstreamModel,
+      channelId: channel.id,
+      tried,
+      startedAt: request.startedAt,
+      frtMs: Math.max(frtMs, 0),
     });
     if (span !== null) {
       span.settled({
-        upstreamModel, channelId: channel.id, group: request.caller.group, quota, startedAt: request.startedAt, firstChunkAt: frtMs >= 0 ? request.startedAt + frtMs : null,
+        upstreamModel,
+        channelId: channel.id,
+        group: request.caller.group,
+        quota,
+        startedAt: request.startedAt,
+        firstChunkAt: frtMs >= 0 ? request.startedAt + frtMs : null,
         usage: { promptTokens: inputTokensOf(usage), completionTokens: outputTokensOf(usage), cachedTokens: cachedTokensOf(usage) },
       });
       span.end();
@@ -228,25 +281,31 @@ export async function runRealtimeSession(ctx: AppContext, relay: RelayState, cli
       bridge.close(quotaCloseCode, exhausted.code);
     });
   };
-  const bridge: RealtimeBridge = new RealtimeBridge(client, upstream, {
-    onUpstreamFrame(frame, isBinary) {
-      if (frtMs < 0) frtMs = Date.now() - request.startedAt;
-      if (isBinary) return undefined;
-      if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
-      const running = computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit);
-      if (growing === null) {
-        growHold(hold, running);
-        endWhenExhausted(exhaustedQuota(request.caller));
+  const bridge: RealtimeBridge = new RealtimeBridge(
+    client,
+    upstream,
+    {
+      onUpstreamFrame(frame, isBinary) {
+        if (frtMs < 0) frtMs = Date.now() - request.startedAt;
+        if (isBinary) return undefined;
+        if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
+        const running = computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit);
+        if (growing === null) {
+          growHold(hold, running);
+          endWhenExhausted(exhaustedQuota(request.caller));
+          return undefined;
+        }
+        growing.grow(running).then(endWhenExhausted, (error: unknown) => {
+          // The database failed: the session goes on; settle funds what it cost (funding-settle.ts).
+          relay.log.error({ err: error, userId: request.caller.user.id }, 'realtime session funding not grown');
+        });
         return undefined;
-      }
-      growing.grow(running).then(endWhenExhausted, (error: unknown) => {
-        // The database failed: the session goes on; settle funds what it cost (funding-settle.ts).
-        relay.log.error({ err: error, userId: request.caller.user.id }, 'realtime session funding not grown');
-      });
-      return undefined;
+      },
+      onUpstreamClosed: finish,
     },
-    onUpstreamClosed: finish,
-  }, queued, early);
+    queued,
+    early,
+  );
   const session = {
     shutdown: () => {
       finish();

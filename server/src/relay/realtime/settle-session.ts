@@ -31,16 +31,25 @@ export interface RealtimeSettleInput {
  * session of a user with subscription funding is split between the allowances and the wallet once its
  * last growth is written (`growing`, ledger/funding-grow.ts), as a chat call (funding-settle.ts).
  */
-export function settleRealtimeSession(ctx: AppContext, relay: RelayState, growing: GrowingFunding | null, input: RealtimeSettleInput): number {
+export function settleRealtimeSession(
+  ctx: AppContext,
+  relay: RelayState,
+  growing: GrowingFunding | null,
+  input: RealtimeSettleInput,
+): number {
   const { caller } = input.hold;
   const quota = clampQuota(computeRealtimeQuota(input.pricing, input.groupRatio, input.usage, ctx.options.number('QuotaPerUnit')));
-  const log = ctx.options.bool('LogConsumeEnabled') ? new RealtimeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '') : null;
+  const log = ctx.options.bool('LogConsumeEnabled')
+    ? new RealtimeLogRecord(input, quota, Date.now(), caller.user.username, caller.token?.name ?? '')
+    : null;
   if (input.hold.funding !== null) {
     ctx.lifecycle.callStarted();
     void (growing?.settled() ?? Promise.resolve())
       .then(() => settleFunded(ctx, relay, input.hold, input.channelId, quota, log))
       // Nobody awaits this bill: a failed split is logged, not lost as an unhandled rejection.
-      .catch((error: unknown) => relay.log.error({ err: error, channelId: input.channelId, userId: caller.user.id }, 'settling a realtime session failed'))
+      .catch((error: unknown) =>
+        relay.log.error({ err: error, channelId: input.channelId, userId: caller.user.id }, 'settling a realtime session failed'),
+      )
       .finally(() => ctx.lifecycle.callEnded());
     return quota;
   }
@@ -66,12 +75,20 @@ class RealtimeLogRecord {
   }
 }
 
-function buildRealtimeLog(input: RealtimeSettleInput, quota: number, now: number, username: string, tokenName: string, funding: FundingLogFields | null): NewLog {
+function buildRealtimeLog(
+  input: RealtimeSettleInput,
+  quota: number,
+  now: number,
+  username: string,
+  tokenName: string,
+  funding: FundingLogFields | null,
+): NewLog {
   const { caller } = input.hold;
   const { pricing, usage } = input;
-  const content = pricing.quotaType === 1
-    ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
-    : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${pricing.audioRatio}，音频补全倍率 ${pricing.audioCompletionRatio}，分组倍率 ${input.groupRatio}`;
+  const content =
+    pricing.quotaType === 1
+      ? `模型价格 ${pricing.modelPrice}，分组倍率 ${input.groupRatio}`
+      : `模型倍率 ${pricing.modelRatio}，补全倍率 ${pricing.completionRatio}，音频倍率 ${pricing.audioRatio}，音频补全倍率 ${pricing.audioCompletionRatio}，分组倍率 ${input.groupRatio}`;
   const other = {
     model_ratio: pricing.modelRatio,
     model_price: pricing.modelPrice,
@@ -101,7 +118,18 @@ function buildRealtimeLog(input: RealtimeSettleInput, quota: number, now: number
     ...funding,
   };
   return consumeLogRow({
-    caller, model: input.model, quota, promptTokens: usageCount(inputTokensOf(usage)), completionTokens: usageCount(outputTokensOf(usage)),
-    channelId: input.channelId, isStream: true, startedAt: input.startedAt, now, content, other, username, tokenName,
+    caller,
+    model: input.model,
+    quota,
+    promptTokens: usageCount(inputTokensOf(usage)),
+    completionTokens: usageCount(outputTokensOf(usage)),
+    channelId: input.channelId,
+    isStream: true,
+    startedAt: input.startedAt,
+    now,
+    content,
+    other,
+    username,
+    tokenName,
   });
 }

@@ -4,7 +4,10 @@ export const betaProtocol = 'openai-beta.realtime-v1';
 
 export function offeredSubprotocols(header: string | string[] | undefined): string[] {
   const text = Array.isArray(header) ? header.join(',') : (header ?? '');
-  return text.split(',').map((item) => item.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** The `sk-…` key of an `openai-insecure-api-key.<key>` subprotocol, or null. */

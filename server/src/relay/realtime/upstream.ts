@@ -13,14 +13,20 @@ export interface RealtimeUpstreamRequest {
   headers: Record<string, string>;
 }
 
-const toWebSocketUrl = (url: string) => url.replace(/\/+$/, '').replace(/^http(s?):\/\//i, (_match, secure: string) => (secure ? 'wss://' : 'ws://'));
+const toWebSocketUrl = (url: string) =>
+  url.replace(/\/+$/, '').replace(/^http(s?):\/\//i, (_match, secure: string) => (secure ? 'wss://' : 'ws://'));
 
 /**
  * OpenAI: `wss://{base host and path}/v1/realtime?model={m}` with Bearer and `OpenAI-Beta` (the
  * client's value, else `realtime=v1`); Azure: the adapter's `/openai/realtime?api-version&deployment`
  * URL with `api-key`.
  */
-export function buildRealtimeRequest(channel: RelayChannel, target: UpstreamTarget, upstreamModel: string, client: { beta?: string; apiVersion?: string }): RealtimeUpstreamRequest {
+export function buildRealtimeRequest(
+  channel: RelayChannel,
+  target: UpstreamTarget,
+  upstreamModel: string,
+  client: { beta?: string; apiVersion?: string },
+): RealtimeUpstreamRequest {
   if (channel.type === 3) {
     return { url: buildAzureRealtimeUrl(target, upstreamModel, client.apiVersion), headers: buildAzureHeaders(target) };
   }
@@ -39,7 +45,10 @@ export type UpstreamFrames = Array<[WebSocket.RawData, boolean]>;
  * Opens the upstream socket. Resolves once it is open; rejects with an UpstreamError carrying the
  * handshake status (0 for a network error or timeout) and the upstream's OpenAI-style message.
  */
-export function connectUpstream(request: RealtimeUpstreamRequest, timeoutMs: number): Promise<{ socket: WebSocket; early: UpstreamFrames }> {
+export function connectUpstream(
+  request: RealtimeUpstreamRequest,
+  timeoutMs: number,
+): Promise<{ socket: WebSocket; early: UpstreamFrames }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
     let isSettled = false;

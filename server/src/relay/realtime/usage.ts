@@ -14,7 +14,13 @@ export interface RealtimeUsage {
 }
 
 export const emptyRealtimeUsage = (): RealtimeUsage => ({
-  responses: 0, textInputTokens: 0, audioInputTokens: 0, cachedTextTokens: 0, cachedAudioTokens: 0, textOutputTokens: 0, audioOutputTokens: 0,
+  responses: 0,
+  textInputTokens: 0,
+  audioInputTokens: 0,
+  cachedTextTokens: 0,
+  cachedAudioTokens: 0,
+  textOutputTokens: 0,
+  audioOutputTokens: 0,
 });
 
 export const inputTokensOf = (usage: RealtimeUsage) => usage.textInputTokens + usage.audioInputTokens;

@@ -26,7 +26,8 @@ const taskGate = (ctx: AppContext, caller: RelayCaller): RelayCaller => {
 /** A predictLongRunning body (`instances[0]` and `parameters`, as @google/genai's generateVideos sends it) → the video to make. */
 export function geminiVideoAskOf(model: string, body: Json): VideoAsk & { model: string; size: string } {
   const instances = body.instances;
-  if (!Array.isArray(instances) || instances.length !== 1 || !instances[0] || typeof instances[0] !== 'object') throw badRequest('instances 必须是只含一个对象的数组');
+  if (!Array.isArray(instances) || instances.length !== 1 || !instances[0] || typeof instances[0] !== 'object')
+    throw badRequest('instances 必须是只含一个对象的数组');
   const instance = instances[0] as Json;
   const prompt = typeof instance.prompt === 'string' ? instance.prompt : '';
   if (!prompt.trim() || prompt.length > maxPrompt) throw badRequest(`prompt 不能为空，且不超过 ${maxPrompt} 个字符`);
@@ -37,13 +38,24 @@ export function geminiVideoAskOf(model: string, body: Json): VideoAsk & { model:
   const aspectRatio = typeof parameters.aspectRatio === 'string' ? parameters.aspectRatio : undefined;
   const resolution = typeof parameters.resolution === 'string' ? parameters.resolution : undefined;
   const size = sizeOf(aspectRatio, resolution);
-  const ask: VideoAsk & { model: string; size: string } = { model, prompt, size, seconds: secondsOf(parameters.durationSeconds, defaultSeconds), ...veoShapeOf(size) };
-  if (typeof parameters.negativePrompt === 'string' && parameters.negativePrompt) ask.negativePrompt = parameters.negativePrompt.slice(0, maxPrompt);
+  const ask: VideoAsk & { model: string; size: string } = {
+    model,
+    prompt,
+    size,
+    seconds: secondsOf(parameters.durationSeconds, defaultSeconds),
+    ...veoShapeOf(size),
+  };
+  if (typeof parameters.negativePrompt === 'string' && parameters.negativePrompt)
+    ask.negativePrompt = parameters.negativePrompt.slice(0, maxPrompt);
   const image = instance.image as Json | undefined;
   if (image !== undefined) {
     const data = image?.bytesBase64Encoded ?? image?.imageBytes;
     const mimeType = image?.mimeType;
-    if (typeof data !== 'string' || !/^[A-Za-z0-9+/=]+$/.test(data) || (mimeType !== 'image/png' && mimeType !== 'image/jpeg' && mimeType !== 'image/webp')) {
+    if (
+      typeof data !== 'string' ||
+      !/^[A-Za-z0-9+/=]+$/.test(data) ||
+      (mimeType !== 'image/png' && mimeType !== 'image/jpeg' && mimeType !== 'image/webp')
+    ) {
       throw badRequest('image 必须是 PNG、JPEG 或 WebP 图片的 base64 数据');
     }
     ask.image = { mimeType, data };
@@ -52,10 +64,21 @@ export function geminiVideoAskOf(model: string, body: Json): VideoAsk & { model:
 }
 
 /** POST …/models/{model}:predictLongRunning: the video is submitted, and its operation named with the gateway's id. */
-export async function submitGeminiVideo(ctx: AppContext, relay: RelayState, request: FastifyRequest, model: string, body: Json): Promise<Json> {
+export async function submitGeminiVideo(
+  ctx: AppContext,
+  relay: RelayState,
+  request: FastifyRequest,
+  model: string,
+  body: Json,
+): Promise<Json> {
   const caller = taskGate(ctx, callerOf(request));
   const ask = geminiVideoAskOf(model, body);
-  const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: request.url.split('?')[0]!, headers: request.headers, isGone: () => request.raw.destroyed });
+  const taskId = await submitVideo(ctx, relay, caller, ask, {
+    ip: request.ip,
+    path: request.url.split('?')[0]!,
+    headers: request.headers,
+    isGone: () => request.raw.destroyed,
+  });
   return geminiOperationOf(await ownVideo(ctx, caller.user.id, taskId), serverAddress(ctx));
 }
 
@@ -65,7 +88,12 @@ const operationPath = /^[\w.-]{1,100}\/operations\/([a-z0-9]{1,64})$/;
 const filePath = /(?:^|\/)([a-z0-9]{1,64}):download/g;
 
 /** GET /v1beta/models/{model}/operations/{id} (the operation's state) and GET /v1beta/files/{id}:download (the video). */
-export function registerGeminiVideoReads(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byGoogleKey: onRequestAsyncHookHandler): void {
+export function registerGeminiVideoReads(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  relay: RelayState,
+  byGoogleKey: onRequestAsyncHookHandler,
+): void {
   scope.get('/v1beta/models/*', { onRequest: byGoogleKey }, async (request) => {
     const caller = taskGate(ctx, callerOf(request));
     const match = operationPath.exec((request.params as Record<string, string>)['*'] ?? '');

@@ -60,7 +60,8 @@ const geminiTemperature = (body: Record<string, unknown>): unknown => {
 const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknown> => {
   const nested = body.generateContentRequest;
   if (nested === undefined) return body;
-  if (!nested || typeof nested !== 'object' || Array.isArray(nested)) throw new RelayError(400, 'invalid_request', 'generateContentRequest 必须是对象');
+  if (!nested || typeof nested !== 'object' || Array.isArray(nested))
+    throw new RelayError(400, 'invalid_request', 'generateContentRequest 必须是对象');
   const { model: _model, ...request } = nested as Record<string, unknown>;
   return request;
 };
@@ -70,7 +71,12 @@ const countedGeminiBody = (body: Record<string, unknown>): Record<string, unknow
  * and model list, OpenAI Responses. Each runs through the same relay (auth, billing, failover) on
  * any channel: native pass-through when the channel speaks the format, conversion otherwise.
  */
-export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
+export async function registerInboundRoutes(
+  app: FastifyInstance,
+  ctx: AppContext,
+  relay: RelayState,
+  byToken: onRequestAsyncHookHandler,
+): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
   const options = ctx.options as unknown as AdapterOptions;
   await app.register(async (scope) => {
@@ -87,7 +93,12 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
     scope.post('/v1/messages/count_tokens', { bodyLimit, onRequest: byToken }, async (request) => {
       const caller = callerOf(request);
       const body = { max_tokens: 1, ...requireObject(request.body) };
-      const inputTokens = await countPromptTokens(relay, options, caller, { format: claudeFormat, body, params: {}, clientHeaders: anthropicHeadersOf(request) });
+      const inputTokens = await countPromptTokens(relay, options, caller, {
+        format: claudeFormat,
+        body,
+        params: {},
+        clientHeaders: anthropicHeadersOf(request),
+      });
       return { input_tokens: inputTokens };
     });
   });
@@ -98,7 +109,12 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
       scope.post(`/${version}/models/*`, { bodyLimit, onRequest: byGoogleKey }, async (request, reply) => {
         const params = request.params as Record<string, string>;
         const { model, action } = parseModelPath(params);
-        const isKnown = geminiChatActions.has(action) || action === 'countTokens' || action === 'embedContent' || action === 'batchEmbedContents' || action === 'predictLongRunning';
+        const isKnown =
+          geminiChatActions.has(action) ||
+          action === 'countTokens' ||
+          action === 'embedContent' ||
+          action === 'batchEmbedContents' ||
+          action === 'predictLongRunning';
         if (!isKnown) throw new RelayError(404, 'NOT_FOUND', `不支持的操作 ${action}`);
         const caller = callerOf(request);
         const body = requireObject(request.body);
@@ -106,7 +122,11 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
         if (action === 'predictLongRunning') return reply.send(await submitGeminiVideo(ctx, relay, request, model, body));
         if (action === 'countTokens') {
           const chatParams = { ...params, '*': `${model}:generateContent` };
-          const totalTokens = await countPromptTokens(relay, options, caller, { format: geminiFormat, body: countedGeminiBody(body), params: chatParams });
+          const totalTokens = await countPromptTokens(relay, options, caller, {
+            format: geminiFormat,
+            body: countedGeminiBody(body),
+            params: chatParams,
+          });
           return reply.send({ totalTokens });
         }
         const isEmbedding = action === 'embedContent' || action === 'batchEmbedContents';
@@ -129,7 +149,13 @@ export async function registerInboundRoutes(app: FastifyInstance, ctx: AppContex
       // previous_response_id: a conversation the gateway kept is rebuilt; this response is kept unless store is false.
       const { body, thread } = await openResponseThread(ctx, request.log, caller.user.id, requireObject(request.body));
       try {
-        await runRelay(ctx, relay, fastifyExchange(request, reply), caller, inboundChatJob(thread ? responsesFormatFor(thread) : responsesFormat, body, {}));
+        await runRelay(
+          ctx,
+          relay,
+          fastifyExchange(request, reply),
+          caller,
+          inboundChatJob(thread ? responsesFormatFor(thread) : responsesFormat, body, {}),
+        );
       } finally {
         await thread?.finish().catch((error: unknown) => request.log.error({ err: error }, 'stored response not kept'));
       }

@@ -42,11 +42,17 @@ export async function proxyImage(ctx: AppContext, relay: RelayState, request: Fa
   let upstream: Awaited<ReturnType<typeof undiciRequest>>;
   try {
     upstream = await undiciRequest(row.image_url, {
-      method: 'GET', dispatcher: isTrusted ? relay.dispatcher : callbackDispatcher(ctx.config.extraCaFile, guard), headersTimeout: imageTimeoutMs, bodyTimeout: imageTimeoutMs,
+      method: 'GET',
+      dispatcher: isTrusted ? relay.dispatcher : callbackDispatcher(ctx.config.extraCaFile, guard),
+      headersTimeout: imageTimeoutMs,
+      bodyTimeout: imageTimeoutMs,
     });
   } catch (error) {
     const blocked = blockedCause(error);
-    relay.log.warn({ mjId: id, err: (error as Error).message }, blocked ? 'midjourney image refused by the SSRF protection' : 'midjourney image fetch failed');
+    relay.log.warn(
+      { mjId: id, err: (error as Error).message },
+      blocked ? 'midjourney image refused by the SSRF protection' : 'midjourney image fetch failed',
+    );
     return send(502, blocked ? '图片地址不被允许' : '图片获取失败');
   }
   if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
@@ -55,8 +61,11 @@ export async function proxyImage(ctx: AppContext, relay: RelayState, request: Fa
   }
   const type = String(upstream.headers['content-type'] ?? '');
   const length = upstream.headers['content-length'];
-  reply.code(200).header('content-type', /^image\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'application/octet-stream')
-    .header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=86400');
+  reply
+    .code(200)
+    .header('content-type', /^image\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'application/octet-stream')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'public, max-age=86400');
   if (typeof length === 'string' && /^\d+$/.test(length)) reply.header('content-length', length);
   return reply.send(upstream.body);
 }

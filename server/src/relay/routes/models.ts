@@ -8,7 +8,9 @@ import { modelsOfCaller } from '../routing/auto-group.js';
 /** Models the caller may use: served in its group, within the token's model limits. */
 export function modelsFor(relay: RelayState, caller: RelayCaller): string[] {
   const limits = caller.token?.modelLimits;
-  return modelsOfCaller(relay, caller).filter((model) => !limits || limits.has(model)).sort();
+  return modelsOfCaller(relay, caller)
+    .filter((model) => !limits || limits.has(model))
+    .sort();
 }
 
 const modelObject = (id: string, created: number) => ({ id, object: 'model', created, owned_by: 'modelgate' });
@@ -31,7 +33,10 @@ export function registerModelAndBillingRoutes(app: FastifyInstance, ctx: AppCont
     app.get(`${prefix}/dashboard/billing/subscription`, async (request) => {
       const { user, token } = await authenticateToken(ctx, relay, request);
       const userLeft = user.quota - user.pendingQuota;
-      const quota = token && !token.isUnlimited ? token.remainQuota - token.pendingQuota + token.usedQuota + token.pendingQuota : userLeft + user.usedQuota + user.pendingQuota;
+      const quota =
+        token && !token.isUnlimited
+          ? token.remainQuota - token.pendingQuota + token.usedQuota + token.pendingQuota
+          : userLeft + user.usedQuota + user.pendingQuota;
       const amount = toAmount(quota);
       return {
         object: 'billing_subscription',

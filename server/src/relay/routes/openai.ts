@@ -20,7 +20,12 @@ import { applyQueryOptions, jsonRoutes } from './json-routes.js';
  * the audio transcriptions and translations and the image edits and variations (multipart), and the
  * console's playground (/pg, by session).
  */
-export async function registerOpenAiRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
+export async function registerOpenAiRoutes(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  relay: RelayState,
+  byToken: onRequestAsyncHookHandler,
+): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
 
   for (const [url, build] of [...jsonRoutes, ['/v1/engines/:model/embeddings', embeddingsJob] as const]) {

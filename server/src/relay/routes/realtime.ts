@@ -26,7 +26,8 @@ const queryString = (value: unknown): string | undefined => (typeof value === 's
 async function prepareRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest): Promise<RealtimeRequest> {
   const startedAt = Date.now();
   const keyFromProtocol = keyFromSubprotocols(request.headers['sec-websocket-protocol']);
-  if (!request.headers.authorization && !request.headers['x-api-key'] && keyFromProtocol) request.headers.authorization = `Bearer ${keyFromProtocol}`;
+  if (!request.headers.authorization && !request.headers['x-api-key'] && keyFromProtocol)
+    request.headers.authorization = `Bearer ${keyFromProtocol}`;
   const requester = await authenticateToken(ctx, relay, request);
   const query = request.query as Record<string, unknown>;
   const model = queryString(query.model);
@@ -34,19 +35,35 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
     return await checkRealtime(ctx, relay, request, requester, model, startedAt);
   } catch (error) {
     // The caller is known: a refused upgrade is a failed call for the error log (type 5, ErrorLogEnabled).
-    recordFailedCall(ctx, relay, { caller: requester, model: model ?? '', error, trace: null, isStream: true, startedAt, requestPath: '/v1/realtime' });
+    recordFailedCall(ctx, relay, {
+      caller: requester,
+      model: model ?? '',
+      error,
+      trace: null,
+      isStream: true,
+      startedAt,
+      requestPath: '/v1/realtime',
+    });
     throw error;
   }
 }
 
-async function checkRealtime(ctx: AppContext, relay: RelayState, request: FastifyRequest, requester: RelayCaller, model: string | undefined, startedAt: number): Promise<RealtimeRequest> {
+async function checkRealtime(
+  ctx: AppContext,
+  relay: RelayState,
+  request: FastifyRequest,
+  requester: RelayCaller,
+  model: string | undefined,
+  startedAt: number,
+): Promise<RealtimeRequest> {
   const query = request.query as Record<string, unknown>;
   if (!model) throw relayErrors.badRequest('缺少 model 参数', 'model_required');
   checkModelAllowed(requester, model);
   // An `auto` token: the first of its auto groups with a channel for the model.
   const caller = requester.pinnedChannelId === null ? resolveAutoGroup(relay, requester, model) : requester;
   if (!hasRealtimeChannel(relay, caller, model)) {
-    if (caller.pinnedChannelId !== null) throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
+    if (caller.pinnedChannelId !== null)
+      throw new RelayError(503, 'channel_not_found', `渠道 #${caller.pinnedChannelId} 不存在、已被禁用或不支持 Realtime`);
     throw relayErrors.noChannel(caller.group, model);
   }
   const found = findRealtimePricing(ctx.options, model);
@@ -61,7 +78,20 @@ async function checkRealtime(ctx: AppContext, relay: RelayState, request: Fastif
   const beta = request.headers['openai-beta'];
   // Last, so nothing after it can fail: the slot is given back by the session when it is not billed.
   const successSlot = await checkModelRateLimit(ctx, caller.user.id);
-  return { caller, model, pricing, groupRatio, userGroupRatio, holdAmount, successSlot, beta: typeof beta === 'string' ? beta : undefined, apiVersion: queryString(query['api-version']), startedAt, language: requestLanguage(request), headers: request.headers };
+  return {
+    caller,
+    model,
+    pricing,
+    groupRatio,
+    userGroupRatio,
+    holdAmount,
+    successSlot,
+    beta: typeof beta === 'string' ? beta : undefined,
+    apiVersion: queryString(query['api-version']),
+    startedAt,
+    language: requestLanguage(request),
+    headers: request.headers,
+  };
 }
 
 function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
@@ -89,16 +119,20 @@ export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContex
       for (const session of [...active]) session.shutdown();
       done();
     });
-    scope.get('/v1/realtime', {
-      websocket: true,
-      preHandler: async (request) => {
-        prepared.set(request, await prepareRealtime(ctx, relay, request));
+    scope.get(
+      '/v1/realtime',
+      {
+        websocket: true,
+        preHandler: async (request) => {
+          prepared.set(request, await prepareRealtime(ctx, relay, request));
+        },
       },
-    }, (socket, request) => {
-      const realtime = prepared.get(request);
-      prepared.delete(request);
-      if (!realtime) return socket.close(1011, 'not prepared');
-      return runRealtimeSession(ctx, relay, socket, realtime, active);
-    });
+      (socket, request) => {
+        const realtime = prepared.get(request);
+        prepared.delete(request);
+        if (!realtime) return socket.close(1011, 'not prepared');
+        return runRealtimeSession(ctx, relay, socket, realtime, active);
+      },
+    );
   });
 }

@@ -20,7 +20,9 @@ export function veoShapeOf(size: string): { aspectRatio: string; resolution: str
 
 /** Veo's aspect ratio and resolution → the OpenAI `size` a video reports. */
 export function sizeOf(aspectRatio: string | undefined, resolution: string | undefined): string {
-  const found = Object.entries(sizes).find(([, shape]) => shape.aspectRatio === (aspectRatio ?? '16:9') && shape.resolution === (resolution ?? '720p'));
+  const found = Object.entries(sizes).find(
+    ([, shape]) => shape.aspectRatio === (aspectRatio ?? '16:9') && shape.resolution === (resolution ?? '720p'),
+  );
   if (!found) throw badVideo('aspectRatio 只支持 16:9、9:16，resolution 只支持 720p、1080p');
   return found[0];
 }
@@ -45,9 +47,18 @@ export function openAiVideoOf(row: VideoRow): Json {
   const properties = propertiesOf(row);
   const status = statuses[row.status] ?? 'queued';
   return {
-    id: row.task_id, object: 'video', model: properties.model, status, progress: status === 'completed' ? 100 : percent(row.progress),
-    created_at: row.submit_time, completed_at: status === 'completed' || status === 'failed' ? row.finish_time || null : null, expires_at: null,
-    prompt: properties.prompt, seconds: String(properties.seconds), size: properties.size, remixed_from_video_id: null,
+    id: row.task_id,
+    object: 'video',
+    model: properties.model,
+    status,
+    progress: status === 'completed' ? 100 : percent(row.progress),
+    created_at: row.submit_time,
+    completed_at: status === 'completed' || status === 'failed' ? row.finish_time || null : null,
+    expires_at: null,
+    prompt: properties.prompt,
+    seconds: String(properties.seconds),
+    size: properties.size,
+    remixed_from_video_id: null,
     error: status === 'failed' ? { code: 'video_generation_failed', message: row.fail_reason || 'Video generation failed' } : null,
   };
 }
@@ -66,7 +77,9 @@ export function geminiOperationOf(row: VideoRow, serverAddress: string | null): 
     operation.response = {
       '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse',
       // Absolute from ServerAddress only; without it the file's name, which @google/genai downloads as well.
-      generateVideoResponse: { generatedSamples: [{ video: { uri: serverAddress ? `${serverAddress}/v1beta/files/${id}:download?alt=media` : `files/${id}` } }] },
+      generateVideoResponse: {
+        generatedSamples: [{ video: { uri: serverAddress ? `${serverAddress}/v1beta/files/${id}:download?alt=media` : `files/${id}` } }],
+      },
     };
   } else if (row.status === 'FAILURE') {
     operation.done = true;

@@ -73,7 +73,13 @@ const taskGate = (ctx: AppContext, caller: RelayCaller): RelayCaller => {
 };
 
 /** Sends a finished video's bytes to its owner. */
-export async function sendVideoContent(ctx: AppContext, relay: RelayState, reply: FastifyReply, userId: number, taskId: string): Promise<FastifyReply> {
+export async function sendVideoContent(
+  ctx: AppContext,
+  relay: RelayState,
+  reply: FastifyReply,
+  userId: number,
+  taskId: string,
+): Promise<FastifyReply> {
   const row = await ownVideo(ctx, userId, taskId);
   const content = await fetchVideoContent(ctx, relay, row);
   return reply.header('content-type', content.contentType).header('cache-control', 'private, no-store').send(content.body);
@@ -83,7 +89,12 @@ export async function sendVideoContent(ctx: AppContext, relay: RelayState, reply
  * OpenAI's Videos API over the task core (docs/relay.md "Videos"): create, retrieve, list, delete and
  * the content, for the caller's own videos only.
  */
-export async function registerVideoRoutes(scope: FastifyInstance, ctx: AppContext, relay: RelayState, byToken: onRequestAsyncHookHandler): Promise<void> {
+export async function registerVideoRoutes(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  relay: RelayState,
+  byToken: onRequestAsyncHookHandler,
+): Promise<void> {
   const bodyLimit = ctx.config.maxRequestBodyBytes;
   await scope.register(async (videos) => {
     videos.removeContentTypeParser('multipart/form-data');
@@ -92,7 +103,12 @@ export async function registerVideoRoutes(scope: FastifyInstance, ctx: AppContex
       const caller = taskGate(ctx, callerOf(request));
       const { fields, image } = await readCreate(request, bodyLimit);
       const ask = videoAskOf(fields, image);
-      const taskId = await submitVideo(ctx, relay, caller, ask, { ip: request.ip, path: '/v1/videos', headers: request.headers, isGone: () => request.raw.destroyed });
+      const taskId = await submitVideo(ctx, relay, caller, ask, {
+        ip: request.ip,
+        path: '/v1/videos',
+        headers: request.headers,
+        isGone: () => request.raw.destroyed,
+      });
       return openAiVideoOf(await ownVideo(ctx, caller.user.id, taskId));
     });
   });

@@ -49,7 +49,13 @@ export function admitChannel(ctx: AppContext, relay: RelayState, channel: RelayC
   return admitSlots(relay, channel, keys, limits);
 }
 
-async function admitWithRpm(ctx: AppContext, relay: RelayState, channel: RelayChannel, keys: string[], limits: ChannelLimits): Promise<Admission | null> {
+async function admitWithRpm(
+  ctx: AppContext,
+  relay: RelayState,
+  channel: RelayChannel,
+  keys: string[],
+  limits: ChannelLimits,
+): Promise<Admission | null> {
   const rpmKey = `rpm:channel:${channel.id}`;
   if (!(await ctx.cache.take(rpmKey, limits.rpm, 60).catch(() => true))) return null;
   const admission = await admitSlots(relay, channel, keys, limits);
@@ -57,7 +63,12 @@ async function admitWithRpm(ctx: AppContext, relay: RelayState, channel: RelayCh
   return admission;
 }
 
-function admitSlots(relay: RelayState, channel: RelayChannel, keys: string[], limits: ChannelLimits): Admission | null | Promise<Admission | null> {
+function admitSlots(
+  relay: RelayState,
+  channel: RelayChannel,
+  keys: string[],
+  limits: ChannelLimits,
+): Admission | null | Promise<Admission | null> {
   if (limits.maxConcurrency <= 0) return admitKey(relay, channel, keys, limits, freeLease);
   const lease = relay.limiter.tryAcquire(`channel:${channel.id}`, limits.maxConcurrency);
   if (lease instanceof Promise) return lease.then((taken) => (taken ? admitKey(relay, channel, keys, limits, taken) : null));
@@ -65,13 +76,25 @@ function admitSlots(relay: RelayState, channel: RelayChannel, keys: string[], li
 }
 
 /** A key with a free slot (key_max_concurrency), tried in the channel's order; the channel slot is given back when none is. */
-function admitKey(relay: RelayState, channel: RelayChannel, keys: string[], limits: ChannelLimits, channelLease: Lease): Admission | null | Promise<Admission | null> {
+function admitKey(
+  relay: RelayState,
+  channel: RelayChannel,
+  keys: string[],
+  limits: ChannelLimits,
+  channelLease: Lease,
+): Admission | null | Promise<Admission | null> {
   if (limits.keyMaxConcurrency <= 0) return { key: keys[0] ?? '', release: channelLease.release };
   const tryFrom = (index: number): Admission | null | Promise<Admission | null> => {
     for (let at = index; at < keys.length; at += 1) {
       const key = keys[at]!;
       const lease = relay.limiter.tryAcquire(`key:${channel.id}:${keyFingerprint(key)}`, limits.keyMaxConcurrency);
-      const admit = (keyLease: Lease): Admission => ({ key, release: () => { keyLease.release(); channelLease.release(); } });
+      const admit = (keyLease: Lease): Admission => ({
+        key,
+        release: () => {
+          keyLease.release();
+          channelLease.release();
+        },
+      });
       if (lease instanceof Promise) return lease.then((taken) => (taken ? admit(taken) : tryFrom(at + 1)));
       if (lease) return admit(lease);
     }
@@ -99,7 +122,11 @@ export function admitToken(ctx: AppContext, relay: RelayState, caller: RelayCall
   const waitOrRefuse = (): Promise<Lease> => {
     const deadline = queueDeadline(ctx);
     if (deadline <= 0) refuseToken(limit);
-    const waiting = relay.limiter.acquire(key, limit, { deadline, maxQueued: ctx.options.number('ConcurrencyQueueSize'), isCancelled: isGone });
+    const waiting = relay.limiter.acquire(key, limit, {
+      deadline,
+      maxQueued: ctx.options.number('ConcurrencyQueueSize'),
+      isCancelled: isGone,
+    });
     return waiting.then((taken) => taken ?? refuseToken(limit));
   };
   const lease = relay.limiter.tryAcquire(key, limit);
@@ -108,7 +135,13 @@ export function admitToken(ctx: AppContext, relay: RelayState, caller: RelayCall
 }
 
 function refuseToken(limit: number): never {
-  const refusal = new RelayError(429, 'token_concurrency_exceeded', `令牌并发请求数已达上限（${limit}），请稍后再试`, false, 'rate_limit_error');
+  const refusal = new RelayError(
+    429,
+    'token_concurrency_exceeded',
+    `令牌并发请求数已达上限（${limit}），请稍后再试`,
+    false,
+    'rate_limit_error',
+  );
   refusal.retryAfterMs = 1000;
   throw refusal;
 }

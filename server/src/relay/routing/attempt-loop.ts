@@ -73,7 +73,13 @@ export interface AttemptResult<T> {
 
 /** Every channel for the model is at a concurrency or RPM limit (a client may retry shortly). */
 function channelsBusy(): RelayError {
-  const error = new RelayError(429, 'channel_concurrency_exceeded', '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试', false, 'rate_limit_error');
+  const error = new RelayError(
+    429,
+    'channel_concurrency_exceeded',
+    '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试',
+    false,
+    'rate_limit_error',
+  );
   error.retryAfterMs = 1000;
   return error;
 }
@@ -91,7 +97,13 @@ const channelNotFound = (id: number) => new RelayError(503, 'channel_not_found',
  * The last failure as the caller sees it: logged in full (keys redacted), answered classified and
  * redacted (errors.ts publicErrorOf), with the channel's status code mapping applied.
  */
-function publicFailure(relay: RelayState, channel: RelayChannel | null, error: UpstreamError, message: string, trace: AttemptTrace | undefined): RelayError {
+function publicFailure(
+  relay: RelayState,
+  channel: RelayChannel | null,
+  error: UpstreamError,
+  message: string,
+  trace: AttemptTrace | undefined,
+): RelayError {
   relay.log.warn(upstreamLogFields(error, channel?.id), message);
   if (trace) {
     trace.upstream = error;
@@ -131,7 +143,9 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
     let isRetryable = true;
     for (let attempt = 0; attempt < attempts; attempt += 1) {
       const channel = isPinned
-        ? (busy ? null : relay.channels.findById(plan.pinnedChannelId!))
+        ? busy
+          ? null
+          : relay.channels.findById(plan.pinnedChannelId!)
         : relay.channels.select(group, plan.model, busy ? new Set([...failed, ...busy]) : failed);
       if (!channel) {
         if (lastError) break;
@@ -191,14 +205,16 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
         return { value, channel, group, tried, slots: isKept ? admission : null };
       } catch (error) {
         if (!(error instanceof UpstreamError)) {
-          if (error instanceof RelayError && error.code === 'request_build_failed') relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
+          if (error instanceof RelayError && error.code === 'request_build_failed')
+            relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
           if (spans !== null) spans.attemptFailed(error, false);
           throw error;
         }
         failed.add(channel.id);
         lastError = error;
         lastChannel = channel;
-        if (error.retryAfterMs !== null) shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
+        if (error.retryAfterMs !== null)
+          shortestWait = shortestWait === null ? error.retryAfterMs : Math.min(shortestWait, error.retryAfterMs);
         const isRetried = onUpstreamFailure(ctx, relay, channel, key, error);
         // The span learns whether another attempt follows when one starts (or the call ends).
         if (spans !== null) spans.attemptFailed(error, isRetried);

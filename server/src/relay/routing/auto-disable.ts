@@ -9,7 +9,11 @@ const autoDisabled = 3;
 export function isKeyFailure(ctx: AppContext, error: UpstreamError): boolean {
   if (error.upstreamStatus === 401 || error.upstreamStatus === 403) return true;
   const message = error.message.toLowerCase();
-  const keywords = ctx.options.get('AutomaticDisableKeywords').split('\n').map((word) => word.trim().toLowerCase()).filter(Boolean);
+  const keywords = ctx.options
+    .get('AutomaticDisableKeywords')
+    .split('\n')
+    .map((word) => word.trim().toLowerCase())
+    .filter(Boolean);
   return keywords.some((word) => message.includes(word));
 }
 
@@ -33,7 +37,12 @@ export function disableChannelIfBanned(ctx: AppContext, relay: RelayState, chann
  */
 export async function disableChannel(ctx: AppContext, channelId: number, reason: string): Promise<boolean> {
   const otherInfo = JSON.stringify({ status_reason: reason, status_time: Math.floor(Date.now() / 1000) });
-  const result = await ctx.storage.db.updateTable('channels').set({ status: autoDisabled, other_info: otherInfo }).where('id', '=', channelId).where('status', '=', 1).executeTakeFirst();
+  const result = await ctx.storage.db
+    .updateTable('channels')
+    .set({ status: autoDisabled, other_info: otherInfo })
+    .where('id', '=', channelId)
+    .where('status', '=', 1)
+    .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
   await ctx.storage.db.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', channelId).execute();
   await ctx.bus.publish('channels');
@@ -43,7 +52,12 @@ export async function disableChannel(ctx: AppContext, channelId: number, reason:
 /** Auto-disabled (3) → enabled (1); answers whether this call changed it (never a channel disabled by hand). */
 export async function enableChannel(ctx: AppContext, channelId: number): Promise<boolean> {
   // Enabled again: every key is back (an auto-disable wrote other_info without disabled_keys).
-  const result = await ctx.storage.db.updateTable('channels').set({ status: 1 }).where('id', '=', channelId).where('status', '=', autoDisabled).executeTakeFirst();
+  const result = await ctx.storage.db
+    .updateTable('channels')
+    .set({ status: 1 })
+    .where('id', '=', channelId)
+    .where('status', '=', autoDisabled)
+    .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
   await ctx.storage.db.updateTable('abilities').set({ enabled: 1 }).where('channel_id', '=', channelId).execute();
   await ctx.bus.publish('channels');

@@ -16,7 +16,10 @@ const maxRetryAfterCooldownMs = 10 * 60_000;
 export class ChannelCooldown {
   private readonly failures = new Map<number, number>();
 
-  constructor(private readonly ctx: AppContext, private readonly channels: ChannelIndex) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly channels: ChannelIndex,
+  ) {}
 
   onSuccess(channelId: number): void {
     if (this.failures.size > 0) this.failures.delete(channelId);

@@ -35,11 +35,16 @@ export interface ChannelLimits {
   keyMaxConcurrency: number;
 }
 
-const limitOf = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? Math.min(value, 1_000_000) : 0);
+const limitOf = (value: unknown): number =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 ? Math.min(value, 1_000_000) : 0;
 
 function limitsOf(setting: Record<string, unknown> | null): ChannelLimits | null {
   if (!setting) return null;
-  const limits = { maxConcurrency: limitOf(setting.max_concurrency), rpm: limitOf(setting.rpm_limit), keyMaxConcurrency: limitOf(setting.key_max_concurrency) };
+  const limits = {
+    maxConcurrency: limitOf(setting.max_concurrency),
+    rpm: limitOf(setting.rpm_limit),
+    keyMaxConcurrency: limitOf(setting.key_max_concurrency),
+  };
   return limits.maxConcurrency || limits.rpm || limits.keyMaxConcurrency ? limits : null;
 }
 
@@ -70,13 +75,20 @@ function parseObject<T>(text: string): T | null {
   }
 }
 
-const splitList = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
+const splitList = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** The channel's keys, one per line, but those disabled alone (all of them when every one is: the channel is then off anyway). */
 function usableKeys(row: ChannelRow): string[] {
   // A JSON key (a Vertex service account) is one key over several lines.
   if (row.key.trim().startsWith('{')) return [row.key.trim()];
-  const keys = row.key.split('\n').map((key) => key.trim()).filter(Boolean);
+  const keys = row.key
+    .split('\n')
+    .map((key) => key.trim())
+    .filter(Boolean);
   if (keys.length <= 1) return keys;
   const disabled = disabledKeysOf(parseObject<Record<string, unknown>>(row.other_info));
   if (disabled.size === 0) return keys;
@@ -159,7 +171,10 @@ export class ChannelIndex {
     for (const [group, models] of buckets) {
       const byModel = new Map<string, Candidate[][]>();
       for (const [model, priorities] of models) {
-        byModel.set(model, [...priorities.entries()].sort((a, b) => b[0] - a[0]).map(([, list]) => list));
+        byModel.set(
+          model,
+          [...priorities.entries()].sort((a, b) => b[0] - a[0]).map(([, list]) => list),
+        );
       }
       index.set(group, byModel);
     }

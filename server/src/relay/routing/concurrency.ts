@@ -32,7 +32,10 @@ export class ConcurrencyLimiter {
   /** One instance: slots taken per key, in this process (null with Redis). */
   private readonly local: Map<string, number> | null;
 
-  constructor(private readonly cache: Cache, private readonly onError: (error: unknown) => void) {
+  constructor(
+    private readonly cache: Cache,
+    private readonly onError: (error: unknown) => void,
+  ) {
     this.local = cache.kind === 'memory' ? new Map() : null;
   }
 
@@ -82,7 +85,10 @@ export class ConcurrencyLimiter {
         if (isReleased) return;
         isReleased = true;
         this.held.delete(leaseId);
-        this.cache.releaseLease(setKey, leaseId).catch(this.onError).finally(() => this.wake());
+        this.cache
+          .releaseLease(setKey, leaseId)
+          .catch(this.onError)
+          .finally(() => this.wake());
       },
     };
   }

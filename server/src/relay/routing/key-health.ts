@@ -31,24 +31,37 @@ export function disableKeyIfBanned(ctx: AppContext, relay: RelayState, channel: 
   if (index < 0) return true;
   channel.keys = channel.keys.filter((other) => other !== key);
   const reason = `status ${error.upstreamStatus}: ${redactSecrets(error.message)}`.slice(0, 500);
-  void recordDisabledKey(ctx, relay, channel.id, key, reason).catch((failure: unknown) => relay.log.error({ err: failure, channelId: channel.id }, 'disabling a channel key failed'));
+  void recordDisabledKey(ctx, relay, channel.id, key, reason).catch((failure: unknown) =>
+    relay.log.error({ err: failure, channelId: channel.id }, 'disabling a channel key failed'),
+  );
   return true;
 }
 
 async function recordDisabledKey(ctx: AppContext, relay: RelayState, channelId: number, key: string, reason: string): Promise<void> {
-  const row = await ctx.storage.db.selectFrom('channels').select(['key', 'other_info', 'status']).where('id', '=', channelId).executeTakeFirst();
+  const row = await ctx.storage.db
+    .selectFrom('channels')
+    .select(['key', 'other_info', 'status'])
+    .where('id', '=', channelId)
+    .executeTakeFirst();
   if (!row || row.status !== 1) return;
   const otherInfo = parseOtherInfo(row.other_info);
   const disabled = { ...(otherInfo.disabled_keys as Record<string, unknown> | undefined) };
   const time = Math.floor(Date.now() / 1000);
   disabled[keyFingerprint(key)] = { reason, time };
-  const keys = row.key.split('\n').map((line) => line.trim()).filter(Boolean);
+  const keys = row.key
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const left = keys.filter((line) => disabled[keyFingerprint(line)] === undefined);
   relay.log.warn({ channelId, key: keyFingerprint(key), keysLeft: left.length }, 'channel key disabled');
   if (left.length === 0) {
     await disableChannel(ctx, channelId, `all ${keys.length} keys disabled; last: ${reason}`);
     return;
   }
-  await ctx.storage.db.updateTable('channels').set({ other_info: JSON.stringify({ ...otherInfo, disabled_keys: disabled }) }).where('id', '=', channelId).execute();
+  await ctx.storage.db
+    .updateTable('channels')
+    .set({ other_info: JSON.stringify({ ...otherInfo, disabled_keys: disabled }) })
+    .where('id', '=', channelId)
+    .execute();
   await ctx.bus.publish('channels');
 }

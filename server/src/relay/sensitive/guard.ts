@@ -21,7 +21,16 @@ let built: { words: string; matcher: WordMatcher } | null = null;
 
 /** The matcher of a SensitiveWords value, rebuilt only when the value changes. */
 function matcherOf(words: string): WordMatcher {
-  if (built?.words !== words) built = { words, matcher: new WordMatcher(words.split(/\r?\n/).map((word) => word.trim()).filter((word) => word !== '')) };
+  if (built?.words !== words)
+    built = {
+      words,
+      matcher: new WordMatcher(
+        words
+          .split(/\r?\n/)
+          .map((word) => word.trim())
+          .filter((word) => word !== ''),
+      ),
+    };
   return built.matcher;
 }
 
@@ -40,7 +49,14 @@ export function sensitiveGuard(options: AdapterOptions): SensitiveGuard | null {
 export function checkPrompt(guard: SensitiveGuard | null, text: () => string): void {
   if (!guard?.checksPrompt) return;
   const words = [...new Set(guard.matcher.matches(text()).map((match) => match.word))];
-  if (words.length > 0) throw new RelayError(400, 'sensitive_words_detected', `输入包含敏感词：${words.slice(0, 10).join('、')}`, false, 'invalid_request_error');
+  if (words.length > 0)
+    throw new RelayError(
+      400,
+      'sensitive_words_detected',
+      `输入包含敏感词：${words.slice(0, 10).join('、')}`,
+      false,
+      'invalid_request_error',
+    );
 }
 
 /** Merged, ordered ranges of the matches (overlapping words are masked as one). */

@@ -25,8 +25,12 @@ export interface ChunkSink {
  */
 export function hasContent(choices: unknown): boolean {
   if (!Array.isArray(choices)) return false;
-  return choices.some((choice: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }) =>
-    (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) || choice?.delta?.tool_calls !== undefined || (choice?.finish_reason != null && choice.finish_reason !== 'error'));
+  return choices.some(
+    (choice: { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }) =>
+      (typeof choice?.delta?.content === 'string' && choice.delta.content.length > 0) ||
+      choice?.delta?.tool_calls !== undefined ||
+      (choice?.finish_reason != null && choice.finish_reason !== 'error'),
+  );
 }
 
 /** An error chunk (`{"error":{…}}` without answer content) as an UpstreamError, else null. */
@@ -35,7 +39,12 @@ export function errorOfChunk(chunk: Record<string, unknown>, data: string): Upst
   if (!error || typeof error !== 'object' || hasContent(chunk.choices)) return null;
   const { message, code } = error as { message?: unknown; code?: unknown };
   const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : 0;
-  return new UpstreamError(status, typeof message === 'string' && message ? message : '上游流返回错误', typeof code === 'string' ? code : null, data.trim());
+  return new UpstreamError(
+    status,
+    typeof message === 'string' && message ? message : '上游流返回错误',
+    typeof code === 'string' ? code : null,
+    data.trim(),
+  );
 }
 
 /** Status, message and code of a stream failure as the client sees it (upstream failures classified and redacted, errors.ts). */
@@ -72,9 +81,15 @@ export function openAiChunkSink(model: string, clientWantsUsage: boolean, object
       let out = '';
       if (clientWantsUsage) {
         const usageChunk = {
-          id, object, created: Math.floor(Date.now() / 1000), model, choices: [],
+          id,
+          object,
+          created: Math.floor(Date.now() / 1000),
+          model,
+          choices: [],
           usage: {
-            prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+            prompt_tokens: usage.promptTokens,
+            completion_tokens: usage.completionTokens,
+            total_tokens: usage.promptTokens + usage.completionTokens,
             prompt_tokens_details: { cached_tokens: usage.cachedTokens },
           },
         };
@@ -91,7 +106,11 @@ export function openAiChunkSink(model: string, clientWantsUsage: boolean, object
 /** OpenAI chunks re-encoded in an inbound format (Claude, Gemini, Responses SSE). */
 export function formatChunkSink(format: InboundFormat, model: string, promptTokens?: () => number): ChunkSink {
   const encoder = format.createStreamEncoder(model, promptTokens);
-  return { onChunk: (chunk) => encoder.onChunk(chunk), close: (usage) => encoder.finish(usage), fail: (error) => streamErrorFrame(format.wire === 'responses' ? 'responses' : format.wire, error) };
+  return {
+    onChunk: (chunk) => encoder.onChunk(chunk),
+    close: (usage) => encoder.finish(usage),
+    fail: (error) => streamErrorFrame(format.wire === 'responses' ? 'responses' : format.wire, error),
+  };
 }
 
 interface ChoiceAggregate {
@@ -141,17 +160,30 @@ export function createChunkAggregate(model: string) {
     const message: Json = { role: 'assistant', content: state.content };
     if (state.reasoning) message.reasoning_content = state.reasoning;
     if (state.calls.size > 0) {
-      message.tool_calls = [...state.calls.entries()].sort(([a], [b]) => a - b)
+      message.tool_calls = [...state.calls.entries()]
+        .sort(([a], [b]) => a - b)
         .map(([, call]) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } }));
     }
-    return { index, message, finish_reason: state.finishReason ?? 'stop', ...(state.stopReason !== null ? { stop_reason: state.stopReason } : {}) };
+    return {
+      index,
+      message,
+      finish_reason: state.finishReason ?? 'stop',
+      ...(state.stopReason !== null ? { stop_reason: state.stopReason } : {}),
+    };
   };
   const completion = (usage: Usage): Json => {
     if (choices.size === 0) choiceAt(0);
     return {
-      id: id || `chatcmpl-${Date.now()}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+      id: id || `chatcmpl-${Date.now()}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model,
       choices: [...choices.entries()].sort(([a], [b]) => a - b).map(([index, state]) => choiceOf(index, state)),
-      usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
+      usage: {
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        total_tokens: usage.promptTokens + usage.completionTokens,
+      },
     };
   };
   return { sink, completion };
@@ -164,7 +196,10 @@ const writeChunks = (sink: ChunkSink, events: ConvertedEvents): EventStep => {
 };
 
 /** A converting provider's stream transform (Claude, Gemini, Ollama, …) feeding a sink. */
-export function converterHandler(transform: { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents }, sink: ChunkSink): EventHandler {
+export function converterHandler(
+  transform: { onEvent(event: StreamEvent): ConvertedEvents; finish(): ConvertedEvents },
+  sink: ChunkSink,
+): EventHandler {
   return {
     onEvent: (event) => writeChunks(sink, transform.onEvent(event)),
     end: () => writeChunks(sink, transform.finish()),
@@ -188,7 +223,13 @@ export function openAiWireHandler(transform: ChunkTransform, sink: ChunkSink): E
       if (failure) throw failure;
       const verdict = transform.onChunk(chunk);
       const hasChoices = Array.isArray(chunk.choices) && chunk.choices.length > 0;
-      return { output: hasChoices ? sink.onChunk(chunk) : '', text: verdict.text, usage: verdict.usage, isLast: sink.isAnswered === true, isComplete: sink.isComplete === true };
+      return {
+        output: hasChoices ? sink.onChunk(chunk) : '',
+        text: verdict.text,
+        usage: verdict.usage,
+        isLast: sink.isAnswered === true,
+        isComplete: sink.isComplete === true,
+      };
     },
     end: () => ({ output: '', text: '', usage: null }),
     close: (usage) => sink.close(usage),

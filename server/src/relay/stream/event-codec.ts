@@ -52,7 +52,10 @@ export class EventCodec implements StreamCodec {
   private readonly counter = new StreamingTokenCounter();
   private last: Usage | null = null;
 
-  constructor(private readonly decoder: FramingDecoder, private readonly handler: EventHandler) {}
+  constructor(
+    private readonly decoder: FramingDecoder,
+    private readonly handler: EventHandler,
+  ) {}
 
   private take(step: EventStep): string {
     if (step.usage) this.last = step.usage;
@@ -97,7 +100,11 @@ export class EventCodec implements StreamCodec {
     if (reported === null) return { promptTokens: countPromptTokens(), completionTokens: streamed, cachedTokens: 0 };
     if (isComplete) return reported;
     // Ended before the upstream's final usage (client gone, idle, broken): what was streamed counts.
-    return { ...reported, promptTokens: reported.promptTokens || countPromptTokens(), completionTokens: Math.max(reported.completionTokens, streamed) };
+    return {
+      ...reported,
+      promptTokens: reported.promptTokens || countPromptTokens(),
+      completionTokens: Math.max(reported.completionTokens, streamed),
+    };
   }
 
   close(usage: Usage, error: unknown): string {

@@ -75,7 +75,10 @@ function createNdjsonDecoder(): FramingDecoder {
   const lines = (final: boolean): StreamEvent[] => {
     const parts = carry.split('\n');
     carry = final ? '' : parts.pop()!;
-    return parts.map((part) => part.trim()).filter(Boolean).map((data) => ({ event: null, data }));
+    return parts
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((data) => ({ event: null, data }));
   };
   return {
     push(bytes) {

@@ -15,7 +15,10 @@ export class IdleTimer {
   private pausedAt = 0;
   private timer: NodeJS.Timeout | null;
 
-  constructor(private readonly timeoutMs: number, private readonly onIdle: () => void) {
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onIdle: () => void,
+  ) {
     this.timer = setTimeout(this.check, timeoutMs);
   }
 
@@ -43,9 +46,8 @@ export class IdleTimer {
   private readonly check = (): void => {
     if (this.timer === null) return;
     const now = Date.now();
-    const left = this.pausedAt !== 0
-      ? this.timeoutMs * stalledClientFactor - (now - this.pausedAt)
-      : this.timeoutMs - (now - this.lastActivity);
+    const left =
+      this.pausedAt !== 0 ? this.timeoutMs * stalledClientFactor - (now - this.pausedAt) : this.timeoutMs - (now - this.lastActivity);
     if (left > 0) {
       this.timer = setTimeout(this.check, Math.min(left, this.timeoutMs));
       return;

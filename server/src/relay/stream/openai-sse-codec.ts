@@ -167,7 +167,8 @@ export class OpenAiSseCodec implements StreamCodec {
       if (hasUsage || hasError || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
         if (runStart < start) output += this.passRun(text.slice(runStart, start), runHasData);
         runHasData = false;
-        const answered = text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage, hasError);
+        const answered =
+          text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage, hasError);
         if (answered.length > 0) {
           if (this.isInsideEvent) output += '\n';
           output += answered;
@@ -264,7 +265,8 @@ export class OpenAiSseCodec implements StreamCodec {
     }
     if (chunk.error !== undefined) {
       const failure = errorOfChunk(chunk, data);
-      if (failure) return `data: ${JSON.stringify(publicErrorOf(failure).inLanguage(languageOf(this.options.acceptLanguage)).toBody())}\n\n`;
+      if (failure)
+        return `data: ${JSON.stringify(publicErrorOf(failure).inLanguage(languageOf(this.options.acceptLanguage)).toBody())}\n\n`;
     }
     const verdict = this.options.transform.onChunk(chunk);
     if (typeof chunk.id === 'string') {
@@ -321,8 +323,16 @@ export class OpenAiSseCodec implements StreamCodec {
       }
     }
     const synthesized = {
-      id: this.lastId, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: this.options.model, choices: [],
-      usage: { prompt_tokens: final.promptTokens, completion_tokens: final.completionTokens, total_tokens: final.promptTokens + final.completionTokens },
+      id: this.lastId,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: this.options.model,
+      choices: [],
+      usage: {
+        prompt_tokens: final.promptTokens,
+        completion_tokens: final.completionTokens,
+        total_tokens: final.promptTokens + final.completionTokens,
+      },
     };
     return `data: ${JSON.stringify(synthesized)}\n\n`;
   }

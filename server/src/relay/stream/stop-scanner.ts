@@ -48,7 +48,7 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
   };
   /** The upstream's own stop, naming the one sequence it was sent. */
   const named = (choice: Json): Json =>
-    (namesUpstreamStop && choice.finish_reason === 'stop' && choice.stop_reason == null ? { ...choice, stop_reason: sequences[0] } : choice);
+    namesUpstreamStop && choice.finish_reason === 'stop' && choice.stop_reason == null ? { ...choice, stop_reason: sequences[0] } : choice;
 
   return {
     get isAnswered() {
@@ -86,7 +86,9 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
       const keep = choice.finish_reason ? 0 : heldTail(text);
       held = text.slice(text.length - keep);
       const out = text.slice(0, text.length - keep);
-      return out === '' && !choice.finish_reason ? '' : sink.onChunk({ ...chunk, choices: [named({ ...choice, delta: { ...delta, content: out } }), ...choices.slice(1)] });
+      return out === '' && !choice.finish_reason
+        ? ''
+        : sink.onChunk({ ...chunk, choices: [named({ ...choice, delta: { ...delta, content: out } }), ...choices.slice(1)] });
     },
     close(usage: Usage) {
       return (isCut ? '' : flush(last)) + sink.close(usage);

@@ -98,7 +98,8 @@ export interface StreamDriverOutcome {
  * An upstream event the codec could not read (a shape no provider sends): the stream fails as the
  * channel's unreadable answer (before the first byte another channel may serve the request).
  */
-const unreadable = (error: unknown) => new UpstreamError(0, `上游流式响应无法解析：${error instanceof Error ? error.message : String(error)}`, 'upstream_unreadable', '');
+const unreadable = (error: unknown) =>
+  new UpstreamError(0, `上游流式响应无法解析：${error instanceof Error ? error.message : String(error)}`, 'upstream_unreadable', '');
 
 /** Opening frames held back (codecs that hold until content) beyond which they are written anyway. */
 const maxHeldChars = 16 * 1024;
@@ -128,7 +129,10 @@ export class StreamDriver implements AnswerSink {
   private readonly ping: NodeJS.Timeout | null;
   private readonly watched: StreamOut;
 
-  constructor(private readonly options: StreamDriverOptions, private readonly resume: () => void) {
+  constructor(
+    private readonly options: StreamDriverOptions,
+    private readonly resume: () => void,
+  ) {
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -137,11 +141,12 @@ export class StreamDriver implements AnswerSink {
     this.watched.on('close', this.onClose);
     this.idle = new IdleTimer(options.idleTimeoutMs, this.onIdle);
     const out = options.out;
-    this.ping = options.pingIntervalMs > 0
-      ? setInterval(() => {
-        if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
-      }, options.pingIntervalMs)
-      : null;
+    this.ping =
+      options.pingIntervalMs > 0
+        ? setInterval(() => {
+            if (this.isStarted && !out.writableEnded) out.write(': PING\n\n');
+          }, options.pingIntervalMs)
+        : null;
   }
 
   /** The stream has ended (normally, broken, or failed before its first byte). */
@@ -304,7 +309,14 @@ export class StreamDriver implements AnswerSink {
     if (!this.isStarted && streamError !== null && !this.isClientGone && !this.isIdleTimeout) {
       // The upstream failed before anything reached the client: nothing is billed; the caller answers
       // the error or fails over. (A client gone or an idle upstream is billed: at least the prompt.)
-      this.resolveDone({ usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, frtMs: 0, isStarted: false, isClientGone: false, isIdleTimeout: false, error: streamError });
+      this.resolveDone({
+        usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+        frtMs: 0,
+        isStarted: false,
+        isClientGone: false,
+        isIdleTimeout: false,
+        error: streamError,
+      });
       return;
     }
     const usage = this.billedUsage(streamError);
@@ -322,7 +334,14 @@ export class StreamDriver implements AnswerSink {
       }
       out.end(closing);
     }
-    this.resolveDone({ usage, frtMs: codec.frtMs || this.frtMs, isStarted: this.isStarted, isClientGone: this.isClientGone, isIdleTimeout: this.isIdleTimeout, error: streamError });
+    this.resolveDone({
+      usage,
+      frtMs: codec.frtMs || this.frtMs,
+      isStarted: this.isStarted,
+      isClientGone: this.isClientGone,
+      isIdleTimeout: this.isIdleTimeout,
+      error: streamError,
+    });
   }
 }
 

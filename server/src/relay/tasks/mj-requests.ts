@@ -3,9 +3,24 @@ import { RelayError } from '../errors.js';
 
 /** A drawing action's per-call model (new-api's names, so prices carried over keep working). */
 export const mjActionModels: Readonly<Record<string, string>> = {
-  IMAGINE: 'mj_imagine', UPSCALE: 'mj_upscale', VARIATION: 'mj_variation', REROLL: 'mj_reroll', DESCRIBE: 'mj_describe', BLEND: 'mj_blend',
-  SHORTEN: 'mj_shorten', MODAL: 'mj_modal', ZOOM: 'mj_zoom', CUSTOM_ZOOM: 'mj_custom_zoom', PAN: 'mj_pan', INPAINT: 'mj_inpaint',
-  HIGH_VARIATION: 'mj_high_variation', LOW_VARIATION: 'mj_low_variation', SWAP_FACE: 'swap_face', UPLOAD: 'mj_upload', VIDEO: 'mj_video', EDITS: 'mj_edits',
+  IMAGINE: 'mj_imagine',
+  UPSCALE: 'mj_upscale',
+  VARIATION: 'mj_variation',
+  REROLL: 'mj_reroll',
+  DESCRIBE: 'mj_describe',
+  BLEND: 'mj_blend',
+  SHORTEN: 'mj_shorten',
+  MODAL: 'mj_modal',
+  ZOOM: 'mj_zoom',
+  CUSTOM_ZOOM: 'mj_custom_zoom',
+  PAN: 'mj_pan',
+  INPAINT: 'mj_inpaint',
+  HIGH_VARIATION: 'mj_high_variation',
+  LOW_VARIATION: 'mj_low_variation',
+  SWAP_FACE: 'swap_face',
+  UPLOAD: 'mj_upload',
+  VIDEO: 'mj_video',
+  EDITS: 'mj_edits',
 };
 
 /** An image as Midjourney-Proxy takes it: a data URL or bare base64 (bounded by the body limit). */
@@ -15,7 +30,12 @@ const taskId = z.string().trim().min(1, 'taskId 不能为空').max(191);
 /** Fields every submit may carry: the caller's state, its notify hook, the Plus account filter. */
 const common = {
   state: z.string().max(2000).optional(),
-  notifyHook: z.string().max(2048).regex(/^https?:\/\/[^\s]+$/i, 'notifyHook 必须是 http(s) 地址').optional().or(z.literal('')),
+  notifyHook: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s]+$/i, 'notifyHook 必须是 http(s) 地址')
+    .optional()
+    .or(z.literal('')),
   accountFilter: z.record(z.string(), z.unknown()).optional(),
   botType: z.enum(['MID_JOURNEY', 'NIJI_JOURNEY', 'INSIGHT_FACE']).optional(),
 };
@@ -56,44 +76,98 @@ const changeActions = { U: 'UPSCALE', V: 'VARIATION', R: 'REROLL' } as const;
 
 type Reader = (body: Record<string, unknown>) => MjSubmit;
 
-const plain = (action: string, schema: z.ZodType<Record<string, unknown>>): Reader => (body) => {
-  const data = parse(schema, body);
-  return { action, refTaskId: null, prompt: typeof data.prompt === 'string' ? data.prompt : '', body: data, withUpstreamId: () => data };
-};
+const plain =
+  (action: string, schema: z.ZodType<Record<string, unknown>>): Reader =>
+  (body) => {
+    const data = parse(schema, body);
+    return { action, refTaskId: null, prompt: typeof data.prompt === 'string' ? data.prompt : '', body: data, withUpstreamId: () => data };
+  };
 
 /** A follow-up naming its task by `taskId`; `action` picks the action from the checked body. */
-const onTask = (schema: z.ZodType<Record<string, unknown> & { taskId: string }>, action: (data: Record<string, unknown>) => string): Reader => (body) => {
-  const data = parse(schema, body);
-  return {
-    action: action(data), refTaskId: data.taskId, prompt: typeof data.prompt === 'string' ? data.prompt : '', body: data,
-    withUpstreamId: (upstreamId) => ({ ...data, taskId: upstreamId }),
+const onTask =
+  (schema: z.ZodType<Record<string, unknown> & { taskId: string }>, action: (data: Record<string, unknown>) => string): Reader =>
+  (body) => {
+    const data = parse(schema, body);
+    return {
+      action: action(data),
+      refTaskId: data.taskId,
+      prompt: typeof data.prompt === 'string' ? data.prompt : '',
+      body: data,
+      withUpstreamId: (upstreamId) => ({ ...data, taskId: upstreamId }),
+    };
   };
-};
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  throw new RelayError(400, 'invalid_request', parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '));
+  throw new RelayError(
+    400,
+    'invalid_request',
+    parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '),
+  );
 }
 
 /** The submit routes under `/mj/` and how each body is read (unknown fields are passed on). */
 export const mjSubmitReaders: Readonly<Record<string, Reader>> = {
   'submit/imagine': plain('IMAGINE', z.looseObject({ ...common, prompt, base64Array: z.array(image).max(5).optional() })),
-  'submit/describe': plain('DESCRIBE', z.looseObject({ ...common, base64: image.optional(), link: z.string().max(2048).optional() })
-    .refine((data) => !!data.base64 || !!data.link, { message: '需要 base64 或 link' })),
-  'submit/blend': plain('BLEND', z.looseObject({ ...common, base64Array: z.array(image).min(2).max(5), dimensions: z.enum(['PORTRAIT', 'SQUARE', 'LANDSCAPE']).optional() })),
+  'submit/describe': plain(
+    'DESCRIBE',
+    z
+      .looseObject({ ...common, base64: image.optional(), link: z.string().max(2048).optional() })
+      .refine((data) => !!data.base64 || !!data.link, { message: '需要 base64 或 link' }),
+  ),
+  'submit/blend': plain(
+    'BLEND',
+    z.looseObject({
+      ...common,
+      base64Array: z.array(image).min(2).max(5),
+      dimensions: z.enum(['PORTRAIT', 'SQUARE', 'LANDSCAPE']).optional(),
+    }),
+  ),
   'submit/shorten': plain('SHORTEN', z.looseObject({ ...common, prompt })),
   'submit/upload-discord-images': plain('UPLOAD', z.looseObject({ ...common, base64Array: z.array(image).min(1).max(10) })),
   'submit/edits': plain('EDITS', z.looseObject({ ...common, prompt, image: image.optional(), maskBase64: image.optional() })),
   'insight-face/swap': plain('SWAP_FACE', z.looseObject({ ...common, sourceBase64: image, targetBase64: image })),
-  'submit/change': onTask(z.looseObject({ ...common, taskId, action: z.enum(['UPSCALE', 'VARIATION', 'REROLL']), index: z.number().int().min(1).max(4).optional() })
-    .refine((data) => data.action === 'REROLL' || data.index !== undefined, { message: 'UPSCALE 和 VARIATION 需要 index（1-4）', path: ['index'] }), (data) => String(data.action)),
-  'submit/action': onTask(z.looseObject({ ...common, taskId, customId: z.string().min(1).max(500) }), (data) => actionOfCustomId(String(data.customId))),
-  'submit/modal': onTask(z.looseObject({ ...common, taskId, prompt: z.string().max(8192).optional(), maskBase64: image.optional() }), () => 'MODAL'),
+  'submit/change': onTask(
+    z
+      .looseObject({
+        ...common,
+        taskId,
+        action: z.enum(['UPSCALE', 'VARIATION', 'REROLL']),
+        index: z.number().int().min(1).max(4).optional(),
+      })
+      .refine((data) => data.action === 'REROLL' || data.index !== undefined, {
+        message: 'UPSCALE 和 VARIATION 需要 index（1-4）',
+        path: ['index'],
+      }),
+    (data) => String(data.action),
+  ),
+  'submit/action': onTask(z.looseObject({ ...common, taskId, customId: z.string().min(1).max(500) }), (data) =>
+    actionOfCustomId(String(data.customId)),
+  ),
+  'submit/modal': onTask(
+    z.looseObject({ ...common, taskId, prompt: z.string().max(8192).optional(), maskBase64: image.optional() }),
+    () => 'MODAL',
+  ),
   'submit/video': (body) => {
-    const data = parse(z.looseObject({ ...common, prompt: z.string().max(8192).optional(), taskId: taskId.optional(), index: z.number().int().min(0).max(4).optional(), image: image.optional() }), body);
+    const data = parse(
+      z.looseObject({
+        ...common,
+        prompt: z.string().max(8192).optional(),
+        taskId: taskId.optional(),
+        index: z.number().int().min(0).max(4).optional(),
+        image: image.optional(),
+      }),
+      body,
+    );
     const ref = data.taskId ?? null;
-    return { action: 'VIDEO', refTaskId: ref, prompt: data.prompt ?? '', body: data, withUpstreamId: (upstreamId) => (ref ? { ...data, taskId: upstreamId } : data) };
+    return {
+      action: 'VIDEO',
+      refTaskId: ref,
+      prompt: data.prompt ?? '',
+      body: data,
+      withUpstreamId: (upstreamId) => (ref ? { ...data, taskId: upstreamId } : data),
+    };
   },
   // `{content: "<taskId> U1"}`: U1–U4, V1–V4 or R on the task.
   'submit/simple-change': (body) => {
@@ -103,7 +177,13 @@ export const mjSubmitReaders: Readonly<Record<string, Reader>> = {
     const ref = (match[1] ?? match[4])!;
     const letter = (match[2] ?? match[5])!.toUpperCase() as keyof typeof changeActions;
     const rest = match[3] ? `${letter}${match[3]}` : letter;
-    return { action: changeActions[letter], refTaskId: ref, prompt: '', body: data, withUpstreamId: (upstreamId) => ({ ...data, content: `${upstreamId} ${rest}` }) };
+    return {
+      action: changeActions[letter],
+      refTaskId: ref,
+      prompt: '',
+      body: data,
+      withUpstreamId: (upstreamId) => ({ ...data, content: `${upstreamId} ${rest}` }),
+    };
   },
 };
 

@@ -62,8 +62,12 @@ export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'log'>, mj
       return;
     }
     const response = await request(row.notify_hook, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mjTaskObject(ctx, row)),
-      dispatcher: callbackDispatcher(ctx.config.extraCaFile, guard), headersTimeout: hookTimeoutMs, bodyTimeout: hookTimeoutMs,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(mjTaskObject(ctx, row)),
+      dispatcher: callbackDispatcher(ctx.config.extraCaFile, guard),
+      headersTimeout: hookTimeoutMs,
+      bodyTimeout: hookTimeoutMs,
     });
     await response.body.dump();
   })().catch((error: unknown) => relay.log.warn({ mjId, err: (error as Error).message }, 'midjourney notify hook failed'));

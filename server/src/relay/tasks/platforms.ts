@@ -8,20 +8,31 @@ import { videoPlatform } from './video.js';
 export const sunoPlatform: PolledPlatform = {
   table: 'tasks',
   platform: 'suno',
-  fetch: async (channel, target, upstreamIds) => (await fetchSunoTasks(channel.adapter!, target, upstreamIds))
-    .map(({ data, ...state }) => ({ ...state, columns: { data } })),
+  fetch: async (channel, target, upstreamIds) =>
+    (await fetchSunoTasks(channel.adapter!, target, upstreamIds)).map(({ data, ...state }) => ({ ...state, columns: { data } })),
 };
 
 /** Midjourney drawings, in `midjourneys`, polled by list-by-condition; the notify hook is told of changes. */
 export const midjourneyPlatform: PolledPlatform = {
   table: 'midjourneys',
-  fetch: async (channel, target, upstreamIds) => (await fetchMjTasks(channel.adapter!, target, upstreamIds)).map((state) => ({
-    upstreamId: state.upstreamId, status: state.status, failReason: state.failReason, progress: state.progress, startTime: state.startTime, finishTime: state.finishTime,
-    columns: {
-      image_url: state.imageUrl, video_url: state.videoUrl, prompt_en: state.promptEn, description: state.description, state: state.state,
-      ...(state.buttons ? { buttons: state.buttons } : {}), ...(state.properties ? { properties: state.properties } : {}),
-    },
-  })),
+  fetch: async (channel, target, upstreamIds) =>
+    (await fetchMjTasks(channel.adapter!, target, upstreamIds)).map((state) => ({
+      upstreamId: state.upstreamId,
+      status: state.status,
+      failReason: state.failReason,
+      progress: state.progress,
+      startTime: state.startTime,
+      finishTime: state.finishTime,
+      columns: {
+        image_url: state.imageUrl,
+        video_url: state.videoUrl,
+        prompt_en: state.promptEn,
+        description: state.description,
+        state: state.state,
+        ...(state.buttons ? { buttons: state.buttons } : {}),
+        ...(state.properties ? { properties: state.properties } : {}),
+      },
+    })),
   changed: notifyMjHook,
 };
 

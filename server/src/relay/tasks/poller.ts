@@ -5,7 +5,15 @@ import { storableText } from '../ledger/log-rows.js';
 import { toRelayChannel, type RelayChannel } from '../routing/channel-index.js';
 import { targetOf } from '../upstream/dispatch.js';
 import type { UpstreamTarget } from '../providers/types.js';
-import { failAndRefund, finalStatuses, sharedIdColumn, sharedTable, unfinishedStatuses, type Payers, type TaskTable } from '../ledger/task-ledger.js';
+import {
+  failAndRefund,
+  finalStatuses,
+  sharedIdColumn,
+  sharedTable,
+  unfinishedStatuses,
+  type Payers,
+  type TaskTable,
+} from '../ledger/task-ledger.js';
 import type { RelayState } from '../state.js';
 
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
@@ -67,7 +75,10 @@ export class TaskPoller {
   start(intervalSeconds: number): void {
     if (intervalSeconds <= 0 || this.timer) return;
     this.timer = setInterval(() => {
-      if (!this.running) this.running = this.pollOnce().catch(this.log).finally(() => (this.running = null));
+      if (!this.running)
+        this.running = this.pollOnce()
+          .catch(this.log)
+          .finally(() => (this.running = null));
     }, intervalSeconds * 1000);
     this.timer.unref();
   }
@@ -89,30 +100,63 @@ export class TaskPoller {
     const idColumn = sharedIdColumn(platform.table);
     // `tasks` holds several platforms; `midjourneys` one (and has no platform column).
     const kind = platform.platform;
-    const expired = await db.selectFrom(table).select(`${idColumn} as task_id`).where('status', 'in', [...unfinishedStatuses])
-      .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).limit(batchSize).execute();
+    const expired = await db
+      .selectFrom(table)
+      .select(`${idColumn} as task_id`)
+      .where('status', 'in', [...unfinishedStatuses])
+      .where('submit_time', '<', now - this.ctx.config.taskTimeoutSeconds)
+      .$if(kind !== undefined, (q) => q.where('platform', '=', kind!))
+      .limit(batchSize)
+      .execute();
     // Each task alone: one the database refuses to end is tried again next poll, and never stops the others or the poll.
     for (const task of expired) await failAndRefund(this.ctx, this.relay, platform.table, task.task_id, '任务超时').catch(this.log);
 
-    const candidates = await db.selectFrom(table).select(['id']).where('status', 'in', [...unfinishedStatuses])
-      .where('lease_until', '<', now).$if(kind !== undefined, (q) => q.where('platform', '=', kind!)).orderBy('id').limit(batchSize).execute();
+    const candidates = await db
+      .selectFrom(table)
+      .select(['id'])
+      .where('status', 'in', [...unfinishedStatuses])
+      .where('lease_until', '<', now)
+      .$if(kind !== undefined, (q) => q.where('platform', '=', kind!))
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
     const leased: number[] = [];
     for (const { id } of candidates) {
-      const taken = await db.updateTable(table).set({ lease_owner: this.owner, lease_until: now + leaseSeconds })
-        .where('id', '=', id).where('lease_until', '<', now).where('status', 'not in', [...finalStatuses]).executeTakeFirst();
+      const taken = await db
+        .updateTable(table)
+        .set({ lease_owner: this.owner, lease_until: now + leaseSeconds })
+        .where('id', '=', id)
+        .where('lease_until', '<', now)
+        .where('status', 'not in', [...finalStatuses])
+        .executeTakeFirst();
       if (Number(taken.numUpdatedRows) === 1) leased.push(id);
     }
     if (leased.length === 0) return;
-    const rows = await db.selectFrom(table).select([`${idColumn} as task_id`, 'upstream_id', 'channel_id', 'status', 'progress']).where('id', 'in', leased).execute();
+    const rows = await db
+      .selectFrom(table)
+      .select([`${idColumn} as task_id`, 'upstream_id', 'channel_id', 'status', 'progress'])
+      .where('id', 'in', leased)
+      .execute();
     const byChannel = new Map<number, PolledTask[]>();
     for (const row of rows) {
-      byChannel.set(row.channel_id, [...(byChannel.get(row.channel_id) ?? []), { taskId: row.task_id, upstreamId: row.upstream_id, status: row.status, progress: row.progress }]);
+      byChannel.set(row.channel_id, [
+        ...(byChannel.get(row.channel_id) ?? []),
+        { taskId: row.task_id, upstreamId: row.upstream_id, status: row.status, progress: row.progress },
+      ]);
     }
     for (const [channelId, tasks] of byChannel) {
       await this.pollChannel(platform, channelId, tasks).catch(this.log);
       // Whatever happened, the lease is given back so the next poll (here or elsewhere) retries.
-      await db.updateTable(table).set({ lease_owner: '', lease_until: 0 })
-        .where(idColumn, 'in', tasks.map((task) => task.taskId)).where('lease_owner', '=', this.owner).execute();
+      await db
+        .updateTable(table)
+        .set({ lease_owner: '', lease_until: 0 })
+        .where(
+          idColumn,
+          'in',
+          tasks.map((task) => task.taskId),
+        )
+        .where('lease_owner', '=', this.owner)
+        .execute();
     }
   }
 
@@ -120,40 +164,63 @@ export class TaskPoller {
     const row = await this.ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
     const channel = row ? toRelayChannel(row) : null;
     if (!channel?.adapter) {
-      for (const task of tasks) await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`).catch(this.log);
+      for (const task of tasks)
+        await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`).catch(this.log);
       return;
     }
-    const updates = await platform.fetch(channel, targetOf(channel, this.relay.dispatcher), tasks.map((task) => task.upstreamId));
+    const updates = await platform.fetch(
+      channel,
+      targetOf(channel, this.relay.dispatcher),
+      tasks.map((task) => task.upstreamId),
+    );
     const byUpstream = new Map(updates.map((update) => [update.upstreamId, update]));
     for (const task of tasks) {
       const update = byUpstream.get(task.upstreamId);
       if (!update) continue;
       // One task's answer the database refuses is logged and retried next poll; it never holds up the others.
-      const isStored = await this.store(platform, task.taskId, update).then(() => true, (error: unknown) => {
-        this.log(error);
-        return false;
-      });
-      if (isStored && (update.status !== task.status || update.progress !== task.progress)) platform.changed?.(this.ctx, this.relay, task.taskId);
+      const isStored = await this.store(platform, task.taskId, update).then(
+        () => true,
+        (error: unknown) => {
+          this.log(error);
+          return false;
+        },
+      );
+      if (isStored && (update.status !== task.status || update.progress !== task.progress))
+        platform.changed?.(this.ctx, this.relay, task.taskId);
     }
   }
 
   private async store(platform: PolledPlatform, taskId: string, update: TaskUpdate): Promise<void> {
     const now = nowSeconds();
     const table = sharedTable(platform.table);
-    const columns = Object.fromEntries(Object.entries(update.columns).map(([key, value]) => [key, typeof value === 'string' ? storableText(value, 0) : value]));
+    const columns = Object.fromEntries(
+      Object.entries(update.columns).map(([key, value]) => [key, typeof value === 'string' ? storableText(value, 0) : value]),
+    );
     if (update.status === 'FAILURE') {
       if (Object.keys(columns).length > 0) {
-        await this.ctx.storage.db.updateTable(table).set(columns).where(sharedIdColumn(platform.table), '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
+        await this.ctx.storage.db
+          .updateTable(table)
+          .set(columns)
+          .where(sharedIdColumn(platform.table), '=', taskId)
+          .where('status', 'not in', [...finalStatuses])
+          .execute();
       }
       await failAndRefund(this.ctx, this.relay, platform.table, taskId, update.failReason || '上游任务失败', update.progress || '100%');
       return;
     }
-    await this.ctx.storage.db.updateTable(table).set({
-      ...columns,
-      status: update.status, progress: update.progress, fail_reason: storableText(update.failReason, 0),
-      ...(platform.table === 'tasks' ? { updated_at: now } : {}),
-      ...(update.startTime ? { start_time: update.startTime } : {}),
-      ...(update.status === 'SUCCESS' ? { finish_time: update.finishTime || now } : {}),
-    }).where(sharedIdColumn(platform.table), '=', taskId).where('status', 'not in', [...finalStatuses]).execute();
+    await this.ctx.storage.db
+      .updateTable(table)
+      .set({
+        ...columns,
+        status: update.status,
+        progress: update.progress,
+        fail_reason: storableText(update.failReason, 0),
+        ...(platform.table === 'tasks' ? { updated_at: now } : {}),
+        ...(update.startTime ? { start_time: update.startTime } : {}),
+        ...(update.status === 'SUCCESS' ? { finish_time: update.finishTime || now } : {}),
+      })
+      .where(sharedIdColumn(platform.table), '=', taskId)
+      .where('status', 'not in', [...finalStatuses])
+      .execute();
   }
 }

@@ -75,7 +75,13 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string, units = 1)
   const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
   if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
   const { groupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
-  const quota = computeQuota(pricing, groupRatio, { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, ctx.options.number('QuotaPerUnit'), units);
+  const quota = computeQuota(
+    pricing,
+    groupRatio,
+    { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+    ctx.options.number('QuotaPerUnit'),
+    units,
+  );
   return { quota: pricing.quotaType === 1 ? quota : 0, start: { pricing, groupRatio, model } };
 }
 
@@ -83,7 +89,14 @@ function priceOf(ctx: AppContext, caller: RelayCaller, model: string, units = 1)
  * The hold of a task's price: on the wallet, or for a user with subscription funding taken by the
  * preference as a chat call's (ledger/funding-hold.ts; `subscription_only` without allowance: 403).
  */
-function holdPrice(ctx: AppContext, relay: RelayState, caller: RelayCaller, quota: number, start: PricedStart, isGone: () => boolean): Hold | Promise<Hold> {
+function holdPrice(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  quota: number,
+  start: PricedStart,
+  isGone: () => boolean,
+): Hold | Promise<Hold> {
   if (caller.user.funding === null || quota === 0) return reserve(caller, quota);
   return planFundedStart(ctx, relay, caller, start, isGone);
 }
@@ -93,13 +106,24 @@ function holdPrice(ctx: AppContext, relay: RelayState, caller: RelayCaller, quot
  * on a retryable failure) under a hold of its price, then records it and takes the price durably
  * (ledger/task-ledger.ts). Returns the gateway's task id. Nothing is billed when no channel accepts it.
  */
-export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, requester: RelayCaller, submission: TaskSubmission<Accepted>): Promise<{ taskId: string; accepted: Accepted }> {
+export async function submitTask<Accepted>(
+  ctx: AppContext,
+  relay: RelayState,
+  requester: RelayCaller,
+  submission: TaskSubmission<Accepted>,
+): Promise<{ taskId: string; accepted: Accepted }> {
   const startedAt = Date.now();
   const trace = newAttemptTrace();
   if (ctx.tracing !== null) {
     trace.span = new CallSpan(ctx.tracing, {
-      operation: `${submission.platform}.${submission.action}`, model: submission.model, path: submission.requestPath ?? '', isStream: false,
-      userId: requester.user.id, tokenId: requester.token?.id ?? null, group: requester.group, headers: submission.headers,
+      operation: `${submission.platform}.${submission.action}`,
+      model: submission.model,
+      path: submission.requestPath ?? '',
+      isStream: false,
+      userId: requester.user.id,
+      tokenId: requester.token?.id ?? null,
+      group: requester.group,
+      headers: submission.headers,
     });
   }
   try {
@@ -109,13 +133,31 @@ export async function submitTask<Accepted>(ctx: AppContext, relay: RelayState, r
   } catch (error) {
     trace.span?.end(error);
     // The error log (type 5, ErrorLogEnabled); a refusal the platform answered (TaskRefusal) is answered 400.
-    const failure = error instanceof TaskRefusal ? new RelayError(400, 'task_refused', error.message || '上游拒绝了请求', false, 'upstream_error') : error;
-    recordFailedCall(ctx, relay, { caller: requester, model: submission.model, error: failure, trace, isStream: false, startedAt, requestPath: submission.requestPath ?? '' });
+    const failure =
+      error instanceof TaskRefusal
+        ? new RelayError(400, 'task_refused', error.message || '上游拒绝了请求', false, 'upstream_error')
+        : error;
+    recordFailedCall(ctx, relay, {
+      caller: requester,
+      model: submission.model,
+      error: failure,
+      trace,
+      isStream: false,
+      startedAt,
+      requestPath: submission.requestPath ?? '',
+    });
     throw error;
   }
 }
 
-async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, requester: RelayCaller, submission: TaskSubmission<Accepted>, startedAt: number, trace: AttemptTrace): Promise<{ taskId: string; accepted: Accepted }> {
+async function submitWithFailover<Accepted>(
+  ctx: AppContext,
+  relay: RelayState,
+  requester: RelayCaller,
+  submission: TaskSubmission<Accepted>,
+  startedAt: number,
+  trace: AttemptTrace,
+): Promise<{ taskId: string; accepted: Accepted }> {
   checkModelAllowed(requester, submission.model);
   // A model no enabled channel serves is unknown here, priced or not (a follow-up goes to its task's channel).
   const isRouted = submission.channelId !== undefined || requester.pinnedChannelId !== null;
@@ -138,7 +180,10 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
       group: caller.group,
       model: submission.model,
       pinnedChannelId: pinned,
-      pinnedMissing: (id) => (submission.channelId !== undefined ? new RelayError(503, 'channel_unavailable', `原任务的渠道 #${id} 已不可用`) : new RelayError(503, 'channel_not_found', `渠道 #${id} 不存在或已被禁用`)),
+      pinnedMissing: (id) =>
+        submission.channelId !== undefined
+          ? new RelayError(503, 'channel_unavailable', `原任务的渠道 #${id} 已不可用`)
+          : new RelayError(503, 'channel_not_found', `渠道 #${id} 不存在或已被禁用`),
       isCancelled: submission.isGone ?? (() => false),
       refusal: (channel) => submission.refusal?.(channel) ?? null,
       attempt: async (channel, key) => {
@@ -162,12 +207,40 @@ async function submitWithFailover<Accepted>(ctx: AppContext, relay: RelayState, 
     const taskId = submission.newTaskId();
     // A subscription's share of the price becomes the bill's (funding-settle.ts); the task row keeps its parts for a refund.
     const funding = hold.funding === null ? null : await splitFunded(relay, hold, quota);
-    const row: AcceptedTask = { taskId, userId: caller.user.id, tokenId: caller.token?.id ?? 0, channelId: channel.id, quota, subscriptionParts: subscriptionPartsText(funding) };
-    await chargeTask(ctx, relay, caller, {
-      taskId, platform: submission.platform, action: submission.action, model: submission.model, channelId: channel.id, quota, funding,
-      record: (trx, now) => submission.record(trx, row, answer, now),
-    }, submission.ip, startedAt);
-    trace.span?.settled({ upstreamModel: submission.model, channelId: channel.id, group: caller.group, usage: null, quota, firstChunkAt: null, startedAt });
+    const row: AcceptedTask = {
+      taskId,
+      userId: caller.user.id,
+      tokenId: caller.token?.id ?? 0,
+      channelId: channel.id,
+      quota,
+      subscriptionParts: subscriptionPartsText(funding),
+    };
+    await chargeTask(
+      ctx,
+      relay,
+      caller,
+      {
+        taskId,
+        platform: submission.platform,
+        action: submission.action,
+        model: submission.model,
+        channelId: channel.id,
+        quota,
+        funding,
+        record: (trx, now) => submission.record(trx, row, answer, now),
+      },
+      submission.ip,
+      startedAt,
+    );
+    trace.span?.settled({
+      upstreamModel: submission.model,
+      channelId: channel.id,
+      group: caller.group,
+      usage: null,
+      quota,
+      firstChunkAt: null,
+      startedAt,
+    });
     return { taskId, accepted: answer };
   } finally {
     tokenLease.release();

@@ -16,7 +16,11 @@ const unavailable = () => new RelayError(502, 'video_content_unavailable', '无�
  * the upstream's storage address never reaches the client. Redirects are followed by hand, so the
  * channel's key goes to no host but its own.
  */
-export async function fetchVideoContent(ctx: AppContext, relay: RelayState, row: VideoRow): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
+export async function fetchVideoContent(
+  ctx: AppContext,
+  relay: RelayState,
+  row: VideoRow,
+): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
   const channelRow = await ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', row.channel_id).executeTakeFirst();
   const channel = channelRow ? toRelayChannel(channelRow) : null;
   if (!channel?.adapter) throw new RelayError(503, 'channel_unavailable', `视频的渠道 #${row.channel_id} 已不可用`);
@@ -62,6 +66,11 @@ export async function fetchVideoContent(ctx: AppContext, relay: RelayState, row:
 }
 
 /** A video's bytes for the console (relay/facade.ts): the viewer's own video, or any for an admin (`userId` null). */
-export async function videoContentFor(ctx: AppContext, relay: RelayState, taskId: string, userId: number | null): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
+export async function videoContentFor(
+  ctx: AppContext,
+  relay: RelayState,
+  taskId: string,
+  userId: number | null,
+): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
   return fetchVideoContent(ctx, relay, await ownVideo(ctx, userId, taskId));
 }

@@ -29,10 +29,15 @@ export interface VideoProvider {
 /** The channel types that make videos, by type: Gemini (24, Veo), Vertex AI (41, its `veo-` models) and Kling (50). */
 const videoProviders = new Map<number, VideoProvider>([
   [24, { submit: submitVeo, fetch: fetchVeoStates, download: veoDownloadRequest }],
-  [41, {
-    submit: submitVertexVeo, fetch: fetchVertexVeoStates, download: vertexVeoDownloadRequest,
-    refusal: (channel, model) => vertexVideoRefusal(channel.id, channel.keys, channel.other, model),
-  }],
+  [
+    41,
+    {
+      submit: submitVertexVeo,
+      fetch: fetchVertexVeoStates,
+      download: vertexVeoDownloadRequest,
+      refusal: (channel, model) => vertexVideoRefusal(channel.id, channel.keys, channel.other, model),
+    },
+  ],
   [50, { submit: submitKling, fetch: fetchKlingStates, download: klingDownloadRequest }],
 ]);
 
@@ -42,10 +47,16 @@ const providerOf = (channel: RelayChannel): VideoProvider | undefined => videoPr
 export const videoPlatform: PolledPlatform = {
   table: 'tasks',
   platform: 'video',
-  fetch: async (channel, target, upstreamIds) => (await (providerOf(channel)?.fetch(channel.adapter!, target, upstreamIds) ?? Promise.resolve([]))).map((state) => ({
-    upstreamId: state.upstreamId, status: state.status, failReason: state.failReason, progress: state.progress, startTime: 0, finishTime: 0,
-    columns: (state.uris.length > 0 ? { data: JSON.stringify({ uris: state.uris }) } : {}) as Record<string, string>,
-  })),
+  fetch: async (channel, target, upstreamIds) =>
+    (await (providerOf(channel)?.fetch(channel.adapter!, target, upstreamIds) ?? Promise.resolve([]))).map((state) => ({
+      upstreamId: state.upstreamId,
+      status: state.status,
+      failReason: state.failReason,
+      progress: state.progress,
+      startTime: 0,
+      finishTime: 0,
+      columns: (state.uris.length > 0 ? { data: JSON.stringify({ uris: state.uris }) } : {}) as Record<string, string>,
+    })),
 };
 
 /** What a video task row keeps of its request (`properties`). */
@@ -77,60 +88,138 @@ export const videoIdPrefix = 'video_';
  * Submits a video under the task core: the price is the model's per-second price × the seconds asked
  * (ModelPrice, × the group ratio), held, charged when a channel accepts it and refunded once if it fails.
  */
-export async function submitVideo(ctx: AppContext, relay: RelayState, caller: RelayCaller, ask: VideoAsk & { model: string; size: string }, request: { ip: string; path: string; headers: IncomingHttpHeaders; isGone: () => boolean }): Promise<string> {
+export async function submitVideo(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  ask: VideoAsk & { model: string; size: string },
+  request: { ip: string; path: string; headers: IncomingHttpHeaders; isGone: () => boolean },
+): Promise<string> {
   const { taskId } = await submitTask(ctx, relay, caller, {
-    platform: 'video', action: 'generate', model: ask.model, ip: request.ip, requestPath: request.path, headers: request.headers, isGone: request.isGone,
+    platform: 'video',
+    action: 'generate',
+    model: ask.model,
+    ip: request.ip,
+    requestPath: request.path,
+    headers: request.headers,
+    isGone: request.isGone,
     units: ask.seconds,
     newTaskId: () => `${videoIdPrefix}${randomUUID().replace(/-/g, '')}`,
     refusal: (channel) => {
       const provider = providerOf(channel);
-      const reason = provider ? provider.refusal?.(channel, ask.model) ?? null : `渠道 #${channel.id} 不支持视频生成`;
+      const reason = provider ? (provider.refusal?.(channel, ask.model) ?? null) : `渠道 #${channel.id} 不支持视频生成`;
       return reason === null ? null : new UpstreamError(400, reason, 'unsupported_endpoint', '');
     },
     send: (channel, target) => providerOf(channel)!.submit(channel.adapter!, target, ask.model, ask),
     record: async (trx, row, upstreamId, now) => {
       const properties: VideoProperties = { model: ask.model, prompt: ask.prompt, seconds: ask.seconds, size: ask.size };
-      await trx.insertInto('tasks').values({
-        created_at: now, updated_at: now, task_id: row.taskId, upstream_id: upstreamId, platform: 'video', user_id: row.userId, token_id: row.tokenId,
-        channel_id: row.channelId, quota: row.quota, subscription_parts: row.subscriptionParts, action: 'generate', status: 'SUBMITTED', fail_reason: '',
-        submit_time: now, start_time: 0, finish_time: 0, progress: '0%', properties: storableText(JSON.stringify(properties), 20_000), data: '', lease_owner: '', lease_until: 0,
-      }).execute();
+      await trx
+        .insertInto('tasks')
+        .values({
+          created_at: now,
+          updated_at: now,
+          task_id: row.taskId,
+          upstream_id: upstreamId,
+          platform: 'video',
+          user_id: row.userId,
+          token_id: row.tokenId,
+          channel_id: row.channelId,
+          quota: row.quota,
+          subscription_parts: row.subscriptionParts,
+          action: 'generate',
+          status: 'SUBMITTED',
+          fail_reason: '',
+          submit_time: now,
+          start_time: 0,
+          finish_time: 0,
+          progress: '0%',
+          properties: storableText(JSON.stringify(properties), 20_000),
+          data: '',
+          lease_owner: '',
+          lease_until: 0,
+        })
+        .execute();
     },
   });
   return taskId;
 }
 
-const columns = ['task_id', 'status', 'fail_reason', 'progress', 'submit_time', 'finish_time', 'properties', 'data', 'channel_id', 'upstream_id', 'quota'] as const;
+const columns = [
+  'task_id',
+  'status',
+  'fail_reason',
+  'progress',
+  'submit_time',
+  'finish_time',
+  'properties',
+  'data',
+  'channel_id',
+  'upstream_id',
+  'quota',
+] as const;
 
 /** The caller's own video task (any user's for `null`: an admin); another user's is unknown (404). */
 export async function ownVideo(ctx: AppContext, userId: number | null, taskId: string): Promise<VideoRow> {
   if (!taskId || taskId.length > 191) throw videoNotFound(taskId);
-  const row = await ctx.storage.db.selectFrom('tasks').select([...columns]).$if(userId !== null, (q) => q.where('user_id', '=', userId!))
-    .where('platform', '=', 'video').where('task_id', '=', taskId).executeTakeFirst();
+  const row = await ctx.storage.db
+    .selectFrom('tasks')
+    .select([...columns])
+    .$if(userId !== null, (q) => q.where('user_id', '=', userId!))
+    .where('platform', '=', 'video')
+    .where('task_id', '=', taskId)
+    .executeTakeFirst();
   if (!row) throw videoNotFound(taskId);
   return { ...row, submit_time: Number(row.submit_time), finish_time: Number(row.finish_time), quota: Number(row.quota) };
 }
 
 /** A page of the caller's videos, newest first unless `order` is asc, after the cursor id. */
-export async function listVideos(ctx: AppContext, userId: number, page: { after?: string; limit: number; order: 'asc' | 'desc' }): Promise<{ rows: VideoRow[]; hasMore: boolean }> {
+export async function listVideos(
+  ctx: AppContext,
+  userId: number,
+  page: { after?: string; limit: number; order: 'asc' | 'desc' },
+): Promise<{ rows: VideoRow[]; hasMore: boolean }> {
   const db = ctx.storage.db;
   let cursor: number | null = null;
   if (page.after) {
-    const found = await db.selectFrom('tasks').select('id').where('user_id', '=', userId).where('platform', '=', 'video').where('task_id', '=', page.after).executeTakeFirst();
+    const found = await db
+      .selectFrom('tasks')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('platform', '=', 'video')
+      .where('task_id', '=', page.after)
+      .executeTakeFirst();
     if (!found) throw videoNotFound(page.after);
     cursor = found.id;
   }
-  const rows = await db.selectFrom('tasks').select([...columns]).where('user_id', '=', userId).where('platform', '=', 'video')
+  const rows = await db
+    .selectFrom('tasks')
+    .select([...columns])
+    .where('user_id', '=', userId)
+    .where('platform', '=', 'video')
     .$if(cursor !== null, (q) => q.where('id', page.order === 'asc' ? '>' : '<', cursor!))
-    .orderBy('id', page.order).limit(page.limit + 1).execute();
-  return { rows: rows.slice(0, page.limit).map((row) => ({ ...row, submit_time: Number(row.submit_time), finish_time: Number(row.finish_time), quota: Number(row.quota) })), hasMore: rows.length > page.limit };
+    .orderBy('id', page.order)
+    .limit(page.limit + 1)
+    .execute();
+  return {
+    rows: rows
+      .slice(0, page.limit)
+      .map((row) => ({ ...row, submit_time: Number(row.submit_time), finish_time: Number(row.finish_time), quota: Number(row.quota) })),
+    hasMore: rows.length > page.limit,
+  };
 }
 
 /** Deletes a finished video (its row; its bill stays in the logs); an unfinished one is refused. */
 export async function deleteVideo(ctx: AppContext, userId: number, taskId: string): Promise<void> {
   const row = await ownVideo(ctx, userId, taskId);
-  if (row.status !== 'SUCCESS' && row.status !== 'FAILURE') throw new RelayError(400, 'video_not_finished', '视频仍在生成中，完成或失败后才能删除', false, 'invalid_request_error');
-  await ctx.storage.db.deleteFrom('tasks').where('user_id', '=', userId).where('platform', '=', 'video').where('task_id', '=', taskId).where('status', 'in', ['SUCCESS', 'FAILURE']).execute();
+  if (row.status !== 'SUCCESS' && row.status !== 'FAILURE')
+    throw new RelayError(400, 'video_not_finished', '视频仍在生成中，完成或失败后才能删除', false, 'invalid_request_error');
+  await ctx.storage.db
+    .deleteFrom('tasks')
+    .where('user_id', '=', userId)
+    .where('platform', '=', 'video')
+    .where('task_id', '=', taskId)
+    .where('status', 'in', ['SUCCESS', 'FAILURE'])
+    .execute();
 }
 
 export function videoNotFound(taskId: string): RelayError {
@@ -140,7 +229,12 @@ export function videoNotFound(taskId: string): RelayError {
 export function propertiesOf(row: VideoRow): VideoProperties {
   try {
     const parsed = JSON.parse(row.properties) as Partial<VideoProperties>;
-    return { model: String(parsed.model ?? ''), prompt: String(parsed.prompt ?? ''), seconds: Number(parsed.seconds) || 0, size: String(parsed.size ?? '') };
+    return {
+      model: String(parsed.model ?? ''),
+      prompt: String(parsed.prompt ?? ''),
+      seconds: Number(parsed.seconds) || 0,
+      size: String(parsed.size ?? ''),
+    };
   } catch {
     return { model: '', prompt: '', seconds: 0, size: '' };
   }

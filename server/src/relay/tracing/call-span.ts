@@ -1,4 +1,14 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Tracing } from '../../tracing/tracing.js';
 import { RelayError, UpstreamError, clientStatus } from '../errors.js';
@@ -20,8 +30,16 @@ const operations: Record<string, string> = { chat: 'chat', completions: 'text_co
 
 /** gen_ai.provider.name: the convention's well-known values for the providers that have one, else the adapter's slug. */
 const providerNames: Record<string, string> = {
-  openai: 'openai', azure: 'azure.ai.openai', anthropic: 'anthropic', 'aws-bedrock': 'aws.bedrock', vertex: 'gcp.vertex_ai',
-  gemini: 'gcp.gemini', deepseek: 'deepseek', mistral: 'mistral_ai', xai: 'x_ai', cohere: 'cohere',
+  openai: 'openai',
+  azure: 'azure.ai.openai',
+  anthropic: 'anthropic',
+  'aws-bedrock': 'aws.bedrock',
+  vertex: 'gcp.vertex_ai',
+  gemini: 'gcp.gemini',
+  deepseek: 'deepseek',
+  mistral: 'mistral_ai',
+  xai: 'x_ai',
+  cohere: 'cohere',
 };
 
 export interface CallStart {
@@ -78,7 +96,10 @@ export class CallSpan {
    */
   private retriable: { span: Span; reason: string; endedAt: number } | null = null;
 
-  constructor(private readonly tracing: Tracing, start: CallStart) {
+  constructor(
+    private readonly tracing: Tracing,
+    start: CallStart,
+  ) {
     this.operation = operations[start.operation] ?? start.operation;
     this.model = start.model;
     // A malformed traceparent is ignored by the propagator: the call starts a trace of its own.
@@ -105,17 +126,21 @@ export class CallSpan {
   startAttempt(channel: RelayChannel, number: number): void {
     if (this.retriable !== null) this.closeRetriable(true);
     const slug = channel.adapter?.slug ?? 'unknown';
-    this.attempt = this.tracing.tracer.startSpan(`${this.operation} ${this.model}`, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'gen_ai.operation.name': this.operation,
-        'gen_ai.provider.name': providerNames[slug] ?? slug,
-        'gen_ai.request.model': this.model,
-        'modelgate.channel.id': channel.id,
-        'modelgate.channel.type': channel.type,
-        'modelgate.attempt': number,
+    this.attempt = this.tracing.tracer.startSpan(
+      `${this.operation} ${this.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': this.operation,
+          'gen_ai.provider.name': providerNames[slug] ?? slug,
+          'gen_ai.request.model': this.model,
+          'modelgate.channel.id': channel.id,
+          'modelgate.channel.type': channel.type,
+          'modelgate.attempt': number,
+        },
       },
-    }, this.parent);
+      this.parent,
+    );
     this.attemptParent = trace.setSpan(ROOT_CONTEXT, this.attempt);
   }
 
@@ -166,7 +191,11 @@ export class CallSpan {
       if (error.upstreamStatus > 0) attempt.setAttribute('http.response.status_code', error.upstreamStatus);
       if (isRetryable) {
         // performance.now(): the SDK reads it as its own clock, so the span ends when the attempt did.
-        this.retriable = { span: attempt, reason: error.upstreamStatus === 0 ? 'upstream_unreachable' : `upstream_status_${error.upstreamStatus}`, endedAt: performance.now() };
+        this.retriable = {
+          span: attempt,
+          reason: error.upstreamStatus === 0 ? 'upstream_unreachable' : `upstream_status_${error.upstreamStatus}`,
+          endedAt: performance.now(),
+        };
         return;
       }
     }

@@ -39,7 +39,9 @@ export function outputMessagesOf(answer: unknown): unknown[] | null {
   const json = answerJson(answer);
   if (json === null) return null;
   if (Array.isArray(json.choices)) {
-    return json.choices.filter(isObject).map((choice) => (isObject(choice.message) ? choice.message : { role: 'assistant', content: choice.text ?? '' }));
+    return json.choices
+      .filter(isObject)
+      .map((choice) => (isObject(choice.message) ? choice.message : { role: 'assistant', content: choice.text ?? '' }));
   }
   if (Array.isArray(json.content)) return [{ role: typeof json.role === 'string' ? json.role : 'assistant', content: json.content }];
   if (Array.isArray(json.candidates)) return json.candidates.filter(isObject).map((candidate) => candidate.content ?? null);

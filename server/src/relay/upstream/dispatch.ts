@@ -1,7 +1,14 @@
 import { FormData, type Dispatcher } from 'undici';
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, relayErrors, retryAfterOf } from '../errors.js';
-import type { AdapterOptions, RelayEndpoint, RequestOptions, UpstreamRequest, UpstreamResponse, UpstreamTarget } from '../providers/types.js';
+import type {
+  AdapterOptions,
+  RelayEndpoint,
+  RequestOptions,
+  UpstreamRequest,
+  UpstreamResponse,
+  UpstreamTarget,
+} from '../providers/types.js';
 import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/upstream-request.js';
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from '../routing/channel-index.js';
@@ -19,9 +26,7 @@ import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from 
  * the OpenAI-wire pass-through, answered by providers/openai/passthrough.ts.
  */
 export type UpstreamBody = (
-  | { kind: 'json'; value: Record<string, unknown> }
-  | { kind: 'form'; value: FormData }
-  | { kind: 'request'; value: UpstreamRequest }
+  { kind: 'json'; value: Record<string, unknown> } | { kind: 'form'; value: FormData } | { kind: 'request'; value: UpstreamRequest }
 ) & { respond?: Responder };
 
 /** What a job needs to build one channel's request. */
@@ -79,7 +84,12 @@ export type UpstreamSuccess = UpstreamReply & {
 /** Channel types that can serve Claude (Anthropic, AWS Claude, Vertex AI): only they get the client's anthropic-* headers. */
 const claudeChannelTypes = new Set([14, 33, 41]);
 
-export function targetOf(channel: RelayChannel, dispatcher: Dispatcher, clientHeaders?: Record<string, string>, key = pickKey(channel)): UpstreamTarget {
+export function targetOf(
+  channel: RelayChannel,
+  dispatcher: Dispatcher,
+  clientHeaders?: Record<string, string>,
+  key = pickKey(channel),
+): UpstreamTarget {
   const headers: Record<string, string> = clientHeaders && claudeChannelTypes.has(channel.type) ? { ...clientHeaders } : {};
   if (channel.type === 1 && channel.organization) headers['OpenAI-Organization'] = channel.organization;
   return { baseURL: channel.baseURL, key, headers, other: channel.other, dispatcher };
@@ -114,7 +124,8 @@ function partsOf(url: string): { origin: string; path: string } {
  */
 function withSerializedBody(adapter: NonNullable<RelayChannel['adapter']>, built: UpstreamRequest): UpstreamRequest {
   const { body } = built;
-  if (adapter.transport || built.method === 'GET' || typeof body === 'string' || body instanceof Uint8Array || body instanceof FormData) return built;
+  if (adapter.transport || built.method === 'GET' || typeof body === 'string' || body instanceof Uint8Array || body instanceof FormData)
+    return built;
   return { ...built, body: JSON.stringify(body) };
 }
 
@@ -126,14 +137,26 @@ function requestBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
 }
 
 /** Sends the pass-through request on the dispatch API; its head (and buffered body) resolves later. */
-function dispatchAnswer(dispatcher: Dispatcher, url: string, headers: Record<string, string>, payload: string | FormData | Uint8Array, call: UpstreamCall): UpstreamAnswer {
+function dispatchAnswer(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Record<string, string>,
+  payload: string | FormData | Uint8Array,
+  call: UpstreamCall,
+): UpstreamAnswer {
   const answer = new UpstreamAnswer(call.signal, call.isStream);
   const { origin, path } = partsOf(url);
   dispatcher.dispatch({ origin, path, method: 'POST', headers, body: payload as string }, answer);
   return answer;
 }
 
-async function callChannel(channel: RelayChannel, key: string, call: UpstreamCall, dispatcher: Dispatcher, tried: number[]): Promise<UpstreamSuccess> {
+async function callChannel(
+  channel: RelayChannel,
+  key: string,
+  call: UpstreamCall,
+  dispatcher: Dispatcher,
+  tried: number[],
+): Promise<UpstreamSuccess> {
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
@@ -146,7 +169,12 @@ async function callChannel(channel: RelayChannel, key: string, call: UpstreamCal
     const building = call.buildBody(channel, { upstreamModel, target, options: call.options, requestOptions: call.requestOptions });
     body = building instanceof Promise ? await building : building;
     // The one request path (providers/upstream-request.ts): a request the job built, or the OpenAI wire.
-    built = withSerializedBody(adapter, body.kind === 'request' ? body.value : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions));
+    built = withSerializedBody(
+      adapter,
+      body.kind === 'request'
+        ? body.value
+        : openAiWireRequest(adapter, call.endpoint, body.value, target, upstreamModel, call.requestOptions),
+    );
   } catch (error) {
     if (error instanceof RelayError) throw error;
     throw requestBuildFailed(channel, error);
@@ -191,7 +219,12 @@ function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 
-export function upstreamFailure(adapter: NonNullable<RelayChannel['adapter']>, status: number, text: string, header: (name: string) => string | undefined = () => undefined): UpstreamError {
+export function upstreamFailure(
+  adapter: NonNullable<RelayChannel['adapter']>,
+  status: number,
+  text: string,
+  header: (name: string) => string | undefined = () => undefined,
+): UpstreamError {
   const parsed = adapter.errors.parse(status, text);
   const failure = new UpstreamError(parsed.status ?? status, parsed.message, parsed.code, text);
   failure.retryAfterMs = retryAfterOf(status, header, text);

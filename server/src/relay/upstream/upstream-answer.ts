@@ -59,7 +59,10 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
     this.abortUpstream?.(reason);
   };
 
-  constructor(private readonly signal: AbortSource, private readonly isStreamWanted: boolean) {
+  constructor(
+    private readonly signal: AbortSource,
+    private readonly isStreamWanted: boolean,
+  ) {
     this.head = new Promise<AnswerHead>((resolve, reject) => {
       this.resolveHead = resolve;
       this.rejectHead = reject;

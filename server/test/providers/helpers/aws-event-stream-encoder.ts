@@ -40,5 +40,8 @@ export function bedrockChunkFrame(event: unknown): Buffer {
 
 /** A Bedrock exception frame (throttlingException, modelStreamErrorException, …). */
 export function bedrockExceptionFrame(type: string, message: string): Buffer {
-  return encodeEventStreamFrame({ ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' }, JSON.stringify({ message }));
+  return encodeEventStreamFrame(
+    { ':exception-type': type, ':content-type': 'application/json', ':message-type': 'exception' },
+    JSON.stringify({ message }),
+  );
 }

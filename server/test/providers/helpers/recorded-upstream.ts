@@ -84,7 +84,12 @@ export function makeTarget(baseURL: string, key: string, other = '', headers: Re
 /** Sends a built upstream request (POST, JSON body) and returns status and body text. */
 export async function sendUpstream(built: UpstreamRequest): Promise<{ status: number; text: string }> {
   const { headers, payload } = serializeRequest({ ...built, headers: { ...built.headers } });
-  const response = await request(built.url, { method: built.method ?? 'POST', headers, body: payload as string | undefined, dispatcher: recordedDispatcher });
+  const response = await request(built.url, {
+    method: built.method ?? 'POST',
+    headers,
+    body: payload as string | undefined,
+    dispatcher: recordedDispatcher,
+  });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
@@ -106,7 +111,11 @@ export function splitSse(text: string): StreamEvent[] {
 
 /** Splits a recorded NDJSON stream into one event per non-empty line. */
 export function splitNdjson(text: string): StreamEvent[] {
-  return text.split('\n').map((line) => line.trim()).filter(Boolean).map((data) => ({ event: null, data }));
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((data) => ({ event: null, data }));
 }
 
 export const emptyOptions = {

@@ -57,7 +57,13 @@ export function AppShell() {
           }}
         >
           <Layout.Content style={{ padding: isMobile ? 12 : 24, minHeight: 'calc(100vh - 64px - 70px)' }}>
-            <Suspense fallback={<div style={{ display: 'flex', justifyContent: 'center', padding: 48 }}><Spin /></div>}>
+            <Suspense
+              fallback={
+                <div style={{ display: 'flex', justifyContent: 'center', padding: 48 }}>
+                  <Spin />
+                </div>
+              }
+            >
               <Outlet />
             </Suspense>
           </Layout.Content>

@@ -121,7 +121,14 @@ export function SideMenu({ isMobile, collapsed, onToggleCollapsed, drawerOpen, o
 
   if (isMobile) {
     return (
-      <Drawer placement="left" open={drawerOpen} onClose={onCloseDrawer} size={siderWidth.expanded + 40} title={t('menu.label')} styles={{ body: { padding: 0 } }}>
+      <Drawer
+        placement="left"
+        open={drawerOpen}
+        onClose={onCloseDrawer}
+        size={siderWidth.expanded + 40}
+        title={t('menu.label')}
+        styles={{ body: { padding: 0 } }}
+      >
         {menu}
       </Drawer>
     );
@@ -149,4 +156,3 @@ export function SideMenu({ isMobile, collapsed, onToggleCollapsed, drawerOpen, o
     </Layout.Sider>
   );
 }
-

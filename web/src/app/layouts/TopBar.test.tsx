@@ -24,7 +24,10 @@ describe('the language switch', { timeout: 60_000 }, () => {
 
 describe('the docs link', { timeout: 60_000 }, () => {
   it('is shown for an http(s) link only: a javascript: link would run in the console', async () => {
-    fakeServer({ 'GET /api/status': () => ok({ ...baseStatus, docs_link: 'javascript:alert(document.cookie)' }), 'GET /api/pricing': () => ok([]) });
+    fakeServer({
+      'GET /api/status': () => ok({ ...baseStatus, docs_link: 'javascript:alert(document.cookie)' }),
+      'GET /api/pricing': () => ok([]),
+    });
     await renderRoute('/pricing');
     await screen.findByRole('button', { name: '语言：中文' });
     expect(screen.queryByText('文档')).toBeNull();

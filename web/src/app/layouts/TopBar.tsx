@@ -36,7 +36,9 @@ export function TopBar({ status, hasMenuButton, onOpenMenu }: TopBarProps) {
     ...(status?.docs_link && isHttpUrl(status.docs_link) ? [{ key: 'docs', label: t('nav.docs') }] : []),
     { key: '/about', label: t('nav.about') },
   ];
-  const activeNav = navItems.find((item) => item.key !== '/' && item.key !== 'docs' && location.pathname.startsWith(item.key))?.key ?? (location.pathname === '/' ? '/' : '');
+  const activeNav =
+    navItems.find((item) => item.key !== '/' && item.key !== 'docs' && location.pathname.startsWith(item.key))?.key ??
+    (location.pathname === '/' ? '/' : '');
 
   return (
     <Layout.Header
@@ -54,7 +56,18 @@ export function TopBar({ status, hasMenuButton, onOpenMenu }: TopBarProps) {
       }}
     >
       {hasMenuButton && <Button type="text" icon={<MenuOutlined />} aria-label={t('menu.open')} onClick={onOpenMenu} />}
-      <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, color: token.colorText, fontWeight: 600, fontSize: 17, whiteSpace: 'nowrap' }}>
+      <Link
+        to="/"
+        style={{
+          display: 'flex',
+          alignItems: 'center',
+          gap: 8,
+          color: token.colorText,
+          fontWeight: 600,
+          fontSize: 17,
+          whiteSpace: 'nowrap',
+        }}
+      >
         <img src={status?.logo || '/logo.svg'} alt="" width={28} height={28} style={{ borderRadius: 6 }} />
         {!isMobile && <span>{systemName}</span>}
       </Link>

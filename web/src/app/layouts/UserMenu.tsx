@@ -28,7 +28,11 @@ export function UserMenu({ isMobile, isSelfUse }: { isMobile: boolean; isSelfUse
   }
 
   // A failed logout (the server unreachable) still signs this browser out: the hook drops the stored user either way.
-  const logout = () => signOut.mutateAsync().catch(() => undefined).finally(() => navigate('/login'));
+  const logout = () =>
+    signOut
+      .mutateAsync()
+      .catch(() => undefined)
+      .finally(() => navigate('/login'));
   const name = user.display_name || user.username;
   return (
     <Dropdown

@@ -35,7 +35,13 @@ export const drawingTaskSchema = z.strictObject({
 export type DrawingTask = z.infer<typeof drawingTaskSchema>;
 
 /** A drawing task as its owner reads it (GET /api/mj/self/): no channel, submit code, upstream state or ids, paying token. */
-export const ownDrawingTaskSchema = drawingTaskSchema.omit({ channel_id: true, code: true, state: true, upstream_id: true, token_id: true });
+export const ownDrawingTaskSchema = drawingTaskSchema.omit({
+  channel_id: true,
+  code: true,
+  state: true,
+  upstream_id: true,
+  token_id: true,
+});
 export type OwnDrawingTask = z.infer<typeof ownDrawingTaskSchema>;
 
 /** A music or video task as an admin reads it (GET /api/task/); a video adds its length and preview link. */

@@ -47,7 +47,12 @@ export interface ChannelCheckSummary {
 }
 
 /** One pass of the channel test over the channels it may test, one after another. */
-export async function runChannelCheck(ctx: AppContext, relay: RelayFacade, log: CheckLog, signal?: AbortSignal): Promise<ChannelCheckSummary> {
+export async function runChannelCheck(
+  ctx: AppContext,
+  relay: RelayFacade,
+  log: CheckLog,
+  signal?: AbortSignal,
+): Promise<ChannelCheckSummary> {
   const statuses = ctx.options.bool('AutomaticEnableChannelEnabled') ? [enabled, autoDisabled] : [enabled];
   const rows = await ctx.storage.db.selectFrom('channels').select('id').where('status', 'in', statuses).orderBy('id').execute();
   const summary: ChannelCheckSummary = { tested: 0, failed: 0, disabled: 0, enabled: 0 };

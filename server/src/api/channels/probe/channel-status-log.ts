@@ -23,11 +23,14 @@ export function describeChannelStatusChange(change: ChannelStatusChange): string
  * type or by the channel's id. It belongs to no user (user_id 0).
  */
 export async function recordChannelStatusChange(ctx: AppContext, change: ChannelStatusChange): Promise<void> {
-  await ctx.storage.db.insertInto('logs').values({
-    user_id: 0,
-    created_at: nowSeconds(),
-    type: LogType.system,
-    content: describeChannelStatusChange(change),
-    channel_id: change.channelId,
-  }).execute();
+  await ctx.storage.db
+    .insertInto('logs')
+    .values({
+      user_id: 0,
+      created_at: nowSeconds(),
+      type: LogType.system,
+      content: describeChannelStatusChange(change),
+      channel_id: change.channelId,
+    })
+    .execute();
 }

@@ -1,6 +1,13 @@
 import type { AppContext } from '../../../context.js';
 import type { RelayFacade } from '../../../relay/facade.js';
-import { disableChannel, enableChannel, isKeyFailure, redactSecrets, type AdapterOptions, type UpstreamError } from '../../../relay/probes.js';
+import {
+  disableChannel,
+  enableChannel,
+  isKeyFailure,
+  redactSecrets,
+  type AdapterOptions,
+  type UpstreamError,
+} from '../../../relay/probes.js';
 import { recordChannelStatusChange, type ChannelStatusChange } from './channel-status-log.js';
 import { loadRelayChannel } from './load-channel.js';
 
@@ -27,7 +34,12 @@ export interface ChannelTestOutcome {
  * disabled by hand is never changed. With `statuses`, a channel whose status (read just before the
  * test) is not one of them is not tested (null).
  */
-export async function runChannelTest(ctx: AppContext, relay: RelayFacade, id: number, options: { model?: string; statuses?: readonly number[] } = {}): Promise<ChannelTestOutcome | null> {
+export async function runChannelTest(
+  ctx: AppContext,
+  relay: RelayFacade,
+  id: number,
+  options: { model?: string; statuses?: readonly number[] } = {},
+): Promise<ChannelTestOutcome | null> {
   const channel = await loadRelayChannel(ctx, id);
   if (options.statuses && !options.statuses.includes(channel.status)) return null;
   const adapter = channel.adapter;
@@ -37,9 +49,11 @@ export async function runChannelTest(ctx: AppContext, relay: RelayFacade, id: nu
   const error: UpstreamError | null = await relay.probeChannel(channel, model, ctx.options as unknown as AdapterOptions);
   const elapsedMs = Date.now() - started;
   const seconds = Math.round(elapsedMs) / 1000;
-  await ctx.storage.db.updateTable('channels')
+  await ctx.storage.db
+    .updateTable('channels')
     .set({ response_time: elapsedMs, test_time: Math.floor(Date.now() / 1000) })
-    .where('id', '=', id).execute();
+    .where('id', '=', id)
+    .execute();
 
   const canDisable = ctx.options.bool('AutomaticDisableChannelEnabled') && channel.isAutoBan && channel.status === 1;
   const disable = async (reason: string): Promise<ChannelStatusChange | null> => {
@@ -51,7 +65,8 @@ export async function runChannelTest(ctx: AppContext, relay: RelayFacade, id: nu
   if (error) {
     // Admins see the upstream's reason, but never a key the provider echoed back (keys are the root's alone).
     const reason = redactSecrets(error.message);
-    const change = canDisable && isKeyFailure(ctx, error) ? await disable(`测试失败 status ${error.upstreamStatus}: ${reason}`.slice(0, 500)) : null;
+    const change =
+      canDisable && isKeyFailure(ctx, error) ? await disable(`测试失败 status ${error.upstreamStatus}: ${reason}`.slice(0, 500)) : null;
     return { result: { success: false, message: reason, time: seconds }, change };
   }
   const threshold = ctx.options.number('ChannelDisableThreshold');
@@ -81,8 +96,10 @@ export function testAllChannels(ctx: AppContext, relay: RelayFacade, log: (error
   void (async () => {
     const rows = await ctx.storage.db.selectFrom('channels').select('id').where('status', 'in', [1, 3]).execute();
     for (const row of rows) await testChannel(ctx, relay, row.id).catch(log);
-  })().catch(log).finally(() => {
-    isTestingAll = false;
-  });
+  })()
+    .catch(log)
+    .finally(() => {
+      isTestingAll = false;
+    });
   return true;
 }

@@ -9,9 +9,11 @@ type LoadedChannel = Awaited<ReturnType<typeof loadRelayChannel>>;
 
 /** Stores a balance read from the provider on the channel. */
 async function storeBalance(ctx: AppContext, id: number, balance: number): Promise<void> {
-  await ctx.storage.db.updateTable('channels')
+  await ctx.storage.db
+    .updateTable('channels')
     .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
-    .where('id', '=', id).execute();
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Reads the provider's balance and stores it on the channel. */

@@ -42,7 +42,11 @@ const text = (value: unknown): string => (typeof value === 'string' ? value.slic
  * (signature from the provider's JWKS, issuer, audience, expiry), then the UserInfo endpoint
  * for the same subject. The subject is the stored id.
  */
-export async function fetchOidcAccount(ctx: AppContext, code: string, { log, redirectUri, state, issuer }: ExchangeContext): Promise<ProviderAccount> {
+export async function fetchOidcAccount(
+  ctx: AppContext,
+  code: string,
+  { log, redirectUri, state, issuer }: ExchangeContext,
+): Promise<ProviderAccount> {
   const config = await oidcConfiguration(ctx, log);
   // The authorization response as the browser got it: code, state and (RFC 9207) the issuer.
   const callback = new URL(redirectUri);
@@ -52,12 +56,20 @@ export async function fetchOidcAccount(ctx: AppContext, code: string, { log, red
   let claims: client.IDToken;
   let userInfo: Record<string, unknown> = {};
   try {
-    const tokens = await client.authorizationCodeGrant(config, callback, { idTokenExpected: true, expectedState: state }, { redirect_uri: redirectUri });
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      callback,
+      { idTokenExpected: true, expectedState: state },
+      { redirect_uri: redirectUri },
+    );
     const verified = tokens.claims();
     if (!verified) throw new Error('no ID token');
     claims = verified;
     userInfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub).catch((error: unknown) => {
-      log.warn({ provider: 'oidc', err: error instanceof Error ? error.message : String(error) }, 'OIDC userinfo failed; using the ID token claims');
+      log.warn(
+        { provider: 'oidc', err: error instanceof Error ? error.message : String(error) },
+        'OIDC userinfo failed; using the ID token claims',
+      );
       return {};
     });
   } catch (error) {

@@ -17,7 +17,10 @@ export function verifyTelegramLogin(ctx: AppContext, fields: Record<string, stri
   const botToken = ctx.options.get('TelegramBotToken');
   if (!botToken) throw invalidInput('管理员未配置 Telegram 机器人');
   const { hash = '', lang: _lang, ...signed } = fields;
-  const checkString = Object.keys(signed).sort().map((key) => `${key}=${signed[key]}`).join('\n');
+  const checkString = Object.keys(signed)
+    .sort()
+    .map((key) => `${key}=${signed[key]}`)
+    .join('\n');
   const secret = createHash('sha256').update(botToken).digest();
   const expected = createHmac('sha256', secret).update(checkString).digest('hex');
   if (!safeEqual(hash.toLowerCase(), expected)) throw invalidInput(telegramForgedMessage);

@@ -20,7 +20,10 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['用户名或密码错误，或用户已被封禁', 'Incorrect username or password, or the user is banned'],
   ['管理员关闭了密码登录', 'Password sign-in has been turned off by the administrator'],
   ['管理员关闭了新用户注册', 'New registrations have been turned off by the administrator'],
-  ['管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册', 'Registration with a password has been turned off by the administrator. Please register with a third-party account'],
+  [
+    '管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册',
+    'Registration with a password has been turned off by the administrator. Please register with a third-party account',
+  ],
   ['验证码错误或已过期', 'The verification code is incorrect or has expired'],
   ['请输入邮箱！', 'Please enter your email address!'],
   ['请输入邮箱验证码！', 'Please enter the email verification code!'],
@@ -69,7 +72,10 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['＄{0} 额度', '${0} of quota'],
 
   // OAuth and third-party accounts
-  ['管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录', 'The administrator has not set the server address, so signing in with GitHub, OIDC or Linux DO is not possible'],
+  [
+    '管理员未设置服务器地址，无法通过 GitHub、OIDC 或 Linux DO 登录',
+    'The administrator has not set the server address, so signing in with GitHub, OIDC or Linux DO is not possible',
+  ],
   ['微信', 'WeChat'],
   ['微信服务器', 'WeChat server'],
   ['该 {0} 账户已被绑定', 'This {0} account is already bound to another user'],
@@ -83,7 +89,10 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['无法读取 Linux DO 用户信息，请稍后再试', 'Could not read the Linux DO user. Please try again later'],
   ['该 Linux DO 账户未激活或已被禁言', 'This Linux DO account is inactive or silenced'],
   ['Linux DO 信任等级未达到管理员设置的最低信任等级', "This Linux DO account's trust level is below the minimum the administrator set"],
-  ['获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确', 'Could not fetch the OIDC configuration. Check the network and the Well-Known URL'],
+  [
+    '获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确',
+    'Could not fetch the OIDC configuration. Check the network and the Well-Known URL',
+  ],
   ['管理员未配置 OIDC 的 Well-Known URL 或 Client ID', 'The administrator has not set the OIDC Well-Known URL or Client ID'],
   // The settings' "fetch configuration" (api/oauth/discover-oidc.ts)
   ['Well-Known URL 必须是 http:// 或 https:// 开头的地址', 'The Well-Known URL must start with http:// or https://'],
@@ -92,7 +101,10 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['获取 OIDC 配置超时（{0} 秒）', 'Fetching the OIDC configuration timed out ({0} s)'],
   ['获取 OIDC 配置失败：Well-Known URL 返回 HTTP {0}', 'Could not fetch the OIDC configuration: the Well-Known URL answered HTTP {0}'],
   ['OIDC 配置文档不是合法的 JSON', 'The OIDC configuration document is not valid JSON'],
-  ['OIDC 配置文档缺少 authorization_endpoint、token_endpoint，或端点不是 http(s) 地址', 'The OIDC configuration document lacks authorization_endpoint or token_endpoint, or an endpoint is not an http(s) URL'],
+  [
+    'OIDC 配置文档缺少 authorization_endpoint、token_endpoint，或端点不是 http(s) 地址',
+    'The OIDC configuration document lacks authorization_endpoint or token_endpoint, or an endpoint is not an http(s) URL',
+  ],
   ['OIDC 授权码无效或已过期，请重新登录', 'The OIDC authorization code is invalid or has expired. Please sign in again'],
   ['OIDC 登录校验失败，请重新登录', 'OIDC sign-in could not be verified. Please sign in again'],
   ['Telegram 登录信息校验失败', 'The Telegram sign-in data could not be verified'],
@@ -112,11 +124,20 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['参数过多', 'Too many parameters'],
 
   // E-mail
-  ['管理员未设置服务器地址，无法发送密码重置邮件', 'The administrator has not set the server address, so no password reset mail can be sent'],
+  [
+    '管理员未设置服务器地址，无法发送密码重置邮件',
+    'The administrator has not set the server address, so no password reset mail can be sent',
+  ],
   ['无效的邮箱地址', 'Invalid email address'],
   ['邮箱地址格式不正确', 'The email address is not valid'],
-  ['管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中', "The administrator allows only some email domains, and your address's domain is not one of them"],
-  ['管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。', 'The administrator does not allow email aliases, and your address was refused because it contains special characters.'],
+  [
+    '管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中',
+    "The administrator allows only some email domains, and your address's domain is not one of them",
+  ],
+  [
+    '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
+    'The administrator does not allow email aliases, and your address was refused because it contains special characters.',
+  ],
   ['邮箱地址已被占用', 'This email address is already in use'],
   ['管理员未配置 SMTP 服务器，无法发送邮件', 'The administrator has not set up an SMTP server, so no email can be sent'],
   ['邮件发送失败，请稍后重试或联系管理员', 'The email could not be sent. Please try again later or contact the administrator'],
@@ -139,7 +160,10 @@ export const accountTexts: readonly CatalogEntry[] = [
 
   // Notifications
   ['您的额度即将用尽', 'Your quota is running out'],
-  ['您的额度即将用尽，当前剩余额度为 {0}，为了不影响您的使用，请及时充值。', 'Your quota is running out: {0} left. Please top up to keep using the service.'],
+  [
+    '您的额度即将用尽，当前剩余额度为 {0}，为了不影响您的使用，请及时充值。',
+    'Your quota is running out: {0} left. Please top up to keep using the service.',
+  ],
   ['Webhook 地址必须以 https:// 开头', 'The webhook URL must start with https://'],
   // Callback URLs under the SSRF protection (lib/outbound-guard.ts)
   ['回调地址不是有效的 URL', 'The callback address is not a valid URL'],
@@ -147,8 +171,14 @@ export const accountTexts: readonly CatalogEntry[] = [
   ['回调地址不能包含用户名或密码', 'The callback address must not contain a user name or password'],
   ['回调地址的端口 {0} 不在允许的端口列表中', 'Port {0} of the callback address is not among the allowed ports'],
   ['回调地址不能指向内网、本机或保留地址', 'The callback address must not point to a private, local or reserved address'],
-  ['{0} 只解析到内网、本机或保留地址，已拒绝连接', '{0} resolves only to private, local or reserved addresses, so the connection was refused'],
-  ['{0} 解析到的地址都不被 IP 列表允许，已拒绝连接', 'The IP list allows none of the addresses {0} resolves to, so the connection was refused'],
+  [
+    '{0} 只解析到内网、本机或保留地址，已拒绝连接',
+    '{0} resolves only to private, local or reserved addresses, so the connection was refused',
+  ],
+  [
+    '{0} 解析到的地址都不被 IP 列表允许，已拒绝连接',
+    'The IP list allows none of the addresses {0} resolves to, so the connection was refused',
+  ],
   ['回调地址的 IP 不在允许列表中', 'The IP address of the callback address is not on the allow list'],
   ['回调地址的 IP 在禁止列表中', 'The IP address of the callback address is on the block list'],
   ['回调地址的域名不在允许列表中', 'The domain of the callback address is not on the allow list'],

@@ -13,4 +13,11 @@ import { relayTexts } from './relay.js';
  */
 export type CatalogEntry = readonly [zh: string, en: string];
 
-export const catalog: readonly CatalogEntry[] = [...adminTexts, ...accountTexts, ...relayTexts, ...providerTexts, ...recordTexts, ...paymentTexts];
+export const catalog: readonly CatalogEntry[] = [
+  ...adminTexts,
+  ...accountTexts,
+  ...relayTexts,
+  ...providerTexts,
+  ...recordTexts,
+  ...paymentTexts,
+];

@@ -6,7 +6,10 @@ export const paymentTexts: readonly CatalogEntry[] = [
   ['管理员未开启银行卡支付', 'Card payments are not enabled by the administrator'],
   ['管理员未设置服务器地址，无法发起银行卡支付', 'The administrator has not set the server address, so card payments cannot be started'],
   ['银行卡支付暂时不可用，请稍后再试', 'Card payments are unavailable for the moment, please try again later'],
-  ['支付平台拒绝了该订单，请检查金额或联系管理员', 'The payment platform refused this order; check the amount or contact the administrator'],
+  [
+    '支付平台拒绝了该订单，请检查金额或联系管理员',
+    'The payment platform refused this order; check the amount or contact the administrator',
+  ],
   ['缺少 Stripe-Signature 签名', 'The Stripe-Signature header is missing'],
   ['Stripe 签名无效或已过期', 'The Stripe signature is invalid or expired'],
   ['Stripe 事件缺少数据对象', 'The Stripe event has no data object'],
@@ -38,7 +41,10 @@ export const paymentTexts: readonly CatalogEntry[] = [
   ['订阅已授予', 'Subscription granted'],
   ['订阅已终止', 'Subscription ended'],
   ['订阅已取消，将在当前周期结束时停止', 'Subscription cancelled; it stops at the end of the current period'],
-  ['扣费优先级必须是 subscription_first、wallet_first、wallet_only 或 subscription_only', 'The funding preference must be subscription_first, wallet_first, wallet_only or subscription_only'],
+  [
+    '扣费优先级必须是 subscription_first、wallet_first、wallet_only 或 subscription_only',
+    'The funding preference must be subscription_first, wallet_first, wallet_only or subscription_only',
+  ],
   ['扣费优先级已保存', 'Funding preference saved'],
   // System log of a purchase
   ['订阅 {0} 购买成功，支付金额：{1} {2}，订单号 {3}', 'Subscription {0} bought, paid {1} {2}, order {3}'],

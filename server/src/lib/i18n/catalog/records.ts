@@ -9,8 +9,14 @@ export const recordTexts: readonly CatalogEntry[] = [
   ['模型价格 {0}，分组倍率 {1}', 'Model price {0}, group ratio {1}'],
   ['模型倍率 {0}，补全倍率 {1}，分组倍率 {2}', 'Model ratio {0}, completion ratio {1}, group ratio {2}'],
   ['模型倍率 {0}，补全倍率 {1}，音频倍率 {2}，分组倍率 {3}', 'Model ratio {0}, completion ratio {1}, audio ratio {2}, group ratio {3}'],
-  ['模型倍率 {0}，补全倍率 {1}，图片输入倍率 {2}，分组倍率 {3}', 'Model ratio {0}, completion ratio {1}, image input ratio {2}, group ratio {3}'],
-  ['模型倍率 {0}，补全倍率 {1}，音频倍率 {2}，音频补全倍率 {3}，分组倍率 {4}', 'Model ratio {0}, completion ratio {1}, audio ratio {2}, audio completion ratio {3}, group ratio {4}'],
+  [
+    '模型倍率 {0}，补全倍率 {1}，图片输入倍率 {2}，分组倍率 {3}',
+    'Model ratio {0}, completion ratio {1}, image input ratio {2}, group ratio {3}',
+  ],
+  [
+    '模型倍率 {0}，补全倍率 {1}，音频倍率 {2}，音频补全倍率 {3}，分组倍率 {4}',
+    'Model ratio {0}, completion ratio {1}, audio ratio {2}, audio completion ratio {3}, group ratio {4}',
+  ],
   // Tasks (consumption and the refund log)
   ['{0} 任务 {1}（{2}）', '{0} task {1} ({2})'],
   ['{0} 任务 {1}（{2}）失败，退还额度：{3}', '{0} task {1} ({2}) failed, quota refunded: {3}'],

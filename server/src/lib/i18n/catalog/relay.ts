@@ -23,24 +23,45 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['用户额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient user quota for this request: it needs about {0}, and {1} is left'],
   ['令牌额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient token quota for this request: it needs about {0}, and {1} is left'],
   // Subscription funding (relay/ledger/funding-hold.ts)
-  ['没有可用的订阅额度，而扣费方式为仅使用订阅', 'No subscription allowance is available, and your billing preference is subscription only'],
-  ['订阅额度不足以支付本次请求：预计需要 {0}，剩余 {1}', 'Insufficient subscription allowance for this request: it needs about {0}, and {1} is left'],
-  ['余额较低时请求逐个处理，排队等待已超时，请稍后再试', 'With a low balance, requests run one at a time, and this one waited too long in the queue. Please try again shortly'],
+  [
+    '没有可用的订阅额度，而扣费方式为仅使用订阅',
+    'No subscription allowance is available, and your billing preference is subscription only',
+  ],
+  [
+    '订阅额度不足以支付本次请求：预计需要 {0}，剩余 {1}',
+    'Insufficient subscription allowance for this request: it needs about {0}, and {1} is left',
+  ],
+  [
+    '余额较低时请求逐个处理，排队等待已超时，请稍后再试',
+    'With a low balance, requests run one at a time, and this one waited too long in the queue. Please try again shortly',
+  ],
   ['令牌并发请求数已达上限（{0}），请稍后再试', "The token's concurrent request limit ({0}) is reached. Please try again shortly"],
   ['您已达到请求数限制：{0} 分钟内最多成功请求 {1} 次', 'Rate limit reached: at most {1} successful requests in {0} minutes'],
   ['您已达到总请求数限制：{0} 分钟内最多请求 {1} 次', 'Rate limit reached: at most {1} requests in {0} minutes'],
 
   // Models and channels
-  ['模型 {0} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式', 'Model {0} has no price set yet: an administrator sets its model ratio or per-request price in the operation settings, or turns on self-use mode'],
-  ['模型 {0} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式', 'Model {0} has no per-request price set yet: an administrator sets one in the operation settings, or turns on self-use mode'],
+  [
+    '模型 {0} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式',
+    'Model {0} has no price set yet: an administrator sets its model ratio or per-request price in the operation settings, or turns on self-use mode',
+  ],
+  [
+    '模型 {0} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式',
+    'Model {0} has no per-request price set yet: an administrator sets one in the operation settings, or turns on self-use mode',
+  ],
   ['请求无法转换为渠道 #{0} 的上游格式', 'The request could not be converted to the upstream format of channel #{0}'],
   ['当前分组 {0} 下对于模型 {1} 无可用渠道', 'No available channel for model {1} in group {0}'],
   ['模型 {0} 不存在', 'The model {0} does not exist'],
   ['渠道 #{0} 不存在或已被禁用', 'Channel #{0} does not exist or is disabled'],
   ['渠道 #{0} 不支持此接口', 'Channel #{0} does not support this endpoint'],
   ['渠道 #{0} 不存在、已被禁用或不支持 Realtime', 'Channel #{0} does not exist, is disabled or does not support Realtime'],
-  ['当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试', "Every channel of this model is at its concurrency or per-minute limit. Please try again shortly"],
-  ['当前模型的渠道连续失败，正在冷却，请稍后再试', "This model's channels failed repeatedly and are cooling down. Please try again shortly"],
+  [
+    '当前模型的所有渠道均已达到并发或每分钟请求数上限，请稍后再试',
+    'Every channel of this model is at its concurrency or per-minute limit. Please try again shortly',
+  ],
+  [
+    '当前模型的渠道连续失败，正在冷却，请稍后再试',
+    "This model's channels failed repeatedly and are cooling down. Please try again shortly",
+  ],
   ['输入包含敏感词：{0}', 'The input contains sensitive words: {0}'],
 
   // Request bodies
@@ -127,7 +148,10 @@ export const relayTexts: readonly CatalogEntry[] = [
   // Realtime
   ['用户额度已用尽，实时会话已结束', "The user's quota is used up; the realtime session has ended"],
   ['令牌额度已用尽，实时会话已结束', "The token's quota is used up; the realtime session has ended"],
-  ['订阅额度已用尽，实时会话已结束', 'The subscription allowance is used up, and your billing preference is subscription only; the realtime session has ended'],
+  [
+    '订阅额度已用尽，实时会话已结束',
+    'The subscription allowance is used up, and your billing preference is subscription only; the realtime session has ended',
+  ],
 
   // Tasks: Midjourney and Suno
   ['绘图功能未启用', 'Drawing is not enabled'],
@@ -169,11 +193,20 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['Kling 上游返回错误（code {0}）：{1}', 'The Kling upstream answered with an error (code {0}): {1}'],
   ['Kling 生成失败', 'Kling generation failed'],
   ['Kling 没有返回视频', 'Kling returned no video'],
-  ['Vertex AI 渠道 #{0} 未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）', 'Vertex AI channel #{0} has no storageUri (the Cloud Storage location Veo writes its videos to)'],
-  ['Vertex AI 渠道未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）', 'The Vertex AI channel has no storageUri (the Cloud Storage location Veo writes its videos to)'],
+  [
+    'Vertex AI 渠道 #{0} 未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）',
+    'Vertex AI channel #{0} has no storageUri (the Cloud Storage location Veo writes its videos to)',
+  ],
+  [
+    'Vertex AI 渠道未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）',
+    'The Vertex AI channel has no storageUri (the Cloud Storage location Veo writes its videos to)',
+  ],
   ['Vertex AI 渠道 #{0} 的 Veo 视频需要服务账号 JSON 密钥', 'Veo videos on Vertex AI channel #{0} need a service-account JSON key'],
   ['Vertex AI 的 Veo 视频需要服务账号 JSON 密钥', 'Veo videos on Vertex AI need a service-account JSON key'],
-  ['Vertex AI 直接返回了视频内容而没有写入 storageUri，网关不保存这样的视频', 'Vertex AI answered the video inline instead of writing it to the storageUri; the gateway does not keep such videos'],
+  [
+    'Vertex AI 直接返回了视频内容而没有写入 storageUri，网关不保存这样的视频',
+    'Vertex AI answered the video inline instead of writing it to the storageUri; the gateway does not keep such videos',
+  ],
   ['instances 必须是只含一个对象的数组', 'instances must be an array of exactly one object'],
   ['prompt 不能为空，且不超过 {0} 个字符', 'prompt must not be empty, and at most {0} characters'],
   ['parameters 必须是对象', 'parameters must be an object'],
@@ -190,7 +223,10 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['请求体必须是 JSON 对象或 multipart/form-data', 'The body must be a JSON object or multipart/form-data'],
   ['input_reference 只支持 PNG、JPEG 或 WebP 图片', 'input_reference must be a PNG, JPEG or WebP image'],
   ['input_reference 为空或过大', 'input_reference is empty or too large'],
-  ['input_reference.image_url 必须是 PNG、JPEG 或 WebP 图片的 base64 data URL', 'input_reference.image_url must be a base64 data URL of a PNG, JPEG or WebP image'],
+  [
+    'input_reference.image_url 必须是 PNG、JPEG 或 WebP 图片的 base64 data URL',
+    'input_reference.image_url must be a base64 data URL of a PNG, JPEG or WebP image',
+  ],
   ['无法从上游取得视频内容', 'The video could not be fetched from the upstream'],
   ['视频的渠道 #{0} 已不可用', "The video's channel #{0} is no longer available"],
   ['视频仍在生成中，完成或失败后才能删除', 'The video is still being generated: it can be deleted once it has completed or failed'],

@@ -29,11 +29,15 @@ export class Bytes {
   }
 
   u32be(at: number): number {
-    return this.has(at, 4) ? this.data[at]! * 0x1000000 + ((this.data[at + 1]! << 16) | (this.data[at + 2]! << 8) | this.data[at + 3]!) : -1;
+    return this.has(at, 4)
+      ? this.data[at]! * 0x1000000 + ((this.data[at + 1]! << 16) | (this.data[at + 2]! << 8) | this.data[at + 3]!)
+      : -1;
   }
 
   u32le(at: number): number {
-    return this.has(at, 4) ? this.data[at + 3]! * 0x1000000 + ((this.data[at + 2]! << 16) | (this.data[at + 1]! << 8) | this.data[at]!) : -1;
+    return this.has(at, 4)
+      ? this.data[at + 3]! * 0x1000000 + ((this.data[at + 2]! << 16) | (this.data[at + 1]! << 8) | this.data[at]!)
+      : -1;
   }
 
   /** Unsigned 64-bit as a number (exact below 2^53, which is all that matters here); -1 out of range. */

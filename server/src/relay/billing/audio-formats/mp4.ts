@@ -1,10 +1,23 @@
 import type { Bytes } from './bytes.js';
 
 /** A box type as its four bytes read big-endian. */
-const fourCc = (type: string): number => ((type.charCodeAt(0) << 24) >>> 0) + (type.charCodeAt(1) << 16) + (type.charCodeAt(2) << 8) + type.charCodeAt(3);
+const fourCc = (type: string): number =>
+  ((type.charCodeAt(0) << 24) >>> 0) + (type.charCodeAt(1) << 16) + (type.charCodeAt(2) << 8) + type.charCodeAt(3);
 const mp4TopLevel = new Set(['ftyp', 'moov', 'mdat', 'free', 'skip', 'wide', 'pnot', 'uuid'].map(fourCc));
 const [moovBox, mvhdBox, mvexBox, mehdBox, trakBox, tkhdBox, mdiaBox, mdhdBox, trexBox, moofBox, trafBox, tfhdBox, trunBox] = [
-  'moov', 'mvhd', 'mvex', 'mehd', 'trak', 'tkhd', 'mdia', 'mdhd', 'trex', 'moof', 'traf', 'tfhd', 'trun',
+  'moov',
+  'mvhd',
+  'mvex',
+  'mehd',
+  'trak',
+  'tkhd',
+  'mdia',
+  'mdhd',
+  'trex',
+  'moof',
+  'traf',
+  'tfhd',
+  'trun',
 ].map(fourCc) as [number, number, number, number, number, number, number, number, number, number, number, number, number];
 
 export const isMp4 = (bytes: Bytes): boolean => bytes.u32be(0) >= 8 && mp4TopLevel.has(bytes.u32be(4));

@@ -5,7 +5,8 @@ export function skipId3v2(bytes: Bytes): number {
   let at = 0;
   while (bytes.ascii(at, 3) === 'ID3' && bytes.has(at, 10)) {
     const flags = bytes.u8(at + 5);
-    const size = ((bytes.u8(at + 6) & 0x7f) << 21) | ((bytes.u8(at + 7) & 0x7f) << 14) | ((bytes.u8(at + 8) & 0x7f) << 7) | (bytes.u8(at + 9) & 0x7f);
+    const size =
+      ((bytes.u8(at + 6) & 0x7f) << 21) | ((bytes.u8(at + 7) & 0x7f) << 14) | ((bytes.u8(at + 8) & 0x7f) << 7) | (bytes.u8(at + 9) & 0x7f);
     at += 10 + size + (flags & 0x10 ? 10 : 0);
   }
   while (at < bytes.length && bytes.u8(at) === 0 && at < 1 << 20) at += 1;
@@ -63,9 +64,8 @@ function frameAt(bytes: Bytes, at: number): Frame | null {
   const sampleRate = mpegRates[version]![rateIndex]!;
   const padding = (b2 >> 1) & 0x01;
   const samples = layer === 1 ? 384 : layer === 2 || version === 3 ? 1152 : 576;
-  const length = layer === 1
-    ? (Math.floor((12 * bitrate) / sampleRate) + padding) * 4
-    : Math.floor(((samples / 8) * bitrate) / sampleRate) + padding;
+  const length =
+    layer === 1 ? (Math.floor((12 * bitrate) / sampleRate) + padding) * 4 : Math.floor(((samples / 8) * bitrate) / sampleRate) + padding;
   if (length < 4) return null;
   return { length, samples, sampleRate, key: (version << 8) | (layerBits << 4) | rateIndex, isAdts: false, version, isMono: b3 >> 6 === 3 };
 }

@@ -53,5 +53,5 @@ export function oggSeconds(bytes: Bytes): number | null {
 }
 
 /** "OggS" and stream structure version 0 at `at` (byte compares: this runs once per page). */
-const isOggPage = (bytes: Bytes, at: number): boolean => bytes.u8(at) === 0x4f && bytes.u8(at + 1) === 0x67 && bytes.u8(at + 2) === 0x67
-  && bytes.u8(at + 3) === 0x53 && bytes.u8(at + 4) === 0;
+const isOggPage = (bytes: Bytes, at: number): boolean =>
+  bytes.u8(at) === 0x4f && bytes.u8(at + 1) === 0x67 && bytes.u8(at + 2) === 0x67 && bytes.u8(at + 3) === 0x53 && bytes.u8(at + 4) === 0;

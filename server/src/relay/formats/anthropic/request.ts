@@ -7,7 +7,12 @@ const isObject = (value: unknown): value is Json => !!value && typeof value === 
 /** A Claude image/document source → an OpenAI content part. */
 function sourcePart(block: Json): Json | null {
   const source = isObject(block.source) ? block.source : {};
-  const url = source.type === 'base64' ? `data:${String(source.media_type)};base64,${String(source.data)}` : source.type === 'url' ? String(source.url) : '';
+  const url =
+    source.type === 'base64'
+      ? `data:${String(source.media_type)};base64,${String(source.data)}`
+      : source.type === 'url'
+        ? String(source.url)
+        : '';
   if (!url) return null;
   if (block.type === 'document') return source.type === 'base64' ? { type: 'file', file: { file_data: url } } : null;
   return { type: 'image_url', image_url: { url } };
@@ -17,7 +22,10 @@ const textOfBlocks = (content: unknown): string =>
   typeof content === 'string'
     ? content
     : Array.isArray(content)
-      ? (content as Json[]).filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('\n')
+      ? (content as Json[])
+          .filter((b) => b?.type === 'text')
+          .map((b) => String(b.text ?? ''))
+          .join('\n')
       : '';
 
 function userMessages(content: unknown): Json[] {
@@ -26,7 +34,10 @@ function userMessages(content: unknown): Json[] {
   const parts: Json[] = [];
   for (const block of Array.isArray(content) ? (content as Json[]) : []) {
     if (!isObject(block)) continue;
-    if (block.type === 'text') parts.push(block.cache_control ? { type: 'text', text: block.text, cache_control: block.cache_control } : { type: 'text', text: block.text });
+    if (block.type === 'text')
+      parts.push(
+        block.cache_control ? { type: 'text', text: block.text, cache_control: block.cache_control } : { type: 'text', text: block.text },
+      );
     else if (block.type === 'image' || block.type === 'document') {
       const part = sourcePart(block);
       if (part) parts.push(part);
@@ -89,13 +100,17 @@ export function effortOfBudget(budget: number): string {
   return 'high';
 }
 
-const sourceTypes: Record<string, ReadonlySet<string>> = { image: new Set(['base64', 'url']), document: new Set(['base64', 'url', 'text', 'content']) };
+const sourceTypes: Record<string, ReadonlySet<string>> = {
+  image: new Set(['base64', 'url']),
+  document: new Set(['base64', 'url', 'text', 'content']),
+};
 
 /** Malformed messages and content blocks are the caller's 400 (in Anthropic's shape), not skipped. */
 function checkMessages(messages: unknown): void {
   if (!Array.isArray(messages)) throw invalidPart('messages', 'messages 必须是数组');
   messages.forEach((message: unknown, i) => {
-    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) throw invalidPart(`messages[${i}]`, 'role 必须是 user 或 assistant');
+    if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant'))
+      throw invalidPart(`messages[${i}]`, 'role 必须是 user 或 assistant');
     const { content } = message;
     if (typeof content === 'string') return;
     if (!Array.isArray(content)) throw invalidPart(`messages[${i}].content`, 'content 必须是字符串或内容块数组');
@@ -106,11 +121,14 @@ function checkMessages(messages: unknown): void {
       const sources = sourceTypes[block.type];
       if (sources) {
         const source = isObject(block.source) ? block.source : null;
-        if (!source || typeof source.type !== 'string' || !sources.has(source.type)) throw invalidPart(path, `${block.type}.source.type 无效`);
-        if (source.type === 'base64' && (typeof source.data !== 'string' || typeof source.media_type !== 'string')) throw invalidPart(path, 'base64 来源需要 media_type 与 data');
+        if (!source || typeof source.type !== 'string' || !sources.has(source.type))
+          throw invalidPart(path, `${block.type}.source.type 无效`);
+        if (source.type === 'base64' && (typeof source.data !== 'string' || typeof source.media_type !== 'string'))
+          throw invalidPart(path, 'base64 来源需要 media_type 与 data');
         if (source.type === 'url' && typeof source.url !== 'string') throw invalidPart(path, 'url 来源需要 url');
       }
-      if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string')) throw invalidPart(path, 'tool_use 需要 id 与 name');
+      if (block.type === 'tool_use' && (typeof block.id !== 'string' || typeof block.name !== 'string'))
+        throw invalidPart(path, 'tool_use 需要 id 与 name');
       if (block.type === 'tool_result' && typeof block.tool_use_id !== 'string') throw invalidPart(path, 'tool_result 需要 tool_use_id');
     });
   });
@@ -150,7 +168,11 @@ export function claudeRequestToOpenAi(body: Json): Json {
   if (tools.length > 0) {
     out.tools = tools.map((tool) => ({
       type: 'function',
-      function: { name: tool.name, ...(typeof tool.description === 'string' ? { description: tool.description } : {}), parameters: tool.input_schema },
+      function: {
+        name: tool.name,
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        parameters: tool.input_schema,
+      },
     }));
     Object.assign(out, toolChoiceOf(body.tool_choice));
   }

@@ -21,7 +21,8 @@ export function stopReasonOf(finishReason: unknown): string {
  * `stop_reason` (vLLM's field; set by the gateway's stop scanner) is Claude's "stop_sequence".
  */
 export function stopOf(finishReason: unknown, matched: unknown): { stop_reason: string; stop_sequence: string | null } {
-  if (finishReason === 'stop' && typeof matched === 'string' && matched !== '') return { stop_reason: 'stop_sequence', stop_sequence: matched };
+  if (finishReason === 'stop' && typeof matched === 'string' && matched !== '')
+    return { stop_reason: 'stop_sequence', stop_sequence: matched };
   return { stop_reason: stopReasonOf(finishReason), stop_sequence: null };
 }
 

@@ -22,7 +22,13 @@ export function createClaudeStreamEncoder(model: string, promptTokens?: () => nu
     if (isStarted) return '';
     isStarted = true;
     const message = {
-      id: messageIdOf(id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
+      id: messageIdOf(id),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
       // The upstream's count comes only at the end (OpenAI, Gemini): the prompt counted here, as Claude states it up front.
       usage: { input_tokens: promptTokens ? promptTokens() : 0, output_tokens: 0 },
     };

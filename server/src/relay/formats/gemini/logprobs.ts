@@ -6,7 +6,10 @@ export function openAiLogprobsAsk(config: Json): Json {
   return typeof config.logprobs === 'number' ? { logprobs: true, top_logprobs: config.logprobs } : { logprobs: true };
 }
 
-const candidateOf = (entry: Json) => ({ token: String(entry.token ?? ''), logProbability: typeof entry.logprob === 'number' ? entry.logprob : 0 });
+const candidateOf = (entry: Json) => ({
+  token: String(entry.token ?? ''),
+  logProbability: typeof entry.logprob === 'number' ? entry.logprob : 0,
+});
 
 /**
  * OpenAI's `choice.logprobs` → Gemini's `logprobsResult` (one chosen candidate and one list of top
@@ -18,6 +21,10 @@ export function logprobsResultOf(logprobs: unknown): Json | null {
   const entries = content.filter((entry): entry is Json => Boolean(entry) && typeof entry === 'object');
   return {
     chosenCandidates: entries.map(candidateOf),
-    topCandidates: entries.map((entry) => ({ candidates: (Array.isArray(entry.top_logprobs) ? (entry.top_logprobs as Json[]) : []).filter((top) => top && typeof top === 'object').map(candidateOf) })),
+    topCandidates: entries.map((entry) => ({
+      candidates: (Array.isArray(entry.top_logprobs) ? (entry.top_logprobs as Json[]) : [])
+        .filter((top) => top && typeof top === 'object')
+        .map(candidateOf),
+    })),
   };
 }

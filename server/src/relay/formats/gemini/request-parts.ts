@@ -32,15 +32,20 @@ function checkContents(contents: unknown): void {
   if (contents === undefined) return;
   if (!Array.isArray(contents)) throw invalidPart('contents', 'contents 必须是数组');
   contents.forEach((content: unknown, i) => {
-    if (!isObject(content) || (content.parts !== undefined && !Array.isArray(content.parts))) throw invalidPart(`contents[${i}]`, 'parts 必须是数组');
+    if (!isObject(content) || (content.parts !== undefined && !Array.isArray(content.parts)))
+      throw invalidPart(`contents[${i}]`, 'parts 必须是数组');
     ((content.parts ?? []) as unknown[]).forEach((part, j) => {
       const path = `contents[${i}].parts[${j}]`;
       if (!isObject(part)) throw invalidPart(path, 'part 必须是对象');
       if (part.text !== undefined && typeof part.text !== 'string') throw invalidPart(path, 'text 必须是字符串');
-      if (part.inlineData !== undefined && (!isObject(part.inlineData) || typeof part.inlineData.data !== 'string')) throw invalidPart(path, 'inlineData.data 必须是 base64 字符串');
-      if (part.fileData !== undefined && (!isObject(part.fileData) || typeof part.fileData.fileUri !== 'string')) throw invalidPart(path, 'fileData.fileUri 必须是字符串');
-      if (part.functionCall !== undefined && (!isObject(part.functionCall) || typeof part.functionCall.name !== 'string')) throw invalidPart(path, 'functionCall.name 必须是字符串');
-      if (part.functionResponse !== undefined && (!isObject(part.functionResponse) || typeof part.functionResponse.name !== 'string')) throw invalidPart(path, 'functionResponse.name 必须是字符串');
+      if (part.inlineData !== undefined && (!isObject(part.inlineData) || typeof part.inlineData.data !== 'string'))
+        throw invalidPart(path, 'inlineData.data 必须是 base64 字符串');
+      if (part.fileData !== undefined && (!isObject(part.fileData) || typeof part.fileData.fileUri !== 'string'))
+        throw invalidPart(path, 'fileData.fileUri 必须是字符串');
+      if (part.functionCall !== undefined && (!isObject(part.functionCall) || typeof part.functionCall.name !== 'string'))
+        throw invalidPart(path, 'functionCall.name 必须是字符串');
+      if (part.functionResponse !== undefined && (!isObject(part.functionResponse) || typeof part.functionResponse.name !== 'string'))
+        throw invalidPart(path, 'functionResponse.name 必须是字符串');
     });
   });
 }

@@ -8,14 +8,16 @@ import type { Json } from '@modelgate/shared';
 export function toJsonSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toJsonSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(Object.entries(schema as Json).map(([key, value]) => {
-    if (key === 'type' && typeof value === 'string') return [key, value.toLowerCase()];
-    if (key === 'properties' && value && typeof value === 'object') {
-      return [key, Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, toJsonSchema(sub)]))];
-    }
-    if (key === 'items' || key === 'anyOf') return [key, toJsonSchema(value)];
-    return [key, value];
-  }));
+  return Object.fromEntries(
+    Object.entries(schema as Json).map(([key, value]) => {
+      if (key === 'type' && typeof value === 'string') return [key, value.toLowerCase()];
+      if (key === 'properties' && value && typeof value === 'object') {
+        return [key, Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, toJsonSchema(sub)]))];
+      }
+      if (key === 'items' || key === 'anyOf') return [key, toJsonSchema(value)];
+      return [key, value];
+    }),
+  );
 }
 
 function toolsOf(tools: unknown): Json[] | undefined {
@@ -34,7 +36,8 @@ function toolsOf(tools: unknown): Json[] | undefined {
 }
 
 function toolChoiceOf(toolConfig: unknown): unknown {
-  const config = (toolConfig as { functionCallingConfig?: { mode?: unknown; allowedFunctionNames?: unknown } } | undefined)?.functionCallingConfig;
+  const config = (toolConfig as { functionCallingConfig?: { mode?: unknown; allowedFunctionNames?: unknown } } | undefined)
+    ?.functionCallingConfig;
   if (!config) return undefined;
   const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
   if (config.mode === 'NONE') return 'none';
@@ -68,15 +71,23 @@ export function geminiToOpenAI(body: Json, params: Record<string, string>): Json
   const out: Json = { model, messages };
   const config = (body.generationConfig ?? {}) as Json;
   const copy: Array<[string, string]> = [
-    ['temperature', 'temperature'], ['topP', 'top_p'], ['topK', 'top_k'], ['maxOutputTokens', 'max_tokens'],
-    ['candidateCount', 'n'], ['presencePenalty', 'presence_penalty'], ['frequencyPenalty', 'frequency_penalty'], ['seed', 'seed'],
+    ['temperature', 'temperature'],
+    ['topP', 'top_p'],
+    ['topK', 'top_k'],
+    ['maxOutputTokens', 'max_tokens'],
+    ['candidateCount', 'n'],
+    ['presencePenalty', 'presence_penalty'],
+    ['frequencyPenalty', 'frequency_penalty'],
+    ['seed', 'seed'],
   ];
   for (const [from, to] of copy) if (typeof config[from] === 'number') out[to] = config[from];
   if (Array.isArray(config.stopSequences) && config.stopSequences.length > 0) out.stop = config.stopSequences;
   Object.assign(out, openAiLogprobsAsk(config));
   if (config.responseMimeType === 'application/json') {
     const schema = config.responseJsonSchema ?? config.responseSchema;
-    out.response_format = schema ? { type: 'json_schema', json_schema: { name: 'response', schema: toJsonSchema(schema) } } : { type: 'json_object' };
+    out.response_format = schema
+      ? { type: 'json_schema', json_schema: { name: 'response', schema: toJsonSchema(schema) } }
+      : { type: 'json_object' };
   }
   const effort = reasoningEffortOf(config.thinkingConfig as Json | undefined);
   if (effort) out.reasoning_effort = effort;

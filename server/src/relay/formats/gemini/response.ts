@@ -2,7 +2,13 @@ import type { Usage } from '../../billing/quota.js';
 import { logprobsResultOf } from './logprobs.js';
 import type { Json } from '@modelgate/shared';
 
-const finishReasons: Record<string, string> = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', tool_calls: 'STOP', function_call: 'STOP' };
+const finishReasons: Record<string, string> = {
+  stop: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+  tool_calls: 'STOP',
+  function_call: 'STOP',
+};
 
 /** OpenAI finish_reason → Gemini finishReason. */
 export const geminiFinishReason = (reason: unknown): string => finishReasons[String(reason)] ?? 'STOP';
@@ -34,14 +40,16 @@ export function usageMetadataOf(usage: Usage, reasoningTokens = 0): Json {
 }
 
 export const reasoningTokensOf = (completion: Json): number => {
-  const details = (completion.usage as { completion_tokens_details?: { reasoning_tokens?: unknown } } | undefined)?.completion_tokens_details;
+  const details = (completion.usage as { completion_tokens_details?: { reasoning_tokens?: unknown } } | undefined)
+    ?.completion_tokens_details;
   return typeof details?.reasoning_tokens === 'number' ? details.reasoning_tokens : 0;
 };
 
 /** An OpenAI assistant message → Gemini parts (thought text first, then text, then function calls). */
 export function partsOfMessage(message: Json): Json[] {
   const parts: Json[] = [];
-  if (typeof message.reasoning_content === 'string' && message.reasoning_content) parts.push({ text: message.reasoning_content, thought: true });
+  if (typeof message.reasoning_content === 'string' && message.reasoning_content)
+    parts.push({ text: message.reasoning_content, thought: true });
   if (typeof message.content === 'string' && message.content) parts.push({ text: message.content });
   for (const call of (Array.isArray(message.tool_calls) ? message.tool_calls : []) as Json[]) {
     const fn = (call.function ?? {}) as Json;

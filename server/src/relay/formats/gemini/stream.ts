@@ -3,8 +3,14 @@ import { logprobsResultOf } from './logprobs.js';
 import { geminiFinishReason, parseArgs, usageMetadataOf } from './response.js';
 import type { Json } from '@modelgate/shared';
 
-interface PendingCall { name: string; args: string }
-interface CandidateState { calls: Map<number, PendingCall>; finishReason: string | null }
+interface PendingCall {
+  name: string;
+  args: string;
+}
+interface CandidateState {
+  calls: Map<number, PendingCall>;
+  finishReason: string | null;
+}
 
 const frame = (payload: Json) => `data: ${JSON.stringify(payload)}\n\n`;
 
@@ -23,7 +29,9 @@ export function createGeminiStreamEncoder(model: string) {
     return state;
   };
   const callParts = (state: CandidateState): Json[] => {
-    const parts = [...state.calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({ functionCall: { name: call.name, args: parseArgs(call.args) } }));
+    const parts = [...state.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => ({ functionCall: { name: call.name, args: parseArgs(call.args) } }));
     state.calls.clear();
     return parts;
   };
@@ -38,7 +46,8 @@ export function createGeminiStreamEncoder(model: string) {
       const state = stateOf(index);
       const delta = (choice.delta ?? {}) as Json;
       const parts: Json[] = [];
-      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content) parts.push({ text: delta.reasoning_content, thought: true });
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content)
+        parts.push({ text: delta.reasoning_content, thought: true });
       if (typeof delta.content === 'string' && delta.content) parts.push({ text: delta.content });
       for (const call of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []) as Json[]) {
         const callIndex = typeof call.index === 'number' ? call.index : state.calls.size;
@@ -64,7 +73,11 @@ export function createGeminiStreamEncoder(model: string) {
     if (candidates.size === 0) stateOf(0);
     const out = [...candidates.entries()].map(([index, state]) => {
       const parts = callParts(state);
-      return { content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] }, finishReason: state.finishReason ?? 'STOP', index };
+      return {
+        content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] },
+        finishReason: state.finishReason ?? 'STOP',
+        index,
+      };
     });
     return frame({ candidates: out, usageMetadata: usageMetadataOf(usage, reasoningTokens), modelVersion: model, responseId });
   }

@@ -42,6 +42,7 @@ export function responsesFormatFor(thread: { id: string; answer: Record<string, 
       thread.answer = response;
       return response;
     },
-    createStreamEncoder: (model) => createResponsesStreamEncoder(model, { id: thread.id, onComplete: (response) => (thread.answer = response) }),
+    createStreamEncoder: (model) =>
+      createResponsesStreamEncoder(model, { id: thread.id, onComplete: (response) => (thread.answer = response) }),
   };
 }

@@ -10,7 +10,10 @@ function toChatContent(content: unknown): string | Json[] {
     if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') {
       parts.push({ type: 'text', text: part.text });
     } else if (part.type === 'input_image' && typeof part.image_url === 'string') {
-      parts.push({ type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) } });
+      parts.push({
+        type: 'image_url',
+        image_url: { url: part.image_url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) },
+      });
     }
   }
   return parts.every((part) => part.type === 'text') ? parts.map((part) => part.text as string).join('') : parts;
@@ -28,7 +31,14 @@ export function toChatMessages(input: unknown): Json[] {
       const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
       messages.push({ role, content: toChatContent(item.content) });
     } else if (type === 'function_call') {
-      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+      const call = {
+        id: item.call_id,
+        type: 'function',
+        function: {
+          name: item.name,
+          arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
+        },
+      };
       const last = messages[messages.length - 1];
       // Parallel calls arrive as consecutive items; they belong to one assistant turn.
       if (last && last.role === 'assistant' && Array.isArray(last.tool_calls)) (last.tool_calls as Json[]).push(call);
@@ -44,7 +54,8 @@ export function toChatMessages(input: unknown): Json[] {
 
 function toChatToolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
-  if (choice && typeof choice === 'object' && (choice as Json).type === 'function') return { type: 'function', function: { name: (choice as Json).name } };
+  if (choice && typeof choice === 'object' && (choice as Json).type === 'function')
+    return { type: 'function', function: { name: (choice as Json).name } };
   return undefined;
 }
 
@@ -53,7 +64,14 @@ function toResponseFormat(text: unknown): Json | undefined {
   if (!format) return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {
-    return { type: 'json_schema', json_schema: { name: format.name ?? 'response', schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } };
+    return {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name ?? 'response',
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+      },
+    };
   }
   return undefined;
 }
@@ -70,8 +88,10 @@ function checkInput(input: unknown): void {
     item.content.forEach((part: unknown, j) => {
       const path = `input[${i}].content[${j}]`;
       if (!isObject(part) || typeof part.type !== 'string') throw invalidPart(path, '内容片段必须是带 type 的对象');
-      if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') throw invalidPart(path, 'text 必须是字符串');
-      if (part.type === 'input_image' && typeof part.image_url !== 'string' && typeof part.file_id !== 'string') throw invalidPart(path, 'input_image 需要 image_url 或 file_id');
+      if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string')
+        throw invalidPart(path, 'text 必须是字符串');
+      if (part.type === 'input_image' && typeof part.image_url !== 'string' && typeof part.file_id !== 'string')
+        throw invalidPart(path, 'input_image 需要 image_url 或 file_id');
     });
   });
 }
@@ -82,7 +102,8 @@ function checkTools(tools: unknown): void {
   if (!Array.isArray(tools)) throw invalidPart('tools', 'tools 必须是数组');
   tools.forEach((tool: unknown, i) => {
     if (!isObject(tool) || typeof tool.type !== 'string') throw invalidPart(`tools[${i}]`, '工具必须是带 type 的对象');
-    if (tool.type === 'function' && (typeof tool.name !== 'string' || tool.name === '')) throw invalidPart(`tools[${i}]`, 'function 工具需要 name');
+    if (tool.type === 'function' && (typeof tool.name !== 'string' || tool.name === ''))
+      throw invalidPart(`tools[${i}]`, 'function 工具需要 name');
   });
 }
 
@@ -95,14 +116,22 @@ export function responsesToChat(body: Json): Json {
   const out: Json = { model: body.model, messages, stream: body.stream === true };
   if (body.stream === true) out.stream_options = { include_usage: true };
   if (typeof body.max_output_tokens === 'number') out.max_tokens = body.max_output_tokens;
-  for (const key of ['temperature', 'top_p', 'parallel_tool_calls'] as const) if (body[key] !== undefined && body[key] !== null) out[key] = body[key];
+  for (const key of ['temperature', 'top_p', 'parallel_tool_calls'] as const)
+    if (body[key] !== undefined && body[key] !== null) out[key] = body[key];
   const effort = (body.reasoning as { effort?: unknown } | undefined)?.effort;
   if (typeof effort === 'string') out.reasoning_effort = effort;
   if (Array.isArray(body.tools)) {
-    const tools = (body.tools as Json[]).filter((tool) => tool.type === 'function').map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters ?? { type: 'object', properties: {} }, ...(tool.strict !== undefined && tool.strict !== null ? { strict: tool.strict } : {}) },
-    }));
+    const tools = (body.tools as Json[])
+      .filter((tool) => tool.type === 'function')
+      .map((tool) => ({
+        type: 'function',
+        function: {
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          parameters: tool.parameters ?? { type: 'object', properties: {} },
+          ...(tool.strict !== undefined && tool.strict !== null ? { strict: tool.strict } : {}),
+        },
+      }));
     if (tools.length > 0) out.tools = tools;
   }
   const toolChoice = toChatToolChoice(body.tool_choice);

@@ -22,20 +22,47 @@ export function statusOf(finishReason: unknown): { status: string; incomplete_de
   return { status: 'completed', incomplete_details: null };
 }
 
-export function responseObject(fields: { id: string; model: string; createdAt: number; status: string; incompleteDetails: Json | null; output: Json[]; usage: Json | null }): Json {
+export function responseObject(fields: {
+  id: string;
+  model: string;
+  createdAt: number;
+  status: string;
+  incompleteDetails: Json | null;
+  output: Json[];
+  usage: Json | null;
+}): Json {
   return {
-    id: fields.id, object: 'response', created_at: fields.createdAt, status: fields.status, error: null,
-    incomplete_details: fields.incompleteDetails, instructions: null, model: fields.model, output: fields.output,
-    parallel_tool_calls: true, tool_choice: 'auto', tools: [], usage: fields.usage,
+    id: fields.id,
+    object: 'response',
+    created_at: fields.createdAt,
+    status: fields.status,
+    error: null,
+    incomplete_details: fields.incompleteDetails,
+    instructions: null,
+    model: fields.model,
+    output: fields.output,
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    usage: fields.usage,
   };
 }
 
 export const messageItem = (id: string, text: string, status = 'completed'): Json => ({
-  type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }],
+  type: 'message',
+  id,
+  status,
+  role: 'assistant',
+  content: [{ type: 'output_text', text, annotations: [] }],
 });
 
 export const functionCallItem = (id: string, callId: string, name: string, args: string, status = 'completed'): Json => ({
-  type: 'function_call', id, call_id: callId, name, arguments: args, status,
+  type: 'function_call',
+  id,
+  call_id: callId,
+  name,
+  arguments: args,
+  status,
 });
 
 /** OpenAI chat.completion → Responses object. */
@@ -51,10 +78,16 @@ export function chatToResponses(completion: Json, model: string, usage: Usage): 
     const fn = (call.function as Json | undefined) ?? {};
     output.push(functionCallItem(newId('fc'), String(call.id ?? newId('call')), String(fn.name ?? ''), String(fn.arguments ?? '')));
   }
-  const details = (completion.usage as { completion_tokens_details?: { reasoning_tokens?: number } } | undefined)?.completion_tokens_details;
+  const details = (completion.usage as { completion_tokens_details?: { reasoning_tokens?: number } } | undefined)
+    ?.completion_tokens_details;
   const { status, incomplete_details } = statusOf(choice.finish_reason);
   return responseObject({
-    id: newId('resp'), model, createdAt: typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000),
-    status, incompleteDetails: incomplete_details, output, usage: responsesUsage(usage, details?.reasoning_tokens ?? 0),
+    id: newId('resp'),
+    model,
+    createdAt: typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000),
+    status,
+    incompleteDetails: incomplete_details,
+    output,
+    usage: responsesUsage(usage, details?.reasoning_tokens ?? 0),
   });
 }

@@ -27,14 +27,18 @@ export function createResponsesStreamEncoder(model: string, kept?: { id: string;
   let finishReason: unknown = null;
   let reasoningTokens = 0;
 
-  const frame = (type: string, fields: Json): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const frame = (type: string, fields: Json): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
   const snapshot = (status: string, output: Json[], usage: Json | null, incomplete: Json | null = null) =>
     responseObject({ id, model, createdAt, status, incompleteDetails: incomplete, output, usage });
 
   const start = (): string => {
     if (isStarted) return '';
     isStarted = true;
-    return frame('response.created', { response: snapshot('in_progress', [], null) }) + frame('response.in_progress', { response: snapshot('in_progress', [], null) });
+    return (
+      frame('response.created', { response: snapshot('in_progress', [], null) }) +
+      frame('response.in_progress', { response: snapshot('in_progress', [], null) })
+    );
   };
 
   const closeText = (): string => {
@@ -44,9 +48,11 @@ export function createResponsesStreamEncoder(model: string, kept?: { id: string;
     const part = { type: 'output_text', text: value, annotations: [] };
     const item = messageItem(itemId, value);
     done.push({ outputIndex, item });
-    return frame('response.output_text.done', { item_id: itemId, output_index: outputIndex, content_index: 0, text: value })
-      + frame('response.content_part.done', { item_id: itemId, output_index: outputIndex, content_index: 0, part })
-      + frame('response.output_item.done', { output_index: outputIndex, item });
+    return (
+      frame('response.output_text.done', { item_id: itemId, output_index: outputIndex, content_index: 0, text: value }) +
+      frame('response.content_part.done', { item_id: itemId, output_index: outputIndex, content_index: 0, part }) +
+      frame('response.output_item.done', { output_index: outputIndex, item })
+    );
   };
 
   const closeCalls = (): string => {
@@ -54,8 +60,9 @@ export function createResponsesStreamEncoder(model: string, kept?: { id: string;
     for (const call of calls.values()) {
       const item = functionCallItem(call.itemId, call.callId, call.name, call.args);
       done.push({ outputIndex: call.outputIndex, item });
-      out += frame('response.function_call_arguments.done', { item_id: call.itemId, output_index: call.outputIndex, arguments: call.args })
-        + frame('response.output_item.done', { output_index: call.outputIndex, item });
+      out +=
+        frame('response.function_call_arguments.done', { item_id: call.itemId, output_index: call.outputIndex, arguments: call.args }) +
+        frame('response.output_item.done', { output_index: call.outputIndex, item });
     }
     calls.clear();
     return out;
@@ -66,8 +73,17 @@ export function createResponsesStreamEncoder(model: string, kept?: { id: string;
     if (!text) {
       out += closeCalls();
       text = { itemId: newId('msg'), outputIndex: nextOutputIndex++, value: '' };
-      out += frame('response.output_item.added', { output_index: text.outputIndex, item: { type: 'message', id: text.itemId, status: 'in_progress', role: 'assistant', content: [] } })
-        + frame('response.content_part.added', { item_id: text.itemId, output_index: text.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      out +=
+        frame('response.output_item.added', {
+          output_index: text.outputIndex,
+          item: { type: 'message', id: text.itemId, status: 'in_progress', role: 'assistant', content: [] },
+        }) +
+        frame('response.content_part.added', {
+          item_id: text.itemId,
+          output_index: text.outputIndex,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        });
     }
     text.value += delta;
     return out + frame('response.output_text.delta', { item_id: text.itemId, output_index: text.outputIndex, content_index: 0, delta });
@@ -80,9 +96,18 @@ export function createResponsesStreamEncoder(model: string, kept?: { id: string;
     let call = calls.get(index);
     if (!call) {
       out += closeText();
-      call = { itemId: newId('fc'), callId: typeof raw.id === 'string' ? raw.id : newId('call'), name: typeof fn.name === 'string' ? fn.name : '', args: '', outputIndex: nextOutputIndex++ };
+      call = {
+        itemId: newId('fc'),
+        callId: typeof raw.id === 'string' ? raw.id : newId('call'),
+        name: typeof fn.name === 'string' ? fn.name : '',
+        args: '',
+        outputIndex: nextOutputIndex++,
+      };
       calls.set(index, call);
-      out += frame('response.output_item.added', { output_index: call.outputIndex, item: functionCallItem(call.itemId, call.callId, call.name, '', 'in_progress') });
+      out += frame('response.output_item.added', {
+        output_index: call.outputIndex,
+        item: functionCallItem(call.itemId, call.callId, call.name, '', 'in_progress'),
+      });
     }
     if (typeof fn.arguments === 'string' && fn.arguments) {
       call.args += fn.arguments;

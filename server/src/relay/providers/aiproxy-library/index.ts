@@ -33,7 +33,10 @@ export const aiProxyLibraryAdapter = {
   endpoints: new Set(['chat'] as const),
   api: { url: (_endpoint, target) => libraryAskUrl(target), headers: libraryHeaders },
   chat: { prepareBody: () => undefined, readUsage: () => null },
-  chatStream: { supportsStreamUsage: false, createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }) },
+  chatStream: {
+    supportsStreamUsage: false,
+    createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }),
+  },
   embeddings: { readUsage: () => null },
   errors: { parse: parseOpenAiError },
   validateChannel: (key: string, other: string, _baseURL: string) => validateLibraryChannel(key, other),

@@ -6,7 +6,10 @@ const trimSlash = (url: string) => url.trim().replace(/\/+$/, '');
 
 export const libraryAskUrl = (target: UpstreamTarget): string => `${trimSlash(target.baseURL)}/api/library/ask`;
 
-export const libraryHeaders = (target: UpstreamTarget): Record<string, string> => ({ authorization: `Bearer ${target.key}`, ...target.headers });
+export const libraryHeaders = (target: UpstreamTarget): Record<string, string> => ({
+  authorization: `Bearer ${target.key}`,
+  ...target.headers,
+});
 
 /** The question asked of the library: the last user message's text (a knowledge base answers one query). */
 export function libraryQueryOf(messages: unknown): string {

@@ -10,8 +10,14 @@ export function documentLinks(documents: unknown): string {
   const links = (documents as Json[])
     .filter((doc) => doc && typeof doc === 'object' && (typeof doc.title === 'string' || typeof doc.url === 'string'))
     .map((doc, index) => {
-      const title = (typeof doc.title === 'string' && doc.title.trim() ? doc.title : typeof doc.url === 'string' ? doc.url : '').replace(/[[\]]/g, '');
-      const url = typeof doc.url === 'string' ? doc.url.replace(/[()\s]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`) : '';
+      const title = (typeof doc.title === 'string' && doc.title.trim() ? doc.title : typeof doc.url === 'string' ? doc.url : '').replace(
+        /[[\]]/g,
+        '',
+      );
+      const url =
+        typeof doc.url === 'string'
+          ? doc.url.replace(/[()\s]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+          : '';
       return url ? `${index + 1}. [${title}](${url})` : `${index + 1}. ${title}`;
     });
   return links.length > 0 ? `\n\n参考资料：\n${links.join('\n')}` : '';
@@ -28,7 +34,11 @@ export function throwIfLibraryError(json: Json, raw: string): void {
   const message = typeof json.message === 'string' && json.message ? json.message : 'AI Proxy 知识库返回错误';
   const code = json.errCode === undefined || json.errCode === null ? null : String(json.errCode);
   const text = `${code ?? ''} ${message}`.toLowerCase();
-  const status = /auth|token|key|unauthor|forbidden|permission|401|403/.test(text) ? 401 : /library|not.?found|param|invalid|404/.test(text) ? 400 : 500;
+  const status = /auth|token|key|unauthor|forbidden|permission|401|403/.test(text)
+    ? 401
+    : /library|not.?found|param|invalid|404/.test(text)
+      ? 400
+      : 500;
   throw new UpstreamError(status, message, code, raw);
 }
 

@@ -30,7 +30,11 @@ export function anthropicHeaders(target: UpstreamTarget): Record<string, string>
 }
 
 /** Splits a comma-separated header value into its parts. */
-const splitList = (value: string | undefined): string[] => (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+const splitList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 
 /**
  * claude.model_headers_settings: `{ "<model>": { "<header>": ["v1", "v2"] | "v" } }`. Values are

@@ -79,7 +79,9 @@ export function createClaudeStreamTransform(model: string) {
         if (block.type === 'tool_use') {
           const toolIndex = toolIndexOfBlock.size;
           toolIndexOfBlock.set(index, toolIndex);
-          out.chunks.push(chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }));
+          out.chunks.push(
+            chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }),
+          );
           out.text = String(block.name ?? '');
         } else if (block.type === 'text' && typeof block.text === 'string' && block.text) {
           out.chunks.push(chunk({ content: block.text }));
@@ -110,7 +112,8 @@ export function createClaudeStreamTransform(model: string) {
           const finish = chunk({}, finishReason);
           // Which stop sequence ended it, in vLLM's field (the Anthropic encoders read it back).
           const matched = (json.delta as Json | undefined)?.stop_sequence;
-          if (stopReason === 'stop_sequence' && typeof matched === 'string' && matched !== '') (finish.choices as Json[])[0]!.stop_reason = matched;
+          if (stopReason === 'stop_sequence' && typeof matched === 'string' && matched !== '')
+            (finish.choices as Json[])[0]!.stop_reason = matched;
           out.chunks.push(finish);
           isFinished = true;
         }

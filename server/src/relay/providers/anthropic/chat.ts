@@ -78,7 +78,11 @@ export function openAiToClaude(body: Json, model: string, options: AdapterOption
   if (system.length > 0) out.system = system;
   const stopSequences = stopSequencesOf(body.stop);
   if (stopSequences) out.stop_sequences = stopSequences;
-  for (const [from, to] of [['temperature', 'temperature'], ['top_p', 'top_p'], ['top_k', 'top_k']] as const) {
+  for (const [from, to] of [
+    ['temperature', 'temperature'],
+    ['top_p', 'top_p'],
+    ['top_k', 'top_k'],
+  ] as const) {
     if (typeof body[from] === 'number') out[to] = body[from];
   }
   const tools = toolsOf(body.tools);

@@ -40,7 +40,7 @@ export function parseClaudeError(status: number, bodyText: string): { message: s
 export function streamErrorOf(data: string): UpstreamError {
   const status = (() => {
     try {
-      const type = ((JSON.parse(data) as { error?: { type?: unknown } }).error?.type);
+      const type = (JSON.parse(data) as { error?: { type?: unknown } }).error?.type;
       return typeof type === 'string' ? (claudeErrorStatus[type] ?? 500) : 500;
     } catch {
       return 500;

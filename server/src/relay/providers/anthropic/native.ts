@@ -58,6 +58,9 @@ export const claudeNativeWire: NativeWire = {
       for (const field of countedFields) if (body[field] !== undefined) counted[field] = body[field];
       return { ...chat, url: `${chat.url.replace(/\?.*$/, '')}/count_tokens`, body: counted };
     },
-    read: (json) => (typeof json.input_tokens === 'number' && Number.isFinite(json.input_tokens) && json.input_tokens >= 0 ? Math.floor(json.input_tokens) : null),
+    read: (json) =>
+      typeof json.input_tokens === 'number' && Number.isFinite(json.input_tokens) && json.input_tokens >= 0
+        ? Math.floor(json.input_tokens)
+        : null,
   },
 };

@@ -25,7 +25,11 @@ function structuredOutputModels(options: AdapterOptions): readonly string[] {
  * its inference profiles (`us.anthropic.…`, `global.anthropic.…`) and ARNs ending in one lose their
  * `vendor.` prefixes; Vertex's `claude-…@20250929` starts with the name already.
  */
-const anthropicNameOf = (model: string): string => model.toLowerCase().replace(/^.*\//, '').replace(/^(?:[a-z][a-z-]*\.)+/, '');
+const anthropicNameOf = (model: string): string =>
+  model
+    .toLowerCase()
+    .replace(/^.*\//, '')
+    .replace(/^(?:[a-z][a-z-]*\.)+/, '');
 
 /** Whether a Claude model takes `output_config.format`: its name starts with one of the setting's prefixes. */
 export function takesOutputFormat(model: string, options: AdapterOptions): boolean {

@@ -50,7 +50,8 @@ function adapt(node: Json): Json | null {
     moved.format = out.format;
     delete out.format;
   }
-  if (Object.keys(moved).length > 0) out.description = `${typeof out.description === 'string' ? `${out.description}\n\n` : ''}${JSON.stringify(moved)}`;
+  if (Object.keys(moved).length > 0)
+    out.description = `${typeof out.description === 'string' ? `${out.description}\n\n` : ''}${JSON.stringify(moved)}`;
   if (typesOf(out).includes('object') || out.properties !== undefined) {
     if (out.patternProperties !== undefined || (out.additionalProperties !== undefined && out.additionalProperties !== false)) return null;
     if (out.properties === undefined && out.additionalProperties === undefined) return null;
@@ -113,7 +114,9 @@ function hasUnsupportedRef(root: Json): boolean {
       checked.add(ref);
     }
     // Definitions count where a $ref reaches them, not where they are written.
-    return Object.entries(node).some(([key, child]) => key !== '$defs' && key !== 'definitions' && key !== 'const' && key !== 'enum' && visit(child));
+    return Object.entries(node).some(
+      ([key, child]) => key !== '$defs' && key !== 'definitions' && key !== 'const' && key !== 'enum' && visit(child),
+    );
   };
   return visit(root);
 }

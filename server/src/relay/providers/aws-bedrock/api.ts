@@ -21,21 +21,32 @@ export function bedrockInvokeUrl(target: UpstreamTarget, modelId: string, isStre
   return `${bedrockEndpoint(target)}/model/${encodeURIComponent(modelId)}/${isStream ? 'invoke-with-response-stream' : 'invoke'}`;
 }
 
-const betaList = (value: string | undefined) => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+const betaList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 /**
  * A Claude Messages body → a signed Bedrock InvokeModel request: no `model` or `stream` field,
  * `anthropic_version: bedrock-2023-05-31`, beta flags (request header + claude.model_headers_settings)
  * in `anthropic_beta`. The body is returned as the exact JSON text that was signed.
  */
-export function buildBedrockRequest(claudeBody: Record<string, unknown>, call: ChatCall, isStream: boolean, now = new Date()): UpstreamRequest {
+export function buildBedrockRequest(
+  claudeBody: Record<string, unknown>,
+  call: ChatCall,
+  isStream: boolean,
+  now = new Date(),
+): UpstreamRequest {
   const { model, stream: _stream, ...rest } = claudeBody;
   const credentials = parseBedrockKey(call.target.key, call.target.other);
   const modelName = typeof model === 'string' ? model : call.upstreamModel;
   const modelId = bedrockModelId(modelName, credentials.region);
   const incoming: Record<string, string> = {};
   for (const [name, value] of Object.entries(call.target.headers)) incoming[name.toLowerCase()] = value;
-  const betas = betaList(applyModelHeaders({ 'anthropic-beta': incoming['anthropic-beta'] ?? '' }, modelName, call.options)['anthropic-beta']);
+  const betas = betaList(
+    applyModelHeaders({ 'anthropic-beta': incoming['anthropic-beta'] ?? '' }, modelName, call.options)['anthropic-beta'],
+  );
   const body: Record<string, unknown> = { anthropic_version: bedrockAnthropicVersion, ...rest };
   if (betas.length > 0) body.anthropic_beta = betas;
   const text = JSON.stringify(body);

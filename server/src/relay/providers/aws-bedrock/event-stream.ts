@@ -31,13 +31,37 @@ function readHeaders(bytes: Buffer): EventStreamMessage['headers'] {
     at += 1 + nameLength;
     const type = bytes.readUInt8(at++);
     switch (type) {
-      case 0: headers[name] = true; break;
-      case 1: headers[name] = false; break;
-      case 2: need(1); headers[name] = bytes.readInt8(at); at += 1; break;
-      case 3: need(2); headers[name] = bytes.readInt16BE(at); at += 2; break;
-      case 4: need(4); headers[name] = bytes.readInt32BE(at); at += 4; break;
-      case 5: need(8); headers[name] = Number(bytes.readBigInt64BE(at)); at += 8; break;
-      case 8: need(8); headers[name] = Number(bytes.readBigInt64BE(at)); at += 8; break;
+      case 0:
+        headers[name] = true;
+        break;
+      case 1:
+        headers[name] = false;
+        break;
+      case 2:
+        need(1);
+        headers[name] = bytes.readInt8(at);
+        at += 1;
+        break;
+      case 3:
+        need(2);
+        headers[name] = bytes.readInt16BE(at);
+        at += 2;
+        break;
+      case 4:
+        need(4);
+        headers[name] = bytes.readInt32BE(at);
+        at += 4;
+        break;
+      case 5:
+        need(8);
+        headers[name] = Number(bytes.readBigInt64BE(at));
+        at += 8;
+        break;
+      case 8:
+        need(8);
+        headers[name] = Number(bytes.readBigInt64BE(at));
+        at += 8;
+        break;
       case 6:
       case 7: {
         need(2);
@@ -48,7 +72,11 @@ function readHeaders(bytes: Buffer): EventStreamMessage['headers'] {
         at += 2 + length;
         break;
       }
-      case 9: need(16); headers[name] = bytes.subarray(at, at + 16).toString('hex'); at += 16; break;
+      case 9:
+        need(16);
+        headers[name] = bytes.subarray(at, at + 16).toString('hex');
+        at += 16;
+        break;
       default:
         throw new EventStreamError(`unknown event stream header type ${type}`);
     }
@@ -70,11 +98,14 @@ export class EventStreamDecoder {
     while (this.pending.length >= preludeLength) {
       const total = this.pending.readUInt32BE(0);
       const headersLength = this.pending.readUInt32BE(4);
-      if (crc32(this.pending.subarray(0, 8)) !== this.pending.readUInt32BE(8)) throw new EventStreamError('event stream prelude CRC mismatch');
-      if (total < preludeLength + 4 + headersLength || total > maxMessageLength) throw new EventStreamError(`bad event stream message length ${total}`);
+      if (crc32(this.pending.subarray(0, 8)) !== this.pending.readUInt32BE(8))
+        throw new EventStreamError('event stream prelude CRC mismatch');
+      if (total < preludeLength + 4 + headersLength || total > maxMessageLength)
+        throw new EventStreamError(`bad event stream message length ${total}`);
       if (this.pending.length < total) break;
       const message = this.pending.subarray(0, total);
-      if (crc32(message.subarray(0, total - 4)) !== message.readUInt32BE(total - 4)) throw new EventStreamError('event stream message CRC mismatch');
+      if (crc32(message.subarray(0, total - 4)) !== message.readUInt32BE(total - 4))
+        throw new EventStreamError('event stream message CRC mismatch');
       messages.push({
         headers: readHeaders(message.subarray(preludeLength, preludeLength + headersLength)),
         payload: new Uint8Array(message.subarray(preludeLength + headersLength, total - 4)),
@@ -105,7 +136,10 @@ export function createBedrockEventDecoder() {
     const messageType = text(message.headers[':message-type']) || 'event';
     if (messageType === 'exception') return { event: text(message.headers[':exception-type']) || 'exception', data: payload };
     if (messageType === 'error') {
-      return { event: text(message.headers[':error-code']) || 'error', data: JSON.stringify({ message: text(message.headers[':error-message']) }) };
+      return {
+        event: text(message.headers[':error-code']) || 'error',
+        data: JSON.stringify({ message: text(message.headers[':error-message']) }),
+      };
     }
     let data = payload;
     try {

@@ -24,14 +24,17 @@ export interface SigV4Result {
   authorization: string;
 }
 
-
 /** RFC 3986 encoding as SigV4 wants it: only A-Z a-z 0-9 - _ . ~ stay as they are. */
 export function uriEncode(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** yyyyMMddTHHmmssZ */
-export const amzDateOf = (now: Date) => now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const amzDateOf = (now: Date) =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4"+secret, date), region), service), "aws4_request"). */
 export function signingKey(secretAccessKey: string, date: string, region: string, service: string): Buffer {
@@ -47,7 +50,10 @@ export function signingKey(secretAccessKey: string, date: string, region: string
  */
 function canonicalUri(pathname: string): string {
   if (pathname === '' || pathname === '/') return '/';
-  return pathname.split('/').map((segment) => uriEncode(segment)).join('/');
+  return pathname
+    .split('/')
+    .map((segment) => uriEncode(segment))
+    .join('/');
 }
 
 function canonicalQuery(search: URLSearchParams): string {

@@ -26,7 +26,12 @@ export function azureApiVersion(other: string, requested?: string): string {
   return requested?.trim() || other.trim() || defaultAzureApiVersion;
 }
 
-export function buildAzureUrl(endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, requestedVersion?: string): string {
+export function buildAzureUrl(
+  endpoint: RelayEndpoint | 'models',
+  target: UpstreamTarget,
+  model: string,
+  requestedVersion?: string,
+): string {
   const base = trimSlash(target.baseURL);
   const version = encodeURIComponent(azureApiVersion(target.other, requestedVersion));
   if (endpoint === 'models') return `${base}/openai/models?api-version=${version}`;

@@ -6,7 +6,14 @@ import type { ProviderAdapter, RelayEndpoint, RequestOptions, UpstreamTarget } f
 import { buildAzureHeaders, buildAzureUrl } from './api.js';
 import { fetchAzureModels } from './models.js';
 
-export { buildAzureRealtimeUrl, buildAzureResponsesUrl, buildAzureUrl, azureApiVersion, azureDeploymentOf, defaultAzureApiVersion } from './api.js';
+export {
+  buildAzureRealtimeUrl,
+  buildAzureResponsesUrl,
+  buildAzureUrl,
+  azureApiVersion,
+  azureDeploymentOf,
+  defaultAzureApiVersion,
+} from './api.js';
 
 /** Channel form check: a key and the resource endpoint are required. Returns a message or null. */
 export function validateAzureChannel(key: string, _other: string, baseURL: string): string | null {
@@ -32,8 +39,22 @@ export const azureAdapter = {
     ],
     defaultModels: ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-35-turbo', 'text-embedding-3-small', 'dall-e-3', 'whisper'],
   },
-  endpoints: new Set(['chat', 'completions', 'embeddings', 'images', 'image-edits', 'image-variations', 'speech', 'transcriptions', 'translations'] as const),
-  api: { url: (endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, request?: RequestOptions) => buildAzureUrl(endpoint, target, model, request?.apiVersion), headers: buildAzureHeaders },
+  endpoints: new Set([
+    'chat',
+    'completions',
+    'embeddings',
+    'images',
+    'image-edits',
+    'image-variations',
+    'speech',
+    'transcriptions',
+    'translations',
+  ] as const),
+  api: {
+    url: (endpoint: RelayEndpoint | 'models', target: UpstreamTarget, model: string, request?: RequestOptions) =>
+      buildAzureUrl(endpoint, target, model, request?.apiVersion),
+    headers: buildAzureHeaders,
+  },
   chat: {
     prepareBody: prepareOpenAiChatBody,
     readUsage: (response) => readOpenAiUsage(response.usage),

@@ -22,11 +22,28 @@ export function applyQianfanSearch(body: Record<string, unknown>): void {
 
 /** Baidu Qianfan v2 (channel type 46): the OpenAI wire under `/v2`. */
 export const baiduV2Adapter = createOpenAiCompatible({
-  slug: 'baidu-v2', type: 46, displayName: '百度千帆 V2', defaultBaseURL: 'https://qianfan.baidubce.com',
+  slug: 'baidu-v2',
+  type: 46,
+  displayName: '百度千帆 V2',
+  defaultBaseURL: 'https://qianfan.baidubce.com',
   keyHint: '千帆 API Key（bce-v3/ALTAK-…），可选按如下格式附带应用 ID：APIKey|AppID',
-  versionPath: '/v2', supportsStreamUsage: true,
+  versionPath: '/v2',
+  supportsStreamUsage: true,
   endpoints: ['chat', 'embeddings', 'images', 'rerank'],
   authHeaders: qianfanAuthHeaders,
   prepareChatBody: applyQianfanSearch,
-  defaultModels: ['ernie-4.5-turbo-128k', 'ernie-4.5-8k-preview', 'ernie-4.0-turbo-8k', 'ernie-3.5-8k', 'ernie-speed-128k', 'ernie-lite-8k', 'deepseek-v3', 'deepseek-r1', 'embedding-v1', 'bge-large-zh', 'bce-reranker-base', 'irag-1.0'],
+  defaultModels: [
+    'ernie-4.5-turbo-128k',
+    'ernie-4.5-8k-preview',
+    'ernie-4.0-turbo-8k',
+    'ernie-3.5-8k',
+    'ernie-speed-128k',
+    'ernie-lite-8k',
+    'deepseek-v3',
+    'deepseek-r1',
+    'embedding-v1',
+    'bge-large-zh',
+    'bce-reranker-base',
+    'irag-1.0',
+  ],
 });

@@ -6,7 +6,10 @@ import { readBaiduUsage, throwIfBaiduError } from './response.js';
 import type { Json } from '@modelgate/shared';
 
 /** OpenAI `input` (a string or a list of strings) → Baidu's `input` list. */
-const inputsOf = (input: unknown): string[] => (Array.isArray(input) ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [typeof input === 'string' ? input : String(input ?? '')]);
+const inputsOf = (input: unknown): string[] =>
+  Array.isArray(input)
+    ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)))
+    : [typeof input === 'string' ? input : String(input ?? '')];
 
 async function buildBaiduEmbeddingsRequest(body: Json, call: ChatCall): Promise<UpstreamRequest> {
   const token = await baiduAccessToken(call);

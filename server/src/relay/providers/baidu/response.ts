@@ -13,9 +13,10 @@ export function readBaiduUsage(usage: unknown): Usage | null {
   if (!usage || typeof usage !== 'object') return null;
   const record = usage as Json;
   const promptTokens = usageCount(record.prompt_tokens);
-  const completionTokens = record.completion_tokens === undefined
-    ? Math.max(0, usageCount(record.total_tokens) - promptTokens)
-    : usageCount(record.completion_tokens);
+  const completionTokens =
+    record.completion_tokens === undefined
+      ? Math.max(0, usageCount(record.total_tokens) - promptTokens)
+      : usageCount(record.completion_tokens);
   return { promptTokens, completionTokens, cachedTokens: 0 };
 }
 
@@ -44,7 +45,6 @@ export function parseBaiduResponse(json: Json, model: string): { completion: Jso
   const content = typeof json.result === 'string' ? json.result : '';
   return { completion: openAiCompletion(id, model, { role: 'assistant', content }, finishReasonOf(json), usage), usage };
 }
-
 
 /**
  * Baidu stream frames `{id, sentence_id, result, is_end, is_truncated, usage}` → OpenAI chunks. Read

@@ -20,7 +20,11 @@ export interface BaiduCredential {
 
 /** `POST {base}/oauth/2.0/token?grant_type=client_credentials&client_id=…&client_secret=…` → `{access_token, expires_in}`. */
 async function issueAccessToken(credential: BaiduCredential, nowMs: number): Promise<IssuedToken> {
-  const query = new URLSearchParams({ grant_type: 'client_credentials', client_id: credential.apiKey, client_secret: credential.secretKey });
+  const query = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: credential.apiKey,
+    client_secret: credential.secretKey,
+  });
   let response;
   try {
     response = await request(`${credential.base}/oauth/2.0/token?${query.toString()}`, {

@@ -11,7 +11,8 @@ export function parseCloudflareError(status: number, bodyText: string): { messag
   try {
     const parsed = JSON.parse(bodyText) as { errors?: Array<{ code?: unknown; message?: unknown }> };
     const first = parsed.errors?.[0];
-    if (first && typeof first.message === 'string') return { message: first.message, code: first.code === undefined ? null : String(first.code) };
+    if (first && typeof first.message === 'string')
+      return { message: first.message, code: first.code === undefined ? null : String(first.code) };
   } catch {
     // fall through
   }
@@ -28,13 +29,22 @@ export function validateCloudflareChannel(key: string, other: string): string | 
 
 /** `GET /client/v4/accounts/{acct}/ai/models/search` → `result[].name`. */
 export async function fetchCloudflareModels(target: UpstreamTarget): Promise<string[]> {
-  const json = await getUpstreamJson(buildCloudflareUrl('models', target, ''), { authorization: `Bearer ${target.key}` }, target, parseCloudflareError);
+  const json = await getUpstreamJson(
+    buildCloudflareUrl('models', target, ''),
+    { authorization: `Bearer ${target.key}` },
+    target,
+    parseCloudflareError,
+  );
   return namesIn(json.result, 'name');
 }
 
 const base = createOpenAiCompatible({
-  slug: 'cloudflare', type: 39, displayName: 'Cloudflare Workers AI', defaultBaseURL: 'https://api.cloudflare.com',
-  keyHint: 'Cloudflare API Token（Bearer）；Account ID 填在「其他」', supportsStreamUsage: true,
+  slug: 'cloudflare',
+  type: 39,
+  displayName: 'Cloudflare Workers AI',
+  defaultBaseURL: 'https://api.cloudflare.com',
+  keyHint: 'Cloudflare API Token（Bearer）；Account ID 填在「其他」',
+  supportsStreamUsage: true,
   extraFields: [{ name: 'other', label: 'Account ID', placeholder: '32 位账户 ID', required: true }],
   defaultModels: ['@cf/meta/llama-3.1-8b-instruct', '@cf/meta/llama-3.3-70b-instruct-fp8-fast', '@cf/baai/bge-m3'],
   endpoints: ['chat', 'embeddings'],

@@ -11,18 +11,27 @@ const num = usageCount;
 /** Usage from `meta.billed_units` (preferred) or `meta.tokens`; null when neither is present. */
 export function readCohereUsage(json: Json): Usage | null {
   const meta = json.meta as { billed_units?: Json; tokens?: Json } | undefined;
-  const units = meta?.billed_units?.input_tokens !== undefined || meta?.billed_units?.output_tokens !== undefined ? meta.billed_units : meta?.tokens;
+  const units =
+    meta?.billed_units?.input_tokens !== undefined || meta?.billed_units?.output_tokens !== undefined ? meta.billed_units : meta?.tokens;
   if (!units) return null;
   return { promptTokens: num(units.input_tokens), completionTokens: num(units.output_tokens), cachedTokens: 0 };
 }
 
-const finishReasons: Record<string, string> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', ERROR_TOXIC: 'content_filter', ERROR_LIMIT: 'length' };
-const finishOf = (reason: unknown, hasTools: boolean) => (hasTools ? 'tool_calls' : finishReasons[String(reason)] ?? 'stop');
+const finishReasons: Record<string, string> = {
+  COMPLETE: 'stop',
+  STOP_SEQUENCE: 'stop',
+  MAX_TOKENS: 'length',
+  ERROR_TOXIC: 'content_filter',
+  ERROR_LIMIT: 'length',
+};
+const finishOf = (reason: unknown, hasTools: boolean) => (hasTools ? 'tool_calls' : (finishReasons[String(reason)] ?? 'stop'));
 
 function toolCallsOf(raw: unknown, prefix: string): Json[] {
   if (!Array.isArray(raw)) return [];
   return (raw as Array<{ name?: string; parameters?: unknown }>).map((call, index) => ({
-    index, id: `call_${prefix}_${index}`, type: 'function',
+    index,
+    id: `call_${prefix}_${index}`,
+    type: 'function',
     function: { name: call.name ?? '', arguments: JSON.stringify(call.parameters ?? {}) },
   }));
 }
@@ -67,12 +76,20 @@ export function createCohereStreamTransform(model: string) {
         const calls = toolCallsOf(line.tool_calls, chunks.currentId().slice(-8));
         if (calls.length === 0) return { chunks: [], text: '', usage };
         hasTools = true;
-        const text = calls.map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`).join('');
+        const text = calls
+          .map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`)
+          .join('');
         return { chunks: [delta({ tool_calls: calls })], text, usage };
       }
       if (type === 'stream-end') {
         const response = (line.response as Json | undefined) ?? {};
-        if (line.finish_reason === 'ERROR') throw new UpstreamError(502, typeof response.text === 'string' && response.text ? response.text : 'Cohere stream ended with an error', null, event.data);
+        if (line.finish_reason === 'ERROR')
+          throw new UpstreamError(
+            502,
+            typeof response.text === 'string' && response.text ? response.text : 'Cohere stream ended with an error',
+            null,
+            event.data,
+          );
         usage = readCohereUsage(response) ?? usage;
         return { chunks: chunks.finish(finishOf(line.finish_reason, hasTools), usage), text: '', usage };
       }

@@ -3,8 +3,12 @@ import { createOpenAiCompatible } from '../openai/index.js';
 
 /** DeepSeek reports prompt_cache_hit_tokens (read as cached tokens by the shared usage reader). */
 export const deepSeekAdapter = createOpenAiCompatible({
-  slug: 'deepseek', type: 43, displayName: 'DeepSeek', defaultBaseURL: 'https://api.deepseek.com',
-  defaultModels: ['deepseek-chat', 'deepseek-reasoner'], endpoints: ['chat', 'completions'],
+  slug: 'deepseek',
+  type: 43,
+  displayName: 'DeepSeek',
+  defaultBaseURL: 'https://api.deepseek.com',
+  defaultModels: ['deepseek-chat', 'deepseek-reasoner'],
+  endpoints: ['chat', 'completions'],
   supportsStreamUsage: true,
   fetchBalance: jsonBalance('/user/balance', (json) => {
     if (!Array.isArray(json.balance_infos)) throw new Error(unreadableBalance);

@@ -69,9 +69,10 @@ export function buildDifyRequest(body: Json, call: ChatCall): UpstreamRequest {
   const { query, imageUrls } = difyQueryOf(messages);
   const responseMode = call.isStream ? 'streaming' : 'blocking';
   const appType = difyAppTypeOf(call.target.other);
-  const out: Json = appType === 'workflow'
-    ? { inputs: { query }, response_mode: responseMode, user: difyUser }
-    : { inputs: {}, query, response_mode: responseMode, user: difyUser };
+  const out: Json =
+    appType === 'workflow'
+      ? { inputs: { query }, response_mode: responseMode, user: difyUser }
+      : { inputs: {}, query, response_mode: responseMode, user: difyUser };
   if (imageUrls.length > 0) out.files = imageUrls.map((url) => ({ type: 'image', transfer_method: 'remote_url', url }));
   return { url: buildDifyUrl('chat', call.target, call.upstreamModel), headers: buildDifyHeaders(call.target), body: out };
 }

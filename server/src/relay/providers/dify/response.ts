@@ -33,7 +33,8 @@ export function parseDifyResponse(json: Json, model: string): { completion: Json
   const data = json.data as Json | undefined;
   const content = typeof json.answer === 'string' ? json.answer : workflowText(data?.outputs);
   const usage = readDifyUsage(json);
-  const id = typeof json.message_id === 'string' ? json.message_id : typeof json.workflow_run_id === 'string' ? json.workflow_run_id : randomUUID();
+  const id =
+    typeof json.message_id === 'string' ? json.message_id : typeof json.workflow_run_id === 'string' ? json.workflow_run_id : randomUUID();
   return { completion: openAiCompletion(id, model, { role: 'assistant', content }, 'stop', usage), usage };
 }
 
@@ -72,7 +73,12 @@ export function createDifyStreamTransform(model: string) {
       }
       if (type === 'error') {
         const status = typeof line.status === 'number' ? line.status : 502;
-        throw new UpstreamError(status, typeof line.message === 'string' ? line.message : 'Dify stream error', typeof line.code === 'string' ? line.code : null, event.data);
+        throw new UpstreamError(
+          status,
+          typeof line.message === 'string' ? line.message : 'Dify stream error',
+          typeof line.code === 'string' ? line.code : null,
+          event.data,
+        );
       }
       if (type === 'message_end' || type === 'workflow_finished') {
         usage = readDifyUsage(line) ?? usage;

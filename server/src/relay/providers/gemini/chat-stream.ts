@@ -7,7 +7,11 @@ import { openAiLogprobsOf } from './logprobs.js';
 import { readGeminiUsage } from './usage.js';
 import type { Json } from '@modelgate/shared';
 
-interface ChoiceState { hasRole: boolean; toolCallCount: number; isFinished: boolean }
+interface ChoiceState {
+  hasRole: boolean;
+  toolCallCount: number;
+  isFinished: boolean;
+}
 
 /**
  * Gemini SSE (`data:` = one GenerateContentResponse, no terminator) → OpenAI chunks. usageMetadata
@@ -21,7 +25,11 @@ export function createGeminiStreamTransform(model: string) {
   let usage: Usage | null = null;
 
   const chunkOf = (index: number, delta: Json, finishReason: string | null, logprobs: Json | null = null): Json => ({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index, delta, finish_reason: finishReason, ...(logprobs ? { logprobs } : {}) }],
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index, delta, finish_reason: finishReason, ...(logprobs ? { logprobs } : {}) }],
   });
 
   const stateOf = (index: number): ChoiceState => {

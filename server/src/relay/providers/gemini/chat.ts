@@ -33,7 +33,11 @@ export function readParts(parts: unknown): ReadParts {
       else out.text += part.text;
     } else if (part.functionCall && typeof part.functionCall === 'object') {
       const call = part.functionCall as Json;
-      out.toolCalls.push({ id: toolCallId(), type: 'function', function: { name: String(call.name ?? ''), arguments: JSON.stringify(call.args ?? {}) } });
+      out.toolCalls.push({
+        id: toolCallId(),
+        type: 'function',
+        function: { name: String(call.name ?? ''), arguments: JSON.stringify(call.args ?? {}) },
+      });
     } else if (part.inlineData && typeof part.inlineData === 'object') {
       const data = part.inlineData as Json;
       out.text += `![image](data:${String(data.mimeType ?? 'image/png')};base64,${String(data.data ?? '')})`;
@@ -45,7 +49,8 @@ export function readParts(parts: unknown): ReadParts {
   return out;
 }
 
-export const completionId = (responseId: unknown) => `chatcmpl-${typeof responseId === 'string' && responseId ? responseId : randomBytes(12).toString('hex')}`;
+export const completionId = (responseId: unknown) =>
+  `chatcmpl-${typeof responseId === 'string' && responseId ? responseId : randomBytes(12).toString('hex')}`;
 
 /** A GenerateContentResponse → OpenAI `chat.completion` and its usage. */
 export function parseGeminiResponse(json: Json, model: string): { completion: Json; usage: Usage | null } {

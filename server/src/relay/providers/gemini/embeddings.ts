@@ -33,7 +33,11 @@ export function parseGeminiEmbeddings(json: Json, model: string): { response: Js
   return {
     response: {
       object: 'list',
-      data: embeddings.map((embedding, index) => ({ object: 'embedding', index, embedding: Array.isArray(embedding.values) ? embedding.values : [] })),
+      data: embeddings.map((embedding, index) => ({
+        object: 'embedding',
+        index,
+        embedding: Array.isArray(embedding.values) ? embedding.values : [],
+      })),
       model,
       usage: { prompt_tokens: 0, total_tokens: 0 },
     },

@@ -10,7 +10,12 @@ import { readGeminiUsage } from './usage.js';
 /** Reads text and usage from Gemini stream events passing through unchanged. */
 function createGeminiChunkTransform(): ChunkTransform {
   return {
-    onChunk: (chunk) => ({ text: textOfResponse(chunk), usage: readGeminiUsage(chunk.usageMetadata), isUsageOnly: false, isModified: false }),
+    onChunk: (chunk) => ({
+      text: textOfResponse(chunk),
+      usage: readGeminiUsage(chunk.usageMetadata),
+      isUsageOnly: false,
+      isModified: false,
+    }),
   };
 }
 
@@ -28,8 +33,15 @@ export const geminiAdapter: ProviderAdapter = {
     defaultBaseURL: 'https://generativelanguage.googleapis.com',
     extraFields: [],
     defaultModels: [
-      'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-3-pro-preview', 'gemini-3-flash-preview',
-      'gemini-2.0-flash', 'gemini-2.0-flash-lite', 'gemini-embedding-001', 'text-embedding-004',
+      'gemini-2.5-pro',
+      'gemini-2.5-flash',
+      'gemini-2.5-flash-lite',
+      'gemini-3-pro-preview',
+      'gemini-3-flash-preview',
+      'gemini-2.0-flash',
+      'gemini-2.0-flash-lite',
+      'gemini-embedding-001',
+      'text-embedding-004',
     ],
   },
   endpoints: new Set(['chat', 'embeddings']),

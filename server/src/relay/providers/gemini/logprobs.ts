@@ -47,7 +47,9 @@ export function openAiLogprobsOf(result: unknown): Json | null {
   listOf(chosenCandidates).forEach((chosen, step) => {
     const entry = tokenOf(chosen);
     if (!entry) return;
-    const top = listOf((tops[step] as Json | undefined)?.candidates).map(tokenOf).filter((item) => item !== null);
+    const top = listOf((tops[step] as Json | undefined)?.candidates)
+      .map(tokenOf)
+      .filter((item) => item !== null);
     content.push({ ...entry, top_logprobs: top });
   });
   return { content, refusal: null };

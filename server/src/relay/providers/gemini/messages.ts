@@ -2,11 +2,22 @@
 import type { Json } from '@modelgate/shared';
 
 export type GeminiPart = Json;
-export interface GeminiContent { role: 'user' | 'model'; parts: GeminiPart[] }
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: GeminiPart[];
+}
 
 const mimeByExtension: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif',
-  heic: 'image/heic', pdf: 'application/pdf', mp3: 'audio/mp3', wav: 'audio/wav', mp4: 'video/mp4',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  pdf: 'application/pdf',
+  mp3: 'audio/mp3',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
   txt: 'text/plain',
 };
 
@@ -38,7 +49,8 @@ function contentParts(content: unknown): GeminiPart[] {
       if (part) parts.push(part);
     } else if (item.type === 'input_audio') {
       const audio = item.input_audio as { data?: unknown; format?: unknown } | undefined;
-      if (typeof audio?.data === 'string') parts.push({ inlineData: { mimeType: `audio/${String(audio.format ?? 'wav')}`, data: audio.data } });
+      if (typeof audio?.data === 'string')
+        parts.push({ inlineData: { mimeType: `audio/${String(audio.format ?? 'wav')}`, data: audio.data } });
     } else if (item.type === 'file') {
       const file = item.file as { file_data?: unknown } | undefined;
       const part = typeof file?.file_data === 'string' ? mediaPart(file.file_data) : null;
@@ -49,7 +61,11 @@ function contentParts(content: unknown): GeminiPart[] {
 }
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : contentParts(content).map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+  typeof content === 'string'
+    ? content
+    : contentParts(content)
+        .map((part) => (typeof part.text === 'string' ? part.text : ''))
+        .join('');
 
 function parseArgs(text: unknown): Json {
   if (typeof text !== 'string' || text.trim() === '') return {};
@@ -79,7 +95,10 @@ export interface ConvertOptions {
 }
 
 /** Converts the OpenAI `messages` array; consecutive tool results share one `user` turn. */
-export function convertMessages(messages: unknown, options: ConvertOptions): { contents: GeminiContent[]; systemInstruction?: { parts: GeminiPart[] } } {
+export function convertMessages(
+  messages: unknown,
+  options: ConvertOptions,
+): { contents: GeminiContent[]; systemInstruction?: { parts: GeminiPart[] } } {
   const contents: GeminiContent[] = [];
   const systemParts: GeminiPart[] = [];
   const toolNames = new Map<string, string>();

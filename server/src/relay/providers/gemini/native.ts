@@ -10,7 +10,11 @@ import type { Json } from '@modelgate/shared';
 /** A Gemini-format client's body sent unchanged; only the model (in the URL) is the mapped one. */
 export function buildNativeGeminiRequest(body: Json, call: ChatCall): UpstreamRequest {
   const model = call.upstreamModel;
-  return { url: geminiChatUrl(call.target.baseURL, versionFor(call.options, model), model, call.isStream), headers: geminiHeaders(call.target), body };
+  return {
+    url: geminiChatUrl(call.target.baseURL, versionFor(call.options, model), model, call.isStream),
+    headers: geminiHeaders(call.target),
+    body,
+  };
 }
 
 /** The text (answer, thoughts, function calls) one GenerateContentResponse adds. */
@@ -55,6 +59,9 @@ export const geminiNativeWire: NativeWire = {
       const body = (chat.body ?? {}) as Record<string, unknown>;
       return { ...chat, url, body: { generateContentRequest: { ...body, model: `models/${decodeURIComponent(model)}` } } };
     },
-    read: (json) => (typeof json.totalTokens === 'number' && Number.isFinite(json.totalTokens) && json.totalTokens >= 0 ? Math.floor(json.totalTokens) : null),
+    read: (json) =>
+      typeof json.totalTokens === 'number' && Number.isFinite(json.totalTokens) && json.totalTokens >= 0
+        ? Math.floor(json.totalTokens)
+        : null,
   },
 };

@@ -1,15 +1,29 @@
 /** JSON-schema keys Gemini's OpenAPI-subset Schema accepts; everything else is dropped. */
 const allowedKeys = new Set([
-  'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items',
-  'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
-  'anyOf', 'propertyOrdering', 'title',
+  'type',
+  'format',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'anyOf',
+  'propertyOrdering',
+  'title',
 ]);
 
 /** String formats Gemini accepts; other formats (uri, email, ...) are dropped. */
 const allowedStringFormats = new Set(['enum', 'date-time']);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Cleans an OpenAI tool/response JSON schema for Gemini: drops unsupported keys ($schema,

@@ -15,9 +15,10 @@ export function readGeminiUsage(raw: unknown): Usage | null {
   if (!raw || typeof raw !== 'object') return null;
   const meta = raw as Record<string, unknown>;
   const promptTokens = count(meta.promptTokenCount) + count(meta.toolUsePromptTokenCount);
-  const completionTokens = meta.candidatesTokenCount === undefined && meta.totalTokenCount !== undefined
-    ? Math.max(0, count(meta.totalTokenCount) - promptTokens)
-    : count(meta.candidatesTokenCount) + count(meta.thoughtsTokenCount);
+  const completionTokens =
+    meta.candidatesTokenCount === undefined && meta.totalTokenCount !== undefined
+      ? Math.max(0, count(meta.totalTokenCount) - promptTokens)
+      : count(meta.candidatesTokenCount) + count(meta.thoughtsTokenCount);
   const cachedTokens = Math.min(count(meta.cachedContentTokenCount), promptTokens);
   return { promptTokens, completionTokens, cachedTokens };
 }

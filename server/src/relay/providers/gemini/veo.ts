@@ -19,7 +19,7 @@ export function veoSubmitRequest(target: UpstreamTarget, model: string, ask: Vid
 
 /** Submits a video: the operation's name is the upstream id. */
 export async function submitVeo(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
-  const json = await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo') as Json;
+  const json = (await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo')) as Json;
   const name = json?.name;
   if (typeof name !== 'string' || !operationName.test(name)) {
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
@@ -28,7 +28,8 @@ export async function submitVeo(adapter: ProviderAdapter, target: UpstreamTarget
 }
 
 const samplesOf = (response: unknown): Json[] => {
-  const generated = (response as { generateVideoResponse?: { generatedSamples?: unknown } } | undefined)?.generateVideoResponse?.generatedSamples;
+  const generated = (response as { generateVideoResponse?: { generatedSamples?: unknown } } | undefined)?.generateVideoResponse
+    ?.generatedSamples;
   return Array.isArray(generated) ? (generated as Json[]) : [];
 };
 
@@ -36,9 +37,18 @@ const samplesOf = (response: unknown): Json[] => {
 export function veoStateOf(upstreamId: string, json: Json): VideoState {
   if (json.done !== true) return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: '50%', uris: [] };
   const error = json.error as { message?: unknown } | undefined;
-  if (error) return { upstreamId, status: 'FAILURE', failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败', progress: '100%', uris: [] };
+  if (error)
+    return {
+      upstreamId,
+      status: 'FAILURE',
+      failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败',
+      progress: '100%',
+      uris: [],
+    };
   const response = json.response as Json | undefined;
-  const uris = samplesOf(response).map((sample) => (sample.video as { uri?: unknown } | undefined)?.uri).filter((uri): uri is string => typeof uri === 'string' && uri.length <= 4096);
+  const uris = samplesOf(response)
+    .map((sample) => (sample.video as { uri?: unknown } | undefined)?.uri)
+    .filter((uri): uri is string => typeof uri === 'string' && uri.length <= 4096);
   if (uris.length === 0) {
     const filtered = (response?.generateVideoResponse as { raiMediaFilteredReasons?: unknown } | undefined)?.raiMediaFilteredReasons;
     const reason = Array.isArray(filtered) && typeof filtered[0] === 'string' ? filtered[0].slice(0, 2000) : 'Veo 没有返回视频';
@@ -52,7 +62,12 @@ export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamT
   const states: VideoState[] = [];
   for (const name of upstreamIds) {
     if (!operationName.test(name)) continue;
-    const request: UpstreamRequest = { url: `${geminiBase(target.baseURL)}/v1beta/${name}`, method: 'GET', headers: geminiHeaders(target), body: '' };
+    const request: UpstreamRequest = {
+      url: `${geminiBase(target.baseURL)}/v1beta/${name}`,
+      method: 'GET',
+      headers: geminiHeaders(target),
+      body: '',
+    };
     const json = await sendTaskJson(adapter, target, request, 'Veo').catch(() => null);
     if (json && typeof json === 'object' && !Array.isArray(json)) states.push(veoStateOf(name, json as Json));
   }

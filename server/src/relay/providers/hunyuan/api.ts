@@ -15,15 +15,26 @@ export const hunyuanUrl = (target: UpstreamTarget): string => `${target.baseURL.
  * covers its hash). The canonical host is the URL's host, which the HTTP client sends as Host, so
  * a proxy or local base URL signs what it receives. `nowMs` is the clock (tests inject it).
  */
-export function buildSignedHunyuanRequest(target: UpstreamTarget, action: string, payload: Record<string, unknown>, nowMs = Date.now()): UpstreamRequest {
+export function buildSignedHunyuanRequest(
+  target: UpstreamTarget,
+  action: string,
+  payload: Record<string, unknown>,
+  nowMs = Date.now(),
+): UpstreamRequest {
   const credentials = parseHunyuanKey(target.key);
   if (!credentials) throw new RelayError(500, 'invalid_channel_key', '腾讯混元渠道密钥格式应为 AppId|SecretId|SecretKey');
   const url = hunyuanUrl(target);
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(nowMs / 1000);
   const { authorization } = signTc3({
-    secretId: credentials.secretId, secretKey: credentials.secretKey, service: hunyuanService,
-    host: new URL(url).host, action, timestamp, body, contentType,
+    secretId: credentials.secretId,
+    secretKey: credentials.secretKey,
+    service: hunyuanService,
+    host: new URL(url).host,
+    action,
+    timestamp,
+    body,
+    contentType,
   });
   const headers: Record<string, string> = {
     ...target.headers,

@@ -27,9 +27,10 @@ export function parseHunyuanEmbeddings(json: Json, model: string): { response: J
     return { object: 'embedding', index: typeof item.Index === 'number' ? item.Index : position, embedding };
   });
   const raw = payload.Usage as Json | undefined;
-  const usage: Usage | null = raw && typeof raw === 'object' && (raw.PromptTokens !== undefined || raw.TotalTokens !== undefined)
-    ? { promptTokens: usageCount(raw.PromptTokens ?? raw.TotalTokens), completionTokens: 0, cachedTokens: 0 }
-    : null;
+  const usage: Usage | null =
+    raw && typeof raw === 'object' && (raw.PromptTokens !== undefined || raw.TotalTokens !== undefined)
+      ? { promptTokens: usageCount(raw.PromptTokens ?? raw.TotalTokens), completionTokens: 0, cachedTokens: 0 }
+      : null;
   const response: Json = { object: 'list', data, model };
   if (usage) response.usage = { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens };
   return { response, usage };

@@ -6,7 +6,10 @@ export interface HunyuanCredentials {
 }
 
 export function parseHunyuanKey(key: string): HunyuanCredentials | null {
-  const parts = key.trim().split('|').map((part) => part.trim());
+  const parts = key
+    .trim()
+    .split('|')
+    .map((part) => part.trim());
   if (parts.length === 2) parts.unshift('');
   if (parts.length !== 3) return null;
   const [appId, secretId, secretKey] = parts as [string, string, string];

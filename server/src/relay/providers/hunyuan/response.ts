@@ -39,7 +39,6 @@ export function parseHunyuanResponse(json: Json, model: string): { completion: J
   return { completion: openAiCompletion(id, model, out, finishOf(choice.FinishReason), usage), usage };
 }
 
-
 /**
  * Hunyuan's stream, read line by line: `data:` frames with `Choices[].Delta{Content,
  * ReasoningContent}` and a cumulative `Usage`, the last one with `FinishReason` set. An error

@@ -10,7 +10,9 @@ import type { Json } from '@modelgate/shared';
  */
 export function prepareJinaRerankBody(body: Json, upstreamModel: string): Json {
   const documents = Array.isArray(body.documents)
-    ? (body.documents as unknown[]).map((doc) => (doc && typeof doc === 'object' && typeof (doc as Json).text === 'string' ? (doc as Json).text : doc))
+    ? (body.documents as unknown[]).map((doc) =>
+        doc && typeof doc === 'object' && typeof (doc as Json).text === 'string' ? (doc as Json).text : doc,
+      )
     : body.documents;
   const out: Json = { model: upstreamModel, query: body.query, documents };
   if (typeof body.top_n === 'number') out.top_n = body.top_n;
@@ -27,7 +29,10 @@ export function validateJinaChannel(key: string): string | null {
 }
 
 const base = createOpenAiCompatible({
-  slug: 'jina', type: 38, displayName: 'Jina', defaultBaseURL: 'https://api.jina.ai',
+  slug: 'jina',
+  type: 38,
+  displayName: 'Jina',
+  defaultBaseURL: 'https://api.jina.ai',
   keyHint: 'jina_...（Bearer）',
   defaultModels: ['jina-embeddings-v3', 'jina-clip-v2', 'jina-reranker-v2-base-multilingual', 'jina-reranker-m0'],
   endpoints: ['embeddings', 'rerank'],

@@ -21,10 +21,20 @@ export const klingAdapter = {
     headers: klingHeaders,
   },
   chat: { prepareBody: () => undefined, readUsage: () => null },
-  chatStream: { supportsStreamUsage: false, createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }) },
+  chatStream: {
+    supportsStreamUsage: false,
+    createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }),
+  },
   embeddings: { readUsage: () => null },
   errors: { parse: parseOpenAiError },
-  validateChannel: (key: string) => (key.split('\n').map((line) => line.trim()).filter(Boolean).every((line) => klingCredentials(line)) ? null : 'Kling 的密钥格式为 AccessKey|SecretKey'),
+  validateChannel: (key: string) =>
+    key
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .every((line) => klingCredentials(line))
+      ? null
+      : 'Kling 的密钥格式为 AccessKey|SecretKey',
   // Listing one task costs nothing and proves the base URL and the key.
   checkHealth: async (target: UpstreamTarget) => {
     await checkKlingHealth(klingAdapter, target);

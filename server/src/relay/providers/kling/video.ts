@@ -27,7 +27,11 @@ function checkAsk(ask: VideoAsk): void {
  * `POST {base}/v1/videos/text2video`, or `image2video` with a first frame (base64 without a data:
  * prefix; Kling takes the frame's aspect ratio, so none is sent). Mode is left to Kling (std).
  */
-export function klingSubmitRequest(target: UpstreamTarget, model: string, ask: VideoAsk): { endpoint: 'text2video' | 'image2video'; request: UpstreamRequest } {
+export function klingSubmitRequest(
+  target: UpstreamTarget,
+  model: string,
+  ask: VideoAsk,
+): { endpoint: 'text2video' | 'image2video'; request: UpstreamRequest } {
   const endpoint = ask.image ? 'image2video' : 'text2video';
   const body: Json = { model_name: model, prompt: ask.prompt, duration: String(ask.seconds) };
   if (ask.image) body.image = ask.image.data;
@@ -40,7 +44,7 @@ export function klingSubmitRequest(target: UpstreamTarget, model: string, ask: V
 export async function submitKling(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
   checkAsk(ask);
   const { endpoint, request } = klingSubmitRequest(target, model, ask);
-  const json = await sendTaskJson(adapter, target, request, 'Kling') as Json | null;
+  const json = (await sendTaskJson(adapter, target, request, 'Kling')) as Json | null;
   const code = json?.code;
   if (typeof code === 'number' && code !== 0) {
     const message = typeof json?.message === 'string' ? json.message.slice(0, 500) : '';
@@ -60,12 +64,16 @@ const progressOf: Record<string, string> = { submitted: '10%', processing: '50%'
 export function klingStateOf(upstreamId: string, data: Json): VideoState {
   const status = data.task_status;
   if (status === 'failed') {
-    const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg.slice(0, 2000) : 'Kling 生成失败';
+    const reason =
+      typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg.slice(0, 2000) : 'Kling 生成失败';
     return { upstreamId, status: 'FAILURE', failReason: reason, progress: '100%', uris: [] };
   }
-  if (status !== 'succeed') return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: progressOf[String(status)] ?? '10%', uris: [] };
+  if (status !== 'succeed')
+    return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: progressOf[String(status)] ?? '10%', uris: [] };
   const videos = (data.task_result as { videos?: unknown } | undefined)?.videos;
-  const uris = (Array.isArray(videos) ? (videos as Json[]) : []).map((video) => video?.url).filter((url): url is string => typeof url === 'string' && url.length <= 4096);
+  const uris = (Array.isArray(videos) ? (videos as Json[]) : [])
+    .map((video) => video?.url)
+    .filter((url): url is string => typeof url === 'string' && url.length <= 4096);
   if (uris.length === 0) return { upstreamId, status: 'FAILURE', failReason: 'Kling 没有返回视频', progress: '100%', uris: [] };
   return { upstreamId, status: 'SUCCESS', failReason: '', progress: '100%', uris };
 }
@@ -77,15 +85,25 @@ export function klingQueryRequest(target: UpstreamTarget, upstreamId: string): U
 
 /** `GET {base}/v1/videos/text2video?pageNum=1&pageSize=1`: the newest task, if any (free; the channel test). */
 export function klingListRequest(target: UpstreamTarget): UpstreamRequest {
-  return { url: `${klingBase(target.baseURL)}/v1/videos/text2video?pageNum=1&pageSize=1`, method: 'GET', headers: klingHeaders(target), body: '' };
+  return {
+    url: `${klingBase(target.baseURL)}/v1/videos/text2video?pageNum=1&pageSize=1`,
+    method: 'GET',
+    headers: klingHeaders(target),
+    body: '',
+  };
 }
 
 /** The channel test: a list of one task proves the base URL and the key (a 2xx with code ≠ 0 is a failure too). */
 export async function checkKlingHealth(adapter: ProviderAdapter, target: UpstreamTarget): Promise<void> {
-  const json = await sendTaskJson(adapter, target, klingListRequest(target), 'Kling') as Json | null;
+  const json = (await sendTaskJson(adapter, target, klingListRequest(target), 'Kling')) as Json | null;
   if (json?.code !== 0) {
     const message = typeof json?.message === 'string' ? json.message.slice(0, 500) : '';
-    throw new UpstreamError(502, `Kling 上游返回错误（code ${String(json?.code)}）：${message}`, 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
+    throw new UpstreamError(
+      502,
+      `Kling 上游返回错误（code ${String(json?.code)}）：${message}`,
+      'upstream_bad_response',
+      JSON.stringify(json).slice(0, 2000),
+    );
   }
 }
 
@@ -94,7 +112,7 @@ export async function fetchKlingStates(adapter: ProviderAdapter, target: Upstrea
   const states: VideoState[] = [];
   for (const upstreamId of upstreamIds) {
     if (!upstreamIdPattern.test(upstreamId)) continue;
-    const json = await sendTaskJson(adapter, target, klingQueryRequest(target, upstreamId), 'Kling').catch(() => null) as Json | null;
+    const json = (await sendTaskJson(adapter, target, klingQueryRequest(target, upstreamId), 'Kling').catch(() => null)) as Json | null;
     const data = json?.code === 0 ? json.data : null;
     if (data && typeof data === 'object' && !Array.isArray(data)) states.push(klingStateOf(upstreamId, data as Json));
   }

@@ -7,7 +7,8 @@ export function parseMjError(status: number, bodyText: string): { message: strin
   try {
     const parsed = JSON.parse(bodyText) as Record<string, unknown>;
     const message = [parsed.description, parsed.message, parsed.error].find((value) => typeof value === 'string' && value);
-    if (typeof message === 'string') return { message: message.slice(0, 2000), code: parsed.code === undefined ? null : String(parsed.code) };
+    if (typeof message === 'string')
+      return { message: message.slice(0, 2000), code: parsed.code === undefined ? null : String(parsed.code) };
   } catch {
     // not JSON
   }
@@ -17,7 +18,19 @@ export function parseMjError(status: number, bodyText: string): { message: strin
 /** The per-call models of each action (new-api's names, so imported prices keep working). */
 const openSourceModels = ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_upscale', 'mj_describe', 'mj_blend'];
 const plusModels = [
-  ...openSourceModels, 'mj_modal', 'mj_zoom', 'mj_custom_zoom', 'mj_shorten', 'mj_high_variation', 'mj_low_variation', 'mj_pan', 'mj_inpaint', 'swap_face', 'mj_upload', 'mj_video', 'mj_edits',
+  ...openSourceModels,
+  'mj_modal',
+  'mj_zoom',
+  'mj_custom_zoom',
+  'mj_shorten',
+  'mj_high_variation',
+  'mj_low_variation',
+  'mj_pan',
+  'mj_inpaint',
+  'swap_face',
+  'mj_upload',
+  'mj_video',
+  'mj_edits',
 ];
 
 function midjourneyAdapter(type: 2 | 5, slug: string, displayName: string, defaultModels: string[]) {
@@ -28,7 +41,14 @@ function midjourneyAdapter(type: 2 | 5, slug: string, displayName: string, defau
       displayName,
       keyHint: 'Midjourney-Proxy 的 mj-api-secret',
       defaultBaseURL: '',
-      extraFields: [{ name: 'base_url' as const, label: 'Midjourney-Proxy 地址（服务 /mj/… 的部分之前）', placeholder: 'https://mj-proxy.example.com', required: true }],
+      extraFields: [
+        {
+          name: 'base_url' as const,
+          label: 'Midjourney-Proxy 地址（服务 /mj/… 的部分之前）',
+          placeholder: 'https://mj-proxy.example.com',
+          required: true,
+        },
+      ],
       defaultModels,
     },
     // No /v1 endpoint: the channel serves the /mj routes (relay/tasks) by its per-action models.
@@ -38,7 +58,10 @@ function midjourneyAdapter(type: 2 | 5, slug: string, displayName: string, defau
       headers: (target: UpstreamTarget) => mjListRequest(target, []).headers,
     },
     chat: { prepareBody: () => undefined, readUsage: () => null },
-    chatStream: { supportsStreamUsage: false, createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }) },
+    chatStream: {
+      supportsStreamUsage: false,
+      createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }),
+    },
     embeddings: { readUsage: () => null },
     errors: { parse: parseMjError },
     validateChannel: (_key: string, _other: string, baseURL: string) => (baseURL.trim() ? null : '请填写 Midjourney-Proxy 地址'),

@@ -23,15 +23,26 @@ export interface MjSubmitAnswer {
 export const mjAcceptedCodes = new Set([1, 21, 22]);
 const channelTroubleCodes = new Set([9, 23]);
 
-const text = (value: unknown, max: number): string => (typeof value === 'string' ? value.slice(0, max) : typeof value === 'number' ? String(value) : '');
+const text = (value: unknown, max: number): string =>
+  typeof value === 'string' ? value.slice(0, max) : typeof value === 'number' ? String(value) : '';
 
 /** Reads a submit answer; a bad shape is the channel's fault (502). */
 function submitAnswerOf(json: unknown): MjSubmitAnswer {
   if (!isObject(json) || typeof json.code !== 'number' || !Number.isInteger(json.code)) {
     throw new UpstreamError(502, 'Midjourney 上游的回答无效', 'upstream_bad_response', JSON.stringify(json ?? null).slice(0, 2000));
   }
-  const result = Array.isArray(json.result) ? json.result.filter((item): item is string => typeof item === 'string').slice(0, 20).map((item) => item.slice(0, 2048)) : text(json.result, 191);
-  return { code: json.code, description: text(json.description, 2000), result, properties: isObject(json.properties) ? json.properties : {} };
+  const result = Array.isArray(json.result)
+    ? json.result
+        .filter((item): item is string => typeof item === 'string')
+        .slice(0, 20)
+        .map((item) => item.slice(0, 2048))
+    : text(json.result, 191);
+  return {
+    code: json.code,
+    description: text(json.description, 2000),
+    result,
+    properties: isObject(json.properties) ? json.properties : {},
+  };
 }
 
 /**
@@ -41,10 +52,22 @@ function submitAnswerOf(json: unknown): MjSubmitAnswer {
  */
 export async function submitMjTask(adapter: ProviderAdapter, target: UpstreamTarget, path: string, body: Json): Promise<MjSubmitAnswer> {
   const answer = submitAnswerOf(await sendTaskJson(adapter, target, mjSubmitRequest(target, path, body), 'Midjourney'));
-  if (channelTroubleCodes.has(answer.code)) throw new UpstreamError(503, answer.description || `Midjourney 上游繁忙（code ${answer.code}）`, String(answer.code), JSON.stringify(answer).slice(0, 2000));
-  if (!mjAcceptedCodes.has(answer.code)) throw new TaskRefusal({ ...answer, result: null }, answer.description || `Midjourney 提交失败（code ${answer.code}）`);
+  if (channelTroubleCodes.has(answer.code))
+    throw new UpstreamError(
+      503,
+      answer.description || `Midjourney 上游繁忙（code ${answer.code}）`,
+      String(answer.code),
+      JSON.stringify(answer).slice(0, 2000),
+    );
+  if (!mjAcceptedCodes.has(answer.code))
+    throw new TaskRefusal({ ...answer, result: null }, answer.description || `Midjourney 提交失败（code ${answer.code}）`);
   if (answer.result === '' || (Array.isArray(answer.result) && answer.result.length === 0)) {
-    throw new UpstreamError(502, 'Midjourney 上游接受了任务但没有给出任务 ID', 'upstream_bad_response', JSON.stringify(answer).slice(0, 2000));
+    throw new UpstreamError(
+      502,
+      'Midjourney 上游接受了任务但没有给出任务 ID',
+      'upstream_bad_response',
+      JSON.stringify(answer).slice(0, 2000),
+    );
   }
   return answer;
 }
@@ -101,7 +124,8 @@ function taskStateOf(item: unknown): MjTaskState | null {
 /** Polls `POST {base}/mj/task/list-by-condition {ids}` (an array of task objects). */
 export async function fetchMjTasks(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<MjTaskState[]> {
   const json = await sendTaskJson(adapter, target, mjListRequest(target, upstreamIds), 'Midjourney');
-  if (!Array.isArray(json)) throw new UpstreamError(502, 'Midjourney 上游的任务列表不是数组', 'upstream_bad_response', JSON.stringify(json ?? null).slice(0, 2000));
+  if (!Array.isArray(json))
+    throw new UpstreamError(502, 'Midjourney 上游的任务列表不是数组', 'upstream_bad_response', JSON.stringify(json ?? null).slice(0, 2000));
   return json.map(taskStateOf).filter((state): state is MjTaskState => state !== null);
 }
 

@@ -16,5 +16,10 @@ export function mjListRequest(target: UpstreamTarget, upstreamIds: string[]): Up
 
 /** `GET {base}/mj/task/{id}/image-seed` (Proxy Plus). */
 export function mjImageSeedRequest(target: UpstreamTarget, upstreamId: string): UpstreamRequest {
-  return { url: `${trimSlash(target.baseURL)}/mj/task/${encodeURIComponent(upstreamId)}/image-seed`, headers: headersOf(target), body: '', method: 'GET' };
+  return {
+    url: `${trimSlash(target.baseURL)}/mj/task/${encodeURIComponent(upstreamId)}/image-seed`,
+    headers: headersOf(target),
+    body: '',
+    method: 'GET',
+  };
 }

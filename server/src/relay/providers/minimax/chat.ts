@@ -24,7 +24,12 @@ export function buildMiniMaxChatRequest(body: Json, call: ChatCall): UpstreamReq
 function openAiErrorOf(json: Json, bodyText: string): UpstreamError | null {
   const error = json.error as { message?: unknown; code?: unknown } | undefined;
   if (!error || typeof error !== 'object' || Array.isArray(json.choices)) return null;
-  return new UpstreamError(500, typeof error.message === 'string' ? error.message : 'MiniMax 返回错误', typeof error.code === 'string' ? error.code : null, bodyText);
+  return new UpstreamError(
+    500,
+    typeof error.message === 'string' ? error.message : 'MiniMax 返回错误',
+    typeof error.code === 'string' ? error.code : null,
+    bodyText,
+  );
 }
 
 /** OpenAI-shaped answer; a `base_resp` failure on HTTP 200 throws. */
@@ -42,11 +47,13 @@ function deltaChoices(choices: unknown): Json[] {
   return (choices as unknown[]).flatMap((item, index) => {
     if (!item || typeof item !== 'object') return [];
     const choice = item as Json;
-    return [{
-      index: typeof choice.index === 'number' ? choice.index : index,
-      delta: choice.delta && typeof choice.delta === 'object' ? choice.delta : {},
-      finish_reason: choice.finish_reason ?? null,
-    }];
+    return [
+      {
+        index: typeof choice.index === 'number' ? choice.index : index,
+        delta: choice.delta && typeof choice.delta === 'object' ? choice.delta : {},
+        finish_reason: choice.finish_reason ?? null,
+      },
+    ];
   });
 }
 

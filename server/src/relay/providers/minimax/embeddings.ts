@@ -11,7 +11,9 @@ import type { Json } from '@modelgate/shared';
  */
 export function buildMiniMaxEmbeddingsRequest(body: Json, call: ChatCall): UpstreamRequest {
   const input = body.input;
-  const texts = Array.isArray(input) ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))) : [typeof input === 'string' ? input : ''];
+  const texts = Array.isArray(input)
+    ? input.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)))
+    : [typeof input === 'string' ? input : ''];
   const out = { model: call.upstreamModel, texts, type: body.type === 'query' ? 'query' : 'db' };
   return { url: miniMaxApi.url('embeddings', call.target, call.upstreamModel), headers: miniMaxApi.headers(call.target), body: out };
 }

@@ -8,10 +8,16 @@ import { parseOpenAiError } from '../openai/errors.js';
  * limits 429; 1026/1027 content policy and 2013 bad parameters 400; anything else 500.
  */
 const statusByCode: Record<number, number> = {
-  1004: 401, 2049: 401,
+  1004: 401,
+  2049: 401,
   1008: 403,
-  1002: 429, 1039: 429, 1041: 429, 2045: 429,
-  1026: 400, 1027: 400, 2013: 400,
+  1002: 429,
+  1039: 429,
+  1041: 429,
+  2045: 429,
+  1026: 400,
+  1027: 400,
+  2013: 400,
 };
 
 export const miniMaxStatusOf = (code: number): number => statusByCode[code] ?? 500;

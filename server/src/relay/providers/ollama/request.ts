@@ -36,7 +36,7 @@ function toOllamaMessage(message: Json, toolNames: Map<string, string>): OllamaM
       if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
       if (part.type === 'image_url') {
         const image = part.image_url as { url?: string } | string | undefined;
-        const url = typeof image === 'string' ? image : image?.url ?? '';
+        const url = typeof image === 'string' ? image : (image?.url ?? '');
         const data = base64Of(url);
         if (data) images.push(data);
       }

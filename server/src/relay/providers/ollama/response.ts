@@ -46,7 +46,10 @@ export function parseOllamaChat(json: Json, model: string): { completion: Json; 
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
   const usage = readOllamaUsage(json);
   const completion: Json = {
-    id: `chatcmpl-${id}`, object: 'chat.completion', created: nowSeconds(), model,
+    id: `chatcmpl-${id}`,
+    object: 'chat.completion',
+    created: nowSeconds(),
+    model,
     choices: [{ index: 0, message: out, finish_reason: finishOf(json.done_reason, toolCalls.length > 0) }],
   };
   if (usage) completion.usage = openAiUsage(usage);
@@ -57,8 +60,18 @@ export function parseOllamaChat(json: Json, model: string): { completion: Json; 
 export function parseOllamaGenerate(json: Json, model: string): { completion: Json; usage: Usage | null } {
   const usage = readOllamaUsage(json);
   const completion: Json = {
-    id: `cmpl-${randomUUID().replaceAll('-', '')}`, object: 'text_completion', created: nowSeconds(), model,
-    choices: [{ index: 0, text: typeof json.response === 'string' ? json.response : '', finish_reason: finishOf(json.done_reason, false), logprobs: null }],
+    id: `cmpl-${randomUUID().replaceAll('-', '')}`,
+    object: 'text_completion',
+    created: nowSeconds(),
+    model,
+    choices: [
+      {
+        index: 0,
+        text: typeof json.response === 'string' ? json.response : '',
+        finish_reason: finishOf(json.done_reason, false),
+        logprobs: null,
+      },
+    ],
   };
   if (usage) completion.usage = openAiUsage(usage);
   return { completion, usage };
@@ -70,7 +83,8 @@ export function parseOllamaEmbed(json: Json, model: string): { response: Json; u
   const usage: Usage = { promptTokens: num(json.prompt_eval_count), completionTokens: 0, cachedTokens: 0 };
   return {
     response: {
-      object: 'list', model,
+      object: 'list',
+      model,
       data: embeddings.map((embedding, index) => ({ object: 'embedding', index, embedding })),
       usage: { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens },
     },
@@ -127,8 +141,9 @@ export function createOllamaStreamTransform(model: string, kind: 'chat' | 'compl
           toolIndex += calls.length;
           hasTools = true;
         }
-        text = `${(delta.content as string | undefined) ?? ''}${(delta.reasoning_content as string | undefined) ?? ''}`
-          + calls.map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`).join('');
+        text =
+          `${(delta.content as string | undefined) ?? ''}${(delta.reasoning_content as string | undefined) ?? ''}` +
+          calls.map((call) => `${(call.function as Json).name as string}${(call.function as Json).arguments as string}`).join('');
         const hasPayload = delta.content !== undefined || delta.reasoning_content !== undefined || calls.length > 0;
         if (hasPayload || (!isRoleSent && line.done !== true)) {
           chunks.push(chunk([{ index: 0, delta, finish_reason: null }]));
@@ -138,7 +153,9 @@ export function createOllamaStreamTransform(model: string, kind: 'chat' | 'compl
       if (line.done === true) {
         usage = readOllamaUsage(line);
         const finish = finishOf(line.done_reason, hasTools);
-        chunks.push(chunk([kind === 'chat' ? { index: 0, delta: {}, finish_reason: finish } : { index: 0, text: '', finish_reason: finish }]));
+        chunks.push(
+          chunk([kind === 'chat' ? { index: 0, delta: {}, finish_reason: finish } : { index: 0, text: '', finish_reason: finish }]),
+        );
         if (usage) chunks.push(chunk([], { usage: openAiUsage(usage) }));
       }
       return { chunks, text, usage };

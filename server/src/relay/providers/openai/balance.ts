@@ -13,7 +13,12 @@ export const cnyPerUsd = 7.3;
 
 /** A finite number, or a decimal number as a string (SiliconFlow and DeepSeek send strings); anything else throws. */
 export function balanceAmount(value: unknown): number {
-  const amount = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d{1,30}(\.\d{1,30})?\s*$/.test(value) ? Number(value) : Number.NaN;
+  const amount =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*-?\d{1,30}(\.\d{1,30})?\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
   if (!Number.isFinite(amount)) throw new Error(unreadableBalance);
   return amount;
 }

@@ -7,7 +7,19 @@ import { readEmbeddingUsage } from './embeddings.js';
 import { parseOpenAiError } from './errors.js';
 import { responsesPassThrough } from './responses-passthrough.js';
 
-const allEndpoints: RelayEndpoint[] = ['chat', 'completions', 'embeddings', 'moderations', 'images', 'image-edits', 'image-variations', 'speech', 'transcriptions', 'translations', 'rerank'];
+const allEndpoints: RelayEndpoint[] = [
+  'chat',
+  'completions',
+  'embeddings',
+  'moderations',
+  'images',
+  'image-edits',
+  'image-variations',
+  'speech',
+  'transcriptions',
+  'translations',
+  'rerank',
+];
 
 /** One OpenAI-wire provider, described as data; every field but the first four is optional. */
 export interface OpenAiCompatibleConfig {
@@ -62,7 +74,12 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
     slug: config.slug,
     meta,
     endpoints: new Set(config.endpoints ?? allEndpoints),
-    api: createOpenAiApi({ versionPath: config.versionPath ?? '/v1', isFullUrl: config.isFullUrl, extraHeaders: config.extraHeaders, authHeaders: config.authHeaders }),
+    api: createOpenAiApi({
+      versionPath: config.versionPath ?? '/v1',
+      isFullUrl: config.isFullUrl,
+      extraHeaders: config.extraHeaders,
+      authHeaders: config.authHeaders,
+    }),
     chat: {
       prepareBody: prepareBodyOf(config),
       readUsage: (response) => readOpenAiUsage(response.usage, usageOptions),
@@ -80,15 +97,32 @@ export function createOpenAiCompatible(config: OpenAiCompatibleConfig): Provider
 }
 
 /** Type 1 OpenAI: also the native target of `/v1/responses` (passed through to `{base}/v1/responses`). */
-export const openAiAdapter: ProviderAdapter = { ...createOpenAiCompatible({
-  slug: 'openai',
-  type: 1,
-  displayName: 'OpenAI',
-  defaultBaseURL: 'https://api.openai.com',
-  keyHint: 'sk-...',
-  extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
-  defaultModels: ['gpt-5', 'gpt-5-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'o3', 'o4-mini', 'text-embedding-3-small', 'text-embedding-3-large', 'dall-e-3', 'whisper-1', 'tts-1'],
-  supportsStreamUsage: true,
-  hasReasoningRules: true,
-  fetchBalance: fetchDashboardBalance,
-}), native: responsesPassThrough };
+export const openAiAdapter: ProviderAdapter = {
+  ...createOpenAiCompatible({
+    slug: 'openai',
+    type: 1,
+    displayName: 'OpenAI',
+    defaultBaseURL: 'https://api.openai.com',
+    keyHint: 'sk-...',
+    extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
+    defaultModels: [
+      'gpt-5',
+      'gpt-5-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'gpt-4o',
+      'gpt-4o-mini',
+      'o3',
+      'o4-mini',
+      'text-embedding-3-small',
+      'text-embedding-3-large',
+      'dall-e-3',
+      'whisper-1',
+      'tts-1',
+    ],
+    supportsStreamUsage: true,
+    hasReasoningRules: true,
+    fetchBalance: fetchDashboardBalance,
+  }),
+  native: responsesPassThrough,
+};

@@ -22,18 +22,29 @@ async function passStream(rc: ResponseContext, answer: UpstreamAnswer): Promise<
   const { ctx, job, exchange } = rc;
   const { options } = ctx;
   rc.detach();
-  const driver = new StreamDriver({
-    out: exchange.raw as unknown as StreamOut,
-    codec: new OpenAiSseCodec({ transform: rc.channel.adapter!.chatStream.createTransform(), clientWantsUsage: job.clientWantsUsage, startedAt: rc.startedAt, model: job.model, acceptLanguage: exchange.headers['accept-language'] }),
-    idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
-    pingIntervalMs: options.bool('general_setting.ping_interval_enabled') ? options.number('general_setting.ping_interval_seconds') * 1000 : 0,
-    abort: rc.abort,
-    startedAt: rc.startedAt,
-    countPromptTokens: job.countPromptTokens,
-    start: () => exchange.startStream(sseHeaders),
-    cancel: () => answer.cancel(),
-    acceptLanguage: exchange.headers['accept-language'],
-  }, () => answer.resume());
+  const driver = new StreamDriver(
+    {
+      out: exchange.raw as unknown as StreamOut,
+      codec: new OpenAiSseCodec({
+        transform: rc.channel.adapter!.chatStream.createTransform(),
+        clientWantsUsage: job.clientWantsUsage,
+        startedAt: rc.startedAt,
+        model: job.model,
+        acceptLanguage: exchange.headers['accept-language'],
+      }),
+      idleTimeoutMs: ctx.config.streamIdleTimeoutSeconds * 1000,
+      pingIntervalMs: options.bool('general_setting.ping_interval_enabled')
+        ? options.number('general_setting.ping_interval_seconds') * 1000
+        : 0,
+      abort: rc.abort,
+      startedAt: rc.startedAt,
+      countPromptTokens: job.countPromptTokens,
+      start: () => exchange.startStream(sseHeaders),
+      cancel: () => answer.cancel(),
+      acceptLanguage: exchange.headers['accept-language'],
+    },
+    () => answer.resume(),
+  );
   answer.stream(driver);
   const outcome = await driver.done;
   if (!outcome.isStarted && outcome.error !== null && !outcome.isClientGone && !outcome.isIdleTimeout) {
@@ -42,7 +53,12 @@ async function passStream(rc: ResponseContext, answer: UpstreamAnswer): Promise<
     if (outcome.error instanceof RelayError) throw outcome.error;
     throw new UpstreamError(0, `读取上游响应失败：${(outcome.error as Error).message}`, null, '');
   }
-  return { usage: outcome.usage, isStream: true, frtMs: outcome.frtMs, isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout };
+  return {
+    usage: outcome.usage,
+    isStream: true,
+    frtMs: outcome.frtMs,
+    isComplete: outcome.error === null && !outcome.isClientGone && !outcome.isIdleTimeout,
+  };
 }
 
 /** A non-stream answer passed through as it came: its usage (read fast from the bytes when it can). */
@@ -52,7 +68,8 @@ function passAnswer(rc: ResponseContext, head: AnswerHead, bytes: Buffer): Deliv
   const contentType = head.contentType || 'application/json';
   const send = () => exchange.send(head.statusCode, contentType, bytes);
   const frtMs = Date.now() - rc.startedAt;
-  if (job.readAnswerUsage) return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs, send, answer: bytes };
+  if (job.readAnswerUsage)
+    return { usage: job.readAnswerUsage(adapter, { bytes, contentType }), isStream: false, frtMs, send, answer: bytes };
   const isJson = contentType.includes('json');
   let usage: Usage | null | undefined = isJson ? job.readUsageFromBytes?.(adapter, bytes) : undefined;
   let parsed: Record<string, unknown> | null = null;

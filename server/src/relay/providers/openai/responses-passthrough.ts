@@ -45,8 +45,17 @@ export const responsesPassThrough = {
         const type = typeof data.type === 'string' ? data.type : event.event;
         // An `error` event is not passed on as it came: it ends the stream (or fails over before the
         // first byte) and reaches the client classified and redacted (errors.ts).
-        if (type === 'error') throw new UpstreamError(0, typeof data.message === 'string' ? data.message : '上游流返回错误', typeof data.code === 'string' ? data.code : null, event.data);
-        if ((type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta') && typeof data.delta === 'string') {
+        if (type === 'error')
+          throw new UpstreamError(
+            0,
+            typeof data.message === 'string' ? data.message : '上游流返回错误',
+            typeof data.code === 'string' ? data.code : null,
+            event.data,
+          );
+        if (
+          (type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta') &&
+          typeof data.delta === 'string'
+        ) {
           return { usage, text: data.delta };
         }
         if (type && terminal.has(type)) usage = readResponsesUsage((data.response as Json | undefined) ?? {}) ?? usage;

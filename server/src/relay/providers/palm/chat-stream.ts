@@ -12,7 +12,11 @@ export function createPalmStreamTransform(model: string) {
   const created = Math.floor(Date.now() / 1000);
   let isFinished = false;
   const chunkOf = (delta: Record<string, unknown>, finishReason: string | null) => ({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }],
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
   });
 
   return {

@@ -24,7 +24,8 @@ export function checkContentParts(messages: unknown, channel: string, supported:
       const { type } = part;
       if (typeof type !== 'string') throw invalidPart(path, '缺少 type');
       if (!supported.has(type)) throw invalidPart(path, `${channel} 渠道不支持内容类型 ${type.slice(0, 40)}`);
-      if ((type === 'text' || type === 'input_text' || type === 'refusal') && typeof (part.text ?? part.refusal) !== 'string') throw invalidPart(path, 'text 必须是字符串');
+      if ((type === 'text' || type === 'input_text' || type === 'refusal') && typeof (part.text ?? part.refusal) !== 'string')
+        throw invalidPart(path, 'text 必须是字符串');
       if (type === 'image_url') {
         const image = part.image_url;
         const url = typeof image === 'string' ? image : isObject(image) ? image.url : undefined;
@@ -32,9 +33,11 @@ export function checkContentParts(messages: unknown, channel: string, supported:
       }
       if (type === 'file') {
         const file = isObject(part.file) ? part.file : {};
-        if (typeof file.file_data !== 'string' || !file.file_data.startsWith('data:')) throw invalidPart(path, `${channel} 渠道的 file 需要 file_data（base64 data URL），不支持 file_id`);
+        if (typeof file.file_data !== 'string' || !file.file_data.startsWith('data:'))
+          throw invalidPart(path, `${channel} 渠道的 file 需要 file_data（base64 data URL），不支持 file_id`);
       }
-      if (type === 'input_audio' && (!isObject(part.input_audio) || typeof part.input_audio.data !== 'string')) throw invalidPart(path, 'input_audio.data 必须是 base64 字符串');
+      if (type === 'input_audio' && (!isObject(part.input_audio) || typeof part.input_audio.data !== 'string'))
+        throw invalidPart(path, 'input_audio.data 必须是 base64 字符串');
     });
   });
 }

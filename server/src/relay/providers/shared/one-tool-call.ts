@@ -41,6 +41,9 @@ export function firstToolCallStream(transform: Transform): Transform {
     const choices = (chunk.choices as Json[]).map(rewriteChoice).filter((choice) => choice !== null);
     return choices.length > 0 || chunk.usage !== undefined ? { ...chunk, choices } : null;
   };
-  const map = (events: ConvertedEvents): ConvertedEvents => ({ ...events, chunks: events.chunks.map(rewrite).filter((chunk) => chunk !== null) });
+  const map = (events: ConvertedEvents): ConvertedEvents => ({
+    ...events,
+    chunks: events.chunks.map(rewrite).filter((chunk) => chunk !== null),
+  });
   return { onEvent: (event) => map(transform.onEvent(event)), finish: () => map(transform.finish()) };
 }

@@ -4,13 +4,18 @@ import type { Json } from '@modelgate/shared';
 
 /** OpenAI `usage` of a converted answer. */
 export const openAiUsage = (usage: Usage): Json => ({
-  prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
+  prompt_tokens: usage.promptTokens,
+  completion_tokens: usage.completionTokens,
+  total_tokens: usage.promptTokens + usage.completionTokens,
 });
 
 /** An OpenAI `chat.completion` with one choice, as converters build it from a provider answer. */
 export function openAiCompletion(id: string, model: string, message: Json, finishReason: string, usage: Usage | null): Json {
   const completion: Json = {
-    id: `chatcmpl-${id}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+    id: `chatcmpl-${id}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
     choices: [{ index: 0, message, finish_reason: finishReason }],
   };
   if (usage) completion.usage = openAiUsage(usage);

@@ -29,10 +29,15 @@ function schemaOf(format: unknown): { name: string | null; description: string |
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw badFormat('response_format.json_schema 必须是对象');
   const { name, description, schema } = spec as Json;
   if (schema === undefined) return { name: typeof name === 'string' ? name : null, description: null, schema: { type: 'object' } };
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw badFormat('response_format.json_schema.schema 必须是 JSON Schema 对象');
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+    throw badFormat('response_format.json_schema.schema 必须是 JSON Schema 对象');
   const rootType = (schema as Json).type;
   if (rootType !== undefined && rootType !== 'object') throw badFormat('response_format.json_schema.schema 的根类型必须是 object');
-  return { name: typeof name === 'string' ? name : null, description: typeof description === 'string' ? description : null, schema: schema as Json };
+  return {
+    name: typeof name === 'string' ? name : null,
+    description: typeof description === 'string' ? description : null,
+    schema: schema as Json,
+  };
 }
 
 /** Whether a (valid) format carries a schema of its own: json_object and a schema-less json_schema do not. */
@@ -43,7 +48,13 @@ const withDescription = ({ schema, description }: { schema: Json; description: s
   description && schema.description === undefined ? { ...schema, description } : schema;
 
 const toolNamesOf = (tools: unknown): Set<string> =>
-  new Set(Array.isArray(tools) ? (tools as Json[]).map((tool) => (tool?.function as Json | undefined)?.name).filter((name): name is string => typeof name === 'string') : []);
+  new Set(
+    Array.isArray(tools)
+      ? (tools as Json[])
+          .map((tool) => (tool?.function as Json | undefined)?.name)
+          .filter((name): name is string => typeof name === 'string')
+      : [],
+  );
 
 /** Whether the request turns on a thinking mode that forbids forcing a tool (Claude). */
 const isThinking = (body: Json, upstreamModel: string): boolean =>
@@ -60,7 +71,11 @@ const isThinking = (body: Json, upstreamModel: string): boolean =>
  * `response_format`, with that schema, and no tool is added; the answer is the model's own text.
  * json_object has no schema to give and always becomes the tool. Malformed formats are the same 400s.
  */
-export function jsonAsTool(body: Json, upstreamModel: string, nativeSchema?: (schema: Json) => Json | null): { body: Json; tool: JsonTool | null } {
+export function jsonAsTool(
+  body: Json,
+  upstreamModel: string,
+  nativeSchema?: (schema: Json) => Json | null,
+): { body: Json; tool: JsonTool | null } {
   const spec = schemaOf(body.response_format);
   if (!spec) {
     if (body.response_format === undefined) return { body, tool: null };
@@ -77,7 +92,10 @@ export function jsonAsTool(body: Json, upstreamModel: string, nativeSchema?: (sc
   for (let i = 2; taken.has(name); i += 1) name = `json_response_${i}`;
   const { response_format: _format, ...out } = body;
   const description = `${spec.description ? `${spec.description}\n` : ''}Give your final answer by calling this tool: its input is the answer, a JSON object matching the schema.`;
-  out.tools = [...(Array.isArray(body.tools) ? body.tools : []), { type: 'function', function: { name, description, parameters: spec.schema } }];
+  out.tools = [
+    ...(Array.isArray(body.tools) ? body.tools : []),
+    { type: 'function', function: { name, description, parameters: spec.schema } },
+  ];
   if (isThinking(body, upstreamModel)) {
     out.tool_choice = 'auto';
     const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -142,7 +160,11 @@ export function jsonFromToolStream(transform: Transform, tool: JsonTool): Transf
           kept.push({ ...call, index: renumbered.get(index) });
         }
         const { tool_calls: _calls, ...rest } = delta;
-        choice.delta = { ...rest, ...(content !== '' || rest.content !== undefined ? { content } : {}), ...(kept.length > 0 ? { tool_calls: kept } : {}) };
+        choice.delta = {
+          ...rest,
+          ...(content !== '' || rest.content !== undefined ? { content } : {}),
+          ...(kept.length > 0 ? { tool_calls: kept } : {}),
+        };
       }
       if (choice.finish_reason === 'tool_calls' && jsonIndex !== null && !isOtherCall) choice.finish_reason = 'stop';
     }

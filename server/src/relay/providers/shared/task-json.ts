@@ -13,10 +13,18 @@ const maxBytes = 4 * 1024 * 1024;
  * an UpstreamError; any other error is the gateway's. A non-2xx throws an UpstreamError with the provider's message and status
  * (failover decides on it); a 2xx that is not JSON is a 502.
  */
-export async function sendTaskJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest, platform: string): Promise<unknown> {
+export async function sendTaskJson(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  request: UpstreamRequest,
+  platform: string,
+): Promise<unknown> {
   // Serialised before the connection: a body the gateway cannot write is its own failure, not the channel's.
   const { body } = request;
-  const serialized = typeof body === 'object' && !(body instanceof FormData) && !(body instanceof Uint8Array) && !adapter.transport ? { ...request, body: JSON.stringify(body) } : request;
+  const serialized =
+    typeof body === 'object' && !(body instanceof FormData) && !(body instanceof Uint8Array) && !adapter.transport
+      ? { ...request, body: JSON.stringify(body) }
+      : request;
   let response: UpstreamResponse;
   try {
     response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher });
@@ -62,7 +70,10 @@ const lastSecond = 253_402_300_799;
  * error): it is not tried elsewhere, nothing is billed, and the caller gets the platform's answer.
  */
 export class TaskRefusal extends Error {
-  constructor(readonly answer: Record<string, unknown>, message: string) {
+  constructor(
+    readonly answer: Record<string, unknown>,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -48,6 +48,7 @@ export function videoGet(uri: string, provider: string, headersFor: (url: URL) =
   } catch {
     throw new UpstreamError(502, `${provider} 视频地址无效`, 'upstream_bad_response', '');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UpstreamError(502, `${provider} 视频地址无效`, 'upstream_bad_response', '');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UpstreamError(502, `${provider} 视频地址无效`, 'upstream_bad_response', '');
   return { url: url.toString(), method: 'GET', headers: headersFor(url), body: '' };
 }

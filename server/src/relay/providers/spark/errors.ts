@@ -10,7 +10,17 @@ import type { Json } from '@modelgate/shared';
 export function sparkStatusOf(code: number): number {
   if (code === 11200) return 401; // no authorization for this app / capability: the key's fault
   if (code === 11201 || code === 11202 || code === 11203 || code === 10110) return 429; // daily / second / concurrency limits, server busy
-  if (code === 10013 || code === 10014 || code === 10019 || code === 10907 || code === 10163 || code === 10160 || code === 10161 || code === 10222) return 400; // content refused, too long, bad parameters
+  if (
+    code === 10013 ||
+    code === 10014 ||
+    code === 10019 ||
+    code === 10907 ||
+    code === 10163 ||
+    code === 10160 ||
+    code === 10161 ||
+    code === 10222
+  )
+    return 400; // content refused, too long, bad parameters
   return 500;
 }
 
@@ -28,7 +38,8 @@ export function parseSparkError(status: number, bodyText: string): { message: st
   try {
     const parsed = JSON.parse(bodyText) as Json;
     const header = parsed.header as Json | undefined;
-    if (header && typeof header.message === 'string') return { message: header.message, code: typeof header.code === 'number' ? String(header.code) : null };
+    if (header && typeof header.message === 'string')
+      return { message: header.message, code: typeof header.code === 'number' ? String(header.code) : null };
     if (typeof parsed.message === 'string') return { message: parsed.message, code: null };
   } catch {
     // not JSON

@@ -34,7 +34,10 @@ export const sparkAdapter = {
     headers: () => ({}),
   },
   chat: { prepareBody: () => undefined, readUsage: (response) => readSparkUsage(response) },
-  chatStream: { supportsStreamUsage: false, createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }) },
+  chatStream: {
+    supportsStreamUsage: false,
+    createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }),
+  },
   embeddings: { readUsage: () => null },
   errors: { parse: parseSparkError },
   validateChannel: (key: string, _other: string, _baseURL: string) => validateSparkKey(key),

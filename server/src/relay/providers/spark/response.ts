@@ -27,8 +27,15 @@ function textOf(frame: Json): string {
 function toolCallsOf(frame: Json): Json[] {
   const parts = objectOf(objectOf(frame.payload).choices).text;
   if (!Array.isArray(parts)) return [];
-  return (parts as Json[]).map((part) => objectOf(part?.function_call)).filter((call) => typeof call.name === 'string')
-    .map((call, index) => ({ index, id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) } }));
+  return (parts as Json[])
+    .map((part) => objectOf(part?.function_call))
+    .filter((call) => typeof call.name === 'string')
+    .map((call, index) => ({
+      index,
+      id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+      type: 'function',
+      function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+    }));
 }
 
 const isLastFrame = (frame: Json): boolean => objectOf(frame.header).status === 2 || objectOf(objectOf(frame.payload).choices).status === 2;
@@ -77,5 +84,14 @@ export function parseSparkResponse(json: Json, model: string): { completion: Jso
   throwIfSparkError(json, JSON.stringify(json));
   const usage = readSparkUsage(json);
   const sid = objectOf(json.header).sid;
-  return { completion: openAiCompletion(typeof sid === 'string' && sid ? sid : randomUUID(), model, { role: 'assistant', content: textOf(json) }, 'stop', usage), usage };
+  return {
+    completion: openAiCompletion(
+      typeof sid === 'string' && sid ? sid : randomUUID(),
+      model,
+      { role: 'assistant', content: textOf(json) },
+      'stop',
+      usage,
+    ),
+    usage,
+  };
 }

@@ -46,7 +46,11 @@ const isLastFrame = (text: string): boolean => {
 export const sparkTransport: UpstreamTransport = {
   send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(request.url, { handshakeTimeout: options.headersTimeout || handshakeTimeoutMs, perMessageDeflate: false, maxPayload: maxFrameBytes });
+      const socket = new WebSocket(request.url, {
+        handshakeTimeout: options.headersTimeout || handshakeTimeoutMs,
+        perMessageDeflate: false,
+        maxPayload: maxFrameBytes,
+      });
       const lines = new PassThrough();
       let isOpen = false;
       const onAbort = () => {
@@ -78,7 +82,11 @@ export const sparkTransport: UpstreamTransport = {
         resolve({ statusCode: 200, headers: { 'content-type': 'application/x-ndjson' }, body: bodyOf(lines) });
       });
       socket.on('message', (data) => {
-        const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+        const text = Buffer.isBuffer(data)
+          ? data.toString('utf8')
+          : Array.isArray(data)
+            ? Buffer.concat(data).toString('utf8')
+            : Buffer.from(data).toString('utf8');
         lines.write(`${text.replace(/\n/g, ' ')}\n`);
         if (isLastFrame(text)) socket.close();
       });

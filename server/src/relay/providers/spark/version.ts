@@ -8,7 +8,11 @@ export interface SparkEndpoint {
 export const defaultSparkVersion = 'v2.1';
 
 const domains: Record<string, string> = {
-  'v1.1': 'lite', 'v2.1': 'generalv2', 'v3.1': 'generalv3', 'v3.5': 'generalv3.5', 'v4.0': '4.0Ultra',
+  'v1.1': 'lite',
+  'v2.1': 'generalv2',
+  'v3.1': 'generalv3',
+  'v3.5': 'generalv3.5',
+  'v4.0': '4.0Ultra',
 };
 /** Versions served under `/chat/{name}` rather than `/{version}/chat`. */
 const namedChats = new Set(['pro-128k', 'max-32k']);

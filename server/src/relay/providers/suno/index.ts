@@ -11,7 +11,14 @@ export const sunoAdapter = {
     displayName: 'Suno API',
     keyHint: 'Suno API 代理的密钥（Bearer）',
     defaultBaseURL: '',
-    extraFields: [{ name: 'base_url', label: 'Suno API 代理地址（服务 /suno/… 的部分之前）', placeholder: 'https://suno-api.example.com', required: true }],
+    extraFields: [
+      {
+        name: 'base_url',
+        label: 'Suno API 代理地址（服务 /suno/… 的部分之前）',
+        placeholder: 'https://suno-api.example.com',
+        required: true,
+      },
+    ],
     defaultModels: ['suno_music', 'suno_lyrics'],
   },
   // No /v1 endpoint: the channel serves the task routes (relay/tasks) by its models.
@@ -21,7 +28,10 @@ export const sunoAdapter = {
     headers: (target: UpstreamTarget) => sunoFetchRequest(target, []).headers,
   },
   chat: { prepareBody: () => undefined, readUsage: () => null },
-  chatStream: { supportsStreamUsage: false, createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }) },
+  chatStream: {
+    supportsStreamUsage: false,
+    createTransform: () => ({ onChunk: () => ({ text: '', usage: null, isUsageOnly: false, isModified: false }) }),
+  },
   embeddings: { readUsage: () => null },
   errors: { parse: parseOpenAiError },
   validateChannel: (_key: string, _other: string, baseURL: string) => (baseURL.trim() ? null : '请填写 Suno API 代理地址'),

@@ -27,7 +27,12 @@ async function postJson(adapter: ProviderAdapter, target: UpstreamTarget, reques
  * Submits a task: `{code:"success", data:"<upstream task id>"}`; any other code is the request's
  * fault as the proxy saw it (400 with its message); an HTTP error keeps its status (failover).
  */
-export async function submitSunoTask(adapter: ProviderAdapter, target: UpstreamTarget, action: 'MUSIC' | 'LYRICS', body: Json): Promise<string> {
+export async function submitSunoTask(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  action: 'MUSIC' | 'LYRICS',
+  body: Json,
+): Promise<string> {
   const json = await postJson(adapter, target, sunoSubmitRequest(target, action, body));
   const id = json.data;
   if (json.code !== 'success' || typeof id !== 'string' || !id || id.length > 191) {
@@ -41,18 +46,26 @@ export async function submitSunoTask(adapter: ProviderAdapter, target: UpstreamT
 export async function fetchSunoTasks(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<SunoTaskState[]> {
   const json = await postJson(adapter, target, sunoFetchRequest(target, upstreamIds));
   const list = Array.isArray(json.data) ? (json.data as Json[]) : [];
-  return list.filter((item) => item && typeof item === 'object' && typeof item.task_id === 'string').map((item) => {
-    const status = typeof item.status === 'string' && sunoStatuses.has(item.status) ? item.status : 'UNKNOWN';
-    const isDone = status === 'SUCCESS' || status === 'FAILURE';
-    return {
-      upstreamId: item.task_id as string,
-      status,
-      failReason: typeof item.fail_reason === 'string' ? item.fail_reason.slice(0, 2000) : '',
-      progress: isDone ? '100%' : typeof item.progress === 'string' && /^\d{1,3}%$/.test(item.progress) ? item.progress : status === 'IN_PROGRESS' ? '50%' : '0%',
-      startTime: epochSeconds(item.start_time),
-      finishTime: epochSeconds(item.finish_time),
-      // Whole (the answer is at most 4 MB): a cut would not be JSON any more.
-      data: item.data === undefined ? '' : JSON.stringify(item.data),
-    };
-  });
+  return list
+    .filter((item) => item && typeof item === 'object' && typeof item.task_id === 'string')
+    .map((item) => {
+      const status = typeof item.status === 'string' && sunoStatuses.has(item.status) ? item.status : 'UNKNOWN';
+      const isDone = status === 'SUCCESS' || status === 'FAILURE';
+      return {
+        upstreamId: item.task_id as string,
+        status,
+        failReason: typeof item.fail_reason === 'string' ? item.fail_reason.slice(0, 2000) : '',
+        progress: isDone
+          ? '100%'
+          : typeof item.progress === 'string' && /^\d{1,3}%$/.test(item.progress)
+            ? item.progress
+            : status === 'IN_PROGRESS'
+              ? '50%'
+              : '0%',
+        startTime: epochSeconds(item.start_time),
+        finishTime: epochSeconds(item.finish_time),
+        // Whole (the answer is at most 4 MB): a cut would not be JSON any more.
+        data: item.data === undefined ? '' : JSON.stringify(item.data),
+      };
+    });
 }

@@ -64,7 +64,8 @@ export function validateVertexRegions(other: string): string | null {
   if (!map || typeof map !== 'object' || Array.isArray(map)) return 'Vertex AI 区域映射必须是 JSON 对象，如 {"default": "us-central1"}';
   for (const [model, region] of Object.entries(map)) {
     if (model === storageUriKey) {
-      if (typeof region !== 'string' || !storageUriPattern.test(region)) return `Vertex AI storageUri 无效：${String(JSON.stringify(region)).slice(0, 100)}（例如 gs://my-bucket/veo/）`;
+      if (typeof region !== 'string' || !storageUriPattern.test(region))
+        return `Vertex AI storageUri 无效：${String(JSON.stringify(region)).slice(0, 100)}（例如 gs://my-bucket/veo/）`;
       continue;
     }
     if (!isVertexRegion(region)) return `Vertex AI 区域无效：${model} → ${String(JSON.stringify(region)).slice(0, 64)}（例如 us-central1）`;
@@ -87,7 +88,12 @@ function actionOf(model: string, isStream: boolean): string {
 }
 
 /** URL and auth headers for one model call, with a cached OAuth token or the API key. */
-export async function vertexEndpoint(target: UpstreamTarget, model: string, isStream: boolean, dispatcher: Dispatcher = target.dispatcher): Promise<{ url: string; headers: Record<string, string> }> {
+export async function vertexEndpoint(
+  target: UpstreamTarget,
+  model: string,
+  isStream: boolean,
+  dispatcher: Dispatcher = target.dispatcher,
+): Promise<{ url: string; headers: Record<string, string> }> {
   const key = parseVertexKey(target.key);
   // Express mode (API key) is served from the global endpoint unless a region is configured.
   const region = key.kind === 'api-key' && !target.other.trim() ? 'global' : regionFor(target.other, model);
@@ -97,7 +103,8 @@ export async function vertexEndpoint(target: UpstreamTarget, model: string, isSt
   const modelPath = `publishers/${publisher}/models/${encodeURIComponent(model).replace(/%40/g, '@')}:${actionOf(model, isStream)}`;
   const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
   // The client's anthropic-* headers are for Claude models only.
-  if (publisher === 'google') for (const name of Object.keys(headers)) if (name.toLowerCase().startsWith('anthropic-')) delete headers[name];
+  if (publisher === 'google')
+    for (const name of Object.keys(headers)) if (name.toLowerCase().startsWith('anthropic-')) delete headers[name];
   if (key.kind === 'api-key') {
     if (isClaudeModel(model)) throw relayErrors.badRequest('Vertex AI API Key 仅支持 Gemini 模型；Claude 模型请使用服务账号 JSON');
     headers['x-goog-api-key'] = key.apiKey;

@@ -50,10 +50,22 @@ export const vertexAdapter: ProviderAdapter = {
     displayName: 'Google Vertex AI',
     keyHint: '服务账号 JSON 密钥（整个 JSON 文件内容），或 Vertex AI API Key（仅 Gemini）',
     defaultBaseURL: '',
-    extraFields: [{ name: 'other', label: '区域 Region', placeholder: 'us-central1，或 {"default":"us-central1","claude-sonnet-4@20250514":"us-east5","storageUri":"gs://my-bucket/veo/"}' }],
+    extraFields: [
+      {
+        name: 'other',
+        label: '区域 Region',
+        placeholder: 'us-central1，或 {"default":"us-central1","claude-sonnet-4@20250514":"us-east5","storageUri":"gs://my-bucket/veo/"}',
+      },
+    ],
     defaultModels: [
-      'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash',
-      'claude-sonnet-4-5@20250929', 'claude-opus-4-1@20250805', 'claude-sonnet-4@20250514', 'claude-3-7-sonnet@20250219',
+      'gemini-2.5-pro',
+      'gemini-2.5-flash',
+      'gemini-2.5-flash-lite',
+      'gemini-2.0-flash',
+      'claude-sonnet-4-5@20250929',
+      'claude-opus-4-1@20250805',
+      'claude-sonnet-4@20250514',
+      'claude-3-7-sonnet@20250219',
     ],
   },
   endpoints: new Set(['chat']),
@@ -70,7 +82,12 @@ export const vertexAdapter: ProviderAdapter = {
   chatStream: {
     supportsStreamUsage: true,
     createTransform: () => ({
-      onChunk: (chunk) => ({ text: '', usage: chunk.usageMetadata ? readGeminiUsage(chunk.usageMetadata) : readClaudeUsage(chunk.usage), isUsageOnly: false, isModified: false }),
+      onChunk: (chunk) => ({
+        text: '',
+        usage: chunk.usageMetadata ? readGeminiUsage(chunk.usageMetadata) : readClaudeUsage(chunk.usage),
+        isUsageOnly: false,
+        isModified: false,
+      }),
     }),
   },
   embeddings: { readUsage: () => null },

@@ -4,7 +4,6 @@ import type { ServiceAccount } from './credentials.js';
 
 export const cloudPlatformScope = 'https://www.googleapis.com/auth/cloud-platform';
 
-
 /**
  * The signed JWT assertion of Google's service-account OAuth flow: RS256 over
  * `{alg,typ,kid}.{iss: client_email, scope: cloud-platform, aud: token_uri, iat, exp: iat+3600}`.

@@ -4,7 +4,6 @@ import type { ServiceAccount } from './credentials.js';
 import { createServiceAccountJwt } from './jwt.js';
 import { TokenCache, type IssuedToken } from '../shared/token-cache.js';
 
-
 /** Refresh this long before the token's expiry, so a request never starts with a dying token. */
 const refreshMarginMs = 5 * 60 * 1000;
 
@@ -33,7 +32,12 @@ async function exchangeJwt(account: ServiceAccount, dispatcher: Dispatcher, nowM
     // reported below
   }
   if (response.statusCode !== 200 || typeof json.access_token !== 'string') {
-    const detail = typeof json.error_description === 'string' ? json.error_description : typeof json.error === 'string' ? json.error : text.slice(0, 200);
+    const detail =
+      typeof json.error_description === 'string'
+        ? json.error_description
+        : typeof json.error === 'string'
+          ? json.error
+          : text.slice(0, 200);
     // A rejected assertion is the channel key's fault: 401, so failover moves to another channel.
     const status = response.statusCode >= 500 ? response.statusCode : 401;
     throw new UpstreamError(status, `Vertex AI 获取访问令牌失败：${detail}`, typeof json.error === 'string' ? json.error : null, text);

@@ -18,7 +18,8 @@ export const googleStorageHost = 'https://storage.googleapis.com';
  * `projects/{project}/locations/{region}/publishers/google/models/{model}/operations/{id}`.
  * Anything else is never sent back to it.
  */
-const operationName = /^projects\/([\w.:-]{1,100})\/locations\/([a-z0-9-]{1,64})\/publishers\/google\/models\/([\w.@-]{1,100})\/operations\/([\w-]{1,200})$/;
+const operationName =
+  /^projects\/([\w.:-]{1,100})\/locations\/([a-z0-9-]{1,64})\/publishers\/google\/models\/([\w.@-]{1,100})\/operations\/([\w-]{1,200})$/;
 
 /** `gs://{bucket}/{object}` as Veo names a video it wrote. */
 const gcsUri = /^gs:\/\/([a-z0-9][a-z0-9._-]{1,220}[a-z0-9])\/([^\r\n]{1,1024})$/;
@@ -49,7 +50,8 @@ async function accountAndToken(target: UpstreamTarget): Promise<{ account: Servi
   } catch (error) {
     throw new UpstreamError(401, (error as RelayError).message, 'invalid_channel_key', '');
   }
-  if (key.kind !== 'service-account') throw new UpstreamError(400, 'Vertex AI 的 Veo 视频需要服务账号 JSON 密钥', 'unsupported_endpoint', '');
+  if (key.kind !== 'service-account')
+    throw new UpstreamError(400, 'Vertex AI 的 Veo 视频需要服务账号 JSON 密钥', 'unsupported_endpoint', '');
   return { account: key.account, token: await vertexTokenCache.getAccessToken(key.account, target.dispatcher) };
 }
 
@@ -57,9 +59,16 @@ async function accountAndToken(target: UpstreamTarget): Promise<{ account: Servi
  * `POST {host}/v1/projects/{project}/locations/{region}/publishers/google/models/{model}:predictLongRunning`:
  * one instance, Veo's parameters, one sample, written under the channel's `storageUri`.
  */
-export function vertexVeoSubmitRequest(target: UpstreamTarget, account: ServiceAccount, token: string, model: string, ask: VideoAsk): UpstreamRequest {
+export function vertexVeoSubmitRequest(
+  target: UpstreamTarget,
+  account: ServiceAccount,
+  token: string,
+  model: string,
+  ask: VideoAsk,
+): UpstreamRequest {
   const storage = vertexStorageUri(target.other);
-  if (!storage) throw new UpstreamError(400, 'Vertex AI 渠道未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）', 'unsupported_endpoint', '');
+  if (!storage)
+    throw new UpstreamError(400, 'Vertex AI 渠道未设置 storageUri（Veo 视频写入的 Cloud Storage 位置）', 'unsupported_endpoint', '');
   const region = regionFor(target.other, model);
   const { instances, parameters } = veoBody(ask);
   parameters.sampleCount = 1;
@@ -74,7 +83,7 @@ export function vertexVeoSubmitRequest(target: UpstreamTarget, account: ServiceA
 /** Submits a video: the operation's name is the upstream id. */
 export async function submitVertexVeo(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
   const { account, token } = await accountAndToken(target);
-  const json = await sendTaskJson(adapter, target, vertexVeoSubmitRequest(target, account, token, model, ask), 'Vertex AI Veo') as Json;
+  const json = (await sendTaskJson(adapter, target, vertexVeoSubmitRequest(target, account, token, model, ask), 'Vertex AI Veo')) as Json;
   const name = json?.name;
   if (typeof name !== 'string' || !operationName.test(name) || !isVertexRegion(operationName.exec(name)![2])) {
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
@@ -86,7 +95,14 @@ export async function submitVertexVeo(adapter: ProviderAdapter, target: Upstream
 export function vertexVeoStateOf(upstreamId: string, json: Json): VideoState {
   if (json.done !== true) return { upstreamId, status: 'IN_PROGRESS', failReason: '', progress: '50%', uris: [] };
   const error = json.error as { message?: unknown } | undefined;
-  if (error) return { upstreamId, status: 'FAILURE', failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败', progress: '100%', uris: [] };
+  if (error)
+    return {
+      upstreamId,
+      status: 'FAILURE',
+      failReason: typeof error.message === 'string' ? error.message.slice(0, 2000) : 'Veo 生成失败',
+      progress: '100%',
+      uris: [],
+    };
   const response = (json.response ?? {}) as Json;
   const videos = Array.isArray(response.videos) ? (response.videos as Json[]) : [];
   const uris = videos.map((video) => video?.gcsUri).filter((uri): uri is string => typeof uri === 'string' && gcsUri.test(uri));
@@ -94,8 +110,11 @@ export function vertexVeoStateOf(upstreamId: string, json: Json): VideoState {
   // A video answered inline is not kept: storageUri was asked for, so this is no answer the gateway can serve.
   const isInline = videos.some((video) => typeof video?.bytesBase64Encoded === 'string');
   const filtered = response.raiMediaFilteredReasons;
-  const reason = isInline ? 'Vertex AI 直接返回了视频内容而没有写入 storageUri，网关不保存这样的视频'
-    : Array.isArray(filtered) && typeof filtered[0] === 'string' ? filtered[0].slice(0, 2000) : 'Veo 没有返回视频';
+  const reason = isInline
+    ? 'Vertex AI 直接返回了视频内容而没有写入 storageUri，网关不保存这样的视频'
+    : Array.isArray(filtered) && typeof filtered[0] === 'string'
+      ? filtered[0].slice(0, 2000)
+      : 'Veo 没有返回视频';
   return { upstreamId, status: 'FAILURE', failReason: reason, progress: '100%', uris: [] };
 }
 

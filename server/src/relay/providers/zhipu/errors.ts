@@ -7,10 +7,30 @@ import { UpstreamError } from '../../errors.js';
  * unknown model, prompt too long and content policy 400; anything else 500.
  */
 const statusByCode: Record<number, number> = {
-  1000: 401, 1001: 401, 1002: 401, 1003: 401, 1004: 401, 1100: 401,
-  1110: 403, 1111: 403, 1112: 403, 1113: 403, 1120: 403, 1220: 403,
-  1302: 429, 1303: 429, 1304: 429, 1305: 429,
-  1210: 400, 1211: 400, 1212: 400, 1213: 400, 1214: 400, 1261: 400, 1300: 400, 1301: 400,
+  1000: 401,
+  1001: 401,
+  1002: 401,
+  1003: 401,
+  1004: 401,
+  1100: 401,
+  1110: 403,
+  1111: 403,
+  1112: 403,
+  1113: 403,
+  1120: 403,
+  1220: 403,
+  1302: 429,
+  1303: 429,
+  1304: 429,
+  1305: 429,
+  1210: 400,
+  1211: 400,
+  1212: 400,
+  1213: 400,
+  1214: 400,
+  1261: 400,
+  1300: 400,
+  1301: 400,
 };
 
 export function zhipuStatusOf(code: unknown): number {
@@ -30,7 +50,8 @@ export function parseZhipuError(status: number, bodyText: string): { message: st
   try {
     const parsed = JSON.parse(bodyText) as { code?: unknown; msg?: unknown; error?: { message?: unknown; code?: unknown } };
     if (typeof parsed.msg === 'string') return { message: parsed.msg, code: parsed.code === undefined ? null : String(parsed.code) };
-    if (typeof parsed.error?.message === 'string') return { message: parsed.error.message, code: parsed.error.code === undefined ? null : String(parsed.error.code) };
+    if (typeof parsed.error?.message === 'string')
+      return { message: parsed.error.message, code: parsed.error.code === undefined ? null : String(parsed.error.code) };
   } catch {
     // not JSON
   }

@@ -12,18 +12,31 @@ interface FilterValues {
 }
 
 /** The kinds of entity the trail names (server/src/api/audit/audit-targets.ts). */
-const entities = ['option', 'group', 'price', 'channel', 'user', 'token', 'redemption', 'subscription_plan', 'subscription', 'session', 'log'];
+const entities = [
+  'option',
+  'group',
+  'price',
+  'channel',
+  'user',
+  'token',
+  'redemption',
+  'subscription_plan',
+  'subscription',
+  'session',
+  'log',
+];
 
 /** Who, what and when: username, entity, action and a time range, then the search button. */
 export function AuditFilterBar({ onSearch }: { onSearch: (filters: AuditFilters) => void }) {
   const { t } = useTranslation();
-  const submit = (values: FilterValues) => onSearch({
-    username: values.username ?? '',
-    entity: values.entity ?? '',
-    action: values.action ?? '',
-    start_timestamp: values.range?.[0]?.unix() ?? 0,
-    end_timestamp: values.range?.[1]?.unix() ?? 0,
-  });
+  const submit = (values: FilterValues) =>
+    onSearch({
+      username: values.username ?? '',
+      entity: values.entity ?? '',
+      action: values.action ?? '',
+      start_timestamp: values.range?.[0]?.unix() ?? 0,
+      end_timestamp: values.range?.[1]?.unix() ?? 0,
+    });
   return (
     <FilterForm<FilterValues> onSearch={submit} initialValues={{ entity: '' }}>
       <Form.Item name="username">

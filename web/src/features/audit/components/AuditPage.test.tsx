@@ -3,14 +3,34 @@ import { describe, expect, it, vi } from 'vitest';
 import { adminUser, fakeServer, ok, renderRoute } from '../../../test/render-route';
 
 const entry = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, created_at: 1700000000 + id, user_id: 1, username: 'root', role: 100, ip: '10.0.0.7', method: 'PUT', route: '/api/channel/',
-  entity: 'channel', entity_id: String(id), action: 'update', before: JSON.stringify({ name: 'old' }), after: JSON.stringify({ name: 'new', key_changed: true }),
-  status: 200, prev_hash: '', hash: 'h', ...extra,
+  id,
+  created_at: 1700000000 + id,
+  user_id: 1,
+  username: 'root',
+  role: 100,
+  ip: '10.0.0.7',
+  method: 'PUT',
+  route: '/api/channel/',
+  entity: 'channel',
+  entity_id: String(id),
+  action: 'update',
+  before: JSON.stringify({ name: 'old' }),
+  after: JSON.stringify({ name: 'new', key_changed: true }),
+  status: 200,
+  prev_hash: '',
+  hash: 'h',
+  ...extra,
 });
 
 function auditServer() {
   const server = fakeServer({
-    'GET /api/audit': (call) => ok({ items: call.query.get('username') === 'alice' ? [entry(2, { username: 'alice', role: 10, status: 403 })] : [entry(1)], page: 1, page_size: 10, total: 1 }),
+    'GET /api/audit': (call) =>
+      ok({
+        items: call.query.get('username') === 'alice' ? [entry(2, { username: 'alice', role: 10, status: 403 })] : [entry(1)],
+        page: 1,
+        page_size: 10,
+        total: 1,
+      }),
     'GET /api/audit/verify': () => ok({ ok: false, checked: 4, brokenId: 5, reason: 'edited' }),
   });
   // The export is a file, not an envelope.
@@ -47,9 +67,20 @@ describe('the audit screen', { timeout: 240_000 }, () => {
     fireEvent.click(screen.getByText('导出 CSV'));
     await waitFor(() => expect(createObjectURL).toHaveBeenCalledTimes(1));
     const exported = calls.find((call) => call.path === '/api/audit/export')!;
-    expect([exported.query.get('format'), exported.query.get('username'), exported.query.get('action')]).toEqual(['csv', 'alice', 'update']);
+    expect([exported.query.get('format'), exported.query.get('username'), exported.query.get('action')]).toEqual([
+      'csv',
+      'alice',
+      'update',
+    ]);
     fireEvent.click(screen.getByText('导出 JSON Lines'));
-    await waitFor(() => expect(calls.filter((call) => call.path === '/api/audit/export').at(-1)!.query.get('format')).toBe('jsonl'));
+    await waitFor(() =>
+      expect(
+        calls
+          .filter((call) => call.path === '/api/audit/export')
+          .at(-1)!
+          .query.get('format'),
+      ).toBe('jsonl'),
+    );
     fireEvent.click(screen.getByText('校验完整性'));
     expect(await screen.findByText('校验失败：记录 5 处链条断开（记录被修改）')).toBeTruthy();
   });

@@ -53,7 +53,11 @@ export function AuditPage() {
           <Alert
             type={verdict.ok ? 'success' : 'error'}
             showIcon
-            message={verdict.ok ? t('audit.verify.ok', { count: verdict.checked }) : t('audit.verify.broken', { id: verdict.brokenId ?? '-', reason: t(`audit.verify.reason.${verdict.reason}`) })}
+            message={
+              verdict.ok
+                ? t('audit.verify.ok', { count: verdict.checked })
+                : t('audit.verify.broken', { id: verdict.brokenId ?? '-', reason: t(`audit.verify.reason.${verdict.reason}`) })
+            }
           />
         )}
         <DataTable<AuditEntry>

@@ -16,7 +16,9 @@ function ChangeText({ text }: { text: string }) {
     // stored as text; shown as is
   }
   return (
-    <Typography.Paragraph style={{ margin: 0, maxWidth: 360, maxHeight: 160, overflow: 'auto', whiteSpace: 'pre-wrap', fontFamily: 'monospace', fontSize: 12 }}>
+    <Typography.Paragraph
+      style={{ margin: 0, maxWidth: 360, maxHeight: 160, overflow: 'auto', whiteSpace: 'pre-wrap', fontFamily: 'monospace', fontSize: 12 }}
+    >
       {shown}
     </Typography.Paragraph>
   );
@@ -38,10 +40,22 @@ export function useAuditColumns(): DataColumn<AuditEntry>[] {
       ),
     },
     { key: 'ip', title: t('audit.col.ip'), dataIndex: 'ip' },
-    { key: 'route', title: t('audit.col.route'), render: (_v, entry) => <Typography.Text code>{`${entry.method} ${entry.route}`}</Typography.Text> },
-    { key: 'entity', title: t('audit.col.entity'), render: (_v, entry) => (entry.entity_id ? `${entry.entity} #${entry.entity_id}` : entry.entity) },
+    {
+      key: 'route',
+      title: t('audit.col.route'),
+      render: (_v, entry) => <Typography.Text code>{`${entry.method} ${entry.route}`}</Typography.Text>,
+    },
+    {
+      key: 'entity',
+      title: t('audit.col.entity'),
+      render: (_v, entry) => (entry.entity_id ? `${entry.entity} #${entry.entity_id}` : entry.entity),
+    },
     { key: 'action', title: t('audit.col.action'), dataIndex: 'action' },
-    { key: 'status', title: t('audit.col.status'), render: (_v, entry) => <Tag color={entry.status < 400 ? 'green' : 'red'}>{entry.status}</Tag> },
+    {
+      key: 'status',
+      title: t('audit.col.status'),
+      render: (_v, entry) => <Tag color={entry.status < 400 ? 'green' : 'red'}>{entry.status}</Tag>,
+    },
     { key: 'before', title: t('audit.col.before'), render: (_v, entry) => <ChangeText text={entry.before} /> },
     { key: 'after', title: t('audit.col.after'), render: (_v, entry) => <ChangeText text={entry.after} /> },
   ];

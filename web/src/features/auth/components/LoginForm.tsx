@@ -40,7 +40,11 @@ export function LoginForm() {
     try {
       const isSignedIn = finishSignIn(await login.mutateAsync({ payload: { username, password }, turnstile: turnstile.token }));
       if (isSignedIn && isDefaultRootCredential(values)) {
-        feedback.modal.warning({ title: t('auth.defaultPasswordTitle'), content: t('auth.defaultPasswordText'), onOk: () => navigate('/personal') });
+        feedback.modal.warning({
+          title: t('auth.defaultPasswordTitle'),
+          content: t('auth.defaultPasswordText'),
+          onOk: () => navigate('/personal'),
+        });
       }
     } catch {
       // the http client already showed the server message

@@ -6,8 +6,12 @@ import { OAuthCallbackPage } from './OAuthCallbackPage';
 
 describe('OAuth callback screen', { timeout: 120_000 }, () => {
   it('binds for a signed-in user: forwards code, state and iss with New-Api-User, then goes to /personal', async () => {
-    const { calls, fetchMock } = fakeServer({ 'GET /api/oauth/oidc': () => ({ status: 200, body: { success: true, message: 'bind', data: null } }) });
-    const { router } = await renderScreen('/oauth/oidc?code=c1&state=s1&iss=http%3A%2F%2Fidp', <OAuthCallbackPage provider="oidc" />, { user: regularUser });
+    const { calls, fetchMock } = fakeServer({
+      'GET /api/oauth/oidc': () => ({ status: 200, body: { success: true, message: 'bind', data: null } }),
+    });
+    const { router } = await renderScreen('/oauth/oidc?code=c1&state=s1&iss=http%3A%2F%2Fidp', <OAuthCallbackPage provider="oidc" />, {
+      user: regularUser,
+    });
     expect(await screen.findByText('绑定成功！')).toBeTruthy();
     await waitFor(() => expect(router.state.location.pathname).toBe('/personal'));
     const call = calls.find((c) => c.path === '/api/oauth/oidc');

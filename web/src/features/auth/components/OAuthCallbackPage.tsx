@@ -25,7 +25,8 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
     const iss = params.get('iss') ?? undefined;
     // Bindings live on /personal here (the spec's /setting is new-api's personal page; ours is admin-only).
     const settingsPath = userStore.get() ? '/personal' : '/login';
-    exchange.mutateAsync({ provider, code, state, iss })
+    exchange
+      .mutateAsync({ provider, code, state, iss })
       .then((body) => {
         if (body.message === 'bind') {
           showSuccess(t('auth.bindSuccess'));
@@ -38,7 +39,9 @@ export function OAuthCallbackPage({ provider }: { provider: OAuthProvider }) {
       .catch((error: unknown) => {
         showError(error instanceof Error ? error.message : String(error));
         showError(t('auth.oauthFailed'));
-        window.setTimeout(() => { void navigate(settingsPath); }, 1500);
+        window.setTimeout(() => {
+          void navigate(settingsPath);
+        }, 1500);
       });
     // finishSignIn changes identity each render; the exchange runs once (started).
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -14,7 +14,12 @@ export function PasswordResetRequestPage() {
   const [form] = Form.useForm<{ email: string }>();
   const turnstile = useTurnstile();
   const requestPasswordReset = useRequestPasswordReset();
-  const submit = useEmailRequest(form, turnstile, (email, token) => requestPasswordReset.mutateAsync({ email, turnstile: token }), 'auth.resetMailSent');
+  const submit = useEmailRequest(
+    form,
+    turnstile,
+    (email, token) => requestPasswordReset.mutateAsync({ email, turnstile: token }),
+    'auth.resetMailSent',
+  );
   return (
     <AuthCard title={t('auth.resetTitle')}>
       <Form form={form} layout="vertical" requiredMark={false}>

@@ -1,4 +1,11 @@
-import { accountMessages, passwordMaxLength, passwordMinLength, registerSchema, usernameMaxLength, type RegisterPayload } from '@modelgate/shared';
+import {
+  accountMessages,
+  passwordMaxLength,
+  passwordMinLength,
+  registerSchema,
+  usernameMaxLength,
+  type RegisterPayload,
+} from '@modelgate/shared';
 import { Button, Form, Input, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -41,7 +48,12 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
 
   const register = useRegister();
   const sendVerificationCode = useSendVerificationCode();
-  const sendCode = useEmailRequest(form, turnstile, (email, token) => sendVerificationCode.mutateAsync({ email, turnstile: token }), 'auth.codeSent');
+  const sendCode = useEmailRequest(
+    form,
+    turnstile,
+    (email, token) => sendVerificationCode.mutateAsync({ email, turnstile: token }),
+    'auth.codeSent',
+  );
 
   const onFinish = async (values: RegisterValues) => {
     const payload: RegisterPayload = {
@@ -72,8 +84,19 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
 
   return (
     <Form form={form} layout="vertical" onFinish={onFinish} requiredMark={false}>
-      <Form.Item name="username" label={t('auth.username')} rules={[{ required: true, whitespace: true, message: t('auth.usernameRequired') }, { max: usernameMaxLength, message: t('auth.usernameTooLong', { max: usernameMaxLength }) }]}>
-        <Input autoComplete="username" maxLength={usernameMaxLength} placeholder={t('auth.usernamePlaceholder', { max: usernameMaxLength })} />
+      <Form.Item
+        name="username"
+        label={t('auth.username')}
+        rules={[
+          { required: true, whitespace: true, message: t('auth.usernameRequired') },
+          { max: usernameMaxLength, message: t('auth.usernameTooLong', { max: usernameMaxLength }) },
+        ]}
+      >
+        <Input
+          autoComplete="username"
+          maxLength={usernameMaxLength}
+          placeholder={t('auth.usernamePlaceholder', { max: usernameMaxLength })}
+        />
       </Form.Item>
       <Form.Item
         name="password"
@@ -92,7 +115,8 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
         rules={[
           { required: true, message: t('auth.confirmPasswordRequired') },
           ({ getFieldValue }) => ({
-            validator: (_rule, value) => (!value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('auth.passwordMismatch')))),
+            validator: (_rule, value) =>
+              !value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('auth.passwordMismatch'))),
           }),
         ]}
       >
@@ -100,7 +124,14 @@ export function RegisterForm({ emailVerification }: { emailVerification: boolean
       </Form.Item>
       {emailVerification && (
         <>
-          <Form.Item name="email" label={t('auth.email')} rules={[{ required: true, message: t('auth.emailRequired') }, { type: 'email', message: t('auth.emailInvalid') }]}>
+          <Form.Item
+            name="email"
+            label={t('auth.email')}
+            rules={[
+              { required: true, message: t('auth.emailRequired') },
+              { type: 'email', message: t('auth.emailInvalid') },
+            ]}
+          >
             <Input autoComplete="email" placeholder="name@example.com" />
           </Form.Item>
           <Form.Item label={t('auth.verificationCode')} required>

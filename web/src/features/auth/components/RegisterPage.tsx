@@ -21,7 +21,11 @@ export function RegisterPage() {
   const isOpen = (status?.register_enabled ?? true) && (status?.password_register_enabled ?? true);
   return (
     <AuthCard title={t('auth.registerTitle')}>
-      {isOpen ? <RegisterForm emailVerification={!!status?.email_verification} /> : <Alert type="warning" showIcon title={t('auth.registerClosed')} />}
+      {isOpen ? (
+        <RegisterForm emailVerification={!!status?.email_verification} />
+      ) : (
+        <Alert type="warning" showIcon title={t('auth.registerClosed')} />
+      )}
       <ThirdPartyLogin status={status ?? null} />
       <Divider plain />
       <Typography.Paragraph style={{ textAlign: 'center', marginBottom: 0 }}>

@@ -10,7 +10,8 @@ describe('two-factor sign-in screen', { timeout: 120_000 }, () => {
   it('asks for a code after the password, shows a refusal, and signs in with the right code', async () => {
     const { calls } = fakeServer({
       'POST /api/user/login': () => ok({ require_2fa: true, totp: true, passkey: false }),
-      'POST /api/user/login/2fa': (call) => ((call.body as { code: string }).code === '123456' ? ok(user) : fail('验证码或备用码错误，请重试', 400)),
+      'POST /api/user/login/2fa': (call) =>
+        (call.body as { code: string }).code === '123456' ? ok(user) : fail('验证码或备用码错误，请重试', 400),
     });
     const { router } = await renderRoute('/login');
     fireEvent.change(await screen.findByLabelText('用户名或邮箱'), { target: { value: 'tina' } });
@@ -27,7 +28,10 @@ describe('two-factor sign-in screen', { timeout: 120_000 }, () => {
     fireEvent.click(screen.getByRole('button', { name: /^验\s*证$/ }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/token'));
     expect(userStore.get()).toMatchObject({ id: 9, username: 'tina' });
-    expect(calls.filter((call) => call.path === '/api/user/login/2fa').map((call) => call.body)).toEqual([{ code: '000000' }, { code: '123456' }]);
+    expect(calls.filter((call) => call.path === '/api/user/login/2fa').map((call) => call.body)).toEqual([
+      { code: '000000' },
+      { code: '123456' },
+    ]);
   });
 
   it('offers only the passkey when that is the factor, and goes back to the password step', async () => {

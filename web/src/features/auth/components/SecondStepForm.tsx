@@ -12,7 +12,15 @@ import { secondFactorCodeRule } from '../../../lib/second-factor-code';
  * The second step of a sign-in: a code from the authenticator app (or a recovery code), or one of
  * the user's passkeys. The session starts only when this step passes.
  */
-export function SecondStepForm({ request, onSignedIn, onBack }: { request: SecondStepRequest; onSignedIn: (user: SessionUser) => void; onBack: () => void }) {
+export function SecondStepForm({
+  request,
+  onSignedIn,
+  onBack,
+}: {
+  request: SecondStepRequest;
+  onSignedIn: (user: SessionUser) => void;
+  onBack: () => void;
+}) {
   const { t } = useTranslation();
   const [busy, setBusy] = useState<'code' | 'passkey' | null>(null);
   const verifyCode = useVerifyLoginCode();
@@ -42,11 +50,20 @@ export function SecondStepForm({ request, onSignedIn, onBack }: { request: Secon
 
   return (
     <>
-      <Typography.Paragraph type="secondary">{request.totp ? t('twoFactor.secondStepHint') : t('twoFactor.secondStepPasskeyHint')}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">
+        {request.totp ? t('twoFactor.secondStepHint') : t('twoFactor.secondStepPasskeyHint')}
+      </Typography.Paragraph>
       {request.totp && (
         <Form layout="vertical" onFinish={(values: { code?: string }) => void submitCode(values)} requiredMark={false}>
           <Form.Item name="code" label={t('twoFactor.code')} rules={[secondFactorCodeRule(t)]}>
-            <Input prefix={<SafetyOutlined />} autoFocus autoComplete="one-time-code" inputMode="text" maxLength={32} placeholder={t('twoFactor.codePlaceholder')} />
+            <Input
+              prefix={<SafetyOutlined />}
+              autoFocus
+              autoComplete="one-time-code"
+              inputMode="text"
+              maxLength={32}
+              placeholder={t('twoFactor.codePlaceholder')}
+            />
           </Form.Item>
           <Button type="primary" htmlType="submit" block loading={busy === 'code'}>
             {t('twoFactor.verify')}

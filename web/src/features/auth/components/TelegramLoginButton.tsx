@@ -9,7 +9,8 @@ export function TelegramLoginButton({ botName }: { botName: string }) {
   const finishSignIn = useFinishSignIn();
   const login = useLoginWithTelegram();
   const onAuth = (fields: Record<string, string>) => {
-    login.mutateAsync({ ...fields, lang: i18n.language })
+    login
+      .mutateAsync({ ...fields, lang: i18n.language })
       .then(finishSignIn)
       .catch(() => undefined);
   };

@@ -28,7 +28,12 @@ export function WeChatLoginModal({ open, qrcode, onClose }: { open: boolean; qrc
       <div style={{ textAlign: 'center' }}>
         {qrcode && <Image src={qrcode} width={200} preview={false} alt="" />}
         <Typography.Paragraph type="secondary">{t('auth.weChatHint')}</Typography.Paragraph>
-        <Input value={code} onChange={(event) => setCode(event.target.value)} placeholder={t('auth.verificationCode')} style={{ marginBottom: 12 }} />
+        <Input
+          value={code}
+          onChange={(event) => setCode(event.target.value)}
+          placeholder={t('auth.verificationCode')}
+          style={{ marginBottom: 12 }}
+        />
         <Button type="primary" block loading={loading} disabled={!code.trim()} onClick={() => void submit()}>
           {t('auth.loginButton')}
         </Button>

@@ -9,7 +9,15 @@ import { useCreateChannel } from '../api/create-channel';
 import { useChannel } from '../api/get-channel';
 import { useChannelTypes } from '../api/get-channel-types';
 import { useUpdateChannel } from '../api/update-channel';
-import { channelPayloadProblem, emptyChannelForm, endsWithV1, payloadOf, updatePayloadOf, formValuesOf, type ChannelFormValues } from '../hooks/channel-form';
+import {
+  channelPayloadProblem,
+  emptyChannelForm,
+  endsWithV1,
+  payloadOf,
+  updatePayloadOf,
+  formValuesOf,
+  type ChannelFormValues,
+} from '../hooks/channel-form';
 import { ChannelFormFields } from './ChannelFormFields';
 import { showUnpricedModelsNotice } from './unpriced-models-notice';
 
@@ -21,7 +29,17 @@ interface Props {
 }
 
 const fallbackType = (type: number): ChannelType => ({
-  type, slug: '', displayName: channelTypeNames[type] ?? String(type), keyHint: '', defaultBaseURL: '', extraFields: [], defaultModels: [], endpoints: [], hasBalance: false, validatesKey: false, hasModelList: false,
+  type,
+  slug: '',
+  displayName: channelTypeNames[type] ?? String(type),
+  keyHint: '',
+  defaultBaseURL: '',
+  extraFields: [],
+  defaultModels: [],
+  endpoints: [],
+  hasBalance: false,
+  validatesKey: false,
+  hasModelList: false,
 });
 
 /** Create or edit a channel in a side drawer. */
@@ -61,7 +79,9 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
     const payload = channelId === null ? payloadOf(values) : updatePayloadOf(values, channelId);
     const problem = channelPayloadProblem(payload, channelId === null);
     if (problem) {
-      showError(problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message);
+      showError(
+        problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message,
+      );
       return;
     }
     if (endsWithV1(values.base_url ?? '') && !(await confirmV1(values.base_url))) return;
@@ -86,7 +106,15 @@ export function ChannelEditorDrawer({ open, channelId, onClose }: Props) {
 
   const isLoading = channelId !== null && channel.isLoading;
   return (
-    <EditorDrawer title={channelId === null ? t('channels.createTitle') : t('channels.editTitle', { name: channel.data?.name ?? '' })} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={isLoading} size={560}>
+    <EditorDrawer
+      title={channelId === null ? t('channels.createTitle') : t('channels.editTitle', { name: channel.data?.name ?? '' })}
+      open={open}
+      onClose={onClose}
+      onSubmit={() => void save()}
+      isSaving={isSaving}
+      isLoading={isLoading}
+      size={560}
+    >
       <Form form={form} layout="vertical" initialValues={emptyChannelForm}>
         <ChannelFormFields form={form} types={typeList} meta={meta} channelId={channelId} />
       </Form>

@@ -24,13 +24,23 @@ export function ChannelFilterBar({ onSearch, isIdSort, onIdSort, isTagMode, onTa
         onSearch={(values) => onSearch({ keyword: values.keyword ?? '', group: values.group ?? '', model: values.model ?? '' })}
       >
         <Form.Item name="keyword">
-          <Input allowClear aria-label={t('channels.keyword')} placeholder={t('channels.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 220 }} />
+          <Input
+            allowClear
+            aria-label={t('channels.keyword')}
+            placeholder={t('channels.keywordPlaceholder')}
+            prefix={<SearchOutlined />}
+            style={{ width: 220 }}
+          />
         </Form.Item>
         <Form.Item name="model">
           <Input allowClear aria-label={t('channels.modelFilter')} placeholder={t('channels.modelFilter')} style={{ width: 160 }} />
         </Form.Item>
         <Form.Item name="group">
-          <Select aria-label={t('channels.groupFilter')} style={{ width: 140 }} options={groupFilterOptions(t('channels.allGroups'), groups.data)} />
+          <Select
+            aria-label={t('channels.groupFilter')}
+            style={{ width: 140 }}
+            options={groupFilterOptions(t('channels.allGroups'), groups.data)}
+          />
         </Form.Item>
       </FilterForm>
       <Space>

@@ -26,7 +26,11 @@ export function ChannelFormFields({ form, types, meta, channelId }: Props) {
   return (
     <>
       <Form.Item name="type" label={t('channels.field.type')}>
-        <Select showSearch={{ optionFilterProp: 'label' }} aria-label={t('channels.field.type')} options={types.map((item) => ({ value: item.type, label: item.displayName }))} />
+        <Select
+          showSearch={{ optionFilterProp: 'label' }}
+          aria-label={t('channels.field.type')}
+          options={types.map((item) => ({ value: item.type, label: item.displayName }))}
+        />
       </Form.Item>
       <Form.Item name="name" label={t('channels.field.name')} required>
         <Input aria-label={t('channels.field.name')} placeholder={t('channels.field.namePlaceholder')} />
@@ -52,16 +56,32 @@ export function ChannelFormFields({ form, types, meta, channelId }: Props) {
       ))}
       <ChannelModelsField form={form} channelId={channelId} defaultModels={meta?.defaultModels ?? []} />
       <Form.Item name="groups" label={t('channels.field.groups')}>
-        <Select mode="multiple" aria-label={t('channels.field.groups')} options={(groups.data ?? []).map((group) => ({ value: group, label: group }))} />
+        <Select
+          mode="multiple"
+          aria-label={t('channels.field.groups')}
+          options={(groups.data ?? []).map((group) => ({ value: group, label: group }))}
+        />
       </Form.Item>
       <Form.Item name="model_mapping" label={t('channels.field.modelMapping')} extra={t('channels.field.modelMappingHelp')}>
-        <Input.TextArea aria-label={t('channels.field.modelMapping')} autoSize={{ minRows: 2, maxRows: 8 }} placeholder={jsonPlaceholder({ 'gpt-3.5-turbo': 'gpt-4o-mini' })} />
+        <Input.TextArea
+          aria-label={t('channels.field.modelMapping')}
+          autoSize={{ minRows: 2, maxRows: 8 }}
+          placeholder={jsonPlaceholder({ 'gpt-3.5-turbo': 'gpt-4o-mini' })}
+        />
       </Form.Item>
       <Form.Item name="status_code_mapping" label={t('channels.field.statusCodeMapping')} extra={t('channels.field.statusCodeMappingHelp')}>
-        <Input.TextArea aria-label={t('channels.field.statusCodeMapping')} autoSize={{ minRows: 2, maxRows: 6 }} placeholder={jsonPlaceholder({ 400: '500' })} />
+        <Input.TextArea
+          aria-label={t('channels.field.statusCodeMapping')}
+          autoSize={{ minRows: 2, maxRows: 6 }}
+          placeholder={jsonPlaceholder({ 400: '500' })}
+        />
       </Form.Item>
       <Form.Item name="param_override" label={t('channels.field.paramOverride')} extra={t('channels.field.paramOverrideHelp')}>
-        <Input.TextArea aria-label={t('channels.field.paramOverride')} autoSize={{ minRows: 2, maxRows: 6 }} placeholder={jsonPlaceholder({ temperature: 0 })} />
+        <Input.TextArea
+          aria-label={t('channels.field.paramOverride')}
+          autoSize={{ minRows: 2, maxRows: 6 }}
+          placeholder={jsonPlaceholder({ temperature: 0 })}
+        />
       </Form.Item>
       <Row gutter={12}>
         <Col span={12}>
@@ -98,7 +118,13 @@ export function ChannelFormFields({ form, types, meta, channelId }: Props) {
         ))}
         <Col span={24}>
           <Form.Item name="multi_key_mode" label={t('channels.field.multiKeyMode')} extra={t('channels.field.multiKeyModeHelp')}>
-            <Select aria-label={t('channels.field.multiKeyMode')} options={[{ value: 'random', label: t('channels.field.multiKeyRandom') }, { value: 'polling', label: t('channels.field.multiKeyPolling') }]} />
+            <Select
+              aria-label={t('channels.field.multiKeyMode')}
+              options={[
+                { value: 'random', label: t('channels.field.multiKeyRandom') },
+                { value: 'polling', label: t('channels.field.multiKeyPolling') },
+              ]}
+            />
           </Form.Item>
         </Col>
       </Row>

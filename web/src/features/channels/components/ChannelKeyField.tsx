@@ -37,7 +37,16 @@ export function ChannelKeyField({ form, channelId, keyHint }: Props) {
     <Form.Item
       label={t('channels.field.key')}
       required={isCreate}
-      extra={isCreate || isRoot(user) ? keyHint : <>{keyHint && <div>{keyHint}</div>}<div>{t('channels.field.keyNeededToMove')}</div></>}
+      extra={
+        isCreate || isRoot(user) ? (
+          keyHint
+        ) : (
+          <>
+            {keyHint && <div>{keyHint}</div>}
+            <div>{t('channels.field.keyNeededToMove')}</div>
+          </>
+        )
+      }
     >
       <Form.Item name="key" noStyle>
         <Input.TextArea

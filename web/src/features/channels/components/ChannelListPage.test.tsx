@@ -4,28 +4,96 @@ import { adminUser, fakeServer, ok, renderRoute, type FakeCall } from '../../../
 import { responseTimeColor } from './ChannelCells';
 
 const types = [
-  { type: 1, slug: 'openai', displayName: 'OpenAI', keyHint: 'sk-... OpenAI key', defaultBaseURL: 'https://api.openai.com', extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }], defaultModels: ['gpt-4o', 'gpt-4o-mini'], endpoints: ['chat'], hasBalance: true },
-  { type: 8, slug: 'custom', displayName: '自定义渠道', keyHint: 'custom key', defaultBaseURL: '', extraFields: [{ name: 'base_url', label: '完整的接口地址，支持 {model} 变量', required: true, placeholder: 'https://api.example.com/v1/chat/completions' }], defaultModels: [], endpoints: ['chat'], hasBalance: false },
+  {
+    type: 1,
+    slug: 'openai',
+    displayName: 'OpenAI',
+    keyHint: 'sk-... OpenAI key',
+    defaultBaseURL: 'https://api.openai.com',
+    extraFields: [{ name: 'openai_organization', label: 'Organization', placeholder: 'org-...' }],
+    defaultModels: ['gpt-4o', 'gpt-4o-mini'],
+    endpoints: ['chat'],
+    hasBalance: true,
+  },
+  {
+    type: 8,
+    slug: 'custom',
+    displayName: '自定义渠道',
+    keyHint: 'custom key',
+    defaultBaseURL: '',
+    extraFields: [
+      {
+        name: 'base_url',
+        label: '完整的接口地址，支持 {model} 变量',
+        required: true,
+        placeholder: 'https://api.example.com/v1/chat/completions',
+      },
+    ],
+    defaultModels: [],
+    endpoints: ['chat'],
+    hasBalance: false,
+  },
 ];
 
 const channel = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, name: `ch-${id}`, type: 1, base_url: '', other: '', openai_organization: '', max_input_tokens: 0, model_mapping: '', status_code_mapping: '', setting: '', param_override: '',
-  models: 'gpt-4o', group: 'default', auto_ban: 1, test_model: '', priority: 0, weight: 0, tag: '', status: 1, response_time: 0, balance: 0, used_quota: 0, created_time: 1700000000,
-  other_info: '', test_time: 0, balance_updated_time: 0, ...extra,
+  id,
+  name: `ch-${id}`,
+  type: 1,
+  base_url: '',
+  other: '',
+  openai_organization: '',
+  max_input_tokens: 0,
+  model_mapping: '',
+  status_code_mapping: '',
+  setting: '',
+  param_override: '',
+  models: 'gpt-4o',
+  group: 'default',
+  auto_ban: 1,
+  test_model: '',
+  priority: 0,
+  weight: 0,
+  tag: '',
+  status: 1,
+  response_time: 0,
+  balance: 0,
+  used_quota: 0,
+  created_time: 1700000000,
+  other_info: '',
+  test_time: 0,
+  balance_updated_time: 0,
+  ...extra,
 });
 
 const tagRow = {
-  is_tag: true, tag: 'team', name: 'team', type: 1, status: 1, priority: 5, weight: 2, models: 'gpt-4o', group: 'default', used_quota: 0, balance: 0, response_time: 800, test_time: 0, created_time: 0,
+  is_tag: true,
+  tag: 'team',
+  name: 'team',
+  type: 1,
+  status: 1,
+  priority: 5,
+  weight: 2,
+  models: 'gpt-4o',
+  group: 'default',
+  used_quota: 0,
+  balance: 0,
+  response_time: 800,
+  test_time: 0,
+  created_time: 0,
   children: [channel(3, { tag: 'team', priority: 5, weight: 2 }), channel(4, { tag: 'team', priority: 5, weight: 2 })],
 };
 
 function channelServer(extra: Record<string, (call: FakeCall) => unknown> = {}) {
-  const items = [channel(1, { response_time: 2500, status: 3, other_info: '{"status_reason":"quota exceeded","status_time":1700000000}' }), channel(2)];
+  const items = [
+    channel(1, { response_time: 2500, status: 3, other_info: '{"status_reason":"quota exceeded","status_time":1700000000}' }),
+    channel(2),
+  ];
   return fakeServer({
     'GET /api/channel/types': () => ok(types),
     'GET /api/group/': () => ok(['default', 'vip']),
     'GET /api/channel/models': () => ok([{ id: 'gpt-4o' }, { id: 'gpt-4o-mini' }]),
-    'GET /api/channel/': (call) => ok({ items: call.query.get('tag_mode') === 'true' ? [tagRow] : items, page: 1, page_size: 10, total: 2 }),
+    'GET /api/channel/': (call) =>
+      ok({ items: call.query.get('tag_mode') === 'true' ? [tagRow] : items, page: 1, page_size: 10, total: 2 }),
     'GET /api/channel/search': () => ok({ items: [items[1]], page: 1, page_size: 10, total: 1 }),
     'POST /api/channel/': () => ok({ ids: [9] }),
     ...extra,
@@ -33,7 +101,8 @@ function channelServer(extra: Record<string, (call: FakeCall) => unknown> = {}) 
 }
 
 const drawer = async () => within(await screen.findByRole('dialog'));
-const bodies = (calls: FakeCall[], key: string) => calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
+const bodies = (calls: FakeCall[], key: string) =>
+  calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
 
 describe('channel list', { timeout: 240_000 }, () => {
   it('shows status with the auto-disable tag, response-time colour, and remembers id sort', async () => {
@@ -158,7 +227,16 @@ describe('channel editor', { timeout: 240_000 }, () => {
     fireEvent.click(screen.getAllByRole('button', { name: /确\s*定/ }).at(-1)!);
     await waitFor(() => expect(bodies(calls, 'POST /api/channel/')).toHaveLength(1));
     expect(bodies(calls, 'POST /api/channel/')[0]).toMatchObject({
-      name: 'main', key: 'sk-upstream', type: 1, base_url: 'https://up.example.com/v1', models: ['gpt-4o', 'gpt-4o-mini'], groups: ['default'], model_mapping: '{"a":"gpt-4o"}', auto_ban: 1, priority: 0, weight: 0,
+      name: 'main',
+      key: 'sk-upstream',
+      type: 1,
+      base_url: 'https://up.example.com/v1',
+      models: ['gpt-4o', 'gpt-4o-mini'],
+      groups: ['default'],
+      model_mapping: '{"a":"gpt-4o"}',
+      auto_ban: 1,
+      priority: 0,
+      weight: 0,
     });
     expect(await screen.findByText('渠道创建成功！')).toBeTruthy();
   });
@@ -181,7 +259,10 @@ describe('channel editor', { timeout: 240_000 }, () => {
   });
 
   it('loads a channel for /channel/edit/:id and keeps the key when left empty', async () => {
-    const { calls } = channelServer({ 'GET /api/channel/7': () => ok(channel(7, { name: 'seven', models: 'gpt-4o', priority: 3 })), 'PUT /api/channel/': () => ok(null) });
+    const { calls } = channelServer({
+      'GET /api/channel/7': () => ok(channel(7, { name: 'seven', models: 'gpt-4o', priority: 3 })),
+      'PUT /api/channel/': () => ok(null),
+    });
     await renderRoute('/channel/edit/7', { user: adminUser });
     const form = await drawer();
     await waitFor(() => expect((form.getByLabelText('名称') as HTMLInputElement).value).toBe('seven'));
@@ -195,7 +276,8 @@ describe('channel editor', { timeout: 240_000 }, () => {
   it('after a save, names the models without a price and links to their editor', async () => {
     channelServer({
       'GET /api/channel/7': () => ok(channel(7, { name: 'seven', models: 'gpt-4o,my-model,other-model' })),
-      'PUT /api/channel/': () => ok({ ...channel(7, { name: 'seven', models: 'gpt-4o,my-model,other-model' }), unpriced_models: ['my-model', 'other-model'] }),
+      'PUT /api/channel/': () =>
+        ok({ ...channel(7, { name: 'seven', models: 'gpt-4o,my-model,other-model' }), unpriced_models: ['my-model', 'other-model'] }),
       'GET /api/option/': () => ok([]),
     });
     const { router } = await renderRoute('/channel/edit/7', { user: adminUser, language: 'en' });
@@ -209,7 +291,9 @@ describe('channel editor', { timeout: 240_000 }, () => {
     const link = notice.getByRole('link', { name: 'Set their prices in "Models without a price"' });
     expect(link.getAttribute('href')).toBe('/setting?tab=operation&section=pricing&view=unset');
     fireEvent.click(link);
-    await waitFor(() => expect(`${router.state.location.pathname}${router.state.location.search}`).toBe('/setting?tab=operation&section=pricing&view=unset'));
+    await waitFor(() =>
+      expect(`${router.state.location.pathname}${router.state.location.search}`).toBe('/setting?tab=operation&section=pricing&view=unset'),
+    );
   });
 
   it('says nothing more when every model has a price', async () => {

@@ -38,7 +38,9 @@ export function ChannelListPage() {
   const selectedIds = selected.filter((item): item is Channel => !isTagRow(item)).map((item) => item.id);
 
   const columns = useChannelColumns(actions, {
-    onEdit: (id) => { void navigate(`/channel/edit/${id}`); },
+    onEdit: (id) => {
+      void navigate(`/channel/edit/${id}`);
+    },
     onEditTag: setTagRow,
     onPickTestModel: setTestChannel,
   });
@@ -81,7 +83,12 @@ export function ChannelListPage() {
       <ChannelEditorDrawer open={isAdd || editId !== null} channelId={editId} onClose={() => navigate('/channel')} />
       <ChannelTestModal channel={testChannel} actions={actions} onClose={() => setTestChannel(null)} />
       <TagEditModal row={tagRow} onClose={() => setTagRow(null)} />
-      <BatchTagModal open={isBatchTagOpen} count={selectedIds.length} onClose={() => setBatchTagOpen(false)} onSubmit={(tag) => actions.setTagOf(selectedIds, tag)} />
+      <BatchTagModal
+        open={isBatchTagOpen}
+        count={selectedIds.length}
+        onClose={() => setBatchTagOpen(false)}
+        onSubmit={(tag) => actions.setTagOf(selectedIds, tag)}
+      />
     </Card>
   );
 }

@@ -21,7 +21,10 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
   const [custom, setCustom] = useState('');
   const [isFetching, setFetching] = useState(false);
   const models = Form.useWatch('models', form) ?? [];
-  const options = [...new Set([...(allModels.data ?? []).map((model) => model.id), ...defaultModels, ...models])].map((model) => ({ value: model, label: model }));
+  const options = [...new Set([...(allModels.data ?? []).map((model) => model.id), ...defaultModels, ...models])].map((model) => ({
+    value: model,
+    label: model,
+  }));
   const setModels = (next: string[]) => form.setFieldValue('models', [...new Set(next)]);
   const currentModels = (): string[] => (form.getFieldValue('models') as string[] | undefined) ?? [];
 
@@ -33,9 +36,15 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
     }
     setFetching(true);
     try {
-      const fetched = key === '' && channelId !== null
-        ? await fetchModelsOfChannel(channelId)
-        : await fetchUpstreamModels({ base_url: stripTrailingSlash((form.getFieldValue('base_url') as string) ?? ''), type: form.getFieldValue('type') as number, key, other: (form.getFieldValue('other') as string | undefined) ?? '' });
+      const fetched =
+        key === '' && channelId !== null
+          ? await fetchModelsOfChannel(channelId)
+          : await fetchUpstreamModels({
+              base_url: stripTrailingSlash((form.getFieldValue('base_url') as string) ?? ''),
+              type: form.getFieldValue('type') as number,
+              key,
+              other: (form.getFieldValue('other') as string | undefined) ?? '',
+            });
       setModels([...currentModels(), ...fetched]);
       showSuccess(t('channels.msg.fetchModelsOk'));
     } catch {
@@ -46,7 +55,10 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
   };
 
   const addCustom = () => {
-    const names = custom.split(',').map((name) => name.trim()).filter(Boolean);
+    const names = custom
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     if (names.length === 0) return;
     const current = currentModels();
     const existing = names.filter((name) => current.includes(name));
@@ -59,7 +71,14 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
   return (
     <Form.Item label={t('channels.field.models')} required>
       <Form.Item name="models" noStyle>
-        <Select mode="multiple" allowClear aria-label={t('channels.field.models')} placeholder={t('channels.field.modelsPlaceholder')} options={options} maxTagCount={30} />
+        <Select
+          mode="multiple"
+          allowClear
+          aria-label={t('channels.field.models')}
+          placeholder={t('channels.field.modelsPlaceholder')}
+          options={options}
+          maxTagCount={30}
+        />
       </Form.Item>
       <Space wrap style={{ marginTop: 8 }}>
         <Button size="small" onClick={() => setModels([...currentModels(), ...defaultModels])} disabled={defaultModels.length === 0}>
@@ -73,7 +92,13 @@ export function ChannelModelsField({ form, channelId, defaultModels }: Props) {
         </Button>
       </Space>
       <Space.Compact style={{ width: '100%', marginTop: 8 }}>
-        <Input aria-label={t('channels.customModels')} placeholder={t('channels.customModelsPlaceholder')} value={custom} onChange={(event) => setCustom(event.target.value)} onPressEnter={addCustom} />
+        <Input
+          aria-label={t('channels.customModels')}
+          placeholder={t('channels.customModelsPlaceholder')}
+          value={custom}
+          onChange={(event) => setCustom(event.target.value)}
+          onPressEnter={addCustom}
+        />
         <Button onClick={addCustom}>{t('channels.addCustom')}</Button>
       </Space.Compact>
     </Form.Item>

@@ -18,7 +18,13 @@ type Actions = ReturnType<typeof useChannelActions>;
 function Confirmed({ title, label, danger, onConfirm }: { title: string; label: string; danger?: boolean; onConfirm: () => unknown }) {
   const { t } = useTranslation();
   return (
-    <Popconfirm title={title} okText={t('common.confirm')} cancelText={t('common.cancel')} okButtonProps={{ danger }} onConfirm={() => void onConfirm()}>
+    <Popconfirm
+      title={title}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      okButtonProps={{ danger }}
+      onConfirm={() => void onConfirm()}
+    >
       <Button size="small" type="link" danger={danger}>
         {label}
       </Button>
@@ -74,7 +80,12 @@ export function ChannelRowActions({ item, actions, handlers }: { item: ChannelLi
         {t('common.edit')}
       </Button>
       <Confirmed title={t('channels.confirmCopy', { name: item.name })} label={t('common.copy')} onConfirm={() => actions.copy(item.id)} />
-      <Confirmed title={t('channels.confirmDelete', { name: item.name })} label={t('channels.delete')} danger onConfirm={() => actions.remove(item.id)} />
+      <Confirmed
+        title={t('channels.confirmDelete', { name: item.name })}
+        label={t('channels.delete')}
+        danger
+        onConfirm={() => actions.remove(item.id)}
+      />
     </Space>
   );
 }

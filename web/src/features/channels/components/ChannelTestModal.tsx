@@ -12,7 +12,10 @@ export function ChannelTestModal({ channel, actions, onClose }: { channel: Chann
   const { t } = useTranslation();
   const [filter, setFilter] = useState('');
   const [results, setResults] = useState<Record<string, number | 'failed' | 'testing'>>({});
-  const models = (channel?.models ?? '').split(',').filter(Boolean).filter((model) => model.toLowerCase().includes(filter.toLowerCase()));
+  const models = (channel?.models ?? '')
+    .split(',')
+    .filter(Boolean)
+    .filter((model) => model.toLowerCase().includes(filter.toLowerCase()));
   const test = async (model: string) => {
     if (!channel) return;
     setResults((current) => ({ ...current, [model]: 'testing' }));
@@ -25,8 +28,21 @@ export function ChannelTestModal({ channel, actions, onClose }: { channel: Chann
     onClose();
   };
   return (
-    <Modal title={t('channels.testTitle', { name: channel?.name ?? '' })} open={channel !== null} onCancel={close} footer={null} width={640} destroyOnHidden>
-      <Input.Search allowClear placeholder={t('channels.searchModel')} aria-label={t('channels.searchModel')} onChange={(event) => setFilter(event.target.value)} style={{ marginBottom: 12 }} />
+    <Modal
+      title={t('channels.testTitle', { name: channel?.name ?? '' })}
+      open={channel !== null}
+      onCancel={close}
+      footer={null}
+      width={640}
+      destroyOnHidden
+    >
+      <Input.Search
+        allowClear
+        placeholder={t('channels.searchModel')}
+        aria-label={t('channels.searchModel')}
+        onChange={(event) => setFilter(event.target.value)}
+        style={{ marginBottom: 12 }}
+      />
       <Table
         size="small"
         rowKey={(model) => model}

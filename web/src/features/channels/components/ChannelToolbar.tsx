@@ -17,7 +17,13 @@ interface Props {
 export function ChannelToolbar({ actions, selectedIds, onCreate, onBatchTag, onBatchDeleted }: Props) {
   const { t } = useTranslation();
   const confirmed = (title: string, label: string, onConfirm: () => unknown, danger = false) => (
-    <Popconfirm title={title} okText={t('common.confirm')} cancelText={t('common.cancel')} okButtonProps={{ danger }} onConfirm={() => void onConfirm()}>
+    <Popconfirm
+      title={title}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      okButtonProps={{ danger }}
+      onConfirm={() => void onConfirm()}
+    >
       <Button danger={danger}>{label}</Button>
     </Popconfirm>
   );

@@ -1,4 +1,11 @@
-import { channelMessages, channelPriorityMin, editChannelTagSchema, toNameList, type ChannelTagRow, type EditChannelTagPayload } from '@modelgate/shared';
+import {
+  channelMessages,
+  channelPriorityMin,
+  editChannelTagSchema,
+  toNameList,
+  type ChannelTagRow,
+  type EditChannelTagPayload,
+} from '@modelgate/shared';
 import { Alert, Form, Input, Modal, Select } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -29,7 +36,12 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
   const groups = useGroups();
   const [isSaving, setSaving] = useState(false);
   const initial: TagFormValues | null = row && {
-    new_tag: row.tag, models: toNameList(row.models), groups: toNameList(row.group), model_mapping: '', priority: String(row.priority), weight: String(row.weight),
+    new_tag: row.tag,
+    models: toNameList(row.models),
+    groups: toNameList(row.group),
+    model_mapping: '',
+    priority: String(row.priority),
+    weight: String(row.weight),
   };
   useEffect(() => {
     if (initial) form.setFieldsValue(initial);
@@ -55,7 +67,9 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
     }
     const problem = firstProblem(editChannelTagSchema, payload, channelMessages);
     if (problem) {
-      showError(problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message);
+      showError(
+        problem.key ? t(`channels.msg.${problem.key}`, { min: channelPriorityMin, defaultValue: problem.message }) : problem.message,
+      );
       return;
     }
     setSaving(true);
@@ -70,7 +84,10 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
     }
   };
 
-  const modelOptions = [...new Set([...(models.data ?? []).map((model) => model.id), ...(initial?.models ?? [])])].map((model) => ({ value: model, label: model }));
+  const modelOptions = [...new Set([...(models.data ?? []).map((model) => model.id), ...(initial?.models ?? [])])].map((model) => ({
+    value: model,
+    label: model,
+  }));
   return (
     <Modal
       title={t('channels.tagEditTitle', { tag: row?.tag ?? '' })}
@@ -92,7 +109,11 @@ export function TagEditModal({ row, onClose }: { row: ChannelTagRow | null; onCl
           <Select mode="tags" aria-label={t('channels.field.models')} options={modelOptions} maxTagCount={20} />
         </Form.Item>
         <Form.Item name="groups" label={t('channels.field.groups')}>
-          <Select mode="multiple" aria-label={t('channels.field.groups')} options={(groups.data ?? []).map((group) => ({ value: group, label: group }))} />
+          <Select
+            mode="multiple"
+            aria-label={t('channels.field.groups')}
+            options={(groups.data ?? []).map((group) => ({ value: group, label: group }))}
+          />
         </Form.Item>
         <Form.Item name="model_mapping" label={t('channels.field.modelMapping')} extra={t('channels.field.tagMappingHelp')}>
           <Input.TextArea aria-label={t('channels.field.modelMapping')} autoSize={{ minRows: 2, maxRows: 6 }} />

@@ -22,11 +22,14 @@ export function useChannelColumns(actions: Actions, handlers: RowHandlers): Data
   const typeName = (type: number) => types.data?.find((item) => item.type === type)?.displayName ?? channelTypeNames[type] ?? String(type);
   const groupTags = (groups: string) => (
     <Space size={2} wrap>
-      {groups.split(',').filter(Boolean).map((group) => (
-        <Tag key={group} color="blue">
-          {group}
-        </Tag>
-      ))}
+      {groups
+        .split(',')
+        .filter(Boolean)
+        .map((group) => (
+          <Tag key={group} color="blue">
+            {group}
+          </Tag>
+        ))}
     </Space>
   );
   return [
@@ -55,7 +58,11 @@ export function useChannelColumns(actions: Actions, handlers: RowHandlers): Data
       title: t('channels.col.status'),
       render: (_v, item) => <ChannelStatusTag status={item.status} otherInfo={isTagRow(item) ? undefined : item.other_info} />,
     },
-    { key: 'responseTime', title: t('channels.col.responseTime'), render: (_v, item) => <ResponseTimeTag milliseconds={item.response_time} testTime={item.test_time} /> },
+    {
+      key: 'responseTime',
+      title: t('channels.col.responseTime'),
+      render: (_v, item) => <ResponseTimeTag milliseconds={item.response_time} testTime={item.test_time} />,
+    },
     {
       key: 'balance',
       title: t('channels.col.balance'),
@@ -100,7 +107,12 @@ export function useChannelColumns(actions: Actions, handlers: RowHandlers): Data
         />
       ),
     },
-    { key: 'actions', title: t('common.actions'), fixed: 'right', render: (_v, item) => <ChannelRowActions item={item} actions={actions} handlers={handlers} /> },
+    {
+      key: 'actions',
+      title: t('common.actions'),
+      fixed: 'right',
+      render: (_v, item) => <ChannelRowActions item={item} actions={actions} handlers={handlers} />,
+    },
   ];
 }
 

@@ -25,4 +25,3 @@ export function parseWeight(text: string): number | null {
   }
   return Math.max(0, value);
 }
-

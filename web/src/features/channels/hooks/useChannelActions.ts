@@ -32,7 +32,7 @@ export function useChannelActions() {
   const fixChannels = useFixChannels();
   const deleteChannels = useDeleteChannels();
   const setChannelsTag = useSetChannelsTag();
-  const run = async <T,>(call: () => Promise<T>, success?: (result: T) => string): Promise<T | undefined> => {
+  const run = async <T>(call: () => Promise<T>, success?: (result: T) => string): Promise<T | undefined> => {
     try {
       const result = await call();
       if (success) showSuccess(success(result));
@@ -43,13 +43,25 @@ export function useChannelActions() {
   };
 
   return {
-    setStatus: (id: number, status: 1 | 2 | 3) => run(() => updateChannel.mutateAsync({ id, status }), () => t('channels.msg.updated')),
+    setStatus: (id: number, status: 1 | 2 | 3) =>
+      run(
+        () => updateChannel.mutateAsync({ id, status }),
+        () => t('channels.msg.updated'),
+      ),
     setPriority: (id: number, priority: number) => updateChannel.mutateAsync({ id, priority }),
     setWeight: (id: number, weight: number) => updateChannel.mutateAsync({ id, weight }),
     setTagPriority: (tag: string, priority: number) => editTag.mutateAsync({ tag, priority }),
     setTagWeight: (tag: string, weight: number) => editTag.mutateAsync({ tag, weight }),
-    setTagEnabled: (tag: string, isEnabled: boolean) => run(() => setTagStatus.mutateAsync({ tag, isEnabled }), () => t('channels.msg.updated')),
-    remove: (id: number) => run(() => deleteChannel.mutateAsync(id), () => t('channels.msg.deleted')),
+    setTagEnabled: (tag: string, isEnabled: boolean) =>
+      run(
+        () => setTagStatus.mutateAsync({ tag, isEnabled }),
+        () => t('channels.msg.updated'),
+      ),
+    remove: (id: number) =>
+      run(
+        () => deleteChannel.mutateAsync(id),
+        () => t('channels.msg.deleted'),
+      ),
     copy: async (id: number) => {
       try {
         await copyChannel.mutateAsync(id);
@@ -59,18 +71,44 @@ export function useChannelActions() {
       }
     },
     test: (id: number, name: string, model?: string) =>
-      run(() => testChannel.mutateAsync({ id, model }), (time) => t('channels.msg.tested', { name, time: formatSeconds(time) })),
-    testAll: () => run(() => testAllChannels.mutateAsync(), (message) => message || t('channels.msg.testAllStarted')),
-    updateBalance: (id: number, name: string) => run(() => updateBalance.mutateAsync(id), (balance) => t('channels.msg.balanceUpdated', { name, balance: balance.toFixed(2) })),
-    updateAllBalances: () => run(() => updateAllBalances.mutateAsync(), () => t('channels.msg.allBalancesUpdated')),
-    deleteDisabled: () => run(() => deleteDisabled.mutateAsync(), (count) => t('channels.msg.deletedCount', { count })),
-    fix: () => run(() => fixChannels.mutateAsync(), (count) => t('channels.msg.fixed', { count })),
+      run(
+        () => testChannel.mutateAsync({ id, model }),
+        (time) => t('channels.msg.tested', { name, time: formatSeconds(time) }),
+      ),
+    testAll: () =>
+      run(
+        () => testAllChannels.mutateAsync(),
+        (message) => message || t('channels.msg.testAllStarted'),
+      ),
+    updateBalance: (id: number, name: string) =>
+      run(
+        () => updateBalance.mutateAsync(id),
+        (balance) => t('channels.msg.balanceUpdated', { name, balance: balance.toFixed(2) }),
+      ),
+    updateAllBalances: () =>
+      run(
+        () => updateAllBalances.mutateAsync(),
+        () => t('channels.msg.allBalancesUpdated'),
+      ),
+    deleteDisabled: () =>
+      run(
+        () => deleteDisabled.mutateAsync(),
+        (count) => t('channels.msg.deletedCount', { count }),
+      ),
+    fix: () =>
+      run(
+        () => fixChannels.mutateAsync(),
+        (count) => t('channels.msg.fixed', { count }),
+      ),
     deleteMany: async (ids: number[]) => {
       if (ids.length === 0) {
         showError(t('channels.msg.deleteSelectionRequired'));
         return undefined;
       }
-      return run(() => deleteChannels.mutateAsync(ids), (count) => t('channels.msg.deletedCount', { count }));
+      return run(
+        () => deleteChannels.mutateAsync(ids),
+        (count) => t('channels.msg.deletedCount', { count }),
+      );
     },
     setTagOf: async (ids: number[], tag: string) => {
       if (ids.length === 0) {
@@ -81,7 +119,12 @@ export function useChannelActions() {
         showError(t('channels.msg.tagRequired'));
         return false;
       }
-      return (await run(() => setChannelsTag.mutateAsync({ ids, tag: tag.trim() }), (count) => t('channels.msg.tagSet', { count }))) !== undefined;
+      return (
+        (await run(
+          () => setChannelsTag.mutateAsync({ ids, tag: tag.trim() }),
+          (count) => t('channels.msg.tagSet', { count }),
+        )) !== undefined
+      );
     },
   };
 }

@@ -2,13 +2,24 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { baseStatus, fakeServer, ok, regularUser, renderRoute } from '../../../test/render-route';
 
-const withChats = (chats: unknown[]) => ({ 'GET /api/status': () => ok({ ...baseStatus, server_address: 'https://gate.example.com', chats }) });
+const withChats = (chats: unknown[]) => ({
+  'GET /api/status': () => ok({ ...baseStatus, server_address: 'https://gate.example.com', chats }),
+});
 
 describe('embedded chat', { timeout: 60_000 }, () => {
   it('frames the link with the first enabled key and the server address', async () => {
     const { calls } = fakeServer({
       ...withChats([{ Web: 'https://chat.example.com/#/?key={key}&url={address}' }]),
-      'GET /api/token/': () => ok({ items: [{ key: 'disabled', status: 2 }, { key: 'abc123', status: 1 }], total: 2, page: 1, page_size: 100 }),
+      'GET /api/token/': () =>
+        ok({
+          items: [
+            { key: 'disabled', status: 2 },
+            { key: 'abc123', status: 1 },
+          ],
+          total: 2,
+          page: 1,
+          page_size: 100,
+        }),
     });
     await renderRoute('/chat/0', { user: regularUser });
     const frame = (await screen.findByTitle('聊天')) as HTMLIFrameElement;
@@ -19,7 +30,10 @@ describe('embedded chat', { timeout: 60_000 }, () => {
   });
 
   it('with no enabled token says so and goes to /token after 1.5 s', async () => {
-    fakeServer({ ...withChats([{ Web: 'https://chat.example.com/?key={key}' }]), 'GET /api/token/': () => ok({ items: [{ key: 'x', status: 2 }], total: 1, page: 1, page_size: 100 }) });
+    fakeServer({
+      ...withChats([{ Web: 'https://chat.example.com/?key={key}' }]),
+      'GET /api/token/': () => ok({ items: [{ key: 'x', status: 2 }], total: 1, page: 1, page_size: 100 }),
+    });
     const { router } = await renderRoute('/chat/0', { user: regularUser });
     expect((await screen.findAllByText('当前没有可用的启用令牌，请确认是否有令牌处于启用状态！')).length).toBeGreaterThan(0);
     expect(router.state.location.pathname).toBe('/chat/0');
@@ -35,7 +49,10 @@ describe('embedded chat', { timeout: 60_000 }, () => {
   it('fills {cherryConfig} with the base64 JSON Cherry Studio imports, and sends the browser to an app link', async () => {
     const assigned: string[] = [];
     const original = window.location;
-    Object.defineProperty(window, 'location', { configurable: true, value: { ...original, origin: original.origin, assign: (url: string) => assigned.push(url) } });
+    Object.defineProperty(window, 'location', {
+      configurable: true,
+      value: { ...original, origin: original.origin, assign: (url: string) => assigned.push(url) },
+    });
     try {
       fakeServer({
         ...withChats([{ 'Cherry Studio': 'cherrystudio://providers/api-keys?v=1&data={cherryConfig}' }]),

@@ -18,7 +18,12 @@ export function ChatPage() {
     if (appUrl) window.location.assign(appUrl);
   }, [appUrl]);
   if (target.state === 'loading') return <Spin size="large" style={{ display: 'block', margin: '80px auto' }} />;
-  if (target.state === 'failed') return <Card><Result status="warning" title={target.message} /></Card>;
+  if (target.state === 'failed')
+    return (
+      <Card>
+        <Result status="warning" title={target.message} />
+      </Card>
+    );
   if (appUrl) {
     return (
       <Card>
@@ -26,10 +31,20 @@ export function ChatPage() {
           status="info"
           title={t('chat.openingApp')}
           subTitle={t('chat.openingAppHint')}
-          extra={<Button type="primary" onClick={() => window.location.assign(appUrl)}>{t('chat.openApp')}</Button>}
+          extra={
+            <Button type="primary" onClick={() => window.location.assign(appUrl)}>
+              {t('chat.openApp')}
+            </Button>
+          }
         />
       </Card>
     );
   }
-  return <iframe src={target.state === 'ready' ? target.url : undefined} title={t('chat.frameTitle')} style={{ width: '100%', height: 'calc(100vh - 140px)', border: 'none' }} />;
+  return (
+    <iframe
+      src={target.state === 'ready' ? target.url : undefined}
+      title={t('chat.frameTitle')}
+      style={{ width: '100%', height: 'calc(100vh - 140px)', border: 'none' }}
+    />
+  );
 }

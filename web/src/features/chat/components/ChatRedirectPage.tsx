@@ -13,6 +13,15 @@ export function ChatRedirectPage() {
   useEffect(() => {
     if (target.state === 'ready') window.location.assign(target.url);
   }, [target]);
-  if (target.state === 'failed') return <Card><Result status="warning" title={target.message} /></Card>;
-  return <Card><Result icon={<Spin size="large" />} title={t('chat.redirecting')} /></Card>;
+  if (target.state === 'failed')
+    return (
+      <Card>
+        <Result status="warning" title={target.message} />
+      </Card>
+    );
+  return (
+    <Card>
+      <Result icon={<Spin size="large" />} title={t('chat.redirecting')} />
+    </Card>
+  );
 }

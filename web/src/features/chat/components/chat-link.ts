@@ -9,7 +9,10 @@ export type ChatLinkProblem = 'notConfigured' | 'badConfig';
  * The configured chat link at an index of the Chats option (status chats, else local 'chats'): an
  * http(s) page (`web`, framed) or an app's own link (`app`, opened); anything else is a bad entry.
  */
-export function chatLinkAt(status: PlatformStatus | null, index: number): { link: string; kind: 'web' | 'app' } | { problem: ChatLinkProblem } {
+export function chatLinkAt(
+  status: PlatformStatus | null,
+  index: number,
+): { link: string; kind: 'web' | 'app' } | { problem: ChatLinkProblem } {
   const chats = Array.isArray(status?.chats) ? status.chats : readJson<unknown[]>(StorageKey.chats);
   if (!Array.isArray(chats) || chats.length === 0) return { problem: 'notConfigured' };
   const entry = chats[index];
@@ -23,4 +26,5 @@ export function chatLinkAt(status: PlatformStatus | null, index: number): { link
 /** Fills the key and the server address into the chat link (lib/chat-links.ts). */
 export const buildChatLink = resolveChatLink;
 
-export const serverAddressOf = (status: PlatformStatus | null): string => (status?.server_address || window.location.origin).replace(/\/+$/, '');
+export const serverAddressOf = (status: PlatformStatus | null): string =>
+  (status?.server_address || window.location.origin).replace(/\/+$/, '');

@@ -33,7 +33,9 @@ export function useChatTarget(index: number): ChatTarget {
           const message = t('chat.noEnabledToken');
           showError(message);
           setTarget({ state: 'failed', message });
-          timer = setTimeout(() => { void navigate('/token'); }, 1500);
+          timer = setTimeout(() => {
+            void navigate('/token');
+          }, 1500);
           return;
         }
         setTarget({ state: 'ready', url: buildChatLink(found.link, key, serverAddressOf(status ?? null)), kind: found.kind });

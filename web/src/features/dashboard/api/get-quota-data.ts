@@ -12,13 +12,16 @@ export interface DashboardData {
 
 /** GET /api/data/ (admin, optional username) or /api/data/self. */
 export async function fetchQuotaData(query: DataQuery, isAdmin: boolean): Promise<DashboardData> {
-  const { data, aggregated_at, aggregation_interval_minutes } = await requestEnvelope<QuotaData[], Omit<DashboardData, 'buckets'>>(isAdmin ? '/api/data/' : '/api/data/self', {
-    query: {
-      start_timestamp: query.start_timestamp || undefined,
-      end_timestamp: query.end_timestamp || undefined,
-      username: isAdmin ? query.username || undefined : undefined,
+  const { data, aggregated_at, aggregation_interval_minutes } = await requestEnvelope<QuotaData[], Omit<DashboardData, 'buckets'>>(
+    isAdmin ? '/api/data/' : '/api/data/self',
+    {
+      query: {
+        start_timestamp: query.start_timestamp || undefined,
+        end_timestamp: query.end_timestamp || undefined,
+        username: isAdmin ? query.username || undefined : undefined,
+      },
     },
-  });
+  );
   return { buckets: data, aggregated_at, aggregation_interval_minutes };
 }
 

@@ -5,7 +5,22 @@ import { baseStatus, fakeServer, ok, regularUser, renderRoute } from '../../../t
 /** /api/data answers its freshness beside `data`. */
 const dataAnswer = (aggregatedAt: number, minutes: number) => ({
   status: 200,
-  body: { ...ok([{ id: 1, user_id: 2, username: 'alice', model_name: 'gpt-4o-mini', created_at: aggregatedAt - 3600, count: 3, quota: 384, token_used: 90 }]).body, aggregated_at: aggregatedAt, aggregation_interval_minutes: minutes },
+  body: {
+    ...ok([
+      {
+        id: 1,
+        user_id: 2,
+        username: 'alice',
+        model_name: 'gpt-4o-mini',
+        created_at: aggregatedAt - 3600,
+        count: 3,
+        quota: 384,
+        token_used: 90,
+      },
+    ]).body,
+    aggregated_at: aggregatedAt,
+    aggregation_interval_minutes: minutes,
+  },
 });
 
 describe('dashboard', { timeout: 60_000 }, () => {
@@ -16,7 +31,13 @@ describe('dashboard', { timeout: 60_000 }, () => {
       'GET /api/data/self': () => dataAnswer(at, 5),
     });
     await renderRoute('/detail', { user: regularUser, language: 'en' });
-    expect(await screen.findByText('Figures as of 2025-05-06 07:08:09. Calls are added up every 5 min, so the latest ones may not be counted yet.', {}, { timeout: 20_000 })).toBeTruthy();
+    expect(
+      await screen.findByText(
+        'Figures as of 2025-05-06 07:08:09. Calls are added up every 5 min, so the latest ones may not be counted yet.',
+        {},
+        { timeout: 20_000 },
+      ),
+    ).toBeTruthy();
     expect(screen.getByText('$0.000768')).toBeTruthy();
   });
 

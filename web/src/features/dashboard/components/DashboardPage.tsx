@@ -32,14 +32,27 @@ export function DashboardPage() {
   const { data: quotaData, isFetching } = useQuotaData(query, isAdmin);
   const buckets = useMemo(() => quotaData?.buckets ?? [], [quotaData]);
   const charts = useMemo(
-    () => ({ quota: seriesOf(buckets, 'quota', granularity), count: seriesOf(buckets, 'count', granularity), tokens: seriesOf(buckets, 'token_used', granularity) }),
+    () => ({
+      quota: seriesOf(buckets, 'quota', granularity),
+      count: seriesOf(buckets, 'count', granularity),
+      tokens: seriesOf(buckets, 'token_used', granularity),
+    }),
     [buckets, granularity],
   );
   const totals = totalsOf(buckets);
   const quotaText = (value: number) => renderQuota(value, status);
-  if (status && !status.enable_data_export) return <Card><Result status="info" title={t('dashboard.disabled')} /></Card>;
+  if (status && !status.enable_data_export)
+    return (
+      <Card>
+        <Result status="info" title={t('dashboard.disabled')} />
+      </Card>
+    );
   const search = (values: FilterValues) =>
-    setQuery({ start_timestamp: values.range?.[0]?.unix() ?? 0, end_timestamp: values.range?.[1]?.unix() ?? 0, username: (values.username ?? '').trim() });
+    setQuery({
+      start_timestamp: values.range?.[0]?.unix() ?? 0,
+      end_timestamp: values.range?.[1]?.unix() ?? 0,
+      username: (values.username ?? '').trim(),
+    });
 
   return (
     <Flex vertical gap={16}>
@@ -50,7 +63,10 @@ export function DashboardPage() {
         {quotaData?.aggregation_interval_minutes !== undefined && (
           <Typography.Paragraph type="secondary" data-testid="dashboard-freshness">
             {quotaData.aggregated_at
-              ? t('dashboard.aggregatedAt', { time: formatDateTime(quotaData.aggregated_at), minutes: quotaData.aggregation_interval_minutes })
+              ? t('dashboard.aggregatedAt', {
+                  time: formatDateTime(quotaData.aggregated_at),
+                  minutes: quotaData.aggregation_interval_minutes,
+                })
               : t('dashboard.notAggregated', { minutes: quotaData.aggregation_interval_minutes })}
           </Typography.Paragraph>
         )}
@@ -69,7 +85,11 @@ export function DashboardPage() {
             </Form.Item>
           )}
           <Form.Item label={t('dashboard.granularity')}>
-            <Segmented<Granularity> value={granularity} onChange={setGranularity} options={granularities.map((value) => ({ value, label: t(`dashboard.granularities.${value}`) }))} />
+            <Segmented<Granularity>
+              value={granularity}
+              onChange={setGranularity}
+              options={granularities.map((value) => ({ value, label: t(`dashboard.granularities.${value}`) }))}
+            />
           </Form.Item>
           <Form.Item>
             <Button type="primary" htmlType="submit" loading={isFetching}>
@@ -80,19 +100,30 @@ export function DashboardPage() {
       </Card>
       <Row gutter={[16, 16]}>
         <Col xs={24} md={8}>
-          <Card size="small"><Statistic title={t('dashboard.totalQuota')} value={quotaText(totals.quota)} /></Card>
+          <Card size="small">
+            <Statistic title={t('dashboard.totalQuota')} value={quotaText(totals.quota)} />
+          </Card>
         </Col>
         <Col xs={24} md={8}>
-          <Card size="small"><Statistic title={t('dashboard.totalRequests')} value={totals.count} /></Card>
+          <Card size="small">
+            <Statistic title={t('dashboard.totalRequests')} value={totals.count} />
+          </Card>
         </Col>
         <Col xs={24} md={8}>
-          <Card size="small"><Statistic title={t('dashboard.totalTokens')} value={formatTokenCount(totals.tokens)} /></Card>
+          <Card size="small">
+            <Statistic title={t('dashboard.totalTokens')} value={formatTokenCount(totals.tokens)} />
+          </Card>
         </Col>
       </Row>
       <ModelChart title={t('dashboard.quotaChart')} {...charts.quota} format={quotaText} emptyText={t('dashboard.empty')} />
       <Row gutter={[16, 16]}>
         <Col xs={24} lg={12}>
-          <ModelChart title={t('dashboard.requestChart')} {...charts.count} format={(value) => String(value)} emptyText={t('dashboard.empty')} />
+          <ModelChart
+            title={t('dashboard.requestChart')}
+            {...charts.count}
+            format={(value) => String(value)}
+            emptyText={t('dashboard.empty')}
+          />
         </Col>
         <Col xs={24} lg={12}>
           <ModelChart title={t('dashboard.tokenChart')} {...charts.tokens} format={formatTokenCount} emptyText={t('dashboard.empty')} />

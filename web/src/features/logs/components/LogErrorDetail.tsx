@@ -14,12 +14,20 @@ export function LogErrorDetail({ log, isAdmin }: { log: LogEntry; isAdmin: boole
     other.error_type && { key: 'type', label: t('logs.errorType'), children: other.error_type },
     other.error_code && { key: 'code', label: t('logs.errorCode'), children: <Typography.Text code>{other.error_code}</Typography.Text> },
     other.request_path && { key: 'path', label: t('logs.requestPath'), children: other.request_path },
-    { key: 'useTime', label: t('logs.useTime'), children: <Tag color={durationColor(log.use_time)}>{t('logs.seconds', { value: log.use_time })}</Tag> },
-    isAdmin && upstreamStatus !== undefined && {
-      key: 'upstream',
-      label: t('logs.upstreamStatus'),
-      children: upstreamStatus === 0 ? t('logs.upstreamUnreachable') : `${upstreamStatus}${other.admin_info?.upstream_code ? ` (${other.admin_info.upstream_code})` : ''}`,
+    {
+      key: 'useTime',
+      label: t('logs.useTime'),
+      children: <Tag color={durationColor(log.use_time)}>{t('logs.seconds', { value: log.use_time })}</Tag>,
     },
+    isAdmin &&
+      upstreamStatus !== undefined && {
+        key: 'upstream',
+        label: t('logs.upstreamStatus'),
+        children:
+          upstreamStatus === 0
+            ? t('logs.upstreamUnreachable')
+            : `${upstreamStatus}${other.admin_info?.upstream_code ? ` (${other.admin_info.upstream_code})` : ''}`,
+      },
     isAdmin && chain.length > 0 && { key: 'chain', label: t('logs.retryChain'), children: chain.map((id) => `#${id}`).join(' → ') },
   ].filter((item) => !!item) as { key: string; label: string; children: React.ReactNode }[];
   return (

@@ -29,7 +29,15 @@ export function defaultLogFilters(): LogFilters {
 }
 
 /** Filters of the usage log; admins also filter by channel id and username. */
-export function LogFilterBar({ initial, isAdmin, onSearch }: { initial: LogFilters; isAdmin: boolean; onSearch: (filters: LogFilters) => void }) {
+export function LogFilterBar({
+  initial,
+  isAdmin,
+  onSearch,
+}: {
+  initial: LogFilters;
+  isAdmin: boolean;
+  onSearch: (filters: LogFilters) => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
   const types = [0, LogType.topup, LogType.consume, LogType.manage, LogType.system, LogType.error, LogType.refund];
@@ -51,7 +59,10 @@ export function LogFilterBar({ initial, isAdmin, onSearch }: { initial: LogFilte
       style={{ rowGap: 8 }}
       initialValues={{
         ...initial,
-        range: [initial.start_timestamp ? dayjs.unix(initial.start_timestamp) : null, initial.end_timestamp ? dayjs.unix(initial.end_timestamp) : null],
+        range: [
+          initial.start_timestamp ? dayjs.unix(initial.start_timestamp) : null,
+          initial.end_timestamp ? dayjs.unix(initial.end_timestamp) : null,
+        ],
       }}
       onFinish={submit}
     >

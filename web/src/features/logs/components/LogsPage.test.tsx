@@ -4,8 +4,21 @@ import { adminUser, fakeServer, ok, regularUser, renderScreen } from '../../../t
 import { LogsPage } from './LogsPage';
 
 const row = (id: number, type: number, content: string, quota = 0) => ({
-  id, created_at: 1_700_000_000 + id, type, username: 'alice', user_id: 2, token_name: 'script', model_name: '', group: '', is_stream: 0,
-  use_time: 0, prompt_tokens: 0, completion_tokens: 0, quota, content, other: '',
+  id,
+  created_at: 1_700_000_000 + id,
+  type,
+  username: 'alice',
+  user_id: 2,
+  token_name: 'script',
+  model_name: '',
+  group: '',
+  is_stream: 0,
+  use_time: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  quota,
+  content,
+  other: '',
 });
 
 describe('usage log types', () => {
@@ -13,8 +26,14 @@ describe('usage log types', () => {
     const { calls } = fakeServer({
       'GET /api/log/self/': (call) => {
         const type = call.query.get('type');
-        const items = type === '6' ? [row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000)]
-          : [row(3, 4, '新用户注册赠送 ＄1.000000 额度', 500_000), row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000), row(1, 5, 'upstream failed')];
+        const items =
+          type === '6'
+            ? [row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000)]
+            : [
+                row(3, 4, '新用户注册赠送 ＄1.000000 额度', 500_000),
+                row(2, 6, 'suno 任务 t1（MUSIC）失败，退还额度：任务超时', 50_000),
+                row(1, 5, 'upstream failed'),
+              ];
         return ok({ items, total: items.length, page: 1, page_size: 10 });
       },
       'GET /api/log/self/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
@@ -35,10 +54,21 @@ describe('usage log types', () => {
 
   it('expands an error row (type 5) to the failure: status, code, path, the error text and, for admins, the channels tried', async () => {
     const other = JSON.stringify({
-      status_code: 502, error_type: 'upstream_error', error_code: 'upstream_unreachable', request_path: '/v1/chat/completions', group: 'default',
+      status_code: 502,
+      error_type: 'upstream_error',
+      error_code: 'upstream_unreachable',
+      request_path: '/v1/chat/completions',
+      group: 'default',
       admin_info: { use_channel: ['3', '7'], upstream_status: 0 },
     });
-    const failed = { ...row(9, 5, '上游连接失败：connect ECONNREFUSED [upstream]'), model_name: 'gpt-4o', use_time: 2, channel: 7, channel_name: 'backup', other };
+    const failed = {
+      ...row(9, 5, '上游连接失败：connect ECONNREFUSED [upstream]'),
+      model_name: 'gpt-4o',
+      use_time: 2,
+      channel: 7,
+      channel_name: 'backup',
+      other,
+    };
     fakeServer({
       'GET /api/log/': () => ok({ items: [failed], total: 1, page: 1, page_size: 10 }),
       'GET /api/log/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
@@ -48,13 +78,22 @@ describe('usage log types', () => {
     const tableRow = cell.closest('tr') as HTMLElement;
     fireEvent.click(within(tableRow).getByRole('button', { name: /展开/ }));
     const detail = await screen.findByTestId('log-detail-9');
-    for (const text of ['状态码', '502', 'upstream_unreachable', '/v1/chat/completions', '无应答（连接失败）', '#3 → #7']) expect(within(detail).getByText(text)).toBeTruthy();
+    for (const text of ['状态码', '502', 'upstream_unreachable', '/v1/chat/completions', '无应答（连接失败）', '#3 → #7'])
+      expect(within(detail).getByText(text)).toBeTruthy();
     expect(within(detail).getByText(/ECONNREFUSED/)).toBeTruthy();
   });
 
   it('tags the cost of a call a subscription paid', async () => {
-    const paid = { ...row(4, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 15), model_name: 'gpt-4o-mini', other: JSON.stringify({ billing_source: 'subscription', subscription_quota: 15, wallet_quota: 0, subscription_id: 3 }) };
-    const mixed = { ...row(5, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 20), model_name: 'gpt-4o-mini', other: JSON.stringify({ billing_source: 'mixed', subscription_quota: 5, wallet_quota: 15, subscription_id: 3 }) };
+    const paid = {
+      ...row(4, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 15),
+      model_name: 'gpt-4o-mini',
+      other: JSON.stringify({ billing_source: 'subscription', subscription_quota: 15, wallet_quota: 0, subscription_id: 3 }),
+    };
+    const mixed = {
+      ...row(5, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 20),
+      model_name: 'gpt-4o-mini',
+      other: JSON.stringify({ billing_source: 'mixed', subscription_quota: 5, wallet_quota: 15, subscription_id: 3 }),
+    };
     const wallet = { ...row(6, 2, 'wallet call', 20), model_name: 'gpt-4o-mini', other: JSON.stringify({ model_ratio: 1 }) };
     fakeServer({
       'GET /api/log/self/': () => ok({ items: [mixed, paid, wallet], total: 3, page: 1, page_size: 10 }),
@@ -72,13 +111,20 @@ describe('usage log types', () => {
 describe('usage log cache hits', () => {
   it('tags a consume row the response cache answered', async () => {
     fakeServer({
-      'GET /api/log/self/': () => ok({
-        items: [
-          { ...row(2, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 0), model_name: 'gpt-4o-mini', other: JSON.stringify({ cache_hit: true, cache_hit_ratio: 0, cache_original_quota: 120 }) },
-          { ...row(1, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 120), model_name: 'gpt-4o-mini', other: JSON.stringify({ frt: 10 }) },
-        ],
-        total: 2, page: 1, page_size: 10,
-      }),
+      'GET /api/log/self/': () =>
+        ok({
+          items: [
+            {
+              ...row(2, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 0),
+              model_name: 'gpt-4o-mini',
+              other: JSON.stringify({ cache_hit: true, cache_hit_ratio: 0, cache_original_quota: 120 }),
+            },
+            { ...row(1, 2, '模型倍率 1，补全倍率 1，分组倍率 1', 120), model_name: 'gpt-4o-mini', other: JSON.stringify({ frt: 10 }) },
+          ],
+          total: 2,
+          page: 1,
+          page_size: 10,
+        }),
       'GET /api/log/self/stat': () => ok({ quota: 0, rpm: 0, tpm: 0 }),
     });
     await renderScreen('/log', <LogsPage />, { user: regularUser });

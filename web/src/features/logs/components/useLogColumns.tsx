@@ -32,12 +32,30 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
       key: 'user',
       title: t('logs.user'),
       dataIndex: 'username',
-      render: (value: string, log: LogEntry) => (value ? <Typography.Link onClick={() => onUser(log.user_id)}>{value}</Typography.Link> : null),
+      render: (value: string, log: LogEntry) =>
+        value ? <Typography.Link onClick={() => onUser(log.user_id)}>{value}</Typography.Link> : null,
     },
-    { key: 'token', title: t('logs.token'), dataIndex: 'token_name', render: (value: string) => (value ? <Tag color="blue">{value}</Tag> : null) },
+    {
+      key: 'token',
+      title: t('logs.token'),
+      dataIndex: 'token_name',
+      render: (value: string) => (value ? <Tag color="blue">{value}</Tag> : null),
+    },
     { key: 'group', title: t('logs.group'), dataIndex: 'group', render: (value: string) => (value ? <Tag>{value}</Tag> : null) },
-    { key: 'type', title: t('logs.type'), dataIndex: 'type', render: (value: number) => <Tag color={LogTypeColor[value] ?? 'default'}>{t(value in LogTypeColor ? `logs.types.${value}` : 'logs.types.unknown')}</Tag> },
-    { key: 'model', title: t('logs.model'), dataIndex: 'model_name', render: (value: string) => (value ? <Tag color="geekblue">{value}</Tag> : null) },
+    {
+      key: 'type',
+      title: t('logs.type'),
+      dataIndex: 'type',
+      render: (value: number) => (
+        <Tag color={LogTypeColor[value] ?? 'default'}>{t(value in LogTypeColor ? `logs.types.${value}` : 'logs.types.unknown')}</Tag>
+      ),
+    },
+    {
+      key: 'model',
+      title: t('logs.model'),
+      dataIndex: 'model_name',
+      render: (value: string) => (value ? <Tag color="geekblue">{value}</Tag> : null),
+    },
     {
       key: 'quota',
       title: t('logs.quota'),
@@ -45,7 +63,8 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
       render: (value: number, log: LogEntry) => {
         if (log.type !== LogType.consume && !value) return null;
         // A call a subscription paid (some of): who paid, beside the cost; a call the response cache answered, tagged.
-        const source = log.type === LogType.consume && log.other.includes('"billing_source"') ? parseOther(log.other).billing_source : undefined;
+        const source =
+          log.type === LogType.consume && log.other.includes('"billing_source"') ? parseOther(log.other).billing_source : undefined;
         const isCacheHit = log.type === LogType.consume && log.other.includes('"cache_hit":true');
         const hasSource = !!source && source !== 'wallet';
         if (!hasSource && !isCacheHit) return renderQuota(value, status, 6);
@@ -79,9 +98,28 @@ export function useLogColumns(isAdmin: boolean, onUser: (userId: number) => void
         );
       },
     },
-    { key: 'prompt', title: t('logs.promptTokens'), dataIndex: 'prompt_tokens', render: (value: number, log: LogEntry) => (log.type === LogType.consume ? formatTokenCount(value) : null) },
-    { key: 'completion', title: t('logs.completionTokens'), dataIndex: 'completion_tokens', render: (value: number, log: LogEntry) => (log.type === LogType.consume ? formatTokenCount(value) : null) },
-    { key: 'content', title: t('logs.content'), dataIndex: 'content', render: (value: string) => <Typography.Text style={{ maxWidth: 320 }} ellipsis={{ tooltip: value }}>{value}</Typography.Text> },
+    {
+      key: 'prompt',
+      title: t('logs.promptTokens'),
+      dataIndex: 'prompt_tokens',
+      render: (value: number, log: LogEntry) => (log.type === LogType.consume ? formatTokenCount(value) : null),
+    },
+    {
+      key: 'completion',
+      title: t('logs.completionTokens'),
+      dataIndex: 'completion_tokens',
+      render: (value: number, log: LogEntry) => (log.type === LogType.consume ? formatTokenCount(value) : null),
+    },
+    {
+      key: 'content',
+      title: t('logs.content'),
+      dataIndex: 'content',
+      render: (value: string) => (
+        <Typography.Text style={{ maxWidth: 320 }} ellipsis={{ tooltip: value }}>
+          {value}
+        </Typography.Text>
+      ),
+    },
   ];
   return columns.filter((column): column is DataColumn<LogEntry> => column !== false);
 }

@@ -8,5 +8,8 @@ export const regenerateRecoveryCodes = (code: string) => http.post<RecoveryCodes
 
 export function useRegenerateRecoveryCodes() {
   const queryClient = useQueryClient();
-  return useMutation({ mutationFn: regenerateRecoveryCodes, onSettled: () => queryClient.invalidateQueries({ queryKey: twoFactorKeys.all }) });
+  return useMutation({
+    mutationFn: regenerateRecoveryCodes,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: twoFactorKeys.all }),
+  });
 }

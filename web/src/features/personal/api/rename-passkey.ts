@@ -4,7 +4,8 @@ import { http } from '../../../lib/http';
 import { twoFactorKeys } from './keys';
 
 /** PUT /api/user/passkey/:id. */
-export const renamePasskey = ({ id, ...payload }: PasskeyNamePayload & { id: number }) => http.put<null>(`/api/user/passkey/${id}`, payload);
+export const renamePasskey = ({ id, ...payload }: PasskeyNamePayload & { id: number }) =>
+  http.put<null>(`/api/user/passkey/${id}`, payload);
 
 export function useRenamePasskey() {
   const queryClient = useQueryClient();

@@ -40,12 +40,47 @@ export function BindingsPanel({ user }: { user: BoundAccounts }) {
     }
   };
   const rows: BindingRow[] = [
-    { key: 'email', icon: <MailOutlined />, label: t('personal.bindEmail'), value: user.email, isEnabled: true, onBind: () => setModal('email') },
-    { key: 'github', icon: <GithubOutlined />, label: 'GitHub', value: user.github_id, isEnabled: !!status?.github_oauth, onBind: oauth('github') },
+    {
+      key: 'email',
+      icon: <MailOutlined />,
+      label: t('personal.bindEmail'),
+      value: user.email,
+      isEnabled: true,
+      onBind: () => setModal('email'),
+    },
+    {
+      key: 'github',
+      icon: <GithubOutlined />,
+      label: 'GitHub',
+      value: user.github_id,
+      isEnabled: !!status?.github_oauth,
+      onBind: oauth('github'),
+    },
     { key: 'oidc', icon: <LoginOutlined />, label: 'OIDC', value: user.oidc_id, isEnabled: !!status?.oidc_enabled, onBind: oauth('oidc') },
-    { key: 'linuxdo', icon: <LoginOutlined />, label: 'Linux DO', value: user.linux_do_id, isEnabled: !!status?.linuxdo_oauth, onBind: oauth('linuxdo') },
-    { key: 'wechat', icon: <WechatOutlined />, label: t('personal.bindWeChat'), value: user.wechat_id, isEnabled: !!status?.wechat_login, onBind: () => setModal('wechat') },
-    { key: 'telegram', icon: <SendOutlined />, label: 'Telegram', value: user.telegram_id, isEnabled: !!status?.telegram_oauth, onBind: () => setModal('telegram') },
+    {
+      key: 'linuxdo',
+      icon: <LoginOutlined />,
+      label: 'Linux DO',
+      value: user.linux_do_id,
+      isEnabled: !!status?.linuxdo_oauth,
+      onBind: oauth('linuxdo'),
+    },
+    {
+      key: 'wechat',
+      icon: <WechatOutlined />,
+      label: t('personal.bindWeChat'),
+      value: user.wechat_id,
+      isEnabled: !!status?.wechat_login,
+      onBind: () => setModal('wechat'),
+    },
+    {
+      key: 'telegram',
+      icon: <SendOutlined />,
+      label: 'Telegram',
+      value: user.telegram_id,
+      isEnabled: !!status?.telegram_oauth,
+      onBind: () => setModal('telegram'),
+    },
   ];
   const actionOf = (row: BindingRow) => {
     if (row.value && row.key !== 'email') {
@@ -57,7 +92,9 @@ export function BindingsPanel({ user }: { user: BoundAccounts }) {
           cancelText={t('common.cancel')}
           onConfirm={() => unbind(row)}
         >
-          <Button size="small" danger>{t('oauth.unbind')}</Button>
+          <Button size="small" danger>
+            {t('oauth.unbind')}
+          </Button>
         </Popconfirm>
       );
     }
@@ -77,7 +114,9 @@ export function BindingsPanel({ user }: { user: BoundAccounts }) {
               avatar={row.icon}
               title={row.label}
               description={
-                <Typography.Text type="secondary">{row.value || (row.isEnabled ? t('personal.notBound') : t('personal.notEnabled'))}</Typography.Text>
+                <Typography.Text type="secondary">
+                  {row.value || (row.isEnabled ? t('personal.notBound') : t('personal.notEnabled'))}
+                </Typography.Text>
               }
             />
           </List.Item>

@@ -4,7 +4,14 @@ import { useTranslation } from 'react-i18next';
 import { secondFactorCodeRule } from '../../../lib/second-factor-code';
 
 /** Asks for a current code (TOTP, or a recovery code where `allowRecovery`) before a change that needs one. */
-export function CodePromptModal({ open, title, hint, allowRecovery, onSubmit, onClose }: {
+export function CodePromptModal({
+  open,
+  title,
+  hint,
+  allowRecovery,
+  onSubmit,
+  onClose,
+}: {
   open: boolean;
   title: string;
   hint: string;
@@ -30,11 +37,25 @@ export function CodePromptModal({ open, title, hint, allowRecovery, onSubmit, on
     }
   };
   return (
-    <Modal open={open} title={title} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
+    <Modal
+      open={open}
+      title={title}
+      onCancel={onClose}
+      onOk={() => void submit().catch(() => undefined)}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      destroyOnHidden
+    >
       <Typography.Paragraph type="secondary">{hint}</Typography.Paragraph>
       <Form form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>
         <Form.Item name="code" label={t('twoFactor.code')} rules={[secondFactorCodeRule(t)]}>
-          <Input autoFocus autoComplete="one-time-code" maxLength={32} placeholder={allowRecovery ? t('twoFactor.codePlaceholder') : t('twoFactor.totpPlaceholder')} />
+          <Input
+            autoFocus
+            autoComplete="one-time-code"
+            maxLength={32}
+            placeholder={allowRecovery ? t('twoFactor.codePlaceholder') : t('twoFactor.totpPlaceholder')}
+          />
         </Form.Item>
       </Form>
     </Modal>

@@ -31,9 +31,24 @@ export function DeleteAccountModal({ open, username, onClose }: { open: boolean;
     }
   };
   return (
-    <Modal open={open} title={t('personal.deleteAccount')} onCancel={onClose} onOk={() => void submit()} okButtonProps={{ danger: true }} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
+    <Modal
+      open={open}
+      title={t('personal.deleteAccount')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okButtonProps={{ danger: true }}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      destroyOnHidden
+    >
       <Alert type="warning" showIcon title={t('personal.deleteWarning')} style={{ marginBottom: 16 }} />
-      <Input value={typed} onChange={(event) => setTyped(event.target.value)} placeholder={t('personal.deleteTypeName', { name: username })} aria-label={t('personal.deleteTypeName', { name: username })} />
+      <Input
+        value={typed}
+        onChange={(event) => setTyped(event.target.value)}
+        placeholder={t('personal.deleteTypeName', { name: username })}
+        aria-label={t('personal.deleteTypeName', { name: username })}
+      />
     </Modal>
   );
 }

@@ -46,11 +46,25 @@ export function EmailBindModal({ open, onClose }: { open: boolean; onClose: () =
     }
   };
   return (
-    <Modal open={open} title={t('personal.bindEmail')} onCancel={onClose} onOk={() => void submit()} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
+    <Modal
+      open={open}
+      title={t('personal.bindEmail')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      destroyOnHidden
+    >
       <Form layout="vertical">
         <Form.Item label={t('auth.email')}>
           <Space.Compact style={{ width: '100%' }}>
-            <Input value={email} onChange={(event) => setEmail(event.target.value)} placeholder="name@example.com" aria-label={t('auth.email')} />
+            <Input
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
+              placeholder="name@example.com"
+              aria-label={t('auth.email')}
+            />
             <CountdownButton onClick={sendCode}>{t('auth.getCode')}</CountdownButton>
           </Space.Compact>
         </Form.Item>

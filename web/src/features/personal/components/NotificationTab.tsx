@@ -35,9 +35,19 @@ export function NotificationTab({ user }: { user: SelfUser }) {
     }
   };
   return (
-    <Form form={form} layout="vertical" initialValues={{ ...initial, quota_warning_threshold: String(initial.quota_warning_threshold) }} onFinish={(values) => void submit(values)}>
+    <Form
+      form={form}
+      layout="vertical"
+      initialValues={{ ...initial, quota_warning_threshold: String(initial.quota_warning_threshold) }}
+      onFinish={(values) => void submit(values)}
+    >
       <Form.Item name="notify_type" label={t('personal.notifyType')}>
-        <Radio.Group options={[{ value: 'email', label: t('personal.notifyEmail') }, { value: 'webhook', label: t('personal.notifyWebhook') }]} />
+        <Radio.Group
+          options={[
+            { value: 'email', label: t('personal.notifyEmail') },
+            { value: 'webhook', label: t('personal.notifyWebhook') },
+          ]}
+        />
       </Form.Item>
       <Form.Item
         name="quota_warning_threshold"
@@ -48,12 +58,22 @@ export function NotificationTab({ user }: { user: SelfUser }) {
         <AutoComplete options={thresholdPresets} />
       </Form.Item>
       {notifyType === 'email' ? (
-        <Form.Item name="notification_email" label={t('personal.notificationEmail')} extra={t('personal.notificationEmailHint')} rules={[{ type: 'email', message: t('auth.emailInvalid') }]}>
+        <Form.Item
+          name="notification_email"
+          label={t('personal.notificationEmail')}
+          extra={t('personal.notificationEmailHint')}
+          rules={[{ type: 'email', message: t('auth.emailInvalid') }]}
+        >
           <Input placeholder="name@example.com" />
         </Form.Item>
       ) : (
         <>
-          <Form.Item name="webhook_url" label={t('personal.webhookUrl')} extra={t('personal.webhookHint')} rules={[{ required: true, pattern: /^https:\/\/\S+$/i, message: t('personal.webhookHttps') }]}>
+          <Form.Item
+            name="webhook_url"
+            label={t('personal.webhookUrl')}
+            extra={t('personal.webhookHint')}
+            rules={[{ required: true, pattern: /^https:\/\/\S+$/i, message: t('personal.webhookHttps') }]}
+          >
             <Input placeholder="https://example.com/webhook" />
           </Form.Item>
           <Form.Item name="webhook_secret" label={t('personal.webhookSecret')}>

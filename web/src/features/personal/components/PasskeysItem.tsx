@@ -13,7 +13,17 @@ import { useRemovePasskey } from '../api/remove-passkey';
 import { useRenamePasskey } from '../api/rename-passkey';
 
 /** A name for a new passkey, or a new name for one (`passkey` set). */
-function NameModal({ passkey, isAdding, onDone, onClose }: { passkey: Passkey | null; isAdding: boolean; onDone: (name: string) => Promise<void>; onClose: () => void }) {
+function NameModal({
+  passkey,
+  isAdding,
+  onDone,
+  onClose,
+}: {
+  passkey: Passkey | null;
+  isAdding: boolean;
+  onDone: (name: string) => Promise<void>;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const [name, setName] = useState(passkey?.name ?? '');
   const [loading, setLoading] = useState(false);
@@ -32,8 +42,24 @@ function NameModal({ passkey, isAdding, onDone, onClose }: { passkey: Passkey | 
     }
   };
   return (
-    <Modal open title={isAdding ? t('twoFactor.addPasskey') : t('twoFactor.renamePasskey')} onCancel={onClose} onOk={() => void submit()} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')}>
-      <Input autoFocus value={name} maxLength={passkeyNameMaxLength} onChange={(event) => setName(event.target.value)} onPressEnter={() => void submit()} placeholder={t('twoFactor.passkeyNamePlaceholder')} aria-label={t('twoFactor.passkeyName')} />
+    <Modal
+      open
+      title={isAdding ? t('twoFactor.addPasskey') : t('twoFactor.renamePasskey')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+    >
+      <Input
+        autoFocus
+        value={name}
+        maxLength={passkeyNameMaxLength}
+        onChange={(event) => setName(event.target.value)}
+        onPressEnter={() => void submit()}
+        placeholder={t('twoFactor.passkeyNamePlaceholder')}
+        aria-label={t('twoFactor.passkeyName')}
+      />
     </Modal>
   );
 }
@@ -58,17 +84,37 @@ export function PasskeysItem() {
   };
   return (
     <>
-      <List.Item actions={[<Button key="add" disabled={!isSupported} onClick={() => setEditing('new')}>{t('twoFactor.addPasskey')}</Button>]}>
-        <List.Item.Meta avatar={<KeyOutlined />} title={t('twoFactor.passkeysTitle')} description={isSupported ? t('twoFactor.passkeysHint') : t('twoFactor.passkeysUnsupported')} />
+      <List.Item
+        actions={[
+          <Button key="add" disabled={!isSupported} onClick={() => setEditing('new')}>
+            {t('twoFactor.addPasskey')}
+          </Button>,
+        ]}
+      >
+        <List.Item.Meta
+          avatar={<KeyOutlined />}
+          title={t('twoFactor.passkeysTitle')}
+          description={isSupported ? t('twoFactor.passkeysHint') : t('twoFactor.passkeysUnsupported')}
+        />
       </List.Item>
       {(passkeys.data ?? []).map((passkey) => (
         <List.Item
           key={passkey.id}
           style={{ paddingLeft: 32 }}
           actions={[
-            <Button key="rename" type="link" onClick={() => setEditing(passkey)}>{t('twoFactor.rename')}</Button>,
-            <Popconfirm key="remove" title={t('twoFactor.removePasskeyConfirm')} onConfirm={() => void remove(passkey.id)} okText={t('common.confirm')} cancelText={t('common.cancel')}>
-              <Button type="link" danger>{t('twoFactor.remove')}</Button>
+            <Button key="rename" type="link" onClick={() => setEditing(passkey)}>
+              {t('twoFactor.rename')}
+            </Button>,
+            <Popconfirm
+              key="remove"
+              title={t('twoFactor.removePasskeyConfirm')}
+              onConfirm={() => void remove(passkey.id)}
+              okText={t('common.confirm')}
+              cancelText={t('common.cancel')}
+            >
+              <Button type="link" danger>
+                {t('twoFactor.remove')}
+              </Button>
             </Popconfirm>,
           ]}
         >
@@ -77,7 +123,9 @@ export function PasskeysItem() {
             <Typography.Text type="secondary">
               {t('twoFactor.passkeyAdded', { time: formatDateTime(passkey.created_at) })}
               {' · '}
-              {passkey.last_used_at ? t('twoFactor.passkeyUsed', { time: formatDateTime(passkey.last_used_at) }) : t('twoFactor.passkeyNeverUsed')}
+              {passkey.last_used_at
+                ? t('twoFactor.passkeyUsed', { time: formatDateTime(passkey.last_used_at) })
+                : t('twoFactor.passkeyNeverUsed')}
             </Typography.Text>
           </Space>
         </List.Item>

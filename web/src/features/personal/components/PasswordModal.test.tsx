@@ -14,7 +14,11 @@ describe('change password', () => {
     fireEvent.change(dialog.getByLabelText('新密码'), { target: { value: 'new-pass-12' } });
     fireEvent.change(dialog.getByLabelText('确认新密码'), { target: { value: 'new-pass-12' } });
     fireEvent.click(dialog.getByText(/^确\s*定$/));
-    await waitFor(() => expect(calls.filter((call) => call.method === 'PUT').map((call) => call.body)).toEqual([{ original_password: 'old-pass-1', password: 'new-pass-12' }]));
+    await waitFor(() =>
+      expect(calls.filter((call) => call.method === 'PUT').map((call) => call.body)).toEqual([
+        { original_password: 'old-pass-1', password: 'new-pass-12' },
+      ]),
+    );
     expect(await screen.findByText('密码修改成功！')).toBeTruthy();
   });
 });

@@ -36,15 +36,39 @@ export function PasswordModal({ open, onClose }: { open: boolean; onClose: () =>
     }
   };
   return (
-    <Modal open={open} title={t('personal.changePassword')} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
+    <Modal
+      open={open}
+      title={t('personal.changePassword')}
+      onCancel={onClose}
+      onOk={() => void submit().catch(() => undefined)}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      destroyOnHidden
+    >
       <Form form={form} layout="vertical" requiredMark={false}>
-        <Form.Item name="original_password" label={t('personal.originalPassword')} rules={[{ required: true, message: t('personal.originalPasswordRequired') }]}>
+        <Form.Item
+          name="original_password"
+          label={t('personal.originalPassword')}
+          rules={[{ required: true, message: t('personal.originalPasswordRequired') }]}
+        >
           <Input.Password maxLength={passwordMaxLength} autoComplete="current-password" />
         </Form.Item>
-        <Form.Item name="password" label={t('personal.newPassword')} rules={[{ required: true, message: t('auth.passwordRequired') }, { min: passwordMinLength, message: t('auth.passwordTooShort') }]}>
+        <Form.Item
+          name="password"
+          label={t('personal.newPassword')}
+          rules={[
+            { required: true, message: t('auth.passwordRequired') },
+            { min: passwordMinLength, message: t('auth.passwordTooShort') },
+          ]}
+        >
           <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" placeholder={t('auth.passwordPlaceholder')} />
         </Form.Item>
-        <Form.Item name="password2" label={t('personal.confirmNewPassword')} rules={[{ required: true, message: t('auth.confirmPasswordRequired') }]}>
+        <Form.Item
+          name="password2"
+          label={t('personal.confirmNewPassword')}
+          rules={[{ required: true, message: t('auth.confirmPasswordRequired') }]}
+        >
           <Input.Password maxLength={passwordMaxLength} autoComplete="new-password" />
         </Form.Item>
       </Form>

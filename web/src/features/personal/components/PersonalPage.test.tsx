@@ -3,8 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { adminUser, fakeServer, ok, regularUser, renderRoute } from '../../../test/render-route';
 
 const selfOf = (user: { id: number; username: string; role: number }) => ({
-  ...user, display_name: user.username, email: '', github_id: '', oidc_id: '', wechat_id: '', telegram_id: '', linux_do_id: '',
-  quota: 0, used_quota: 0, request_count: 0, group: 'default', aff_code: 'abcd', aff_count: 0, aff_quota: 0, aff_history_quota: 0, setting: '',
+  ...user,
+  display_name: user.username,
+  email: '',
+  github_id: '',
+  oidc_id: '',
+  wechat_id: '',
+  telegram_id: '',
+  linux_do_id: '',
+  quota: 0,
+  used_quota: 0,
+  request_count: 0,
+  group: 'default',
+  aff_code: 'abcd',
+  aff_count: 0,
+  aff_quota: 0,
+  aff_history_quota: 0,
+  setting: '',
 });
 
 /** Accepting unpriced models (billed 0) is an admin's own setting: the tab is shown to admins only. */

@@ -12,14 +12,20 @@ export function RecoveryCodesModal({ codes, onClose }: { codes: string[] | null;
       closable={false}
       maskClosable={false}
       footer={[
-        <Button key="copy" onClick={() => void copyText((codes ?? []).join('\n'), t('twoFactor.recoveryCodesCopied'))}>{t('common.copy')}</Button>,
-        <Button key="done" type="primary" onClick={onClose}>{t('twoFactor.recoveryCodesSaved')}</Button>,
+        <Button key="copy" onClick={() => void copyText((codes ?? []).join('\n'), t('twoFactor.recoveryCodesCopied'))}>
+          {t('common.copy')}
+        </Button>,
+        <Button key="done" type="primary" onClick={onClose}>
+          {t('twoFactor.recoveryCodesSaved')}
+        </Button>,
       ]}
     >
       <Alert type="warning" showIcon title={t('twoFactor.recoveryCodesWarning')} style={{ marginBottom: 16 }} />
       <div data-testid="recovery-codes" style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 8 }}>
         {(codes ?? []).map((code) => (
-          <Typography.Text key={code} code style={{ fontSize: 15 }}>{code}</Typography.Text>
+          <Typography.Text key={code} code style={{ fontSize: 15 }}>
+            {code}
+          </Typography.Text>
         ))}
       </div>
     </Modal>

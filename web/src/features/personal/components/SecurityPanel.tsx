@@ -28,13 +28,31 @@ export function SecurityPanel({ user }: { user: SelfUser }) {
   return (
     <>
       <List>
-        <List.Item actions={[<Button key="go" onClick={() => setModal('password')}>{t('personal.changePassword')}</Button>]}>
+        <List.Item
+          actions={[
+            <Button key="go" onClick={() => setModal('password')}>
+              {t('personal.changePassword')}
+            </Button>,
+          ]}
+        >
           <List.Item.Meta avatar={<LockOutlined />} title={t('personal.changePassword')} description={t('personal.changePasswordHint')} />
         </List.Item>
-        <List.Item actions={[<Button key="go" loading={isGenerating} onClick={() => void generate()}>{t('personal.generateToken')}</Button>]}>
+        <List.Item
+          actions={[
+            <Button key="go" loading={isGenerating} onClick={() => void generate()}>
+              {t('personal.generateToken')}
+            </Button>,
+          ]}
+        >
           <List.Item.Meta avatar={<KeyOutlined />} title={t('personal.accessToken')} description={t('personal.accessTokenHint')} />
         </List.Item>
-        <List.Item actions={[<Button key="go" danger onClick={() => setModal('delete')}>{t('personal.deleteAccount')}</Button>]}>
+        <List.Item
+          actions={[
+            <Button key="go" danger onClick={() => setModal('delete')}>
+              {t('personal.deleteAccount')}
+            </Button>,
+          ]}
+        >
           <List.Item.Meta avatar={<DeleteOutlined />} title={t('personal.deleteAccount')} description={t('personal.deleteAccountHint')} />
         </List.Item>
       </List>

@@ -9,7 +9,8 @@ export function TelegramBindModal({ open, botName, onClose }: { open: boolean; b
   const { t } = useTranslation();
   const bind = useBindTelegram();
   const onAuth = (fields: Record<string, string>) => {
-    bind.mutateAsync(fields)
+    bind
+      .mutateAsync(fields)
       .then(() => {
         showSuccess(t('oauth.telegramBound'));
         onClose();

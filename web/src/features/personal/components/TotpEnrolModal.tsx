@@ -10,7 +10,15 @@ import { secondFactorCodeRule } from '../../../lib/second-factor-code';
  * TOTP enrolment: the server makes a secret; the QR code (its otpauth:// URI, drawn here) or the
  * secret goes into an authenticator app; the app's first code finishes it. Answers the recovery codes.
  */
-export function TotpEnrolModal({ open, onEnrolled, onClose }: { open: boolean; onEnrolled: (codes: string[]) => void; onClose: () => void }) {
+export function TotpEnrolModal({
+  open,
+  onEnrolled,
+  onClose,
+}: {
+  open: boolean;
+  onEnrolled: (codes: string[]) => void;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ code: string }>();
   const [setup, setSetup] = useState<TotpSetup | null>(null);
@@ -49,17 +57,34 @@ export function TotpEnrolModal({ open, onEnrolled, onClose }: { open: boolean; o
   };
 
   return (
-    <Modal open={open} title={t('twoFactor.enrolTitle')} onCancel={onClose} onOk={() => void submit().catch(() => undefined)} okText={t('twoFactor.enable')} cancelText={t('common.cancel')} confirmLoading={loading} okButtonProps={{ disabled: !setup }} destroyOnHidden>
+    <Modal
+      open={open}
+      title={t('twoFactor.enrolTitle')}
+      onCancel={onClose}
+      onOk={() => void submit().catch(() => undefined)}
+      okText={t('twoFactor.enable')}
+      cancelText={t('common.cancel')}
+      confirmLoading={loading}
+      okButtonProps={{ disabled: !setup }}
+      destroyOnHidden
+    >
       {!setup ? (
         <Spin />
       ) : (
         <>
-          <Steps size="small" orientation="vertical" current={-1} items={[{ title: t('twoFactor.enrolStepScan') }, { title: t('twoFactor.enrolStepCode') }]} />
+          <Steps
+            size="small"
+            orientation="vertical"
+            current={-1}
+            items={[{ title: t('twoFactor.enrolStepScan') }, { title: t('twoFactor.enrolStepCode') }]}
+          />
           <div style={{ display: 'flex', gap: 16, alignItems: 'center', margin: '12px 0' }}>
             <QRCode value={setup.otpauth_url} size={168} bordered={false} />
             <div style={{ minWidth: 0 }}>
               <Typography.Text type="secondary">{t('twoFactor.enrolManual')}</Typography.Text>
-              <Typography.Paragraph copyable={{ text: setup.secret }} code data-testid="totp-secret" style={{ wordBreak: 'break-all' }}>{setup.secret}</Typography.Paragraph>
+              <Typography.Paragraph copyable={{ text: setup.secret }} code data-testid="totp-secret" style={{ wordBreak: 'break-all' }}>
+                {setup.secret}
+              </Typography.Paragraph>
             </div>
           </div>
           <Form form={form} layout="vertical" requiredMark={false} onFinish={() => void submit()}>

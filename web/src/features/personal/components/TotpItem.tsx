@@ -21,10 +21,18 @@ export function TotpItem({ status }: { status: TwoFactorStatus }) {
 
   const actions = status.enabled
     ? [
-        <Button key="codes" onClick={() => setModal('regenerate')}>{t('twoFactor.regenerate')}</Button>,
-        <Button key="disable" danger onClick={() => setModal('disable')}>{t('twoFactor.disable')}</Button>,
+        <Button key="codes" onClick={() => setModal('regenerate')}>
+          {t('twoFactor.regenerate')}
+        </Button>,
+        <Button key="disable" danger onClick={() => setModal('disable')}>
+          {t('twoFactor.disable')}
+        </Button>,
       ]
-    : [<Button key="enable" type="primary" onClick={() => setModal('enrol')}>{t('twoFactor.enable')}</Button>];
+    : [
+        <Button key="enable" type="primary" onClick={() => setModal('enrol')}>
+          {t('twoFactor.enable')}
+        </Button>,
+      ];
   return (
     <>
       <List.Item actions={actions}>
@@ -36,7 +44,9 @@ export function TotpItem({ status }: { status: TwoFactorStatus }) {
               <Tag color={status.enabled ? 'green' : 'default'}>{status.enabled ? t('twoFactor.on') : t('twoFactor.off')}</Tag>
             </Space>
           }
-          description={status.enabled ? t('twoFactor.recoveryCodesLeft', { count: status.backup_codes_remaining }) : t('twoFactor.totpHint')}
+          description={
+            status.enabled ? t('twoFactor.recoveryCodesLeft', { count: status.backup_codes_remaining }) : t('twoFactor.totpHint')
+          }
         />
       </List.Item>
       <TotpEnrolModal

@@ -27,7 +27,15 @@ export function TransferModal({ open, available, onClose }: { open: boolean; ava
     );
   };
   return (
-    <Modal open={open} title={t('personal.transfer')} onCancel={onClose} onOk={submit} confirmLoading={transfer.isPending} okText={t('common.confirm')} cancelText={t('common.cancel')}>
+    <Modal
+      open={open}
+      title={t('personal.transfer')}
+      onCancel={onClose}
+      onOk={submit}
+      confirmLoading={transfer.isPending}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+    >
       <Typography.Paragraph>{t('personal.transferAvailable', { amount: renderQuota(available, status ?? null) })}</Typography.Paragraph>
       <Form layout="vertical">
         <Form.Item label={t('personal.transferAmount')} extra={t('personal.transferMinimum') + renderQuota(minimum, status ?? null)}>

@@ -22,7 +22,16 @@ export function WeChatBindModal({ open, qrcode, onClose }: { open: boolean; qrco
     }
   };
   return (
-    <Modal open={open} title={t('personal.bindWeChat')} onCancel={onClose} onOk={() => void submit()} okButtonProps={{ disabled: !code.trim() }} confirmLoading={loading} okText={t('common.confirm')} cancelText={t('common.cancel')}>
+    <Modal
+      open={open}
+      title={t('personal.bindWeChat')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okButtonProps={{ disabled: !code.trim() }}
+      confirmLoading={loading}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+    >
       <div style={{ textAlign: 'center' }}>
         {qrcode && <Image src={qrcode} width={200} preview={false} alt="" />}
         <Typography.Paragraph type="secondary">{t('auth.weChatHint')}</Typography.Paragraph>

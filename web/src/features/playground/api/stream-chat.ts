@@ -25,8 +25,10 @@ function errorOf(payload: unknown): string | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const error = (payload as { error?: unknown }).error;
   if (typeof error === 'string') return error;
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
-  const message = (payload as { message?: unknown; success?: unknown }).success === false ? (payload as { message?: unknown }).message : null;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string')
+    return (error as { message: string }).message;
+  const message =
+    (payload as { message?: unknown; success?: unknown }).success === false ? (payload as { message?: unknown }).message : null;
   return typeof message === 'string' ? message : null;
 }
 
@@ -65,7 +67,13 @@ export async function streamChat(request: ChatRequest, handlers: StreamHandlers,
   };
   let response: Response;
   try {
-    response = await fetch('/pg/chat/completions', { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin', signal });
+    response = await fetch('/pg/chat/completions', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+      signal,
+    });
   } catch (error) {
     handlers.onError(error instanceof Error ? error.message : String(error));
     return;

@@ -40,7 +40,7 @@ function server(answer: () => Response) {
 const lastReply = () => [...document.querySelectorAll('[data-role="assistant"]')].at(-1) as HTMLElement;
 
 describe('playground', { timeout: 60_000 }, () => {
-  it('opens empty with a placeholder, at the spec\'s defaults (temperature and max tokens not sent)', async () => {
+  it("opens empty with a placeholder, at the spec's defaults (temperature and max tokens not sent)", async () => {
     const bodies = server(() => new Response('data: [DONE]\n\n', { headers: { 'Content-Type': 'text/event-stream' } }));
     await renderRoute('/playground', { user: regularUser });
     expect(await screen.findByText('还没有消息。选择模型并发送消息即可试用，这里的调用会消耗您的额度。')).toBeTruthy();
@@ -51,7 +51,15 @@ describe('playground', { timeout: 60_000 }, () => {
     fireEvent.change(screen.getByLabelText('输入消息'), { target: { value: 'Hi' } });
     fireEvent.click(screen.getByRole('button', { name: /发\s*送/ }));
     await waitFor(() => expect(lastReply().dataset.status).toBe('complete'));
-    expect(bodies[0]).toEqual({ messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'Hi' }], model: 'gpt-4o-mini', group: 'default', stream: true });
+    expect(bodies[0]).toEqual({
+      messages: [
+        { role: 'system', content: 'You are a helpful assistant.' },
+        { role: 'user', content: 'Hi' },
+      ],
+      model: 'gpt-4o-mini',
+      group: 'default',
+      stream: true,
+    });
     expect(bodies.headers[0]).toMatchObject({ 'Accept-Language': 'zh', 'New-Api-User': String(regularUser.id) });
   });
 
@@ -89,7 +97,13 @@ describe('playground', { timeout: 60_000 }, () => {
   });
 
   it('an upstream error ends the message as an error that later events do not change', async () => {
-    server(() => new Response(`${delta('partial')}data: ${JSON.stringify({ error: { message: '上游出错了' } })}\n\n${delta('ignored')}data: [DONE]\n\n`, { headers: { 'Content-Type': 'text/event-stream' } }));
+    server(
+      () =>
+        new Response(
+          `${delta('partial')}data: ${JSON.stringify({ error: { message: '上游出错了' } })}\n\n${delta('ignored')}data: [DONE]\n\n`,
+          { headers: { 'Content-Type': 'text/event-stream' } },
+        ),
+    );
     await renderRoute('/playground', { user: regularUser });
     fireEvent.change(await screen.findByLabelText('输入消息'), { target: { value: 'Hi' } });
     fireEvent.click(screen.getByRole('button', { name: /发\s*送/ }));

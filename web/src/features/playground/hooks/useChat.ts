@@ -52,7 +52,9 @@ export function useChat() {
   const controller = useRef<AbortController | null>(null);
 
   const send = useCallback(async (text: string, settings: ChatSettings) => {
-    const history: ChatTurn[] = latest.current.filter((message) => message.status === 'complete').map(({ role, content }) => ({ role, content }));
+    const history: ChatTurn[] = latest.current
+      .filter((message) => message.status === 'complete')
+      .map(({ role, content }) => ({ role, content }));
     const system: ChatTurn[] = settings.systemPrompt.trim() ? [{ role: 'system', content: settings.systemPrompt }] : [];
     const user: ChatMessage = { id: newId(), role: 'user', content: text, status: 'complete' };
     const reply: ChatMessage = { id: newId(), role: 'assistant', content: '', status: 'loading' };

@@ -27,7 +27,10 @@ export function PricingPage() {
   const autoGroups = useMemo(() => data?.autoGroups ?? [], [data]);
   const specialRatios = useMemo(() => data?.specialGroupRatio ?? {}, [data]);
   const columns = usePricingColumns({ group, pickedGroup: picked, groupRatio, groupRatios, autoGroups, specialRatios, onGroup: setPicked });
-  const models = useMemo(() => (data?.models ?? []).filter((model) => matchesModel(model.model_name, search)).sort(comparePricing), [data, search]);
+  const models = useMemo(
+    () => (data?.models ?? []).filter((model) => matchesModel(model.model_name, search)).sort(comparePricing),
+    [data, search],
+  );
 
   return (
     <Card>
@@ -45,7 +48,11 @@ export function PricingPage() {
           <Alert
             type="info"
             showIcon
-            title={t('pricing.specialBanner', { ratios: Object.entries(specialRatios).map(([name, ratio]) => `${name} ×${ratio}`).join('，') })}
+            title={t('pricing.specialBanner', {
+              ratios: Object.entries(specialRatios)
+                .map(([name, ratio]) => `${name} ×${ratio}`)
+                .join('，'),
+            })}
           />
         )}
         <Alert
@@ -63,7 +70,12 @@ export function PricingPage() {
         <DataTable<PricingModel>
           tableId="pricing"
           queryKey={pricingKeys.table(dataUpdatedAt, search)}
-          fetchPage={async (page, pageSize) => ({ items: models.slice((page - 1) * pageSize, page * pageSize), page, page_size: pageSize, total: models.length })}
+          fetchPage={async (page, pageSize) => ({
+            items: models.slice((page - 1) * pageSize, page * pageSize),
+            page,
+            page_size: pageSize,
+            total: models.length,
+          })}
           columns={columns}
           rowKey="model_name"
           rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys.map(String)), preserveSelectedRowKeys: true }}

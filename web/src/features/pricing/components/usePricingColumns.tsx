@@ -20,7 +20,15 @@ interface Options {
 }
 
 /** Columns: availability, name (click copies), billing type, usable groups, ratio, price. */
-export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios, autoGroups, specialRatios, onGroup }: Options): DataColumn<PricingModel>[] {
+export function usePricingColumns({
+  group,
+  pickedGroup,
+  groupRatio,
+  groupRatios,
+  autoGroups,
+  specialRatios,
+  onGroup,
+}: Options): DataColumn<PricingModel>[] {
   const { t } = useTranslation();
   // `auto` has no ratio of its own: each model is billed at the first auto group that serves it.
   const ratioFor = (model: PricingModel): number => {
@@ -89,7 +97,11 @@ export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios,
         <Space size={4} wrap>
           {groups.map((name) => (
             <Tooltip key={name} title={groupTip(name)}>
-              <Tag color={name === group ? 'blue' : Object.hasOwn(specialRatios, name) ? 'gold' : undefined} style={{ cursor: 'pointer' }} onClick={() => onGroup(name)}>
+              <Tag
+                color={name === group ? 'blue' : Object.hasOwn(specialRatios, name) ? 'gold' : undefined}
+                style={{ cursor: 'pointer' }}
+                onClick={() => onGroup(name)}
+              >
                 {name}
               </Tag>
             </Tooltip>
@@ -101,7 +113,9 @@ export function usePricingColumns({ group, pickedGroup, groupRatio, groupRatios,
       key: 'ratio',
       title: t('pricing.ratio'),
       render: (_: unknown, model: PricingModel) =>
-        !model.is_priced ? unpriced : model.quota_type === 1 ? (
+        !model.is_priced ? (
+          unpriced
+        ) : model.quota_type === 1 ? (
           <Typography.Text type="secondary">{t('pricing.noRatio')}</Typography.Text>
         ) : (
           <Space orientation="vertical" size={0}>

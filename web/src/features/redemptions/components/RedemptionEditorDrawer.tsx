@@ -31,11 +31,17 @@ export function RedemptionEditorDrawer({ open, redemptionId, onClose, onCreated 
 
   useEffect(() => {
     if (!open) return;
-    form.setFieldsValue(isCreate || !existing.data ? newRedemptionForm : { name: existing.data.name, quota: existing.data.quota, count: 1 });
+    form.setFieldsValue(
+      isCreate || !existing.data ? newRedemptionForm : { name: existing.data.name, quota: existing.data.quota, count: 1 },
+    );
   }, [open, isCreate, existing.data, form]);
 
   const save = async () => {
-    const result = redemptionPayloadOf({ ...newRedemptionForm, ...form.getFieldsValue(true) }, (value) => renderQuota(value, status ?? null), isCreate);
+    const result = redemptionPayloadOf(
+      { ...newRedemptionForm, ...form.getFieldsValue(true) },
+      (value) => renderQuota(value, status ?? null),
+      isCreate,
+    );
     if ('problem' in result) {
       const { key, message } = result.problem;
       showError(key ? t(`redemptions.msg.${key}`, { defaultValue: message }) : message);
@@ -58,16 +64,32 @@ export function RedemptionEditorDrawer({ open, redemptionId, onClose, onCreated 
   const isSaving = createRedemptions.isPending || updateRedemption.isPending;
 
   return (
-    <EditorDrawer title={isCreate ? t('redemptions.createTitle') : t('redemptions.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && existing.isLoading} size={440}>
+    <EditorDrawer
+      title={isCreate ? t('redemptions.createTitle') : t('redemptions.editTitle')}
+      open={open}
+      onClose={onClose}
+      onSubmit={() => void save()}
+      isSaving={isSaving}
+      isLoading={!isCreate && existing.isLoading}
+      size={440}
+    >
       <Form form={form} layout="vertical" initialValues={newRedemptionForm}>
         <Form.Item name="name" label={t('redemptions.field.name')} extra={t('redemptions.field.nameHelp')}>
           <Input aria-label={t('redemptions.field.name')} placeholder={renderQuota(Number(quota) || 0, status ?? null)} />
         </Form.Item>
-        <Form.Item name="quota" label={t('redemptions.field.quota')} extra={t('redemptions.field.quotaHelp', { value: renderQuota(Number(quota) || 0, status ?? null) })}>
+        <Form.Item
+          name="quota"
+          label={t('redemptions.field.quota')}
+          extra={t('redemptions.field.quotaHelp', { value: renderQuota(Number(quota) || 0, status ?? null) })}
+        >
           <InputNumber aria-label={t('redemptions.field.quota')} style={{ width: '100%' }} />
         </Form.Item>
         {isCreate && (
-          <Form.Item name="count" label={t('redemptions.field.count')} extra={t('redemptions.field.countHelp', { max: redemptionBatchMax })}>
+          <Form.Item
+            name="count"
+            label={t('redemptions.field.count')}
+            extra={t('redemptions.field.countHelp', { max: redemptionBatchMax })}
+          >
             <InputNumber aria-label={t('redemptions.field.count')} style={{ width: '100%' }} />
           </Form.Item>
         )}

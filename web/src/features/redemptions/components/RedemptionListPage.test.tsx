@@ -2,19 +2,30 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { adminUser, fakeServer, ok, renderRoute, type FakeCall } from '../../../test/render-route';
 
-const code = (id: number, extra: Record<string, unknown> = {}) => ({ id, name: `code-${id}`, key: `key${id}${'0'.repeat(28)}`, status: 1, quota: 100000, created_time: 1700000000, used_user_id: 0, ...extra });
+const code = (id: number, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: `code-${id}`,
+  key: `key${id}${'0'.repeat(28)}`,
+  status: 1,
+  quota: 100000,
+  created_time: 1700000000,
+  used_user_id: 0,
+  ...extra,
+});
 
 function redemptionServer(extra: Record<string, (call: FakeCall) => unknown> = {}) {
   return fakeServer({
     'GET /api/redemption/': () => ok({ items: [code(1), code(2, { status: 3, used_user_id: 7 })], page: 1, page_size: 10, total: 2 }),
     'GET /api/redemption/search': () => ok({ items: [code(1)], page: 1, page_size: 10, total: 1 }),
-    'POST /api/redemption/': (call) => ok(Array.from({ length: (call.body as { count: number }).count }, (_v, index) => code(10 + index).key)),
+    'POST /api/redemption/': (call) =>
+      ok(Array.from({ length: (call.body as { count: number }).count }, (_v, index) => code(10 + index).key)),
     'PUT /api/redemption/': () => ok(null),
     ...extra,
   });
 }
 
-const bodies = (calls: FakeCall[], key: string) => calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
+const bodies = (calls: FakeCall[], key: string) =>
+  calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
 
 describe('redemption codes', { timeout: 240_000 }, () => {
   it('creates with the defaults, names it by the formatted quota and shows the created codes', async () => {
@@ -52,7 +63,13 @@ describe('redemption codes', { timeout: 240_000 }, () => {
     expect(await screen.findByText('请至少选择一个兑换码！')).toBeTruthy();
     const used = screen.getByText('code-2').closest('tr')!;
     expect(within(used).queryByText(/^启\s*用$/)).toBeNull();
-    expect((within(used).getByText(/^编\s*辑$/).closest('button') as HTMLButtonElement).disabled).toBe(true);
+    expect(
+      (
+        within(used)
+          .getByText(/^编\s*辑$/)
+          .closest('button') as HTMLButtonElement
+      ).disabled,
+    ).toBe(true);
     expect(used.className).toContain('mg-row-cancelled');
     const unused = screen.getByText('code-1').closest('tr')!;
     fireEvent.click(within(unused).getByText(/^禁\s*用$/));

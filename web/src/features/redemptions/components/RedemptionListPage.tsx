@@ -62,7 +62,13 @@ export function RedemptionListPage() {
             <Space wrap>
               <FilterForm<{ keyword?: string }> onSearch={(values) => setKeyword(values.keyword ?? '')}>
                 <Form.Item name="keyword">
-                  <Input allowClear aria-label={t('redemptions.keyword')} placeholder={t('redemptions.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 240 }} />
+                  <Input
+                    allowClear
+                    aria-label={t('redemptions.keyword')}
+                    placeholder={t('redemptions.keywordPlaceholder')}
+                    prefix={<SearchOutlined />}
+                    style={{ width: 240 }}
+                  />
                 </Form.Item>
               </FilterForm>
               <Button icon={<PlusOutlined />} onClick={() => setEditor({ id: null })}>
@@ -75,7 +81,12 @@ export function RedemptionListPage() {
           }
         />
       </Flex>
-      <RedemptionEditorDrawer open={editor !== null} redemptionId={editor?.id ?? null} onClose={() => setEditor(null)} onCreated={setCreatedKeys} />
+      <RedemptionEditorDrawer
+        open={editor !== null}
+        redemptionId={editor?.id ?? null}
+        onClose={() => setEditor(null)}
+        onCreated={setCreatedKeys}
+      />
       <CreatedCodesModal keys={createdKeys} onClose={() => setCreatedKeys([])} />
     </Card>
   );

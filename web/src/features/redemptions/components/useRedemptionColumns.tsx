@@ -20,10 +20,22 @@ export function useRedemptionColumns({ onEdit, onDelete, onStatus }: Handlers): 
   return [
     { key: 'id', title: t('redemptions.col.id'), dataIndex: 'id', width: 70 },
     { key: 'name', title: t('redemptions.col.name'), render: (_v, item) => <Typography.Text strong>{item.name}</Typography.Text> },
-    { key: 'status', title: t('redemptions.col.status'), render: (_v, item) => <Tag color={statusColors[item.status]}>{t(`redemptions.status.${item.status}`, { defaultValue: t('redemptions.status.unknown') })}</Tag> },
+    {
+      key: 'status',
+      title: t('redemptions.col.status'),
+      render: (_v, item) => (
+        <Tag color={statusColors[item.status]}>
+          {t(`redemptions.status.${item.status}`, { defaultValue: t('redemptions.status.unknown') })}
+        </Tag>
+      ),
+    },
     { key: 'quota', title: t('redemptions.col.quota'), render: (_v, item) => renderQuota(item.quota, status ?? null) },
     { key: 'created', title: t('redemptions.col.created'), render: (_v, item) => formatDateTime(item.created_time) || '-' },
-    { key: 'redeemer', title: t('redemptions.col.redeemer'), render: (_v, item) => (item.used_user_id === 0 ? t('redemptions.none') : item.used_user_id) },
+    {
+      key: 'redeemer',
+      title: t('redemptions.col.redeemer'),
+      render: (_v, item) => (item.used_user_id === 0 ? t('redemptions.none') : item.used_user_id),
+    },
     {
       key: 'actions',
       title: t('common.actions'),
@@ -46,7 +58,13 @@ export function useRedemptionColumns({ onEdit, onDelete, onStatus }: Handlers): 
           <Button size="small" type="link" disabled={item.status !== RedemptionStatus.unused} onClick={() => onEdit(item.id)}>
             {t('common.edit')}
           </Button>
-          <Popconfirm title={t('redemptions.confirmDelete', { name: item.name })} okText={t('common.confirm')} cancelText={t('common.cancel')} okButtonProps={{ danger: true }} onConfirm={() => void onDelete(item.id)}>
+          <Popconfirm
+            title={t('redemptions.confirmDelete', { name: item.name })}
+            okText={t('common.confirm')}
+            cancelText={t('common.cancel')}
+            okButtonProps={{ danger: true }}
+            onConfirm={() => void onDelete(item.id)}
+          >
             <Button size="small" type="link" danger>
               {t('redemptions.delete')}
             </Button>

@@ -12,14 +12,19 @@ export const newRedemptionForm: RedemptionFormValues = { name: '', quota: redemp
 /** A message the redemption form shows: a key under redemptions.msg, or the API schema's own text. */
 export type RedemptionProblem = { key: string | null; message: string };
 
-const integerOf = (value: number | string | null | undefined): number => (value === null || value === undefined || value === '' ? Number.NaN : Math.trunc(Number(value)));
+const integerOf = (value: number | string | null | undefined): number =>
+  value === null || value === undefined || value === '' ? Number.NaN : Math.trunc(Number(value));
 
 /**
  * The redemption form's payload, checked by the API's own schema (createRedemptionSchema, or
  * updateRedemptionSchema when editing), or the first problem found. Count and quota are read as
  * integers; a blank name becomes the formatted quota.
  */
-export function redemptionPayloadOf(values: RedemptionFormValues, formatQuota: (quota: number) => string, isCreate = true): { payload: { name: string; quota: number; count: number } } | { problem: RedemptionProblem } {
+export function redemptionPayloadOf(
+  values: RedemptionFormValues,
+  formatQuota: (quota: number) => string,
+  isCreate = true,
+): { payload: { name: string; quota: number; count: number } } | { problem: RedemptionProblem } {
   const quota = integerOf(values.quota);
   const count = integerOf(values.count ?? 1);
   const name = (values.name ?? '').trim() || (Number.isInteger(quota) && quota >= 1 ? formatQuota(quota) : '');

@@ -3,7 +3,8 @@ import { http } from '../../../lib/http';
 import { settingsKeys } from './keys';
 
 /** DELETE /api/log/?target_timestamp=: removes logs older than the time; answers the count. */
-export const deleteLogsBefore = (targetTimestamp: number) => http.delete<number>('/api/log/', { query: { target_timestamp: targetTimestamp } });
+export const deleteLogsBefore = (targetTimestamp: number) =>
+  http.delete<number>('/api/log/', { query: { target_timestamp: targetTimestamp } });
 
 export function useDeleteLogsBefore() {
   const queryClient = useQueryClient();

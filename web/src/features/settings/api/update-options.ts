@@ -51,9 +51,10 @@ export function useUpdateOptions() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (changes: Record<string, string>) => saveChangedOptions(changes),
-    onSettled: () => Promise.all([
-      queryClient.invalidateQueries({ queryKey: settingsKeys.options }),
-      queryClient.invalidateQueries({ queryKey: settingsKeys.status }),
-    ]),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: settingsKeys.options }),
+        queryClient.invalidateQueries({ queryKey: settingsKeys.status }),
+      ]),
   });
 }

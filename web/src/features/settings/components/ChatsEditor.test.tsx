@@ -16,7 +16,8 @@ function chatsServer(chats: unknown[]) {
   });
 }
 
-const savedChats = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => JSON.parse((call.body as { value: string }).value) as unknown);
+const savedChats = (calls: FakeCall[]) =>
+  calls.filter((call) => call.method === 'PUT').map((call) => JSON.parse((call.body as { value: string }).value) as unknown);
 const openChats = async () => {
   await renderScreen('/setting?tab=operation&section=chats', <SettingsPage />, { user: adminUser });
   return (await screen.findByRole('tabpanel', { name: '可视化编辑' })) as HTMLElement;
@@ -25,21 +26,28 @@ const save = (panel: HTMLElement) => fireEvent.click(within(panel).getByRole('bu
 
 describe('Chats editor', () => {
   it('edits, reorders, removes and adds chat apps, saving them as [{ name: link }]', async () => {
-    const { calls } = chatsServer([{ Web: 'https://chat.example.com/?key={key}' }, { OpenCat: 'opencat://team/join?domain={address}&token={key}' }]);
+    const { calls } = chatsServer([
+      { Web: 'https://chat.example.com/?key={key}' },
+      { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
+    ]);
     const panel = await openChats();
     expect((within(panel).getByLabelText('聊天应用 1 的名称') as HTMLInputElement).value).toBe('Web');
     fireEvent.click(within(panel).getByRole('button', { name: '下移聊天应用 1' }));
     await waitFor(() => expect((within(panel).getByLabelText('聊天应用 1 的名称') as HTMLInputElement).value).toBe('OpenCat'));
     fireEvent.click(within(panel).getByRole('button', { name: /添加聊天应用/ }));
     fireEvent.change(await within(panel).findByLabelText('聊天应用 3 的名称'), { target: { value: 'Next' } });
-    fireEvent.change(within(panel).getByLabelText('聊天应用 3 的链接'), { target: { value: 'https://next.example.com/#/?settings={"key":"{key}","url":"{address}"}' } });
+    fireEvent.change(within(panel).getByLabelText('聊天应用 3 的链接'), {
+      target: { value: 'https://next.example.com/#/?settings={"key":"{key}","url":"{address}"}' },
+    });
     fireEvent.click(within(panel).getByRole('button', { name: '删除聊天应用 2' }));
     save(panel);
     expect(await screen.findByText('保存成功')).toBeTruthy();
-    expect(savedChats(calls)).toEqual([[
-      { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
-      { Next: 'https://next.example.com/#/?settings={"key":"{key}","url":"{address}"}' },
-    ]]);
+    expect(savedChats(calls)).toEqual([
+      [
+        { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
+        { Next: 'https://next.example.com/#/?settings={"key":"{key}","url":"{address}"}' },
+      ],
+    ]);
   });
 
   it('refuses an empty or duplicate name and a javascript: link; warns about a link it cannot open', async () => {

@@ -48,10 +48,16 @@ export function ChatsEditor({ options }: { options: Record<string, string> }) {
   const linkRules = [
     { required: true, whitespace: true, message: t('settingsOps.chatLinkRequired') },
     { max: maxChatLinkLength, message: t('settingsOps.chatLinkTooLong', { max: maxChatLinkLength }) },
-    { validator: (_rule: unknown, value: string) => (value && chatLinkKind(value) === 'blocked' ? Promise.reject(new Error(t('settingsOps.chatLinkBlocked'))) : Promise.resolve()) },
+    {
+      validator: (_rule: unknown, value: string) =>
+        value && chatLinkKind(value) === 'blocked' ? Promise.reject(new Error(t('settingsOps.chatLinkBlocked'))) : Promise.resolve(),
+    },
     {
       warningOnly: true,
-      validator: (_rule: unknown, value: string) => (value && chatLinkKind(value) === 'unsupported' ? Promise.reject(new Error(t('settingsOps.chatLinkUnsupported'))) : Promise.resolve()),
+      validator: (_rule: unknown, value: string) =>
+        value && chatLinkKind(value) === 'unsupported'
+          ? Promise.reject(new Error(t('settingsOps.chatLinkUnsupported')))
+          : Promise.resolve(),
     },
   ];
 
@@ -71,23 +77,55 @@ export function ChatsEditor({ options }: { options: Record<string, string> }) {
     });
 
   return (
-    <Form form={form} initialValues={{ chats: initial }} onFinish={() => void submit()} onFinishFailed={() => showError(t('settingsOps.checkInput'))}>
+    <Form
+      form={form}
+      initialValues={{ chats: initial }}
+      onFinish={() => void submit()}
+      onFinishFailed={() => showError(t('settingsOps.checkInput'))}
+    >
       <Typography.Paragraph type="secondary">{t('settingsOps.chatsHint')}</Typography.Paragraph>
       <Form.List name="chats">
         {(fields, { add, remove, move }) => (
           <Flex vertical gap={4}>
             {fields.map((field, index) => (
               <Flex key={field.key} gap={8} align="flex-start" wrap>
-                <Form.Item name={[field.name, 'name']} rules={nameRules(index)} dependencies={fields.map((other) => ['chats', other.name, 'name'])} style={{ flex: '0 1 220px', marginBottom: 8 }}>
+                <Form.Item
+                  name={[field.name, 'name']}
+                  rules={nameRules(index)}
+                  dependencies={fields.map((other) => ['chats', other.name, 'name'])}
+                  style={{ flex: '0 1 220px', marginBottom: 8 }}
+                >
                   <Input aria-label={t('settingsOps.chatNameOf', { n: index + 1 })} placeholder={t('settingsOps.chatName')} />
                 </Form.Item>
                 <Form.Item name={[field.name, 'link']} rules={linkRules} style={{ flex: '1 1 360px', marginBottom: 8 }}>
-                  <Input aria-label={t('settingsOps.chatLinkOf', { n: index + 1 })} placeholder="https://chat.example.com/?key={key}&url={address}" style={{ fontFamily: 'monospace' }} />
+                  <Input
+                    aria-label={t('settingsOps.chatLinkOf', { n: index + 1 })}
+                    placeholder="https://chat.example.com/?key={key}&url={address}"
+                    style={{ fontFamily: 'monospace' }}
+                  />
                 </Form.Item>
                 <Space size={0}>
-                  <Button type="text" icon={<ArrowUpOutlined />} aria-label={t('settingsOps.chatMoveUp', { n: index + 1 })} disabled={index === 0} onClick={() => move(index, index - 1)} />
-                  <Button type="text" icon={<ArrowDownOutlined />} aria-label={t('settingsOps.chatMoveDown', { n: index + 1 })} disabled={index === fields.length - 1} onClick={() => move(index, index + 1)} />
-                  <Button type="text" danger icon={<DeleteOutlined />} aria-label={t('settingsOps.chatRemove', { n: index + 1 })} onClick={() => remove(index)} />
+                  <Button
+                    type="text"
+                    icon={<ArrowUpOutlined />}
+                    aria-label={t('settingsOps.chatMoveUp', { n: index + 1 })}
+                    disabled={index === 0}
+                    onClick={() => move(index, index - 1)}
+                  />
+                  <Button
+                    type="text"
+                    icon={<ArrowDownOutlined />}
+                    aria-label={t('settingsOps.chatMoveDown', { n: index + 1 })}
+                    disabled={index === fields.length - 1}
+                    onClick={() => move(index, index + 1)}
+                  />
+                  <Button
+                    type="text"
+                    danger
+                    icon={<DeleteOutlined />}
+                    aria-label={t('settingsOps.chatRemove', { n: index + 1 })}
+                    onClick={() => remove(index)}
+                  />
                 </Space>
               </Flex>
             ))}

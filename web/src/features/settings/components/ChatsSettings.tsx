@@ -14,7 +14,17 @@ export function ChatsSettings({ options }: { options: Record<string, string> }) 
         destroyOnHidden
         items={[
           { key: 'visual', label: t('settingsOps.chatsVisual'), children: <ChatsEditor key={options.Chats} options={options} /> },
-          { key: 'json', label: t('settingsOps.chatsJson'), children: <OptionsPanel {...chatsPanel} options={options} validate={(changes) => (Object.values(changes).every(isValidJson) ? null : 'settings.invalidJson')} /> },
+          {
+            key: 'json',
+            label: t('settingsOps.chatsJson'),
+            children: (
+              <OptionsPanel
+                {...chatsPanel}
+                options={options}
+                validate={(changes) => (Object.values(changes).every(isValidJson) ? null : 'settings.invalidJson')}
+              />
+            ),
+          },
         ]}
       />
     </Card>

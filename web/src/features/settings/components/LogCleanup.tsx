@@ -35,7 +35,13 @@ export function LogCleanup() {
     <Flex vertical gap={8} style={{ marginBottom: 16 }}>
       <Typography.Text strong>{t('settingsOps.clearLogs')}</Typography.Text>
       <Flex gap={8} wrap>
-        <DatePicker showTime value={target} onChange={setTarget} aria-label={t('settingsOps.logTime')} placeholder={t('settingsOps.logTime')} />
+        <DatePicker
+          showTime
+          value={target}
+          onChange={setTarget}
+          aria-label={t('settingsOps.logTime')}
+          placeholder={t('settingsOps.logTime')}
+        />
         <Button danger onClick={clear} loading={isClearing}>
           {t('settingsOps.clearLogs')}
         </Button>

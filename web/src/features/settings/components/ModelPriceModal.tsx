@@ -42,7 +42,12 @@ export function ModelPriceModal({ row, existing, onClose, onSave }: Props) {
       const ratio = (values.ratio ?? '').trim();
       const completion = (values.completionRatio ?? '').trim();
       if (!ratio || !numbers(ratio, completion)) return showError(t('settingsOps.enterNumber'));
-      return onSave({ name, price: '', ratio: String(Number(ratio)), completionRatio: completion === '' ? '' : String(Number(completion)) });
+      return onSave({
+        name,
+        price: '',
+        ratio: String(Number(ratio)),
+        completionRatio: completion === '' ? '' : String(Number(completion)),
+      });
     }
     if (!isValidNumber(values.inputPrice ?? '') || !isValidNumber(values.outputPrice ?? '')) return showError(t('settingsOps.enterNumber'));
     const ratios = ratiosFromTokenPrices(Number(values.inputPrice), Number(values.outputPrice));
@@ -51,8 +56,28 @@ export function ModelPriceModal({ row, existing, onClose, onSave }: Props) {
   };
 
   return (
-    <Modal open title={t(row ? 'settingsOps.editModel' : 'settingsOps.addModel')} onCancel={onClose} onOk={() => form.submit()} okText={t('common.confirm')} cancelText={t('common.cancel')} destroyOnHidden>
-      <Form form={form} layout="vertical" initialValues={{ name: row?.name ?? '', price: row?.price ?? '', ratio: row?.ratio ?? '', completionRatio: row?.completionRatio ?? '', inputPrice: '', outputPrice: '' }} onFinish={submit}>
+    <Modal
+      open
+      title={t(row ? 'settingsOps.editModel' : 'settingsOps.addModel')}
+      onCancel={onClose}
+      onOk={() => form.submit()}
+      okText={t('common.confirm')}
+      cancelText={t('common.cancel')}
+      destroyOnHidden
+    >
+      <Form
+        form={form}
+        layout="vertical"
+        initialValues={{
+          name: row?.name ?? '',
+          price: row?.price ?? '',
+          ratio: row?.ratio ?? '',
+          completionRatio: row?.completionRatio ?? '',
+          inputPrice: '',
+          outputPrice: '',
+        }}
+        onFinish={submit}
+      >
         <Form.Item name="name" label={t('settingsOps.modelName')}>
           <Input aria-label={t('settingsOps.modelName')} disabled={!!row} />
         </Form.Item>

@@ -11,7 +11,8 @@ export function validateJsonChanges(changes: Record<string, string>): string | n
   return Object.values(changes).every((value) => isValidJson(value)) ? null : 'settings.invalidJson';
 }
 
-const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPanelProps> = {}) => panelSection(key, panel.titleKey, panel.fields, more);
+const section = (key: string, panel: panels.PanelSpec, more: Partial<OptionsPanelProps> = {}) =>
+  panelSection(key, panel.titleKey, panel.fields, more);
 
 const operationSections: SettingsSection[] = [
   section('general', panels.generalPanel),

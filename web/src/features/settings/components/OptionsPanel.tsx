@@ -28,14 +28,30 @@ function FieldInput({ field, label, ...control }: { field: OptionField; label: s
     case 'number':
       return <InputNumber aria-label={label} min={field.min} max={field.max} step={field.step} style={{ width: '100%' }} {...control} />;
     case 'select':
-      return <Select aria-label={label} options={field.choices?.map((choice) => ({ value: choice.value, label: i18n.t(choice.labelKey) }))} {...control} />;
+      return (
+        <Select
+          aria-label={label}
+          options={field.choices?.map((choice) => ({ value: choice.value, label: i18n.t(choice.labelKey) }))}
+          {...control}
+        />
+      );
     case 'secret':
       return <Input.Password aria-label={label} autoComplete="new-password" placeholder={field.placeholder} {...control} />;
     case 'textarea':
     case 'json':
-      return <Input.TextArea aria-label={label} autoSize={{ minRows: field.kind === 'json' ? 4 : 5, maxRows: 16 }} placeholder={field.placeholder} style={field.kind === 'json' ? { fontFamily: 'monospace' } : undefined} {...control} />;
+      return (
+        <Input.TextArea
+          aria-label={label}
+          autoSize={{ minRows: field.kind === 'json' ? 4 : 5, maxRows: 16 }}
+          placeholder={field.placeholder}
+          style={field.kind === 'json' ? { fontFamily: 'monospace' } : undefined}
+          {...control}
+        />
+      );
     case 'tags':
-      return <Select aria-label={label} mode="tags" tokenSeparators={[',', ' ']} open={false} placeholder={field.placeholder} {...control} />;
+      return (
+        <Select aria-label={label} mode="tags" tokenSeparators={[',', ' ']} open={false} placeholder={field.placeholder} {...control} />
+      );
     default:
       return <Input aria-label={label} placeholder={field.placeholder} {...control} />;
   }
@@ -46,7 +62,10 @@ export function OptionsPanel({ titleKey, fields, options, validate, extra, descr
   const { t } = useTranslation();
   const [form] = Form.useForm<Record<string, FormValue>>();
   const { save, isSaving } = useOptionSave();
-  const initialValues = useMemo(() => Object.fromEntries(fields.map((field) => [field.key, toFormValue(field, options[field.key])])), [fields, options]);
+  const initialValues = useMemo(
+    () => Object.fromEntries(fields.map((field) => [field.key, toFormValue(field, options[field.key])])),
+    [fields, options],
+  );
   useEffect(() => form.setFieldsValue(initialValues), [form, initialValues]);
 
   const onSwitch = (field: OptionField, checked: boolean) => {
@@ -76,23 +95,53 @@ export function OptionsPanel({ titleKey, fields, options, validate, extra, descr
   return (
     <Card title={t(titleKey)} size="small" styles={{ body: { paddingBottom: 8 } }}>
       {description}
-      <Form form={form} layout="vertical" initialValues={initialValues} onFinish={() => void submit()} onFinishFailed={() => showError(t('settingsOps.checkInput'))}>
+      <Form
+        form={form}
+        layout="vertical"
+        initialValues={initialValues}
+        onFinish={() => void submit()}
+        onFinishFailed={() => showError(t('settingsOps.checkInput'))}
+      >
         <Row gutter={16}>
           {fields.map((field) => {
             const label = t(field.labelKey);
             return (
-              <Col key={field.key} xs={24} md={field.span ?? (field.kind === 'switch' ? 8 : field.kind === 'textarea' || field.kind === 'json' ? 24 : 12)}>
+              <Col
+                key={field.key}
+                xs={24}
+                md={field.span ?? (field.kind === 'switch' ? 8 : field.kind === 'textarea' || field.kind === 'json' ? 24 : 12)}
+              >
                 <Form.Item
                   name={field.key}
                   label={label}
-                  extra={field.extraKey ? <span style={field.isWarning ? { color: 'var(--ant-color-warning)' } : undefined}>{t(field.extraKey)}</span> : field.kind === 'secret' ? t('settings.secretHint') : undefined}
+                  extra={
+                    field.extraKey ? (
+                      <span style={field.isWarning ? { color: 'var(--ant-color-warning)' } : undefined}>{t(field.extraKey)}</span>
+                    ) : field.kind === 'secret' ? (
+                      t('settings.secretHint')
+                    ) : undefined
+                  }
                   valuePropName={field.kind === 'switch' ? 'checked' : 'value'}
                   validateTrigger={field.kind === 'json' ? 'onBlur' : 'onChange'}
                   rules={
                     field.kind === 'json'
-                      ? [{ validator: (_rule, value: string) => (isValidJson(value ?? '') ? Promise.resolve() : Promise.reject(new Error(t(field.jsonErrorKey ?? 'settings.invalidJson')))) }]
+                      ? [
+                          {
+                            validator: (_rule, value: string) =>
+                              isValidJson(value ?? '')
+                                ? Promise.resolve()
+                                : Promise.reject(new Error(t(field.jsonErrorKey ?? 'settings.invalidJson'))),
+                          },
+                        ]
                       : field.kind === 'number' && (field.min !== undefined || field.max !== undefined)
-                        ? [{ type: 'number', min: field.min, max: field.max, message: t('settingsOps.outOfRange', { min: field.min ?? '-∞', max: field.max ?? '∞' }) }]
+                        ? [
+                            {
+                              type: 'number',
+                              min: field.min,
+                              max: field.max,
+                              message: t('settingsOps.outOfRange', { min: field.min ?? '-∞', max: field.max ?? '∞' }),
+                            },
+                          ]
                         : undefined
                   }
                   getValueFromEvent={field.kind === 'switch' ? (checked: boolean) => (onSwitch(field, checked), checked) : undefined}

@@ -50,12 +50,24 @@ export function PricingSettings({ options }: { options: Record<string, string> }
         activeKey={view}
         onChange={choose}
         items={[
-          { key: 'json', label: t('settingsOps.pricingJson'), children: <OptionsPanel {...modelRatioPanel} options={options} extra={() => <ResetRatios />} /> },
-          { key: 'visual', label: t('settingsOps.pricingVisual'), children: <RatioEditor key={version} options={options} initialRows={allRows} /> },
+          {
+            key: 'json',
+            label: t('settingsOps.pricingJson'),
+            children: <OptionsPanel {...modelRatioPanel} options={options} extra={() => <ResetRatios />} />,
+          },
+          {
+            key: 'visual',
+            label: t('settingsOps.pricingVisual'),
+            children: <RatioEditor key={version} options={options} initialRows={allRows} />,
+          },
           {
             key: 'unset',
             label: t('settingsOps.pricingUnset'),
-            children: unset.isLoading ? <Spin /> : <RatioEditor key={`${version}|${unset.rows.length}`} options={options} initialRows={unset.rows} isUnsetList />,
+            children: unset.isLoading ? (
+              <Spin />
+            ) : (
+              <RatioEditor key={`${version}|${unset.rows.length}`} options={options} initialRows={unset.rows} isUnsetList />
+            ),
           },
         ]}
       />

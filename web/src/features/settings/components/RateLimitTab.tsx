@@ -8,7 +8,13 @@ export function RateLimitTab() {
   const { t } = useTranslation();
   return (
     <WithOptions>
-      {(options) => <OptionsPanel {...rateLimitPanel} options={options} description={<p style={{ marginTop: 0 }}>{t('settingsOps.rateLimitDescription')}</p>} />}
+      {(options) => (
+        <OptionsPanel
+          {...rateLimitPanel}
+          options={options}
+          description={<p style={{ marginTop: 0 }}>{t('settingsOps.rateLimitDescription')}</p>}
+        />
+      )}
     </WithOptions>
   );
 }

@@ -38,7 +38,9 @@ export function RatioEditor({ options, initialRows, isUnsetList = false }: Props
     setSelected((current) => current.filter((item) => item !== name));
   };
   const upsert = (next: RatioRow) => {
-    setRows((current) => (current.some((row) => row.name === next.name) ? current.map((row) => (row.name === next.name ? next : row)) : [next, ...current]));
+    setRows((current) =>
+      current.some((row) => row.name === next.name) ? current.map((row) => (row.name === next.name ? next : row)) : [next, ...current],
+    );
     setRemoved((current) => current.filter((name) => name !== next.name));
     setEditing(null);
   };
@@ -58,13 +60,23 @@ export function RatioEditor({ options, initialRows, isUnsetList = false }: Props
   return (
     <Flex vertical gap={12}>
       <Flex gap={8} wrap>
-        <Input allowClear prefix={<SearchOutlined />} placeholder={t('settingsOps.searchModel')} aria-label={t('settingsOps.searchModel')} value={search} onChange={(event) => setSearch(event.target.value)} style={{ maxWidth: 260 }} />
+        <Input
+          allowClear
+          prefix={<SearchOutlined />}
+          placeholder={t('settingsOps.searchModel')}
+          aria-label={t('settingsOps.searchModel')}
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+          style={{ maxWidth: 260 }}
+        />
         {!isUnsetList && (
           <Button icon={<PlusOutlined />} onClick={() => setEditing('new')}>
             {t('settingsOps.addModel')}
           </Button>
         )}
-        <Button onClick={() => (selected.length === 0 ? showError(t('settingsOps.selectFirst')) : setBatchOpen(true))}>{t('settingsOps.batchSet')}</Button>
+        <Button onClick={() => (selected.length === 0 ? showError(t('settingsOps.selectFirst')) : setBatchOpen(true))}>
+          {t('settingsOps.batchSet')}
+        </Button>
         <Button type="primary" onClick={() => void submit()} loading={isSaving}>
           {t('settingsOps.applyRatios')}
         </Button>
@@ -80,7 +92,12 @@ export function RatioEditor({ options, initialRows, isUnsetList = false }: Props
         locale={isUnsetList ? { emptyText: t('settingsOps.noUnsetModels') } : undefined}
       />
       {editing && (
-        <ModelPriceModal row={editing === 'new' ? null : editing} existing={rows.map((row) => row.name)} onClose={() => setEditing(null)} onSave={upsert} />
+        <ModelPriceModal
+          row={editing === 'new' ? null : editing}
+          existing={rows.map((row) => row.name)}
+          onClose={() => setEditing(null)}
+          onSave={upsert}
+        />
       )}
       {isBatchOpen && <BatchSetModal selected={selected} onClose={() => setBatchOpen(false)} onApply={applyBatchSet} />}
     </Flex>

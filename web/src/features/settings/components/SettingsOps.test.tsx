@@ -26,7 +26,11 @@ const baseOptions: Record<string, string> = {
   'gemini.safety_settings': '{"default":"OFF"}',
 };
 
-function optionServer(options: Record<string, string>, extra: Record<string, (call: FakeCall) => unknown> = {}, onPut?: (call: FakeCall) => unknown) {
+function optionServer(
+  options: Record<string, string>,
+  extra: Record<string, (call: FakeCall) => unknown> = {},
+  onPut?: (call: FakeCall) => unknown,
+) {
   const stored = { ...options };
   return fakeServer({
     'GET /api/option/': () => ok(Object.entries(stored).map(([key, value]) => ({ key, value }))),
@@ -47,7 +51,8 @@ const openSettings = (query: string) => renderScreen(`/setting?${query}`, <Setti
 /** Switches the operation tab's sub-section through its side menu. */
 const openSection = (name: string) => fireEvent.click(screen.getByRole('menuitem', { name }));
 
-const puts = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
+const puts = (calls: FakeCall[]) =>
+  calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
 
 async function panel(title: string) {
   const heading = await screen.findByText(title, { selector: '.ant-card-head-title' });
@@ -58,7 +63,9 @@ const saveButton = (card: HTMLElement, name: string) => within(card).getByRole('
 
 describe('operation tab', () => {
   it('validates JSON on blur, warns on no change and reports a partial failure', async () => {
-    const { calls } = optionServer(baseOptions, {}, (call) => ((call.body as { key: string }).key === 'PreConsumedQuota' ? fail('数据库错误') : ok(null)));
+    const { calls } = optionServer(baseOptions, {}, (call) =>
+      (call.body as { key: string }).key === 'PreConsumedQuota' ? fail('数据库错误') : ok(null),
+    );
     await openSettings('tab=operation&section=groups');
     const groups = await panel('分组倍率设置');
     const ratio = within(groups).getByLabelText('分组倍率');
@@ -79,12 +86,21 @@ describe('operation tab', () => {
     fireEvent.change(within(quota).getByLabelText('请求预扣费额度'), { target: { value: '600' } });
     fireEvent.click(saveButton(quota, '额度设置'));
     expect(await screen.findByText('部分保存失败，请重试')).toBeTruthy();
-    expect(puts(calls).map((entry) => entry.key).sort()).toEqual(['PreConsumedQuota', 'QuotaForNewUser']);
+    expect(
+      puts(calls)
+        .map((entry) => entry.key)
+        .sort(),
+    ).toEqual(['PreConsumedQuota', 'QuotaForNewUser']);
     expect(within(quota).getByLabelText('额度提醒阈值').getAttribute('aria-valuemin')).toBe('0');
   });
 
   it('edits UnsetModelRatio, StreamCacheQueueLength and CacheCreationRatio', async () => {
-    const { calls } = optionServer({ ...baseOptions, UnsetModelRatio: '37.5', StreamCacheQueueLength: '0', CacheCreationRatio: '{"claude-3-haiku-20240307":1.2}' });
+    const { calls } = optionServer({
+      ...baseOptions,
+      UnsetModelRatio: '37.5',
+      StreamCacheQueueLength: '0',
+      CacheCreationRatio: '{"claude-3-haiku-20240307":1.2}',
+    });
     await openSettings('tab=operation&section=general');
     const general = await panel('通用设置');
     const unset = within(general).getByLabelText('未设置价格模型的倍率') as HTMLInputElement;
@@ -191,7 +207,9 @@ describe('pricing editor', () => {
     const row = within(editor).getByLabelText('gpt-4o 模型倍率').closest('tr') as HTMLElement;
     fireEvent.click(within(row).getByRole('checkbox'));
     fireEvent.click(within(editor).getByRole('button', { name: /批量设置/ }));
-    await waitFor(() => expect(document.querySelector('.ant-modal-title')?.textContent ?? '').toContain('批量设置 1 个模型'), { timeout: 3000 });
+    await waitFor(() => expect(document.querySelector('.ant-modal-title')?.textContent ?? '').toContain('批量设置 1 个模型'), {
+      timeout: 3000,
+    });
     const batch = (await screen.findAllByRole('dialog')).find((node) => node.textContent?.includes('批量设置 1 个模型')) as HTMLElement;
     fireEvent.click(within(batch).getByRole('button', { name: /确\s*定/ }));
     expect(await screen.findByText('请输入填充值')).toBeTruthy();
@@ -238,7 +256,11 @@ describe('pricing editor', () => {
     fireEvent.change(cell, { target: { value: '0.5' } });
     fireEvent.click(within(unset).getByRole('button', { name: /应用更改/ }));
     expect(await screen.findByText('保存成功')).toBeTruthy();
-    expect(JSON.parse(puts(calls).find((entry) => entry.key === 'ModelRatio')!.value)).toEqual({ 'gpt-4o-mini': 0.075, 'gpt-4o': 1.25, 'brand-new-model': 0.5 });
+    expect(JSON.parse(puts(calls).find((entry) => entry.key === 'ModelRatio')!.value)).toEqual({
+      'gpt-4o-mini': 0.075,
+      'gpt-4o': 1.25,
+      'brand-new-model': 0.5,
+    });
     await waitFor(() => expect(within(unset).queryByLabelText('brand-new-model 模型倍率')).toBeNull());
     expect(within(unset).getByText('所有渠道中的模型都已设置价格或倍率')).toBeTruthy();
   });
@@ -266,9 +288,19 @@ describe('ratelimit and models tabs', () => {
     fireEvent.blur(success);
     fireEvent.click(saveButton(card, '模型请求速率限制'));
     expect(await screen.findByText('保存成功')).toBeTruthy();
-    expect(puts(calls)).toEqual([{ key: 'ModelRequestRateLimitDurationMinutes', value: '0' }, { key: 'ModelRequestRateLimitSuccessCount', value: '20' }].filter((entry) => puts(calls).some((put) => put.key === entry.key)));
-    expect(puts(calls).find((entry) => entry.key === 'ModelRequestRateLimitSuccessCount')).toEqual({ key: 'ModelRequestRateLimitSuccessCount', value: '20' });
-    expect(Number(puts(calls).find((entry) => entry.key === 'ModelRequestRateLimitDurationMinutes')?.value ?? '1')).toBeGreaterThanOrEqual(0);
+    expect(puts(calls)).toEqual(
+      [
+        { key: 'ModelRequestRateLimitDurationMinutes', value: '0' },
+        { key: 'ModelRequestRateLimitSuccessCount', value: '20' },
+      ].filter((entry) => puts(calls).some((put) => put.key === entry.key)),
+    );
+    expect(puts(calls).find((entry) => entry.key === 'ModelRequestRateLimitSuccessCount')).toEqual({
+      key: 'ModelRequestRateLimitSuccessCount',
+      value: '20',
+    });
+    expect(Number(puts(calls).find((entry) => entry.key === 'ModelRequestRateLimitDurationMinutes')?.value ?? '1')).toBeGreaterThanOrEqual(
+      0,
+    );
   });
 
   it('models: ping interval needs ping on and is at least 1 s; thinking budget 0.1 to 1; JSON checked on blur', async () => {
@@ -306,7 +338,11 @@ describe('ratelimit and models tabs', () => {
   });
 
   it('monitoring: the periodic channel test is switched on with its interval, at least 1 minute', async () => {
-    const { calls } = optionServer({ ...baseOptions, 'monitor_setting.auto_test_channel_enabled': 'false', 'monitor_setting.auto_test_channel_minutes': '10' });
+    const { calls } = optionServer({
+      ...baseOptions,
+      'monitor_setting.auto_test_channel_enabled': 'false',
+      'monitor_setting.auto_test_channel_minutes': '10',
+    });
     await openSettings('tab=operation&section=monitoring');
     const monitoring = await panel('监控设置');
     const minutes = within(monitoring).getByLabelText('测试间隔（分钟）') as HTMLInputElement;

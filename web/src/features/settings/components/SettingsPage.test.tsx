@@ -23,7 +23,8 @@ function optionServer(options: Record<string, string>, onPut?: (call: FakeCall) 
   });
 }
 
-const puts = (calls: FakeCall[]) => calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
+const puts = (calls: FakeCall[]) =>
+  calls.filter((call) => call.method === 'PUT').map((call) => call.body as { key: string; value: string });
 
 /** The settings page alone, opened on one sub-section of the system tab. */
 const openSection = (section: string) => renderScreen(`/setting?tab=system&section=${section}`, <SettingsPage />, { user: adminUser });
@@ -117,7 +118,12 @@ describe('system settings save rules', () => {
     fireEvent.change(within(cache).getByLabelText('命中计费倍率'), { target: { value: '0.5' } });
     fireEvent.click(within(cache).getByRole('button', { name: /保存响应缓存/ }));
     expect(await screen.findByText('保存成功')).toBeTruthy();
-    expect(puts(calls)).toEqual(expect.arrayContaining([{ key: 'response_cache.groups', value: '{"default": 300}' }, { key: 'response_cache.hit_ratio', value: '0.5' }]));
+    expect(puts(calls)).toEqual(
+      expect.arrayContaining([
+        { key: 'response_cache.groups', value: '{"default": 300}' },
+        { key: 'response_cache.hit_ratio', value: '0.5' },
+      ]),
+    );
   });
 
   it('general: says what the server address is for, without a warning once it is set', async () => {
@@ -152,18 +158,28 @@ describe('system settings save rules', () => {
   it('OIDC: the server fetches the well-known document (http:// too) and its endpoints fill the form', async () => {
     const { calls } = fakeServer({
       'GET /api/option/': () => ok(Object.entries(storedOptions).map(([key, value]) => ({ key, value }))),
-      'POST /api/oauth/oidc/discovery': (call) => ((call.body as { well_known: string }).well_known.endsWith('/slow')
-        ? fail('获取 OIDC 配置超时（10 秒）', 400)
-        : ok({ issuer: 'http://idp.intranet', authorization_endpoint: 'http://idp.intranet/auth', token_endpoint: 'http://idp.intranet/token', userinfo_endpoint: 'http://idp.intranet/me' })),
+      'POST /api/oauth/oidc/discovery': (call) =>
+        (call.body as { well_known: string }).well_known.endsWith('/slow')
+          ? fail('获取 OIDC 配置超时（10 秒）', 400)
+          : ok({
+              issuer: 'http://idp.intranet',
+              authorization_endpoint: 'http://idp.intranet/auth',
+              token_endpoint: 'http://idp.intranet/token',
+              userinfo_endpoint: 'http://idp.intranet/me',
+            }),
     });
     await openSection('oidc');
     const oidc = await panel('配置 OIDC');
-    fireEvent.change(within(oidc).getByLabelText('Well-Known URL'), { target: { value: 'http://idp.intranet/.well-known/openid-configuration' } });
+    fireEvent.change(within(oidc).getByLabelText('Well-Known URL'), {
+      target: { value: 'http://idp.intranet/.well-known/openid-configuration' },
+    });
     fireEvent.click(within(oidc).getByRole('button', { name: /获取 OIDC 配置/ }));
     expect(await screen.findByText('已获取 OIDC 配置')).toBeTruthy();
     expect((within(oidc).getByLabelText('Authorization Endpoint') as HTMLInputElement).value).toBe('http://idp.intranet/auth');
     expect((within(oidc).getByLabelText('Token Endpoint') as HTMLInputElement).value).toBe('http://idp.intranet/token');
-    expect(calls.find((call) => call.path === '/api/oauth/oidc/discovery')!.body).toEqual({ well_known: 'http://idp.intranet/.well-known/openid-configuration' });
+    expect(calls.find((call) => call.path === '/api/oauth/oidc/discovery')!.body).toEqual({
+      well_known: 'http://idp.intranet/.well-known/openid-configuration',
+    });
 
     fireEvent.change(within(oidc).getByLabelText('Well-Known URL'), { target: { value: 'http://idp.intranet/slow' } });
     fireEvent.click(within(oidc).getByRole('button', { name: /获取 OIDC 配置/ }));
@@ -211,8 +227,10 @@ describe('system settings save rules', () => {
     expect(await screen.findByText('分组倍率设置')).toBeTruthy();
   });
 
-  it('shows the server\'s reason when a toggle is refused', async () => {
-    optionServer(storedOptions, (call) => ((call.body as { key: string }).key === 'GitHubOAuthEnabled' ? fail('请先填写 GitHub Client ID 和 Client Secret', 400) : ok(null)));
+  it("shows the server's reason when a toggle is refused", async () => {
+    optionServer(storedOptions, (call) =>
+      (call.body as { key: string }).key === 'GitHubOAuthEnabled' ? fail('请先填写 GitHub Client ID 和 Client Secret', 400) : ok(null),
+    );
     await openSection('login');
     const login = await panel('配置登录注册');
     fireEvent.click(within(login).getByRole('switch', { name: '允许通过 GitHub 账户登录 & 注册' }));

@@ -15,7 +15,12 @@ export interface SettingsSection {
 }
 
 /** A section holding one options panel; its menu entry reads like the panel's title. */
-export const panelSection = (key: string, titleKey: string, fields: OptionField[], more: Partial<OptionsPanelProps> = {}): SettingsSection => ({
+export const panelSection = (
+  key: string,
+  titleKey: string,
+  fields: OptionField[],
+  more: Partial<OptionsPanelProps> = {},
+): SettingsSection => ({
   key,
   labelKey: titleKey,
   render: (options) => <OptionsPanel titleKey={titleKey} fields={fields} options={options} {...more} />,

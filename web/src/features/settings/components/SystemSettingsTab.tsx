@@ -9,7 +9,15 @@ import * as panels from './system-panels';
 /** Shown above the general panel while ServerAddress is empty: what is refused until it is set. */
 function ServerAddressMissing() {
   const { t } = useTranslation();
-  return <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('settings.serverAddressMissingTitle')} description={t('settings.serverAddressMissing')} />;
+  return (
+    <Alert
+      type="warning"
+      showIcon
+      style={{ marginBottom: 16 }}
+      title={t('settings.serverAddressMissingTitle')}
+      description={t('settings.serverAddressMissing')}
+    />
+  );
 }
 
 const generalSection: SettingsSection = {
@@ -35,7 +43,9 @@ function validatePayment(changes: Record<string, string>, options: Record<string
 export const systemSections: SettingsSection[] = [
   generalSection,
   panelSection('payment', 'settings.paymentPanel', panels.paymentFields, { validate: validatePayment }),
-  panelSection('stripe', 'settings.stripePanel', panels.stripeFields, { validate: (_changes, options) => ((options.ServerAddress ?? '').trim() ? null : 'settings.serverAddressFirst') }),
+  panelSection('stripe', 'settings.stripePanel', panels.stripeFields, {
+    validate: (_changes, options) => ((options.ServerAddress ?? '').trim() ? null : 'settings.serverAddressFirst'),
+  }),
   panelSection('login', 'settings.loginPanel', panels.loginFields),
   panelSection('email', 'settings.emailDomainPanel', panels.emailDomainFields),
   panelSection('smtp', 'settings.smtpPanel', panels.smtpFields),

@@ -23,7 +23,11 @@ export function VersionCheckPanel() {
         showSuccess(t('settings.upToDate'));
         return;
       }
-      feedback.modal.info({ title: t('settings.newVersion', { version: release.tag_name }), content: <RichContent source={release.body ?? ''} />, width: 640 });
+      feedback.modal.info({
+        title: t('settings.newVersion', { version: release.tag_name }),
+        content: <RichContent source={release.body ?? ''} />,
+        width: 640,
+      });
     } catch {
       showError(t('settings.checkUpdateFailed'));
     } finally {

@@ -14,7 +14,11 @@ export function WithOptions({ children }: { children: (options: OptionMap) => Re
         status="warning"
         title={t('settings.loadFailed')}
         subTitle={error.message}
-        extra={<Button loading={isFetching} onClick={() => void refetch()}>{t('settings.retry')}</Button>}
+        extra={
+          <Button loading={isFetching} onClick={() => void refetch()}>
+            {t('settings.retry')}
+          </Button>
+        }
       />
     );
   }

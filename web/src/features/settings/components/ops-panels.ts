@@ -1,6 +1,11 @@
 import type { OptionField } from './option-fields';
 
-const f = (key: string, kind: OptionField['kind'], labelKey: string, extra: Partial<OptionField> = {}): OptionField => ({ key, kind, labelKey: `settingsOps.${labelKey}`, ...extra });
+const f = (key: string, kind: OptionField['kind'], labelKey: string, extra: Partial<OptionField> = {}): OptionField => ({
+  key,
+  kind,
+  labelKey: `settingsOps.${labelKey}`,
+  ...extra,
+});
 const json = (key: string, labelKey: string, placeholder: string) => f(key, 'json', labelKey, { placeholder });
 
 export interface PanelSpec {
@@ -40,7 +45,10 @@ export const modelRatioPanel: PanelSpec = {
     json('ModelPrice', 'modelPrice', '{"gpt-4-gizmo-*": 0.1}'),
     json('ModelRatio', 'modelRatio', '{"gpt-4o-mini": 0.075}'),
     json('CacheRatio', 'cacheRatio', '{"gpt-4o-mini": 0.5}'),
-    { ...json('CacheCreationRatio', 'cacheCreationRatio', '{"claude-3-haiku-20240307": 1.2}'), extraKey: 'settingsOps.cacheCreationRatioHint' },
+    {
+      ...json('CacheCreationRatio', 'cacheCreationRatio', '{"claude-3-haiku-20240307": 1.2}'),
+      extraKey: 'settingsOps.cacheCreationRatioHint',
+    },
     json('CompletionRatio', 'completionRatio', '{"gpt-4o-mini": 4}'),
   ],
 };
@@ -48,7 +56,9 @@ export const modelRatioPanel: PanelSpec = {
 /** The raw Chats JSON (ChatsSettings' second tab; the first is the visual ChatsEditor). */
 export const chatsPanel: PanelSpec = {
   titleKey: 'settingsOps.chatsJson',
-  fields: [{ ...json('Chats', 'chats', '[{"OpenCat": "opencat://team/join?domain={address}&token={key}"}]'), extraKey: 'settingsOps.chatsHint' }],
+  fields: [
+    { ...json('Chats', 'chats', '[{"OpenCat": "opencat://team/join?domain={address}&token={key}"}]'), extraKey: 'settingsOps.chatsHint' },
+  ],
 };
 
 export const drawingPanel: PanelSpec = {
@@ -98,13 +108,20 @@ export const dashboardPanel: PanelSpec = {
 export const monitoringPanel: PanelSpec = {
   titleKey: 'settingsOps.monitoringPanel',
   fields: [
-    f('ChannelDisableThreshold', 'number', 'channelDisableThreshold', { min: 0, span: 24, extraKey: 'settingsOps.channelDisableThresholdHint' }),
+    f('ChannelDisableThreshold', 'number', 'channelDisableThreshold', {
+      min: 0,
+      span: 24,
+      extraKey: 'settingsOps.channelDisableThresholdHint',
+    }),
     f('AutomaticDisableChannelEnabled', 'switch', 'autoDisable', { span: 12 }),
     f('AutomaticEnableChannelEnabled', 'switch', 'autoEnable', { span: 12 }),
     f('AutomaticDisableKeywords', 'textarea', 'autoDisableKeywords', { extraKey: 'settingsOps.autoDisableKeywordsHint' }),
     f('monitor_setting.auto_test_channel_enabled', 'switch', 'autoTestChannel', { span: 12 }),
     f('monitor_setting.auto_test_channel_minutes', 'number', 'autoTestChannelMinutes', {
-      min: 1, span: 12, enabledBy: 'monitor_setting.auto_test_channel_enabled', extraKey: 'settingsOps.autoTestChannelMinutesHint',
+      min: 1,
+      span: 12,
+      enabledBy: 'monitor_setting.auto_test_channel_enabled',
+      extraKey: 'settingsOps.autoTestChannelMinutesHint',
     }),
   ],
 };
@@ -113,9 +130,17 @@ export const monitoringPanel: PanelSpec = {
 export const reliabilityPanel: PanelSpec = {
   titleKey: 'settingsOps.reliabilityPanel',
   fields: [
-    f('RetryStatusCodes', 'text', 'retryStatusCodes', { span: 24, placeholder: '401,403,408,429,500-503,505-523,525-599', extraKey: 'settingsOps.retryStatusCodesHint' }),
+    f('RetryStatusCodes', 'text', 'retryStatusCodes', {
+      span: 24,
+      placeholder: '401,403,408,429,500-503,505-523,525-599',
+      extraKey: 'settingsOps.retryStatusCodesHint',
+    }),
     f('RetryOnConnectionError', 'switch', 'retryOnConnectionError', { span: 24 }),
-    f('ChannelCooldownFailures', 'number', 'channelCooldownFailures', { min: 0, max: 1000, extraKey: 'settingsOps.channelCooldownFailuresHint' }),
+    f('ChannelCooldownFailures', 'number', 'channelCooldownFailures', {
+      min: 0,
+      max: 1000,
+      extraKey: 'settingsOps.channelCooldownFailuresHint',
+    }),
     f('ChannelCooldownSeconds', 'number', 'channelCooldownSeconds', { min: 1, max: 86400 }),
     f('ConcurrencyQueueEnabled', 'switch', 'concurrencyQueue', { span: 24, extraKey: 'settingsOps.concurrencyQueueHint' }),
     f('ConcurrencyQueueTimeoutSeconds', 'number', 'concurrencyQueueTimeout', { min: 1, max: 600 }),
@@ -128,11 +153,15 @@ export const performancePanel: PanelSpec = {
   titleKey: 'settingsOps.performancePanel',
   fields: [
     f('performance_setting.monitor_enabled', 'switch', 'monitorEnabled', { span: 24, extraKey: 'settingsOps.monitorEnabledHint' }),
-    ...([
-      ['performance_setting.monitor_event_loop_lag_ms', 'monitorEventLoopLag', 60000, undefined],
-      ['performance_setting.monitor_cpu_threshold', 'monitorCpu', 10000, 'settingsOps.monitorCpuHint'],
-      ['performance_setting.monitor_memory_threshold', 'monitorMemory', 100, 'settingsOps.monitorMemoryHint'],
-    ] as const).map(([key, label, max, extraKey]) => f(key, 'number', label, { min: 0, max, span: 8, enabledBy: 'performance_setting.monitor_enabled', extraKey })),
+    ...(
+      [
+        ['performance_setting.monitor_event_loop_lag_ms', 'monitorEventLoopLag', 60000, undefined],
+        ['performance_setting.monitor_cpu_threshold', 'monitorCpu', 10000, 'settingsOps.monitorCpuHint'],
+        ['performance_setting.monitor_memory_threshold', 'monitorMemory', 100, 'settingsOps.monitorMemoryHint'],
+      ] as const
+    ).map(([key, label, max, extraKey]) =>
+      f(key, 'number', label, { min: 0, max, span: 8, enabledBy: 'performance_setting.monitor_enabled', extraKey }),
+    ),
   ],
 };
 
@@ -155,9 +184,17 @@ export const rateLimitPanel: PanelSpec = {
   titleKey: 'settingsOps.rateLimitPanel',
   fields: [
     f('ModelRequestRateLimitEnabled', 'switch', 'rateLimitEnabled', { span: 24 }),
-    f('ModelRequestRateLimitDurationMinutes', 'number', 'rateLimitDuration', { min: 0, span: 8, extraKey: 'settingsOps.rateLimitDurationHint' }),
+    f('ModelRequestRateLimitDurationMinutes', 'number', 'rateLimitDuration', {
+      min: 0,
+      span: 8,
+      extraKey: 'settingsOps.rateLimitDurationHint',
+    }),
     f('ModelRequestRateLimitCount', 'number', 'rateLimitCount', { min: 0, span: 8, extraKey: 'settingsOps.rateLimitCountHint' }),
-    f('ModelRequestRateLimitSuccessCount', 'number', 'rateLimitSuccessCount', { min: 1, span: 8, extraKey: 'settingsOps.rateLimitSuccessCountHint' }),
+    f('ModelRequestRateLimitSuccessCount', 'number', 'rateLimitSuccessCount', {
+      min: 1,
+      span: 8,
+      extraKey: 'settingsOps.rateLimitSuccessCountHint',
+    }),
   ],
 };
 
@@ -173,11 +210,24 @@ export const geminiPanel: PanelSpec = {
 export const claudePanel: PanelSpec = {
   titleKey: 'settingsOps.claudePanel',
   fields: [
-    json('claude.model_headers_settings', 'claudeHeaders', '{"claude-3-7-sonnet-20250219": {"anthropic-beta": ["output-128k-2025-02-19"]}}'),
+    json(
+      'claude.model_headers_settings',
+      'claudeHeaders',
+      '{"claude-3-7-sonnet-20250219": {"anthropic-beta": ["output-128k-2025-02-19"]}}',
+    ),
     json('claude.default_max_tokens', 'claudeMaxTokens', '{"default": 8192}'),
-    f('claude.structured_output_models', 'json', 'claudeStructuredOutput', { placeholder: '["claude-sonnet-4-5", "claude-haiku-4-5"]', extraKey: 'settingsOps.claudeStructuredOutputHint' }),
+    f('claude.structured_output_models', 'json', 'claudeStructuredOutput', {
+      placeholder: '["claude-sonnet-4-5", "claude-haiku-4-5"]',
+      extraKey: 'settingsOps.claudeStructuredOutputHint',
+    }),
     f('claude.thinking_adapter_enabled', 'switch', 'claudeThinking', { span: 12 }),
-    f('claude.thinking_adapter_budget_tokens_percentage', 'number', 'claudeBudget', { min: 0.1, max: 1, step: 0.1, span: 12, extraKey: 'settingsOps.claudeBudgetHint' }),
+    f('claude.thinking_adapter_budget_tokens_percentage', 'number', 'claudeBudget', {
+      min: 0.1,
+      max: 1,
+      step: 0.1,
+      span: 12,
+      extraKey: 'settingsOps.claudeBudgetHint',
+    }),
   ],
 };
 
@@ -186,6 +236,11 @@ export const globalPanel: PanelSpec = {
   fields: [
     f('global.pass_through_request_enabled', 'switch', 'passThrough', { span: 24, extraKey: 'settingsOps.passThroughHint' }),
     f('general_setting.ping_interval_enabled', 'switch', 'pingEnabled', { span: 12 }),
-    f('general_setting.ping_interval_seconds', 'number', 'pingInterval', { min: 1, span: 12, enabledBy: 'general_setting.ping_interval_enabled', extraKey: 'settingsOps.pingIntervalHint' }),
+    f('general_setting.ping_interval_seconds', 'number', 'pingInterval', {
+      min: 1,
+      span: 12,
+      enabledBy: 'general_setting.ping_interval_enabled',
+      extraKey: 'settingsOps.pingIntervalHint',
+    }),
   ],
 };

@@ -28,14 +28,22 @@ export function toFormValue(field: OptionField, stored: string | undefined): For
   if (field.kind === 'switch') return value === 'true';
   if (field.kind === 'number') return value === '' ? null : Number(value);
   if (field.kind === 'secret') return '';
-  if (field.kind === 'tags') return value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (field.kind === 'tags')
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   return value;
 }
 
 export function toOptionValue(field: OptionField, value: FormValue): string {
   if (field.kind === 'switch') return value ? 'true' : 'false';
   if (field.kind === 'number') return value === null || value === undefined || value === '' ? '' : String(value);
-  if (field.kind === 'tags') return (Array.isArray(value) ? value : []).map((item) => item.trim()).filter(Boolean).join(',');
+  if (field.kind === 'tags')
+    return (Array.isArray(value) ? value : [])
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .join(',');
   const text = typeof value === 'string' ? value : value == null ? '' : String(value);
   if (field.kind === 'url') return text.trim().replace(/\/+$/, '');
   if (field.kind === 'textarea' || field.kind === 'json') return text;
@@ -43,7 +51,11 @@ export function toOptionValue(field: OptionField, value: FormValue): string {
 }
 
 /** The changed options of a panel; secrets only when non-empty. */
-export function changedOptions(fields: OptionField[], stored: Record<string, string>, values: Record<string, FormValue>): Record<string, string> {
+export function changedOptions(
+  fields: OptionField[],
+  stored: Record<string, string>,
+  values: Record<string, FormValue>,
+): Record<string, string> {
   const changes: Record<string, string> = {};
   for (const field of fields) {
     const next = toOptionValue(field, values[field.key]);

@@ -87,8 +87,16 @@ function sameMap(a: NumberMap, b: NumberMap): boolean {
  * stored maps; maps equal to the stored ones are left out.
  */
 export function changesFromRows(rows: RatioRow[], options: Record<string, string>, removed: string[] = []): Record<string, string> {
-  const stored = { ModelPrice: parseMap(options.ModelPrice), ModelRatio: parseMap(options.ModelRatio), CompletionRatio: parseMap(options.CompletionRatio) };
-  const next = { ModelPrice: { ...stored.ModelPrice }, ModelRatio: { ...stored.ModelRatio }, CompletionRatio: { ...stored.CompletionRatio } };
+  const stored = {
+    ModelPrice: parseMap(options.ModelPrice),
+    ModelRatio: parseMap(options.ModelRatio),
+    CompletionRatio: parseMap(options.CompletionRatio),
+  };
+  const next = {
+    ModelPrice: { ...stored.ModelPrice },
+    ModelRatio: { ...stored.ModelRatio },
+    CompletionRatio: { ...stored.CompletionRatio },
+  };
   const set = (map: NumberMap, name: string, text: string) => {
     if (text === '') delete map[name];
     else map[name] = Number(text);

@@ -4,7 +4,8 @@ import { http } from '../../../lib/http';
 import { statusQueryKey, type PlatformStatus } from '../../../lib/status';
 
 /** POST /api/setup: answers the new root, signed in (the session cookie is set); null when a root already existed (an import). */
-export const submitSetup = (payload: SetupPayload) => http.post<SessionUser | null>('/api/setup', payload, { silent: true, noAuthRedirect: true });
+export const submitSetup = (payload: SetupPayload) =>
+  http.post<SessionUser | null>('/api/setup', payload, { silent: true, noAuthRedirect: true });
 
 export const useSubmitSetup = () => useMutation({ mutationFn: submitSetup });
 

@@ -1,5 +1,13 @@
 import { QuestionCircleOutlined } from '@ant-design/icons';
-import { accountMessages, passwordMaxLength, passwordMinLength, setupModeSchema, setupSchema, usernameMaxLength, type SetupPayload } from '@modelgate/shared';
+import {
+  accountMessages,
+  passwordMaxLength,
+  passwordMinLength,
+  setupModeSchema,
+  setupSchema,
+  usernameMaxLength,
+  type SetupPayload,
+} from '@modelgate/shared';
 import { Button, Form, Input, Modal, Radio, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -72,7 +80,11 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
     <Form form={form} layout="vertical" initialValues={{ usageMode: 'external' }} onFinish={onFinish} requiredMark={false}>
       {!hasAdmin && (
         <>
-          <Form.Item name="username" label={t('setup.username')} rules={[{ required: true, whitespace: true, message: t('setup.usernameRequired') }]}>
+          <Form.Item
+            name="username"
+            label={t('setup.username')}
+            rules={[{ required: true, whitespace: true, message: t('setup.usernameRequired') }]}
+          >
             <Input maxLength={usernameMaxLength} autoComplete="username" placeholder={t('setup.usernamePlaceholder')} />
           </Form.Item>
           <Form.Item
@@ -93,7 +105,9 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
               { required: true, message: t('setup.passwordMismatch') },
               ({ getFieldValue }) => ({
                 validator: (_rule, value) =>
-                  !value || value === getFieldValue('password') ? Promise.resolve() : Promise.reject(new Error(t('setup.passwordMismatch'))),
+                  !value || value === getFieldValue('password')
+                    ? Promise.resolve()
+                    : Promise.reject(new Error(t('setup.passwordMismatch'))),
               }),
             ]}
           >
@@ -106,7 +120,13 @@ export function SetupForm({ hasAdmin }: { hasAdmin: boolean }) {
         label={
           <Space>
             {t('setup.usageMode')}
-            <Button type="link" size="small" icon={<QuestionCircleOutlined />} onClick={() => setModeHelpOpen(true)} aria-label={t('setup.modeHelpTitle')} />
+            <Button
+              type="link"
+              size="small"
+              icon={<QuestionCircleOutlined />}
+              onClick={() => setModeHelpOpen(true)}
+              aria-label={t('setup.modeHelpTitle')}
+            />
           </Space>
         }
       >

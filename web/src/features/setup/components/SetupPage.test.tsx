@@ -45,7 +45,11 @@ describe('first-run setup', { timeout: 60_000 }, () => {
     expect(userStore.get()).toMatchObject({ id: adminUser.id, username: 'boss', role: 100 });
     await waitFor(() => expect(router.state.location.pathname).toBe('/token'), { timeout: 5000 });
     expect(calls.find((call) => call.method === 'POST' && call.path === '/api/setup')!.body).toEqual({
-      username: 'boss', password: 'boss-pass-1', confirmPassword: 'boss-pass-1', SelfUseModeEnabled: false, DemoSiteEnabled: false,
+      username: 'boss',
+      password: 'boss-pass-1',
+      confirmPassword: 'boss-pass-1',
+      SelfUseModeEnabled: false,
+      DemoSiteEnabled: false,
     });
   });
 

@@ -19,10 +19,22 @@ export function SetupPage() {
         {data && (
           <>
             {data.database_type === 'sqlite' && (
-              <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('setup.sqliteTitle')} description={t('setup.sqliteWarning')} />
+              <Alert
+                type="warning"
+                showIcon
+                style={{ marginBottom: 16 }}
+                title={t('setup.sqliteTitle')}
+                description={t('setup.sqliteWarning')}
+              />
             )}
             {data.root_init && <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('setup.adminExists')} />}
-            <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('setup.serverAddressTitle')} description={t('setup.serverAddressNote')} />
+            <Alert
+              type="info"
+              showIcon
+              style={{ marginBottom: 16 }}
+              title={t('setup.serverAddressTitle')}
+              description={t('setup.serverAddressNote')}
+            />
             <SetupForm hasAdmin={data.root_init} />
           </>
         )}

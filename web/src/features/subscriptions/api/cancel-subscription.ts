@@ -7,5 +7,8 @@ export const cancelSubscription = (id: number) => http.post<null>('/api/subscrip
 
 export function useCancelSubscription() {
   const queryClient = useQueryClient();
-  return useMutation({ mutationFn: cancelSubscription, onSettled: () => queryClient.invalidateQueries({ queryKey: subscriptionKeys.own }) });
+  return useMutation({
+    mutationFn: cancelSubscription,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: subscriptionKeys.own }),
+  });
 }

@@ -19,7 +19,12 @@ export function CurrentSubscriptions({ subscriptions }: { subscriptions: UserSub
       // shown by the http client
     }
   };
-  if (subscriptions.length === 0) return <Card title={t('subscriptions.current')}><Empty description={t('subscriptions.none')} /></Card>;
+  if (subscriptions.length === 0)
+    return (
+      <Card title={t('subscriptions.current')}>
+        <Empty description={t('subscriptions.none')} />
+      </Card>
+    );
   return (
     <Card title={t('subscriptions.current')}>
       <Space orientation="vertical" style={{ width: '100%' }} size="large">
@@ -30,24 +35,39 @@ export function CurrentSubscriptions({ subscriptions }: { subscriptions: UserSub
             <div key={sub.id} data-testid={`subscription-${sub.id}`}>
               <Space wrap style={{ marginBottom: 8 }}>
                 <Typography.Text strong>{sub.plan_name}</Typography.Text>
-                <Tag color={state === 'renewing' ? 'green' : state === 'expired' ? 'default' : 'orange'}>{t(`subscriptions.state.${state}`)}</Tag>
+                <Tag color={state === 'renewing' ? 'green' : state === 'expired' ? 'default' : 'orange'}>
+                  {t(`subscriptions.state.${state}`)}
+                </Tag>
                 <Tag>{t(`subscriptions.source.${sub.source}`)}</Tag>
               </Space>
               {sub.status === 'active' && (
-                <Progress percent={percent} format={() => t('subscriptions.remaining', { left: renderQuota(sub.remaining_quota, status ?? null), total: renderQuota(sub.period_quota, status ?? null) })} />
+                <Progress
+                  percent={percent}
+                  format={() =>
+                    t('subscriptions.remaining', {
+                      left: renderQuota(sub.remaining_quota, status ?? null),
+                      total: renderQuota(sub.period_quota, status ?? null),
+                    })
+                  }
+                />
               )}
               <Descriptions size="small" column={{ xs: 1, sm: 2 }}>
-                <Descriptions.Item label={t('subscriptions.period')}>{`${formatDateTime(sub.period_start)} – ${formatDateTime(sub.period_end)}`}</Descriptions.Item>
+                <Descriptions.Item
+                  label={t('subscriptions.period')}
+                >{`${formatDateTime(sub.period_start)} – ${formatDateTime(sub.period_end)}`}</Descriptions.Item>
                 <Descriptions.Item label={sub.renews ? t('subscriptions.renewsAt') : t('subscriptions.endsAt')}>
                   {formatDateTime(sub.renews ? sub.period_end : sub.ends_at)}
                 </Descriptions.Item>
                 <Descriptions.Item label={t('subscriptions.covers')}>
-                  {[...sub.models, ...sub.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') || t('subscriptions.allModels')}
+                  {[...sub.models, ...sub.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') ||
+                    t('subscriptions.allModels')}
                 </Descriptions.Item>
               </Descriptions>
               {sub.renews && sub.source === 'stripe' && (
                 <Popconfirm title={t('subscriptions.cancelConfirm')} onConfirm={() => void cancel(sub.id)}>
-                  <Button danger size="small">{t('subscriptions.cancel')}</Button>
+                  <Button danger size="small">
+                    {t('subscriptions.cancel')}
+                  </Button>
                 </Popconfirm>
               )}
             </div>

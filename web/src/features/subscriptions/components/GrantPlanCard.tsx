@@ -32,7 +32,9 @@ export function GrantPlanCard({ plans }: { plans: Plan[] }) {
           <Form.Item name="periods" label={t('subscriptions.admin.periods')} rules={[{ required: true }]}>
             <InputNumber min={1} max={120} precision={0} />
           </Form.Item>
-          <Button type="primary" loading={grantPlan.isPending} onClick={() => void grant()}>{t('subscriptions.admin.grant')}</Button>
+          <Button type="primary" loading={grantPlan.isPending} onClick={() => void grant()}>
+            {t('subscriptions.admin.grant')}
+          </Button>
         </Space>
       </Form>
     </Card>

@@ -32,15 +32,31 @@ export function PlanEditorDrawer({ plan, open, onClose }: { plan: Plan | null; o
   };
   const isSaving = createPlan.isPending || updatePlan.isPending;
   return (
-    <EditorDrawer title={plan ? t('subscriptions.admin.edit') : t('subscriptions.admin.create')} open={open} onClose={onClose} onSubmit={() => void submit()} isSaving={isSaving} size={520}>
+    <EditorDrawer
+      title={plan ? t('subscriptions.admin.edit') : t('subscriptions.admin.create')}
+      open={open}
+      onClose={onClose}
+      onSubmit={() => void submit()}
+      isSaving={isSaving}
+      size={520}
+    >
       <Form form={form} layout="vertical" initialValues={plan ?? blankPlan} preserve={false}>
-        <Form.Item name="name" label={t('subscriptions.admin.name')} rules={[{ required: true, whitespace: true, max: planNameMaxLength, message: t('subscriptions.admin.nameRequired') }]}>
+        <Form.Item
+          name="name"
+          label={t('subscriptions.admin.name')}
+          rules={[{ required: true, whitespace: true, max: planNameMaxLength, message: t('subscriptions.admin.nameRequired') }]}
+        >
           <Input />
         </Form.Item>
         <Form.Item name="description" label={t('subscriptions.admin.description')}>
           <Input.TextArea autoSize={{ minRows: 2 }} maxLength={255} />
         </Form.Item>
-        <Form.Item name="price" label={t('subscriptions.admin.price')} extra={t('subscriptions.admin.priceHint')} rules={[{ required: true }]}>
+        <Form.Item
+          name="price"
+          label={t('subscriptions.admin.price')}
+          extra={t('subscriptions.admin.priceHint')}
+          rules={[{ required: true }]}
+        >
           <InputNumber min={0} step={0.01} precision={2} style={{ width: '100%' }} />
         </Form.Item>
         <Form.Item label={t('subscriptions.admin.period')} required>
@@ -48,10 +64,19 @@ export function PlanEditorDrawer({ plan, open, onClose }: { plan: Plan | null; o
             <InputNumber aria-label={t('subscriptions.admin.periodCount')} min={1} max={365} precision={0} style={{ width: 120 }} />
           </Form.Item>
           <Form.Item name="period_unit" noStyle>
-            <Select aria-label={t('subscriptions.admin.periodUnit')} style={{ width: 140, marginLeft: 8 }} options={periodUnits.map((value) => ({ value, label: t(`subscriptions.unit.${value}`) }))} />
+            <Select
+              aria-label={t('subscriptions.admin.periodUnit')}
+              style={{ width: 140, marginLeft: 8 }}
+              options={periodUnits.map((value) => ({ value, label: t(`subscriptions.unit.${value}`) }))}
+            />
           </Form.Item>
         </Form.Item>
-        <Form.Item name="quota" label={t('subscriptions.admin.quota')} extra={t('subscriptions.admin.quotaHint')} rules={[{ required: true, type: 'integer', min: 1, message: t('subscriptions.admin.quotaRequired') }]}>
+        <Form.Item
+          name="quota"
+          label={t('subscriptions.admin.quota')}
+          extra={t('subscriptions.admin.quotaHint')}
+          rules={[{ required: true, type: 'integer', min: 1, message: t('subscriptions.admin.quotaRequired') }]}
+        >
           <InputNumber min={1} precision={0} style={{ width: '100%' }} />
         </Form.Item>
         <Form.Item name="models" label={t('subscriptions.admin.models')} extra={t('subscriptions.admin.coverHint')}>

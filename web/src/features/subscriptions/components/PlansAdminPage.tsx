@@ -29,8 +29,16 @@ export function PlansAdminPage() {
   };
   return (
     <Flex vertical gap={16}>
-      <Typography.Title level={4} style={{ margin: 0 }}>{t('subscriptions.admin.title')}</Typography.Title>
-      <Card extra={<Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ plan: null })}>{t('subscriptions.admin.create')}</Button>}>
+      <Typography.Title level={4} style={{ margin: 0 }}>
+        {t('subscriptions.admin.title')}
+      </Typography.Title>
+      <Card
+        extra={
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ plan: null })}>
+            {t('subscriptions.admin.create')}
+          </Button>
+        }
+      >
         <Table<Plan>
           rowKey="id"
           size="small"
@@ -39,19 +47,45 @@ export function PlansAdminPage() {
           pagination={false}
           columns={[
             { key: 'name', title: t('subscriptions.admin.name'), dataIndex: 'name' },
-            { key: 'price', title: t('subscriptions.admin.price'), render: (_, plan) => `${plan.price.toFixed(2)} ${plan.currency.toUpperCase()}` },
-            { key: 'period', title: t('subscriptions.admin.period'), render: (_, plan) => periodText(t, plan.period_unit, plan.period_count) },
+            {
+              key: 'price',
+              title: t('subscriptions.admin.price'),
+              render: (_, plan) => `${plan.price.toFixed(2)} ${plan.currency.toUpperCase()}`,
+            },
+            {
+              key: 'period',
+              title: t('subscriptions.admin.period'),
+              render: (_, plan) => periodText(t, plan.period_unit, plan.period_count),
+            },
             { key: 'quota', title: t('subscriptions.admin.quota'), render: (_, plan) => renderQuota(plan.quota, status ?? null) },
-            { key: 'covers', title: t('subscriptions.covers'), render: (_, plan) => [...plan.models, ...plan.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') || t('subscriptions.allModels') },
-            { key: 'enabled', title: t('subscriptions.admin.enabled'), render: (_, plan) => <Tag color={plan.enabled ? 'green' : 'default'}>{plan.enabled ? t('subscriptions.admin.on') : t('subscriptions.admin.off')}</Tag> },
+            {
+              key: 'covers',
+              title: t('subscriptions.covers'),
+              render: (_, plan) =>
+                [...plan.models, ...plan.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') ||
+                t('subscriptions.allModels'),
+            },
+            {
+              key: 'enabled',
+              title: t('subscriptions.admin.enabled'),
+              render: (_, plan) => (
+                <Tag color={plan.enabled ? 'green' : 'default'}>
+                  {plan.enabled ? t('subscriptions.admin.on') : t('subscriptions.admin.off')}
+                </Tag>
+              ),
+            },
             {
               key: 'actions',
               title: t('subscriptions.admin.actions'),
               render: (_, plan) => (
                 <Space>
-                  <Button size="small" onClick={() => setEditing({ plan })}>{t('subscriptions.admin.editShort')}</Button>
+                  <Button size="small" onClick={() => setEditing({ plan })}>
+                    {t('subscriptions.admin.editShort')}
+                  </Button>
                   <Popconfirm title={t('subscriptions.admin.deleteConfirm')} onConfirm={() => void remove(plan.id)}>
-                    <Button size="small" danger>{t('subscriptions.admin.delete')}</Button>
+                    <Button size="small" danger>
+                      {t('subscriptions.admin.delete')}
+                    </Button>
                   </Popconfirm>
                 </Space>
               ),

@@ -2,11 +2,36 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { adminUser, fakeServer, ok, regularUser, renderRoute } from '../../../test/render-route';
 
-const proPlan = { id: 3, name: 'Pro', description: 'GPT every month', price: 20, currency: 'eur', period_unit: 'month', period_count: 1, quota: 5_000_000, models: ['gpt-4o'], groups: [], enabled: true, sort_order: 0 };
+const proPlan = {
+  id: 3,
+  name: 'Pro',
+  description: 'GPT every month',
+  price: 20,
+  currency: 'eur',
+  period_unit: 'month',
+  period_count: 1,
+  quota: 5_000_000,
+  models: ['gpt-4o'],
+  groups: [],
+  enabled: true,
+  sort_order: 0,
+};
 const staffPlan = { ...proPlan, id: 4, name: 'Staff', price: 0, period_unit: 'day', period_count: 7, models: [], description: '' };
 const current = {
-  id: 9, plan_name: 'Pro', source: 'stripe', status: 'active', period_quota: 5_000_000, remaining_quota: 1_250_000, models: ['gpt-4o'], groups: [],
-  period_start: 1_700_000_000, period_end: 1_702_592_000, ends_at: 0, cancelled_at: 0, renews: true, is_funding: true,
+  id: 9,
+  plan_name: 'Pro',
+  source: 'stripe',
+  status: 'active',
+  period_quota: 5_000_000,
+  remaining_quota: 1_250_000,
+  models: ['gpt-4o'],
+  groups: [],
+  period_start: 1_700_000_000,
+  period_end: 1_702_592_000,
+  ends_at: 0,
+  cancelled_at: 0,
+  renews: true,
+  is_funding: true,
 };
 
 describe('subscriptions', { timeout: 240_000 }, () => {
@@ -40,7 +65,9 @@ describe('subscriptions', { timeout: 240_000 }, () => {
 
     fireEvent.mouseDown(screen.getByRole('combobox', { name: '扣费优先级' }));
     fireEvent.click(await screen.findByText('仅用钱包'));
-    await waitFor(() => expect(calls.find((call) => call.path === '/api/subscription/self/preference')?.body).toEqual({ billing_preference: 'wallet_only' }));
+    await waitFor(() =>
+      expect(calls.find((call) => call.path === '/api/subscription/self/preference')?.body).toEqual({ billing_preference: 'wallet_only' }),
+    );
 
     const pro = screen.getByTestId('plan-3');
     expect(within(pro).getByText('20.00 EUR / 月')).toBeTruthy();
@@ -66,13 +93,23 @@ describe('subscriptions', { timeout: 240_000 }, () => {
     fireEvent.change(await screen.findByLabelText('名称'), { target: { value: 'Team' } });
     fireEvent.change(screen.getByLabelText('每周期额度'), { target: { value: '2000000' } });
     fireEvent.click(screen.getByText(/^提\s*交$/));
-    await waitFor(() => expect(calls.find((call) => call.path === '/api/subscription/admin/plan')?.body).toMatchObject({ name: 'Team', quota: 2_000_000, period_unit: 'month', period_count: 1, enabled: true }));
+    await waitFor(() =>
+      expect(calls.find((call) => call.path === '/api/subscription/admin/plan')?.body).toMatchObject({
+        name: 'Team',
+        quota: 2_000_000,
+        period_unit: 'month',
+        period_count: 1,
+        enabled: true,
+      }),
+    );
     expect(await screen.findByText('Team')).toBeTruthy();
 
     fireEvent.change(screen.getByLabelText('用户 ID'), { target: { value: '2' } });
     fireEvent.mouseDown(screen.getByRole('combobox', { name: '套餐' }));
     fireEvent.click((await screen.findAllByText('Pro')).at(-1)!);
     fireEvent.click(screen.getByText(/^授\s*予$/));
-    await waitFor(() => expect(calls.find((call) => call.path === '/api/subscription/admin/grant')?.body).toEqual({ user_id: 2, plan_id: 3, periods: 1 }));
+    await waitFor(() =>
+      expect(calls.find((call) => call.path === '/api/subscription/admin/grant')?.body).toEqual({ user_id: 2, plan_id: 3, periods: 1 }),
+    );
   });
 });

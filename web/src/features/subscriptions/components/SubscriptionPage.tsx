@@ -46,7 +46,9 @@ export function SubscriptionPage() {
 
   return (
     <Flex vertical gap={16}>
-      <Typography.Title level={4} style={{ margin: 0 }}>{t('subscriptions.title')}</Typography.Title>
+      <Typography.Title level={4} style={{ margin: 0 }}>
+        {t('subscriptions.title')}
+      </Typography.Title>
       {params.get('pay') === 'success' && <Alert type="success" showIcon title={t('subscriptions.paidReturn')} />}
       {params.get('pay') === 'cancel' && <Alert type="info" showIcon title={t('subscriptions.cancelledReturn')} />}
       <CurrentSubscriptions subscriptions={own.data?.subscriptions ?? []} />
@@ -64,19 +66,34 @@ export function SubscriptionPage() {
         </Space>
       </Card>
       <Card title={t('subscriptions.plans')} loading={plans.isLoading}>
-        {(plans.data ?? []).length === 0 ? <Empty description={t('subscriptions.noPlans')} /> : (
+        {(plans.data ?? []).length === 0 ? (
+          <Empty description={t('subscriptions.noPlans')} />
+        ) : (
           <Row gutter={[16, 16]}>
             {(plans.data ?? []).map((plan) => (
               <Col key={plan.id} xs={24} md={12} xl={8}>
                 <Card type="inner" title={plan.name} data-testid={`plan-${plan.id}`}>
                   <Space orientation="vertical">
                     {plan.description && <Typography.Text>{plan.description}</Typography.Text>}
-                    <Typography.Text strong>{`${plan.price.toFixed(2)} ${plan.currency.toUpperCase()} / ${periodText(t, plan.period_unit, plan.period_count)}`}</Typography.Text>
-                    <Typography.Text>{t('subscriptions.quotaPerPeriod', { quota: renderQuota(plan.quota, status ?? null) })}</Typography.Text>
-                    <Typography.Text type="secondary">{[...plan.models, ...plan.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') || t('subscriptions.allModels')}</Typography.Text>
-                    {plan.price > 0 && canPayByCard
-                      ? <Button type="primary" loading={buying === plan.id} onClick={() => void subscribe(plan.id)}>{t('subscriptions.subscribe')}</Button>
-                      : <Typography.Text type="secondary">{t(plan.price > 0 ? 'subscriptions.cardOff' : 'subscriptions.grantOnly')}</Typography.Text>}
+                    <Typography.Text
+                      strong
+                    >{`${plan.price.toFixed(2)} ${plan.currency.toUpperCase()} / ${periodText(t, plan.period_unit, plan.period_count)}`}</Typography.Text>
+                    <Typography.Text>
+                      {t('subscriptions.quotaPerPeriod', { quota: renderQuota(plan.quota, status ?? null) })}
+                    </Typography.Text>
+                    <Typography.Text type="secondary">
+                      {[...plan.models, ...plan.groups.map((group) => t('subscriptions.groupName', { group }))].join(', ') ||
+                        t('subscriptions.allModels')}
+                    </Typography.Text>
+                    {plan.price > 0 && canPayByCard ? (
+                      <Button type="primary" loading={buying === plan.id} onClick={() => void subscribe(plan.id)}>
+                        {t('subscriptions.subscribe')}
+                      </Button>
+                    ) : (
+                      <Typography.Text type="secondary">
+                        {t(plan.price > 0 ? 'subscriptions.cardOff' : 'subscriptions.grantOnly')}
+                      </Typography.Text>
+                    )}
                   </Space>
                 </Card>
               </Col>

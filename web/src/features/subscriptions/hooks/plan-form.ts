@@ -4,7 +4,18 @@ import { firstProblem } from '../../../lib/form-rules';
 /** The plan editor's values (the payload's fields; a cleared number is null). */
 export type PlanFormValues = { [K in keyof Required<PlanPayload>]: Required<PlanPayload>[K] | null };
 
-export const blankPlan: PlanPayload = { name: '', description: '', price: 0, period_unit: 'month', period_count: 1, quota: 500000, models: [], groups: [], enabled: true, sort_order: 0 };
+export const blankPlan: PlanPayload = {
+  name: '',
+  description: '',
+  price: 0,
+  period_unit: 'month',
+  period_count: 1,
+  quota: 500000,
+  models: [],
+  groups: [],
+  enabled: true,
+  sort_order: 0,
+};
 
 /** The i18n key (under subscriptions.admin) of each problem the shared schema names. */
 const problemKeys: Partial<Record<keyof typeof subscriptionMessages, string>> = {
@@ -36,7 +47,10 @@ export function planPayloadOf(values: Partial<PlanFormValues>, id: number | null
     enabled: values.enabled ?? true,
     sort_order: values.sort_order ?? 0,
   };
-  const problem = id === null ? firstProblem(createPlanSchema, payload, subscriptionMessages) : firstProblem(updatePlanSchema, { ...payload, id }, subscriptionMessages);
+  const problem =
+    id === null
+      ? firstProblem(createPlanSchema, payload, subscriptionMessages)
+      : firstProblem(updatePlanSchema, { ...payload, id }, subscriptionMessages);
   if (!problem) return { payload };
   const key = problem.key === null ? null : (problemKeys[problem.key as keyof typeof subscriptionMessages] ?? null);
   return { problem: { key, message: problem.message } };

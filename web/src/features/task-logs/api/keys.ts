@@ -16,7 +16,13 @@ export const taskLogKeys = {
 };
 
 /** The query string of a task-log page (`page` counts from 0); the task id goes as `idParam`. */
-export function taskLogSearch(filters: TaskLogFilters, idParam: 'mj_id' | 'task_id', isAdmin: boolean, page: number, pageSize: number): string {
+export function taskLogSearch(
+  filters: TaskLogFilters,
+  idParam: 'mj_id' | 'task_id',
+  isAdmin: boolean,
+  page: number,
+  pageSize: number,
+): string {
   const query: Record<string, string | number> = { p: page, page_size: pageSize };
   if (filters.task_id) query[idParam] = filters.task_id;
   if (filters.start_timestamp) query.start_timestamp = filters.start_timestamp;

@@ -31,20 +31,77 @@ export function MusicLogPage() {
     { key: 'submit', title: t('taskLogs.submitTime'), dataIndex: 'submit_time', render: (value: number) => timeOf(value) },
     { key: 'finish', title: t('taskLogs.finishTime'), dataIndex: 'finish_time', render: (value: number) => timeOf(value) },
     { key: 'progress', title: t('taskLogs.progress'), dataIndex: 'progress', render: (value: string) => progressCell(value) },
-    { key: 'duration', title: t('taskLogs.duration'), dataIndex: 'finish_time', render: (_: unknown, task: MusicTask) => durationCell(task.submit_time, task.finish_time) },
-    isAdmin && { key: 'channel', title: t('taskLogs.channel'), dataIndex: 'channel_id', render: (value?: number) => (value ? <Tag>{value}</Tag> : '-') },
-    { key: 'platform', title: t('taskLogs.platform'), dataIndex: 'platform', render: (value: string) => <Tag color="purple">{value || '-'}</Tag> },
-    { key: 'action', title: t('taskLogs.type'), dataIndex: 'action', render: (value: string, task: MusicTask) => <Tag color="geekblue">{task.platform === 'video' ? t('taskLogs.videoAction', { seconds: task.video_seconds ?? 0 }) : t(`taskLogs.musicActions.${value}`, { defaultValue: value })}</Tag> },
-    { key: 'taskId', title: t('taskLogs.taskId'), dataIndex: 'task_id', render: (value: string, task: MusicTask) => <Typography.Link onClick={() => setDetail({ title: value, text: taskJson(task) })}>{value || '-'}</Typography.Link> },
-    { key: 'status', title: t('taskLogs.status'), dataIndex: 'status', render: (value: string) => statusTag(value, t(`taskLogs.statuses.${value || 'EMPTY'}`, { defaultValue: value })) },
+    {
+      key: 'duration',
+      title: t('taskLogs.duration'),
+      dataIndex: 'finish_time',
+      render: (_: unknown, task: MusicTask) => durationCell(task.submit_time, task.finish_time),
+    },
+    isAdmin && {
+      key: 'channel',
+      title: t('taskLogs.channel'),
+      dataIndex: 'channel_id',
+      render: (value?: number) => (value ? <Tag>{value}</Tag> : '-'),
+    },
+    {
+      key: 'platform',
+      title: t('taskLogs.platform'),
+      dataIndex: 'platform',
+      render: (value: string) => <Tag color="purple">{value || '-'}</Tag>,
+    },
+    {
+      key: 'action',
+      title: t('taskLogs.type'),
+      dataIndex: 'action',
+      render: (value: string, task: MusicTask) => (
+        <Tag color="geekblue">
+          {task.platform === 'video'
+            ? t('taskLogs.videoAction', { seconds: task.video_seconds ?? 0 })
+            : t(`taskLogs.musicActions.${value}`, { defaultValue: value })}
+        </Tag>
+      ),
+    },
+    {
+      key: 'taskId',
+      title: t('taskLogs.taskId'),
+      dataIndex: 'task_id',
+      render: (value: string, task: MusicTask) => (
+        <Typography.Link onClick={() => setDetail({ title: value, text: taskJson(task) })}>{value || '-'}</Typography.Link>
+      ),
+    },
+    {
+      key: 'status',
+      title: t('taskLogs.status'),
+      dataIndex: 'status',
+      render: (value: string) => statusTag(value, t(`taskLogs.statuses.${value || 'EMPTY'}`, { defaultValue: value })),
+    },
     { key: 'fail', title: t('taskLogs.failReason'), dataIndex: 'fail_reason', render: (value: string) => value || t('taskLogs.none') },
-    { key: 'preview', title: t('taskLogs.preview'), dataIndex: 'preview_url', render: (value?: string) => (value ? <Typography.Link href={value} target="_blank" rel="noreferrer">{t('taskLogs.previewVideo')}</Typography.Link> : '-') },
+    {
+      key: 'preview',
+      title: t('taskLogs.preview'),
+      dataIndex: 'preview_url',
+      render: (value?: string) =>
+        value ? (
+          <Typography.Link href={value} target="_blank" rel="noreferrer">
+            {t('taskLogs.previewVideo')}
+          </Typography.Link>
+        ) : (
+          '-'
+        ),
+    },
   ];
   return (
     <Card>
-      <Typography.Title level={4} style={{ marginTop: 0 }}>{t('menu.taskLog')}</Typography.Title>
+      <Typography.Title level={4} style={{ marginTop: 0 }}>
+        {t('menu.taskLog')}
+      </Typography.Title>
       <TaskLogFilterBar initial={filters} isAdmin={isAdmin} onSearch={setFilters} />
-      <TaskLogTable<MusicTask> filters={filters} isAdmin={isAdmin} usePage={useMusicTasks} columns={columns.filter((column): column is DataColumn<MusicTask> => !!column)} />
+      <TaskLogTable<MusicTask>
+        filters={filters}
+        isAdmin={isAdmin}
+        usePage={useMusicTasks}
+        columns={columns.filter((column): column is DataColumn<MusicTask> => !!column)}
+      />
       <TaskDetailModal title={detail?.title ?? ''} text={detail?.text ?? null} onClose={() => setDetail(null)} />
     </Card>
   );

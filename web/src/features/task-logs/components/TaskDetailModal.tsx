@@ -3,7 +3,17 @@ import { useTranslation } from 'react-i18next';
 import { copyText } from '../../../lib/clipboard';
 
 /** The 800 × 400 detail dialog of both task logs: the text (prompt, JSON, reason), copyable, and an image. */
-export function TaskDetailModal({ title, text, imageUrl, onClose }: { title: string; text: string | null; imageUrl?: string; onClose: () => void }) {
+export function TaskDetailModal({
+  title,
+  text,
+  imageUrl,
+  onClose,
+}: {
+  title: string;
+  text: string | null;
+  imageUrl?: string;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   return (
     <Modal open={text !== null} title={title} width={800} onCancel={onClose} footer={null} destroyOnHidden>

@@ -11,25 +11,40 @@ interface FilterValues {
 
 /** The drawing log's default window: 30 days back to an hour ahead. */
 export const defaultDrawingFilters = (): TaskLogFilters => ({
-  channel_id: '', task_id: '', start_timestamp: dayjs().subtract(30, 'day').unix(), end_timestamp: dayjs().add(1, 'hour').unix(),
+  channel_id: '',
+  task_id: '',
+  start_timestamp: dayjs().subtract(30, 'day').unix(),
+  end_timestamp: dayjs().add(1, 'hour').unix(),
 });
 
 /** The music log starts at today's midnight, to an hour ahead. */
 export const defaultMusicFilters = (): TaskLogFilters => ({
-  channel_id: '', task_id: '', start_timestamp: dayjs().startOf('day').unix(), end_timestamp: dayjs().add(1, 'hour').unix(),
+  channel_id: '',
+  task_id: '',
+  start_timestamp: dayjs().startOf('day').unix(),
+  end_timestamp: dayjs().add(1, 'hour').unix(),
 });
 
 /** Filters of both task logs: channel id (admins), task id, start and end time, and a query button. */
-export function TaskLogFilterBar({ initial, isAdmin, onSearch }: { initial: TaskLogFilters; isAdmin: boolean; onSearch: (filters: TaskLogFilters) => void }) {
+export function TaskLogFilterBar({
+  initial,
+  isAdmin,
+  onSearch,
+}: {
+  initial: TaskLogFilters;
+  isAdmin: boolean;
+  onSearch: (filters: TaskLogFilters) => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
-  const submit = (values: FilterValues) => onSearch({
-    channel_id: (values.channel_id ?? '').trim(),
-    task_id: (values.task_id ?? '').trim(),
-    start_timestamp: values.range?.[0]?.unix() ?? 0,
-    end_timestamp: values.range?.[1]?.unix() ?? 0,
-    searchedAt: Date.now(),
-  });
+  const submit = (values: FilterValues) =>
+    onSearch({
+      channel_id: (values.channel_id ?? '').trim(),
+      task_id: (values.task_id ?? '').trim(),
+      start_timestamp: values.range?.[0]?.unix() ?? 0,
+      end_timestamp: values.range?.[1]?.unix() ?? 0,
+      searchedAt: Date.now(),
+    });
   return (
     <Form
       form={form}
@@ -38,7 +53,10 @@ export function TaskLogFilterBar({ initial, isAdmin, onSearch }: { initial: Task
       initialValues={{
         channel_id: initial.channel_id,
         task_id: initial.task_id,
-        range: [initial.start_timestamp ? dayjs.unix(initial.start_timestamp) : null, initial.end_timestamp ? dayjs.unix(initial.end_timestamp) : null],
+        range: [
+          initial.start_timestamp ? dayjs.unix(initial.start_timestamp) : null,
+          initial.end_timestamp ? dayjs.unix(initial.end_timestamp) : null,
+        ],
       }}
       onFinish={submit}
     >
@@ -54,7 +72,9 @@ export function TaskLogFilterBar({ initial, isAdmin, onSearch }: { initial: Task
         <DatePicker.RangePicker showTime />
       </Form.Item>
       <Form.Item>
-        <Button type="primary" htmlType="submit">{t('taskLogs.query')}</Button>
+        <Button type="primary" htmlType="submit">
+          {t('taskLogs.query')}
+        </Button>
       </Form.Item>
     </Form>
   );

@@ -34,7 +34,10 @@ export function TaskLogTable<T extends { id: number }>({ filters, isAdmin, usePa
       dataSource={rows}
       scroll={{ x: 'max-content' }}
       pagination={{
-        current: page, pageSize, total, showSizeChanger: true,
+        current: page,
+        pageSize,
+        total,
+        showSizeChanger: true,
         onChange: (next, size) => setPaging({ filterKey, page: size !== pageSize ? 1 : next, pageSize: size }),
       }}
     />

@@ -3,12 +3,35 @@ import { describe, expect, it } from 'vitest';
 import { adminUser, baseStatus, fakeServer, ok, regularUser, renderRoute } from '../../../test/render-route';
 
 const drawing = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, created_at: 1_760_000_000, submit_time: 1_760_000_000, start_time: 0, finish_time: 1_760_000_030, action: 'IMAGINE', mj_id: `mj-${id}`,
-  status: 'SUCCESS', progress: '100%', image_url: `https://img.example/${id}.png`, prompt: `a cat number ${id}`, prompt_en: '', description: '', fail_reason: '', ...extra,
+  id,
+  created_at: 1_760_000_000,
+  submit_time: 1_760_000_000,
+  start_time: 0,
+  finish_time: 1_760_000_030,
+  action: 'IMAGINE',
+  mj_id: `mj-${id}`,
+  status: 'SUCCESS',
+  progress: '100%',
+  image_url: `https://img.example/${id}.png`,
+  prompt: `a cat number ${id}`,
+  prompt_en: '',
+  description: '',
+  fail_reason: '',
+  ...extra,
 });
 const music = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, created_at: 1_760_000_000, submit_time: 1_760_000_000, finish_time: 1_760_000_090, progress: '40%', platform: 'suno', action: 'MUSIC',
-  task_id: `task-${id}`, status: 'IN_PROGRESS', fail_reason: '', data: '[{"id":"clip-1","title":"Song"}]', ...extra,
+  id,
+  created_at: 1_760_000_000,
+  submit_time: 1_760_000_000,
+  finish_time: 1_760_000_090,
+  progress: '40%',
+  platform: 'suno',
+  action: 'MUSIC',
+  task_id: `task-${id}`,
+  status: 'IN_PROGRESS',
+  fail_reason: '',
+  data: '[{"id":"clip-1","title":"Song"}]',
+  ...extra,
 });
 
 /** YYYY-MM-DD HH:mm:ss in local time, written out independently of the console's helper. */
@@ -22,9 +45,12 @@ describe('task logs', { timeout: 240_000 }, () => {
   it('drawing log (admin): the admin columns, the callback banner, channel filter, the image dialog and the next page', async () => {
     const { calls } = fakeServer({
       'GET /api/status': () => ok({ ...baseStatus, mj_notify_enabled: false }),
-      'GET /api/mj/': (call) => ok(call.query.get('p') === '0'
-        ? Array.from({ length: 10 }, (_v, index) => drawing(index + 1, { channel_id: 7, code: 1, state: 'ok' }))
-        : [drawing(11, { channel_id: 7, code: 22, status: 'FAILURE', fail_reason: 'banned prompt', progress: '0%' })]),
+      'GET /api/mj/': (call) =>
+        ok(
+          call.query.get('p') === '0'
+            ? Array.from({ length: 10 }, (_v, index) => drawing(index + 1, { channel_id: 7, code: 1, state: 'ok' }))
+            : [drawing(11, { channel_id: 7, code: 22, status: 'FAILURE', fail_reason: 'banned prompt', progress: '0%' })],
+        ),
     });
     await renderRoute('/midjourney', { user: adminUser });
     await screen.findByText('mj-1');
@@ -45,12 +71,24 @@ describe('task logs', { timeout: 240_000 }, () => {
 
     fireEvent.click(screen.getByTitle('2'));
     await screen.findByText('mj-11');
-    expect(calls.filter((call) => call.path === '/api/mj/').at(-1)!.query.get('p')).toBe('1');
+    expect(
+      calls
+        .filter((call) => call.path === '/api/mj/')
+        .at(-1)!
+        .query.get('p'),
+    ).toBe('1');
     expect(screen.getByText('重复提交')).toBeTruthy();
 
     fireEvent.change(screen.getByLabelText('渠道 ID'), { target: { value: '7' } });
     fireEvent.click(screen.getByText(/^查\s*询$/));
-    await waitFor(() => expect(calls.filter((call) => call.path === '/api/mj/').at(-1)!.query.get('channel_id')).toBe('7'));
+    await waitFor(() =>
+      expect(
+        calls
+          .filter((call) => call.path === '/api/mj/')
+          .at(-1)!
+          .query.get('channel_id'),
+      ).toBe('7'),
+    );
   });
 
   it('drawing log (user): the self endpoint, no channel filter and no admin columns, no banner when the callback is on', async () => {
@@ -69,9 +107,10 @@ describe('task logs', { timeout: 240_000 }, () => {
     expect(screen.queryByText(/当前未开启 Midjourney 回调/)).toBeNull();
   });
 
-  it('music log: from today\'s midnight, progress circles, time spent in red above 60 s, the task JSON on click', async () => {
+  it("music log: from today's midnight, progress circles, time spent in red above 60 s, the task JSON on click", async () => {
     const { calls } = fakeServer({
-      'GET /api/task/self': () => ok([music(1), music(2, { finish_time: 1_760_000_020, progress: '100%', status: 'SUCCESS', action: 'LYRICS' })]),
+      'GET /api/task/self': () =>
+        ok([music(1), music(2, { finish_time: 1_760_000_020, progress: '100%', status: 'SUCCESS', action: 'LYRICS' })]),
     });
     await renderRoute('/task', { user: regularUser });
     await screen.findByText('task-1');
@@ -92,7 +131,19 @@ describe('task logs', { timeout: 240_000 }, () => {
   });
   it('music log: a video task shows its length and a link to watch it on the console', async () => {
     fakeServer({
-      'GET /api/task/self': () => ok([music(3, { platform: 'video', action: 'generate', status: 'SUCCESS', progress: '100%', data: '', video_seconds: 8, preview_url: '/api/task/video/video_abc/content' }), music(4)]),
+      'GET /api/task/self': () =>
+        ok([
+          music(3, {
+            platform: 'video',
+            action: 'generate',
+            status: 'SUCCESS',
+            progress: '100%',
+            data: '',
+            video_seconds: 8,
+            preview_url: '/api/task/video/video_abc/content',
+          }),
+          music(4),
+        ]),
     });
     await renderRoute('/task', { user: regularUser });
     const row = (await screen.findByText('task-3')).closest('tr')!;

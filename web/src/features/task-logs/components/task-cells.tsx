@@ -6,7 +6,14 @@ import { formatDateTime } from '../../../lib/format';
 export const timeOf = (seconds: number): string => formatDateTime(seconds) || '-';
 
 const statusColors: Record<string, string> = {
-  SUCCESS: 'green', NOT_START: 'default', SUBMITTED: 'gold', IN_PROGRESS: 'blue', FAILURE: 'red', MODAL: 'orange', QUEUED: 'orange', UNKNOWN: 'default',
+  SUCCESS: 'green',
+  NOT_START: 'default',
+  SUBMITTED: 'gold',
+  IN_PROGRESS: 'blue',
+  FAILURE: 'red',
+  MODAL: 'orange',
+  QUEUED: 'orange',
+  UNKNOWN: 'default',
 };
 
 /** A status tag in the spec's colours; `label` is the translated name. */

@@ -46,7 +46,15 @@ export function TokenEditorDrawer({ open, tokenId, onClose }: { open: boolean; t
   const isSaving = createTokens.isPending || updateToken.isPending;
 
   return (
-    <EditorDrawer title={isCreate ? t('tokens.createTitle') : t('tokens.editTitle')} open={open} onClose={onClose} onSubmit={() => void save()} isSaving={isSaving} isLoading={!isCreate && token.isLoading} size={520}>
+    <EditorDrawer
+      title={isCreate ? t('tokens.createTitle') : t('tokens.editTitle')}
+      open={open}
+      onClose={onClose}
+      onSubmit={() => void save()}
+      isSaving={isSaving}
+      isLoading={!isCreate && token.isLoading}
+      size={520}
+    >
       <Form form={form} layout="vertical" initialValues={newTokenForm}>
         <TokenFormFields form={form} isCreate={isCreate} />
       </Form>

@@ -33,7 +33,10 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
           ))}
         </Space>
       </Form.Item>
-      <Form.Item label={t('tokens.field.quota')} extra={t('tokens.field.quotaHelp', { value: renderQuota(Number(form.getFieldValue('remain_quota') ?? 0), status ?? null) })}>
+      <Form.Item
+        label={t('tokens.field.quota')}
+        extra={t('tokens.field.quotaHelp', { value: renderQuota(Number(form.getFieldValue('remain_quota') ?? 0), status ?? null) })}
+      >
         <Form.Item name="remain_quota" noStyle>
           <InputNumber aria-label={t('tokens.field.quota')} min={0} precision={0} style={{ width: '100%' }} disabled={isUnlimited} />
         </Form.Item>
@@ -75,7 +78,12 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
         />
       </Form.Item>
       {group === 'auto' && (
-        <Form.Item name="cross_group_retry" label={t('tokens.field.crossGroupRetry')} extra={t('tokens.field.crossGroupRetryHelp')} valuePropName="checked">
+        <Form.Item
+          name="cross_group_retry"
+          label={t('tokens.field.crossGroupRetry')}
+          extra={t('tokens.field.crossGroupRetryHelp')}
+          valuePropName="checked"
+        >
           <Switch aria-label={t('tokens.field.crossGroupRetry')} />
         </Form.Item>
       )}
@@ -84,11 +92,19 @@ export function TokenFormFields({ form, isCreate }: { form: FormInstance<TokenFo
       </Form.Item>
       {isLimited && (
         <Form.Item name="model_limits" label={t('tokens.field.modelLimits')}>
-          <Select mode="multiple" aria-label={t('tokens.field.modelLimits')} options={(models.data ?? []).map((model) => ({ value: model, label: model }))} />
+          <Select
+            mode="multiple"
+            aria-label={t('tokens.field.modelLimits')}
+            options={(models.data ?? []).map((model) => ({ value: model, label: model }))}
+          />
         </Form.Item>
       )}
       <Form.Item name="allow_ips" label={t('tokens.field.allowIps')} extra={t('tokens.field.allowIpsHelp')}>
-        <Input.TextArea aria-label={t('tokens.field.allowIps')} autoSize={{ minRows: 2, maxRows: 6 }} placeholder={'192.168.1.1\n10.0.0.0/8'} />
+        <Input.TextArea
+          aria-label={t('tokens.field.allowIps')}
+          autoSize={{ minRows: 2, maxRows: 6 }}
+          placeholder={'192.168.1.1\n10.0.0.0/8'}
+        />
       </Form.Item>
       <Form.Item name="max_concurrency" label={t('tokens.field.maxConcurrency')} extra={t('tokens.field.maxConcurrencyHelp')}>
         <InputNumber aria-label={t('tokens.field.maxConcurrency')} min={0} max={10000} precision={0} style={{ width: '100%' }} />

@@ -4,8 +4,20 @@ import { baseStatus, fakeServer, ok, regularUser, renderRoute, type FakeCall } f
 import { parseExpiry } from '../hooks/token-time';
 
 const token = (id: number, extra: Record<string, unknown> = {}) => ({
-  id, name: `key-${id}`, key: `abcd${'x'.repeat(40)}${id}wxyz`, status: 1, remain_quota: 500000, used_quota: 0, unlimited_quota: false, expired_time: -1,
-  model_limits_enabled: false, model_limits: '', allow_ips: '', group: '', created_time: 1700000000, ...extra,
+  id,
+  name: `key-${id}`,
+  key: `abcd${'x'.repeat(40)}${id}wxyz`,
+  status: 1,
+  remain_quota: 500000,
+  used_quota: 0,
+  unlimited_quota: false,
+  expired_time: -1,
+  model_limits_enabled: false,
+  model_limits: '',
+  allow_ips: '',
+  group: '',
+  created_time: 1700000000,
+  ...extra,
 });
 
 function tokenServer(extra: Record<string, (call: FakeCall) => unknown> = {}) {
@@ -19,7 +31,8 @@ function tokenServer(extra: Record<string, (call: FakeCall) => unknown> = {}) {
   });
 }
 
-const bodies = (calls: FakeCall[], key: string) => calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
+const bodies = (calls: FakeCall[], key: string) =>
+  calls.filter((call) => `${call.method} ${call.path}` === key).map((call) => call.body as Record<string, unknown>);
 const submit = (form: ReturnType<typeof within>) => fireEvent.click(form.getByText(/^提\s*交$/));
 
 describe('tokens', { timeout: 240_000 }, () => {
@@ -70,7 +83,16 @@ describe('tokens', { timeout: 240_000 }, () => {
     fireEvent.change(form.getByLabelText('IP 白名单'), { target: { value: '10.0.0.0/8' } });
     submit(form);
     await waitFor(() => expect(bodies(calls, 'POST /api/token/')).toHaveLength(1));
-    expect(bodies(calls, 'POST /api/token/')[0]).toMatchObject({ name: 'ci', remain_quota: 5000000, unlimited_quota: false, expired_time: expiry, count: 20, allow_ips: '10.0.0.0/8', group: '', max_concurrency: 0 });
+    expect(bodies(calls, 'POST /api/token/')[0]).toMatchObject({
+      name: 'ci',
+      remain_quota: 5000000,
+      unlimited_quota: false,
+      expired_time: expiry,
+      count: 20,
+      allow_ips: '10.0.0.0/8',
+      group: '',
+      max_concurrency: 0,
+    });
     expect(await screen.findByText('令牌创建成功，请在列表页面点击复制获取令牌！')).toBeTruthy();
   });
 
@@ -91,12 +113,19 @@ describe('tokens', { timeout: 240_000 }, () => {
   });
 
   it('offers chat links from the Chats option with the sk- key substituted', async () => {
-    tokenServer({ 'GET /api/status': () => ok({ ...baseStatus, chats: [{ ChatNext: 'https://chat.example.com/#/?settings={"key":"{key}","url":"{address}"}' }] }) });
+    tokenServer({
+      'GET /api/status': () =>
+        ok({ ...baseStatus, chats: [{ ChatNext: 'https://chat.example.com/#/?settings={"key":"{key}","url":"{address}"}' }] }),
+    });
     const open = vi.fn();
     vi.stubGlobal('open', open);
     await renderRoute('/token', { user: regularUser });
     const row = (await screen.findByText('key-1')).closest('tr')!;
-    fireEvent.mouseEnter(within(row).getByText(/^聊天$/).closest('button')!);
+    fireEvent.mouseEnter(
+      within(row)
+        .getByText(/^聊天$/)
+        .closest('button')!,
+    );
     fireEvent.click(await screen.findByText('ChatNext'));
     await waitFor(() => expect(open).toHaveBeenCalled());
     expect(String(open.mock.calls[0]![0])).toContain(`"key":"sk-${token(1).key}"`);

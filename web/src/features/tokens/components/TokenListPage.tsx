@@ -71,9 +71,18 @@ export function TokenListPage() {
           rowSelection={{ selectedRowKeys: selected.map((token) => token.id), onChange: (_keys, rows) => setSelected(rows) }}
           toolbar={
             <Space wrap>
-              <FilterForm<TokenFilters> initialValues={filters} onSearch={(values) => setFilters({ keyword: values.keyword ?? '', token: values.token ?? '' })}>
+              <FilterForm<TokenFilters>
+                initialValues={filters}
+                onSearch={(values) => setFilters({ keyword: values.keyword ?? '', token: values.token ?? '' })}
+              >
                 <Form.Item name="keyword">
-                  <Input allowClear aria-label={t('tokens.keyword')} placeholder={t('tokens.keyword')} prefix={<SearchOutlined />} style={{ width: 180 }} />
+                  <Input
+                    allowClear
+                    aria-label={t('tokens.keyword')}
+                    placeholder={t('tokens.keyword')}
+                    prefix={<SearchOutlined />}
+                    style={{ width: 180 }}
+                  />
                 </Form.Item>
                 <Form.Item name="token">
                   <Input allowClear aria-label={t('tokens.tokenSearch')} placeholder={t('tokens.tokenSearch')} style={{ width: 200 }} />

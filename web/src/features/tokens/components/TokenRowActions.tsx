@@ -6,7 +6,15 @@ import type { Token } from '@modelgate/shared';
 import { chatUrl, fullKey, readChatLinks } from '../hooks/chat-links';
 
 /** Copy key (with sk-), open in a chat app (Chats option), edit, delete. */
-export function TokenRowActions({ token, onEdit, onDelete }: { token: Token; onEdit: (id: number) => void; onDelete: (id: number) => unknown }) {
+export function TokenRowActions({
+  token,
+  onEdit,
+  onDelete,
+}: {
+  token: Token;
+  onEdit: (id: number) => void;
+  onDelete: (id: number) => unknown;
+}) {
   const { t } = useTranslation();
   const chats = readChatLinks();
   return (
@@ -29,7 +37,13 @@ export function TokenRowActions({ token, onEdit, onDelete }: { token: Token; onE
       <Button size="small" type="link" onClick={() => onEdit(token.id)}>
         {t('common.edit')}
       </Button>
-      <Popconfirm title={t('tokens.confirmDelete', { name: token.name })} okText={t('common.confirm')} cancelText={t('common.cancel')} okButtonProps={{ danger: true }} onConfirm={() => void onDelete(token.id)}>
+      <Popconfirm
+        title={t('tokens.confirmDelete', { name: token.name })}
+        okText={t('common.confirm')}
+        cancelText={t('common.cancel')}
+        okButtonProps={{ danger: true }}
+        onConfirm={() => void onDelete(token.id)}
+      >
         <Button size="small" type="link" danger>
           {t('tokens.delete')}
         </Button>

@@ -58,8 +58,17 @@ export function useTokenColumns({ onEdit, onDelete, onToggle }: Handlers): DataC
     },
     { key: 'key', title: t('tokens.col.key'), render: (_v, token) => <Typography.Text code>{maskedKey(token.key)}</Typography.Text> },
     { key: 'group', title: t('tokens.col.group'), render: (_v, token) => <Tag color="blue">{token.group || t('tokens.ownGroup')}</Tag> },
-    { key: 'expiry', title: t('tokens.col.expiry'), render: (_v, token) => (token.expired_time === -1 ? t('tokens.never') : formatDateTime(token.expired_time)) },
+    {
+      key: 'expiry',
+      title: t('tokens.col.expiry'),
+      render: (_v, token) => (token.expired_time === -1 ? t('tokens.never') : formatDateTime(token.expired_time)),
+    },
     { key: 'created', title: t('tokens.col.created'), render: (_v, token) => formatDateTime(token.created_time) },
-    { key: 'actions', title: t('common.actions'), fixed: 'right', render: (_v, token) => <TokenRowActions token={token} onEdit={onEdit} onDelete={onDelete} /> },
+    {
+      key: 'actions',
+      title: t('common.actions'),
+      fixed: 'right',
+      render: (_v, token) => <TokenRowActions token={token} onEdit={onEdit} onDelete={onDelete} />,
+    },
   ];
 }

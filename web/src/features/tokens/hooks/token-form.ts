@@ -1,4 +1,12 @@
-import { createTokenSchema, tokenDefaults, tokenMessages, toNameList, updateTokenSchema, type CreateTokenPayload, type Token } from '@modelgate/shared';
+import {
+  createTokenSchema,
+  tokenDefaults,
+  tokenMessages,
+  toNameList,
+  updateTokenSchema,
+  type CreateTokenPayload,
+  type Token,
+} from '@modelgate/shared';
 import { firstProblem } from '../../../lib/form-rules';
 import { formatDateTime } from '../../../lib/format';
 import { parseExpiry } from './token-time';
@@ -60,7 +68,10 @@ export type TokenFormProblem = { key: string | null; message: string };
  * The token form's payload, checked by the API's own schema (createTokenSchema or updateTokenSchema),
  * or the first problem found. The expiry text is the form's own field, parsed here.
  */
-export function tokenPayloadOf(values: TokenFormValues, isCreate: boolean): { payload: CreateTokenPayload } | { problem: TokenFormProblem } {
+export function tokenPayloadOf(
+  values: TokenFormValues,
+  isCreate: boolean,
+): { payload: CreateTokenPayload } | { problem: TokenFormProblem } {
   const expiredTime = parseExpiry(values.expired_text ?? '');
   if (expiredTime === null) return { problem: { key: 'expiredTimeInvalid', message: tokenMessages.expiredTimeInvalid } };
   const payload: CreateTokenPayload = {

@@ -8,7 +8,12 @@ export function parseExpiry(text: string): number | null {
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
   const date = new Date(year, month - 1, day, hour, minute, second);
-  const isReal = date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day && date.getHours() === hour && date.getMinutes() === minute;
+  const isReal =
+    date.getFullYear() === year &&
+    date.getMonth() === month - 1 &&
+    date.getDate() === day &&
+    date.getHours() === hour &&
+    date.getMinutes() === minute;
   return isReal ? Math.floor(date.getTime() / 1000) : null;
 }
 

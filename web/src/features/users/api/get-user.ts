@@ -6,4 +6,5 @@ import { userKeys } from './keys';
 /** GET /api/user/:id: a user for the admin editor, with the second factors it can reset. */
 export const fetchUser = (id: number) => http.get<AdminUserDetail>(`/api/user/${id}`);
 
-export const useUser = (id: number | null) => useQuery({ queryKey: userKeys.one(id ?? 0), queryFn: () => fetchUser(id!), enabled: id !== null });
+export const useUser = (id: number | null) =>
+  useQuery({ queryKey: userKeys.one(id ?? 0), queryFn: () => fetchUser(id!), enabled: id !== null });

@@ -18,7 +18,12 @@ export function useManageUser() {
               ...page,
               items: page.items.map((user) =>
                 user.id === id
-                  ? { ...user, status: result.status, role: result.role, ...(action === 'delete' ? { deleted_at: Math.floor(Date.now() / 1000) } : {}) }
+                  ? {
+                      ...user,
+                      status: result.status,
+                      role: result.role,
+                      ...(action === 'delete' ? { deleted_at: Math.floor(Date.now() / 1000) } : {}),
+                    }
                   : user,
               ),
             }

@@ -24,7 +24,10 @@ export const grantUserPlan = (input: GrantPlanPayload) => http.post<UserSubscrip
 
 export function useGrantUserPlan(userId: number) {
   const queryClient = useQueryClient();
-  return useMutation({ mutationFn: grantUserPlan, onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }) });
+  return useMutation({
+    mutationFn: grantUserPlan,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }),
+  });
 }
 
 /** POST /api/subscription/admin/revoke: ends the subscription now. */
@@ -32,5 +35,8 @@ export const revokeUserSubscription = (id: number) => http.post<null>('/api/subs
 
 export function useRevokeUserSubscription(userId: number) {
   const queryClient = useQueryClient();
-  return useMutation({ mutationFn: revokeUserSubscription, onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }) });
+  return useMutation({
+    mutationFn: revokeUserSubscription,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: userSubscriptionKeys.ofUser(userId) }),
+  });
 }

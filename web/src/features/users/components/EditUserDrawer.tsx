@@ -70,7 +70,11 @@ export function EditUserDrawer({ userId, onClose }: { userId: number | null; onC
         <Spin />
       ) : (
         <Form form={form} layout="vertical" onFinish={submit} requiredMark={false}>
-          <Form.Item name="username" label={t('users.username')} rules={[{ required: true, whitespace: true, message: t('users.usernameRequired') }]}>
+          <Form.Item
+            name="username"
+            label={t('users.username')}
+            rules={[{ required: true, whitespace: true, message: t('users.usernameRequired') }]}
+          >
             <Input maxLength={usernameMaxLength} />
           </Form.Item>
           <Form.Item name="display_name" label={t('users.displayName')}>

@@ -19,7 +19,13 @@ export function UserFilterBar({ onSearch, onAdd }: { onSearch: (filters: UserFil
       }
     >
       <Form.Item name="keyword">
-        <Input allowClear aria-label={t('users.keyword')} placeholder={t('users.keywordPlaceholder')} prefix={<SearchOutlined />} style={{ width: 240 }} />
+        <Input
+          allowClear
+          aria-label={t('users.keyword')}
+          placeholder={t('users.keywordPlaceholder')}
+          prefix={<SearchOutlined />}
+          style={{ width: 240 }}
+        />
       </Form.Item>
       <Form.Item name="group">
         <Select aria-label={t('users.group')} style={{ width: 160 }} options={groupFilterOptions(t('users.allGroups'), groups.data)} />

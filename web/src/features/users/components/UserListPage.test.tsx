@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { adminUser, fakeServer, ok, renderRoute } from '../../../test/render-route';
 
 const row = (id: number, username: string, role: number, extra: Record<string, unknown> = {}) => ({
-  id, username, display_name: username, quota: 0, used_quota: 0, request_count: 0, group: 'default', role, status: 1, deleted_at: null, ...extra,
+  id,
+  username,
+  display_name: username,
+  quota: 0,
+  used_quota: 0,
+  request_count: 0,
+  group: 'default',
+  role,
+  status: 1,
+  deleted_at: null,
+  ...extra,
 });
 
 const users = [
@@ -18,14 +28,19 @@ const users = [
 const operator = { id: 2, username: 'ops', display_name: 'ops', role: 10, status: 1, group: 'default' };
 
 function userServer() {
-  return fakeServer({ 'GET /api/user/': () => ok({ items: users, page: 1, page_size: 10, total: users.length }), 'GET /api/group/': () => ok(['default']) });
+  return fakeServer({
+    'GET /api/user/': () => ok({ items: users, page: 1, page_size: 10, total: users.length }),
+    'GET /api/group/': () => ok(['default']),
+  });
 }
 
 /** The action buttons of one row, by their labels. */
 async function actionsOf(username: string): Promise<string[]> {
   const cell = await screen.findByText(username, { selector: 'strong' });
   const tableRow = cell.closest('tr') as HTMLElement;
-  return within(tableRow).queryAllByRole('button').map((button) => (button.textContent ?? '').replace(/\s+/g, ''));
+  return within(tableRow)
+    .queryAllByRole('button')
+    .map((button) => (button.textContent ?? '').replace(/\s+/g, ''));
 }
 
 describe('user list row actions follow what the server allows', () => {

@@ -14,7 +14,11 @@ export function UserRowActions({ user, onEdit }: { user: AdminUser; onEdit: (id:
   const me = useCurrentUser();
   const { actions, canEdit } = userRowAbilities(me ?? { id: 0, role: 0 }, { ...user, isCancelled: isCancelled(user) });
   const can = (action: ManageAction) => actions.includes(action);
-  const run = (action: ManageAction) => manage.mutateAsync({ id: user.id, action }).then(() => showSuccess(t('users.actionDone')), () => undefined);
+  const run = (action: ManageAction) =>
+    manage.mutateAsync({ id: user.id, action }).then(
+      () => showSuccess(t('users.actionDone')),
+      () => undefined,
+    );
   const confirmed = (action: ManageAction, label: string, danger = false) => (
     <Popconfirm
       key={action}

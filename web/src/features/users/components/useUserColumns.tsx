@@ -19,7 +19,9 @@ export function useUserColumns(onEdit: (id: number) => void): DataColumn<AdminUs
       render: (_value, user) => (
         <Space orientation="vertical" size={0}>
           <Typography.Text strong>{user.username}</Typography.Text>
-          {user.display_name && user.display_name !== user.username && <Typography.Text type="secondary">{user.display_name}</Typography.Text>}
+          {user.display_name && user.display_name !== user.username && (
+            <Typography.Text type="secondary">{user.display_name}</Typography.Text>
+          )}
         </Space>
       ),
     },
@@ -56,7 +58,11 @@ export function useUserColumns(onEdit: (id: number) => void): DataColumn<AdminUs
       ),
     },
     { key: 'role', title: t('users.role'), render: (_value, user) => <RoleTag role={user.role} /> },
-    { key: 'status', title: t('users.status'), render: (_value, user) => <StatusTag status={user.status} isCancelled={isCancelled(user)} /> },
+    {
+      key: 'status',
+      title: t('users.status'),
+      render: (_value, user) => <StatusTag status={user.status} isCancelled={isCancelled(user)} />,
+    },
     {
       key: 'actions',
       title: t('common.actions'),

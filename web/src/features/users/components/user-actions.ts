@@ -10,7 +10,10 @@ export interface UserRowAbilities {
  * user-permissions.ts): nobody acts on a cancelled account or on a user of the same or a higher
  * role; only the root promotes; the root may edit its own row.
  */
-export function userRowAbilities(me: { id: number; role: number }, user: { id: number; role: number; status: number; isCancelled: boolean }): UserRowAbilities {
+export function userRowAbilities(
+  me: { id: number; role: number },
+  user: { id: number; role: number; status: number; isCancelled: boolean },
+): UserRowAbilities {
   if (user.isCancelled) return { actions: [], canEdit: false };
   if (user.role >= me.role) return { actions: [], canEdit: user.id === me.id && me.role >= Role.root };
   const actions: ManageAction[] = [];

@@ -5,7 +5,11 @@ import { firstProblem } from '../../../lib/form-rules';
 export type UserFormProblem = { key: string | null; message: string };
 
 /** The add form's payload checked by createUserSchema, or its first problem. */
-export function createUserPayloadOf(values: { username?: string; display_name?: string; password?: string }): { payload: CreateUserPayload } | { problem: UserFormProblem } {
+export function createUserPayloadOf(values: {
+  username?: string;
+  display_name?: string;
+  password?: string;
+}): { payload: CreateUserPayload } | { problem: UserFormProblem } {
   const username = values.username?.trim() ?? '';
   const payload: CreateUserPayload = { username, password: values.password ?? '', display_name: values.display_name?.trim() || username };
   const problem = firstProblem(createUserSchema, payload, accountMessages);

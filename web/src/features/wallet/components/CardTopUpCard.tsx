@@ -21,7 +21,9 @@ export function CardTopUpCard() {
   useEffect(() => {
     if (amount < minimum) return;
     let isCurrent = true;
-    quoteCardAmount(amount).then((value) => isCurrent && setPrice(value)).catch(() => isCurrent && setPrice(null));
+    quoteCardAmount(amount)
+      .then((value) => isCurrent && setPrice(value))
+      .catch(() => isCurrent && setPrice(null));
     return () => {
       isCurrent = false;
     };
@@ -44,7 +46,14 @@ export function CardTopUpCard() {
   };
 
   return (
-    <Card title={<Space><CreditCardOutlined />{t('wallet.cardTitle')}</Space>}>
+    <Card
+      title={
+        <Space>
+          <CreditCardOutlined />
+          {t('wallet.cardTitle')}
+        </Space>
+      }
+    >
       <Space orientation="vertical" style={{ width: '100%' }}>
         <Space wrap>
           <InputNumber

@@ -22,7 +22,9 @@ export function OnlineTopUpCard() {
   useEffect(() => {
     if (!isEnabled || amount < minimum) return;
     let isCurrent = true;
-    quoteAmount(amount).then((value) => isCurrent && setPrice(value)).catch(() => isCurrent && setPrice(null));
+    quoteAmount(amount)
+      .then((value) => isCurrent && setPrice(value))
+      .catch(() => isCurrent && setPrice(null));
     return () => {
       isCurrent = false;
     };
@@ -48,7 +50,14 @@ export function OnlineTopUpCard() {
   };
 
   return (
-    <Card title={<Space><WalletOutlined />{t('wallet.onlineTitle')}</Space>}>
+    <Card
+      title={
+        <Space>
+          <WalletOutlined />
+          {t('wallet.onlineTitle')}
+        </Space>
+      }
+    >
       <Space orientation="vertical" style={{ width: '100%' }}>
         {!isEnabled && <Alert type="info" showIcon title={t('wallet.onlineOff')} />}
         <Space wrap>

@@ -46,15 +46,31 @@ export function RedeemCard() {
   };
 
   return (
-    <Card title={<Space><GiftOutlined />{t('wallet.redeemTitle')}</Space>}>
+    <Card
+      title={
+        <Space>
+          <GiftOutlined />
+          {t('wallet.redeemTitle')}
+        </Space>
+      }
+    >
       <Space orientation="vertical" style={{ width: '100%' }}>
         <Space.Compact style={{ width: '100%' }}>
-          <Input aria-label={t('wallet.code')} placeholder={t('wallet.codePlaceholder')} value={key} onChange={(event) => setKey(event.target.value)} onPressEnter={() => void redeem()} allowClear />
+          <Input
+            aria-label={t('wallet.code')}
+            placeholder={t('wallet.codePlaceholder')}
+            value={key}
+            onChange={(event) => setKey(event.target.value)}
+            onPressEnter={() => void redeem()}
+            allowClear
+          />
           <Button type="primary" loading={isRedeeming} onClick={() => void redeem()}>
             {t('wallet.redeem')}
           </Button>
         </Space.Compact>
-        {gained !== null && <Typography.Text type="success">{t('wallet.gained', { quota: renderQuota(gained, status ?? null) })}</Typography.Text>}
+        {gained !== null && (
+          <Typography.Text type="success">{t('wallet.gained', { quota: renderQuota(gained, status ?? null) })}</Typography.Text>
+        )}
         <Button icon={<LinkOutlined />} onClick={openTopUpLink}>
           {t('wallet.buyCodes')}
         </Button>

@@ -15,7 +15,12 @@ export function TopUpRecordsCard() {
     { key: 'create_time', title: t('wallet.records.time'), dataIndex: 'create_time', render: (value: number) => formatDateTime(value) },
     { key: 'trade_no', title: t('wallet.records.tradeNo'), dataIndex: 'trade_no' },
     { key: 'gateway', title: t('wallet.records.gateway'), dataIndex: 'gateway', render: (value: string) => t(`wallet.gateway.${value}`) },
-    { key: 'payment_method', title: t('wallet.records.method'), dataIndex: 'payment_method', render: (value: string) => t(`wallet.method.${value}`, { defaultValue: value }) },
+    {
+      key: 'payment_method',
+      title: t('wallet.records.method'),
+      dataIndex: 'payment_method',
+      render: (value: string) => t(`wallet.method.${value}`, { defaultValue: value }),
+    },
     { key: 'amount', title: t('wallet.records.amount'), dataIndex: 'amount' },
     { key: 'money', title: t('wallet.records.money'), dataIndex: 'money', render: (value: number) => value.toFixed(2) },
     {
@@ -24,7 +29,12 @@ export function TopUpRecordsCard() {
       dataIndex: 'status',
       render: (value: string) => <Tag color={statusColors[value] ?? 'default'}>{t(`wallet.status.${value}`, { defaultValue: value })}</Tag>,
     },
-    { key: 'complete_time', title: t('wallet.records.completed'), dataIndex: 'complete_time', render: (value: number) => (value ? formatDateTime(value) : '—') },
+    {
+      key: 'complete_time',
+      title: t('wallet.records.completed'),
+      dataIndex: 'complete_time',
+      render: (value: number) => (value ? formatDateTime(value) : '—'),
+    },
   ];
   return (
     <Card title={t('wallet.records.title')}>

@@ -99,13 +99,36 @@ describe('wallet', { timeout: 240_000 }, () => {
       {
         'POST /api/user/stripe/amount': (call) => ok(((call.body as { amount: number }).amount * 8).toFixed(2)),
         'POST /api/user/stripe/pay': () => ok({ pay_link: 'https://checkout.example.com/pay/cs_1' }),
-        'GET /api/user/topup/self': () => ok({
-          items: [
-            { id: 2, amount: 10, money: 80, trade_no: 'STRIPE2NOabc', payment_method: 'stripe', gateway: 'stripe', status: 'success', create_time: 1_700_000_000, complete_time: 1_700_000_100 },
-            { id: 1, amount: 5, money: 36.5, trade_no: 'USR2NOxyz', payment_method: 'zfb', gateway: 'epay', status: 'pending', create_time: 1_700_000_000, complete_time: 0 },
-          ],
-          page: 1, page_size: 10, total: 2,
-        }),
+        'GET /api/user/topup/self': () =>
+          ok({
+            items: [
+              {
+                id: 2,
+                amount: 10,
+                money: 80,
+                trade_no: 'STRIPE2NOabc',
+                payment_method: 'stripe',
+                gateway: 'stripe',
+                status: 'success',
+                create_time: 1_700_000_000,
+                complete_time: 1_700_000_100,
+              },
+              {
+                id: 1,
+                amount: 5,
+                money: 36.5,
+                trade_no: 'USR2NOxyz',
+                payment_method: 'zfb',
+                gateway: 'epay',
+                status: 'pending',
+                create_time: 1_700_000_000,
+                complete_time: 0,
+              },
+            ],
+            page: 1,
+            page_size: 10,
+            total: 2,
+          }),
       },
     );
     const open = vi.fn();

@@ -33,7 +33,12 @@ export function WalletPage() {
       <Card loading={self.isLoading}>
         <Row gutter={24}>
           <Col xs={24} sm={8}>
-            <Statistic title={t('wallet.balance')} value={format(self.data?.quota)} styles={{ content: { color: '#1677ff' } }} data-testid="wallet-balance" />
+            <Statistic
+              title={t('wallet.balance')}
+              value={format(self.data?.quota)}
+              styles={{ content: { color: '#1677ff' } }}
+              data-testid="wallet-balance"
+            />
           </Col>
           <Col xs={24} sm={8}>
             <Statistic title={t('wallet.used')} value={format(self.data?.used_quota)} />
