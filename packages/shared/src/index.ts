@@ -32,3 +32,4 @@ export * from './schemas/responses/status.js';
 export * from './schemas/responses/options.js';
 export * from './schemas/responses/pricing.js';
 export * from './schemas/responses/audit.js';
+export * from './schemas/responses/log-other.js';

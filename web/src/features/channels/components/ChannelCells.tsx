@@ -1,22 +1,9 @@
-import { ChannelStatus } from '@modelgate/shared';
+import { ChannelStatus, channelOtherInfoSchema, parseStoredJson } from '@modelgate/shared';
 import { Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../../lib/format';
 
-interface OtherInfo {
-  status_reason?: string;
-  status_time?: number;
-}
-
-function parseOtherInfo(text: string | undefined): OtherInfo {
-  if (!text) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as OtherInfo) : {};
-  } catch {
-    return {};
-  }
-}
+const parseOtherInfo = (text: string | undefined) => parseStoredJson(channelOtherInfoSchema, text);
 
 /** Seconds with two decimals, three below 0.1 s so a fast answer does not read 0.00. */
 export const formatSeconds = (seconds: number): string => seconds.toFixed(seconds > 0 && seconds < 0.1 ? 3 : 2);
