@@ -53,7 +53,7 @@ export function installResponseCheck(api: FastifyInstance, dir: string): void {
     if (!isJson || typeof payload !== 'string') return payload;
     const body: unknown = JSON.parse(payload);
     const isRefusal = typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
-    const schema = isRefusal || reply.statusCode !== 200 || !isZod(declaredAnswer) ? failureEnvelope : declaredAnswer;
+    const schema = isRefusal || reply.statusCode !== 200 || !isZod(declaredAnswer) ? refusalOf(declaredAnswer) : declaredAnswer;
     const result = schema.safeParse(body);
     if (result.success) {
       if (!isRefusal && reply.statusCode === 200) cover(key);
@@ -64,6 +64,18 @@ export function installResponseCheck(api: FastifyInstance, dir: string): void {
     reply.code(500);
     return JSON.stringify({ success: false, message: `response of ${key} does not match its declared schema: ${problems.join('; ')}` });
   });
+}
+
+/**
+ * A refusal's envelope: success false and the message, plus (optional) the fields the route declares
+ * beside `data`, as new-api's refusals carry them too (a failed channel test's `time`).
+ */
+function refusalOf(declared: unknown): z.ZodType {
+  const shape = isZod(declared) ? (declared as Partial<z.ZodObject>).shape : undefined;
+  const beside = Object.entries(shape ?? {}).filter(([key]) => !['success', 'message', 'data'].includes(key));
+  return beside.length === 0
+    ? failureEnvelope
+    : failureEnvelope.extend(Object.fromEntries(beside.map(([key, field]) => [key, (field as z.ZodType).optional()])));
 }
 
 const isZod = (value: unknown): value is z.ZodType =>

@@ -412,7 +412,7 @@ describe('the channel test of every channel type, against its own wire', () => {
     for (const reply of entry.healthy) upstream.reply(reply);
     const before = upstream.requests.length;
     const healthy = await admin.get(`/api/channel/test/${id}`);
-    expect(healthy.body, healthy.text).toMatchObject({ success: true, message: '' });
+    expect(healthy.body, healthy.text).toMatchObject({ success: true, message: '', data: null, time: expect.any(Number) });
     const received = upstream.requests.slice(before);
     expect(received).toHaveLength(entry.healthy.length);
     const call = received.at(-1)!;
@@ -425,6 +425,8 @@ describe('the channel test of every channel type, against its own wire', () => {
     for (const reply of entry.badKey) upstream.reply(reply);
     const bad = await admin.get(`/api/channel/test/${id}`);
     expect(bad.body.success, bad.text).toBe(false);
+    // As new-api answers a failed test: the seconds it took beside the message.
+    expect(bad.body.time, bad.text).toEqual(expect.any(Number));
     const row = await server.ctx.storage.db
       .selectFrom('channels')
       .select(['status', 'other_info'])

@@ -25,6 +25,12 @@ describe('the API contract check', () => {
         api.get('/extra', { schema: doc('t', 'extra field', { data: item }) }, async () => ok({ id: 1, name: 'a', password: 'x' }));
         api.get('/wrong-type', { schema: doc('t', 'wrong type', { data: item }) }, async () => ok({ id: '1', name: 'a' }));
         api.get('/refused', { schema: doc('t', 'refused', { data: item }) }, async () => fail('不行'));
+        api.get(
+          '/timed',
+          { schema: doc('t', 'refused with a field beside', { data: z.null(), beside: { time: z.number() } }) },
+          async (request) =>
+            (request.query as { as?: string }).as === 'text' ? { ...fail('慢'), time: 'slow' } : { ...fail('慢'), time: 1.5 },
+        );
         api.get('/csv', { schema: doc('t', 'csv', { produces: 'text/csv' }) }, async (_request, reply) =>
           reply.type('text/csv').send('a,b\n'),
         );
@@ -59,6 +65,7 @@ describe('the API contract check', () => {
       'GET /api/extra',
       'GET /api/refused',
       'GET /api/right',
+      'GET /api/timed',
       'GET /api/wrong-type',
     ]);
   });
@@ -78,6 +85,13 @@ describe('the API contract check', () => {
     const answer = await app.inject('/api/refused');
     expect(answer.json()).toEqual({ success: false, message: '不行', data: null });
     expect(covered()).toEqual([]);
+  });
+
+  it('lets a refusal carry the fields its route declares beside data, checked by their schema', async () => {
+    expect((await app.inject('/api/timed')).json()).toEqual({ success: false, message: '慢', data: null, time: 1.5 });
+    const wrong = await app.inject('/api/timed?as=text');
+    expect(wrong.statusCode).toBe(500);
+    expect(wrong.json().message).toMatch(/time/);
   });
 
   it('counts a route of its own media type by its 200 in that type', async () => {

@@ -41,8 +41,8 @@ export function registerChannelProbeRoutes(api: FastifyInstance, { ctx, guards, 
       const { id } = parseInput(idParams, request.params);
       const { model } = parseInput(testQuery, request.query);
       const result = await testChannel(ctx, relay, id, model);
-      // A failed test is a refusal like any other (its message); the seconds go with a passed one.
-      return result.success ? { ...ok(null), time: result.time } : fail(result.message);
+      // As new-api answers it: the seconds the test took beside the result, passed or failed.
+      return result.success ? { ...ok(null), time: result.time } : { ...fail(result.message), time: result.time };
     },
   );
   api.get(
