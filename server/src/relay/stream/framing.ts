@@ -1,5 +1,29 @@
 import { createBedrockEventDecoder } from '../providers/aws-bedrock/event-stream.js';
+import { UpstreamError } from '../errors.js';
 import type { StreamEvent, StreamFraming } from '../providers/types.js';
+
+/**
+ * The longest line (SSE, NDJSON) an upstream stream may send: 16 Mi characters, far above any event
+ * a model streams (a partial image in base64 is a few MB). Past it the answer is unreadable: a
+ * broken or hostile upstream cannot make the gateway hold an endless line.
+ */
+export const maxStreamLineChars = 16 * 1024 * 1024;
+
+/** The failure of a stream whose line ran past maxStreamLineChars (the channel's: another may serve the call). */
+export function lineTooLong(): UpstreamError {
+  return new UpstreamError(0, `上游流式响应的一行超过 ${maxStreamLineChars / 1024 / 1024} MiB`, 'upstream_unreadable', '');
+}
+
+/**
+ * Appends a piece to the unfinished line `carry` when the piece ends no line: null when it does and
+ * the caller must split. The line is not searched again (a flattened copy per piece would make a
+ * long line cost its length squared); V8 keeps the concatenation as a rope until it is read.
+ */
+export function extendLine(carry: string, piece: string): string | null {
+  if (carry.length === 0 || piece.includes('\n')) return null;
+  if (carry.length + piece.length > maxStreamLineChars) throw lineTooLong();
+  return carry + piece;
+}
 
 /** Turns upstream bytes into stream events; `finish` flushes what the body left unterminated. */
 export interface FramingDecoder {
@@ -46,7 +70,13 @@ function createSseDecoder(isRaw = false): FramingDecoder {
   };
   return {
     push(bytes) {
-      carry += text.decode(bytes, { stream: true });
+      const piece = text.decode(bytes, { stream: true });
+      const longer = extendLine(carry, piece);
+      if (longer !== null) {
+        carry = longer;
+        return [];
+      }
+      carry += piece;
       const out: StreamEvent[] = [];
       let start = 0;
       let newline = carry.indexOf('\n');
@@ -56,6 +86,7 @@ function createSseDecoder(isRaw = false): FramingDecoder {
         newline = carry.indexOf('\n', start);
       }
       carry = carry.slice(start);
+      if (carry.length > maxStreamLineChars) throw lineTooLong();
       return out;
     },
     finish() {
@@ -82,8 +113,16 @@ function createNdjsonDecoder(): FramingDecoder {
   };
   return {
     push(bytes) {
-      carry += text.decode(bytes, { stream: true });
-      return lines(false);
+      const piece = text.decode(bytes, { stream: true });
+      const longer = extendLine(carry, piece);
+      if (longer !== null) {
+        carry = longer;
+        return [];
+      }
+      carry += piece;
+      const events = lines(false);
+      if (carry.length > maxStreamLineChars) throw lineTooLong();
+      return events;
     },
     finish: () => lines(true),
   };

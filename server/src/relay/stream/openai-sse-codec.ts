@@ -4,6 +4,7 @@ import { languageOf } from '../../lib/i18n/index.js';
 import { publicErrorOf, type UpstreamError } from '../errors.js';
 import type { ChunkTransform } from '../providers/types.js';
 import { errorOfChunk, streamErrorFrame } from './chunk-handlers.js';
+import { extendLine, lineTooLong, maxStreamLineChars } from './framing.js';
 import type { StreamCodec } from './stream-driver.js';
 
 export interface OpenAiSseOptions {
@@ -71,10 +72,16 @@ export class OpenAiSseCodec implements StreamCodec {
 
   push(piece: Buffer, isStarted: boolean): string {
     const decoded = this.decode(piece);
+    const longer = extendLine(this.carry, decoded);
+    if (longer !== null) {
+      this.carry = longer;
+      return '';
+    }
     const text = this.carry.length === 0 ? decoded : this.carry + decoded;
     // A piece almost always ends a line: then no search (V8's lastIndexOf is a slow runtime call).
     const cut = text.charCodeAt(text.length - 1) === 10 /* \n */ ? text.length : text.lastIndexOf('\n') + 1;
     if (cut === 0) {
+      if (text.length > maxStreamLineChars) throw lineTooLong();
       this.carry = text;
       return '';
     }

@@ -99,7 +99,9 @@ export interface StreamDriverOutcome {
  * channel's unreadable answer (before the first byte another channel may serve the request).
  */
 const unreadable = (error: unknown) =>
-  new UpstreamError(0, `上游流式响应无法解析：${error instanceof Error ? error.message : String(error)}`, 'upstream_unreadable', '');
+  error instanceof UpstreamError
+    ? error
+    : new UpstreamError(0, `上游流式响应无法解析：${error instanceof Error ? error.message : String(error)}`, 'upstream_unreadable', '');
 
 /** Opening frames held back (codecs that hold until content) beyond which they are written anyway. */
 const maxHeldChars = 16 * 1024;
