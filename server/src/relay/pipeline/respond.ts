@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { RelayChannel } from '../routing/channel-index.js';
-import type { AnswerHead, UpstreamAnswer } from '../upstream/upstream-answer.js';
+import { answerTooLarge, maxAnswerBytes, type AnswerHead, type UpstreamAnswer } from '../upstream/upstream-answer.js';
 import type { RelayJob } from './relay-job.js';
 import type { AppContext } from '../../context.js';
 import type { Usage } from '../billing/quota.js';
@@ -121,14 +121,28 @@ export async function streamAnswer(
   };
 }
 
+/** An answer's body, refused past maxAnswerBytes (the rest is not read: the connection is closed). */
+async function readWhole(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxAnswerBytes) throw answerTooLarge();
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
 /** Reads a whole JSON answer; 499 when the client left, 502 when the upstream broke. */
 export async function readAnswer(rc: ResponseContext): Promise<{ bytes: Buffer; json: Record<string, unknown> | null }> {
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await responseOf(rc).body.arrayBuffer());
+    bytes = await readWhole(responseOf(rc).body);
   } catch (error) {
     rc.detach();
     if (rc.signal.aborted) throw relayErrors.clientClosed();
+    // Past maxAnswerBytes: the channel's failure, for the failover loop.
+    if (error instanceof UpstreamError) throw error;
     rc.relay.log.warn({ err: error }, 'upstream answer could not be read');
     throw new RelayError(502, 'upstream_read_failed', '读取上游响应失败', true, 'upstream_error');
   }

@@ -216,6 +216,8 @@ async function callChannel(
 /** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
 function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   if (call.signal.aborted) return relayErrors.clientClosed();
+  // Already the channel's failure (an answer past maxAnswerBytes).
+  if (error instanceof UpstreamError) return error;
   return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { UpstreamError } from '../errors.js';
 
 /** Where a streamed answer goes, chunk by chunk (the stream driver of `stream-driver.ts`). */
 export interface AnswerSink {
@@ -27,6 +28,17 @@ export interface AbortSource {
 }
 
 export const maxErrorBody = 64 * 1024;
+/**
+ * The largest whole (non-stream) answer read from an upstream: 256 MiB, above any answer a model API
+ * gives (2,048 embeddings of 3,072 dimensions are about 125 MB of JSON). Past it the answer is the
+ * channel's failure, so an upstream cannot make the gateway buffer without bound.
+ */
+export const maxAnswerBytes = 256 * 1024 * 1024;
+
+/** The failure of an answer past maxAnswerBytes (the channel's: another may serve the call). */
+export function answerTooLarge(): UpstreamError {
+  return new UpstreamError(0, `上游响应超过 ${maxAnswerBytes / 1024 / 1024} MiB`, 'upstream_answer_too_large', '');
+}
 /** Stream bytes held before the sink is attached, beyond which the upstream is paused. */
 const maxPending = 1024 * 1024;
 
@@ -135,6 +147,11 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
     }
     const isError = this.statusCode < 200 || this.statusCode >= 300;
     if (isError && this.size >= maxErrorBody) return true;
+    if (!this.isStreaming && this.size + chunk.length > maxAnswerBytes) {
+      this.chunks = [];
+      this.abortUpstream?.(answerTooLarge());
+      return false;
+    }
     this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.isStreaming && this.size > maxPending) {
