@@ -40,7 +40,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let reportIdleError = (error: Error) => process.emitWarning(`database connection lost: ${error.message}`);
   const storage = options.storage ?? openStorage({ ...config.database, onIdleError: (error) => reportIdleError(error) });
   if (config.isMaster) await migrate(storage);
-  const cache = await openCache(config.redisUrl, config.redisKeyPrefix);
+  let reportCacheError = (error: Error) => process.emitWarning(`Redis connection failed: ${error.message}`);
+  const cache = await openCache(config.redisUrl, config.redisKeyPrefix, (error) => reportCacheError(error));
   const optionStore = new OptionStore(storage, cache);
   await optionStore.start(config.syncFrequencySeconds);
   const ctx: AppContext = {
@@ -65,6 +66,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   for (const warning of config.warnings) app.log.warn(warning);
   ctx.tracing?.setLog(app.log);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
+  reportCacheError = (error) => app.log.warn({ err: error }, 'Redis connection failed; it is retried');
   // The periodic channel test and balance refresh (one instance of a cluster runs each).
   const channelChecks = startChannelChecks(ctx, facade, app.log);
   ctx.overload.start(app.log);

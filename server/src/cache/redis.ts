@@ -38,17 +38,30 @@ export class RedisCache implements Cache {
   private subscriber: Redis | null = null;
   private readonly handlers = new Map<string, Array<(message: string) => void>>();
 
+  /** The last time a connection error was reported: one report a minute while Redis stays away. */
+  private lastErrorReport = 0;
+
   constructor(
     url: string,
     private readonly prefix = 'mg:',
+    private readonly onConnectionError: (error: Error) => void = (error) => process.emitWarning(`Redis: ${error.message}`),
   ) {
     this.client = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    // Without a listener ioredis writes every failed reconnect to stderr; the client reconnects by itself.
+    this.client.on('error', this.reportError);
     this.client.defineCommand('mgHit', { numberOfKeys: 1, lua: hitScript });
     this.client.defineCommand('mgTake', { numberOfKeys: 1, lua: takeScript });
     this.client.defineCommand('mgGiveBack', { numberOfKeys: 1, lua: giveBackScript });
     this.client.defineCommand('mgAcquireLease', { numberOfKeys: 1, lua: acquireLeaseScript });
     this.client.defineCommand('mgRenewLease', { numberOfKeys: 1, lua: renewLeaseScript });
   }
+
+  private readonly reportError = (error: Error): void => {
+    const now = Date.now();
+    if (now - this.lastErrorReport < 60_000) return;
+    this.lastErrorReport = now;
+    this.onConnectionError(error);
+  };
 
   async ping(): Promise<void> {
     await this.client.ping();
@@ -117,6 +130,7 @@ export class RedisCache implements Cache {
   async subscribe(channel: string, handler: (message: string) => void): Promise<void> {
     if (!this.subscriber) {
       this.subscriber = this.client.duplicate();
+      this.subscriber.on('error', this.reportError);
       this.subscriber.on('message', (name: string, message: string) => {
         for (const listener of this.handlers.get(name) ?? []) listener(message);
       });

@@ -184,3 +184,34 @@ describe.skipIf(!redisUrl)('Redis key prefix', () => {
     }
   });
 });
+
+describe('a Redis cache whose server is away', () => {
+  it('reports connection errors once a minute through its handler, and keeps retrying', async () => {
+    // A port that accepts nothing: a real client failing to reach it.
+    const net = await import('node:net');
+    const listener = net.createServer();
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as import('node:net').AddressInfo;
+    await new Promise((resolve) => listener.close(resolve));
+    const reported: Error[] = [];
+    const cache = new RedisCache(`redis://127.0.0.1:${port}`, randomPrefix(), (error) => reported.push(error));
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      stderr.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      await expect(cache.get('k')).rejects.toThrow();
+      await eventually(() => reported.length > 0);
+      // ioredis reconnects every few hundred milliseconds: still one report.
+      await sleep(800);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]!.message).toMatch(/ECONNREFUSED/);
+      expect(stderr.join('')).not.toMatch(/Unhandled error event/);
+    } finally {
+      process.stderr.write = write;
+      await cache.close();
+    }
+  });
+});
