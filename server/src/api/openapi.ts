@@ -14,8 +14,8 @@ export interface RouteContract {
   data?: z.ZodType;
   /** Fields a few routes answer beside `data` in the envelope (a channel test's `time`). */
   beside?: z.ZodRawShape;
-  /** A route that answers something other than the JSON envelope: its media type (CSV export, a provider's callback); `data` then declares its body (a string). */
-  produces?: string;
+  /** A route that answers something other than the JSON envelope: its media types (CSV export, a provider's callback); `data` then declares its body (a string). */
+  produces?: string | readonly string[];
 }
 
 /**
@@ -27,9 +27,15 @@ export interface RouteContract {
  */
 export function doc(tag: string, summary: string, contract: RouteContract = {}): FastifySchema {
   const { data, beside, produces, ...input } = contract;
-  const response = produces
+  const types = typeof produces === 'string' ? [produces] : produces;
+  const response = types
     ? // A zod schema (the body's text, `data` when given), as the zod transform of the document reads only zod schemas.
-      { 200: { description: `${produces} (not the JSON envelope)`, content: { [produces]: { schema: data ?? z.string() } } } }
+      {
+        200: {
+          description: `${types.join(' or ')} (not the JSON envelope)`,
+          content: Object.fromEntries(types.map((type) => [type, { schema: data ?? z.string() }])),
+        },
+      }
     : { 200: envelopeOf(data ?? z.unknown(), beside) };
   return { tags: [tag], summary, ...input, response } as FastifySchema;
 }

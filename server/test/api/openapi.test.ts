@@ -132,6 +132,12 @@ describe('the OpenAPI document of the management API', () => {
     expect(page.properties.items.items.additionalProperties).toBe(false);
   });
 
+  it('documents every media type a non-JSON route answers', () => {
+    const exported = document.paths['/api/audit/export'].get.responses['200'];
+    expect(Object.keys(exported.content)).toEqual(['text/csv', 'application/x-ndjson']);
+    expect(exported.content['text/csv'].schema.type).toBe('string');
+  });
+
   it("validation is still the routes' own (the spec's messages), not the schema compiler's", async () => {
     const response = await fetch(`${server.url}/api/user/login`, {
       method: 'POST',

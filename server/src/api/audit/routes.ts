@@ -22,7 +22,10 @@ export function registerAuditRoutes(api: FastifyInstance, { ctx, guards }: Route
     '/audit/export',
     {
       ...root,
-      schema: doc('audit', 'export audit entries as a CSV or JSON Lines file', { querystring: auditExportQuery, produces: 'text/csv' }),
+      schema: doc('audit', 'export audit entries as a CSV or JSON Lines file', {
+        querystring: auditExportQuery,
+        produces: ['text/csv', 'application/x-ndjson'],
+      }),
     },
     async (request, reply) => {
       const query = parseInput(auditExportQuery, request.query);
