@@ -25,6 +25,27 @@ export function extendLine(carry: string, piece: string): string | null {
   return carry + piece;
 }
 
+/** A decoder's unfinished line, held to maxStreamLineChars; a piece that ends no line is appended unsearched (extendLine). */
+class LineCarry {
+  text = '';
+
+  /** Appends a piece: true when it may have ended a line (the caller splits `text`, then `keep`s the rest). */
+  add(piece: string): boolean {
+    const longer = extendLine(this.text, piece);
+    if (longer !== null) {
+      this.text = longer;
+      return false;
+    }
+    this.text += piece;
+    return true;
+  }
+
+  keep(rest: string): void {
+    if (rest.length > maxStreamLineChars) throw lineTooLong();
+    this.text = rest;
+  }
+}
+
 /** Turns upstream bytes into stream events; `finish` flushes what the body left unterminated. */
 export interface FramingDecoder {
   push(bytes: Uint8Array): StreamEvent[];
@@ -41,7 +62,7 @@ export type DecoderFraming = StreamFraming | 'whole';
  */
 function createSseDecoder(isRaw = false): FramingDecoder {
   const text = new TextDecoder();
-  let carry = '';
+  const carry = new LineCarry();
   let event: string | null = null;
   let data: string[] = [];
   let fields: Record<string, string> | null = null;
@@ -70,29 +91,23 @@ function createSseDecoder(isRaw = false): FramingDecoder {
   };
   return {
     push(bytes) {
-      const piece = text.decode(bytes, { stream: true });
-      const longer = extendLine(carry, piece);
-      if (longer !== null) {
-        carry = longer;
-        return [];
-      }
-      carry += piece;
+      if (!carry.add(text.decode(bytes, { stream: true }))) return [];
+      const all = carry.text;
       const out: StreamEvent[] = [];
       let start = 0;
-      let newline = carry.indexOf('\n');
+      let newline = all.indexOf('\n');
       while (newline !== -1) {
-        line(carry.slice(start, newline), out);
+        line(all.slice(start, newline), out);
         start = newline + 1;
-        newline = carry.indexOf('\n', start);
+        newline = all.indexOf('\n', start);
       }
-      carry = carry.slice(start);
-      if (carry.length > maxStreamLineChars) throw lineTooLong();
+      carry.keep(all.slice(start));
       return out;
     },
     finish() {
       const out: StreamEvent[] = [];
-      if (carry.trim()) line(carry, out);
-      carry = '';
+      if (carry.text.trim()) line(carry.text, out);
+      carry.keep('');
       flush(out);
       return out;
     },
@@ -102,10 +117,10 @@ function createSseDecoder(isRaw = false): FramingDecoder {
 /** NDJSON: one event per non-empty line. */
 function createNdjsonDecoder(): FramingDecoder {
   const text = new TextDecoder();
-  let carry = '';
+  const carry = new LineCarry();
   const lines = (final: boolean): StreamEvent[] => {
-    const parts = carry.split('\n');
-    carry = final ? '' : parts.pop()!;
+    const parts = carry.text.split('\n');
+    carry.keep(final ? '' : parts.pop()!);
     return parts
       .map((part) => part.trim())
       .filter(Boolean)
@@ -113,16 +128,7 @@ function createNdjsonDecoder(): FramingDecoder {
   };
   return {
     push(bytes) {
-      const piece = text.decode(bytes, { stream: true });
-      const longer = extendLine(carry, piece);
-      if (longer !== null) {
-        carry = longer;
-        return [];
-      }
-      carry += piece;
-      const events = lines(false);
-      if (carry.length > maxStreamLineChars) throw lineTooLong();
-      return events;
+      return carry.add(text.decode(bytes, { stream: true })) ? lines(false) : [];
     },
     finish: () => lines(true),
   };
