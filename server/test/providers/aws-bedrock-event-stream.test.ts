@@ -43,6 +43,19 @@ describe('AWS event stream decoder', () => {
     }
   });
 
+  it('decodes an 8 MB frame sent in 64 KiB pieces (joined once, not per piece)', () => {
+    const payload = JSON.stringify({ bytes: 'x'.repeat(8 * 1024 * 1024) });
+    const frame = encodeEventStreamFrame({ ':message-type': 'event', ':event-type': 'chunk' }, payload);
+    const stream = Buffer.concat([frame, referenceFrame]);
+    const decoder = new EventStreamDecoder();
+    const messages = [];
+    for (let at = 0; at < stream.length; at += 64 * 1024) messages.push(...decoder.push(stream.subarray(at, at + 64 * 1024)));
+    decoder.finish();
+    expect(messages).toHaveLength(2);
+    expect(Buffer.from(messages[0]!.payload).toString()).toBe(payload);
+    expect(messages[1]!.headers[':event-type']).toBe('chunk');
+  });
+
   it('rejects corrupted CRCs and truncated frames', () => {
     const badPrelude = Buffer.from(referenceFrame);
     badPrelude[9] = badPrelude[9]! ^ 0xff;

@@ -91,9 +91,18 @@ function readHeaders(bytes: Buffer): EventStreamMessage['headers'] {
  */
 export class EventStreamDecoder {
   private pending: Buffer = Buffer.alloc(0);
+  /** Pieces after `pending`, joined once `need` bytes are in (a frame is joined once, not per piece). */
+  private more: Uint8Array[] = [];
+  private size = 0;
+  private need = preludeLength;
 
   push(chunk: Uint8Array): EventStreamMessage[] {
-    this.pending = this.pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.pending, chunk]);
+    this.more.push(chunk);
+    this.size += chunk.length;
+    if (this.size < this.need) return [];
+    this.pending = Buffer.concat([this.pending, ...this.more], this.size);
+    this.more = [];
+    this.need = preludeLength;
     const messages: EventStreamMessage[] = [];
     while (this.pending.length >= preludeLength) {
       const total = this.pending.readUInt32BE(0);
@@ -102,7 +111,10 @@ export class EventStreamDecoder {
         throw new EventStreamError('event stream prelude CRC mismatch');
       if (total < preludeLength + 4 + headersLength || total > maxMessageLength)
         throw new EventStreamError(`bad event stream message length ${total}`);
-      if (this.pending.length < total) break;
+      if (this.pending.length < total) {
+        this.need = total;
+        break;
+      }
       const message = this.pending.subarray(0, total);
       if (crc32(message.subarray(0, total - 4)) !== message.readUInt32BE(total - 4))
         throw new EventStreamError('event stream message CRC mismatch');
@@ -112,12 +124,13 @@ export class EventStreamDecoder {
       });
       this.pending = this.pending.subarray(total);
     }
+    this.size = this.pending.length;
     return messages;
   }
 
   /** Call at the end of the body: leftover bytes mean a truncated frame. */
   finish(): void {
-    if (this.pending.length > 0) throw new EventStreamError(`event stream ended inside a frame (${this.pending.length} bytes left)`);
+    if (this.size > 0) throw new EventStreamError(`event stream ended inside a frame (${this.size} bytes left)`);
   }
 }
 
