@@ -43,8 +43,11 @@ function tokenize(text: string): number {
   let start = 0;
   while (text.length - start > maxPieceChars) {
     // Before a space in the piece's second half (the tokenizer starts a word there too), else a hard cut.
-    const space = text.lastIndexOf(' ', start + maxPieceChars);
-    const end = space > start + maxPieceChars / 2 ? space : pieceStart(text, start + maxPieceChars);
+    // Searched only there: lastIndexOf would go on back through the run for every piece.
+    const half = start + maxPieceChars / 2;
+    let space = start + maxPieceChars;
+    while (space > half && text.charCodeAt(space) !== 32 /* space */) space -= 1;
+    const end = space > half ? space : pieceStart(text, start + maxPieceChars);
     total += countTokens(text.slice(start, end));
     start = end;
   }
