@@ -158,7 +158,7 @@ async function planConverted(converter: ChatConverter, spec: ChatSpec, channel: 
       return { body: spec.inbound ? spec.inbound.fromOpenAI(completion, rc.model, final) : completion, usage: final };
     });
   };
-  return { kind: 'request', value: request, respond };
+  return { kind: 'request', value: request, respond, ...(calls > 1 && upstreamStreams ? { calls } : {}) };
 }
 
 /** What the gateway reshapes in a converted answer: the JSON tool's call as text, and calls past the first. */

@@ -104,6 +104,51 @@ function admitKey(
   return tryFrom(0);
 }
 
+/**
+ * Slots for the extra upstream calls of one attempt (a fan-out: `n` answers from an upstream that makes
+ * one per call): `count` more of each limit the channel has (RPM, channel and key concurrency, on the
+ * admitted key), so n calls count as n. Null when the channel has no room for them now: what was taken
+ * is given back. The slots are freed by the lease; RPM counts stay used, as the first call's do.
+ */
+export async function admitMore(
+  ctx: AppContext,
+  relay: RelayState,
+  channel: RelayChannel,
+  key: string,
+  count: number,
+): Promise<Lease | null> {
+  const limits = channel.limits;
+  if (!limits || count <= 0) return freeLease;
+  const leases: Lease[] = [];
+  let rpmTaken = 0;
+  const rpmKey = `rpm:channel:${channel.id}`;
+  const free = () => {
+    for (const lease of leases) lease.release();
+  };
+  const refuse = (): null => {
+    free();
+    for (let i = 0; i < rpmTaken; i += 1) void ctx.cache.giveBack(rpmKey).catch(() => undefined);
+    return null;
+  };
+  for (let i = 0; i < count; i += 1) {
+    if (limits.rpm > 0) {
+      if (!(await ctx.cache.take(rpmKey, limits.rpm, 60).catch(() => true))) return refuse();
+      rpmTaken += 1;
+    }
+    if (limits.maxConcurrency > 0) {
+      const lease = await relay.limiter.tryAcquire(`channel:${channel.id}`, limits.maxConcurrency);
+      if (!lease) return refuse();
+      leases.push(lease);
+    }
+    if (limits.keyMaxConcurrency > 0) {
+      const lease = await relay.limiter.tryAcquire(`key:${channel.id}:${keyFingerprint(key)}`, limits.keyMaxConcurrency);
+      if (!lease) return refuse();
+      leases.push(lease);
+    }
+  }
+  return { release: free };
+}
+
 /** How long a request may wait for a slot: 0 unless ConcurrencyQueueEnabled. */
 export function queueDeadline(ctx: AppContext): number {
   return ctx.options.bool('ConcurrencyQueueEnabled') ? Date.now() + ctx.options.number('ConcurrencyQueueTimeoutSeconds') * 1000 : 0;

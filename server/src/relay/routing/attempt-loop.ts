@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { RelayError, UpstreamError, publicErrorOf, relayErrors, upstreamLogFields } from '../errors.js';
-import { admitChannel, pickKey, queueDeadline, type Admission } from './admission.js';
+import { admitChannel, admitMore, pickKey, queueDeadline, type Admission } from './admission.js';
+import type { Lease } from './concurrency.js';
 import type { RelayChannel } from './channel-index.js';
 import { onUpstreamFailure } from './upstream-failure.js';
 import type { RelayState } from '../state.js';
@@ -30,7 +31,7 @@ export interface AttemptPlan<T> {
    * One call to an admitted channel with its key. An UpstreamError (the channel's answer or its
    * connection) counts against the channel and may go to the next; anything else ends the call as is.
    */
-  attempt(channel: RelayChannel, key: string, tried: number[]): Promise<T>;
+  attempt(channel: RelayChannel, key: string, tried: number[], slots: AttemptSlots): Promise<T>;
   /**
    * Gives a successful attempt's answer to the client inside the loop (a stream, a converted answer):
    * an UpstreamError it throws means nothing reached the client yet, so the next channel is tried.
@@ -45,6 +46,23 @@ export interface AttemptPlan<T> {
   failureMessage: string;
   /** Filled in as the loop goes, for the error log of a call that fails (ledger/error-log.ts). */
   trace?: AttemptTrace;
+}
+
+/** The channel's limits for an attempt that makes several upstream calls (a fan-out). */
+export interface AttemptSlots {
+  /**
+   * Takes slots for `count` more calls on the attempt's channel and key, held until the attempt and
+   * its delivery end; without room the attempt must throw ChannelBusy (the channel is skipped, not failed).
+   */
+  more(count: number): Promise<boolean>;
+}
+
+/** Thrown by an attempt whose channel has no room for its extra calls now: skipped like a channel at a limit. */
+export class ChannelBusy extends Error {
+  constructor() {
+    super('the channel has no room for the extra calls of this request');
+    this.name = 'ChannelBusy';
+  }
 }
 
 /** What the attempt loop did for one call: the channels tried and the upstream failure it answered with. */
@@ -194,8 +212,17 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
       if (plan.trace) plan.trace.channel = channel;
       let isKept = false;
       if (spans !== null) spans.startAttempt(channel, tried.length);
+      // Slots of a fan-out's extra calls: freed with the attempt, after its delivery.
+      let extra: Lease | null = null;
+      const slots: AttemptSlots = {
+        more: async (count) => {
+          const taken = await admitMore(ctx, relay, channel, key, count);
+          if (taken) extra = taken;
+          return taken !== null;
+        },
+      };
       try {
-        const value = await plan.attempt(channel, key, tried);
+        const value = await plan.attempt(channel, key, tried, slots);
         // A delivery that completes at once (a buffered answer) is not awaited: no extra turn per call.
         const delivered = plan.deliver?.(value);
         if (delivered) await delivered;
@@ -204,6 +231,14 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
         isKept = plan.keepsSlots === true;
         return { value, channel, group, tried, slots: isKept ? admission : null };
       } catch (error) {
+        if (error instanceof ChannelBusy) {
+          // Nothing was sent: the channel is at a limit for this call, as if admission had refused it.
+          if (spans !== null) spans.attemptFailed(error, true);
+          tried.pop();
+          (busy ??= new Set()).add(channel.id);
+          attempt -= 1;
+          continue;
+        }
         if (!(error instanceof UpstreamError)) {
           if (error instanceof RelayError && error.code === 'request_build_failed')
             relay.log.error({ err: error.cause, channelId: channel.id }, 'upstream request could not be built');
@@ -224,6 +259,7 @@ export async function runAttempts<T>(ctx: AppContext, relay: RelayState, plan: A
         }
       } finally {
         if (!isKept) admission?.release();
+        (extra as Lease | null)?.release();
       }
     }
     // Every channel of this group failed (or its retries are used up): the next group, when allowed.

@@ -13,7 +13,7 @@ import { openAiWireRequest, sendUpstream, serializeRequest } from '../providers/
 import type { RelayState } from '../state.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { pickKey } from '../routing/admission.js';
-import { runAttempts, type AttemptResult, type AttemptTrace } from '../routing/attempt-loop.js';
+import { ChannelBusy, runAttempts, type AttemptResult, type AttemptSlots, type AttemptTrace } from '../routing/attempt-loop.js';
 
 import type { Responder } from '../pipeline/respond.js';
 import { openAiPassThrough } from '../providers/openai/passthrough.js';
@@ -27,7 +27,11 @@ import { UpstreamAnswer, maxErrorBody, type AbortSource, type AnswerHead } from 
  */
 export type UpstreamBody = (
   { kind: 'json'; value: Record<string, unknown> } | { kind: 'form'; value: FormData } | { kind: 'request'; value: UpstreamRequest }
-) & { respond?: Responder };
+) & {
+  respond?: Responder;
+  /** Upstream calls this body makes when more than one (a fan-out, jobs/fan-out.ts): each takes the channel's slots. */
+  calls?: number;
+};
 
 /** What a job needs to build one channel's request. */
 export interface ChannelCall {
@@ -156,6 +160,7 @@ async function callChannel(
   call: UpstreamCall,
   dispatcher: Dispatcher,
   tried: number[],
+  slots: AttemptSlots,
 ): Promise<UpstreamSuccess> {
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
@@ -180,6 +185,8 @@ async function callChannel(
     throw requestBuildFailed(channel, error);
   }
   if (call.signal.aborted) throw relayErrors.clientClosed();
+  // A fan-out's other calls count against the channel's limits too, taken before anything is sent.
+  if (body.calls !== undefined && body.calls > 1 && channel.limits !== null && !(await slots.more(body.calls - 1))) throw new ChannelBusy();
   // Tracing on: the attempt span's traceparent goes upstream with the request (relay/tracing/call-span.ts).
   const spans = call.trace ? call.trace.span : null;
   if (spans !== null) spans.sending(built.headers, built.url, upstreamModel);
@@ -247,7 +254,7 @@ export function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: U
     pinnedChannelId: call.pinnedChannelId,
     isCancelled: () => call.signal.aborted,
     refusal: (channel) => (channel.adapter?.endpoints.has(call.endpoint) ? null : unsupported(channel)),
-    attempt: (channel, key, tried) => callChannel(channel, key, call, relay.dispatcher, tried),
+    attempt: (channel, key, tried, slots) => callChannel(channel, key, call, relay.dispatcher, tried, slots),
     deliver: call.deliver,
     failureMessage: 'upstream request failed',
     trace: call.trace,
