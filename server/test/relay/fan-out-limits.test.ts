@@ -14,6 +14,8 @@ interface GatedUpstream {
   url: string;
   arrivals: number;
   open(): void;
+  /** Closes the gate again and counts arrivals from zero. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -74,12 +76,12 @@ async function startGatedUpstream(): Promise<GatedUpstream> {
 /** A fan-out (n > 1 on Claude) makes n upstream calls: each counts against the channel's limits. */
 describe("a fan-out's calls count against the channel's limits", () => {
   let server: TestServer;
-  let upstream: GatedUpstream & { reset(): void };
+  let upstream: GatedUpstream;
   let caller: { userId: number; tokenId: number; apiKey: string };
 
   beforeAll(async () => {
     server = await startTestServer();
-    upstream = (await startGatedUpstream()) as GatedUpstream & { reset(): void };
+    upstream = await startGatedUpstream();
     await setOption(server.ctx, 'ModelRatio', JSON.stringify({ 'claude-limit': 1, 'claude-rpm': 1 }));
     caller = await createSdkCaller(server.ctx);
     await createRelayChannel(server.ctx, {
