@@ -162,6 +162,26 @@ describe('stop sequences on converted Anthropic answers', () => {
     expect((await latestBill('gemini')).completion_tokens).toBe(19);
   });
 
+  it("searches many sequences at once; more than 65,536 characters of them is a 400 in Anthropic's shape", async () => {
+    const many = [...Array.from({ length: 8_000 }, (_, i) => `zz${i}.`), 'from the mo'];
+    const message = await anthropic().messages.create({ ...ask, stop_sequences: many });
+    expect(message.content).toEqual([expect.objectContaining({ text: 'Hello ' })]);
+    expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'from the mo' });
+    expect(openAiWire.requests.at(-1)!.body.stop).toEqual(many.slice(0, 4));
+
+    const before = openAiWire.requests.length;
+    const tooMany = Array.from({ length: 16_385 }, () => 'abcd');
+    const refused = await anthropic()
+      .messages.create({ ...ask, stop_sequences: tooMany })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((refused as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('65536') },
+    });
+    expect(openAiWire.requests.length).toBe(before);
+  });
+
   it('an upstream that breaks after the cut, before its usage: the answer still ends as answered, billed what was produced', async () => {
     // An OpenAI-wire upstream that ignores stop, sends the sequence, and drops the connection.
     const breaking = http.createServer((req, res) => {

@@ -18,11 +18,21 @@ function stripClaudeOnly(body: JsonBody): void {
   });
 }
 
+/**
+ * The most characters of stop sequences the gateway searches an answer for: the search's time does
+ * not grow with them (stream/stop-matcher.ts), but its memory does, and a body may hold 32 MiB.
+ */
+export const maxStopSequenceChars = 65_536;
+
 /** The request's stop sequences (non-empty strings), or null when it has none. */
 function stopSequencesOf(stop: unknown): string[] | null {
   const list = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter(
     (item): item is string => typeof item === 'string' && item !== '',
   );
+  let chars = 0;
+  for (const item of list) chars += item.length;
+  if (chars > maxStopSequenceChars)
+    throw relayErrors.badRequest(`stop_sequences 合计不能超过 ${maxStopSequenceChars} 个字符`, 'stop_sequences_too_long');
   return list.length > 0 ? list : null;
 }
 

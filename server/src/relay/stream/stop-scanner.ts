@@ -1,5 +1,6 @@
 import type { Usage } from '../billing/quota.js';
 import type { ChunkSink } from './chunk-handlers.js';
+import { stopMatcher } from './stop-matcher.js';
 import type { Json } from '@modelgate/shared';
 
 /**
@@ -9,9 +10,9 @@ import type { Json } from '@modelgate/shared';
  * stops by itself; when its plain "stop" stands for the one sequence asked (`namesUpstreamStop`:
  * one asked and sent, to an upstream that does not say which), it names it.
  *
- * The answer's text passes through here, a tail that could still become a sequence held back: a
- * sequence the upstream was not sent (or ignored) ends the answer at its first match, the text
- * before it going out, then a finish chunk with `finish_reason: "stop"` and `stop_reason: <the
+ * The answer's text passes through here (all sequences searched at once, stop-matcher.ts), a tail
+ * that could still become a sequence held back: a sequence the upstream was not sent (or ignored)
+ * ends the answer where the first one completes, the text before it going out, then a finish chunk with `finish_reason: "stop"` and `stop_reason: <the
  * sequence>` (vLLM's field, which the Anthropic encoders read). The upstream is then read on to its
  * end, its text discarded (`isComplete`), so that the bill is the usage it reports; should it fail
  * or go idle after that, the answer still ends as answered, billed what was produced.
@@ -21,26 +22,14 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
   let held = '';
   let isCut = false;
   let last: Json = {};
-
-  /** The length of the longest tail of `text` that begins a stop sequence. */
-  const heldTail = (text: string): number => {
-    let keep = 0;
-    for (const stop of sequences) {
-      for (let n = Math.min(stop.length - 1, text.length); n > keep; n -= 1) {
-        if (stop.startsWith(text.slice(text.length - n))) {
-          keep = n;
-          break;
-        }
-      }
-    }
-    return keep;
-  };
+  const matcher = stopMatcher(sequences);
 
   const textChunk = ({ usage: _usage, ...template }: Json, text: string): Json => ({
     ...template,
     choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
   });
   const flush = (template: Json): string => {
+    matcher.reset();
     if (held === '') return '';
     const text = held;
     held = '';
@@ -68,22 +57,16 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
         return (choice ? flush(chunk) : '') + sink.onChunk(choice ? { ...chunk, choices: [named(choice), ...choices.slice(1)] } : chunk);
       }
       const text = held + delta.content;
-      let at = -1;
-      let matched = '';
-      for (const stop of sequences) {
-        const index = text.indexOf(stop);
-        if (index >= 0 && (at < 0 || index < at)) {
-          at = index;
-          matched = stop;
-        }
-      }
-      if (at >= 0) {
+      const found = matcher.feed(delta.content);
+      if (found) {
+        const at = held.length + found.end - found.sequence.length;
         held = '';
         isCut = true;
         const before = at > 0 ? sink.onChunk(textChunk(chunk, text.slice(0, at))) : '';
-        return before + sink.onChunk({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: matched }] });
+        return before + sink.onChunk({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: found.sequence }] });
       }
-      const keep = choice.finish_reason ? 0 : heldTail(text);
+      if (choice.finish_reason) matcher.reset();
+      const keep = choice.finish_reason ? 0 : matcher.pending;
       held = text.slice(text.length - keep);
       const out = text.slice(0, text.length - keep);
       return out === '' && !choice.finish_reason

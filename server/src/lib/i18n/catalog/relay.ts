@@ -72,6 +72,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['请求体过大（文件或字段超出限制）', 'The request body is too large (a file or field is over the limit)'],
   ['multipart/form-data 请求体格式错误或不完整', 'The multipart/form-data body is malformed or incomplete'],
   ['model 不能为空', 'model is required'],
+  ['stop_sequences 合计不能超过 {0} 个字符', 'stop_sequences may hold at most {0} characters in all'],
   ['file 不能为空', 'file is required'],
   ['image 不能为空', 'image is required'],
   ['不支持的文件字段：{0}', 'Unsupported file field: {0}'],
