@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WordMatcher } from '../../src/relay/sensitive/matcher.js';
+import { WordMatcher } from '../../src/lib/word-matcher.js';
 import { startMockClaude, type MockClaude } from '../helpers/mock-claude.js';
 import { startMockModels, type MockModels } from '../helpers/mock-models.js';
 import { createRelayChannel, flushRelay, setOption } from '../helpers/relay-fixtures.js';

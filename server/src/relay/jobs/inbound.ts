@@ -20,7 +20,7 @@ function stripClaudeOnly(body: JsonBody): void {
 
 /**
  * The most characters of stop sequences the gateway searches an answer for: the search's time does
- * not grow with them (stream/stop-matcher.ts), but its memory does, and a body may hold 32 MiB.
+ * not grow with them (lib/word-matcher.ts), but its memory does, and a body may hold 32 MiB.
  */
 export const maxStopSequenceChars = 65_536;
 

@@ -1,6 +1,6 @@
 import { RelayError } from '../errors.js';
 import type { AdapterOptions } from '../providers/types.js';
-import { WordMatcher, type WordMatch } from './matcher.js';
+import { WordMatcher, type WordMatch } from '../../lib/word-matcher.js';
 
 /** What a matched word becomes in a completion (as new-api masks it). */
 export const sensitiveMask = '**###**';

@@ -1,6 +1,6 @@
+import { WordMatcher } from '../../lib/word-matcher.js';
 import type { Usage } from '../billing/quota.js';
 import type { ChunkSink } from './chunk-handlers.js';
-import { stopMatcher } from './stop-matcher.js';
 import type { Json } from '@modelgate/shared';
 
 /**
@@ -10,7 +10,7 @@ import type { Json } from '@modelgate/shared';
  * stops by itself; when its plain "stop" stands for the one sequence asked (`namesUpstreamStop`:
  * one asked and sent, to an upstream that does not say which), it names it.
  *
- * The answer's text passes through here (all sequences searched at once, stop-matcher.ts), a tail
+ * The answer's text passes through here (all sequences searched at once, lib/word-matcher.ts), a tail
  * that could still become a sequence held back: a sequence the upstream was not sent (or ignored)
  * ends the answer where the first one completes, the text before it going out, then a finish chunk with `finish_reason: "stop"` and `stop_reason: <the
  * sequence>` (vLLM's field, which the Anthropic encoders read). The upstream is then read on to its
@@ -22,7 +22,7 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
   let held = '';
   let isCut = false;
   let last: Json = {};
-  const matcher = stopMatcher(sequences);
+  const matcher = new WordMatcher(sequences, { foldCase: false }).cursor();
 
   const textChunk = ({ usage: _usage, ...template }: Json, text: string): Json => ({
     ...template,
@@ -59,11 +59,11 @@ export function stopScanner(sink: ChunkSink, stops: string[], namesUpstreamStop:
       const text = held + delta.content;
       const found = matcher.feed(delta.content);
       if (found) {
-        const at = held.length + found.end - found.sequence.length;
+        const at = held.length + found.end - found.word.length;
         held = '';
         isCut = true;
         const before = at > 0 ? sink.onChunk(textChunk(chunk, text.slice(0, at))) : '';
-        return before + sink.onChunk({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: found.sequence }] });
+        return before + sink.onChunk({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop', stop_reason: found.word }] });
       }
       if (choice.finish_reason) matcher.reset();
       const keep = choice.finish_reason ? 0 : matcher.pending;

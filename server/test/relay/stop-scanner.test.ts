@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { stopMatcher } from '../../src/relay/stream/stop-matcher.js';
+import { WordMatcher } from '../../src/lib/word-matcher.js';
 import { stopScanner } from '../../src/relay/stream/stop-scanner.js';
 import type { Json } from '@modelgate/shared';
 
 /** The first sequence to complete in `text` (the longest of those ending on one character), plainly. */
-function firstComplete(text: string, sequences: string[]): { sequence: string; end: number } | null {
+function firstComplete(text: string, sequences: string[]): { word: string; end: number } | null {
   for (let end = 1; end <= text.length; end += 1) {
     const ending = sequences.filter((sequence) => sequence.length > 0 && text.slice(0, end).endsWith(sequence));
-    if (ending.length > 0) return { sequence: ending.reduce((a, b) => (b.length > a.length ? b : a)), end };
+    if (ending.length > 0) return { word: ending.reduce((a, b) => (b.length > a.length ? b : a)), end };
   }
   return null;
 }
@@ -30,23 +30,27 @@ function seeded(seed: number): () => number {
   };
 }
 
-describe('stop sequence matcher', () => {
+/** An exact (case-sensitive) cursor, as the stop scanner uses. */
+const cursor = (sequences: string[]) => new WordMatcher(sequences, { foldCase: false }).cursor();
+
+describe('stop sequences searched all at once', () => {
   it('finds the first sequence to complete, the longest when several end together', () => {
-    expect(stopMatcher(['abcd', 'bc']).feed('xabcd')).toEqual({ sequence: 'bc', end: 4 });
-    expect(stopMatcher(['he', 'she', 'hers']).feed('ushers')).toEqual({ sequence: 'she', end: 4 });
-    expect(stopMatcher(['aab']).feed('aaaab')).toEqual({ sequence: 'aab', end: 5 });
-    expect(stopMatcher(['x', '', 'x']).feed('abx')).toEqual({ sequence: 'x', end: 3 });
-    expect(stopMatcher(['zz']).feed('abc')).toBeNull();
-    expect(stopMatcher([]).feed('abc')).toBeNull();
+    expect(cursor(['abcd', 'bc']).feed('xabcd')).toEqual({ word: 'bc', end: 4 });
+    expect(cursor(['he', 'she', 'hers']).feed('ushers')).toEqual({ word: 'she', end: 4 });
+    expect(cursor(['aab']).feed('aaaab')).toEqual({ word: 'aab', end: 5 });
+    expect(cursor(['x', '', 'x']).feed('abx')).toEqual({ word: 'x', end: 3 });
+    expect(cursor(['zz']).feed('abc')).toBeNull();
+    expect(cursor(['End']).feed('the end')).toBeNull();
+    expect(cursor([]).feed('abc')).toBeNull();
   });
 
   it('carries a sequence over the end of a piece, and says how much could still begin one', () => {
-    const matcher = stopMatcher(['END!', 'ENDS']);
+    const matcher = cursor(['END!', 'ENDS']);
     expect(matcher.feed('the E')).toBeNull();
     expect(matcher.pending).toBe(1);
     expect(matcher.feed('ND')).toBeNull();
     expect(matcher.pending).toBe(3);
-    expect(matcher.feed('!')).toEqual({ sequence: 'END!', end: 1 });
+    expect(matcher.feed('!')).toEqual({ word: 'END!', end: 1 });
     expect(matcher.pending).toBe(0);
     matcher.feed('EN');
     matcher.reset();
@@ -61,13 +65,13 @@ describe('stop sequence matcher', () => {
       const sequences = Array.from({ length: 1 + Math.floor(random() * 6) }, () => word(4));
       const text = word(40);
       const expected = firstComplete(text, sequences);
-      const matcher = stopMatcher(sequences);
+      const matcher = cursor(sequences);
       let read = 0;
-      let found: { sequence: string; end: number } | null = null;
+      let found: { word: string; end: number } | null = null;
       while (read < text.length && !found) {
         const piece = text.slice(read, read + 1 + Math.floor(random() * 6));
         const hit = matcher.feed(piece);
-        if (hit) found = { sequence: hit.sequence, end: read + hit.end };
+        if (hit) found = { word: hit.word, end: read + hit.end };
         else expect(matcher.pending).toBe(pendingOf(text.slice(0, read + piece.length), sequences));
         read += piece.length;
       }
