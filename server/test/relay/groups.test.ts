@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
@@ -248,4 +250,58 @@ describe('auto group on a Suno submit', () => {
     expect(Number(log.quota)).toBe(0.1 * 500_000 * 2);
     expect(JSON.parse(log.other)).toMatchObject({ auto_group: 'vip', requested_group: 'auto' });
   });
+
+  it('with cross_group_retry goes on into the next auto group, billed at the group that served', async () => {
+    // default (first in AutoGroups) now has a channel for the model, which cannot be reached.
+    const deadChannel = await createRelayChannel(server.ctx, {
+      type: 36,
+      key: 'suno-key',
+      baseURL: `http://127.0.0.1:${await closedPort()}`,
+      models: ['suno_music'],
+      groups: ['default'],
+      autoBan: false,
+    });
+    const userId = await createRelayUser(server.ctx, { quota: 10_000_000 });
+    const submit = (apiKey: string) =>
+      fetch(`${server.url}/suno/submit/music`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'a song about crossing' }),
+      });
+    const consumeLogs = () =>
+      server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute();
+
+    const plain = await createRelayToken(server.ctx, userId, { group: 'auto' });
+    const failed = await submit(plain.apiKey);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(await consumeLogs()).toHaveLength(0);
+
+    const crossing = await createRelayToken(server.ctx, userId, { group: 'auto', crossGroupRetry: true });
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const served = await submit(crossing.apiKey);
+    expect(served.status, await served.clone().text()).toBe(200);
+    const logs = await consumeLogs();
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.group).toBe('vip');
+    expect(logs[0]!.channel_id).not.toBe(deadChannel);
+    // The hold was priced at default's ratio (1); the bill is vip's (2).
+    expect(Number(logs[0]!.quota)).toBe(0.1 * 500_000 * 2);
+    expect(JSON.parse(logs[0]!.other)).toMatchObject({ auto_group: 'vip', requested_group: 'auto' });
+    const user = await server.ctx.storage.db
+      .selectFrom('users')
+      .select(['quota', 'used_quota'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    expect(Number(user.quota)).toBe(10_000_000 - 100_000);
+    expect(Number(user.used_quota)).toBe(100_000);
+  });
 });
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
 import { createTestDatabase } from '../helpers/test-storage.js';
+import { defaultGroupRatio } from '../../src/options/registry.js';
 import { eventTypes, openClient, startMockRealtime, waitFor, type MockRealtime } from '../helpers/realtime-upstream.js';
 
 describe('GET /v1/realtime', () => {
@@ -304,6 +305,70 @@ describe('GET /v1/realtime', () => {
     expect(Number(logs[0]!.quota)).toBe(Math.round(2 * (20 - 10 + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await logsOf(userId)).toHaveLength(1);
+  });
+
+  it('an auto token with cross_group_retry connects in the next auto group, priced at its ratio', async () => {
+    await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组', auto: '自动选择' }));
+    await setOption(server.ctx, 'AutoGroups', JSON.stringify(['vip', 'default']));
+    await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 3, vip: 2 }));
+    try {
+      const closedPort = await new Promise<number>((resolve) => {
+        const probe = http.createServer();
+        probe.listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as AddressInfo;
+          probe.close(() => resolve(port));
+        });
+      });
+      const model = 'gpt-realtime-2025-08-28';
+      const deadChannel = await createRelayChannel(server.ctx, {
+        key: 'down',
+        baseURL: `http://127.0.0.1:${closedPort}`,
+        models: [model],
+        groups: ['vip'],
+        autoBan: false,
+      });
+      const servingChannel = await createRelayChannel(server.ctx, {
+        key: 'cross-key',
+        baseURL: mock.url,
+        models: [model],
+        groups: ['default'],
+      });
+      const userId = await createRelayUser(server.ctx);
+      const open = (apiKey: string) =>
+        openClient(`${wsBase}/v1/realtime?model=${model}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+
+      const plain = await createRelayToken(server.ctx, userId, { group: 'auto' });
+      const refused = open(plain.apiKey);
+      await refused.opened;
+      expect((await refused.closed).code).toBe(1011);
+
+      const crossing = await createRelayToken(server.ctx, userId, { group: 'auto', crossGroupRetry: true });
+      const before = mock.connections.length;
+      const client = open(crossing.apiKey);
+      await client.opened;
+      client.socket.send(JSON.stringify({ type: 'response.create' }));
+      await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+      expect(mock.connections[before]!.headers.authorization).toBe('Bearer cross-key');
+      client.socket.close(1000, 'bye');
+      await client.closed;
+      const logs = await waitForLogs(userId);
+      expect(logs).toHaveLength(1);
+      expect(logs[0]!.group).toBe('default');
+      expect(logs[0]!.channel_id).toBe(servingChannel);
+      expect(JSON.parse(logs[0]!.other)).toMatchObject({
+        group: 'default',
+        auto_group: 'default',
+        requested_group: 'auto',
+        group_ratio: 3,
+        admin_info: { use_channel: [String(deadChannel), String(servingChannel)] },
+      });
+      // gpt-realtime (ratio 2, cache 0.1, audio 8, audio completion 2) at default's group ratio 3, not vip's 2.
+      expect(Number(logs[0]!.quota)).toBe(Math.round(2 * 3 * (20 - 10 + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
+    } finally {
+      await setOption(server.ctx, 'GroupRatio', JSON.stringify(defaultGroupRatio));
+      await setOption(server.ctx, 'AutoGroups', JSON.stringify(['default']));
+      await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组' }));
+    }
   });
 
   it('ends the session with an error event once the running total uses up the quota', async () => {

@@ -7,6 +7,8 @@ import { releaseSuccessSlot, type SuccessSlot } from '../pipeline/rate-limit.js'
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { targetOf } from '../upstream/dispatch.js';
+import { findGroupRatioInfo } from '../billing/pricing.js';
+import { crossRetryGroups } from '../routing/auto-group.js';
 import { admitToken, type Admission } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
@@ -89,6 +91,8 @@ interface Connected {
   tried: number[];
   /** The channel's concurrency slots, held for the whole session. */
   slots: Admission | null;
+  /** The group whose channel serves the session (a later auto group after a cross-group retry). */
+  group: string;
 }
 
 const notRealtime = (channel: RelayChannel) => new UpstreamError(400, `渠道 #${channel.id} 不支持 Realtime`, 'unsupported_endpoint', '');
@@ -103,8 +107,10 @@ async function connectWithFailover(
 ): Promise<Connected> {
   const { caller, model } = request;
   const timeoutMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : 30_000;
-  const { value, channel, tried, slots } = await runAttempts(ctx, relay, {
+  const { value, channel, tried, slots, group } = await runAttempts(ctx, relay, {
     group: caller.group,
+    // Cross-group retry, as chat: an `auto` token with the flag goes on into its next auto groups.
+    nextGroups: caller.pinnedChannelId === null ? crossRetryGroups(relay, caller, model) : undefined,
     model,
     pinnedChannelId: caller.pinnedChannelId,
     isCancelled: isGone,
@@ -122,7 +128,7 @@ async function connectWithFailover(
     failureMessage: 'realtime upstream failed',
     trace,
   });
-  return { upstream: value.socket, early: value.early, channel, upstreamModel: value.upstreamModel, tried, slots };
+  return { upstream: value.socket, early: value.early, channel, upstreamModel: value.upstreamModel, tried, slots, group };
 }
 
 /**
@@ -226,7 +232,10 @@ export async function runRealtimeSession(
     span?.end(failure!);
     return fail(failure!, upstreamFailureCloseCode);
   }
-  const { upstream, early, channel, upstreamModel, tried } = connected;
+  const { upstream, early, channel, upstreamModel, tried, group } = connected;
+  // Served by a later auto group: the session is priced at that group's ratio, as chat is.
+  const { groupRatio, userGroupRatio } =
+    group === request.caller.group ? request : findGroupRatioInfo(ctx.options, request.caller.user.group, group);
   client.off('message', queue);
   if (isClientGone) {
     freeSlots();
@@ -249,8 +258,9 @@ export async function runRealtimeSession(
     const quota = settleRealtimeSession(ctx, relay, growing, {
       hold,
       pricing: request.pricing,
-      groupRatio: request.groupRatio,
-      userGroupRatio: request.userGroupRatio,
+      group,
+      groupRatio,
+      userGroupRatio,
       usage,
       model: request.model,
       upstreamModel,
@@ -263,7 +273,7 @@ export async function runRealtimeSession(
       span.settled({
         upstreamModel,
         channelId: channel.id,
-        group: request.caller.group,
+        group,
         quota,
         startedAt: request.startedAt,
         firstChunkAt: frtMs >= 0 ? request.startedAt + frtMs : null,
@@ -289,7 +299,7 @@ export async function runRealtimeSession(
         if (frtMs < 0) frtMs = Date.now() - request.startedAt;
         if (isBinary) return undefined;
         if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
-        const running = computeRealtimeQuota(request.pricing, request.groupRatio, usage, quotaPerUnit);
+        const running = computeRealtimeQuota(request.pricing, groupRatio, usage, quotaPerUnit);
         if (growing === null) {
           growHold(hold, running);
           endWhenExhausted(exhaustedQuota(request.caller));

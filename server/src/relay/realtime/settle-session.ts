@@ -12,6 +12,8 @@ import { cachedTokensOf, inputTokensOf, outputTokensOf, type RealtimeUsage } fro
 export interface RealtimeSettleInput {
   hold: Hold;
   pricing: RealtimePricing;
+  /** The group whose channel served the session (the caller's, or a later auto group). */
+  group: string;
   groupRatio: number;
   /** GroupGroupRatio's special ratio for the caller, or -1. */
   userGroupRatio?: number;
@@ -101,8 +103,8 @@ function buildRealtimeLog(
     is_model_mapped: input.upstreamModel !== input.model,
     upstream_model_name: input.upstreamModel,
     admin_info: { use_channel: input.tried.map(String) },
-    group: caller.group,
-    ...autoGroupLogFields(caller, caller.group),
+    group: input.group,
+    ...autoGroupLogFields(caller, input.group),
     request_path: '/v1/realtime',
     ws: true,
     audio: usage.audioInputTokens + usage.audioOutputTokens > 0,
@@ -119,6 +121,7 @@ function buildRealtimeLog(
   };
   return consumeLogRow({
     caller,
+    group: input.group,
     model: input.model,
     quota,
     promptTokens: usageCount(inputTokensOf(usage)),

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { findGroupRatioInfo, findModelPricing } from '../billing/pricing.js';
-import { resolveAutoGroup } from '../routing/auto-group.js';
+import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
 import { computeQuota } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
@@ -164,8 +164,8 @@ async function submitWithFailover<Accepted>(
   // An `auto` token: the first of its auto groups with a channel for the model (a follow-up keeps its channel).
   const caller = isRouted ? requester : resolveAutoGroup(relay, requester, submission.model);
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
-  const { quota, start } = priceOf(ctx, caller, submission.model, submission.units);
-  const planned = holdPrice(ctx, relay, caller, quota, start, submission.isGone ?? (() => false));
+  const { quota: held, start } = priceOf(ctx, caller, submission.model, submission.units);
+  const planned = holdPrice(ctx, relay, caller, held, start, submission.isGone ?? (() => false));
   const hold = planned instanceof Promise ? await planned : planned;
   // The token's concurrency slot, as for chat: held while the submit is in flight.
   let tokenLease: Lease = freeLease;
@@ -176,8 +176,14 @@ async function submitWithFailover<Accepted>(
     }
     const pinned = submission.channelId ?? caller.pinnedChannelId;
     // The one attempt loop: the same channel limits (RPM, concurrency, key slots), retry policy and cooldown as chat.
-    const { value: answer, channel } = await runAttempts(ctx, relay, {
+    const {
+      value: answer,
+      channel,
+      group,
+    } = await runAttempts(ctx, relay, {
       group: caller.group,
+      // Cross-group retry, as chat: an `auto` token with the flag goes on into its next auto groups.
+      nextGroups: isRouted ? undefined : crossRetryGroups(relay, caller, submission.model),
       model: submission.model,
       pinnedChannelId: pinned,
       pinnedMissing: (id) =>
@@ -204,6 +210,9 @@ async function submitWithFailover<Accepted>(
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
     const existing = await submission.existingTask?.(channel, answer);
     if (existing) return { taskId: existing, accepted: answer };
+    // Served by a later auto group: billed at that group's ratio, as chat is.
+    const payer = group === caller.group ? caller : { ...caller, group };
+    const quota = payer === caller ? held : priceOf(ctx, payer, submission.model, submission.units).quota;
     const taskId = submission.newTaskId();
     // A subscription's share of the price becomes the bill's (funding-settle.ts); the task row keeps its parts for a refund.
     const funding = hold.funding === null ? null : await splitFunded(relay, hold, quota);
@@ -218,7 +227,7 @@ async function submitWithFailover<Accepted>(
     await chargeTask(
       ctx,
       relay,
-      caller,
+      payer,
       {
         taskId,
         platform: submission.platform,
@@ -235,7 +244,7 @@ async function submitWithFailover<Accepted>(
     trace.span?.settled({
       upstreamModel: submission.model,
       channelId: channel.id,
-      group: caller.group,
+      group,
       usage: null,
       quota,
       firstChunkAt: null,
