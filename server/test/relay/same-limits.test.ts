@@ -188,4 +188,52 @@ describe.each(storageKinds())('the same limits for chat, tasks and Realtime on %
     // The slot is free once the session has ended and settled.
     await expect.poll(async () => (await chat(token.apiKey)).status, { timeout: 5_000 }).toBe(200);
   }, 60_000);
+
+  it('ModelRequestRateLimitSuccessCount counts submits with chat; a refused submit gives its slot back', async () => {
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-rate', baseURL: upstream.url, models: ['suno_music'] });
+    await createRelayChannel(server.ctx, { key: 'chat-rate', baseURL: upstream.url, models: ['gpt-4o-mini'] });
+    await setOption(server.ctx, 'ModelRequestRateLimitDurationMinutes', '1');
+    await setOption(server.ctx, 'ModelRequestRateLimitSuccessCount', '2');
+    await setOption(server.ctx, 'ModelRequestRateLimitEnabled', 'true');
+    try {
+      const user = await createRelayUser(server.ctx, { quota: 10_000_000 });
+      const token = await createRelayToken(server.ctx, user);
+      expect((await chat(token.apiKey)).status).toBe(200);
+      expect((await submit(token.apiKey)).status).toBe(200);
+      const third = await submit(token.apiKey);
+      expect(third.status).toBe(429);
+      expect(third.body).toMatchObject({ code: 'error', message: expect.stringMatching(/at most 2 successful/) });
+      expect((await chat(token.apiKey)).status).toBe(429);
+
+      // A submit the wallet cannot pay (0.1 × 500,000 > 20,000) is refused after its slot was taken, and gives it back.
+      const poor = await createRelayUser(server.ctx, { quota: 20_000 });
+      const poorToken = await createRelayToken(server.ctx, poor);
+      expect((await submit(poorToken.apiKey)).status).toBe(403);
+      expect((await chat(poorToken.apiKey)).status).toBe(200);
+      expect((await chat(poorToken.apiKey)).status).toBe(200);
+      expect((await chat(poorToken.apiKey)).status).toBe(429);
+    } finally {
+      await setOption(server.ctx, 'ModelRequestRateLimitEnabled', 'false');
+    }
+  }, 60_000);
+
+  it("a submit's prompt is checked against the sensitive words as a chat prompt is: refused before any upstream call", async () => {
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-words', baseURL: upstream.url, models: ['suno_music'] });
+    await setOption(server.ctx, 'SensitiveWords', 'forbidden\nblocked');
+    await setOption(server.ctx, 'CheckSensitiveOnPromptEnabled', 'true');
+    await setOption(server.ctx, 'CheckSensitiveEnabled', 'true');
+    try {
+      const user = await createRelayUser(server.ctx, { quota: 10_000_000 });
+      const token = await createRelayToken(server.ctx, user);
+      upstream.reset();
+      const refused = await post(token.apiKey, '/suno/submit/music', { prompt: 'a song', tags: 'Forbidden pop' });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'error', message: expect.stringContaining('forbidden') });
+      expect(upstream.arrivals).toHaveLength(0);
+      expect(await quotaOf(user)).toBe(10_000_000);
+      expect((await submit(token.apiKey)).status).toBe(200);
+    } finally {
+      await setOption(server.ctx, 'CheckSensitiveEnabled', 'false');
+    }
+  }, 60_000);
 });

@@ -103,6 +103,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
         platform: 'Midjourney',
         action: parsed.action,
         model: mjActionModels[parsed.action]!,
+        ...(typeof body.prompt === 'string' ? { prompt: body.prompt } : {}),
         ip: request.ip,
         requestPath: request.url.split('?')[0],
         headers: request.headers,

@@ -108,6 +108,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
         platform: 'suno',
         action,
         model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics',
+        prompt: [body.prompt, body.gpt_description_prompt, body.title, body.tags].filter(Boolean).join('\n'),
         ip: request.ip,
         requestPath: request.url.split('?')[0],
         headers: request.headers,

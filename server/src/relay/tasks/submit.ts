@@ -5,6 +5,8 @@ import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
 import { computeQuota } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
+import { checkModelRateLimit, releaseSuccessSlot } from '../pipeline/rate-limit.js';
+import { checkPrompt, sensitiveGuard } from '../sensitive/guard.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { targetOf } from '../upstream/dispatch.js';
 import { admitToken } from '../routing/admission.js';
@@ -36,6 +38,8 @@ export interface TaskSubmission<Accepted> {
   newTaskId(): string;
   /** Priced units: the model's price is per unit (a video's seconds); 1 when absent. */
   units?: number;
+  /** The text the task is made from: checked against the sensitive words as a chat prompt is. */
+  prompt?: string;
   /** A channel that cannot take this task (not a Midjourney channel): skipped, not failed. */
   refusal?(channel: RelayChannel): UpstreamError | null;
   /** The client went away (a queued submit stops waiting). */
@@ -165,8 +169,31 @@ async function submitWithFailover<Accepted>(
   const caller = isRouted ? requester : resolveAutoGroup(relay, requester, submission.model);
   if (!isRouted && !relay.channels.hasModel(caller.group, submission.model)) throw relayErrors.noChannel(caller.group, submission.model);
   const { quota: held, start } = priceOf(ctx, caller, submission.model, submission.units);
-  const planned = holdPrice(ctx, relay, caller, held, start, submission.isGone ?? (() => false));
-  const hold = planned instanceof Promise ? await planned : planned;
+  // The prompt against the sensitive words, and the user's model request limit, as for chat (relay-call.ts).
+  if (submission.prompt) checkPrompt(sensitiveGuard(ctx.options), () => submission.prompt!);
+  const limited = checkModelRateLimit(ctx, caller.user.id);
+  const successSlot = limited === null ? null : await limited;
+  let isCharged = false;
+  try {
+    const planned = holdPrice(ctx, relay, caller, held, start, submission.isGone ?? (() => false));
+    const hold = planned instanceof Promise ? await planned : planned;
+    const charged = await submitHeld(ctx, relay, caller, submission, { hold, held, isRouted, startedAt, trace });
+    isCharged = charged.isCharged;
+    return charged;
+  } finally {
+    // The success slot is kept when the task is charged, given back otherwise.
+    if (!isCharged) releaseSuccessSlot(ctx, successSlot);
+  }
+}
+
+/** The submit under its hold: the attempt loop, then the charge of an accepted task. */
+async function submitHeld<Accepted>(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  submission: TaskSubmission<Accepted>,
+  { hold, held, isRouted, startedAt, trace }: { hold: Hold; held: number; isRouted: boolean; startedAt: number; trace: AttemptTrace },
+): Promise<{ taskId: string; accepted: Accepted; isCharged: boolean }> {
   // The token's concurrency slot, as for chat: held while the submit is in flight.
   let tokenLease: Lease = freeLease;
   try {
@@ -209,7 +236,7 @@ async function submitWithFailover<Accepted>(
     });
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
     const existing = await submission.existingTask?.(channel, answer);
-    if (existing) return { taskId: existing, accepted: answer };
+    if (existing) return { taskId: existing, accepted: answer, isCharged: false };
     // Served by a later auto group: billed at that group's ratio, as chat is.
     const payer = group === caller.group ? caller : { ...caller, group };
     const quota = payer === caller ? held : priceOf(ctx, payer, submission.model, submission.units).quota;
@@ -250,7 +277,7 @@ async function submitWithFailover<Accepted>(
       firstChunkAt: null,
       startedAt,
     });
-    return { taskId, accepted: answer };
+    return { taskId, accepted: answer, isCharged: true };
   } finally {
     tokenLease.release();
     releaseHold(hold);

@@ -99,6 +99,7 @@ export async function submitVideo(
     platform: 'video',
     action: 'generate',
     model: ask.model,
+    prompt: ask.prompt,
     ip: request.ip,
     requestPath: request.path,
     headers: request.headers,
