@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRelayPath, relayPrefixes } from '../../src/lib/relay-paths.js';
+import { canonicalPath, isRelayPath, relayPrefixes } from '../../src/lib/relay-paths.js';
 import { isCorsPath } from '../../src/relay/cors.js';
 import { isRelayPath as errorHandlerRelayPath } from '../../src/api/error-handler.js';
 
@@ -32,5 +32,22 @@ describe('relay path families', () => {
       expect(isCorsPath(path)).toBe(isRelayPath(path));
       expect(errorHandlerRelayPath(path)).toBe(isRelayPath(path));
     }
+  });
+
+  it('judges an escaped first segment as the router does', () => {
+    expect(isRelayPath('/%761/chat/completions')).toBe(true);
+    expect(isRelayPath('/%76%31beta/models')).toBe(true);
+    expect(isRelayPath('/%2Fv1/chat')).toBe(false);
+    expect(isRelayPath('/api%2Fv1')).toBe(false);
+  });
+
+  it('gives one path per route whatever the client escaped', () => {
+    expect(canonicalPath('/v1/chat/completions?x=%63')).toBe('/v1/chat/completions');
+    expect(canonicalPath('/v1/chat/%63ompletions')).toBe('/v1/chat/completions');
+    expect(canonicalPath('/%76%31/chat/%43%6f%6D%70letions')).toBe('/v1/chat/Completions');
+    expect(canonicalPath('/suno/submit/%6d%75%73%69%63')).toBe('/suno/submit/music');
+    expect(canonicalPath('/v1beta/models/m%3agenerateContent')).toBe('/v1beta/models/m%3AgenerateContent');
+    expect(canonicalPath('/v1/chat%2fcompletions%2F')).toBe('/v1/chat%2Fcompletions%2F');
+    expect(canonicalPath('/a%7e%5F%2d%2E%25%zz')).toBe('/a~_-.%25%zz');
   });
 });

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canonicalPath } from '../../lib/relay-paths.js';
 
 /**
  * One client call as the relay pipeline sees it, whichever front served it: a Fastify route
@@ -23,7 +24,7 @@ export interface RelayExchange {
 export function fastifyExchange(request: FastifyRequest, reply: FastifyReply): RelayExchange {
   return {
     ip: request.ip,
-    path: request.url.split('?')[0]!,
+    path: canonicalPath(request.url),
     headers: request.headers,
     raw: reply.raw,
     startStream(headers) {

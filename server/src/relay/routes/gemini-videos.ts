@@ -10,6 +10,7 @@ import { ownVideo, submitVideo } from '../tasks/video.js';
 import { geminiOperationOf, secondsOf, sizeOf, taskIdOfGemini, veoShapeOf } from './video-objects.js';
 import { sendVideoContent } from './videos.js';
 import type { Json } from '@modelgate/shared';
+import { canonicalPath } from '../../lib/relay-paths.js';
 
 const badRequest = (message: string) => new RelayError(400, 'INVALID_ARGUMENT', message, false, 'invalid_request_error');
 const maxPrompt = 32_000;
@@ -75,7 +76,7 @@ export async function submitGeminiVideo(
   const ask = geminiVideoAskOf(model, body);
   const taskId = await submitVideo(ctx, relay, caller, ask, {
     ip: request.ip,
-    path: request.url.split('?')[0]!,
+    path: canonicalPath(request.url),
     headers: request.headers,
     isGone: () => request.raw.destroyed,
   });

@@ -16,6 +16,7 @@ import { mjActionModels, mjSubmitReaders, promptWithMode, type MjSubmit } from '
 import { mjTaskObject, type MjRow } from '../tasks/mj-task-object.js';
 import { submitTask } from '../tasks/submit.js';
 import { proxyImage } from './mj-image.js';
+import { canonicalPath } from '../../lib/relay-paths.js';
 
 /** The speed-mode prefixes in front of `/mj` (none: the channel's default mode). */
 const modePrefixes: ReadonlyArray<readonly [string, string | null]> = [
@@ -105,7 +106,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
         model: mjActionModels[parsed.action]!,
         ...(typeof body.prompt === 'string' ? { prompt: body.prompt } : {}),
         ip: request.ip,
-        requestPath: request.url.split('?')[0],
+        requestPath: canonicalPath(request.url),
         headers: request.headers,
         ...(reference ? { channelId: reference.channel_id } : {}),
         newTaskId: newMjId,

@@ -10,6 +10,7 @@ import { storableText } from '../ledger/log-rows.js';
 import { submitSunoTask } from '../providers/suno/platform.js';
 import type { RelayState } from '../state.js';
 import { submitTask } from '../tasks/submit.js';
+import { canonicalPath } from '../../lib/relay-paths.js';
 
 const text = (max: number) => z.string().max(max).optional();
 /** The Suno-API submit body (`prompt` is required for lyrics). Unknown fields are dropped. */
@@ -110,7 +111,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
         model: action === 'MUSIC' ? 'suno_music' : 'suno_lyrics',
         prompt: [body.prompt, body.gpt_description_prompt, body.title, body.tags].filter(Boolean).join('\n'),
         ip: request.ip,
-        requestPath: request.url.split('?')[0],
+        requestPath: canonicalPath(request.url),
         headers: request.headers,
         isGone: () => reply.raw.destroyed,
         newTaskId: () => `task_${randomUUID().replace(/-/g, '')}`,
