@@ -2,6 +2,8 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeLabel } from '../../src/metrics/metrics.js';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { eventTypes, openClient, startMockRealtime, waitFor } from '../helpers/realtime-upstream.js';
+import { startSunoUpstream } from '../helpers/suno-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { signedInClient } from '../helpers/session.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -101,6 +103,108 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(text, 'modelgate_billing_flush_failures')).toBe(0);
     expect(sample(text, 'modelgate_billing_flush_lag_seconds')).toBeLessThan(5);
     expect(sample(text, 'modelgate_process_cpu_user_seconds_total')).toBeGreaterThan(0);
+  });
+
+  it('counts an escaped path under its route, and logs it so', async () => {
+    const before = sample(await (await scrape(`Bearer ${token}`)).text(), 'modelgate_relay_requests_total', {
+      route: '/v1/chat/completions',
+      model: 'gpt-metrics',
+      status: '200',
+    });
+    for (const path of ['/v1/chat/%63ompletions', '/%761/chat/%63ompletions']) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-metrics', messages: [{ role: 'user', content: 'escaped' }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const text = await (await scrape(`Bearer ${token}`)).text();
+    expect(text).not.toContain('%');
+    expect(sample(text, 'modelgate_relay_requests_total', { route: '/v1/chat/completions', model: 'gpt-metrics', status: '200' })).toBe(
+      before! + 2,
+    );
+    await flushRelay(server.ctx);
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select('other')
+      .where('type', '=', 2)
+      .orderBy('id', 'desc')
+      .limit(2)
+      .execute();
+    for (const log of logs) expect(JSON.parse(log.other).request_path).toBe('/v1/chat/completions');
+  });
+
+  it("counts task submits and Realtime sessions as relayed calls, their quota the ledger's", async () => {
+    const suno = await startSunoUpstream('suno-key');
+    const realtime = await startMockRealtime();
+    try {
+      await setOption(server.ctx, 'TaskEnabled', 'true');
+      await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
+      const sunoChannel = await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_music'] });
+      const realtimeChannel = await createRelayChannel(server.ctx, { key: 'rt', baseURL: realtime.url, models: ['gpt-realtime'] });
+      const submit = (prompt: string) =>
+        fetch(`${server.url}/suno/submit/music`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt }),
+        });
+      suno.nextScript([{ status: 'SUCCESS' }]);
+      expect((await submit('a song for the metrics')).status).toBe(200);
+      // No channel serves lyrics: a failed submit, counted without a channel.
+      const lyrics = await fetch(`${server.url}/suno/submit/lyrics`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'words' }),
+      });
+      expect(lyrics.status).toBe(404);
+
+      const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+        headers: { Authorization: `Bearer ${apiKey}` },
+      });
+      await client.opened;
+      client.socket.send(JSON.stringify({ type: 'response.create' }));
+      await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+      client.socket.close(1000, 'bye');
+      await client.closed;
+      await flushRelay(server.ctx);
+      const ledger = async (model: string) => {
+        const rows = await server.ctx.storage.db
+          .selectFrom('logs')
+          .select('quota')
+          .where('model_name', '=', model)
+          .where('type', '=', 2)
+          .execute();
+        return rows.reduce((sum, row) => sum + Number(row.quota), 0);
+      };
+      await expect.poll(() => ledger('gpt-realtime')).toBeGreaterThan(0);
+
+      const text = await (await scrape(`Bearer ${token}`)).text();
+      expect(
+        sample(text, 'modelgate_relay_requests_total', {
+          route: '/suno/submit/music',
+          model: 'suno_music',
+          channel: String(sunoChannel),
+          status: '200',
+        }),
+      ).toBe(1);
+      expect(sample(text, 'modelgate_relay_quota_total', { model: 'suno_music' })).toBe(await ledger('suno_music'));
+      expect(sample(text, 'modelgate_relay_requests_total', { route: '/suno/submit/lyrics', channel: 'none', status: '404' })).toBe(1);
+      expect(
+        sample(text, 'modelgate_relay_requests_total', {
+          route: '/v1/realtime',
+          model: 'gpt-realtime',
+          channel: String(realtimeChannel),
+          status: '101',
+        }),
+      ).toBe(1);
+      expect(sample(text, 'modelgate_relay_time_to_first_token_seconds_count', { route: '/v1/realtime', model: 'gpt-realtime' })).toBe(1);
+      expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-realtime', kind: 'prompt' })).toBeGreaterThan(0);
+      expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-realtime' })).toBe(await ledger('gpt-realtime'));
+    } finally {
+      await suno.close();
+      await realtime.close();
+    }
   });
 
   it('labels an unpriced model served in self-use mode as other, success or not', async () => {

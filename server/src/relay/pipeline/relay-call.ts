@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { findGroupRatioInfo, findModelPricing, unsetModelPricing } from '../billing/pricing.js';
-import { clientStatus, RelayError, relayErrors } from '../errors.js';
+import { relayErrors } from '../errors.js';
 import type { AdapterOptions, RelayEndpoint } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { checkModelAllowed, type RelayCaller } from './authenticate.js';
@@ -23,6 +23,7 @@ import { recordFailedCall } from '../ledger/error-log.js';
 import { responseCacheTtl } from '../cache/settings.js';
 import { keepAnswer, lookUpAnswer, serveCachedAnswer } from '../cache/response-cache.js';
 import { CallSpan } from '../tracing/call-span.js';
+import { modelLabel, observeFailed } from './call-metrics.js';
 
 const producesText = (endpoint: RelayEndpoint): boolean => endpoint === 'chat' || endpoint === 'completions';
 
@@ -43,7 +44,7 @@ export function runRelay(ctx: AppContext, relay: RelayState, exchange: RelayExch
     (error: unknown) => {
       lifecycle.callEnded();
       if (trace.span !== null) trace.span.end(error);
-      if (ctx.metrics.isEnabled) observeFailure(ctx, exchange, job, error, startedAt);
+      if (ctx.metrics.isEnabled) observeFailed(ctx, exchange.path, job.model, error, startedAt);
       // The error log (type 5, ErrorLogEnabled): queued for the write-behind flush, nothing billed.
       recordFailedCall(ctx, relay, {
         caller,
@@ -73,14 +74,6 @@ function startCallSpan(tracing: NonNullable<AppContext['tracing']>, exchange: Re
     // Read only when message content is captured: a chat format's messages, else the prompt as one user message.
     inputMessages: () => job.messages ?? (job.promptText ? [{ role: 'user', content: job.promptText() }] : null),
   });
-}
-
-/** A failed relay call in the metrics: the status the caller is answered; an unpriced model name is not a label. */
-function observeFailure(ctx: AppContext, exchange: RelayExchange, job: RelayJob, error: unknown, startedAt: number): void {
-  const failure = error instanceof RelayError ? error : null;
-  const status = failure ? clientStatus(failure) : 500;
-  const model = findModelPricing(ctx.options, job.model).isKnown ? job.model : 'other';
-  ctx.metrics.observe({ route: exchange.path, model, channelId: null, status, durationMs: Date.now() - startedAt });
 }
 
 async function relayCall(
@@ -256,7 +249,7 @@ async function relayCall(
   if (ctx.metrics.isEnabled) {
     ctx.metrics.observe({
       route: exchange.path,
-      model: pricing.isKnown ? job.model : 'other',
+      model: modelLabel(ctx, job.model, pricing.isKnown),
       channelId: success.channel.id,
       status: 200,
       durationMs: Date.now() - startedAt,

@@ -24,6 +24,7 @@ import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes, type Upstr
 import { cachedTokensOf, emptyRealtimeUsage, inputTokensOf, outputTokensOf, readServerEvent } from './usage.js';
 import { CallSpan } from '../tracing/call-span.js';
 import { clientErrorFrame, errorEvent } from './error-frames.js';
+import { modelLabel, observeFailed } from '../pipeline/call-metrics.js';
 
 /** What the upgrade request established before the socket was accepted. */
 export interface RealtimeRequest {
@@ -158,6 +159,7 @@ export async function runRealtimeSession(
     channelSlots?.release();
   };
   const fail = (error: RelayError, code: number) => {
+    if (ctx.metrics.isEnabled) observeFailed(ctx, '/v1/realtime', request.model, error, request.startedAt, request.pricing.isKnown);
     freeSlots();
     releaseSuccessSlot(ctx, request.successSlot);
     client.off('message', queue);
@@ -244,6 +246,8 @@ export async function runRealtimeSession(
     upstream.on('error', () => undefined);
     upstream.close(1001, '');
     span?.end(relayErrors.clientClosed());
+    if (ctx.metrics.isEnabled)
+      observeFailed(ctx, '/v1/realtime', request.model, relayErrors.clientClosed(), request.startedAt, request.pricing.isKnown);
     return;
   }
 
@@ -269,6 +273,18 @@ export async function runRealtimeSession(
       startedAt: request.startedAt,
       frtMs: Math.max(frtMs, 0),
     });
+    if (ctx.metrics.isEnabled)
+      ctx.metrics.observe({
+        route: '/v1/realtime',
+        model: modelLabel(ctx, request.model, request.pricing.isKnown),
+        channelId: channel.id,
+        status: 101,
+        durationMs: Date.now() - request.startedAt,
+        firstByteMs: frtMs >= 0 ? frtMs : undefined,
+        promptTokens: inputTokensOf(usage),
+        completionTokens: outputTokensOf(usage),
+        quota,
+      });
     if (span !== null) {
       span.settled({
         upstreamModel,

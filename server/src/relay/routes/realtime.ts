@@ -9,6 +9,7 @@ import { estimateHold } from '../billing/quota.js';
 import { authenticateToken, checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import { recordFailedCall } from '../ledger/error-log.js';
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
+import { observeFailed } from '../pipeline/call-metrics.js';
 import type { RelayState } from '../state.js';
 import { findRealtimePricing } from '../realtime/realtime-pricing.js';
 import { quotaShortfall } from '../ledger/hold.js';
@@ -44,6 +45,8 @@ async function prepareRealtime(ctx: AppContext, relay: RelayState, request: Fast
       startedAt,
       requestPath: '/v1/realtime',
     });
+    if (ctx.metrics.isEnabled)
+      observeFailed(ctx, '/v1/realtime', model ?? '', error, startedAt, model ? findRealtimePricing(ctx.options, model).isKnown : false);
     throw error;
   }
 }

@@ -1,8 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { findGroupRatioInfo, findModelPricing } from '../billing/pricing.js';
 import { crossRetryGroups, resolveAutoGroup } from '../routing/auto-group.js';
-import { computeQuota } from '../billing/quota.js';
 import { RelayError, UpstreamError, relayErrors } from '../errors.js';
 import { checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import { checkModelRateLimit, releaseSuccessSlot } from '../pipeline/rate-limit.js';
@@ -13,14 +11,15 @@ import { admitToken } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
-import { releaseHold, reserve, type Hold } from '../ledger/hold.js';
-import { planFundedStart, type PricedStart } from '../ledger/funding-hold.js';
+import { releaseHold, type Hold } from '../ledger/hold.js';
 import { splitFunded } from '../ledger/funding-settle.js';
 import { TaskRefusal } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { chargeTask, subscriptionPartsText, type NewTask } from '../ledger/task-ledger.js';
 import { CallSpan } from '../tracing/call-span.js';
+import { holdPrice, priceOf } from './task-price.js';
+import { modelLabel, observeFailed } from '../pipeline/call-metrics.js';
 
 /** One task to submit: a per-call model, how one channel accepts it, and how its row is written. */
 export interface TaskSubmission<Accepted> {
@@ -55,6 +54,14 @@ export interface TaskSubmission<Accepted> {
   record(trx: Parameters<NewTask['record']>[0], row: AcceptedTask, accepted: Accepted, now: number): Promise<void>;
 }
 
+/** A submit a channel accepted: the task, and what it was charged (0 when it named a task already recorded). */
+interface Submitted<Accepted> {
+  taskId: string;
+  accepted: Accepted;
+  channelId: number;
+  quota: number;
+}
+
 /** Who and what a task row records, once a channel accepted it. */
 export interface AcceptedTask {
   taskId: string;
@@ -73,38 +80,6 @@ function taskBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
   return error;
 }
 
-/** The price of one task action: ModelPrice × group ratio; an unpriced action is refused. */
-function priceOf(ctx: AppContext, caller: RelayCaller, model: string, units = 1): { quota: number; start: PricedStart } {
-  const pricing = findModelPricing(ctx.options, model);
-  const isFree = ctx.options.bool('SelfUseModeEnabled') || caller.user.acceptsUnsetModels;
-  if ((!pricing.isKnown || pricing.quotaType !== 1) && !isFree) throw relayErrors.unpricedTask(model);
-  const { groupRatio } = findGroupRatioInfo(ctx.options, caller.user.group, caller.group);
-  const quota = computeQuota(
-    pricing,
-    groupRatio,
-    { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
-    ctx.options.number('QuotaPerUnit'),
-    units,
-  );
-  return { quota: pricing.quotaType === 1 ? quota : 0, start: { pricing, groupRatio, model } };
-}
-
-/**
- * The hold of a task's price: on the wallet, or for a user with subscription funding taken by the
- * preference as a chat call's (ledger/funding-hold.ts; `subscription_only` without allowance: 403).
- */
-function holdPrice(
-  ctx: AppContext,
-  relay: RelayState,
-  caller: RelayCaller,
-  quota: number,
-  start: PricedStart,
-  isGone: () => boolean,
-): Hold | Promise<Hold> {
-  if (caller.user.funding === null || quota === 0) return reserve(caller, quota);
-  return planFundedStart(ctx, relay, caller, start, isGone);
-}
-
 /**
  * Submits a task with failover (as chat: group, model, priority, weight; RetryTimes other channels
  * on a retryable failure) under a hold of its price, then records it and takes the price durably
@@ -115,7 +90,7 @@ export async function submitTask<Accepted>(
   relay: RelayState,
   requester: RelayCaller,
   submission: TaskSubmission<Accepted>,
-): Promise<{ taskId: string; accepted: Accepted }> {
+): Promise<Submitted<Accepted>> {
   const startedAt = Date.now();
   const trace = newAttemptTrace();
   if (ctx.tracing !== null) {
@@ -133,6 +108,15 @@ export async function submitTask<Accepted>(
   try {
     const submitted = await submitWithFailover(ctx, relay, requester, submission, startedAt, trace);
     trace.span?.end();
+    if (ctx.metrics.isEnabled)
+      ctx.metrics.observe({
+        route: submission.requestPath ?? '',
+        model: modelLabel(ctx, submission.model),
+        channelId: submitted.channelId,
+        status: 200,
+        durationMs: Date.now() - startedAt,
+        quota: submitted.quota,
+      });
     return submitted;
   } catch (error) {
     trace.span?.end(error);
@@ -150,6 +134,7 @@ export async function submitTask<Accepted>(
       startedAt,
       requestPath: submission.requestPath ?? '',
     });
+    if (ctx.metrics.isEnabled) observeFailed(ctx, submission.requestPath ?? '', submission.model, failure, startedAt);
     throw error;
   }
 }
@@ -161,7 +146,7 @@ async function submitWithFailover<Accepted>(
   submission: TaskSubmission<Accepted>,
   startedAt: number,
   trace: AttemptTrace,
-): Promise<{ taskId: string; accepted: Accepted }> {
+): Promise<Submitted<Accepted>> {
   checkModelAllowed(requester, submission.model);
   // A model no enabled channel serves is unknown here, priced or not (a follow-up goes to its task's channel).
   const isRouted = submission.channelId !== undefined || requester.pinnedChannelId !== null;
@@ -193,7 +178,7 @@ async function submitHeld<Accepted>(
   caller: RelayCaller,
   submission: TaskSubmission<Accepted>,
   { hold, held, isRouted, startedAt, trace }: { hold: Hold; held: number; isRouted: boolean; startedAt: number; trace: AttemptTrace },
-): Promise<{ taskId: string; accepted: Accepted; isCharged: boolean }> {
+): Promise<Submitted<Accepted> & { isCharged: boolean }> {
   // The token's concurrency slot, as for chat: held while the submit is in flight.
   let tokenLease: Lease = freeLease;
   try {
@@ -236,7 +221,7 @@ async function submitHeld<Accepted>(
     });
     // Accepted upstream: recorded and billed in one transaction (never retried on another channel).
     const existing = await submission.existingTask?.(channel, answer);
-    if (existing) return { taskId: existing, accepted: answer, isCharged: false };
+    if (existing) return { taskId: existing, accepted: answer, channelId: channel.id, quota: 0, isCharged: false };
     // Served by a later auto group: billed at that group's ratio, as chat is.
     const payer = group === caller.group ? caller : { ...caller, group };
     const quota = payer === caller ? held : priceOf(ctx, payer, submission.model, submission.units).quota;
@@ -277,7 +262,7 @@ async function submitHeld<Accepted>(
       firstChunkAt: null,
       startedAt,
     });
-    return { taskId, accepted: answer, isCharged: true };
+    return { taskId, accepted: answer, channelId: channel.id, quota, isCharged: true };
   } finally {
     tokenLease.release();
     releaseHold(hold);
