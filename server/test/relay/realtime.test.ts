@@ -308,9 +308,13 @@ describe('GET /v1/realtime', () => {
   });
 
   it('an auto token with cross_group_retry connects in the next auto group, priced at its ratio', async () => {
-    await setOption(server.ctx, 'UserUsableGroups', JSON.stringify({ default: '默认分组', vip: 'vip分组', auto: '自动选择' }));
-    await setOption(server.ctx, 'AutoGroups', JSON.stringify(['vip', 'default']));
-    await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 3, vip: 2 }));
+    await setOption(
+      server.ctx,
+      'UserUsableGroups',
+      JSON.stringify({ default: '默认分组', vip: 'vip分组', svip: 'svip分组', auto: '自动选择' }),
+    );
+    await setOption(server.ctx, 'AutoGroups', JSON.stringify(['vip', 'svip']));
+    await setOption(server.ctx, 'GroupRatio', JSON.stringify({ default: 1, vip: 2, svip: 3 }));
     try {
       const closedPort = await new Promise<number>((resolve) => {
         const probe = http.createServer();
@@ -331,7 +335,7 @@ describe('GET /v1/realtime', () => {
         key: 'cross-key',
         baseURL: mock.url,
         models: [model],
-        groups: ['default'],
+        groups: ['svip'],
       });
       const userId = await createRelayUser(server.ctx);
       const open = (apiKey: string) =>
@@ -353,16 +357,16 @@ describe('GET /v1/realtime', () => {
       await client.closed;
       const logs = await waitForLogs(userId);
       expect(logs).toHaveLength(1);
-      expect(logs[0]!.group).toBe('default');
+      expect(logs[0]!.group).toBe('svip');
       expect(logs[0]!.channel_id).toBe(servingChannel);
       expect(JSON.parse(logs[0]!.other)).toMatchObject({
-        group: 'default',
-        auto_group: 'default',
+        group: 'svip',
+        auto_group: 'svip',
         requested_group: 'auto',
         group_ratio: 3,
         admin_info: { use_channel: [String(deadChannel), String(servingChannel)] },
       });
-      // gpt-realtime (ratio 2, cache 0.1, audio 8, audio completion 2) at default's group ratio 3, not vip's 2.
+      // gpt-realtime (ratio 2, cache 0.1, audio 8, audio completion 2) at svip's group ratio 3, not vip's 2.
       expect(Number(logs[0]!.quota)).toBe(Math.round(2 * 3 * (20 - 10 + 100 * 8 + 10 * 0.1 + 50 * 4 + 200 * 8 * 2)));
     } finally {
       await setOption(server.ctx, 'GroupRatio', JSON.stringify(defaultGroupRatio));
