@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/shared';
+import { LogType, type LogOtherFields } from '@modelgate/shared';
 import type { NewLog } from '../../db/schema.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 
@@ -24,8 +24,8 @@ export interface ConsumeLogFields {
   now: number;
   /** "模型倍率 …" (how the quota was computed), or what the task was. */
   content: string;
-  /** The `other` JSON: ratios, usage details, the channels tried. */
-  other: Record<string, unknown>;
+  /** The `other` JSON: ratios, usage details, the channels tried (typed as the console reads it). */
+  other: LogOtherFields;
   ip?: string;
   /** The username and token name as they were at settle (the flush may build the row later). */
   username?: string;

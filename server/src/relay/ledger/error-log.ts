@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/shared';
+import { LogType, type LogOtherFields } from '@modelgate/shared';
 import type { AppContext } from '../../context.js';
 import type { NewLog } from '../../db/schema.js';
 import { clientStatus, redactUpstreamText, RelayError } from '../errors.js';
@@ -117,7 +117,7 @@ function errorLogRow(failure: FailureSnapshot): NewLog {
   }
   if (failure.upstreamStatus !== null) adminInfo.upstream_status = failure.upstreamStatus;
   if (failure.upstreamCode !== null) adminInfo.upstream_code = redactUpstreamText(failure.upstreamCode).slice(0, 64);
-  const other = {
+  const other: LogOtherFields = {
     status_code: failure.status,
     error_type: failure.type,
     error_code: failure.code,

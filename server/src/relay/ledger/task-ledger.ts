@@ -1,4 +1,4 @@
-import { LogType } from '@modelgate/shared';
+import { LogType, type LogOtherFields } from '@modelgate/shared';
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowSeconds } from '../../db/index.js';
@@ -268,7 +268,11 @@ export async function failAndRefund(
           token_id: task.token_id,
           group: '',
           ip: '',
-          other: JSON.stringify({ task_id: taskId, refund: quota, ...(task.subscription_parts ? fundingLogFields(returned, quota) : {}) }),
+          other: JSON.stringify({
+            task_id: taskId,
+            refund: quota,
+            ...(task.subscription_parts ? fundingLogFields(returned, quota) : {}),
+          } satisfies LogOtherFields),
         })
         .execute();
     }

@@ -50,6 +50,13 @@ export const logOtherSchema = z.object({
 });
 export type LogOther = z.infer<typeof logOtherSchema>;
 
+/**
+ * What the server writes into `other` (consume, error and refund rows): every field the console reads
+ * with the type it reads it as, so a writer that drifts from the reader fails to compile; further
+ * fields (usage details, a task's id) pass as they are.
+ */
+export type LogOtherFields = { [K in keyof LogOther]?: Exclude<LogOther[K], undefined> } & Record<string, unknown>;
+
 /** A channel's `other_info` JSON text: why and when it was last disabled or enabled automatically. */
 export const channelOtherInfoSchema = z.object({ status_reason: field(z.string()), status_time: field(z.number()) });
 export type ChannelOtherInfo = z.infer<typeof channelOtherInfoSchema>;
