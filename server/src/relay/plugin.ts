@@ -1,8 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { requestLanguage } from '../lib/i18n/index.js';
 import { createDirectLane, type DirectLane } from './direct-lane.js';
-import { clientStatus, retryAfterHeaders, toRelayError } from './errors.js';
+import { sendRelayError } from './routes/send-error.js';
 import { registerInboundRoutes } from './routes/inbound.js';
 import { registerModelAndBillingRoutes } from './routes/models.js';
 import { registerMidjourneyRoutes } from './routes/midjourney.js';
@@ -13,14 +12,6 @@ import { authenticateToken } from './pipeline/authenticate.js';
 import { authenticateFirst, decorateRelayCaller } from './pipeline/authenticate-first.js';
 import type { RelayBodies } from './direct-lane.js';
 import { createRelayState, type RelayState } from './state.js';
-
-function sendRelayError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  if (reply.sent || reply.raw.headersSent) return;
-  const relayError = toRelayError(error, request.log, requestLanguage(request));
-  const wait = retryAfterHeaders(relayError);
-  if (wait) reply.headers(wait);
-  return reply.code(clientStatus(relayError)).send(relayError.toBody());
-}
 
 /**
  * The /v1 relay, the dashboard billing endpoints and the /pg playground. Returns the direct lane

@@ -151,11 +151,11 @@ export function openClient(url: string, options: { protocols?: string[]; headers
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
-  const rejected = new Promise<{ status: number; body: string }>((resolve) => {
+  const rejected = new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve) => {
     socket.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
   });
   return { socket, frames, closed, opened, rejected };

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAi, type MockOpenAi } from '../helpers/mock-openai.js';
+import { openClient } from '../helpers/realtime-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -132,6 +133,13 @@ describe('the relay refuses calls while this process is overloaded', () => {
     expect(await gemini.json()).toEqual({
       error: { code: 503, message: 'The server event loop is overloaded. Please try again later', status: 'UNAVAILABLE' },
     });
+
+    // A new Realtime session is a new call: its upgrade is refused the same way.
+    const session = await openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { Authorization: `Bearer ${apiKey}` },
+    }).rejected;
+    expect([session.status, session.headers['retry-after']]).toEqual([503, '5']);
+    expect(JSON.parse(session.body).error).toMatchObject({ type: 'server_error', code: 'system_event_loop_overloaded' });
 
     // Not the relay: still served.
     expect((await fetch(`${server.url}/api/status`)).status).toBe(200);

@@ -1,5 +1,5 @@
 import fastifyWebsocket from '@fastify/websocket';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { requestLanguage } from '../../lib/i18n/index.js';
 import { RelayError, relayErrors } from '../errors.js';
@@ -10,6 +10,7 @@ import { authenticateToken, checkModelAllowed, type RelayCaller } from '../pipel
 import { recordFailedCall } from '../ledger/error-log.js';
 import { checkModelRateLimit } from '../pipeline/rate-limit.js';
 import { observeFailed } from '../pipeline/call-metrics.js';
+import { sendRelayError } from './send-error.js';
 import type { RelayState } from '../state.js';
 import { findRealtimePricing } from '../realtime/realtime-pricing.js';
 import { quotaShortfall } from '../ledger/hold.js';
@@ -97,16 +98,6 @@ async function checkRealtime(
   };
 }
 
-function sendUpgradeError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  let relayError: RelayError;
-  if (error instanceof RelayError) relayError = error;
-  else {
-    request.log.error({ err: error }, 'realtime upgrade failed');
-    relayError = new RelayError(500, 'internal_error', '服务器内部错误，请联系管理员');
-  }
-  return reply.code(relayError.status).send(relayError.inLanguage(requestLanguage(request)).toBody());
-}
-
 /** GET /v1/realtime: the OpenAI Realtime WebSocket relayed to OpenAI (type 1) and Azure (type 3) channels. */
 export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
   const active: ActiveSessions = new Set();
@@ -116,7 +107,9 @@ export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContex
       options: { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, handleProtocols: (offered) => pickSubprotocol(offered) },
       errorHandler: (_error, socket) => socket.terminate(),
     });
-    scope.setErrorHandler(sendUpgradeError);
+    scope.setErrorHandler(sendRelayError);
+    // While this process is overloaded, a new session is refused as a new call is: 503 + Retry-After (lib/overload-guard.ts).
+    scope.addHook('onRequest', (_request, _reply, done) => done(ctx.overload.refusal() ?? undefined));
     // Shutdown bills every open session before the final write-behind flush.
     scope.addHook('preClose', (done) => {
       for (const session of [...active]) session.shutdown();
