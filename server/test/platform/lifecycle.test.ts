@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-storage.js';
+import { createTestDatabase, storageKinds, type TestDatabase } from '../helpers/test-storage.js';
 
 /** An OpenAI-wire upstream that streams `pieces` words, one every 100 ms, and reports its usage at the end. */
 async function startSlowUpstream() {
@@ -196,4 +196,64 @@ describe('health checks and graceful shutdown', () => {
     expect(logs[0]!.completion_tokens).toBeGreaterThanOrEqual(words);
     expect(logs[0]!.quota).toBeGreaterThan(0);
   });
+
+  it.each(storageKinds())(
+    'a task submit cut at SHUTDOWN_TIMEOUT is still recorded and charged once its upstream accepts it (%s)',
+    async (kind) => {
+      // A Suno-API upstream that takes 2 s to accept a submit: longer than the drain's 1 s.
+      const slowSuno = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () =>
+          setTimeout(
+            () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'success', data: 'up-slow' })),
+            2000,
+          ),
+        );
+      });
+      await new Promise<void>((resolve) => slowSuno.listen(0, '127.0.0.1', resolve));
+      const own = await createTestDatabase(kind);
+      try {
+        const server = await startTestServer({ database: own, env: { SHUTDOWN_TIMEOUT: '1', TASK_POLL_INTERVAL: '0' } });
+        await setOption(server.ctx, 'TaskEnabled', 'true');
+        await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
+        await createRelayChannel(server.ctx, {
+          type: 36,
+          key: 'suno-key',
+          baseURL: `http://127.0.0.1:${(slowSuno.address() as AddressInfo).port}`,
+          models: ['suno_music'],
+        });
+        const userId = await createRelayUser(server.ctx, { quota: 10_000_000 });
+        const { apiKey } = await createRelayToken(server.ctx, userId);
+        const submitting = fetch(`${server.url}/suno/submit/music`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: 'a song at closing time' }),
+        }).then(
+          (res) => res.status,
+          () => 'cut',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await server.close();
+        expect(await submitting).toBe('cut');
+
+        // The upstream runs the task: it is recorded and charged exactly once, never lost with the shutdown.
+        const reader = await startTestServer({ database: own });
+        try {
+          const db = reader.ctx.storage.db;
+          const tasks = await db.selectFrom('tasks').select(['upstream_id', 'quota']).where('user_id', '=', userId).execute();
+          expect(tasks.map((task) => [task.upstream_id, Number(task.quota)])).toEqual([['up-slow', 50_000]]);
+          const logs = await db.selectFrom('logs').select('quota').where('user_id', '=', userId).where('type', '=', 2).execute();
+          expect(logs.map((log) => Number(log.quota))).toEqual([50_000]);
+          const user = await db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
+          expect(Number(user.quota)).toBe(10_000_000 - 50_000);
+        } finally {
+          await reader.stop();
+        }
+      } finally {
+        await own.drop();
+        await new Promise((resolve) => slowSuno.close(resolve));
+      }
+    },
+    20_000,
+  );
 });

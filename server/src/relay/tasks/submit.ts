@@ -105,6 +105,8 @@ export async function submitTask<Accepted>(
       headers: submission.headers,
     });
   }
+  // Counted as a relay call is: a shutdown that cut the client's connection still waits for the charge.
+  ctx.lifecycle.callStarted();
   try {
     const submitted = await submitWithFailover(ctx, relay, requester, submission, startedAt, trace);
     trace.span?.end();
@@ -136,6 +138,8 @@ export async function submitTask<Accepted>(
     });
     if (ctx.metrics.isEnabled) observeFailed(ctx, submission.requestPath ?? '', submission.model, failure, startedAt);
     throw error;
+  } finally {
+    ctx.lifecycle.callEnded();
   }
 }
 
