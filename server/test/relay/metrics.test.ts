@@ -39,6 +39,16 @@ describe('Prometheus metrics at /metrics', () => {
   });
 
   const scrape = (authorization?: string) => fetch(`${server.url}/metrics`, { headers: authorization ? { authorization } : {} });
+  /** The quota of a model's consume logs: what its quota counter must equal. */
+  const ledgerQuota = async (model: string) => {
+    const rows = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('model_name', '=', model)
+      .where('type', '=', 2)
+      .execute();
+    return rows.reduce((sum, row) => sum + Number(row.quota), 0);
+  };
 
   it('is off by default (404), and needs the token once on (401 without or with a wrong one)', async () => {
     expect((await scrape()).status).toBe(404);
@@ -88,15 +98,7 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-metrics', kind: 'prompt' })).toBe(prompt);
     expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-metrics', kind: 'completion' })).toBe(completion);
     // The quota counter is the ledger's: the consume logs of the model add up to it.
-    const logs = await server.ctx.storage.db
-      .selectFrom('logs')
-      .select(['quota'])
-      .where('model_name', '=', 'gpt-metrics')
-      .where('type', '=', 2)
-      .execute();
-    expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-metrics' })).toBe(
-      logs.reduce((sum, log) => sum + Number(log.quota), 0),
-    );
+    expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-metrics' })).toBe(await ledgerQuota('gpt-metrics'));
     expect(sample(text, 'modelgate_relay_in_flight')).toBe(0);
     expect(sample(text, 'modelgate_channel_up', { channel: String(channelId) })).toBe(1);
     expect(sample(text, 'modelgate_billing_pending_logs')).toBe(0);
@@ -168,16 +170,7 @@ describe('Prometheus metrics at /metrics', () => {
       client.socket.close(1000, 'bye');
       await client.closed;
       await flushRelay(server.ctx);
-      const ledger = async (model: string) => {
-        const rows = await server.ctx.storage.db
-          .selectFrom('logs')
-          .select('quota')
-          .where('model_name', '=', model)
-          .where('type', '=', 2)
-          .execute();
-        return rows.reduce((sum, row) => sum + Number(row.quota), 0);
-      };
-      await expect.poll(() => ledger('gpt-realtime')).toBeGreaterThan(0);
+      await expect.poll(() => ledgerQuota('gpt-realtime')).toBeGreaterThan(0);
 
       const text = await (await scrape(`Bearer ${token}`)).text();
       expect(
@@ -188,7 +181,7 @@ describe('Prometheus metrics at /metrics', () => {
           status: '200',
         }),
       ).toBe(1);
-      expect(sample(text, 'modelgate_relay_quota_total', { model: 'suno_music' })).toBe(await ledger('suno_music'));
+      expect(sample(text, 'modelgate_relay_quota_total', { model: 'suno_music' })).toBe(await ledgerQuota('suno_music'));
       expect(sample(text, 'modelgate_relay_requests_total', { route: '/suno/submit/lyrics', channel: 'none', status: '404' })).toBe(1);
       expect(
         sample(text, 'modelgate_relay_requests_total', {
@@ -200,7 +193,7 @@ describe('Prometheus metrics at /metrics', () => {
       ).toBe(1);
       expect(sample(text, 'modelgate_relay_time_to_first_token_seconds_count', { route: '/v1/realtime', model: 'gpt-realtime' })).toBe(1);
       expect(sample(text, 'modelgate_relay_tokens_total', { model: 'gpt-realtime', kind: 'prompt' })).toBeGreaterThan(0);
-      expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-realtime' })).toBe(await ledger('gpt-realtime'));
+      expect(sample(text, 'modelgate_relay_quota_total', { model: 'gpt-realtime' })).toBe(await ledgerQuota('gpt-realtime'));
     } finally {
       await suno.close();
       await realtime.close();
