@@ -375,6 +375,44 @@ describe('GET /v1/realtime', () => {
     }
   });
 
+  it('a low balance runs one session at a time, as its chat calls; a balance above LowBalanceQuota runs several', async () => {
+    await createRelayChannel(server.ctx, { key: 'turn-key', baseURL: mock.url, models: ['gpt-realtime-mini-2025-10-06'] });
+    await setOption(server.ctx, 'LowBalanceQueueSeconds', '1');
+    const open = (apiKey: string) =>
+      openClient(`${wsBase}/v1/realtime?model=gpt-realtime-mini-2025-10-06`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    const started = async (client: ReturnType<typeof open>) => {
+      await client.opened;
+      await waitFor(() => eventTypes(client.frames).includes('session.created'), 'session.created');
+    };
+    try {
+      // 100,000 is below LowBalanceQuota (500,000): the first session keeps the user's turn while it runs.
+      const low = await createRelayUser(server.ctx, { quota: 100_000 });
+      const lowToken = await createRelayToken(server.ctx, low);
+      const first = open(lowToken.apiKey);
+      await started(first);
+      const second = open(lowToken.apiKey);
+      await second.opened;
+      expect((await second.closed).code).toBe(1008);
+      expect(JSON.parse(second.frames.at(-1)!.text).error.code).toBe('low_balance_queue_timeout');
+      expect(eventTypes(second.frames)).not.toContain('session.created');
+      first.socket.close(1000, 'bye');
+      await first.closed;
+      const third = open(lowToken.apiKey);
+      await started(third);
+      third.socket.close(1000, 'bye');
+      await third.closed;
+
+      const high = await createRelayUser(server.ctx, { quota: 10_000_000 });
+      const highToken = await createRelayToken(server.ctx, high);
+      const together = [open(highToken.apiKey), open(highToken.apiKey)];
+      await Promise.all(together.map(started));
+      for (const client of together) client.socket.close(1000, 'bye');
+      await Promise.all(together.map((client) => client.closed));
+    } finally {
+      await setOption(server.ctx, 'LowBalanceQueueSeconds', '60');
+    }
+  });
+
   it('ends the session with an error event once the running total uses up the quota', async () => {
     // Hold for PreConsumedQuota (500 tokens × 2.5 = 1250) fits; the first response costs 2.5 × 4555 = 11388.
     const userId = await createRelayUser(server.ctx, { quota: 5000 });

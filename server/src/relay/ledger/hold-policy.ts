@@ -125,12 +125,8 @@ async function lowBalanceHold(
   isGone: () => boolean,
 ): Promise<PlannedHold> {
   const { options } = ctx;
-  const deadline = Date.now() + options.number('LowBalanceQueueSeconds') * 1000;
-  const leases: Lease[] = [];
-  const lane: Lease = { release: () => leases.splice(0).forEach((lease) => lease.release()) };
+  const lane = await takeTurn(ctx, relay, caller, low, isGone);
   try {
-    if (low.user) leases.push(await oneAtATime(relay, `hold:user:${caller.user.id}`, deadline, isGone));
-    if (low.token && caller.token) leases.push(await oneAtATime(relay, `hold:token:${caller.token.id}`, deadline, isGone));
     // The balance as it is now that the calls before this one have settled.
     const left = spendable(caller);
     const room = Math.min(left.user, left.token);
@@ -144,6 +140,40 @@ async function lowBalanceHold(
         estimateHold(request.pricing, request.groupRatio, request.promptTokens, outputCap, 0, quotaPerUnit, request.calls) -
       covered;
     return { hold: holdOf(caller, Math.max(0, Math.min(amount, room)), lane), outputCap };
+  } catch (error) {
+    lane.release();
+    throw error;
+  }
+}
+
+/**
+ * The low-balance turn of a call whose cost grows while it runs (a Realtime session): below
+ * `LowBalanceQuota` (the wallet, or a limited token) it waits for the one-at-a-time slot a chat call
+ * of a low balance takes, and keeps it for its whole length, so parallel sessions cannot each
+ * overdraw by a response. Null, without a wait, when the balance is not low.
+ */
+export function lowBalanceTurn(ctx: AppContext, relay: RelayState, caller: RelayCaller, isGone: () => boolean): Promise<Lease> | null {
+  const floor = ctx.options.number('LowBalanceQuota');
+  const left = spendable(caller);
+  const low = { user: left.user < floor, token: left.token < floor };
+  return low.user || low.token ? takeTurn(ctx, relay, caller, low, isGone) : null;
+}
+
+/** The low-balance slots of the user and (a limited) token, as one lease, queued up to LowBalanceQueueSeconds. */
+async function takeTurn(
+  ctx: AppContext,
+  relay: RelayState,
+  caller: RelayCaller,
+  low: { user: boolean; token: boolean },
+  isGone: () => boolean,
+): Promise<Lease> {
+  const deadline = Date.now() + ctx.options.number('LowBalanceQueueSeconds') * 1000;
+  const leases: Lease[] = [];
+  const lane: Lease = { release: () => leases.splice(0).forEach((lease) => lease.release()) };
+  try {
+    if (low.user) leases.push(await oneAtATime(relay, `hold:user:${caller.user.id}`, deadline, isGone));
+    if (low.token && caller.token) leases.push(await oneAtATime(relay, `hold:token:${caller.token.id}`, deadline, isGone));
+    return lane;
   } catch (error) {
     lane.release();
     throw error;

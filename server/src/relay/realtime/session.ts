@@ -13,8 +13,8 @@ import { admitToken, type Admission } from '../routing/admission.js';
 import { freeLease, type Lease } from '../routing/concurrency.js';
 import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/attempt-loop.js';
 import { recordFailedCall } from '../ledger/error-log.js';
-import { exhaustedQuota, growHold, releaseHold, reserve, type Hold } from '../ledger/hold.js';
-import { planFundedStart } from '../ledger/funding-hold.js';
+import { exhaustedQuota, growHold, releaseHold, type Hold } from '../ledger/hold.js';
+import { holdSession } from './session-hold.js';
 import { GrowingFunding } from '../ledger/funding-grow.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
@@ -65,17 +65,6 @@ export function hasRealtimeChannel(relay: RelayState, caller: RelayCaller, model
     if (!channel || realtimeChannelTypes.has(channel.type)) return channel !== null;
     excluded.add(channel.id);
   }
-}
-
-/**
- * The session's opening hold (the price's PreConsumedQuota): reserved on the wallet, or for a user with
- * subscription funding taken by the preference as a chat call's (ledger/funding-hold.ts), so a
- * `subscription_only` user without allowance is refused with the chat call's 403.
- */
-function holdSession(ctx: AppContext, relay: RelayState, request: RealtimeRequest, isGone: () => boolean): Hold | Promise<Hold> {
-  const { caller } = request;
-  if (caller.user.funding === null) return reserve(caller, request.holdAmount);
-  return planFundedStart(ctx, relay, caller, { pricing: request.pricing, groupRatio: request.groupRatio, model: request.model }, isGone);
 }
 
 function internalError(relay: RelayState, error: unknown): RelayError {
