@@ -44,6 +44,8 @@ export type UpstreamFrames = Array<[WebSocket.RawData, boolean]>;
 /**
  * Opens the upstream socket. Resolves once it is open; rejects with an UpstreamError carrying the
  * handshake status (0 for a network error or timeout) and the upstream's OpenAI-style message.
+ * `timeoutMs` bounds the whole handshake, a refusal's body included: ws's own timeout is an idle
+ * timer, which an upstream sending a byte now and then would keep from ever firing.
  */
 export function connectUpstream(
   request: RealtimeUpstreamRequest,
@@ -52,9 +54,13 @@ export function connectUpstream(
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
     let isSettled = false;
+    // Replaced by the refusal's reader once a status is known: what was read by then is the answer.
+    let onDeadline = () => fail(new UpstreamError(0, '上游连接失败：Opening handshake has timed out', null, ''));
+    const deadline = setTimeout(() => onDeadline(), timeoutMs);
     const fail = (error: UpstreamError) => {
       if (isSettled) return;
       isSettled = true;
+      clearTimeout(deadline);
       socket.removeAllListeners();
       socket.on('error', () => undefined);
       socket.terminate();
@@ -62,6 +68,7 @@ export function connectUpstream(
     };
     socket.once('open', () => {
       isSettled = true;
+      clearTimeout(deadline);
       socket.removeAllListeners();
       // Frames that came with the handshake are emitted at once: keep them for the bridge.
       const early: UpstreamFrames = [];
@@ -72,14 +79,17 @@ export function connectUpstream(
     });
     socket.once('unexpected-response', (_request, response) => {
       let text = '';
-      response.on('data', (chunk: Buffer) => {
-        if (text.length < maxErrorBody) text += chunk.toString('utf8');
-      });
       const finish = () => {
         const status = response.statusCode ?? 502;
         const parsed = parseOpenAiError(status, text);
         fail(new UpstreamError(status, parsed.message, parsed.code, text.slice(0, maxErrorBody)));
       };
+      onDeadline = finish;
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        // Enough to tell the error: the rest of a long (or endless) body is not waited for.
+        if (text.length >= maxErrorBody) finish();
+      });
       response.once('end', finish);
       response.once('error', finish);
       response.once('close', finish);
