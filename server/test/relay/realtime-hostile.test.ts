@@ -43,4 +43,15 @@ describe('GET /v1/realtime with hostile peers', () => {
     // The refusal's connection is dropped, not left trickling.
     await upstream.ended.at(-1);
   });
+
+  it('an upstream close reason reaches the client without the channel key or the upstream address', async () => {
+    const channelKey = 'reason-sk-proj-Hq3Lm8Zt5Wv2Xy7Rk4Np9Bc1';
+    const { client } = await session(channelKey, 'gpt-realtime');
+    await client.opened;
+    const closed = await client.closed;
+    expect(closed.code).toBe(4000);
+    expect(closed.reason).not.toContain('Hq3Lm8Zt5');
+    expect(closed.reason).not.toContain('10.20.30.40');
+    expect(closed.reason).toContain('Incorrect API key provided');
+  });
 });

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { redactUpstreamText } from '../errors.js';
 
 /** Bytes queued on the receiving side above which the sending side is paused, and where it resumes. */
 const highWaterBytes = 4 * 1024 * 1024;
@@ -70,7 +71,7 @@ function forward(
 /**
  * Relays a realtime session: every frame both ways unchanged (text stays text, binary stays binary),
  * with backpressure; when one side closes, the other is closed with the same code (1005/1006 become
- * 1000 / 1011 toward the client and 1000 / 1001 toward the upstream).
+ * 1000 / 1011 toward the client and 1000 / 1001 toward the upstream) and reason (the upstream's redacted).
  */
 export class RealtimeBridge {
   private hasUpstreamClosed = false;
@@ -101,7 +102,8 @@ export class RealtimeBridge {
       if (this.hasUpstreamClosed) return;
       this.hasUpstreamClosed = true;
       events.onUpstreamClosed();
-      closeSocket(client, code === 1006 ? 1011 : sendableCode(code, 1000), shortReason(reason));
+      // The reason is upstream text, as an error event's message is: no key, URL or address reaches the client.
+      closeSocket(client, code === 1006 ? 1011 : sendableCode(code, 1000), shortReason(redactUpstreamText(reason.toString())));
     };
     upstream.on('close', onUpstreamClose);
     // Closed while the bridge was being set up: end the session now.
