@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayChannel, createRelayToken, createRelayUser } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
-import { openClient } from '../helpers/realtime-upstream.js';
-import { startHostileRealtime, type HostileRealtime } from '../helpers/hostile-realtime.js';
+import { eventTypes, openClient } from '../helpers/realtime-upstream.js';
+import { responseDone, startHostileRealtime, type HostileRealtime } from '../helpers/hostile-realtime.js';
 
 /** The Realtime relay against a misbehaving upstream and a hostile client (real sockets both sides). */
 describe('GET /v1/realtime with hostile peers', () => {
@@ -21,10 +21,19 @@ describe('GET /v1/realtime with hostile peers', () => {
     await upstream?.close();
   });
 
+  async function logsOf(userId: number, count = 1) {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      await flushRelay(server.ctx);
+      const logs = await server.ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute();
+      if (logs.length >= count || Date.now() > deadline) return logs;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
   const heldOf = (userId: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
 
-  async function session(channelKey: string, model: string) {
-    const userId = await createRelayUser(server.ctx);
+  async function session(channelKey: string, model: string, quota?: number) {
+    const userId = await createRelayUser(server.ctx, { quota });
     const token = await createRelayToken(server.ctx, userId);
     const channelId = await createRelayChannel(server.ctx, { key: channelKey, baseURL: upstream.url, models: [model], autoBan: false });
     const client = openClient(`${wsBase}/v1/realtime?model=${model}`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
@@ -53,5 +62,31 @@ describe('GET /v1/realtime with hostile peers', () => {
     expect(closed.reason).not.toContain('Hq3Lm8Zt5');
     expect(closed.reason).not.toContain('10.20.30.40');
     expect(closed.reason).toContain('Incorrect API key provided');
+  });
+
+  it('a flood of response.done after the quota ran out ends the session once and bills every response once', async () => {
+    // gpt-realtime-mini (ratio 0.3, completion 4): each response costs 0.3 × (1000 + 1000 × 4) = 1500, above the quota.
+    const { userId, client } = await session('flood-key', 'gpt-realtime-mini', 1000);
+    await client.opened;
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const done = responseDone({ input_tokens: 1000, output_tokens: 1000 });
+      client.socket.send(JSON.stringify({ type: 'mock.send', frames: [done], repeat: 50 }));
+      const closed = await client.closed;
+      expect(closed.code).toBe(1008);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    // One ending: not a close listener and a timer per response.done (Node warns past 10 listeners).
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    expect(eventTypes(client.frames).filter((type) => type === 'error')).toHaveLength(1);
+    const logs = await logsOf(userId);
+    expect(logs).toHaveLength(1);
+    expect(JSON.parse(logs[0]!.other).responses).toBe(50);
+    expect(Number(logs[0]!.quota)).toBe(50 * 1500);
+    expect(heldOf(userId)).toBe(0);
   });
 });

@@ -288,9 +288,12 @@ export async function runRealtimeSession(
     }
   };
   const quotaPerUnit = ctx.options.number('QuotaPerUnit');
-  // The response that used the quota up is still delivered; nothing more is started.
+  // The response that used the quota up is still delivered; nothing more is started. Once: every
+  // response.done still in flight finds the quota used up too.
+  let isEnding = false;
   const endWhenExhausted = (exhausted: RelayError | null) => {
-    if (!exhausted) return;
+    if (!exhausted || isEnding) return;
+    isEnding = true;
     setImmediate(() => {
       if (client.readyState === client.OPEN) client.send(errorEvent(exhausted, request.language));
       bridge.close(quotaCloseCode, exhausted.code);
