@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
-import { eventTypes, openClient } from '../helpers/realtime-upstream.js';
+import { eventTypes, openClient, waitFor } from '../helpers/realtime-upstream.js';
 import { responseDone, startHostileRealtime, type HostileRealtime } from '../helpers/hostile-realtime.js';
 
 /** The Realtime relay against a misbehaving upstream and a hostile client (real sockets both sides). */
@@ -88,5 +88,33 @@ describe('GET /v1/realtime with hostile peers', () => {
     expect(JSON.parse(logs[0]!.other).responses).toBe(50);
     expect(Number(logs[0]!.quota)).toBe(50 * 1500);
     expect(heldOf(userId)).toBe(0);
+  });
+
+  it('token counts sent as decimal strings are billed as the same numbers are', async () => {
+    const { userId, client } = await session('strings-key', 'gpt-4o-realtime-preview');
+    await client.opened;
+    const usage = {
+      input_tokens: 120,
+      output_tokens: 80,
+      input_token_details: { text_tokens: 20, audio_tokens: 100, cached_tokens: 10 },
+      output_token_details: { text_tokens: 50, audio_tokens: 30 },
+    };
+    const asStrings = JSON.parse(JSON.stringify(usage, (_key, value: unknown) => (typeof value === 'number' ? String(value) : value)));
+    client.socket.send(JSON.stringify({ type: 'mock.send', frames: [responseDone(usage, 'r1'), responseDone(asStrings, 'r2')] }));
+    await waitFor(() => eventTypes(client.frames).filter((type) => type === 'response.done').length === 2, 'two response.done');
+    client.socket.close(1000);
+    await client.closed;
+    const logs = await logsOf(userId);
+    expect(logs).toHaveLength(1);
+    expect(JSON.parse(logs[0]!.other)).toMatchObject({
+      responses: 2,
+      text_input: 40,
+      audio_input: 200,
+      cache_text_tokens: 20,
+      text_output: 100,
+      audio_output: 60,
+    });
+    expect(logs[0]!.prompt_tokens).toBe(240);
+    expect(logs[0]!.completion_tokens).toBe(160);
   });
 });

@@ -27,8 +27,12 @@ export const inputTokensOf = (usage: RealtimeUsage) => usage.textInputTokens + u
 export const outputTokensOf = (usage: RealtimeUsage) => usage.textOutputTokens + usage.audioOutputTokens;
 export const cachedTokensOf = (usage: RealtimeUsage) => usage.cachedTextTokens + usage.cachedAudioTokens;
 
-/** A counter (clamped by usageCount), or null when absent or not a usable number (then a fallback applies). */
-const count = (value: unknown): number | null => (typeof value === 'number' && value >= 0 ? usageCount(value) : null);
+/**
+ * A counter (clamped by usageCount, which also reads a decimal integer string as its number), or null
+ * when absent or not a usable count (then a fallback applies).
+ */
+const count = (value: unknown): number | null =>
+  (typeof value === 'number' && value >= 0) || (typeof value === 'string' && /^\d{1,10}$/.test(value)) ? usageCount(value) : null;
 const objectOf = (value: unknown): Json => (value && typeof value === 'object' ? (value as Json) : {});
 
 /**
