@@ -117,4 +117,23 @@ describe('GET /v1/realtime with hostile peers', () => {
     expect(logs[0]!.prompt_tokens).toBe(240);
     expect(logs[0]!.completion_tokens).toBe(160);
   });
+
+  it('a cached split larger than the cached total bills no more tokens as cached than the total', async () => {
+    const { userId, client } = await session('split-key', 'gpt-4o-realtime-preview-2025-06-03');
+    await client.opened;
+    // No cached token in all, yet a split saying every audio token was cached.
+    const usage = {
+      input_tokens: 100,
+      output_tokens: 0,
+      input_token_details: { text_tokens: 0, audio_tokens: 100, cached_tokens: 0, cached_tokens_details: { audio_tokens: 100 } },
+    };
+    client.socket.send(JSON.stringify({ type: 'mock.send', frames: [responseDone(usage)] }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.close(1000);
+    await client.closed;
+    const logs = await logsOf(userId);
+    expect(JSON.parse(logs[0]!.other)).toMatchObject({ audio_input: 100, cache_audio_tokens: 0, cache_tokens: 0 });
+    // 2.5 × 100 audio tokens × audio ratio 8, none at the cache ratio.
+    expect(Number(logs[0]!.quota)).toBe(2000);
+  });
 });

@@ -38,7 +38,8 @@ const objectOf = (value: unknown): Json => (value && typeof value === 'object' ?
 /**
  * Adds one `response.usage` object: `input_token_details.{text,audio,cached}_tokens` (with
  * `cached_tokens_details.{text,audio}_tokens` when sent) and `output_token_details.{text,audio}_tokens`.
- * A missing text count is the total minus audio; cache without a split is attributed to text first.
+ * A missing text count is the total minus audio; cache without a split is attributed to text first,
+ * and a split never puts more tokens in the cache than `cached_tokens` says it holds.
  */
 export function addResponseUsage(total: RealtimeUsage, raw: unknown): void {
   const usage = objectOf(raw);
@@ -50,7 +51,7 @@ export function addResponseUsage(total: RealtimeUsage, raw: unknown): void {
   const textIn = count(input.text_tokens) ?? Math.max(0, inputTokens - audioIn);
   const cached = Math.min(count(input.cached_tokens) ?? 0, textIn + audioIn);
   const split = objectOf(input.cached_tokens_details);
-  const cachedAudio = Math.min(audioIn, count(split.audio_tokens) ?? Math.max(0, cached - textIn));
+  const cachedAudio = Math.min(audioIn, cached, count(split.audio_tokens) ?? Math.max(0, cached - textIn));
   const cachedText = Math.min(textIn, Math.max(0, cached - cachedAudio));
   const audioOut = count(output.audio_tokens) ?? 0;
   const textOut = count(output.text_tokens) ?? Math.max(0, outputTokens - audioOut);
