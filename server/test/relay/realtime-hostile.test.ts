@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
 import { eventTypes, openClient, waitFor } from '../helpers/realtime-upstream.js';
 import { responseDone, startHostileRealtime, type HostileRealtime } from '../helpers/hostile-realtime.js';
@@ -135,5 +135,48 @@ describe('GET /v1/realtime with hostile peers', () => {
     expect(JSON.parse(logs[0]!.other)).toMatchObject({ audio_input: 100, cache_audio_tokens: 0, cache_tokens: 0 });
     // 2.5 × 100 audio tokens × audio ratio 8, none at the cache ratio.
     expect(Number(logs[0]!.quota)).toBe(2000);
+  });
+
+  it('a running total past what one session can be billed does not unbalance the holds of the same user', async () => {
+    // ModelRatio 1,000,000 (the option's ceiling) and every count at its ceiling: ~4e15 quota a response.
+    const ratios = JSON.parse(server.ctx.options.get('ModelRatio')) as Record<string, number>;
+    await setOption(server.ctx, 'ModelRatio', JSON.stringify({ ...ratios, 'hostile-realtime': 1_000_000 }));
+    try {
+      const userId = await createRelayUser(server.ctx, { quota: 10_000_000_000 });
+      const token = await createRelayToken(server.ctx, userId);
+      await createRelayChannel(server.ctx, { key: 'huge-key', baseURL: upstream.url, models: ['hostile-realtime'] });
+      await createRelayChannel(server.ctx, { key: 'steady-key', baseURL: upstream.url, models: ['gpt-realtime-mini-2025-10-06'] });
+      const open = (model: string) =>
+        openClient(`${wsBase}/v1/realtime?model=${model}`, { headers: { Authorization: `Bearer ${token.apiKey}` } });
+      // A steady session whose hold grows to an odd amount: 0.3 × 1010 = 303.
+      const steady = open('gpt-realtime-mini-2025-10-06');
+      await steady.opened;
+      steady.socket.send(JSON.stringify({ type: 'mock.send', frames: [responseDone({ input_tokens: 1010, output_tokens: 0 })] }));
+      await waitFor(() => eventTypes(steady.frames).includes('response.done'), 'steady response.done');
+      await waitFor(() => heldOf(userId) === 303, 'steady hold of 303');
+
+      const huge = open('hostile-realtime');
+      await huge.opened;
+      const ceiling = {
+        input_tokens: 1e12,
+        output_tokens: 1e12,
+        input_token_details: { text_tokens: 1e12, audio_tokens: 1e12 },
+        output_token_details: { text_tokens: 1e12, audio_tokens: 1e12 },
+      };
+      huge.socket.send(JSON.stringify({ type: 'mock.send', frames: [responseDone(ceiling)], repeat: 3 }));
+      await huge.closed;
+      // The huge session is over and billed: the steady session's 303 is all that is held.
+      await waitFor(() => heldOf(userId) !== undefined && heldOf(userId)! < 1e6, 'huge session settled');
+      expect(heldOf(userId)).toBe(303);
+      steady.socket.close(1000);
+      await steady.closed;
+      await waitFor(() => heldOf(userId) !== 303, 'steady session settled');
+      expect(heldOf(userId)).toBe(0);
+      // Each billed once; the huge one at the ceiling of one request's bill (2^40).
+      const quotas = (await logsOf(userId, 2)).map((log) => Number(log.quota)).sort((a, b) => a - b);
+      expect(quotas).toEqual([303, 2 ** 40]);
+    } finally {
+      await setOption(server.ctx, 'ModelRatio', JSON.stringify(ratios));
+    }
   });
 });

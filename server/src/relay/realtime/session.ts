@@ -19,6 +19,7 @@ import { GrowingFunding } from '../ledger/funding-grow.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
+import { clampQuota } from '../billing/usage-count.js';
 import { settleRealtimeSession } from './settle-session.js';
 import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes, type UpstreamFrames } from './upstream.js';
 import { cachedTokensOf, emptyRealtimeUsage, inputTokensOf, outputTokensOf, readServerEvent } from './usage.js';
@@ -307,7 +308,8 @@ export async function runRealtimeSession(
         if (frtMs < 0) frtMs = Date.now() - request.startedAt;
         if (isBinary) return undefined;
         if (isSettled || !readServerEvent(usage, frame)) return clientErrorFrame(frame, request.language);
-        const running = computeRealtimeQuota(request.pricing, groupRatio, usage, quotaPerUnit);
+        // Clamped as the bill will be (settle-session.ts): a hold never grows past what can be billed.
+        const running = clampQuota(computeRealtimeQuota(request.pricing, groupRatio, usage, quotaPerUnit));
         if (growing === null) {
           growHold(hold, running);
           endWhenExhausted(exhaustedQuota(request.caller));
