@@ -8,8 +8,8 @@ import { WebSocketServer } from 'ws';
  * A realtime upstream that misbehaves on purpose; the channel key's prefix picks how:
  *   trickle-…  answers the handshake 503 and trickles its body one byte every 100 ms, never ending
  *   reason-…   accepts, then closes with 4000 and a reason echoing the channel key and an address
- *   deaf-…     accepts (handshake written by hand), sends `session.created`, then never reads nor
- *              answers a close frame: only the gateway can end the connection
+ *   deaf-…     accepts (handshake written by hand), sends `session.created`, then answers nothing,
+ *              not even a close frame: only the gateway can end the connection
  *   anything else accepts and plays what the client scripts: a `mock.send` event
  *              `{ frames: string[], repeat?: number }` makes it send those text frames, `repeat` times
  * `upgrades` counts the upgrades it accepted; `ended` has one promise per connection, resolved when it closes.
@@ -37,7 +37,9 @@ function deafAccept(req: http.IncomingMessage, socket: Duplex): void {
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
   const payload = Buffer.from(JSON.stringify({ type: 'session.created', event_id: 'event_1', session: { id: 'sess_deaf' } }));
   socket.write(Buffer.concat([Buffer.from([0x81, payload.length]), payload]));
-  socket.pause();
+  // Reads (so it sees the gateway hang up) but never answers, a close frame included.
+  socket.on('data', () => undefined);
+  socket.on('end', () => socket.destroy());
   socket.on('error', () => undefined);
 }
 

@@ -179,4 +179,20 @@ describe('GET /v1/realtime with hostile peers', () => {
       await setOption(server.ctx, 'ModelRatio', JSON.stringify(ratios));
     }
   });
+
+  it('an upstream that never answers the close is dropped after the grace, and the session billed once', async () => {
+    const { userId, client } = await session('deaf-key', 'gpt-4o-mini-realtime-preview-2024-12-17');
+    await client.opened;
+    await waitFor(() => eventTypes(client.frames).includes('session.created'), 'session.created');
+    const closingAt = Date.now();
+    client.socket.close(1000);
+    await client.closed;
+    await upstream.ended.at(-1);
+    // The bridge's 5 s grace, not ws's 30 s close timeout.
+    expect(Date.now() - closingAt).toBeLessThan(7000);
+    const logs = await logsOf(userId);
+    expect(logs).toHaveLength(1);
+    expect(JSON.parse(logs[0]!.other)).toMatchObject({ ws: true, responses: 0 });
+    expect(heldOf(userId)).toBe(0);
+  });
 });
