@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
 import { eventTypes, openClient, waitFor } from '../helpers/realtime-upstream.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { responseDone, startHostileRealtime, type HostileRealtime } from '../helpers/hostile-realtime.js';
 
 /** The Realtime relay against a misbehaving upstream and a hostile client (real sockets both sides). */
@@ -194,5 +195,47 @@ describe('GET /v1/realtime with hostile peers', () => {
     expect(logs).toHaveLength(1);
     expect(JSON.parse(logs[0]!.other)).toMatchObject({ ws: true, responses: 0 });
     expect(heldOf(userId)).toBe(0);
+  });
+
+  it('an upgrade the WebSocket handshake refuses after admission gives its success slot back', async () => {
+    const names = ['ModelRequestRateLimitSuccessCount', 'ModelRequestRateLimitDurationMinutes', 'ModelRequestRateLimitEnabled'] as const;
+    const saved = names.map((name) => server.ctx.options.get(name));
+    // One success in flight or billed per 10 minutes.
+    await setOption(server.ctx, 'ModelRequestRateLimitSuccessCount', '1');
+    await setOption(server.ctx, 'ModelRequestRateLimitDurationMinutes', '10');
+    await setOption(server.ctx, 'ModelRequestRateLimitEnabled', 'true');
+    try {
+      const userId = await createRelayUser(server.ctx);
+      const token = await createRelayToken(server.ctx, userId);
+      await createRelayChannel(server.ctx, { key: 'slot-key', baseURL: upstream.url, models: ['gpt-4o-realtime-preview-2024-10-01'] });
+      // Admitted (token, model, rate limit), then refused by the handshake itself: an unsupported version.
+      for (let i = 0; i < 2; i += 1) {
+        const refused = await rawRequest(server.url, {
+          method: 'GET',
+          path: '/v1/realtime?model=gpt-4o-realtime-preview-2024-10-01',
+          headers: {
+            Authorization: `Bearer ${token.apiKey}`,
+            Connection: 'Upgrade',
+            Upgrade: 'websocket',
+            'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            'Sec-WebSocket-Version': '99',
+          },
+          size: 0,
+          read: 'while-sending',
+          holdMs: 500,
+        });
+        // Not 429: the first refusal did not keep the slot.
+        expect(refused.status).toBe(400);
+      }
+      const client = openClient(`${wsBase}/v1/realtime?model=gpt-4o-realtime-preview-2024-10-01`, {
+        headers: { Authorization: `Bearer ${token.apiKey}` },
+      });
+      await client.opened;
+      await waitFor(() => eventTypes(client.frames).includes('session.created'), 'session.created');
+      client.socket.close(1000);
+      await client.closed;
+    } finally {
+      for (const [i, name] of names.entries()) await setOption(server.ctx, name, saved[i]!);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { resolveAutoGroup } from '../routing/auto-group.js';
 import { estimateHold } from '../billing/quota.js';
 import { authenticateToken, checkModelAllowed, type RelayCaller } from '../pipeline/authenticate.js';
 import { recordFailedCall } from '../ledger/error-log.js';
-import { checkModelRateLimit } from '../pipeline/rate-limit.js';
+import { checkModelRateLimit, releaseSuccessSlot } from '../pipeline/rate-limit.js';
 import { observeFailed } from '../pipeline/call-metrics.js';
 import { sendRelayError } from './send-error.js';
 import type { RelayState } from '../state.js';
@@ -120,7 +120,15 @@ export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContex
       {
         websocket: true,
         preHandler: async (request) => {
-          prepared.set(request, await prepareRealtime(ctx, relay, request));
+          const realtime = await prepareRealtime(ctx, relay, request);
+          prepared.set(request, realtime);
+          // The handshake may still fail after admission (ws refuses it, or the client is gone) and then
+          // no session starts: the success slot goes back once the connection closes without one.
+          const giveBack = () => {
+            if (prepared.delete(request)) releaseSuccessSlot(ctx, realtime.successSlot);
+          };
+          if (request.raw.socket.destroyed) giveBack();
+          else request.raw.socket.once('close', giveBack);
         },
       },
       (socket, request) => {
