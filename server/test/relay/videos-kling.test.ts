@@ -46,6 +46,9 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
     kling = await startKlingUpstream('ak-kling', 'sk-kling-secret');
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
+    // The local CDN stands in for a public one: addresses an upstream names are read under the SSRF protection.
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
     channelId = await createRelayChannel(server.ctx, { type: 50, key: 'ak-kling|sk-kling-secret', baseURL: kling.url, models: [model] });
     badChannelId = await createRelayChannel(server.ctx, {
       type: 50,

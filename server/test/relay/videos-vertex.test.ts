@@ -79,6 +79,9 @@ describe.each(storageKinds())('Veo on Vertex AI on %s', (kind) => {
     vertex = await startVertexVeoUpstream();
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
+    // The local storage stands in for a public one: addresses an upstream names are read under the SSRF protection.
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
     await setOption(
       server.ctx,
       'ModelPrice',

@@ -37,6 +37,9 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     veo = await startVeoUpstream('AIza-veo');
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
+    // The local storage stands in for a public one: addresses an upstream names are read under the SSRF protection.
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
     channelId = await createRelayChannel(server.ctx, { type: 24, key: 'AIza-veo', baseURL: veo.url, models: [model] });
     user = await newCaller(100_000_000);
     other = await newCaller(100_000_000);

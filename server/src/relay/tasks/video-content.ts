@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { blockedCause, callbackDispatcher, fetchGuardOf, outboundUrlProblem } from '../../lib/outbound-guard.js';
 import { RelayError, UpstreamError } from '../errors.js';
 import type { UpstreamRequest, UpstreamResponse } from '../providers/types.js';
 import { sendUpstream } from '../providers/upstream-request.js';
@@ -14,7 +15,11 @@ const unavailable = () => new RelayError(502, 'video_content_unavailable', 'æ— æ
 /**
  * A finished video's bytes, fetched from its channel for its owner (the caller checked ownership):
  * the upstream's storage address never reaches the client. Redirects are followed by hand, so the
- * channel's key goes to no host but its own.
+ * channel's key goes to no host but its own. A request the provider gave the channel's credentials
+ * (its own host, or the storage it reads with them) is sent as the relay sends; one without them goes
+ * to an address only the upstream named (a CDN, a redirect elsewhere), so it is sent under the SSRF
+ * protection (lib/outbound-guard.ts), as the Midjourney image proxy is: a hostile upstream cannot have
+ * a caller read the gateway's own network (a cloud metadata service) through it.
  */
 export async function fetchVideoContent(
   ctx: AppContext,
@@ -33,11 +38,20 @@ export async function fetchVideoContent(
     if (error instanceof RelayError && !(error instanceof UpstreamError)) throw error;
     throw unavailable();
   }
+  const guard = fetchGuardOf(ctx.options);
   for (let hop = 0; hop <= maxRedirects; hop += 1) {
+    const isChannelOwn = Object.keys(request.headers).length > 0;
+    const problem = isChannelOwn ? null : outboundUrlProblem(request.url, guard);
+    if (problem) {
+      relay.log.warn({ taskId: row.task_id, reason: problem }, 'video address refused by the SSRF protection');
+      throw unavailable();
+    }
     let response: UpstreamResponse;
     try {
-      response = await sendUpstream(channel.adapter, request, { ...timeouts, dispatcher: relay.dispatcher });
-    } catch {
+      const dispatcher = isChannelOwn ? relay.dispatcher : callbackDispatcher(ctx.config.extraCaFile, guard);
+      response = await sendUpstream(channel.adapter, request, { ...timeouts, dispatcher });
+    } catch (error) {
+      if (blockedCause(error)) relay.log.warn({ taskId: row.task_id }, 'video address refused by the SSRF protection');
       throw unavailable();
     }
     const location = response.headers.location;
