@@ -8,15 +8,15 @@ import { videoPlatform } from './video.js';
 export const sunoPlatform: PolledPlatform = {
   table: 'tasks',
   platform: 'suno',
-  fetch: async (channel, target, upstreamIds) =>
-    (await fetchSunoTasks(channel.adapter!, target, upstreamIds)).map(({ data, ...state }) => ({ ...state, columns: { data } })),
+  fetch: async (channel, target, upstreamIds, signal) =>
+    (await fetchSunoTasks(channel.adapter!, target, upstreamIds, signal)).map(({ data, ...state }) => ({ ...state, columns: { data } })),
 };
 
 /** Midjourney drawings, in `midjourneys`, polled by list-by-condition; the notify hook is told of changes. */
 export const midjourneyPlatform: PolledPlatform = {
   table: 'midjourneys',
-  fetch: async (channel, target, upstreamIds) =>
-    (await fetchMjTasks(channel.adapter!, target, upstreamIds)).map((state) => ({
+  fetch: async (channel, target, upstreamIds, signal) =>
+    (await fetchMjTasks(channel.adapter!, target, upstreamIds, signal)).map((state) => ({
       upstreamId: state.upstreamId,
       status: state.status,
       failReason: state.failReason,

@@ -19,6 +19,8 @@ import type { RelayState } from '../state.js';
 /** A lease outlives one poll of a batch; a crashed instance's tasks are free again after it. */
 const leaseSeconds = 120;
 const batchSize = 100;
+/** How long one channel's answer to a poll is awaited, whatever it does (stalls, trickles): well inside a lease. */
+const defaultFetchDeadlineMs = 60_000;
 
 /** What a poll learns of one upstream task, in the gateway's terms. */
 export interface TaskUpdate {
@@ -46,7 +48,8 @@ export interface PolledPlatform {
   table: TaskTable;
   /** In `tasks`, the platform column's value; `midjourneys` holds one platform. */
   platform?: string;
-  fetch(channel: RelayChannel, target: UpstreamTarget, upstreamIds: string[]): Promise<TaskUpdate[]>;
+  /** `signal` ends at the poll's deadline: the requests stop, and what was read by then may be answered. */
+  fetch(channel: RelayChannel, target: UpstreamTarget, upstreamIds: string[], signal: AbortSignal): Promise<TaskUpdate[]>;
   /** Told after a task's status or progress changed (Midjourney's notify hook). */
   changed?(ctx: AppContext, relay: TaskRelay, taskId: string): void;
 }
@@ -70,6 +73,7 @@ export class TaskPoller {
     private readonly relay: TaskRelay,
     private readonly platforms: readonly PolledPlatform[],
     private readonly log: (error: unknown) => void,
+    private readonly options: { fetchDeadlineMs?: number } = {},
   ) {}
 
   start(intervalSeconds: number): void {
@@ -168,11 +172,7 @@ export class TaskPoller {
         await failAndRefund(this.ctx, this.relay, platform.table, task.taskId, `渠道 #${channelId} 已不存在或不可用`).catch(this.log);
       return;
     }
-    const updates = await platform.fetch(
-      channel,
-      targetOf(channel, this.relay.dispatcher),
-      tasks.map((task) => task.upstreamId),
-    );
+    const updates = await this.fetchInTime(platform, channel, tasks);
     const byUpstream = new Map(updates.map((update) => [update.upstreamId, update]));
     for (const task of tasks) {
       const update = byUpstream.get(task.upstreamId);
@@ -187,6 +187,37 @@ export class TaskPoller {
       );
       if (isStored && (update.status !== task.status || update.progress !== task.progress))
         platform.changed?.(this.ctx, this.relay, task.taskId);
+    }
+  }
+
+  /**
+   * A channel's answer within the deadline: its requests are aborted then (an upstream that stalls or
+   * trickles forever holds up neither the poll nor the other channels, nor keeps a connection), and a
+   * platform that would not stop is not waited for past half as long again (its late answer is dropped).
+   * The tasks are not failed for it: they are asked again at the next poll, and time out as any other.
+   */
+  private async fetchInTime(platform: PolledPlatform, channel: RelayChannel, tasks: PolledTask[]): Promise<TaskUpdate[]> {
+    const deadlineMs = this.options.fetchDeadlineMs ?? defaultFetchDeadlineMs;
+    const deadline = new AbortController();
+    const timers: NodeJS.Timeout[] = [];
+    const late = new Promise<never>((_resolve, reject) => {
+      timers.push(setTimeout(() => deadline.abort(), deadlineMs));
+      timers.push(
+        setTimeout(() => reject(new Error(`渠道 #${channel.id} 的任务查询超过 ${deadlineMs * 1.5} ms 未结束`)), deadlineMs * 1.5),
+      );
+    });
+    const fetching = platform.fetch(
+      channel,
+      targetOf(channel, this.relay.dispatcher),
+      tasks.map((task) => task.upstreamId),
+      deadline.signal,
+    );
+    // An answer that comes after the race is over is nobody's: never an unhandled rejection.
+    fetching.catch(() => undefined);
+    try {
+      return await Promise.race([fetching, late]);
+    } finally {
+      for (const timer of timers) clearTimeout(timer);
     }
   }
 

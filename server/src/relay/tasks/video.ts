@@ -21,7 +21,8 @@ import { submitTask } from './submit.js';
  */
 export interface VideoProvider {
   submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string>;
-  fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]>;
+  /** `signal` ends a poll that takes too long: the states read by then are answered. */
+  fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[], signal?: AbortSignal): Promise<VideoState[]>;
   download(target: UpstreamTarget, uri: string): UpstreamRequest | Promise<UpstreamRequest>;
   refusal?(channel: RelayChannel, model: string): string | null;
 }
@@ -47,8 +48,8 @@ const providerOf = (channel: RelayChannel): VideoProvider | undefined => videoPr
 export const videoPlatform: PolledPlatform = {
   table: 'tasks',
   platform: 'video',
-  fetch: async (channel, target, upstreamIds) =>
-    (await (providerOf(channel)?.fetch(channel.adapter!, target, upstreamIds) ?? Promise.resolve([]))).map((state) => ({
+  fetch: async (channel, target, upstreamIds, signal) =>
+    (await (providerOf(channel)?.fetch(channel.adapter!, target, upstreamIds, signal) ?? Promise.resolve([]))).map((state) => ({
       upstreamId: state.upstreamId,
       status: state.status,
       failReason: state.failReason,

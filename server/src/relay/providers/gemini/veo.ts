@@ -57,10 +57,16 @@ export function veoStateOf(upstreamId: string, json: Json): VideoState {
   return { upstreamId, status: 'SUCCESS', failReason: '', progress: '100%', uris };
 }
 
-/** Polls each operation (`GET {base}/v1beta/{name}`); one that cannot be read now is left for the next poll. */
-export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]> {
+/** Polls each operation (`GET {base}/v1beta/{name}`); one that cannot be read now (or by `signal`'s end) is left for the next poll. */
+export async function fetchVeoStates(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  upstreamIds: string[],
+  signal?: AbortSignal,
+): Promise<VideoState[]> {
   const states: VideoState[] = [];
   for (const name of upstreamIds) {
+    if (signal?.aborted) break;
     if (!operationName.test(name)) continue;
     const request: UpstreamRequest = {
       url: `${geminiBase(target.baseURL)}/v1beta/${name}`,
@@ -68,7 +74,7 @@ export async function fetchVeoStates(adapter: ProviderAdapter, target: UpstreamT
       headers: geminiHeaders(target),
       body: '',
     };
-    const json = await sendTaskJson(adapter, target, request, 'Veo').catch(() => null);
+    const json = await sendTaskJson(adapter, target, request, 'Veo', signal).catch(() => null);
     if (json && typeof json === 'object' && !Array.isArray(json)) states.push(veoStateOf(name, json as Json));
   }
   return states;

@@ -107,12 +107,19 @@ export async function checkKlingHealth(adapter: ProviderAdapter, target: Upstrea
   }
 }
 
-/** Polls each task; one that cannot be read now is left for the next poll. */
-export async function fetchKlingStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]> {
+/** Polls each task; one that cannot be read now (or by `signal`'s end) is left for the next poll. */
+export async function fetchKlingStates(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  upstreamIds: string[],
+  signal?: AbortSignal,
+): Promise<VideoState[]> {
   const states: VideoState[] = [];
   for (const upstreamId of upstreamIds) {
+    if (signal?.aborted) break;
     if (!upstreamIdPattern.test(upstreamId)) continue;
-    const json = (await sendTaskJson(adapter, target, klingQueryRequest(target, upstreamId), 'Kling').catch(() => null)) as Json | null;
+    const request = klingQueryRequest(target, upstreamId);
+    const json = (await sendTaskJson(adapter, target, request, 'Kling', signal).catch(() => null)) as Json | null;
     const data = json?.code === 0 ? json.data : null;
     if (data && typeof data === 'object' && !Array.isArray(data)) states.push(klingStateOf(upstreamId, data as Json));
   }

@@ -122,8 +122,13 @@ function taskStateOf(item: unknown): MjTaskState | null {
 }
 
 /** Polls `POST {base}/mj/task/list-by-condition {ids}` (an array of task objects). */
-export async function fetchMjTasks(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<MjTaskState[]> {
-  const json = await sendTaskJson(adapter, target, mjListRequest(target, upstreamIds), 'Midjourney');
+export async function fetchMjTasks(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  upstreamIds: string[],
+  signal?: AbortSignal,
+): Promise<MjTaskState[]> {
+  const json = await sendTaskJson(adapter, target, mjListRequest(target, upstreamIds), 'Midjourney', signal);
   if (!Array.isArray(json))
     throw new UpstreamError(502, 'Midjourney 上游的任务列表不是数组', 'upstream_bad_response', JSON.stringify(json ?? null).slice(0, 2000));
   return json.map(taskStateOf).filter((state): state is MjTaskState => state !== null);

@@ -11,13 +11,15 @@ const maxBytes = 4 * 1024 * 1024;
  * Sends one request of a task platform (Suno, Midjourney) over the one request path and reads its
  * JSON answer, bounded. Anything the upstream does wrong (no connection, a non-2xx, a bad answer) is
  * an UpstreamError; any other error is the gateway's. A non-2xx throws an UpstreamError with the provider's message and status
- * (failover decides on it); a 2xx that is not JSON is a 502.
+ * (failover decides on it); a 2xx that is not JSON is a 502. `signal` ends the request and the reading
+ * of its answer (the poller's deadline: an answer that trickles in forever is no answer).
  */
 export async function sendTaskJson(
   adapter: ProviderAdapter,
   target: UpstreamTarget,
   request: UpstreamRequest,
   platform: string,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   // Serialised before the connection: a body the gateway cannot write is its own failure, not the channel's.
   const { body } = request;
@@ -27,7 +29,7 @@ export async function sendTaskJson(
       : request;
   let response: UpstreamResponse;
   try {
-    response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher });
+    response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher, signal });
   } catch (error) {
     throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
   }

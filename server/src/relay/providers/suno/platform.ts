@@ -17,8 +17,8 @@ export interface SunoTaskState {
 
 const sunoStatuses = new Set(['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'FAILURE', 'SUCCESS', 'UNKNOWN']);
 
-async function postJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest): Promise<Json> {
-  const json = await sendTaskJson(adapter, target, request, 'Suno');
+async function postJson(adapter: ProviderAdapter, target: UpstreamTarget, request: UpstreamRequest, signal?: AbortSignal): Promise<Json> {
+  const json = await sendTaskJson(adapter, target, request, 'Suno', signal);
   if (json && typeof json === 'object' && !Array.isArray(json)) return json as Json;
   throw new UpstreamError(502, 'Suno 上游返回的不是 JSON 对象', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
 }
@@ -43,8 +43,13 @@ export async function submitSunoTask(
 }
 
 /** Polls the upstream tasks `{code:"success", data:[{task_id, status, fail_reason, …, data}]}`. */
-export async function fetchSunoTasks(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<SunoTaskState[]> {
-  const json = await postJson(adapter, target, sunoFetchRequest(target, upstreamIds));
+export async function fetchSunoTasks(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  upstreamIds: string[],
+  signal?: AbortSignal,
+): Promise<SunoTaskState[]> {
+  const json = await postJson(adapter, target, sunoFetchRequest(target, upstreamIds), signal);
   const list = Array.isArray(json.data) ? (json.data as Json[]) : [];
   return list
     .filter((item) => item && typeof item === 'object' && typeof item.task_id === 'string')

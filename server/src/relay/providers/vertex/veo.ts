@@ -120,12 +120,18 @@ export function vertexVeoStateOf(upstreamId: string, json: Json): VideoState {
 
 /**
  * Polls each operation (`POST …/models/{model}:fetchPredictOperation {operationName}`, in the operation's
- * own region); one that cannot be read now is left for the next poll.
+ * own region); one that cannot be read now (or by `signal`'s end) is left for the next poll.
  */
-export async function fetchVertexVeoStates(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[]): Promise<VideoState[]> {
+export async function fetchVertexVeoStates(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  upstreamIds: string[],
+  signal?: AbortSignal,
+): Promise<VideoState[]> {
   const states: VideoState[] = [];
   let token: string | null = null;
   for (const name of upstreamIds) {
+    if (signal?.aborted) break;
     const match = operationName.exec(name);
     if (!match || !isVertexRegion(match[2])) continue;
     const [, project, region, model] = match;
@@ -139,7 +145,7 @@ export async function fetchVertexVeoStates(adapter: ProviderAdapter, target: Ups
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: { operationName: name },
     };
-    const json = await sendTaskJson(adapter, target, request, 'Vertex AI Veo').catch(() => null);
+    const json = await sendTaskJson(adapter, target, request, 'Vertex AI Veo', signal).catch(() => null);
     if (json && typeof json === 'object' && !Array.isArray(json)) states.push(vertexVeoStateOf(name, json as Json));
   }
   return states;

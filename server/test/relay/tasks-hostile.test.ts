@@ -1,0 +1,92 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { taskPlatforms } from '../../src/relay/tasks/platforms.js';
+import { TaskPoller } from '../../src/relay/tasks/poller.js';
+import { listenLocal, sendJson } from '../helpers/local-http.js';
+import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
+import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { storageKinds } from '../helpers/test-storage.js';
+
+const quotaPerUnit = 500_000;
+const musicQuota = 0.1 * quotaPerUnit;
+
+/** The poller against upstreams that do not play fair: whatever one channel does, the others are polled and nothing is billed twice. */
+describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) => {
+  let server: TestServer;
+  let suno: SunoUpstream;
+  /** A Suno proxy that accepts tasks, then answers each fetch one byte at a time, forever. */
+  let trickle: http.Server;
+  const sockets = new Set<Socket>();
+  let fetchesStarted = 0;
+  let user: { id: number; key: string };
+
+  const call = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${user.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (res) => (await res.json()) as { code: string; data: string });
+  const task = (taskId: string) =>
+    server.ctx.storage.db
+      .selectFrom('tasks')
+      .select(['status', 'lease_owner', 'quota'])
+      .where('task_id', '=', taskId)
+      .executeTakeFirstOrThrow();
+
+  beforeAll(async () => {
+    suno = await startSunoUpstream('suno-key');
+    let next = 0;
+    trickle = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url?.startsWith('/suno/submit/')) return sendJson(res, 200, { code: 'success', message: '', data: `slow-${(next += 1)}` });
+        fetchesStarted += 1;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"code":"success","data":[');
+        const drip = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(drip));
+      });
+    });
+    trickle.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    const trickleUrl = await listenLocal(trickle);
+    server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
+    await setOption(server.ctx, 'TaskEnabled', 'true');
+    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1, suno_lyrics: 0.02 }));
+    // Music goes to the trickling proxy, lyrics to a sound one.
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickleUrl, models: ['suno_music'] });
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_lyrics'] });
+    const id = await createRelayUser(server.ctx, { quota: 1_000_000 });
+    user = { id, key: (await createRelayToken(server.ctx, id, { remainQuota: 1_000_000 })).key };
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await suno?.close();
+    trickle?.closeAllConnections();
+    await new Promise<void>((resolve) => trickle?.close(() => resolve()));
+  });
+
+  it("an answer that never ends holds up neither the poll nor the other channels' tasks, and costs its task nothing", async () => {
+    const slow = await call('/suno/submit/music', { prompt: 'never ends' });
+    suno.nextScript([{ status: 'SUCCESS' }]);
+    const sound = await call('/suno/submit/lyrics', { prompt: 'ends' });
+    expect([slow.code, sound.code]).toEqual(['success', 'success']);
+    const poller = new TaskPoller(server.ctx, server.relay, taskPlatforms, () => undefined, { fetchDeadlineMs: 300 });
+    const outcome = await Promise.race([
+      poller.pollOnce().then(() => 'polled'),
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 5000)),
+    ]);
+    expect(outcome).toBe('polled');
+    expect(fetchesStarted).toBe(1);
+    expect((await task(sound.data)).status).toBe('SUCCESS');
+    // The slow channel's task is neither failed nor refunded for it: still charged, free for the next poll.
+    expect(await task(slow.data)).toEqual({ status: 'SUBMITTED', lease_owner: '', quota: musicQuota });
+    // The connection it held is let go, not left open to drip forever.
+    for (let wait = 0; wait < 50 && sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sockets.size).toBe(0);
+  });
+});
