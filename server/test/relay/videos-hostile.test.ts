@@ -35,6 +35,8 @@ describe.each(storageKinds())('videos from a hostile upstream on %s', (kind) => 
     veo = await startVeoUpstream('AIza-veo');
     internal = http.createServer((req, res) => {
       reads.push(req.url ?? '');
+      if (req.url?.startsWith('/page'))
+        return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<script>steal(document.cookie)</script>');
       res.writeHead(200, { 'content-type': 'video/mp4' }).end('iam-credentials');
     });
     internalUrl = await listenLocal(internal);
@@ -73,6 +75,26 @@ describe.each(storageKinds())('videos from a hostile upstream on %s', (kind) => 
       expect(reads).toEqual(['/latest/meta-data/']);
       expect(await statusOf(openai().videos.downloadContent(redirected.id))).toBe(200);
       expect(veo.storageRequests).toHaveLength(storageBefore + 1);
+    } finally {
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
+    }
+  });
+
+  it("never answers the upstream's own content type: a page it calls a video is no page on the gateway's origin", async () => {
+    const video = await openai().videos.create({ model, prompt: 'A page', seconds: '4' });
+    veo.uris.set(`op${operationCount()}`, `${internalUrl}/page.mp4`);
+    await pollTasks(server, 2);
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    try {
+      // The Gemini download takes the key in the query: a link a browser opens as a page.
+      const id = video.id.replace(/^video_/, '');
+      const opened = await fetch(`${server.url}/v1beta/files/${id}:download?alt=media&key=${user.key}`);
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('content-type')).toBe('video/mp4');
+      expect(opened.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await opened.text()).toContain('<script>');
+      const content = await openai().videos.downloadContent(video.id);
+      expect(content.headers.get('content-type')).toBe('video/mp4');
     } finally {
       await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
     }

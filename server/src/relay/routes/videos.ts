@@ -82,7 +82,11 @@ export async function sendVideoContent(
 ): Promise<FastifyReply> {
   const row = await ownVideo(ctx, userId, taskId);
   const content = await fetchVideoContent(ctx, relay, row);
-  return reply.header('content-type', content.contentType).header('cache-control', 'private, no-store').send(content.body);
+  return reply
+    .header('content-type', content.contentType)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'private, no-store')
+    .send(content.body);
 }
 
 /**

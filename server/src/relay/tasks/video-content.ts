@@ -13,6 +13,15 @@ const timeouts = { headersTimeout: 60_000, bodyTimeout: 120_000 };
 const unavailable = () => new RelayError(502, 'video_content_unavailable', '无法从上游取得视频内容', true, 'upstream_error');
 
 /**
+ * The content type a video is answered with: the upstream's when it names a video, else MP4 (what every
+ * video provider makes). Never the upstream's word as such: a `text/html` answer would be a page on the
+ * gateway's origin, and the Gemini download (`?key=`) is a link a browser opens.
+ */
+function videoTypeOf(type: unknown): string {
+  return typeof type === 'string' && /^video\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'video/mp4';
+}
+
+/**
  * A finished video's bytes, fetched from its channel for its owner (the caller checked ownership):
  * the upstream's storage address never reaches the client. Redirects are followed by hand, so the
  * channel's key goes to no host but its own. A request the provider gave the channel's credentials
@@ -73,8 +82,7 @@ export async function fetchVideoContent(
       await response.body.dump?.().catch(() => undefined);
       throw unavailable();
     }
-    const type = response.headers['content-type'];
-    return { contentType: typeof type === 'string' && type ? type : 'video/mp4', body: response.body };
+    return { contentType: videoTypeOf(response.headers['content-type']), body: response.body };
   }
   throw unavailable();
 }
