@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskPlatforms } from '../../src/relay/tasks/platforms.js';
 import { TaskPoller } from '../../src/relay/tasks/poller.js';
 import { listenLocal, sendJson } from '../helpers/local-http.js';
+import { startMjUpstream, type MjUpstream } from '../helpers/mj-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -16,6 +17,11 @@ const musicQuota = 0.1 * quotaPerUnit;
 describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) => {
   let server: TestServer;
   let suno: SunoUpstream;
+  let mj: MjUpstream;
+  /** A caller's notify hook that answers one byte at a time, forever. */
+  let hook: http.Server;
+  let hookUrl: string;
+  const hookSockets = new Set<Socket>();
   /** A Suno proxy that accepts tasks, then answers each fetch one byte at a time, forever. */
   let trickle: http.Server;
   const sockets = new Set<Socket>();
@@ -54,9 +60,27 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
       socket.on('close', () => sockets.delete(socket));
     });
     const trickleUrl = await listenLocal(trickle);
+    mj = await startMjUpstream('mj-key');
+    hook = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => res.write('.'), 500);
+      res.on('close', () => clearInterval(drip));
+    });
+    hook.on('connection', (socket) => {
+      hookSockets.add(socket);
+      socket.on('close', () => hookSockets.delete(socket));
+    });
+    hookUrl = `${await listenLocal(hook)}/hook`;
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
-    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1, suno_lyrics: 0.02 }));
+    await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1, suno_lyrics: 0.02, mj_imagine: 0.1 }));
+    await setOption(server.ctx, 'DrawingEnabled', 'true');
+    await setOption(server.ctx, 'MjNotifyEnabled', 'true');
+    // The hook is on this host: the SSRF protection is told to allow it.
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
+    await createRelayChannel(server.ctx, { type: 2, key: 'mj-key', baseURL: mj.url, models: ['mj_imagine'] });
     // Music goes to the trickling proxy, lyrics to a sound one.
     await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickleUrl, models: ['suno_music'] });
     await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_lyrics'] });
@@ -66,6 +90,9 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
   afterAll(async () => {
     await server?.stop();
     await suno?.close();
+    await mj?.close();
+    hook?.closeAllConnections();
+    await new Promise<void>((resolve) => hook?.close(() => resolve()));
     trickle?.closeAllConnections();
     await new Promise<void>((resolve) => trickle?.close(() => resolve()));
   });
@@ -89,4 +116,15 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
     for (let wait = 0; wait < 50 && sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sockets.size).toBe(0);
   });
+
+  it('a notify hook that answers forever is let go after the hook timeout, not kept open for days', async () => {
+    mj.nextScript([{ status: 'IN_PROGRESS', progress: '10%' }]);
+    const submitted = await call('/mj/submit/imagine', { prompt: 'a cat', notifyHook: hookUrl });
+    const poller = new TaskPoller(server.ctx, server.relay, taskPlatforms, () => undefined, { fetchDeadlineMs: 300 });
+    await poller.pollOnce();
+    expect(submitted).toMatchObject({ code: 1 });
+    await expect.poll(() => hookSockets.size, { timeout: 2000 }).toBe(1);
+    // The hook's timeout is 10 s: its dripping answer does not keep the connection past it.
+    await expect.poll(() => hookSockets.size, { timeout: 15_000, interval: 250 }).toBe(0);
+  }, 25_000);
 });

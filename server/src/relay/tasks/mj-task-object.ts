@@ -47,8 +47,9 @@ const hookTimeoutMs = 10_000;
 
 /**
  * MjNotifyEnabled: the caller's `notifyHook` is POSTed the task object when its status or progress
- * changed. One attempt with a short timeout; a failing hook is logged, never retried or billed. The
- * hook is the caller's URL: under the SSRF guard (lib/outbound-guard.ts) it reaches public addresses only.
+ * changed. One attempt within a short timeout (its answer too); a failing hook is logged, never retried
+ * or billed. The hook is the caller's URL: under the SSRF guard (lib/outbound-guard.ts) it reaches
+ * public addresses only.
  */
 export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'log'>, mjId: string): void {
   if (!ctx.options.bool('MjNotifyEnabled')) return;
@@ -68,6 +69,8 @@ export function notifyMjHook(ctx: AppContext, relay: Pick<RelayState, 'log'>, mj
       dispatcher: callbackDispatcher(ctx.config.extraCaFile, guard),
       headersTimeout: hookTimeoutMs,
       bodyTimeout: hookTimeoutMs,
+      // The whole exchange, answer included: a hook that answers a byte at a time is not kept open for days.
+      signal: AbortSignal.timeout(hookTimeoutMs),
     });
     await response.body.dump();
   })().catch((error: unknown) => relay.log.warn({ mjId, err: (error as Error).message }, 'midjourney notify hook failed'));
