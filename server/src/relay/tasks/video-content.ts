@@ -21,14 +21,22 @@ function videoTypeOf(type: unknown): string {
   return typeof type === 'string' && /^video\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'video/mp4';
 }
 
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
 /**
  * A finished video's bytes, fetched from its channel for its owner (the caller checked ownership):
  * the upstream's storage address never reaches the client. Redirects are followed by hand, so the
- * channel's key goes to no host but its own. A request the provider gave the channel's credentials
- * (its own host, or the storage it reads with them) is sent as the relay sends; one without them goes
- * to an address only the upstream named (a CDN, a redirect elsewhere), so it is sent under the SSRF
- * protection (lib/outbound-guard.ts), as the Midjourney image proxy is: a hostile upstream cannot have
- * a caller read the gateway's own network (a cloud metadata service) through it.
+ * channel's key goes to no host but its own. A request on the channel's base URL origin, or one the
+ * provider gave the channel's credentials (the storage Vertex reads with them), is sent as the relay
+ * sends; any other goes to an address only the upstream named (a CDN, a redirect elsewhere), so it
+ * is sent under the SSRF protection (lib/outbound-guard.ts), as the Midjourney image proxy is: a
+ * hostile upstream cannot have a caller read the gateway's own network (a cloud metadata service).
  */
 export async function fetchVideoContent(
   ctx: AppContext,
@@ -48,8 +56,9 @@ export async function fetchVideoContent(
     throw unavailable();
   }
   const guard = fetchGuardOf(ctx.options);
+  const home = originOf(channel.baseURL);
   for (let hop = 0; hop <= maxRedirects; hop += 1) {
-    const isChannelOwn = Object.keys(request.headers).length > 0;
+    const isChannelOwn = Object.keys(request.headers).length > 0 || (home !== null && originOf(request.url) === home);
     const problem = isChannelOwn ? null : outboundUrlProblem(request.url, guard);
     if (problem) {
       relay.log.warn({ taskId: row.task_id, reason: problem }, 'video address refused by the SSRF protection');
