@@ -115,7 +115,7 @@ export async function registerMidjourneyRoutes(parent: FastifyInstance, ctx: App
           midjourneyTypes.has(channel.type)
             ? null
             : new UpstreamError(503, `渠道 #${channel.id} 不是 Midjourney 渠道`, 'channel_type_mismatch', ''),
-        send: (channel, target) => submitMjTask(channel.adapter!, target, path, body),
+        send: (channel, target, signal) => submitMjTask(channel.adapter!, target, path, body, signal),
         existingTask: async (channel, answer) => {
           if (answer.code !== 21 || typeof answer.result !== 'string') return null;
           const found = await ctx.storage.db

@@ -115,7 +115,7 @@ function registerIn(scope: FastifyInstance, ctx: AppContext, relay: RelayState):
         headers: request.headers,
         isGone: () => reply.raw.destroyed,
         newTaskId: () => `task_${randomUUID().replace(/-/g, '')}`,
-        send: (channel, target) => submitSunoTask(channel.adapter!, target, action, body),
+        send: (channel, target, signal) => submitSunoTask(channel.adapter!, target, action, body, signal),
         record: async (trx, row, upstreamId, now) => {
           await trx
             .insertInto('tasks')

@@ -13,7 +13,7 @@ import { newAttemptTrace, runAttempts, type AttemptTrace } from '../routing/atte
 import { recordFailedCall } from '../ledger/error-log.js';
 import { releaseHold, type Hold } from '../ledger/hold.js';
 import { splitFunded } from '../ledger/funding-settle.js';
-import { TaskRefusal } from '../providers/shared/task-json.js';
+import { TaskRefusal, taskExchangeMs } from '../providers/shared/task-json.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import type { RelayState } from '../state.js';
 import { chargeTask, subscriptionPartsText, type NewTask } from '../ledger/task-ledger.js';
@@ -43,8 +43,11 @@ export interface TaskSubmission<Accepted> {
   refusal?(channel: RelayChannel): UpstreamError | null;
   /** The client went away (a queued submit stops waiting). */
   isGone?(): boolean;
-  /** Submits to one channel; throws an UpstreamError when the channel refuses. */
-  send(channel: RelayChannel, target: UpstreamTarget): Promise<Accepted>;
+  /**
+   * Submits to one channel; throws an UpstreamError when the channel refuses. `signal` ends the
+   * exchange at the submit's deadline (RELAY_TIMEOUT, else taskExchangeMs), its answer included.
+   */
+  send(channel: RelayChannel, target: UpstreamTarget, signal: AbortSignal): Promise<Accepted>;
   /**
    * The caller's task the accepted answer names when the upstream says it already has it (Midjourney's
    * code 21 with an id the gateway recorded): answered with that task, not recorded or billed again.
@@ -183,6 +186,7 @@ async function submitHeld<Accepted>(
   submission: TaskSubmission<Accepted>,
   { hold, held, isRouted, startedAt, trace }: { hold: Hold; held: number; isRouted: boolean; startedAt: number; trace: AttemptTrace },
 ): Promise<Submitted<Accepted> & { isCharged: boolean }> {
+  const submitDeadlineMs = ctx.config.relayTimeoutSeconds > 0 ? ctx.config.relayTimeoutSeconds * 1000 : taskExchangeMs;
   // The token's concurrency slot, as for chat: held while the submit is in flight.
   let tokenLease: Lease = freeLease;
   try {
@@ -213,7 +217,7 @@ async function submitHeld<Accepted>(
           const target = targetOf(channel, relay.dispatcher, undefined, key);
           // Tracing on: the attempt span's traceparent goes with the submit (adapters send target.headers).
           if (trace.span !== null) trace.span.sending(target.headers, channel.baseURL, submission.model);
-          return await submission.send(channel, target);
+          return await submission.send(channel, target, AbortSignal.timeout(submitDeadlineMs));
         } catch (error) {
           // Only the upstream's own answer or connection counts against a channel (task-json.ts says which is which).
           if (error instanceof TaskRefusal || error instanceof UpstreamError || error instanceof RelayError) throw error;

@@ -20,7 +20,7 @@ import { submitTask } from './submit.js';
  * model's video (a channel type that also serves other models), skipped like a channel that makes none.
  */
 export interface VideoProvider {
-  submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string>;
+  submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk, signal?: AbortSignal): Promise<string>;
   /** `signal` ends a poll that takes too long: the states read by then are answered. */
   fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[], signal?: AbortSignal): Promise<VideoState[]>;
   download(target: UpstreamTarget, uri: string): UpstreamRequest | Promise<UpstreamRequest>;
@@ -112,7 +112,7 @@ export async function submitVideo(
       const reason = provider ? (provider.refusal?.(channel, ask.model) ?? null) : `渠道 #${channel.id} 不支持视频生成`;
       return reason === null ? null : new UpstreamError(400, reason, 'unsupported_endpoint', '');
     },
-    send: (channel, target) => providerOf(channel)!.submit(channel.adapter!, target, ask.model, ask),
+    send: (channel, target, signal) => providerOf(channel)!.submit(channel.adapter!, target, ask.model, ask, signal),
     record: async (trx, row, upstreamId, now) => {
       const properties: VideoProperties = { model: ask.model, prompt: ask.prompt, seconds: ask.seconds, size: ask.size };
       await trx

@@ -18,8 +18,14 @@ export function veoSubmitRequest(target: UpstreamTarget, model: string, ask: Vid
 }
 
 /** Submits a video: the operation's name is the upstream id. */
-export async function submitVeo(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
-  const json = (await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo')) as Json;
+export async function submitVeo(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  model: string,
+  ask: VideoAsk,
+  signal?: AbortSignal,
+): Promise<string> {
+  const json = (await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo', signal)) as Json;
   const name = json?.name;
   if (typeof name !== 'string' || !operationName.test(name)) {
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));

@@ -41,10 +41,16 @@ export function klingSubmitRequest(
 }
 
 /** Submits a video: `{endpoint}/{task_id}` is the upstream id. A refusal in a 2xx (code ≠ 0) is the request's. */
-export async function submitKling(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
+export async function submitKling(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  model: string,
+  ask: VideoAsk,
+  signal?: AbortSignal,
+): Promise<string> {
   checkAsk(ask);
   const { endpoint, request } = klingSubmitRequest(target, model, ask);
-  const json = (await sendTaskJson(adapter, target, request, 'Kling')) as Json | null;
+  const json = (await sendTaskJson(adapter, target, request, 'Kling', signal)) as Json | null;
   const code = json?.code;
   if (typeof code === 'number' && code !== 0) {
     const message = typeof json?.message === 'string' ? json.message.slice(0, 500) : '';

@@ -50,8 +50,14 @@ function submitAnswerOf(json: unknown): MjSubmitAnswer {
  * or URLs for an upload); a refusal for the request's sake throws TaskRefusal; the channel's own
  * trouble (HTTP error, queue full, system error, no task id) throws an UpstreamError (failover).
  */
-export async function submitMjTask(adapter: ProviderAdapter, target: UpstreamTarget, path: string, body: Json): Promise<MjSubmitAnswer> {
-  const answer = submitAnswerOf(await sendTaskJson(adapter, target, mjSubmitRequest(target, path, body), 'Midjourney'));
+export async function submitMjTask(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  path: string,
+  body: Json,
+  signal?: AbortSignal,
+): Promise<MjSubmitAnswer> {
+  const answer = submitAnswerOf(await sendTaskJson(adapter, target, mjSubmitRequest(target, path, body), 'Midjourney', signal));
   if (channelTroubleCodes.has(answer.code))
     throw new UpstreamError(
       503,

@@ -4,6 +4,11 @@ import type { ProviderAdapter, UpstreamRequest, UpstreamResponse, UpstreamTarget
 import { sendUpstream } from '../upstream-request.js';
 
 const timeout = { headersTimeout: 60_000, bodyTimeout: 60_000 };
+/**
+ * The whole exchange, answer included, when the caller gives no signal: undici's timeouts are idle
+ * timers, which an upstream that sends a byte now and then keeps from ever firing.
+ */
+export const taskExchangeMs = 120_000;
 /** A task proxy's answer larger than this is refused (a hostile or broken upstream). */
 const maxBytes = 4 * 1024 * 1024;
 
@@ -12,7 +17,8 @@ const maxBytes = 4 * 1024 * 1024;
  * JSON answer, bounded. Anything the upstream does wrong (no connection, a non-2xx, a bad answer) is
  * an UpstreamError; any other error is the gateway's. A non-2xx throws an UpstreamError with the provider's message and status
  * (failover decides on it); a 2xx that is not JSON is a 502. `signal` ends the request and the reading
- * of its answer (the poller's deadline: an answer that trickles in forever is no answer).
+ * of its answer (the poller's deadline, a submit's: an answer that trickles in forever is no answer);
+ * without one the exchange is bounded by `taskExchangeMs`.
  */
 export async function sendTaskJson(
   adapter: ProviderAdapter,
@@ -28,20 +34,27 @@ export async function sendTaskJson(
       ? { ...request, body: JSON.stringify(body) }
       : request;
   let response: UpstreamResponse;
+  const deadline = signal ?? AbortSignal.timeout(taskExchangeMs);
   try {
-    response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher, signal });
+    response = await sendUpstream(adapter, serialized, { ...timeout, dispatcher: target.dispatcher, signal: deadline });
   } catch (error) {
     throw new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > maxBytes) {
-      await response.body.dump?.().catch(() => undefined);
-      throw new UpstreamError(502, `${platform} 上游的回答过大`, 'upstream_bad_response', '');
+  try {
+    for await (const chunk of response.body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) {
+        await response.body.dump?.().catch(() => undefined);
+        throw new UpstreamError(502, `${platform} 上游的回答过大`, 'upstream_bad_response', '');
+      }
     }
+  } catch (error) {
+    // The answer broke off or ran past the deadline: the upstream's failure, not the gateway's.
+    if (error instanceof UpstreamError) throw error;
+    throw new UpstreamError(0, `读取上游响应失败：${(error as Error).message}`, null, '');
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (response.statusCode < 200 || response.statusCode >= 300) {

@@ -32,8 +32,9 @@ export async function submitSunoTask(
   target: UpstreamTarget,
   action: 'MUSIC' | 'LYRICS',
   body: Json,
+  signal?: AbortSignal,
 ): Promise<string> {
-  const json = await postJson(adapter, target, sunoSubmitRequest(target, action, body));
+  const json = await postJson(adapter, target, sunoSubmitRequest(target, action, body), signal);
   const id = json.data;
   if (json.code !== 'success' || typeof id !== 'string' || !id || id.length > 191) {
     const message = typeof json.message === 'string' && json.message ? json.message : 'Suno 提交失败';

@@ -81,9 +81,16 @@ export function vertexVeoSubmitRequest(
 }
 
 /** Submits a video: the operation's name is the upstream id. */
-export async function submitVertexVeo(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk): Promise<string> {
+export async function submitVertexVeo(
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  model: string,
+  ask: VideoAsk,
+  signal?: AbortSignal,
+): Promise<string> {
   const { account, token } = await accountAndToken(target);
-  const json = (await sendTaskJson(adapter, target, vertexVeoSubmitRequest(target, account, token, model, ask), 'Vertex AI Veo')) as Json;
+  const submit = vertexVeoSubmitRequest(target, account, token, model, ask);
+  const json = (await sendTaskJson(adapter, target, submit, 'Vertex AI Veo', signal)) as Json;
   const name = json?.name;
   if (typeof name !== 'string' || !operationName.test(name) || !isVertexRegion(operationName.exec(name)![2])) {
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
