@@ -139,6 +139,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['读取上游响应失败：{0}', 'Could not read the upstream response: {0}'],
   ['构造上游请求失败：{0}', 'Could not build the upstream request: {0}'],
   ['上游连接失败：{0}', 'Could not connect to the upstream: {0}'],
+  ['上游连接失败：Opening handshake has timed out', 'Could not connect to the upstream: Opening handshake has timed out'],
   ['客户端已断开', 'The client disconnected'],
 
   // Channel tests and model lists (admin, through the relay's probes)
@@ -169,6 +170,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['渠道 #{0} 不是 Midjourney 渠道', 'Channel #{0} is not a Midjourney channel'],
   ['原任务的渠道 #{0} 已不可用', "The original task's channel #{0} is no longer available"],
   ['渠道 #{0} 已不存在或不可用', 'Channel #{0} no longer exists or is unavailable'],
+  ['渠道 #{0} 的任务查询超过 {1} ms 未结束', "Channel #{0}'s task poll did not end within {1} ms"],
   ['图片不存在', 'Image not found'],
   ['图片获取失败', 'Could not fetch the image'],
   ['图片地址不被允许', 'The image address is not allowed'],
