@@ -1,9 +1,7 @@
-import http from 'node:http';
-import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskPlatforms } from '../../src/relay/tasks/platforms.js';
 import { TaskPoller } from '../../src/relay/tasks/poller.js';
-import { listenLocal, sendJson } from '../helpers/local-http.js';
+import { drip, sendJson, startWatched, type WatchedServer } from '../helpers/local-http.js';
 import { startMjUpstream, type MjUpstream } from '../helpers/mj-upstream.js';
 import { createRelayChannel, createRelayToken, createRelayUser, setOption } from '../helpers/relay-fixtures.js';
 import { startSunoUpstream, type SunoUpstream } from '../helpers/suno-upstream.js';
@@ -19,12 +17,10 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
   let suno: SunoUpstream;
   let mj: MjUpstream;
   /** A caller's notify hook that answers one byte at a time, forever. */
-  let hook: http.Server;
+  let hook: WatchedServer;
   let hookUrl: string;
-  const hookSockets = new Set<Socket>();
   /** A Suno proxy that accepts tasks, then answers each fetch one byte at a time, forever. */
-  let trickle: http.Server;
-  const sockets = new Set<Socket>();
+  let trickle: WatchedServer;
   let fetchesStarted = 0;
   let user: { id: number; key: string };
 
@@ -44,34 +40,20 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
   beforeAll(async () => {
     suno = await startSunoUpstream('suno-key');
     let next = 0;
-    trickle = http.createServer((req, res) => {
+    trickle = await startWatched((req, res) => {
       req.resume();
       req.on('end', () => {
         if (req.url?.startsWith('/suno/submit/')) return sendJson(res, 200, { code: 'success', message: '', data: `slow-${(next += 1)}` });
         fetchesStarted += 1;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"code":"success","data":[');
-        const drip = setInterval(() => res.write(' '), 50);
-        res.on('close', () => clearInterval(drip));
+        drip(res, 'application/json', '{"code":"success","data":[');
       });
     });
-    trickle.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    const trickleUrl = await listenLocal(trickle);
     mj = await startMjUpstream('mj-key');
-    hook = http.createServer((req, res) => {
+    hook = await startWatched((req, res) => {
       req.resume();
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      const drip = setInterval(() => res.write('.'), 500);
-      res.on('close', () => clearInterval(drip));
+      drip(res, 'text/plain', '', '.', 500);
     });
-    hook.on('connection', (socket) => {
-      hookSockets.add(socket);
-      socket.on('close', () => hookSockets.delete(socket));
-    });
-    hookUrl = `${await listenLocal(hook)}/hook`;
+    hookUrl = `${hook.url}/hook`;
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1, suno_lyrics: 0.02, mj_imagine: 0.1 }));
@@ -82,7 +64,7 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
     await setOption(server.ctx, 'fetch_setting.allowed_ports', '["1-65535"]');
     await createRelayChannel(server.ctx, { type: 2, key: 'mj-key', baseURL: mj.url, models: ['mj_imagine'] });
     // Music goes to the trickling proxy, lyrics to a sound one.
-    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickleUrl, models: ['suno_music'] });
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickle.url, models: ['suno_music'] });
     await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: suno.url, models: ['suno_lyrics'] });
     const id = await createRelayUser(server.ctx, { quota: 1_000_000 });
     user = { id, key: (await createRelayToken(server.ctx, id, { remainQuota: 1_000_000 })).key };
@@ -91,10 +73,8 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
     await server?.stop();
     await suno?.close();
     await mj?.close();
-    hook?.closeAllConnections();
-    await new Promise<void>((resolve) => hook?.close(() => resolve()));
-    trickle?.closeAllConnections();
-    await new Promise<void>((resolve) => trickle?.close(() => resolve()));
+    await hook?.close();
+    await trickle?.close();
   });
 
   it("an answer that never ends holds up neither the poll nor the other channels' tasks, and costs its task nothing", async () => {
@@ -113,8 +93,8 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
     // The slow channel's task is neither failed nor refunded for it: still charged, free for the next poll.
     expect(await task(slow.data)).toEqual({ status: 'SUBMITTED', lease_owner: '', quota: musicQuota });
     // The connection it held is let go, not left open to drip forever.
-    for (let wait = 0; wait < 50 && sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(sockets.size).toBe(0);
+    for (let wait = 0; wait < 50 && trickle.sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(trickle.sockets.size).toBe(0);
   });
 
   it('a notify hook that answers forever is let go after the hook timeout, not kept open for days', async () => {
@@ -123,8 +103,8 @@ describe.each(storageKinds())('task poller and hostile upstreams on %s', (kind) 
     const poller = new TaskPoller(server.ctx, server.relay, taskPlatforms, () => undefined, { fetchDeadlineMs: 300 });
     await poller.pollOnce();
     expect(submitted).toMatchObject({ code: 1 });
-    await expect.poll(() => hookSockets.size, { timeout: 2000 }).toBe(1);
+    await expect.poll(() => hook.sockets.size, { timeout: 2000 }).toBe(1);
     // The hook's timeout is 10 s: its dripping answer does not keep the connection past it.
-    await expect.poll(() => hookSockets.size, { timeout: 15_000, interval: 250 }).toBe(0);
+    await expect.poll(() => hook.sockets.size, { timeout: 15_000, interval: 250 }).toBe(0);
   }, 25_000);
 });

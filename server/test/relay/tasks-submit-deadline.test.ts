@@ -1,7 +1,5 @@
-import http from 'node:http';
-import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenLocal } from '../helpers/local-http.js';
+import { drip, startWatched, type WatchedServer } from '../helpers/local-http.js';
 import { createRelayChannel, createRelayToken, createRelayUser, flushRelay, setOption } from '../helpers/relay-fixtures.js';
 import { relayOf, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { storageKinds } from '../helpers/test-storage.js';
@@ -13,8 +11,7 @@ import { storageKinds } from '../helpers/test-storage.js';
  */
 describe.each(storageKinds())('a task submit whose answer never ends, on %s', (kind) => {
   let server: TestServer;
-  let trickle: http.Server;
-  const sockets = new Set<Socket>();
+  let trickle: WatchedServer;
   let submits = 0;
   let userId: number;
   let key: string;
@@ -22,32 +19,23 @@ describe.each(storageKinds())('a task submit whose answer never ends, on %s', (k
   const heldOf = (id: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === id)?.held;
 
   beforeAll(async () => {
-    trickle = http.createServer((req, res) => {
+    trickle = await startWatched((req, res) => {
       req.resume();
       req.on('end', () => {
         submits += 1;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"code":"success","data":"never-');
-        const drip = setInterval(() => res.write('x'), 50);
-        res.on('close', () => clearInterval(drip));
+        drip(res, 'application/json', '{"code":"success","data":"never-', 'x');
       });
     });
-    trickle.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    const trickleUrl = await listenLocal(trickle);
     server = await startTestServer({ kind, env: { TASK_POLL_INTERVAL: '0', RELAY_TIMEOUT: '1' } });
     await setOption(server.ctx, 'TaskEnabled', 'true');
     await setOption(server.ctx, 'ModelPrice', JSON.stringify({ suno_music: 0.1 }));
-    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickleUrl, models: ['suno_music'] });
+    await createRelayChannel(server.ctx, { type: 36, key: 'suno-key', baseURL: trickle.url, models: ['suno_music'] });
     userId = await createRelayUser(server.ctx, { quota });
     key = (await createRelayToken(server.ctx, userId, { remainQuota: quota })).key;
   });
   afterAll(async () => {
     await server?.stop();
-    trickle?.closeAllConnections();
-    await new Promise<void>((resolve) => trickle?.close(() => resolve()));
+    await trickle?.close();
   });
 
   it('ends at the deadline as an upstream failure, billed nothing, holding nothing, its connection closed', async () => {
@@ -73,7 +61,7 @@ describe.each(storageKinds())('a task submit whose answer never ends, on %s', (k
     expect(heldOf(userId) ?? 0).toBe(0);
     const tasks = await server.ctx.storage.db.selectFrom('tasks').select('task_id').where('user_id', '=', userId).execute();
     expect(tasks).toEqual([]);
-    for (let wait = 0; wait < 100 && sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(sockets.size).toBe(0);
+    for (let wait = 0; wait < 100 && trickle.sockets.size > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(trickle.sockets.size).toBe(0);
   });
 });
