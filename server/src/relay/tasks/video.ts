@@ -6,7 +6,7 @@ import { storableText } from '../ledger/log-rows.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import { fetchVeoStates, submitVeo, veoDownloadRequest } from '../providers/gemini/veo.js';
 import { fetchKlingStates, klingDownloadRequest, submitKling } from '../providers/kling/video.js';
-import type { VideoAsk, VideoState } from '../providers/shared/video-task.js';
+import type { SubmitVideo, VideoAsk, VideoState } from '../providers/shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../providers/types.js';
 import { fetchVertexVeoStates, submitVertexVeo, vertexVeoDownloadRequest, vertexVideoRefusal } from '../providers/vertex/veo.js';
 import type { RelayChannel } from '../routing/channel-index.js';
@@ -20,7 +20,7 @@ import { submitTask } from './submit.js';
  * model's video (a channel type that also serves other models), skipped like a channel that makes none.
  */
 export interface VideoProvider {
-  submit(adapter: ProviderAdapter, target: UpstreamTarget, model: string, ask: VideoAsk, signal?: AbortSignal): Promise<string>;
+  submit: SubmitVideo;
   /** `signal` ends a poll that takes too long: the states read by then are answered. */
   fetch(adapter: ProviderAdapter, target: UpstreamTarget, upstreamIds: string[], signal?: AbortSignal): Promise<VideoState[]>;
   download(target: UpstreamTarget, uri: string): UpstreamRequest | Promise<UpstreamRequest>;

@@ -2,7 +2,7 @@ import { UpstreamError } from '../../errors.js';
 import { sendTaskJson } from '../shared/task-json.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { geminiBase, geminiHeaders } from './api.js';
-import { veoBody, videoGet, type VideoAsk, type VideoState } from '../shared/video-task.js';
+import { veoBody, videoGet, type SubmitVideo, type VideoAsk, type VideoState } from '../shared/video-task.js';
 import type { Json } from '@modelgate/shared';
 
 /** An operation name as Veo gives it: `models/{model}/operations/{id}`; anything else is not sent back to it. */
@@ -18,20 +18,14 @@ export function veoSubmitRequest(target: UpstreamTarget, model: string, ask: Vid
 }
 
 /** Submits a video: the operation's name is the upstream id. */
-export async function submitVeo(
-  adapter: ProviderAdapter,
-  target: UpstreamTarget,
-  model: string,
-  ask: VideoAsk,
-  signal?: AbortSignal,
-): Promise<string> {
+export const submitVeo: SubmitVideo = async (adapter, target, model, ask, signal) => {
   const json = (await sendTaskJson(adapter, target, veoSubmitRequest(target, model, ask), 'Veo', signal)) as Json;
   const name = json?.name;
   if (typeof name !== 'string' || !operationName.test(name)) {
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
   }
   return name;
-}
+};
 
 const samplesOf = (response: unknown): Json[] => {
   const generated = (response as { generateVideoResponse?: { generatedSamples?: unknown } } | undefined)?.generateVideoResponse

@@ -1,6 +1,6 @@
 import { RelayError, UpstreamError } from '../../errors.js';
 import { sendTaskJson } from '../shared/task-json.js';
-import { videoGet, type VideoAsk, type VideoState } from '../shared/video-task.js';
+import { videoGet, type SubmitVideo, type VideoAsk, type VideoState } from '../shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { klingBase, klingHeaders } from './api.js';
 import type { Json } from '@modelgate/shared';
@@ -41,13 +41,7 @@ export function klingSubmitRequest(
 }
 
 /** Submits a video: `{endpoint}/{task_id}` is the upstream id. A refusal in a 2xx (code ≠ 0) is the request's. */
-export async function submitKling(
-  adapter: ProviderAdapter,
-  target: UpstreamTarget,
-  model: string,
-  ask: VideoAsk,
-  signal?: AbortSignal,
-): Promise<string> {
+export const submitKling: SubmitVideo = async (adapter, target, model, ask, signal) => {
   checkAsk(ask);
   const { endpoint, request } = klingSubmitRequest(target, model, ask);
   const json = (await sendTaskJson(adapter, target, request, 'Kling', signal)) as Json | null;
@@ -62,7 +56,7 @@ export async function submitKling(
     throw new UpstreamError(502, 'Kling 上游没有返回有效的任务 id', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
   }
   return upstreamId;
-}
+};
 
 const progressOf: Record<string, string> = { submitted: '10%', processing: '50%' };
 

@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../errors.js';
-import type { UpstreamRequest } from '../types.js';
+import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 
 /** What every video provider is given and answers (relay/tasks/video.ts keeps the table of them). */
 
@@ -15,6 +15,18 @@ export interface VideoAsk {
   /** A first frame: base64 bytes and their type. */
   image?: { mimeType: string; data: string };
 }
+
+/**
+ * Submits a video to one channel: the upstream's id of it. `signal` ends the exchange, its answer
+ * included, at the submit's deadline.
+ */
+export type SubmitVideo = (
+  adapter: ProviderAdapter,
+  target: UpstreamTarget,
+  model: string,
+  ask: VideoAsk,
+  signal?: AbortSignal,
+) => Promise<string>;
 
 /** What a poll learns of one video task (every video provider answers this). */
 export interface VideoState {

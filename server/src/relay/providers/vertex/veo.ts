@@ -1,6 +1,6 @@
 import { type RelayError, UpstreamError } from '../../errors.js';
 import { sendTaskJson } from '../shared/task-json.js';
-import { veoBody, type VideoAsk, type VideoState } from '../shared/video-task.js';
+import { veoBody, type SubmitVideo, type VideoAsk, type VideoState } from '../shared/video-task.js';
 import type { ProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types.js';
 import { isVertexRegion, regionFor, vertexHost, vertexStorageUri } from './api.js';
 import { parseVertexKey, type ServiceAccount } from './credentials.js';
@@ -81,13 +81,7 @@ export function vertexVeoSubmitRequest(
 }
 
 /** Submits a video: the operation's name is the upstream id. */
-export async function submitVertexVeo(
-  adapter: ProviderAdapter,
-  target: UpstreamTarget,
-  model: string,
-  ask: VideoAsk,
-  signal?: AbortSignal,
-): Promise<string> {
+export const submitVertexVeo: SubmitVideo = async (adapter, target, model, ask, signal) => {
   const { account, token } = await accountAndToken(target);
   const submit = vertexVeoSubmitRequest(target, account, token, model, ask);
   const json = (await sendTaskJson(adapter, target, submit, 'Vertex AI Veo', signal)) as Json;
@@ -96,7 +90,7 @@ export async function submitVertexVeo(
     throw new UpstreamError(502, 'Veo 上游没有返回有效的操作名', 'upstream_bad_response', JSON.stringify(json).slice(0, 2000));
   }
   return name;
-}
+};
 
 /** One `fetchPredictOperation` answer → its state; the videos are kept as their `gs://` addresses. */
 export function vertexVeoStateOf(upstreamId: string, json: Json): VideoState {
