@@ -82,6 +82,17 @@ export function isRetryableStatus(status: number): boolean {
   return status >= 500 && status <= 599;
 }
 
+/** How many characters of a caller's name (a model, a group) an error message repeats. */
+const maxShownNameChars = 100;
+
+/**
+ * A name the caller sent, as an error message repeats it: cut to maxShownNameChars (with `…`), so an
+ * answer never echoes a huge value back and stays short enough to be translated (lib/i18n/translate.ts).
+ */
+export function shownName(name: string): string {
+  return name.length > maxShownNameChars ? `${name.slice(0, maxShownNameChars)}…` : name;
+}
+
 export const relayErrors = {
   invalidToken: (message = '无效的令牌') => new RelayError(401, 'invalid_api_key', message),
   forbidden: (code: string, message: string) => new RelayError(403, code, message),
@@ -92,13 +103,27 @@ export const relayErrors = {
    * the SDKs do not retry — a 503 would make each of them ask three times.
    */
   noChannel: (group: string, model: string) =>
-    new RelayError(404, 'model_not_found', `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, false, 'invalid_request_error'),
+    new RelayError(
+      404,
+      'model_not_found',
+      `当前分组 ${shownName(group)} 下对于模型 ${shownName(model)} 无可用渠道`,
+      false,
+      'invalid_request_error',
+    ),
   /** A model some channel serves but no price covers: says what an admin can do about it. */
   unpriced: (model: string) =>
-    new RelayError(400, 'model_price_error', `模型 ${model} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式`),
+    new RelayError(
+      400,
+      'model_price_error',
+      `模型 ${shownName(model)} 尚未设置价格：请管理员在运营设置中为它设置模型倍率或按次价格，或开启自用模式`,
+    ),
   /** A task action (Midjourney, Suno) with no per-call price. */
   unpricedTask: (model: string) =>
-    new RelayError(400, 'model_price_error', `模型 ${model} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式`),
+    new RelayError(
+      400,
+      'model_price_error',
+      `模型 ${shownName(model)} 尚未设置按次价格：请管理员在运营设置中为它设置按次价格，或开启自用模式`,
+    ),
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
   /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
   clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),

@@ -121,6 +121,39 @@ describe('relay token auth, limits and error statuses', () => {
     });
   });
 
+  it("repeats at most 100 characters of a long model or group name, in the caller's language", async () => {
+    const token = await createRelayToken(server.ctx, userId);
+    const long = `m${'x'.repeat(4999)}`;
+    const shown = `${long.slice(0, 100)}…`;
+    const english = await errorOf(await chat(token.apiKey, { model: long }));
+    expect(english).toMatchObject({ status: 404, error: { code: 'model_not_found' } });
+    expect(english.error.message).toBe(`No available channel for model ${shown} in group default`);
+    const chinese = await errorOf(await chat(token.apiKey, { model: long }, { 'accept-language': 'zh-CN' }));
+    expect(chinese.error.message).toBe(`当前分组 default 下对于模型 ${shown} 无可用渠道`);
+
+    // The Anthropic route answers in its own shape, with the same cut name.
+    const claude = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': token.apiKey, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: long, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(claude.status).toBe(404);
+    const claudeBody = await claude.json();
+    expect(claudeBody).toMatchObject({ type: 'error', error: { message: `No available channel for model ${shown} in group default` } });
+
+    const limited = await createRelayToken(server.ctx, userId, { modelLimits: ['gpt-4o'] });
+    const refused = await errorOf(await chat(limited.apiKey, { model: long }));
+    expect(refused).toMatchObject({
+      status: 403,
+      error: { code: 'model_not_allowed', message: `This token cannot use the model ${shown}` },
+    });
+
+    // A path parameter is at most 500 characters (the router's limit; longer is a 414, test/api/bad-url.test.ts).
+    const lookup = await fetch(`${server.url}/v1/models/${long.slice(0, 400)}`, { headers: { authorization: `Bearer ${token.apiKey}` } });
+    expect(lookup.status).toBe(404);
+    expect((await lookup.json()).error.message).toBe(`The model ${shown} does not exist`);
+  });
+
   it('refuses a model with no price (400) unless self-use mode or the user setting allows it', async () => {
     const token = await createRelayToken(server.ctx, userId);
     const refused = await errorOf(await chat(token.apiKey, { model: 'unpriced-model' }, { 'accept-language': 'zh-CN' }));

@@ -4,7 +4,7 @@ import { Role } from '@modelgate/shared';
 import { mustEnrolSecondFactor, secondFactorRequiredMessage } from '../../lib/second-factors.js';
 import { readSession, sessionCookieName } from '../../lib/session.js';
 import type { AppContext } from '../../context.js';
-import { RelayError, relayErrors } from '../errors.js';
+import { RelayError, relayErrors, shownName } from '../errors.js';
 import type { RelayState } from '../state.js';
 import type { CachedToken, CachedUser } from './access-cache.js';
 import { isIpAllowed } from './ip-allow.js';
@@ -131,11 +131,11 @@ export async function authenticateSession(ctx: AppContext, relay: RelayState, re
 export function withChosenGroup(ctx: AppContext, caller: RelayCaller, bodyGroup: unknown): RelayCaller {
   if (typeof bodyGroup !== 'string' || !bodyGroup) return caller;
   const usable = usableGroups(ctx, caller.user);
-  if (!usable.has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${bodyGroup} 分组`);
+  if (!usable.has(bodyGroup)) throw relayErrors.forbidden('group_not_allowed', `无权访问 ${shownName(bodyGroup)} 分组`);
   return { ...caller, group: bodyGroup, autoGroups: bodyGroup === autoGroupName ? userAutoGroups(ctx, caller.user, usable) : null };
 }
 
 export function checkModelAllowed(caller: RelayCaller, model: string): void {
   const limits = caller.token?.modelLimits;
-  if (limits && !limits.has(model)) throw relayErrors.forbidden('model_not_allowed', `该令牌无权访问模型 ${model}`);
+  if (limits && !limits.has(model)) throw relayErrors.forbidden('model_not_allowed', `该令牌无权访问模型 ${shownName(model)}`);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { RelayError } from '../errors.js';
+import { RelayError, shownName } from '../errors.js';
 import { authenticateToken, type RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';
 import { modelsOfCaller } from '../routing/auto-group.js';
@@ -24,7 +24,7 @@ export function registerModelAndBillingRoutes(app: FastifyInstance, ctx: AppCont
   app.get<{ Params: { model: string } }>('/v1/models/:model', async (request) => {
     const caller = await authenticateToken(ctx, relay, request);
     const model = request.params.model;
-    if (!modelsFor(relay, caller).includes(model)) throw new RelayError(404, 'model_not_found', `模型 ${model} 不存在`);
+    if (!modelsFor(relay, caller).includes(model)) throw new RelayError(404, 'model_not_found', `模型 ${shownName(model)} 不存在`);
     return modelObject(model, ctx.startTime);
   });
 
