@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } from 'pino';
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
-import { installErrorHandlers } from './api/error-handler.js';
+import { installErrorHandlers, sendFrameworkError } from './api/error-handler.js';
 import { localizeMessage } from './api/localize.js';
 import { documentOnly, registerOpenApi } from './api/openapi.js';
 import { installResponseCheck } from './api/response-check.js';
@@ -161,6 +161,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // Chosen by createHttpServer (which also sets the header); app.inject() bypasses the server.
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: sendFrameworkError,
   });
   app.decorateRequest('auth', null);
   const { onRoute } = options;

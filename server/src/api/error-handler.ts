@@ -22,6 +22,26 @@ function send(request: FastifyRequest, reply: FastifyReply, status: number, mess
   return reply.send(fail(message));
 }
 
+/**
+ * Fastify's own refusals before routing (`frameworkErrors`): a URL with a malformed escape, or a path
+ * parameter longer than the router's maxParamLength. Answered in the caller's shape like any other
+ * error; Fastify's default answer has neither shape and repeats the whole path back.
+ */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message, code] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? [414, '请求地址过长', 'uri_too_long']
+      : error.code === 'FST_ERR_BAD_URL'
+        ? [400, '请求地址无效', 'invalid_url']
+        : [400, '请求无效', 'invalid_request'];
+  if (isRelayPath(request.url)) {
+    void send(request, reply, status, message, code);
+    return;
+  }
+  // No route, so no /api hook: the message is put in the caller's language here.
+  void reply.code(status).send(fail(translate(message, requestLanguage(request))));
+}
+
 /** Turns every thrown error into a 4xx/5xx answer; details of a 500 stay in the server log. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {

@@ -8,6 +8,8 @@ export const adminTexts: readonly CatalogEntry[] = [
   ['不支持的 Content-Type', 'Unsupported Content-Type'],
   ['请求体不是合法的 JSON', 'The request body is not valid JSON'],
   ['请求无效', 'Invalid request'],
+  ['请求地址过长', 'The request URL is too long'],
+  ['请求地址无效', 'The request URL is not valid'],
   ['参数错误', 'Invalid parameters'],
   ['参数超出范围或格式不正确', 'A parameter is out of range or malformed'],
   ['服务器内部错误，请联系管理员', 'Internal server error. Please contact the administrator'],
