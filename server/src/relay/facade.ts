@@ -5,7 +5,9 @@ import type { AdapterOptions } from './providers/types.js';
 import type { UpstreamError } from './errors.js';
 import type { RelayState } from './state.js';
 import type { AppContext } from '../context.js';
-import { videoContentFor } from './tasks/video-content.js';
+import { videoContentFor, videoRangeOf, type VideoContent } from './tasks/video-content.js';
+
+export type { VideoContent };
 import { AppError } from '../lib/errors.js';
 import { RelayError } from './errors.js';
 
@@ -36,8 +38,11 @@ export interface RelayFacade {
   };
   /** Told after each committed ledger flush which users' spending it wrote. */
   onUsersWritten(listener: (users: CachedUser[]) => void): void;
-  /** A finished video's bytes (the task log's preview): the viewer's own, or any for an admin (`userId` null); an AppError says why not. */
-  videoContent(ctx: AppContext, taskId: string, userId: number | null): Promise<{ contentType: string; body: AsyncIterable<Buffer> }>;
+  /**
+   * A finished video's bytes (the task log's preview): the viewer's own, or any for an admin (`userId`
+   * null); the part a `Range` header asks for, so a player can seek. An AppError says why not.
+   */
+  videoContent(ctx: AppContext, taskId: string, userId: number | null, range: string | string[] | undefined): Promise<VideoContent>;
 }
 
 export function relayFacade(relay: RelayState): RelayFacade {
@@ -52,8 +57,8 @@ export function relayFacade(relay: RelayState): RelayFacade {
     onUsersWritten: (listener) => {
       relay.usage.onUsersWritten = listener;
     },
-    videoContent: (ctx, taskId, userId) =>
-      videoContentFor(ctx, relay, taskId, userId).catch((error: unknown) => {
+    videoContent: (ctx, taskId, userId, range) =>
+      videoContentFor(ctx, relay, taskId, userId, videoRangeOf(range)).catch((error: unknown) => {
         throw asAppError(error);
       }),
   };

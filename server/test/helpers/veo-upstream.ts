@@ -24,6 +24,31 @@ export interface VeoUpstream {
   close(): Promise<void>;
 }
 
+/**
+ * Bytes as a storage service serves them (Cloud Storage, a CDN): `accept-ranges: bytes`, and one
+ * `Range: bytes=a-b` / `bytes=a-` / `bytes=-n` answered 206 with its Content-Range, or 416 past the end.
+ */
+function serveBytes(req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer): void {
+  const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+  if (!range || (range[1] === '' && range[2] === '')) {
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length, 'accept-ranges': 'bytes' });
+    return void res.end(bytes);
+  }
+  const start = range[1] === '' ? Math.max(0, bytes.length - Number(range[2])) : Number(range[1]);
+  const end = range[1] === '' || range[2] === '' ? bytes.length - 1 : Math.min(Number(range[2]), bytes.length - 1);
+  if (start >= bytes.length || start > end) {
+    res.writeHead(416, { 'content-range': `bytes */${bytes.length}` });
+    return void res.end();
+  }
+  res.writeHead(206, {
+    'content-type': 'video/mp4',
+    'content-length': end - start + 1,
+    'content-range': `bytes ${start}-${end}/${bytes.length}`,
+    'accept-ranges': 'bytes',
+  });
+  res.end(bytes.subarray(start, end + 1));
+}
+
 export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
   const bytesOf = (n: number) => Buffer.from(`\u0000\u0000\u0000\u0018ftypmp42 video ${n}`.repeat(64));
   const storageRequests: VeoUpstream['storageRequests'] = [];
@@ -31,8 +56,7 @@ export async function startVeoUpstream(key: string): Promise<VeoUpstream> {
     storageRequests.push({ path: req.url ?? '', headers: req.headers });
     const n = Number(/f(\d+)\.mp4/.exec(req.url ?? '')?.[1]);
     if (!n) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'video/mp4' });
-    res.end(bytesOf(n));
+    serveBytes(req, res, bytesOf(n));
   });
   const storageUrl = await listenLocal(storage);
   const polls = new Map<string, number>();

@@ -94,6 +94,49 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect((await ledger(user.id)).used).toBe(charged.used);
   });
 
+  it("passes a player's Range on to the storage and answers 206 with its Content-Range", async () => {
+    const created = await openai().videos.create({ model, prompt: 'Seekable', seconds: '4' });
+    await poll(2);
+    const n = Number(/op(\d+)/.exec(veo.requests.filter((request) => request.path.includes('/operations/op')).at(-1)!.path)![1]);
+    const whole = veo.bytesOf(n);
+    const url = `${server.url}/v1/videos/${created.id}/content`;
+    const get = (range?: string) =>
+      fetch(url, { headers: { authorization: `Bearer ${user.key}`, ...(range === undefined ? {} : { range }) } });
+
+    const all = await get();
+    expect(all.status).toBe(200);
+    expect(all.headers.get('accept-ranges')).toBe('bytes');
+    expect(all.headers.get('content-length')).toBe(String(whole.length));
+    expect(Buffer.from(await all.arrayBuffer())).toEqual(whole);
+
+    const part = await get('bytes=100-199');
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${whole.length}`);
+    expect(part.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(whole.subarray(100, 200));
+    // The range went with the redirect to the storage; the key did not.
+    expect(veo.storageRequests.at(-1)!.headers.range).toBe('bytes=100-199');
+    expect(veo.storageRequests.at(-1)!.headers['x-goog-api-key']).toBeUndefined();
+
+    const tail = await get('bytes=-10');
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer())).toEqual(whole.subarray(whole.length - 10));
+    // The SDK's own call with a Range header.
+    const sdk = await openai().videos.downloadContent(created.id, {}, { headers: { range: `bytes=${whole.length - 5}-` } });
+    expect(Buffer.from(await sdk.arrayBuffer())).toEqual(whole.subarray(whole.length - 5));
+
+    const past = await get(`bytes=${whole.length + 10}-`);
+    expect(past.status).toBe(416);
+    expect((await past.json()).error).toMatchObject({ code: 'range_not_satisfiable', type: 'invalid_request_error' });
+    // Several ranges, another unit or junk: the whole video, and nothing of it reaches the storage.
+    for (const ignored of ['bytes=0-1,5-6', 'items=0-1', 'bytes=abc', `bytes=0-${'9'.repeat(80)}`]) {
+      const answer = await get(ignored);
+      expect(answer.status).toBe(200);
+      expect(Buffer.from(await answer.arrayBuffer())).toEqual(whole);
+      expect(veo.storageRequests.at(-1)!.headers.range).toBeUndefined();
+    }
+  });
+
   it("lists the caller's own videos only, in pages, and deletes a finished one", async () => {
     const first = await openai().videos.create({ model, prompt: 'First', seconds: '4' });
     const second = await openai().videos.create({ model, prompt: 'Second', seconds: '4' });
@@ -269,6 +312,11 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect(preview.status).toBe(200);
     expect(preview.headers.get('content-type')).toBe('video/mp4');
     expect(preview.text).toBe(veo.bytesOf(n).toString('utf8'));
+    // The console's player seeks with a Range.
+    const seek = await owner.get(log.body.data[0].preview_url, { headers: { range: 'bytes=16-31' } });
+    expect(seek.status).toBe(206);
+    expect(seek.headers.get('content-range')).toBe(`bytes 16-31/${veo.bytesOf(n).length}`);
+    expect(seek.text).toBe(veo.bytesOf(n).subarray(16, 32).toString('utf8'));
     expect((await admin.get(log.body.data[0].preview_url)).status).toBe(200);
     const refused = await stranger.get(log.body.data[0].preview_url);
     expect(refused.status).toBe(404);

@@ -45,8 +45,8 @@ export function registerTaskLogRoutes(api: FastifyInstance, { ctx, guards, relay
     async (request, reply) => {
       const viewer = authOf(request);
       const { id } = parseInput(videoParams, request.params);
-      const content = await relay.videoContent(ctx, id, isAdminRole(viewer.role) ? null : viewer.id);
-      return reply.header('content-type', content.contentType).header('cache-control', 'private, no-store').send(content.body);
+      const content = await relay.videoContent(ctx, id, isAdminRole(viewer.role) ? null : viewer.id, request.headers.range);
+      return reply.code(content.status).headers(content.headers).send(content.body);
     },
   );
 }

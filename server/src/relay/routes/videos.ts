@@ -7,7 +7,7 @@ import { callerOf } from '../pipeline/authenticate-first.js';
 import type { RelayCaller } from '../pipeline/authenticate.js';
 import type { RelayState } from '../state.js';
 import { deleteVideo, listVideos, ownVideo, submitVideo } from '../tasks/video.js';
-import { fetchVideoContent } from '../tasks/video-content.js';
+import { fetchVideoContent, videoRangeOf } from '../tasks/video-content.js';
 import { openAiVideoOf, secondsOf, veoShapeOf } from './video-objects.js';
 import type { Json } from '@modelgate/shared';
 
@@ -72,7 +72,7 @@ const taskGate = (ctx: AppContext, caller: RelayCaller): RelayCaller => {
   return caller;
 };
 
-/** Sends a finished video's bytes to its owner. */
+/** Sends a finished video's bytes (or the range the client asked for) to its owner. */
 export async function sendVideoContent(
   ctx: AppContext,
   relay: RelayState,
@@ -81,12 +81,8 @@ export async function sendVideoContent(
   taskId: string,
 ): Promise<FastifyReply> {
   const row = await ownVideo(ctx, userId, taskId);
-  const content = await fetchVideoContent(ctx, relay, row);
-  return reply
-    .header('content-type', content.contentType)
-    .header('x-content-type-options', 'nosniff')
-    .header('cache-control', 'private, no-store')
-    .send(content.body);
+  const content = await fetchVideoContent(ctx, relay, row, videoRangeOf(reply.request.headers.range));
+  return reply.code(content.status).headers(content.headers).send(content.body);
 }
 
 /**

@@ -21,6 +21,48 @@ function videoTypeOf(type: unknown): string {
   return typeof type === 'string' && /^video\/[\w.+-]+$/i.test(type.split(';')[0]!.trim()) ? type : 'video/mp4';
 }
 
+/** A video's bytes as the client is answered: the whole video (200) or the part it asked for (206). */
+export interface VideoContent {
+  status: 200 | 206;
+  /**
+   * The answer's headers: a video content type, nosniff, no caching, and the upstream's content-length,
+   * content-range and accept-ranges when well formed.
+   */
+  headers: Record<string, string>;
+  body: AsyncIterable<Buffer>;
+}
+
+/**
+ * The one byte range a client asked for (`bytes=0-1023`, `bytes=1024-`, `bytes=-500`), passed on so a
+ * player can seek; anything else (several ranges, another unit, junk) is ignored and the whole video
+ * answered, as RFC 9110 §14.2 lets a server do.
+ */
+export function videoRangeOf(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string' || header.length > 64) return null;
+  const range = header.trim();
+  return /^bytes=(\d{1,15}-\d{0,15}|-\d{1,15})$/.test(range) ? range : null;
+}
+
+const digits = /^\d{1,15}$/;
+const contentRange = /^bytes \d{1,15}-\d{1,15}\/(\d{1,15}|\*)$/;
+
+/** The answer's headers; the upstream's length and range only when well formed (the client's player trusts them). */
+function videoHeadersOf(response: UpstreamResponse, isPartial: boolean): Record<string, string> | null {
+  const headers: Record<string, string> = {
+    'content-type': videoTypeOf(response.headers['content-type']),
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'private, no-store',
+  };
+  const { 'content-length': length, 'content-range': range, 'accept-ranges': acceptRanges } = response.headers;
+  if (typeof length === 'string' && digits.test(length)) headers['content-length'] = length;
+  if (typeof acceptRanges === 'string' && acceptRanges.trim().toLowerCase() === 'bytes') headers['accept-ranges'] = 'bytes';
+  if (isPartial) {
+    if (typeof range !== 'string' || !contentRange.test(range)) return null;
+    headers['content-range'] = range;
+  }
+  return headers;
+}
+
 const originOf = (url: string): string | null => {
   try {
     return new URL(url).origin;
@@ -42,7 +84,8 @@ export async function fetchVideoContent(
   ctx: AppContext,
   relay: RelayState,
   row: VideoRow,
-): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
+  range: string | null = null,
+): Promise<VideoContent> {
   const channelRow = await ctx.storage.db.selectFrom('channels').selectAll().where('id', '=', row.channel_id).executeTakeFirst();
   const channel = channelRow ? toRelayChannel(channelRow) : null;
   if (!channel?.adapter) throw new RelayError(503, 'channel_unavailable', `视频的渠道 #${row.channel_id} 已不可用`);
@@ -67,7 +110,9 @@ export async function fetchVideoContent(
     let response: UpstreamResponse;
     try {
       const dispatcher = isChannelOwn ? relay.dispatcher : callbackDispatcher(ctx.config.extraCaFile, guard);
-      response = await sendUpstream(channel.adapter, request, { ...timeouts, dispatcher });
+      // The range is no credential: it goes with every hop, the key only to its own origin.
+      const sent = range === null ? request : { ...request, headers: { ...request.headers, range } };
+      response = await sendUpstream(channel.adapter, sent, { ...timeouts, dispatcher });
     } catch (error) {
       if (blockedCause(error)) relay.log.warn({ taskId: row.task_id }, 'video address refused by the SSRF protection');
       throw unavailable();
@@ -87,11 +132,18 @@ export async function fetchVideoContent(
       request = { url: next.toString(), method: 'GET', headers: isSameOrigin ? request.headers : {}, body: '' };
       continue;
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
+    if (response.statusCode === 416 && range !== null) {
+      await response.body.dump?.().catch(() => undefined);
+      throw new RelayError(416, 'range_not_satisfiable', '请求的范围超出了视频的长度', false, 'invalid_request_error');
+    }
+    // 206 only for a range that was asked for; other 2xx answers (204, 203…) are no video.
+    const isPartial = response.statusCode === 206 && range !== null;
+    const headers = isPartial || response.statusCode === 200 ? videoHeadersOf(response, isPartial) : null;
+    if (!headers) {
       await response.body.dump?.().catch(() => undefined);
       throw unavailable();
     }
-    return { contentType: videoTypeOf(response.headers['content-type']), body: response.body };
+    return { status: isPartial ? 206 : 200, headers, body: response.body };
   }
   throw unavailable();
 }
@@ -102,6 +154,7 @@ export async function videoContentFor(
   relay: RelayState,
   taskId: string,
   userId: number | null,
-): Promise<{ contentType: string; body: UpstreamResponse['body'] }> {
-  return fetchVideoContent(ctx, relay, await ownVideo(ctx, userId, taskId));
+  range: string | null = null,
+): Promise<VideoContent> {
+  return fetchVideoContent(ctx, relay, await ownVideo(ctx, userId, taskId), range);
 }

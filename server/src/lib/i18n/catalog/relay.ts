@@ -51,6 +51,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['请求无法转换为渠道 #{0} 的上游格式', 'The request could not be converted to the upstream format of channel #{0}'],
   ['当前分组 {0} 下对于模型 {1} 无可用渠道', 'No available channel for model {1} in group {0}'],
   ['模型 {0} 不存在', 'The model {0} does not exist'],
+  ['请求的范围超出了视频的长度', 'The requested range is outside the video'],
   ['渠道 #{0} 不存在或已被禁用', 'Channel #{0} does not exist or is disabled'],
   ['渠道 #{0} 不支持此接口', 'Channel #{0} does not support this endpoint'],
   ['渠道 #{0} 不存在、已被禁用或不支持 Realtime', 'Channel #{0} does not exist, is disabled or does not support Realtime'],
