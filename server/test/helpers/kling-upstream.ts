@@ -27,6 +27,8 @@ export interface KlingUpstream {
   /** Task ids (`k1`, …) that end failed. */
   failing: Set<string>;
   pollsToFinish: number;
+  /** Where finished videos are: the CDN (default), or the API's own host (its `/kcdn/` path needs no token either). */
+  videoHost: 'cdn' | 'api';
   /** The bytes of video `k{n}`. */
   bytesOf(n: number): Buffer;
   close(): Promise<void>;
@@ -52,18 +54,25 @@ function verifiedPayload(authorization: string | undefined, secretKey: string): 
 export async function startKlingUpstream(accessKey: string, secretKey: string): Promise<KlingUpstream> {
   const bytesOf = (n: number) => Buffer.from(`\u0000\u0000\u0000\u0018ftypmp42 kling ${n}`.repeat(64));
   const cdnRequests: KlingUpstream['cdnRequests'] = [];
-  const cdn = http.createServer((req, res) => {
+  const serveVideo = (req: http.IncomingMessage, res: http.ServerResponse) => {
     cdnRequests.push({ path: req.url ?? '', headers: req.headers });
     const n = Number(/\/k(\d+)\.mp4/.exec(req.url ?? '')?.[1]);
     if (!n) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'video/mp4' });
     res.end(bytesOf(n));
-  });
+  };
+  const cdn = http.createServer(serveVideo);
   const cdnUrl = await listenLocal(cdn);
   const polls = new Map<string, number>();
-  const state = { requests: [] as KlingUpstream['requests'], failing: new Set<string>(), pollsToFinish: 2 };
+  const state = {
+    requests: [] as KlingUpstream['requests'],
+    failing: new Set<string>(),
+    pollsToFinish: 2,
+    videoHost: 'cdn' as KlingUpstream['videoHost'],
+  };
   let tasks = 0;
   const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/kcdn/')) return serveVideo(req, res);
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
@@ -127,7 +136,9 @@ export async function startKlingUpstream(accessKey: string, secretKey: string): 
             ...data,
             task_status: 'succeed',
             task_status_msg: '',
-            task_result: { videos: [{ id: `v${n}`, url: `${cdnUrl}/kcdn/k${n}.mp4?sign=abc`, duration: '5' }] },
+            task_result: {
+              videos: [{ id: `v${n}`, url: `${state.videoHost === 'api' ? url : cdnUrl}/kcdn/k${n}.mp4?sign=abc`, duration: '5' }],
+            },
           },
         });
       }

@@ -101,6 +101,39 @@ describe.each(storageKinds())('Kling videos on %s', (kind) => {
     expect(after.refunded).toBe(before.refunded);
   });
 
+  it("reads a video on the channel's own host as the relay does; another private host only when the root allows it", async () => {
+    const onApi = await (async () => {
+      kling.videoHost = 'api';
+      try {
+        const video = await openai().videos.create({ model, prompt: 'On the API host', seconds: seconds('5') });
+        await poll(2);
+        return video;
+      } finally {
+        kling.videoHost = 'cdn';
+      }
+    })();
+    const onCdn = await openai().videos.create({ model, prompt: 'On the CDN', seconds: seconds('5') });
+    await poll(2);
+    await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'false');
+    try {
+      const before = kling.cdnRequests.length;
+      const own = await openai().videos.downloadContent(onApi.id);
+      expect(Buffer.from(await own.arrayBuffer())).toEqual(kling.bytesOf(Number((await klingIdOf(onApi.id)).slice(1))));
+      expect(kling.cdnRequests).toHaveLength(before + 1);
+      // The CDN is another private host, which only the upstream named: refused by the SSRF protection.
+      const refused = await openai()
+        .videos.downloadContent(onCdn.id)
+        .then(
+          () => 200,
+          (error: InstanceType<typeof OpenAI.APIError>) => error.status,
+        );
+      expect(refused).toBe(502);
+      expect(kling.cdnRequests).toHaveLength(before + 1);
+    } finally {
+      await setOption(server.ctx, 'fetch_setting.allow_private_ip', 'true');
+    }
+  });
+
   it('image-to-video: the first frame as bare base64 to image2video, polled there', async () => {
     const before = await ledger(user.id);
     const image = await toFile(png, 'frame.png', { type: 'image/png' });
