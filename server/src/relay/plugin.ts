@@ -31,7 +31,7 @@ export async function registerRelay(
     lane.close();
     done();
   });
-  await (await import('./routes/realtime.js')).registerRealtimeRoute(app, ctx, relay); // GET /v1/realtime (WebSocket), docs/billing.md Realtime
+  await (await import('./routes/realtime.js')).registerRealtimeRoute(app, ctx, relay, bodies.budget); // GET /v1/realtime (WebSocket), docs/billing.md Realtime
   await app.register(async (scope) => {
     scope.setErrorHandler(sendRelayError);
     // While this process is overloaded, new calls are refused: 503 + Retry-After (lib/overload-guard.ts).

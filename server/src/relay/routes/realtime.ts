@@ -17,6 +17,8 @@ import { quotaShortfall } from '../ledger/hold.js';
 import { fundingRefusal } from '../ledger/funding-hold.js';
 import { hasRealtimeChannel, runRealtimeSession, type ActiveSessions, type RealtimeRequest } from '../realtime/session.js';
 import { keyFromSubprotocols, pickSubprotocol } from '../realtime/subprotocols.js';
+import { countClientFrames } from '../realtime/frame-budget.js';
+import type { BodyBudget } from '../../http/request-body.js';
 
 const queryString = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
@@ -99,12 +101,17 @@ async function checkRealtime(
 }
 
 /** GET /v1/realtime: the OpenAI Realtime WebSocket relayed to OpenAI (type 1) and Azure (type 3) channels. */
-export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContext, relay: RelayState): Promise<void> {
+export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContext, relay: RelayState, budget: BodyBudget): Promise<void> {
   const active: ActiveSessions = new Set();
   const prepared = new WeakMap<FastifyRequest, RealtimeRequest>();
   await app.register(async (scope) => {
     await scope.register(fastifyWebsocket, {
-      options: { perMessageDeflate: false, maxPayload: 64 * 1024 * 1024, handleProtocols: (offered) => pickSubprotocol(offered) },
+      options: {
+        perMessageDeflate: false,
+        // A client message is at most what a request body may be (MAX_REQUEST_BODY_MB); past it ws closes with 1009.
+        maxPayload: ctx.config.maxRequestBodyBytes,
+        handleProtocols: (offered) => pickSubprotocol(offered),
+      },
       errorHandler: (_error, socket) => socket.terminate(),
     });
     scope.setErrorHandler(sendRelayError);
@@ -135,6 +142,7 @@ export async function registerRealtimeRoute(app: FastifyInstance, ctx: AppContex
         const realtime = prepared.get(request);
         prepared.delete(request);
         if (!realtime) return socket.close(1011, 'not prepared');
+        countClientFrames(request.raw.socket, socket, budget, realtime.language);
         return runRealtimeSession(ctx, relay, socket, realtime, active);
       },
     );

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
+import { eventTypes, openClient, startMockRealtime, waitFor, type MockRealtime } from '../helpers/realtime-upstream.js';
+
+const model = 'gpt-4o-realtime-preview';
+const MiB = 1024 * 1024;
+/** An `input_audio_buffer.append` event of about `bytes` bytes. */
+const append = (bytes: number) => JSON.stringify({ type: 'input_audio_buffer.append', audio: 'A'.repeat(bytes) });
+
+/**
+ * What a Realtime client may hold in the gateway's memory: one message is at most MAX_REQUEST_BODY_MB
+ * (ws closes 1009 past it), and messages being received count against MAX_BODY_MEMORY_MB with the
+ * request bodies being read, so many sessions sending large messages at once cannot exhaust memory.
+ */
+describe.each([
+  ['a 1 MiB memory budget', { MAX_BODY_MEMORY_MB: '1' }],
+  ['a 1 MiB message limit', { MAX_REQUEST_BODY_MB: '1' }],
+])('Realtime client messages under %s', (label, env) => {
+  let server: TestServer;
+  let mock: MockRealtime;
+
+  beforeAll(async () => {
+    mock = await startMockRealtime();
+    server = await startTestServer({ env });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mock?.close();
+  });
+
+  const heldOf = (userId: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
+
+  async function open() {
+    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: `frames-${label}`, baseURL: mock.url, models: [model] });
+    const before = mock.connections.length;
+    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    });
+    await client.opened;
+    await waitFor(() => client.frames.length >= 1, 'session.created');
+    return { userId, client, upstream: mock.connections[before]! };
+  }
+
+  it('relays messages under the limits one after another, far more than the budget in all', async () => {
+    const { client, upstream } = await open();
+    for (let i = 0; i < 8; i += 1) client.socket.send(append(600 * 1024));
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    expect(upstream.received).toHaveLength(9);
+    expect(upstream.received.slice(0, 8).every((frame) => frame.data.length > 600 * 1024)).toBe(true);
+    client.socket.close();
+    await client.closed;
+  });
+
+  it('ends a session whose message passes the limit, never relays it, bills it, and serves the next', async () => {
+    const { userId, client, upstream } = await open();
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.send(append(3 * MiB));
+    const closed = await client.closed;
+    const isBudget = 'MAX_BODY_MEMORY_MB' in env;
+    // 1013 (try again later) when the instance cannot hold it now; 1009 (too big) past the message limit.
+    expect(closed.code).toBe(isBudget ? 1013 : 1009);
+    if (isBudget) {
+      const error = JSON.parse(client.frames.at(-1)!.text) as { type: string; error: Record<string, unknown> };
+      expect(error).toMatchObject({ type: 'error', error: { code: 'busy', type: 'server_error' } });
+      expect(error.error.message).toBe('The server is reading too many requests at once. Please retry shortly');
+    }
+    expect(upstream.received).toHaveLength(1);
+    await upstream.closed;
+    // The response before it is billed, and nothing stays held.
+    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    await flushRelay(server.ctx);
+    const logs = await server.ctx.storage.db
+      .selectFrom('logs')
+      .select('quota')
+      .where('user_id', '=', userId)
+      .where('type', '=', 2)
+      .execute();
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.quota).toBeGreaterThan(0);
+
+    // The budget was given back: a new session and an HTTP call are served.
+    const next = await open();
+    next.client.socket.send(append(600 * 1024));
+    await waitFor(() => next.upstream.received.length === 1, 'the next session relays');
+    next.client.socket.close();
+    await next.client.closed;
+  });
+});
