@@ -5,6 +5,7 @@ import { hashPassword } from '../users/passwords.js';
 import { insertInvitedUser } from '../users/insert-invited-user.js';
 import { isUniqueViolation } from '../users/user-views.js';
 import { providerInfo } from './providers/columns.js';
+import { like } from '../../db/like.js';
 import type { ProviderAccount } from './providers/types.js';
 
 /** The provider's user name, kept to letters, digits, `_`, `-` and `.`, within the length limit. */
@@ -16,7 +17,11 @@ function usernameSeed(account: ProviderAccount): string {
 /** `seed` itself, or `seed` cut short with the lowest number appended that is not yet taken. */
 async function freeUsername(ctx: AppContext, seed: string): Promise<string> {
   const stem = seed.slice(0, usernameMaxLength - 4);
-  const rows = await ctx.storage.db.selectFrom('users').select('username').where('username', 'like', `${stem}%`).execute();
+  const rows = await ctx.storage.db
+    .selectFrom('users')
+    .select('username')
+    .where(like('username', stem, 'starts'))
+    .execute();
   // Compared without case: MySQL's collation makes `Octocat` and `octocat` the same username.
   const taken = new Set(rows.map((row) => row.username.toLowerCase()));
   const isFree = (name: string) => !taken.has(name.toLowerCase());

@@ -1,4 +1,5 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { like } from '../../db/like.js';
+import type { Expression, SqlBool } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { redemptionColumns, type RedemptionView } from './redemption-rules.js';
 import type { RedemptionPageQuery } from './schemas.js';
@@ -10,18 +11,13 @@ export interface RedemptionPage {
   total: number;
 }
 
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (char) => `!${char}`);
-
 /** GET /api/redemption/ and /search: live codes, newest first; keyword matches id, name (contains) or key (prefix). */
 export async function findRedemptions(ctx: AppContext, query: RedemptionPageQuery): Promise<RedemptionPage> {
   let base = ctx.storage.db.selectFrom('redemptions').where('deleted_at', 'is', null);
   const { keyword } = query;
   if (keyword !== '') {
     base = base.where((eb) => {
-      const matches: Array<Expression<SqlBool>> = [
-        sql<boolean>`${sql.ref('name')} LIKE ${`%${escapeLike(keyword)}%`} ESCAPE '!'`,
-        sql<boolean>`${sql.ref('key')} LIKE ${`${escapeLike(keyword)}%`} ESCAPE '!'`,
-      ];
+      const matches: Array<Expression<SqlBool>> = [like('name', keyword, 'contains'), like('key', keyword, 'starts')];
       if (/^\d{1,9}$/.test(keyword)) matches.push(eb('id', '=', Number(keyword)));
       return eb.or(matches);
     });

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { like } from '../../db/like.js';
 import type { AppContext } from '../../context.js';
 import type { SearchTokensQuery, TokenPageQuery } from './schemas.js';
 import { tokenColumns, type TokenView } from './token-rules.js';
@@ -10,12 +10,10 @@ export interface TokenPage {
   total: number;
 }
 
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (char) => `!${char}`);
-
 async function pageOf(ctx: AppContext, userId: number, query: TokenPageQuery, keyword = '', key = ''): Promise<TokenPage> {
   const db = ctx.storage.db;
   let base = db.selectFrom('tokens').where('user_id', '=', userId).where('deleted_at', 'is', null);
-  if (keyword !== '') base = base.where(sql<boolean>`${sql.ref('name')} LIKE ${`%${escapeLike(keyword)}%`} ESCAPE '!'`);
+  if (keyword !== '') base = base.where(like('name', keyword, 'contains'));
   if (key !== '') base = base.where('key', '=', key);
   const [items, count] = await Promise.all([
     base

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { like } from '../../db/like.js';
 import type { AppContext } from '../../context.js';
 
 export interface TopUpPageQuery {
@@ -11,8 +11,6 @@ export interface TopUpPageQuery {
 /** Which gateway took an order: card orders are Stripe's, every other method (zfb, wx, …) Epay's. */
 export const gatewayOf = (paymentMethod: string): 'stripe' | 'epay' => (paymentMethod === 'stripe' ? 'stripe' : 'epay');
 
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (char) => `!${char}`);
-
 /**
  * GET /api/user/topup/self (the caller's orders) and GET /api/user/topup (admins: everyone's, with
  * the username), newest first. Each order shows its gateway and state (pending, success, expired).
@@ -22,12 +20,7 @@ export async function findTopUps(ctx: AppContext, query: TopUpPageQuery, userId:
   if (userId !== null) base = base.where('top_ups.user_id', '=', userId);
   if (query.keyword !== '') {
     const keyword = query.keyword;
-    base = base.where((eb) =>
-      eb.or([
-        sql<boolean>`${sql.ref('top_ups.trade_no')} LIKE ${`${escapeLike(keyword)}%`} ESCAPE '!'`,
-        eb('users.username', '=', keyword),
-      ]),
-    );
+    base = base.where((eb) => eb.or([like('top_ups.trade_no', keyword, 'starts'), eb('users.username', '=', keyword)]));
   }
   const [rows, count] = await Promise.all([
     base

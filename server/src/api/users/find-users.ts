@@ -1,17 +1,11 @@
 import type { UserPageQuery, UserSearchQuery } from '@modelgate/shared';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { AppContext } from '../../context.js';
 import { adminUserColumns, toAdminView } from './user-views.js';
+import { like } from '../../db/like.js';
 
 type UserFilter = (eb: ExpressionBuilder<Database, 'users'>) => Expression<SqlBool>;
-
-/** LIKE pattern matching `text` literally anywhere ('!' escapes %, _ and itself on every dialect). */
-const containsPattern = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-
-function likeAny(columns: Array<'username' | 'display_name' | 'email'>, pattern: string) {
-  return columns.map((column) => sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '!'`);
-}
 
 /** One page of users (soft-deleted included: the console greys them), newest first. */
 async function findPage(ctx: AppContext, page: UserPageQuery, filter?: UserFilter) {
@@ -44,7 +38,9 @@ export function searchUsers(ctx: AppContext, query: UserSearchQuery) {
   const filter: UserFilter = (eb) => {
     const conditions: Array<Expression<SqlBool>> = [];
     if (keyword !== '') {
-      const matches: Array<Expression<SqlBool>> = likeAny(['username', 'display_name', 'email'], containsPattern(keyword));
+      const matches: Array<Expression<SqlBool>> = (['username', 'display_name', 'email'] as const).map((column) =>
+        like(column, keyword, 'contains'),
+      );
       if (/^\d{1,9}$/.test(keyword)) matches.push(eb('id', '=', Number(keyword)));
       conditions.push(eb.or(matches));
     }
