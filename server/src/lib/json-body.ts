@@ -49,12 +49,25 @@ export function isDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
+/**
+ * Whether secure-json-parse's checks could find anything in `text`. Its patterns match a key
+ * `"__proto__"` or `"constructor"` with any of their characters written as a `\u` escape, and it strips
+ * a byte order mark; a text with none of these is parsed by JSON.parse alone, which gives the value
+ * secure-json-parse would, without its two pattern scans of the whole text. On a long prompt those
+ * cost more than the parse (32 KiB: 7 µs, the parse 7 µs, these searches 0.6 µs); on a short body
+ * they cost less than the searches, so short bodies keep them.
+ */
+function mayBePoisoned(text: string): boolean {
+  if (text.length < 1024) return true;
+  return text.charCodeAt(0) === 0xfeff || text.includes('\\u') || text.includes('"__proto__"') || text.includes('"constructor"');
+}
+
 /** Parses a request body; throws a JsonBodyError (400) for empty, malformed, poisoned or too deep input. */
 export function parseJsonBody(text: string, maxDepth: number): unknown {
   if (text.length === 0) throw new JsonBodyError(emptyJsonMessage, 'invalid_request');
   let value: unknown;
   try {
-    value = secureJson.parse(text, parseOptions);
+    value = mayBePoisoned(text) ? secureJson.parse(text, parseOptions) : JSON.parse(text);
   } catch {
     // Malformed, poisoned, or nested beyond what the parser itself can take (a RangeError).
     throw new JsonBodyError(invalidJsonMessage, 'invalid_request');
