@@ -143,6 +143,12 @@ export async function flushRelay(ctx: AppContext): Promise<void> {
   await relayOf(ctx).usage.flush();
 }
 
+/** A user's consume log rows (type 2), after writing what is pending. */
+export async function consumeLogsOf(ctx: AppContext, userId: number) {
+  await flushRelay(ctx);
+  return ctx.storage.db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute();
+}
+
 /** Waits until the token/user reload queued by a bus event has run. */
 export async function settleBus(ctx: AppContext): Promise<void> {
   await relayOf(ctx).usage.exclusive(async () => undefined);

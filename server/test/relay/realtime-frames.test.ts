@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelayChannel, createRelayToken, createRelayUser, flushRelay } from '../helpers/relay-fixtures.js';
+import { consumeLogsOf, createRelayChannel, createRelayToken, createRelayUser } from '../helpers/relay-fixtures.js';
 import { startTestServer, type TestServer, relayOf } from '../helpers/test-server.js';
 import { eventTypes, openClient, startMockRealtime, waitFor, type MockRealtime } from '../helpers/realtime-upstream.js';
 
@@ -73,13 +73,7 @@ describe.each([
     await upstream.closed;
     // The response before it is billed, and nothing stays held.
     await waitFor(() => heldOf(userId) === 0, 'hold released');
-    await flushRelay(server.ctx);
-    const logs = await server.ctx.storage.db
-      .selectFrom('logs')
-      .select('quota')
-      .where('user_id', '=', userId)
-      .where('type', '=', 2)
-      .execute();
+    const logs = await consumeLogsOf(server.ctx, userId);
     expect(logs).toHaveLength(1);
     expect(logs[0]!.quota).toBeGreaterThan(0);
 
