@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'range_not_satisfiable'
   | 'rate_limited'
   | 'unavailable'
   | 'busy'
@@ -25,6 +26,8 @@ const statusByCode: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  /** A byte range past the end of what was asked for (a video's content). */
+  range_not_satisfiable: 416,
   rate_limited: 429,
   /** An outside party we depend on (the mail server) failed: the request was fine, try later. */
   unavailable: 503,

@@ -6,15 +6,25 @@ import type { UpstreamError } from './errors.js';
 import type { RelayState } from './state.js';
 import type { AppContext } from '../context.js';
 import { videoContentFor, videoRangeOf, type VideoContent } from './tasks/video-content.js';
-
-export type { VideoContent };
 import { AppError } from '../lib/errors.js';
 import { RelayError } from './errors.js';
 
-/** A relay refusal as the management API answers it: 404 for an unknown video, 400 for one not ready, 503 otherwise. */
+export type { VideoContent };
+
+/**
+ * A relay refusal as the management API answers it: 404 for an unknown video, 400 for one not ready, 416
+ * for a range past its end, 503 otherwise.
+ */
 function asAppError(error: unknown): unknown {
   if (!(error instanceof RelayError)) return error;
-  const code = error.status === 404 ? 'not_found' : error.status === 400 ? 'invalid_input' : 'unavailable';
+  const code =
+    error.status === 404
+      ? 'not_found'
+      : error.status === 400
+        ? 'invalid_input'
+        : error.status === 416
+          ? 'range_not_satisfiable'
+          : 'unavailable';
   return new AppError(code, error.message);
 }
 

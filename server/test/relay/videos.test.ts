@@ -317,6 +317,9 @@ describe.each(storageKinds())('videos on %s', (kind) => {
     expect(seek.status).toBe(206);
     expect(seek.headers.get('content-range')).toBe(`bytes 16-31/${veo.bytesOf(n).length}`);
     expect(seek.text).toBe(veo.bytesOf(n).subarray(16, 32).toString('utf8'));
+    const past = await owner.get(log.body.data[0].preview_url, { headers: { range: 'bytes=999999-', 'accept-language': 'en' } });
+    expect(past.status).toBe(416);
+    expect(past.body).toEqual({ success: false, message: 'The requested range is outside the video', data: null });
     expect((await admin.get(log.body.data[0].preview_url)).status).toBe(200);
     const refused = await stranger.get(log.body.data[0].preview_url);
     expect(refused.status).toBe(404);
