@@ -127,6 +127,9 @@ export const relayErrors = {
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
   /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
   clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),
+  /** A Realtime upstream sent a message past the gateway's limit; the session ends. */
+  upstreamMessageTooLarge: (maxBytes: number) =>
+    new RelayError(502, 'upstream_message_too_large', `上游消息超过 ${maxBytes / 1024 / 1024} MiB`, false, 'upstream_error'),
 };
 
 /** The HTTP status an error is answered with: 499 (client gone) has no wire form and goes out as 400. */

@@ -9,7 +9,8 @@ import WebSocket, { WebSocketServer } from 'ws';
  * `response.done` with the next usage of `usages`; a binary frame is echoed back as binary.
  * A channel key `fail-<status>` refuses the handshake with that status and an OpenAI error body.
  * A `mock.error` client event gets an `error` event echoing the channel key and an internal address
- * (`server_error`, or `invalid_request_error` when the event asks for it).
+ * (`server_error`, or `invalid_request_error` when the event asks for it). A `mock.huge` event with
+ * `bytes` gets a `response.audio.delta` event of about that size.
  */
 export interface UpstreamConnection {
   url: string;
@@ -82,7 +83,8 @@ export async function startMockRealtime() {
       ws.on('message', (data: Buffer, isBinary) => {
         connection.received.push({ data, isBinary });
         if (isBinary) return ws.send(data, { binary: true });
-        const event = JSON.parse(data.toString('utf8')) as { type: string; event_id?: string; kind?: string };
+        const event = JSON.parse(data.toString('utf8')) as { type: string; event_id?: string; kind?: string; bytes?: number };
+        if (event.type === 'mock.huge') return send({ type: 'response.audio.delta', delta: 'A'.repeat(event.bytes ?? 0) });
         if (event.type === 'mock.error') {
           return send({
             type: 'error',

@@ -85,3 +85,63 @@ describe.each([
     await next.client.closed;
   });
 });
+
+/**
+ * What an upstream may hold in the gateway's memory: one message is at most 16 MiB (ws's own limit is
+ * 100 MiB, each held whole before it is relayed). Past it the session ends as the upstream's failure:
+ * the client is told so and closed with 1011, never 1009 (its own message too big), and billed for
+ * what it used before.
+ */
+describe('Realtime upstream messages', () => {
+  let server: TestServer;
+  let mock: MockRealtime;
+
+  beforeAll(async () => {
+    mock = await startMockRealtime();
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mock?.close();
+  });
+
+  async function open(language?: string) {
+    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: `huge-${userId}`, baseURL: mock.url, models: [model] });
+    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
+      headers: { Authorization: `Bearer ${token.apiKey}`, ...(language ? { 'Accept-Language': language } : {}) },
+    });
+    await client.opened;
+    await waitFor(() => client.frames.length >= 1, 'session.created');
+    return { userId, client };
+  }
+
+  it('relays a large upstream message under the limit', async () => {
+    const { client } = await open();
+    client.socket.send(JSON.stringify({ type: 'mock.huge', bytes: 4 * MiB }));
+    const frame = await waitFor(() => client.frames.find((item) => item.text.length > 4 * MiB), 'the large event');
+    expect(JSON.parse(frame.text)).toMatchObject({ type: 'response.audio.delta' });
+    client.socket.close();
+    await client.closed;
+  });
+
+  it.each([
+    ['zh-CN', '上游消息超过 16 MiB'],
+    ['en', 'An upstream message is larger than 16 MiB'],
+  ])('ends the session on a message past 16 MiB, told in %s, billing what came before', async (language, message) => {
+    const { userId, client } = await open(language);
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.send(JSON.stringify({ type: 'mock.huge', bytes: 17 * MiB }));
+    const closed = await client.closed;
+    expect(closed.code).toBe(1011);
+    const error = JSON.parse(client.frames.at(-1)!.text) as { type: string; error: Record<string, unknown> };
+    expect(error).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_message_too_large', message } });
+    expect(client.frames.every((frame) => frame.text.length < MiB)).toBe(true);
+    await waitFor(() => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held === 0, 'hold released');
+    const logs = await consumeLogsOf(server.ctx, userId);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.quota).toBeGreaterThan(0);
+  });
+});

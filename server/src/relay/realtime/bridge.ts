@@ -14,6 +14,11 @@ export interface BridgeEvents {
   onUpstreamFrame(frame: Buffer, isBinary: boolean): Buffer | undefined;
   /** Once, when the upstream socket has closed (the session is over for billing). */
   onUpstreamClosed(): void;
+  /**
+   * An upstream message too large to relay (ws has closed the upstream): an event it returns is sent
+   * to the client before the client is closed.
+   */
+  onUpstreamTooLarge(): string;
 }
 
 const asBuffer = (data: Frame): Buffer => (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data));
@@ -94,7 +99,13 @@ export class RealtimeBridge {
     for (const [data, isBinary] of fromClient) toUpstream(data, isBinary);
     client.on('message', toUpstream);
     upstream.on('message', toClient);
-    upstream.on('error', () => undefined); // 'close' follows; the client is closed from there.
+    // 'close' follows; the client is closed from there.
+    let wasTooLarge = false;
+    upstream.on('error', (error: Error & { code?: string }) => {
+      if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
+      wasTooLarge = true;
+      if (client.readyState === WebSocket.OPEN) client.send(events.onUpstreamTooLarge());
+    });
     client.on('close', (code, reason) => {
       closeSocket(upstream, code === 1006 ? 1001 : sendableCode(code, 1000), shortReason(reason));
     });
@@ -103,7 +114,9 @@ export class RealtimeBridge {
       this.hasUpstreamClosed = true;
       events.onUpstreamClosed();
       // The reason is upstream text, as an error event's message is: no key, URL or address reaches the client.
-      closeSocket(client, code === 1006 ? 1011 : sendableCode(code, 1000), shortReason(redactUpstreamText(reason.toString())));
+      // A message too large is the upstream's failure, not the client's 1009.
+      const clientCode = code === 1006 || wasTooLarge ? 1011 : sendableCode(code, 1000);
+      closeSocket(client, clientCode, shortReason(redactUpstreamText(reason.toString())));
     };
     upstream.on('close', onUpstreamClose);
     // Closed while the bridge was being set up: end the session now.

@@ -21,7 +21,7 @@ import { RealtimeBridge } from './bridge.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { clampQuota } from '../billing/usage-count.js';
 import { settleRealtimeSession } from './settle-session.js';
-import { buildRealtimeRequest, connectUpstream, realtimeChannelTypes, type UpstreamFrames } from './upstream.js';
+import { buildRealtimeRequest, connectUpstream, maxUpstreamMessageBytes, realtimeChannelTypes, type UpstreamFrames } from './upstream.js';
 import { cachedTokensOf, emptyRealtimeUsage, inputTokensOf, outputTokensOf, readServerEvent } from './usage.js';
 import { CallSpan } from '../tracing/call-span.js';
 import { clientErrorFrame, errorEvent } from './error-frames.js';
@@ -322,6 +322,7 @@ export async function runRealtimeSession(
         return undefined;
       },
       onUpstreamClosed: finish,
+      onUpstreamTooLarge: () => errorEvent(relayErrors.upstreamMessageTooLarge(maxUpstreamMessageBytes), request.language),
     },
     queued,
     early,

@@ -39,6 +39,12 @@ export function buildRealtimeRequest(
 
 const maxErrorBody = 16 * 1024;
 
+/**
+ * The largest message an upstream may send: 16 MiB, as a line of an HTTP stream (stream/framing.ts).
+ * ws's default is 100 MiB, held whole before it is relayed; past this ws closes the upstream (1009).
+ */
+export const maxUpstreamMessageBytes = 16 * 1024 * 1024;
+
 export type UpstreamFrames = Array<[WebSocket.RawData, boolean]>;
 
 /**
@@ -52,7 +58,12 @@ export function connectUpstream(
   timeoutMs: number,
 ): Promise<{ socket: WebSocket; early: UpstreamFrames }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+    const socket = new WebSocket(request.url, {
+      headers: request.headers,
+      handshakeTimeout: timeoutMs,
+      perMessageDeflate: false,
+      maxPayload: maxUpstreamMessageBytes,
+    });
     let isSettled = false;
     // Replaced by the refusal's reader once a status is known: what was read by then is the answer.
     let onDeadline = () => fail(new UpstreamError(0, '上游连接失败：Opening handshake has timed out', null, ''));
