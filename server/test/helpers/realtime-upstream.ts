@@ -10,7 +10,8 @@ import WebSocket, { WebSocketServer } from 'ws';
  * A channel key `fail-<status>` refuses the handshake with that status and an OpenAI error body.
  * A `mock.error` client event gets an `error` event echoing the channel key and an internal address
  * (`server_error`, or `invalid_request_error` when the event asks for it). A `mock.huge` event with
- * `bytes` gets a `response.audio.delta` event of about that size.
+ * `bytes` gets a `response.audio.delta` event of about that size (`count` of them, one when unset);
+ * after `mock.stall` the upstream reads nothing more.
  */
 export interface UpstreamConnection {
   url: string;
@@ -83,8 +84,19 @@ export async function startMockRealtime() {
       ws.on('message', (data: Buffer, isBinary) => {
         connection.received.push({ data, isBinary });
         if (isBinary) return ws.send(data, { binary: true });
-        const event = JSON.parse(data.toString('utf8')) as { type: string; event_id?: string; kind?: string; bytes?: number };
-        if (event.type === 'mock.huge') return send({ type: 'response.audio.delta', delta: 'A'.repeat(event.bytes ?? 0) });
+        const event = JSON.parse(data.toString('utf8')) as {
+          type: string;
+          event_id?: string;
+          kind?: string;
+          bytes?: number;
+          count?: number;
+        };
+        if (event.type === 'mock.stall') return ws.pause();
+        if (event.type === 'mock.huge') {
+          const delta = JSON.stringify({ type: 'response.audio.delta', delta: 'A'.repeat(event.bytes ?? 0) });
+          for (let i = 0; i < (event.count ?? 1); i += 1) ws.send(delta);
+          return;
+        }
         if (event.type === 'mock.error') {
           return send({
             type: 'error',

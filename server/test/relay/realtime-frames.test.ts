@@ -145,3 +145,88 @@ describe('Realtime upstream messages', () => {
     expect(logs[0]!.quota).toBeGreaterThan(0);
   });
 });
+
+/**
+ * A client that stops reading: what the upstream sends waits in the gateway (at most 4 MiB, then the
+ * upstream is paused), and the session would hold both connections, the hold and the slots for as long
+ * as the client stays connected. As an HTTP stream's client (stream/idle-timer.ts), one that takes
+ * nothing for 5 × STREAMING_TIMEOUT is ended and billed; one that only pauses is served on.
+ */
+describe('Realtime clients that stop reading', () => {
+  let server: TestServer;
+  let mock: MockRealtime;
+
+  beforeAll(async () => {
+    mock = await startMockRealtime();
+    server = await startTestServer({ env: { STREAMING_TIMEOUT: '1' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await mock?.close();
+  });
+
+  async function open() {
+    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
+    const token = await createRelayToken(server.ctx, userId);
+    await createRelayChannel(server.ctx, { key: `stall-${userId}`, baseURL: mock.url, models: [model] });
+    const before = mock.connections.length;
+    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
+      headers: { Authorization: `Bearer ${token.apiKey}` },
+    });
+    await client.opened;
+    await waitFor(() => client.frames.length >= 1, 'session.created');
+    return { userId, client, upstream: mock.connections[before]! };
+  }
+  const flood = JSON.stringify({ type: 'mock.huge', bytes: 4 * MiB, count: 10 });
+  const heldOf = (userId: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
+
+  it('serves a client that pauses for less than the limit', async () => {
+    const { client } = await open();
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.pause();
+    client.socket.send(flood);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    client.socket.resume();
+    await waitFor(() => client.frames.filter((frame) => frame.text.length > 4 * MiB).length === 10, 'every large event', 15_000);
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).filter((type) => type === 'response.done').length === 2, 'the next response.done');
+    client.socket.close();
+    await client.closed;
+  });
+
+  it('ends and bills a session whose client takes nothing for 5 × STREAMING_TIMEOUT', async () => {
+    const { userId, client, upstream } = await open();
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.pause();
+    const pausedAt = Date.now();
+    client.socket.send(flood);
+    await upstream.closed;
+    expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(4_500);
+    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    const logs = await consumeLogsOf(server.ctx, userId);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.quota).toBeGreaterThan(0);
+    client.socket.resume();
+    const closed = await client.closed;
+    expect(closed.code).toBe(1006);
+  }, 30_000);
+
+  it('ends and bills a session whose upstream takes nothing for 5 × STREAMING_TIMEOUT, closing the client with 1011', async () => {
+    const { userId, client } = await open();
+    client.socket.send(JSON.stringify({ type: 'response.create' }));
+    await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
+    client.socket.send(JSON.stringify({ type: 'mock.stall' }));
+    const stalledAt = Date.now();
+    for (let i = 0; i < 10; i += 1) client.socket.send(append(4 * MiB));
+    const closed = await client.closed;
+    expect(closed.code).toBe(1011);
+    expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(4_500);
+    // The local upstream, paused, never reads the end of its connection: its own close is not awaited.
+    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    const logs = await consumeLogsOf(server.ctx, userId);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]!.quota).toBeGreaterThan(0);
+  }, 30_000);
+});

@@ -48,18 +48,35 @@ function closeSocket(socket: WebSocket, code: number, reason: string): void {
   socket.once('close', () => clearTimeout(timer));
 }
 
-/** One direction: frames from `from` are sent to `to` unchanged; `from` pauses while `to` is backed up. */
+/**
+ * One direction: frames from `from` are sent to `to` unchanged; `from` pauses while `to` is backed up.
+ * While paused, `onStalled` runs once `to` has taken none of what waits for `stallMs` (a reader that
+ * stopped, not a slow one: every frame it takes starts the wait again).
+ */
 function forward(
   from: WebSocket,
   to: WebSocket,
+  stallMs: number,
+  onStalled: () => void,
   onFrame?: (frame: Buffer, isBinary: boolean) => Buffer | undefined,
 ): (data: Frame, isBinary: boolean) => void {
   let isPaused = false;
+  let stall: NodeJS.Timeout | null = null;
+  const stopWatching = () => {
+    if (stall !== null) clearTimeout(stall);
+    stall = null;
+  };
+  to.once('close', stopWatching);
+  from.once('close', stopWatching);
   const onSent = () => {
-    if (isPaused && to.bufferedAmount <= lowWaterBytes) {
-      isPaused = false;
-      from.resume();
+    if (!isPaused) return;
+    if (to.bufferedAmount > lowWaterBytes) {
+      stall?.refresh();
+      return;
     }
+    isPaused = false;
+    stopWatching();
+    from.resume();
   };
   return (data, isBinary) => {
     const raw = asBuffer(data);
@@ -69,6 +86,7 @@ function forward(
     if (!isPaused && to.bufferedAmount > highWaterBytes) {
       isPaused = true;
       from.pause();
+      stall = setTimeout(onStalled, stallMs);
     }
   };
 }
@@ -83,7 +101,10 @@ export class RealtimeBridge {
 
   /**
    * `fromClient` / `fromUpstream`: frames each side sent before the bridge existed (while the
-   * upstream was connecting, and with its handshake); both sockets arrive paused.
+   * upstream was connecting, and with its handshake); both sockets arrive paused. A side that reads
+   * nothing of what waits for it for `stallMs` ends the session (it would hold both connections, the
+   * hold and its slots for as long as it stays connected): its connection is dropped, and the client
+   * of a stalled upstream gets close 1011.
    */
   constructor(
     private readonly client: WebSocket,
@@ -91,9 +112,24 @@ export class RealtimeBridge {
     events: BridgeEvents,
     fromClient: Array<[Frame, boolean]>,
     fromUpstream: Array<[Frame, boolean]>,
+    stallMs: number,
   ) {
-    const toUpstream = forward(client, upstream);
-    const toClient = forward(upstream, client, (frame, isBinary) => events.onUpstreamFrame(frame, isBinary));
+    // A stalled side would not read a close frame either: it is dropped, and the other side, paused
+    // for it, reads on to close in order (the upstream's frames still count toward the bill).
+    const toUpstream = forward(client, upstream, stallMs, () => {
+      client.resume();
+      upstream.terminate();
+    });
+    const toClient = forward(
+      upstream,
+      client,
+      stallMs,
+      () => {
+        upstream.resume();
+        client.terminate();
+      },
+      (frame, isBinary) => events.onUpstreamFrame(frame, isBinary),
+    );
     upstream.removeAllListeners('message');
     for (const [data, isBinary] of fromUpstream) toClient(data, isBinary);
     for (const [data, isBinary] of fromClient) toUpstream(data, isBinary);

@@ -18,6 +18,7 @@ import { holdSession } from './session-hold.js';
 import { GrowingFunding } from '../ledger/funding-grow.js';
 import type { RelayState } from '../state.js';
 import { RealtimeBridge } from './bridge.js';
+import { stalledClientFactor } from '../stream/idle-timer.js';
 import { computeRealtimeQuota, type RealtimePricing } from './realtime-pricing.js';
 import { clampQuota } from '../billing/usage-count.js';
 import { settleRealtimeSession } from './settle-session.js';
@@ -326,6 +327,7 @@ export async function runRealtimeSession(
     },
     queued,
     early,
+    ctx.config.streamIdleTimeoutSeconds * 1000 * stalledClientFactor,
   );
   const session = {
     shutdown: () => {

@@ -1,5 +1,5 @@
 /** A client that reads nothing for this many idle timeouts in a row is ended too (it holds an upstream and a hold). */
-const stalledClientFactor = 5;
+export const stalledClientFactor = 5;
 
 /**
  * The stream idle timeout of the stream driver (stream-driver.ts):
