@@ -6,6 +6,7 @@ import type { Bindings, ChildLoggerOptions, DestinationStream, Level, Logger } f
 import type { AppContext } from './context.js';
 import type { Config } from './config.js';
 import { installErrorHandlers, sendFrameworkError } from './api/error-handler.js';
+import { answerClientError } from './api/client-error.js';
 import { localizeMessage } from './api/localize.js';
 import { documentOnly, registerOpenApi } from './api/openapi.js';
 import { installResponseCheck } from './api/response-check.js';
@@ -162,6 +163,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     genReqId: (request: TaggedRequest) => request[requestIdKey] ?? requestIdOf(request.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: sendFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.decorateRequest('auth', null);
   const { onRoute } = options;

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -46,5 +47,63 @@ describe('URLs the router refuses', () => {
     const status = await get('/api/status');
     expect(status.status).toBe(200);
     expect((await status.json()).success).toBe(true);
+  });
+});
+
+/**
+ * Requests Node's HTTP parser refuses before any route (a forbidden character in a header, a head past
+ * the header size limit): answered in the caller's shape and language as far as the head read tells the
+ * path, and the connection closed. Fastify's default answer ("Client Error") had neither shape.
+ */
+describe('requests the HTTP parser refuses', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server?.stop());
+
+  /** Sends `head` on a fresh connection; the status, headers and parsed body of the answer. */
+  function raw(head: string): Promise<{ status: number; headers: string; body: unknown }> {
+    const { hostname, port } = new URL(server.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write(head));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [headers = '', body = ''] = text.split('\r\n\r\n');
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1]), headers, body: JSON.parse(body) });
+      });
+    });
+  }
+
+  it('answers a header with a control character with the envelope under /api', async () => {
+    const answer = await raw('GET /api/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toMatch(/connection: close/i);
+    expect(answer.body).toEqual({ success: false, message: 'The request could not be read', data: null });
+  });
+
+  it('answers OpenAI-shaped errors in the caller language on relay paths', async () => {
+    const answer = await raw('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAccept-Language: zh-CN\r\nX-Bad: \u0001\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: { message: '请求无法解析', type: 'invalid_request_error', param: null, code: 'bad_request' } });
+  });
+
+  it('answers a head past the size limit with 431', async () => {
+    const big = `X-Big: ${'b'.repeat(20_000)}\r\n`;
+    const relay = await raw(`POST /v1/messages HTTP/1.1\r\nHost: x\r\n${big}\r\n`);
+    expect(relay.status).toBe(431);
+    expect(relay.body).toMatchObject({ error: { code: 'headers_too_large', message: 'The request headers are too large' } });
+    const api = await raw(`GET /api/status HTTP/1.1\r\nHost: x\r\n${big}\r\n`);
+    expect(api.status).toBe(431);
+    expect(api.body).toEqual({ success: false, message: 'The request headers are too large', data: null });
+  });
+
+  it('keeps serving other connections', async () => {
+    await raw('GET /api/status HTTP/1.1\r\nHost: x\r\nX-Bad: \u0001\r\n\r\n');
+    const status = await fetch(`${server.url}/api/status`);
+    expect(status.status).toBe(200);
   });
 });

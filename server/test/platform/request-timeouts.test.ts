@@ -75,7 +75,12 @@ describe('slow clients are closed: header and body timeouts', () => {
       }),
     );
     for (const { path, client } of slow) {
-      expect(await client.answer, path).toMatch(/^HTTP\/1\.1 408/);
+      const answer = await client.answer;
+      expect(answer, path).toMatch(/^HTTP\/1\.1 408/);
+      // In the caller's shape: the request's path is known once its head was read.
+      const body = JSON.parse(answer.split('\r\n\r\n')[1]!) as Record<string, unknown>;
+      if (path === '/api/user/login') expect(body).toEqual({ success: false, message: 'The request took too long to arrive', data: null });
+      else expect(body, path).toMatchObject({ error: { code: 'request_timeout', type: 'invalid_request_error' } });
       expect(await client.closedAfterMs, path).toBeGreaterThanOrEqual(1900);
       expect(await client.closedAfterMs, path).toBeLessThan(10_000);
     }
