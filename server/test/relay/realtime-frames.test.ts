@@ -8,6 +8,24 @@ const MiB = 1024 * 1024;
 /** An `input_audio_buffer.append` event of about `bytes` bytes. */
 const append = (bytes: number) => JSON.stringify({ type: 'input_audio_buffer.append', audio: 'A'.repeat(bytes) });
 
+/** A session of a new user over a channel of its own on `mock`: the client once session.created came, and the upstream's connection. */
+async function openSession(server: TestServer, mock: MockRealtime, headers: Record<string, string> = {}) {
+  const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
+  const token = await createRelayToken(server.ctx, userId);
+  await createRelayChannel(server.ctx, { key: `frames-${userId}`, baseURL: mock.url, models: [model] });
+  const before = mock.connections.length;
+  const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
+    headers: { Authorization: `Bearer ${token.apiKey}`, ...headers },
+  });
+  await client.opened;
+  await waitFor(() => client.frames.length >= 1, 'session.created');
+  return { userId, client, upstream: mock.connections[before]! };
+}
+
+/** What the user has held in the relay's cache. */
+const heldOf = (server: TestServer, userId: number) =>
+  [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
+
 /**
  * What a Realtime client may hold in the gateway's memory: one message is at most MAX_REQUEST_BODY_MB
  * (ws closes 1009 past it), and messages being received count against MAX_BODY_MEMORY_MB with the
@@ -16,7 +34,7 @@ const append = (bytes: number) => JSON.stringify({ type: 'input_audio_buffer.app
 describe.each([
   ['a 1 MiB memory budget', { MAX_BODY_MEMORY_MB: '1' }],
   ['a 1 MiB message limit', { MAX_REQUEST_BODY_MB: '1' }],
-])('Realtime client messages under %s', (label, env) => {
+])('Realtime client messages under %s', (_label, env) => {
   let server: TestServer;
   let mock: MockRealtime;
 
@@ -29,23 +47,8 @@ describe.each([
     await mock?.close();
   });
 
-  const heldOf = (userId: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
-
-  async function open() {
-    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
-    const token = await createRelayToken(server.ctx, userId);
-    await createRelayChannel(server.ctx, { key: `frames-${label}`, baseURL: mock.url, models: [model] });
-    const before = mock.connections.length;
-    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
-      headers: { Authorization: `Bearer ${token.apiKey}` },
-    });
-    await client.opened;
-    await waitFor(() => client.frames.length >= 1, 'session.created');
-    return { userId, client, upstream: mock.connections[before]! };
-  }
-
   it('relays messages under the limits one after another, far more than the budget in all', async () => {
-    const { client, upstream } = await open();
+    const { client, upstream } = await openSession(server, mock);
     for (let i = 0; i < 8; i += 1) client.socket.send(append(600 * 1024));
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
@@ -56,7 +59,7 @@ describe.each([
   });
 
   it('ends a session whose message passes the limit, never relays it, bills it, and serves the next', async () => {
-    const { userId, client, upstream } = await open();
+    const { userId, client, upstream } = await openSession(server, mock);
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
     client.socket.send(append(3 * MiB));
@@ -72,13 +75,13 @@ describe.each([
     expect(upstream.received).toHaveLength(1);
     await upstream.closed;
     // The response before it is billed, and nothing stays held.
-    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    await waitFor(() => heldOf(server, userId) === 0, 'hold released');
     const logs = await consumeLogsOf(server.ctx, userId);
     expect(logs).toHaveLength(1);
     expect(logs[0]!.quota).toBeGreaterThan(0);
 
     // The budget was given back: a new session and an HTTP call are served.
-    const next = await open();
+    const next = await openSession(server, mock);
     next.client.socket.send(append(600 * 1024));
     await waitFor(() => next.upstream.received.length === 1, 'the next session relays');
     next.client.socket.close();
@@ -105,20 +108,8 @@ describe('Realtime upstream messages', () => {
     await mock?.close();
   });
 
-  async function open(language?: string) {
-    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
-    const token = await createRelayToken(server.ctx, userId);
-    await createRelayChannel(server.ctx, { key: `huge-${userId}`, baseURL: mock.url, models: [model] });
-    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
-      headers: { Authorization: `Bearer ${token.apiKey}`, ...(language ? { 'Accept-Language': language } : {}) },
-    });
-    await client.opened;
-    await waitFor(() => client.frames.length >= 1, 'session.created');
-    return { userId, client };
-  }
-
   it('relays a large upstream message under the limit', async () => {
-    const { client } = await open();
+    const { client } = await openSession(server, mock);
     client.socket.send(JSON.stringify({ type: 'mock.huge', bytes: 4 * MiB }));
     const frame = await waitFor(() => client.frames.find((item) => item.text.length > 4 * MiB), 'the large event');
     expect(JSON.parse(frame.text)).toMatchObject({ type: 'response.audio.delta' });
@@ -130,7 +121,7 @@ describe('Realtime upstream messages', () => {
     ['zh-CN', '上游消息超过 16 MiB'],
     ['en', 'An upstream message is larger than 16 MiB'],
   ])('ends the session on a message past 16 MiB, told in %s, billing what came before', async (language, message) => {
-    const { userId, client } = await open(language);
+    const { userId, client } = await openSession(server, mock, language ? { 'Accept-Language': language } : {});
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
     client.socket.send(JSON.stringify({ type: 'mock.huge', bytes: 17 * MiB }));
@@ -139,7 +130,7 @@ describe('Realtime upstream messages', () => {
     const error = JSON.parse(client.frames.at(-1)!.text) as { type: string; error: Record<string, unknown> };
     expect(error).toMatchObject({ type: 'error', error: { type: 'upstream_error', code: 'upstream_message_too_large', message } });
     expect(client.frames.every((frame) => frame.text.length < MiB)).toBe(true);
-    await waitFor(() => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held === 0, 'hold released');
+    await waitFor(() => heldOf(server, userId) === 0, 'hold released');
     const logs = await consumeLogsOf(server.ctx, userId);
     expect(logs).toHaveLength(1);
     expect(logs[0]!.quota).toBeGreaterThan(0);
@@ -165,23 +156,10 @@ describe('Realtime clients that stop reading', () => {
     await mock?.close();
   });
 
-  async function open() {
-    const userId = await createRelayUser(server.ctx, { quota: 50_000_000 });
-    const token = await createRelayToken(server.ctx, userId);
-    await createRelayChannel(server.ctx, { key: `stall-${userId}`, baseURL: mock.url, models: [model] });
-    const before = mock.connections.length;
-    const client = openClient(`${server.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
-      headers: { Authorization: `Bearer ${token.apiKey}` },
-    });
-    await client.opened;
-    await waitFor(() => client.frames.length >= 1, 'session.created');
-    return { userId, client, upstream: mock.connections[before]! };
-  }
   const flood = JSON.stringify({ type: 'mock.huge', bytes: 4 * MiB, count: 10 });
-  const heldOf = (userId: number) => [...relayOf(server.ctx).access.cachedUsers()].find((cached) => cached.id === userId)?.held;
 
   it('serves a client that pauses for less than the limit', async () => {
-    const { client } = await open();
+    const { client } = await openSession(server, mock);
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
     client.socket.pause();
@@ -196,7 +174,7 @@ describe('Realtime clients that stop reading', () => {
   });
 
   it('ends and bills a session whose client takes nothing for 5 × STREAMING_TIMEOUT', async () => {
-    const { userId, client, upstream } = await open();
+    const { userId, client, upstream } = await openSession(server, mock);
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
     client.socket.pause();
@@ -204,7 +182,7 @@ describe('Realtime clients that stop reading', () => {
     client.socket.send(flood);
     await upstream.closed;
     expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(4_500);
-    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    await waitFor(() => heldOf(server, userId) === 0, 'hold released');
     const logs = await consumeLogsOf(server.ctx, userId);
     expect(logs).toHaveLength(1);
     expect(logs[0]!.quota).toBeGreaterThan(0);
@@ -214,7 +192,7 @@ describe('Realtime clients that stop reading', () => {
   }, 30_000);
 
   it('ends and bills a session whose upstream takes nothing for 5 × STREAMING_TIMEOUT, closing the client with 1011', async () => {
-    const { userId, client } = await open();
+    const { userId, client } = await openSession(server, mock);
     client.socket.send(JSON.stringify({ type: 'response.create' }));
     await waitFor(() => eventTypes(client.frames).includes('response.done'), 'response.done');
     client.socket.send(JSON.stringify({ type: 'mock.stall' }));
@@ -224,7 +202,7 @@ describe('Realtime clients that stop reading', () => {
     expect(closed.code).toBe(1011);
     expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(4_500);
     // The local upstream, paused, never reads the end of its connection: its own close is not awaited.
-    await waitFor(() => heldOf(userId) === 0, 'hold released');
+    await waitFor(() => heldOf(server, userId) === 0, 'hold released');
     const logs = await consumeLogsOf(server.ctx, userId);
     expect(logs).toHaveLength(1);
     expect(logs[0]!.quota).toBeGreaterThan(0);
