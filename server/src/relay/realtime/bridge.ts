@@ -86,7 +86,10 @@ function forward(
     if (!isPaused && to.bufferedAmount > highWaterBytes) {
       isPaused = true;
       from.pause();
-      stall = setTimeout(onStalled, stallMs);
+      stall = setTimeout(() => {
+        stall = null;
+        onStalled();
+      }, stallMs);
     }
   };
 }
