@@ -32,6 +32,8 @@ export interface Config {
   maxRequestBodyBytes: number;
   /** Bytes that request bodies being read may hold in memory at once, over all requests (MAX_BODY_MEMORY_MB). */
   bodyMemoryBytes: number;
+  /** Bytes that whole upstream answers being read may hold in memory at once, over all calls (MAX_ANSWER_MEMORY_MB). */
+  answerMemoryBytes: number;
   /** Deepest nesting of objects and arrays a JSON body may have (MAX_JSON_DEPTH). */
   maxJsonDepth: number;
   /** Seconds a client may take to send a request's headers (REQUEST_HEADERS_TIMEOUT). */
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     maxRequestBodyBytes: intFrom(env, 'MAX_REQUEST_BODY_MB', 32, 1) * 1024 * 1024,
     bodyMemoryBytes: intFrom(env, 'MAX_BODY_MEMORY_MB', 512, 1) * 1024 * 1024,
+    answerMemoryBytes: intFrom(env, 'MAX_ANSWER_MEMORY_MB', 1024, 1) * 1024 * 1024,
     maxJsonDepth: intFrom(env, 'MAX_JSON_DEPTH', 64, 8),
     ...requestTimeoutsFrom(env),
     streamIdleTimeoutSeconds: intFrom(env, 'STREAMING_TIMEOUT', 120, 1),

@@ -127,6 +127,15 @@ export const relayErrors = {
   rateLimited: (message: string) => new RelayError(429, 'rate_limit_exceeded', message),
   /** The client went away (499, nginx's "client closed request"; clientStatus gives the wire status). */
   clientClosed: () => new RelayError(499, 'client_closed', '客户端已断开'),
+  /**
+   * Whole upstream answers being read hold MAX_ANSWER_MEMORY_MB: the instance is busy, no channel's
+   * fault (another would meet the same budget), so a 503 to retry shortly.
+   */
+  answersBusy: () => {
+    const error = new RelayError(503, 'busy', '服务器正在读取的上游响应过多，请稍后重试', true, 'server_error');
+    error.retryAfterMs = 1000;
+    return error;
+  },
   /** A Realtime upstream sent a message past the gateway's limit; the session ends. */
   upstreamMessageTooLarge: (maxBytes: number) =>
     new RelayError(502, 'upstream_message_too_large', `上游消息超过 ${maxBytes / 1024 / 1024} MiB`, false, 'upstream_error'),

@@ -1,3 +1,4 @@
+import { BodyBudget } from '../http/request-body.js';
 import { Agent } from 'undici';
 import type { AppContext } from '../context.js';
 import { AccessCache } from './pipeline/access-cache.js';
@@ -33,6 +34,8 @@ export interface RelayState {
   holds: FundingHoldStore;
   /** Answers of the response cache (relay/cache/): this instance's memory, or Redis shared by every instance. */
   answers: AnswerStore;
+  /** What whole upstream answers being read may hold in memory at once (MAX_ANSWER_MEMORY_MB). */
+  answerBudget: BodyBudget;
 }
 
 export interface RelayLog {
@@ -127,6 +130,7 @@ export async function createRelayState(ctx: AppContext, logger: RelayLog): Promi
     limiter,
     cooldown,
     outputs: new OutputEstimates(),
+    answerBudget: new BodyBudget(ctx.config.answerMemoryBytes),
     holds: recovery.holds,
     answers,
   };

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { BodyBudget } from '../../http/request-body.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import type { RelayChannel } from '../routing/channel-index.js';
 import { answerTooLarge, maxAnswerBytes, type AnswerHead, type UpstreamAnswer } from '../upstream/upstream-answer.js';
@@ -121,14 +122,22 @@ export async function streamAnswer(
   };
 }
 
-/** An answer's body, refused past maxAnswerBytes (the rest is not read: the connection is closed). */
-async function readWhole(body: AsyncIterable<Buffer>): Promise<Buffer> {
+/**
+ * An answer's body, refused past maxAnswerBytes or when the instance's answer budget is full (the rest
+ * is not read: the connection is closed). What it took of the budget is given back once it is read.
+ */
+async function readWhole(body: AsyncIterable<Buffer>, budget: BodyBudget): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxAnswerBytes) throw answerTooLarge();
-    chunks.push(chunk);
+  try {
+    for await (const chunk of body) {
+      if (size + chunk.length > maxAnswerBytes) throw answerTooLarge();
+      if (!budget.take(chunk.length)) throw relayErrors.answersBusy();
+      size += chunk.length;
+      chunks.push(chunk);
+    }
+  } finally {
+    budget.give(size);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
@@ -137,12 +146,12 @@ async function readWhole(body: AsyncIterable<Buffer>): Promise<Buffer> {
 export async function readAnswer(rc: ResponseContext): Promise<{ bytes: Buffer; json: Record<string, unknown> | null }> {
   let bytes: Buffer;
   try {
-    bytes = await readWhole(responseOf(rc).body);
+    bytes = await readWhole(responseOf(rc).body, rc.relay.answerBudget);
   } catch (error) {
     rc.detach();
     if (rc.signal.aborted) throw relayErrors.clientClosed();
-    // Past maxAnswerBytes: the channel's failure, for the failover loop.
-    if (error instanceof UpstreamError) throw error;
+    // Past maxAnswerBytes: the channel's failure, for the failover loop; answers busy: the instance's.
+    if (error instanceof UpstreamError || error instanceof RelayError) throw error;
     rc.relay.log.warn({ err: error }, 'upstream answer could not be read');
     throw new RelayError(502, 'upstream_read_failed', '读取上游响应失败', true, 'upstream_error');
   }

@@ -142,26 +142,30 @@ function requestBuildFailed(channel: RelayChannel, cause: unknown): RelayError {
 
 /** Sends the pass-through request on the dispatch API; its head (and buffered body) resolves later. */
 function dispatchAnswer(
-  dispatcher: Dispatcher,
+  upstream: Upstream,
   url: string,
   headers: Record<string, string>,
   payload: string | FormData | Uint8Array,
   call: UpstreamCall,
 ): UpstreamAnswer {
-  const answer = new UpstreamAnswer(call.signal, call.isStream);
+  const answer = new UpstreamAnswer(call.signal, call.isStream, upstream.answerBudget);
   const { origin, path } = partsOf(url);
-  dispatcher.dispatch({ origin, path, method: 'POST', headers, body: payload as string }, answer);
+  upstream.dispatcher.dispatch({ origin, path, method: 'POST', headers, body: payload as string }, answer);
   return answer;
 }
+
+/** The relay's connection pools and the budget of whole answers being read. */
+type Upstream = Pick<RelayState, 'dispatcher' | 'answerBudget'>;
 
 async function callChannel(
   channel: RelayChannel,
   key: string,
   call: UpstreamCall,
-  dispatcher: Dispatcher,
+  upstream: Upstream,
   tried: number[],
   slots: AttemptSlots,
 ): Promise<UpstreamSuccess> {
+  const { dispatcher } = upstream;
   const adapter = channel.adapter;
   if (!adapter || !adapter.endpoints.has(call.endpoint)) throw unsupported(channel);
   const upstreamModel = channel.modelMapping?.[call.model] || call.model;
@@ -198,7 +202,7 @@ async function callChannel(
     try {
       // A channel whose base URL is not a URL (a migrated or hand-edited row) fails here, as the
       // channel's failure: the request goes on to another channel.
-      answer = dispatchAnswer(dispatcher, built.url, headers, payload!, call);
+      answer = dispatchAnswer(upstream, built.url, headers, payload!, call);
       head = await answer.head;
     } catch (error) {
       throw connectionFailure(call, error);
@@ -223,8 +227,8 @@ async function callChannel(
 /** A request that got no answer: the client left (499), or the upstream could not be reached (retryable). */
 function connectionFailure(call: UpstreamCall, error: unknown): RelayError {
   if (call.signal.aborted) return relayErrors.clientClosed();
-  // Already the channel's failure (an answer past maxAnswerBytes).
-  if (error instanceof UpstreamError) return error;
+  // Already the channel's failure (an answer past maxAnswerBytes), or the instance's (answers busy).
+  if (error instanceof UpstreamError || error instanceof RelayError) return error;
   return new UpstreamError(0, `上游连接失败：${(error as Error).message}`, null, '');
 }
 
@@ -254,7 +258,7 @@ export function dispatchWithFailover(ctx: AppContext, relay: RelayState, call: U
     pinnedChannelId: call.pinnedChannelId,
     isCancelled: () => call.signal.aborted,
     refusal: (channel) => (channel.adapter?.endpoints.has(call.endpoint) ? null : unsupported(channel)),
-    attempt: (channel, key, tried, slots) => callChannel(channel, key, call, relay.dispatcher, tried, slots),
+    attempt: (channel, key, tried, slots) => callChannel(channel, key, call, relay, tried, slots),
     deliver: call.deliver,
     failureMessage: 'upstream request failed',
     trace: call.trace,

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { UpstreamError } from '../errors.js';
+import type { BodyBudget } from '../../http/request-body.js';
+import { UpstreamError, relayErrors } from '../errors.js';
 
 /** Where a streamed answer goes, chunk by chunk (the stream driver of `stream-driver.ts`). */
 export interface AnswerSink {
@@ -66,14 +67,18 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
   private abortUpstream: ((reason?: Error) => void) | null = null;
   private resumeUpstream: (() => void) | null = null;
   private isPaused = false;
+  /** Bytes of a whole answer taken from the answer budget, given back once it is read or has failed. */
+  private taken = 0;
   private readonly onAbort = (): void => {
     const reason = this.signal.reason instanceof Error ? this.signal.reason : new Error(String(this.signal.reason));
     this.abortUpstream?.(reason);
   };
 
+  /** `budget`: what whole answers being read may hold at once; an answer that would pass it is dropped (503 busy). */
   constructor(
     private readonly signal: AbortSource,
     private readonly isStreamWanted: boolean,
+    private readonly budget: BodyBudget | null = null,
   ) {
     this.head = new Promise<AnswerHead>((resolve, reject) => {
       this.resolveHead = resolve;
@@ -152,6 +157,15 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
       this.abortUpstream?.(answerTooLarge());
       return false;
     }
+    if (!this.isStreaming && !isError && this.budget !== null) {
+      if (!this.budget.take(chunk.length)) {
+        this.chunks = [];
+        this.giveBack();
+        this.abortUpstream?.(relayErrors.answersBusy());
+        return false;
+      }
+      this.taken += chunk.length;
+    }
     this.chunks.push(chunk);
     this.size += chunk.length;
     if (this.isStreaming && this.size > maxPending) {
@@ -163,6 +177,7 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.signal.removeEventListener('abort', this.onAbort);
+    this.giveBack();
     if (!this.isStreaming) {
       const chunks = this.chunks;
       this.chunks = [];
@@ -178,6 +193,7 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
 
   onError(error: Error): void {
     this.signal.removeEventListener('abort', this.onAbort);
+    this.giveBack();
     if (!this.isHeadSettled) {
       this.isHeadSettled = true;
       this.rejectHead(error);
@@ -186,6 +202,12 @@ export class UpstreamAnswer implements Dispatcher.DispatchHandler {
     } else {
       this.ended = { error };
     }
+  }
+
+  private giveBack(): void {
+    if (this.taken === 0) return;
+    this.budget!.give(this.taken);
+    this.taken = 0;
   }
 
   private settleHead(body: Buffer | null): void {

@@ -133,6 +133,7 @@ export const relayTexts: readonly CatalogEntry[] = [
   ['上游流式响应的一行超过 {0} MiB', 'A line of the upstream stream is longer than {0} MiB'],
   ['上游响应超过 {0} MiB', 'The upstream answer is larger than {0} MiB'],
   ['上游消息超过 {0} MiB', 'An upstream message is larger than {0} MiB'],
+  ['服务器正在读取的上游响应过多，请稍后重试', 'The server is reading too many upstream answers at once. Please retry shortly'],
   ['上游流中断', 'The upstream stream broke off'],
   ['上游流返回错误', 'The upstream stream returned an error'],
   ['上游响应无法解析', 'The upstream response could not be parsed'],
