@@ -807,7 +807,8 @@ describe('stream driver: idle timeout', () => {
     expect(h.aborts).toEqual([]);
     vi.advanceTimersByTime(99);
     expect(h.aborts).toEqual([]);
-    vi.advanceTimersByTime(1);
+    // Idle timers are checked every eighth of their timeout (idle-timer.ts): due at 100, fired by 112.
+    vi.advanceTimersByTime(12);
     expect(h.aborts).toEqual(['stream idle timeout']);
     vi.advanceTimersByTime(1000);
     expect(h.aborts).toEqual(['stream idle timeout']);
@@ -827,7 +828,7 @@ describe('stream driver: idle timeout', () => {
     const h = harness({ idleTimeoutMs: 100 });
     vi.advanceTimersByTime(99);
     expect(h.aborts).toEqual([]);
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(12);
     expect(h.aborts).toEqual(['stream idle timeout']);
     h.relay.end();
   });
