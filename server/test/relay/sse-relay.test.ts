@@ -17,6 +17,8 @@ import type { Json } from '@modelgate/shared';
 /** The part of ServerResponse the stream driver uses; records every write and lets the test drive 'drain'/'close'. */
 class FakeOut extends EventEmitter {
   readonly writes: string[] = [];
+  /** Every write as it was given (a string, or a Buffer of the upstream's bytes). */
+  readonly chunks: (string | Buffer)[] = [];
   /** What write() returns (false: the client's buffer is full). */
   writeResult = true;
   writableEnded = false;
@@ -28,6 +30,7 @@ class FakeOut extends EventEmitter {
 
   write(chunk: string | Buffer): boolean {
     if (this.writableEnded) throw new Error('write after end');
+    this.chunks.push(chunk);
     this.writes.push(String(chunk));
     return this.writeResult;
   }
@@ -1168,5 +1171,50 @@ describe('stream driver with a deferred head (start): failing before the first b
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Unchanged lines as the upstream's bytes
+// ---------------------------------------------------------------------------------------------
+
+describe('OpenAI pass-through: copied lines go out as bytes only when they are the same bytes', () => {
+  it('an ASCII piece whose lines pass unchanged is written as a slice of the upstream piece', async () => {
+    const { body, contentEvents } = realisticBody();
+    const piece = Buffer.from(body);
+    const result = await run([piece]);
+    expect(result.text).toBe(contentEvents + doneEvent);
+    const first = result.out.chunks[0]!;
+    expect(Buffer.isBuffer(first)).toBe(true);
+    expect((first as Buffer).buffer).toBe(piece.buffer);
+    expect((first as Buffer).toString()).toBe(contentEvents);
+    expect(result.outcome.usage).toEqual(upstreamUsage);
+  });
+
+  it('text beyond ASCII is written as text, unchanged', async () => {
+    const body = event(contentChunk('c', '你好，世界 🌍')) + event(contentChunk('c', ' café')) + doneEvent;
+    const result = await run([Buffer.from(body)]);
+    expect(result.text).toBe(body);
+    expect(result.out.chunks.every((chunk) => typeof chunk === 'string')).toBe(true);
+    expect(clientContent(result.text)).toBe('你好，世界 🌍 café');
+  });
+
+  it('bytes that are not UTF-8 reach the client as U+FFFD, never raw', async () => {
+    const before = Buffer.from('data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"a');
+    const after = Buffer.from('b"},"finish_reason":null}]}\n\n');
+    const result = await run([Buffer.concat([before, Buffer.from([0xff]), after])]);
+    expect(result.out.chunks.every((chunk) => typeof chunk === 'string')).toBe(true);
+    expect(clientContent(result.text)).toBe('a\ufffdb');
+    expect(Buffer.from(result.text).includes(Buffer.from([0xff]))).toBe(false);
+  });
+
+  it('a piece that ends a line begun in the last one is written as text', async () => {
+    const { body, contentEvents } = realisticBody();
+    // The first piece ends 5 bytes into the second event: its first event goes out as bytes, the
+    // rest (the carried start of a line and the next piece) as text.
+    const cut = contentEvents.indexOf('\n\n') + 2 + 5;
+    const result = await run(cutAt(Buffer.from(body), [cut]));
+    expect(result.text).toBe(contentEvents + doneEvent);
+    expect(result.out.chunks.slice(0, 2).map((chunk) => Buffer.isBuffer(chunk))).toEqual([true, false]);
   });
 });

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import type { Usage } from '../billing/quota.js';
 import { StreamingTokenCounter } from '../billing/token-count.js';
 import { languageOf } from '../../lib/i18n/index.js';
@@ -70,13 +71,16 @@ export class OpenAiSseCodec implements StreamCodec {
     this.isReadOnly = options.transform.isReadOnly === true;
   }
 
-  push(piece: Buffer, isStarted: boolean): string {
+  push(piece: Buffer, isStarted: boolean): string | Buffer {
     const decoded = this.decode(piece);
     const longer = extendLine(this.carry, decoded);
     if (longer !== null) {
       this.carry = longer;
       return '';
     }
+    // An ASCII piece that starts a line: each character is the byte at its index, so what is copied
+    // unchanged can go out as the piece's own bytes (no UTF-8 length or encoding when it is written).
+    const bytes = this.carry.length === 0 && isAscii(piece) ? piece : null;
     const text = this.carry.length === 0 ? decoded : this.carry + decoded;
     // A piece almost always ends a line: then no search (V8's lastIndexOf is a slow runtime call).
     const cut = text.charCodeAt(text.length - 1) === 10 /* \n */ ? text.length : text.lastIndexOf('\n') + 1;
@@ -93,7 +97,7 @@ export class OpenAiSseCodec implements StreamCodec {
         return '';
       }
     }
-    return this.isReadOnly ? this.passLines(text, cut) : this.transformLines(text, cut);
+    return this.isReadOnly ? this.passLines(text, cut, bytes) : this.transformLines(text, cut);
   }
 
   end(): string {
@@ -148,10 +152,15 @@ export class OpenAiSseCodec implements StreamCodec {
    * without `"usage"` or `[DONE]`, and blank lines) are copied whole; any other line goes through
    * handleLine. Framing stays the upstream's, with two rules kept across pieces: the blank lines
    * after a line that was answered or dropped between events are dropped too (no empty events), and
-   * an event left open by a copied line is closed before anything else is written.
+   * an event left open by a copied line is closed before anything else is written. When the output
+   * is one copied run and `bytes` holds the text's bytes, it is returned as a slice of them.
    */
-  private passLines(text: string, end: number): string {
+  private passLines(text: string, end: number, bytes: Buffer | null): string | Buffer {
     let output = '';
+    // The output's parts so far, and where the first one, when copied, begins and ends in text.
+    let parts = 0;
+    let copiedFrom = 0;
+    let copiedTo = 0;
     let usageAt = text.indexOf(usageKey);
     // Error events are rewritten (classified and redacted, errors.ts), never copied.
     let errorAt = text.indexOf(errorKey);
@@ -172,13 +181,20 @@ export class OpenAiSseCodec implements StreamCodec {
       if (errorAt >= 0 && errorAt < start) errorAt = text.indexOf(errorKey, start);
       const hasError = errorAt >= 0 && errorAt < lineEnd;
       if (hasUsage || hasError || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
-        if (runStart < start) output += this.passRun(text.slice(runStart, start), runHasData);
+        if (runStart < start) {
+          output += this.passRun(text.slice(runStart, start), runHasData);
+          if (parts++ === 0) {
+            copiedFrom = runStart;
+            copiedTo = start;
+          }
+        }
         runHasData = false;
         const answered =
           text.charCodeAt(start) === 58 /* ':' comment */ ? '' : this.handleLine(text.slice(start, lineEnd), hasUsage, hasError);
         if (answered.length > 0) {
           if (this.isInsideEvent) output += '\n';
           output += answered;
+          parts += 2;
           this.isInsideEvent = false;
           this.isSkippingBlank = true;
         } else {
@@ -193,8 +209,14 @@ export class OpenAiSseCodec implements StreamCodec {
       }
       start = newline + 1;
     }
-    if (runStart < end) output += this.passRun(runStart === 0 && end === text.length ? text : text.slice(runStart, end), runHasData);
-    return output;
+    if (runStart < end) {
+      output += this.passRun(runStart === 0 && end === text.length ? text : text.slice(runStart, end), runHasData);
+      if (parts++ === 0) {
+        copiedFrom = runStart;
+        copiedTo = end;
+      }
+    }
+    return parts === 1 && bytes !== null ? bytes.subarray(copiedFrom, copiedTo) : output;
   }
 
   /** Lines passed on unparsed; kept for counting while no usage has been seen. */

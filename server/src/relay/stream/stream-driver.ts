@@ -10,7 +10,7 @@ export interface StreamOut {
   readonly writableEnded: boolean;
   readonly writableFinished: boolean;
   readonly destroyed: boolean;
-  write(chunk: string): boolean;
+  write(chunk: string | Buffer): boolean;
   end(chunk?: string): unknown;
   on(event: 'close', listener: () => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
@@ -29,7 +29,7 @@ export interface StreamCodec {
    * before the first byte, one the caller may fail over on) is left in `failure`, with the output
    * produced before it returned.
    */
-  push(piece: Buffer, isStarted: boolean): string;
+  push(piece: Buffer, isStarted: boolean): string | Buffer;
   /** The upstream ended normally: what is left to write (a final partial line, a flush). */
   end(): string;
   /** Set by push/end when the stream fails; the driver stops there. */
@@ -106,6 +106,13 @@ const unreadable = (error: unknown) =>
 /** Opening frames held back (codecs that hold until content) beyond which they are written anyway. */
 const maxHeldChars = 16 * 1024;
 const nonBlank = /\S/;
+
+/** Output with nothing but blank lines and spaces (a Buffer is the codec's copy of ASCII upstream lines). */
+function isBlank(output: string | Buffer): boolean {
+  if (typeof output === 'string') return !nonBlank.test(output);
+  for (const byte of output) if (byte !== 10 && byte !== 13 && byte !== 32 && byte !== 9) return false;
+  return true;
+}
 
 /**
  * The one stream driver, push-driven (`AnswerSink`: the upstream answer calls `data`, `end`,
@@ -185,7 +192,7 @@ export class StreamDriver implements AnswerSink {
     if (this.isFinished) return true;
     this.idle.touch();
     const { codec } = this.options;
-    let output: string;
+    let output: string | Buffer;
     try {
       output = codec.push(piece, this.isStarted);
     } catch (error) {
@@ -244,11 +251,11 @@ export class StreamDriver implements AnswerSink {
   }
 
   /** Writes output (held back while the codec holds its opening frames); false when the client's buffer is full. */
-  private write(produced: string, isEnd: boolean): boolean {
+  private write(produced: string | Buffer, isEnd: boolean): boolean {
     const { out, codec } = this.options;
     let text = produced;
     if (!this.isStarted && codec.holdsUntilContent) {
-      this.held += produced;
+      this.held += typeof produced === 'string' ? produced : produced.toString();
       if (!isEnd && !codec.hasContent && this.held.length < maxHeldChars) return true;
       text = this.held;
       this.held = '';
@@ -256,7 +263,7 @@ export class StreamDriver implements AnswerSink {
     if (text.length === 0 || out.writableEnded || out.destroyed) return true;
     if (!this.isStarted) {
       // Blank lines and dropped lines alone do not start the answer.
-      if (!nonBlank.test(text)) return true;
+      if (isBlank(text)) return true;
       this.begin();
     }
     // No cork: on Node 22 and 24 a corked ServerResponse keeps chunked writes in a buffer of its own,
