@@ -1208,6 +1208,13 @@ describe('OpenAI pass-through: copied lines go out as bytes only when they are t
     expect(Buffer.from(result.text).includes(Buffer.from([0xff]))).toBe(false);
   });
 
+  it('an event of several data lines, and lines after it, pass byte for byte at every split', async () => {
+    const multi = `data: ${JSON.stringify(contentChunk('c', 'one'))}\ndata: ${JSON.stringify(contentChunk('c', 'two'))}\n\n`;
+    const body = Buffer.from(multi + event(contentChunk('c', 'three')) + ': comment\n\n' + event(contentChunk('c', 'four')) + doneEvent);
+    const expected = multi + event(contentChunk('c', 'three')) + event(contentChunk('c', 'four')) + doneEvent;
+    for (const { label, pieces } of deliveries(body)) expect((await run(pieces)).text, label).toBe(expected);
+  });
+
   it('a piece that ends a line begun in the last one is written as text', async () => {
     const { body, contentEvents } = realisticBody();
     // The first piece ends 5 bytes into the second event: its first event goes out as bytes, the

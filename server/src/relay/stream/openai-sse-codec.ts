@@ -180,7 +180,8 @@ export class OpenAiSseCodec implements StreamCodec {
       const hasUsage = usageAt >= 0 && usageAt < lineEnd;
       if (errorAt >= 0 && errorAt < start) errorAt = text.indexOf(errorKey, start);
       const hasError = errorAt >= 0 && errorAt < lineEnd;
-      if (hasUsage || hasError || !text.startsWith('data: ', start) || text.startsWith('data: [DONE]', start)) {
+      const isDone = text.charCodeAt(start + 6) === 91 /* [ */ && text.startsWith('data: [DONE]', start);
+      if (hasUsage || hasError || isDone || !text.startsWith('data: ', start)) {
         if (runStart < start) {
           output += this.passRun(text.slice(runStart, start), runHasData);
           if (parts++ === 0) {
@@ -204,8 +205,12 @@ export class OpenAiSseCodec implements StreamCodec {
         runStart = newline + 1;
       } else {
         this.isSkippingBlank = false;
-        this.isInsideEvent = true;
         runHasData = true;
+        // The blank line (a second \n) that ends this event is taken in the same step (the common case).
+        const isEventEnd = text.charCodeAt(newline + 1) === 10;
+        this.isInsideEvent = !isEventEnd;
+        start = isEventEnd ? newline + 2 : newline + 1;
+        continue;
       }
       start = newline + 1;
     }
