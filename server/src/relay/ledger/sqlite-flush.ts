@@ -32,9 +32,10 @@ export class SqliteFlushStatements {
     this.tokenStatus = sqlite.prepare('update "tokens" set "status" = ? where "id" = ?');
   }
 
-  insertLogs(logs: PendingLog[]): void {
-    for (let i = 0; i < logs.length; i += this.logBatchSize) {
-      const count = Math.min(this.logBatchSize, logs.length - i);
+  /** Inserts logs[from, to) in multi-row statements of the batch size. */
+  insertLogs(logs: PendingLog[], from = 0, to = logs.length): void {
+    for (let i = from; i < to; i += this.logBatchSize) {
+      const count = Math.min(this.logBatchSize, to - i);
       let statement = this.inserts.get(count);
       if (!statement) {
         statement = this.sqlite.prepare(logInsertHead + new Array<string>(count).fill(logTuple).join(', '));
