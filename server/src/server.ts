@@ -38,7 +38,15 @@ export interface StartOptions {
 /** Opens storage and cache, migrates (master only), loads options, builds and starts the app. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   let reportIdleError = (error: Error) => process.emitWarning(`database connection lost: ${error.message}`);
-  const storage = options.storage ?? openStorage({ ...config.database, onIdleError: (error) => reportIdleError(error) });
+  let reportCheckpointError = (error: Error) => process.emitWarning(error.message);
+  const storage =
+    options.storage ??
+    openStorage({
+      ...config.database,
+      onIdleError: (error) => reportIdleError(error),
+      checkpointInBackground: true,
+      onCheckpointError: (error) => reportCheckpointError(error),
+    });
   if (config.isMaster) await migrate(storage);
   let reportCacheError = (error: Error) => process.emitWarning(`Redis connection failed: ${error.message}`);
   const cache = await openCache(config.redisUrl, config.redisKeyPrefix, (error) => reportCacheError(error));
@@ -66,6 +74,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   for (const warning of config.warnings) app.log.warn(warning);
   ctx.tracing?.setLog(app.log);
   reportIdleError = (error) => app.log.warn({ err: error }, 'database connection lost; it will be reopened');
+  reportCheckpointError = (error) => app.log.warn({ err: error }, 'SQLite checkpoint');
   reportCacheError = (error) => app.log.warn({ err: error }, 'Redis connection failed; it is retried');
   // The periodic channel test and balance refresh (one instance of a cluster runs each).
   const channelChecks = startChannelChecks(ctx, facade, app.log);

@@ -22,6 +22,7 @@ import { fundingHoldsMigration } from './migrations/0013_funding_holds.js';
 import { taskLongTextMigration } from './migrations/0014_task_long_text.js';
 import { auditLogsMigration } from './migrations/0015_audit_logs.js';
 import type { Database } from './schema.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
 export type Db = Kysely<Database>;
 
@@ -34,6 +35,8 @@ export interface Storage {
    * connection and its BEGIN.
    */
   sqlite?: SqliteDatabase.Database;
+  /** SQLite file databases opened with `checkpointInBackground`: the worker that checkpoints the log. */
+  checkpointer?: SqliteCheckpointer;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,13 @@ export interface StorageOptions {
   poolSize?: number;
   /** Told about errors of idle pooled connections (they are dropped and replaced). */
   onIdleError?: (error: Error) => void;
+  /**
+   * SQLite file databases: checkpoint the write-ahead log from a worker thread (db/sqlite-checkpointer.ts)
+   * instead of in the commit that crosses SQLite's threshold. The server turns it on; one-shot tools do not.
+   */
+  checkpointInBackground?: boolean;
+  /** Told when a background checkpoint fails or its worker stops. */
+  onCheckpointError?: (error: Error) => void;
 }
 
 // PostgreSQL returns BIGINT and NUMERIC (SUM results) as strings; every quota and time fits a double.
@@ -91,7 +101,21 @@ export const sqlitePageSize = 16_384;
 export function openStorage(options: StorageOptions): Storage {
   let sqlite: SqliteDatabase.Database | undefined;
   const db = new Kysely<Database>({ dialect: createDialect(options, (handle) => (sqlite = handle)) });
-  return { db, kind: options.kind, sqlite, close: () => db.destroy() };
+  const checkpointer =
+    sqlite && options.checkpointInBackground && options.sqlitePath !== ':memory:'
+      ? new SqliteCheckpointer(sqlite, options.sqlitePath, options.onCheckpointError ?? (() => undefined))
+      : undefined;
+  return {
+    db,
+    kind: options.kind,
+    sqlite,
+    checkpointer,
+    // The server's connection first: the worker's, closed last, checkpoints the log and removes it.
+    close: async () => {
+      await db.destroy();
+      await checkpointer?.close();
+    },
+  };
 }
 
 /** Migrations in order; a landed migration is never edited, a change is a new entry. */
