@@ -6,7 +6,7 @@ import type SqliteDatabase from 'better-sqlite3';
 export const checkpointIntervalMs = 1000;
 /** SQLite's own threshold, given back to the server's connection when the checkpointer stops. */
 const autoCheckpointPages = 1000;
-/** After a checkpoint that emptied the log, the log file is cut back to this size. */
+/** The server's connection cuts the log file back to this size when it starts the log over after a whole checkpoint. */
 const walSizeLimitBytes = 64 * 1024 * 1024;
 
 /** What the checkpointer's last pass found: frames in the log, and how many of them are in the database file. */
@@ -25,7 +25,6 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('wal_autocheckpoint = 0');
-db.pragma('journal_size_limit = ' + workerData.walSizeLimitBytes);
 const pass = () => {
   try {
     const [row] = db.pragma('wal_checkpoint(PASSIVE)');
@@ -64,9 +63,11 @@ export class SqliteCheckpointer {
     intervalMs = checkpointIntervalMs,
   ) {
     sqlite.pragma('wal_autocheckpoint = 0');
+    // The writer restarts the log, so the limit is the writer's (SQLite's default keeps the file at its largest).
+    sqlite.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
     this.worker = new Worker(workerSource, {
       eval: true,
-      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path, intervalMs, walSizeLimitBytes },
+      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path, intervalMs },
     });
     // The server's exit never waits for it: SQLite is safe at any stop, and the log is checkpointed at the next open.
     this.worker.unref();

@@ -53,6 +53,7 @@ describe('SQLite checkpoints off the event loop', () => {
     const file = path.join(dir, 'passes.db');
     const { storage, checkpointer, errors } = await openFiller(file, 50);
     expect(storage.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(storage.sqlite!.pragma('journal_size_limit', { simple: true })).toBe(64 * 1024 * 1024);
     // Past SQLite's 1,000-page threshold: the default would have checkpointed in one of these commits.
     for (let i = 0; i < 12; i += 1) writeRows(storage, 1000, i * 1000);
     const full = await until(
