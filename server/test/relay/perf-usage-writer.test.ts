@@ -3,6 +3,7 @@ import type { Storage } from '../../src/db/index.js';
 import type { NewLog } from '../../src/db/schema.js';
 import type { CachedToken, CachedUser } from '../../src/relay/pipeline/access-cache.js';
 import { UsageWriter } from '../../src/relay/ledger/usage-writer.js';
+import { createLedgerOwner } from '../helpers/ledger-owner.js';
 import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
 
 /**
@@ -19,22 +20,7 @@ describe.each(storageKinds())('usage writer flush on %s', (kind) => {
 
   beforeAll(async () => {
     ({ storage, cleanup } = await createTestStorage(kind));
-    const now = Math.floor(Date.now() / 1000);
-    await storage.db
-      .insertInto('users')
-      .values({ username: 'perf', password: 'x', quota: 1_000_000, created_time: now } as never)
-      .execute();
-    userId = (await storage.db.selectFrom('users').select('id').where('username', '=', 'perf').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('tokens')
-      .values({ user_id: userId, key: 'perfkey', name: 't', remain_quota: 500_000, created_time: now } as never)
-      .execute();
-    tokenId = (await storage.db.selectFrom('tokens').select('id').where('key', '=', 'perfkey').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('channels')
-      .values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never)
-      .execute();
-    channelId = (await storage.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
+    ({ userId, tokenId, channelId } = await createLedgerOwner(storage, 'perf', 1_000_000, 500_000));
   });
   afterAll(async () => cleanup());
 

@@ -5,6 +5,7 @@ import type { CachedToken, CachedUser } from '../../src/relay/pipeline/access-ca
 import { UsageWriter, type SetAsideLog } from '../../src/relay/ledger/usage-writer.js';
 import { FundingHoldStore } from '../../src/subscriptions/funding-holds.js';
 import { takeFunding } from '../../src/subscriptions/funding.js';
+import { createLedgerOwner } from '../helpers/ledger-owner.js';
 import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
 
 /**
@@ -23,22 +24,7 @@ describe.each(storageKinds())('usage writer with a poisoned row on %s', (kind) =
 
   beforeAll(async () => {
     ({ storage, cleanup } = await createTestStorage(kind));
-    const now = Math.floor(Date.now() / 1000);
-    await storage.db
-      .insertInto('users')
-      .values({ username: 'poison', password: 'x', quota: 1_000_000, created_time: now } as never)
-      .execute();
-    userId = (await storage.db.selectFrom('users').select('id').where('username', '=', 'poison').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('tokens')
-      .values({ user_id: userId, key: 'poisonkey', name: 't', remain_quota: 500_000, created_time: now } as never)
-      .execute();
-    tokenId = (await storage.db.selectFrom('tokens').select('id').where('key', '=', 'poisonkey').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('channels')
-      .values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never)
-      .execute();
-    channelId = (await storage.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
+    ({ userId, tokenId, channelId } = await createLedgerOwner(storage, 'poison', 1_000_000, 500_000));
   });
   afterAll(async () => cleanup());
 

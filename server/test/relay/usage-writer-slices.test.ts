@@ -3,6 +3,7 @@ import type { Storage } from '../../src/db/index.js';
 import type { NewLog } from '../../src/db/schema.js';
 import type { CachedToken, CachedUser } from '../../src/relay/pipeline/access-cache.js';
 import { UsageWriter, type SetAsideLog } from '../../src/relay/ledger/usage-writer.js';
+import { createLedgerOwner } from '../helpers/ledger-owner.js';
 import { createTestStorage, storageKinds } from '../helpers/test-storage.js';
 
 /**
@@ -20,22 +21,7 @@ describe.each(storageKinds())('usage writer flush in slices on %s', (kind) => {
 
   beforeAll(async () => {
     ({ storage, cleanup } = await createTestStorage(kind));
-    const now = Math.floor(Date.now() / 1000);
-    await storage.db
-      .insertInto('users')
-      .values({ username: 'slices', password: 'x', quota: 100_000_000, created_time: now } as never)
-      .execute();
-    userId = (await storage.db.selectFrom('users').select('id').where('username', '=', 'slices').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('tokens')
-      .values({ user_id: userId, key: 'sliceskey', name: 't', remain_quota: 50_000_000, created_time: now } as never)
-      .execute();
-    tokenId = (await storage.db.selectFrom('tokens').select('id').where('key', '=', 'sliceskey').executeTakeFirstOrThrow()).id;
-    await storage.db
-      .insertInto('channels')
-      .values({ type: 1, key: 'k', name: 'c', models: 'm', created_time: now } as never)
-      .execute();
-    channelId = (await storage.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
+    ({ userId, tokenId, channelId } = await createLedgerOwner(storage, 'slices', 100_000_000, 50_000_000));
   });
   afterAll(async () => cleanup());
 
@@ -72,6 +58,20 @@ describe.each(storageKinds())('usage writer flush in slices on %s', (kind) => {
       tokenUsed: Number(token.used_quota),
       channelUsed: Number(channel.used_quota),
     };
+  }
+
+  type Ledger = Awaited<ReturnType<typeof ledger>>;
+
+  /** Since `before`: `rows` more log rows summing to `quota`, and the user's, token's and channel's counters up by as much. */
+  async function expectLedgerMoved(before: Ledger, rows: number, quota: number): Promise<void> {
+    const after = await ledger();
+    expect(after.rows - before.rows).toBe(rows);
+    expect([after.sum, after.userUsed, after.tokenUsed, after.channelUsed]).toEqual([
+      before.sum + quota,
+      before.userUsed + quota,
+      before.tokenUsed + quota,
+      before.channelUsed + quota,
+    ]);
   }
 
   /** Counts the event loop's turns (a chain of setImmediate) until `until` settles. */
@@ -111,14 +111,7 @@ describe.each(storageKinds())('usage writer flush in slices on %s', (kind) => {
     // SQLite: six slices of 500 rows, a turn between each two.
     expect(turns).toBeGreaterThanOrEqual(5);
     expect(writer.pendingLogCount).toBe(0);
-    const after = await ledger();
-    expect(after.rows - before.rows).toBe(3000);
-    expect(after.sum - before.sum).toBe(billed);
-    expect([after.userUsed - before.userUsed, after.tokenUsed - before.tokenUsed, after.channelUsed - before.channelUsed]).toEqual([
-      billed,
-      billed,
-      billed,
-    ]);
+    await expectLedgerMoved(before, 3000, billed);
   });
 
   it('rolls all slices back for a row refused in the last one; a write made meanwhile is kept', async () => {
@@ -144,14 +137,7 @@ describe.each(storageKinds())('usage writer flush in slices on %s', (kind) => {
     });
     await meanwhile;
     expect(aside.map((log) => log.quota)).toEqual([row(poisonAt).quota]);
-    const after = await ledger();
-    expect(after.rows - before.rows).toBe(1199);
-    expect(after.sum - before.sum).toBe(written);
-    expect([after.userUsed - before.userUsed, after.tokenUsed - before.tokenUsed, after.channelUsed - before.channelUsed]).toEqual([
-      written,
-      written,
-      written,
-    ]);
+    await expectLedgerMoved(before, 1199, written);
     const stored = await storage.db.selectFrom('users').select('remark').where('id', '=', userId).executeTakeFirstOrThrow();
     expect(stored.remark).toBe('written meanwhile');
   });
